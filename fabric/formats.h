@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: file formats
+ *
+ * Readers and writers for the files fabroute exchanges with the InfiniBand
+ * tools:
+ *
+ *  - topologies: ibnetdiscover output (what `ibnetdiscover` prints, also
+ *    what ibsim loads) and ibsim's short net format (`Switch 36 "L1"`,
+ *    `[1] "H1"[1]`);
+ *  - opensm-lfts.dump (the ibroute format; what OpenSM loads with
+ *    `-R file -U`), opensm.fdbs, opensm-subnet.lst and guid2lid.
+ *
+ * Every parser works on a buffer already in memory and takes the name to
+ * put in error messages. Errors read "NAME:LINE: expected ..., found ...".
+ * A parser either returns a complete result or nothing: never a partial
+ * model. Files larger than FMT_SIZE_MAX or holding NUL bytes are refused.
+ */
+#ifndef FABROUTE_FORMATS_H
+#define FABROUTE_FORMATS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "fabric/fabric.h"
+#include "fabric/routing.h"
+
+/** Largest input file accepted (64 MiB: a full 49151-LID subnet is ~20 MiB). */
+#define FMT_SIZE_MAX (64u << 20)
+
+enum fmt_topo {
+	FMT_AUTO = 0,	/* detect from the content */
+	FMT_IBND,	/* ibnetdiscover output */
+	FMT_IBSIM,	/* ibsim short net format */
+};
+
+/** fmt_topo_name() - "ibnetdiscover" or "ibsim". */
+const char *fmt_topo_name(enum fmt_topo fmt);
+/** fmt_topo_from_name() - parse "ibnetdiscover"/"ibnd"/"ibsim"/"auto"; -1 when unknown. */
+int fmt_topo_from_name(const char *name);
+/**
+ * fmt_topo_detect() - FMT_IBND when the text carries ibnetdiscover's
+ * GUID-named records ("S-<guid>", switchguid=, caguid=), else FMT_IBSIM.
+ */
+enum fmt_topo fmt_topo_detect(const char *buf, size_t len);
+
+/**
+ * fmt_read_file() - read a whole file (or "-" for stdin) into a NUL-terminated
+ * buffer; refuses files over FMT_SIZE_MAX and files with NUL bytes.
+ * Return: 0 with *@buf (free() it) and *@len set, or -1 with @err set.
+ */
+int fmt_read_file(const char *path, char **buf, size_t *len, struct fab_err *err);
+
+/**
+ * fmt_topo_parse() - parse a topology in format @fmt (FMT_AUTO detects it)
+ * Return: a finalized fabric (LIDs as the file gives them; ports without one
+ * are left at 0), or NULL with @err set.
+ */
+struct fabric *fmt_topo_parse(const char *buf, size_t len, const char *name,
+			      enum fmt_topo fmt, struct fab_err *err);
+/** fmt_topo_load() - fmt_read_file() then fmt_topo_parse(). */
+struct fabric *fmt_topo_load(const char *path, enum fmt_topo fmt, struct fab_err *err);
+
+/**
+ * fmt_topo_write() - write @f in format @fmt
+ *
+ * ibnetdiscover output is written as the tool prints it, including the
+ * vendid/devid/sysimgguid/switchguid/caguid header lines, so ibsim gives
+ * every node its GUID back. The ibsim format names nodes by description
+ * when descriptions are unique and quote-free, and writes switchguid= /
+ * caguid= / rtguid= lines so GUIDs survive too.
+ * Return: 0, or -1 on a write error (errno set).
+ */
+int fmt_topo_write(FILE *out, const struct fabric *f, enum fmt_topo fmt);
+
+/**
+ * fmt_lfts_parse() - read opensm-lfts.dump (ibroute output) for fabric @f
+ * Switches are matched by node GUID; a switch of @f missing from the dump
+ * keeps an all-RT_NO_PORT table. A switch in the dump but not in @f, a port
+ * beyond the switch's port count or a malformed line is an error.
+ */
+struct rt_routing *fmt_lfts_parse(const char *buf, size_t len, const char *name,
+				  const struct fabric *f, struct fab_err *err);
+/**
+ * fmt_lfts_write() - write @r as opensm-lfts.dump, one block per switch,
+ * each entry annotated with the destination's type, port GUID and
+ * description as OpenSM writes them; loadable with `opensm -R file -U`.
+ */
+int fmt_lfts_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
+
+/** fmt_fdbs_parse() - read opensm.fdbs (dump_ucast_routes blocks) for fabric @f. */
+struct rt_routing *fmt_fdbs_parse(const char *buf, size_t len, const char *name,
+				  const struct fabric *f, struct fab_err *err);
+
+/**
+ * fmt_subnet_parse() - build a fabric from opensm-subnet.lst
+ * Each line describes one direction of a link with both ends' GUIDs, LIDs,
+ * port numbers and descriptions; "-SM" marks the SM's node. The result is
+ * finalized, with the LIDs the file gives.
+ */
+struct fabric *fmt_subnet_parse(const char *buf, size_t len, const char *name,
+				struct fab_err *err);
+
+/**
+ * fmt_guid2lid_parse() - read a guid2lid file ("0xGUID 0xBASE 0xTOP" per
+ * line; blank lines allowed). The LMC of an entry is log2(top - base + 1).
+ * Return: 0 with *@pins (free() it) and *@npins set, or -1 with @err set.
+ */
+int fmt_guid2lid_parse(const char *buf, size_t len, const char *name,
+		       struct fab_lid_pin **pins, size_t *npins, struct fab_err *err);
+/** fmt_guid2lid_write() - write every endpoint's port GUID, base and top LID. */
+int fmt_guid2lid_write(FILE *out, const struct fabric *f);
+
+/* --- shared by the parsers (fabric/fmt_lines.c) ------------------------ */
+
+/**
+ * struct fmt_lines - iterate over the lines of a buffer
+ * @line: current line, NUL-terminated copy (without the newline)
+ * @no: its 1-based number
+ */
+struct fmt_lines {
+	const char *buf, *end, *pos;
+	const char *name;
+	char *line;
+	size_t cap;
+	unsigned no;
+};
+
+void fmt_lines_init(struct fmt_lines *it, const char *buf, size_t len, const char *name);
+/** fmt_lines_next() - advance; 1 when a line is there, 0 at the end, -1 when out of memory. */
+int fmt_lines_next(struct fmt_lines *it);
+void fmt_lines_fini(struct fmt_lines *it);
+/** fmt_err_at() - set @err to "NAME:LINE: " followed by the message. */
+void fmt_err_at(struct fab_err *err, const struct fmt_lines *it, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

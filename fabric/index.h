@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lookup indexes of a fabric. Private to fabric/: everybody else goes
+ * through the fab_*_by_*() functions of fabric.h.
+ */
+#ifndef FABROUTE_INDEX_H
+#define FABROUTE_INDEX_H
+
+#include "fabric/fabric.h"
+
+int fab_index_build(struct fabric *f, struct fab_err *err);
+/** fab_index_lids() - rebuild only the LID index (after LIDs changed). */
+int fab_index_lids(struct fabric *f, struct fab_err *err);
+void fab_index_free(struct fab_index *idx);
+/** fab_index_ep_of_port() - endpoint of a port slot (index into f->ports). */
+uint32_t fab_index_ep_of_port(const struct fabric *f, uint32_t slot);
+
+#endif

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: routing tables
+ *
+ * Allocation and access for struct rt_routing; see routing.h for the
+ * layout and its memory cost.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/routing.h"
+
+struct rt_routing *rt_new(const struct fabric *f)
+{
+	struct rt_routing *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->nswitches = f->nswitches;
+	r->lft_len = f->lid_top + 1;
+	r->neps = f->neps;
+	r->vls_used = 1;
+	r->lft = malloc((size_t)r->nswitches * r->lft_len + 1);
+	r->sl2vl = calloc((size_t)r->nswitches + 1, sizeof(*r->sl2vl));
+	if (!r->lft || !r->sl2vl) {
+		rt_free(r);
+		return NULL;
+	}
+	memset(r->lft, RT_NO_PORT, (size_t)r->nswitches * r->lft_len);
+	return r;
+}
+
+void rt_free(struct rt_routing *r)
+{
+	if (!r)
+		return;
+	if (r->sl2vl)
+		for (uint32_t s = 0; s < r->nswitches; s++)
+			free(r->sl2vl[s]);
+	free(r->sl2vl);
+	free(r->lft);
+	free(r->path_sl);
+	free(r->dlid_off);
+	free(r->notes);
+	free(r);
+}
+
+static unsigned default_vl(const struct fabric *f, uint32_t sw, unsigned sl)
+{
+	unsigned vls = f->nodes[f->switches[sw]].vl_cap;
+
+	return vls ? sl % vls : 0;
+}
+
+int rt_sl2vl_set(struct rt_routing *r, const struct fabric *f, uint32_t sw, unsigned in,
+		 unsigned out, unsigned sl, unsigned vl)
+{
+	unsigned np, dim;
+
+	if (sw >= r->nswitches || sl >= RT_SLS || vl > 15)
+		return -1;
+	np = f->nodes[f->switches[sw]].nports;
+	dim = np + 1;
+	if (in > np || out > np)
+		return -1;
+	if (!r->sl2vl[sw]) {
+		uint8_t *t = malloc((size_t)dim * dim * RT_SLS);
+
+		if (!t)
+			return -1;
+		for (size_t i = 0; i < (size_t)dim * dim; i++)
+			for (unsigned s = 0; s < RT_SLS; s++)
+				t[i * RT_SLS + s] = (uint8_t)default_vl(f, sw, s);
+		r->sl2vl[sw] = t;
+	}
+	r->sl2vl[sw][((size_t)in * dim + out) * RT_SLS + sl] = (uint8_t)vl;
+	return 0;
+}
+
+unsigned rt_sl2vl_get(const struct rt_routing *r, const struct fabric *f, uint32_t sw,
+		      unsigned in, unsigned out, unsigned sl)
+{
+	unsigned dim = f->nodes[f->switches[sw]].nports + 1u;
+
+	if (!r->sl2vl[sw] || in >= dim || out >= dim)
+		return default_vl(f, sw, sl % RT_SLS);
+	return r->sl2vl[sw][((size_t)in * dim + out) * RT_SLS + sl % RT_SLS];
+}
+
+int rt_pairs_alloc(struct rt_routing *r)
+{
+	size_t n = (size_t)r->neps * r->neps + 1;
+
+	if (!r->path_sl)
+		r->path_sl = calloc(n, 1);
+	if (!r->dlid_off)
+		r->dlid_off = calloc(n, 1);
+	return r->path_sl && r->dlid_off ? 0 : -1;
+}
+
+unsigned rt_dlid(const struct rt_routing *r, const struct fabric *f, uint32_t src, uint32_t dst)
+{
+	unsigned base = fab_ep_lid(f, dst);
+
+	if (!r->dlid_off || !base)
+		return base;
+	return base + (r->dlid_off[(size_t)src * r->neps + dst] & ((1u << fab_ep_lmc(f, dst)) - 1));
+}
+
+int rt_equal_lfts(const struct rt_routing *a, const struct rt_routing *b)
+{
+	uint32_t len = a->lft_len > b->lft_len ? a->lft_len : b->lft_len;
+
+	if (a->nswitches != b->nswitches)
+		return 0;
+	for (uint32_t s = 0; s < a->nswitches; s++)
+		for (uint32_t l = 0; l < len; l++)
+			if (rt_lft_get(a, s, l) != rt_lft_get(b, s, l))
+				return 0;
+	return 1;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: routing tables
+ *
+ * What a routing engine computes for a fabric, and what the formats read
+ * back from OpenSM's dumps:
+ *
+ *  - one linear forwarding table (LFT) per switch: DLID -> output port,
+ *    RT_NO_PORT (0xFF) where the switch has no route. One byte per LID from
+ *    0 up to lft_len - 1, all switches in one block (864 switches x 6049
+ *    LIDs = 5.2 MB);
+ *  - SL2VL tables per switch, indexed (in port, out port, SL). NULL for a
+ *    switch means the default mapping (VL = SL modulo the switch's data VL
+ *    count). When set: (nports + 1)^2 x 16 bytes for the switch
+ *    (37^2 x 16 = 21904 bytes for a 36-port switch);
+ *  - the path SL of every (source endpoint, destination endpoint) pair and
+ *    the DLID each source uses (an offset into the destination's LMC range),
+ *    what an SA PathRecord would return. NULL means SL 0 and the base LID
+ *    for every pair; when set, one byte per pair (neps^2 bytes);
+ *  - the VLs used and free-form notes from the engine.
+ *
+ * Switches are indexed by their position in fabric->switches, endpoints by
+ * their position in fabric->eps.
+ */
+#ifndef FABROUTE_ROUTING_H
+#define FABROUTE_ROUTING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric/fabric.h"
+
+#define RT_NO_PORT 0xFFu
+#define RT_SLS 16u
+
+struct rt_routing {
+	uint32_t nswitches;
+	uint32_t lft_len;
+	uint8_t *lft;
+	uint8_t **sl2vl;
+	uint32_t neps;
+	uint8_t *path_sl;
+	uint8_t *dlid_off;
+	uint16_t vls_used;
+	char *notes;
+};
+
+/**
+ * rt_new() - empty routing for fabric @f: every LFT entry RT_NO_PORT,
+ * LFTs sized to the fabric's top LID, default SL2VL, SL 0, base DLIDs.
+ * Return: the routing, or NULL when out of memory.
+ */
+struct rt_routing *rt_new(const struct fabric *f);
+void rt_free(struct rt_routing *r);
+
+static inline uint8_t *rt_lft(const struct rt_routing *r, uint32_t sw)
+{
+	return r->lft + (size_t)sw * r->lft_len;
+}
+
+/** rt_lft_get() - output port of switch @sw for @lid, RT_NO_PORT past the table. */
+static inline uint8_t rt_lft_get(const struct rt_routing *r, uint32_t sw, unsigned lid)
+{
+	return lid < r->lft_len ? rt_lft(r, sw)[lid] : RT_NO_PORT;
+}
+
+/**
+ * rt_sl2vl_set() - set the VL of (@in, @out, @sl) on switch @sw, allocating
+ * the switch's table (filled with the default mapping) on first use.
+ * Return: 0, or -1 when out of memory or an argument is out of range.
+ */
+int rt_sl2vl_set(struct rt_routing *r, const struct fabric *f, uint32_t sw, unsigned in,
+		 unsigned out, unsigned sl, unsigned vl);
+/** rt_sl2vl_get() - VL of (@in, @out, @sl) on switch @sw. */
+unsigned rt_sl2vl_get(const struct rt_routing *r, const struct fabric *f, uint32_t sw,
+		      unsigned in, unsigned out, unsigned sl);
+
+/** rt_pairs_alloc() - allocate path_sl and dlid_off (zeroed). Return 0 or -1. */
+int rt_pairs_alloc(struct rt_routing *r);
+
+static inline unsigned rt_path_sl(const struct rt_routing *r, uint32_t src, uint32_t dst)
+{
+	return r->path_sl ? r->path_sl[(size_t)src * r->neps + dst] : 0;
+}
+
+/** rt_dlid() - the DLID source endpoint @src uses to reach endpoint @dst. */
+unsigned rt_dlid(const struct rt_routing *r, const struct fabric *f, uint32_t src, uint32_t dst);
+
+/** rt_equal_lfts() - the LFTs of @a and @b route every LID the same way. */
+int rt_equal_lfts(const struct rt_routing *a, const struct rt_routing *b);
+
+#endif
