@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fabroute command: subcommands and what they share (exit codes,
+ * messages, loading and writing topologies).
+ */
+#ifndef FABROUTE_CLI_H
+#define FABROUTE_CLI_H
+
+#include "fabric/fabric.h"
+#include "fabric/formats.h"
+
+/* Exit codes, documented in fabroute(1). */
+enum cli_exit {
+	CLI_OK = 0,	/* done */
+	CLI_FAIL = 1,	/* the command could not do its work (write error, out of memory) */
+	CLI_USAGE = 2,	/* bad command line */
+	CLI_INPUT = 3,	/* an input file could not be read or parsed */
+};
+
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cli_usage_err() - message plus "try 'fabroute CMD --help'"; returns CLI_USAGE. */
+int cli_usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * struct cli_lids - LID options shared by the commands that write or show
+ * a fabric: --guid2lid FILE, --lmc N, --renew-lids.
+ */
+struct cli_lids {
+	const char *guid2lid;
+	int lmc;		/* -1: keep what the fabric has */
+	int renew;
+};
+
+/* cli_lids_option() - handle one of the LID options; 1 when consumed, -1 on a bad value. */
+int cli_lids_option(struct cli_lids *l, int opt, const char *arg);
+/* cli_lids_apply() - assign LIDs as asked; CLI_OK or an exit code. */
+int cli_lids_apply(struct fabric *f, const struct cli_lids *l);
+
+/* cli_load() - load a topology ("-" = stdin) in @fmt; NULL after printing why. */
+struct fabric *cli_load(const char *path, enum fmt_topo fmt);
+/* cli_write() - write @f to @path ("-" or NULL = stdout); CLI_OK or CLI_FAIL. */
+int cli_write(const char *path, const struct fabric *f, enum fmt_topo fmt);
+/* cli_parse_uint() - strict unsigned parse (decimal or 0x hex) into *@out; 0 or -1. */
+int cli_parse_uint(const char *s, unsigned long long max, unsigned long long *out);
+
+int cmd_gen(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+
+/* Long option ids shared by the commands. */
+enum {
+	OPT_GUID2LID = 0x100,
+	OPT_LMC,
+	OPT_RENEW_LIDS,
+	OPT_SEED,
+	OPT_REMOVE_LINK,
+	OPT_REMOVE_SWITCH,
+	OPT_LINK_FAULTS,
+	OPT_SWITCH_FAULTS,
+	OPT_LIST,
+	OPT_JSON,
+	OPT_FROM,
+};
+
+#define CLI_LIDS_HELP \
+	"  --guid2lid FILE  pin LIDs from an OpenSM guid2lid file\n" \
+	"  --lmc N          LMC (0-7) for ports that get a new LID\n" \
+	"  --renew-lids     forget the LIDs in the input and assign all anew\n"
+
+#endif

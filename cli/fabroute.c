@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: the fabroute command
+ *
+ * Dispatches to the subcommands and holds what they share: messages, exit
+ * codes, loading and writing topologies, LID options.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char usage[] =
+	"Usage: fabroute COMMAND [OPTIONS] [ARGS]\n"
+	"\n"
+	"InfiniBand fabric routing: topologies, routing, evaluation.\n"
+	"\n"
+	"Commands:\n"
+	"  gen FAMILY [NAME=VALUE...]   generate a topology (fat trees, dragonflies, ...)\n"
+	"  show FILE                    summarise a topology: counts, levels, groups, LIDs\n"
+	"  convert IN [-o OUT]          convert between ibnetdiscover and ibsim formats\n"
+	"  help [COMMAND]               show help for a command\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help     show this help\n"
+	"  -V, --version  show the version\n"
+	"\n"
+	"Run 'fabroute COMMAND --help' for a command's options; see fabroute(1).\n"
+	"Exit status: 0 done, 1 failed, 2 bad command line, 3 bad input file.\n";
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fabroute: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage_err(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "fabroute %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'fabroute %s --help'.\n", cmd);
+	return CLI_USAGE;
+}
+
+int cli_parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_lids_option(struct cli_lids *l, int opt, const char *arg)
+{
+	unsigned long long v;
+
+	switch (opt) {
+	case OPT_GUID2LID:
+		l->guid2lid = arg;
+		return 1;
+	case OPT_LMC:
+		if (cli_parse_uint(arg, FAB_LMC_MAX, &v))
+			return -1;
+		l->lmc = (int)v;
+		return 1;
+	case OPT_RENEW_LIDS:
+		l->renew = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_lids_apply(struct fabric *f, const struct cli_lids *l)
+{
+	struct fab_lid_pin *pins = NULL;
+	size_t npins = 0;
+	struct fab_err err = { { 0 } };
+	int rc = CLI_OK;
+
+	if (l->guid2lid) {
+		char *buf;
+		size_t len;
+
+		if (fmt_read_file(l->guid2lid, &buf, &len, &err)) {
+			cli_err("%s", err.msg);
+			return CLI_INPUT;
+		}
+		rc = fmt_guid2lid_parse(buf, len, l->guid2lid, &pins, &npins, &err);
+		free(buf);
+		if (rc) {
+			cli_err("%s", err.msg);
+			return CLI_INPUT;
+		}
+	}
+	if (fab_lids_assign(f, pins, npins, l->renew ? FAB_LIDS_RENEW : FAB_LIDS_KEEP,
+			    l->lmc < 0 ? 0 : (unsigned)l->lmc, &err)) {
+		cli_err("%s", err.msg);
+		rc = CLI_INPUT;
+	}
+	free(pins);
+	return rc;
+}
+
+struct fabric *cli_load(const char *path, enum fmt_topo fmt)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = fmt_topo_load(path, fmt, &err);
+
+	if (!f)
+		cli_err("%s", err.msg);
+	return f;
+}
+
+int cli_write(const char *path, const struct fabric *f, enum fmt_topo fmt)
+{
+	FILE *out = stdout;
+	int rc;
+
+	if (path && strcmp(path, "-")) {
+		out = fopen(path, "w");
+		if (!out) {
+			cli_err("%s: cannot create: %s", path, strerror(errno));
+			return CLI_FAIL;
+		}
+	}
+	rc = fmt_topo_write(out, f, fmt);
+	if (fflush(out) || ferror(out))
+		rc = -1;
+	if (out != stdout && fclose(out))
+		rc = -1;
+	if (rc) {
+		cli_err("%s: write error: %s", path && strcmp(path, "-") ? path : "<stdout>",
+			strerror(errno));
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ "gen", cmd_gen },
+	{ "show", cmd_show },
+	{ "convert", cmd_convert },
+};
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static int help(int argc, char **argv)
+{
+	const struct command *c;
+	char *args[] = { NULL, (char *)"--help", NULL };
+
+	if (argc < 2) {
+		fputs(usage, stdout);
+		return CLI_OK;
+	}
+	c = find_command(argv[1]);
+	if (!c) {
+		cli_err("no command '%s'; commands: gen, show, convert", argv[1]);
+		return CLI_USAGE;
+	}
+	args[0] = argv[1];
+	return c->run(2, args);
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(usage, stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("fabroute %s\n", PACKAGE_VERSION);
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "help"))
+		return help(argc - 1, argv + 1);
+	c = find_command(argv[1]);
+	if (!c) {
+		cli_err("no command '%s'; run 'fabroute --help' for the list", argv[1]);
+		return CLI_USAGE;
+	}
+	return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Routing tables: LFT layout, SL2VL defaults and overrides, per-pair SL and
+ * DLID, comparison.
+ */
+#include "fabric/routing.h"
+#include "tests/unit/testutil.h"
+
+/* Two 4-port switches (VLCap 2 and 8), each with one CA; CA LMC 2. */
+static struct fabric *two_switches(void)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = fab_new();
+	struct fab_node_info s0 = { .type = FAB_SWITCH, .guid = 0x10, .nports = 4, .vl_cap = 2 };
+	struct fab_node_info s1 = { .type = FAB_SWITCH, .guid = 0x11, .nports = 4, .vl_cap = 8 };
+	struct fab_node_info c0 = { .type = FAB_CA, .guid = 0x100, .nports = 1 };
+	struct fab_node_info c1 = { .type = FAB_CA, .guid = 0x200, .nports = 1 };
+	uint32_t a = fab_node_add(f, &s0, &err), b = fab_node_add(f, &s1, &err);
+	uint32_t x = fab_node_add(f, &c0, &err), y = fab_node_add(f, &c1, &err);
+
+	assert_int_equal(fab_link_add(f, a, 1, b, 1, &err), 0);
+	assert_int_equal(fab_link_add(f, a, 2, x, 1, &err), 0);
+	assert_int_equal(fab_link_add(f, b, 2, y, 1, &err), 0);
+	assert_int_equal(fab_finalize(f, &err), 0);
+	assert_int_equal(fab_lids_assign(f, NULL, 0, FAB_LIDS_RENEW, 2, &err), 0);
+	return f;
+}
+
+static void test_new_is_empty(void **state)
+{
+	struct fabric *f = two_switches();
+	struct rt_routing *r = rt_new(f);
+
+	assert_non_null(r);
+	assert_int_equal(r->nswitches, 2);
+	assert_int_equal(r->lft_len, f->lid_top + 1);
+	for (uint32_t s = 0; s < 2; s++)
+		for (uint32_t l = 0; l < r->lft_len + 5; l++)
+			assert_int_equal(rt_lft_get(r, s, l), RT_NO_PORT);
+	assert_null(r->path_sl);
+	assert_int_equal(rt_path_sl(r, 0, 3), 0);
+	rt_free(r);
+	fab_free(f);
+}
+
+static void test_lft_layout(void **state)
+{
+	struct fabric *f = two_switches();
+	struct rt_routing *r = rt_new(f), *q = rt_new(f);
+
+	rt_lft(r, 1)[4] = 2;
+	assert_int_equal(rt_lft_get(r, 1, 4), 2);
+	assert_int_equal(rt_lft_get(r, 0, 4), RT_NO_PORT);
+	assert_false(rt_equal_lfts(r, q));
+	rt_lft(q, 1)[4] = 2;
+	assert_true(rt_equal_lfts(r, q));
+	rt_free(r);
+	rt_free(q);
+	fab_free(f);
+}
+
+static void test_sl2vl(void **state)
+{
+	struct fabric *f = two_switches();
+	struct rt_routing *r = rt_new(f);
+
+	/* default: SL modulo the switch's VL count */
+	assert_int_equal(rt_sl2vl_get(r, f, 0, 1, 2, 5), 1);
+	assert_int_equal(rt_sl2vl_get(r, f, 1, 1, 2, 5), 5);
+	assert_int_equal(rt_sl2vl_set(r, f, 0, 2, 1, 0, 1), 0);
+	assert_int_equal(rt_sl2vl_get(r, f, 0, 2, 1, 0), 1);
+	/* other entries of the table keep the default */
+	assert_int_equal(rt_sl2vl_get(r, f, 0, 1, 2, 0), 0);
+	assert_int_equal(rt_sl2vl_get(r, f, 0, 1, 2, 3), 1);
+	assert_int_equal(rt_sl2vl_get(r, f, 1, 2, 1, 0), 0);
+	/* out of range */
+	assert_int_equal(rt_sl2vl_set(r, f, 0, 5, 1, 0, 1), -1);
+	assert_int_equal(rt_sl2vl_set(r, f, 0, 1, 1, 16, 1), -1);
+	assert_int_equal(rt_sl2vl_set(r, f, 2, 1, 1, 0, 1), -1);
+	assert_int_equal(rt_sl2vl_set(r, f, 0, 1, 1, 0, 16), -1);
+	rt_free(r);
+	fab_free(f);
+}
+
+static void test_pairs(void **state)
+{
+	struct fabric *f = two_switches();
+	struct rt_routing *r = rt_new(f);
+	uint32_t x = fab_ep_of_node(f, 2, 1), y = fab_ep_of_node(f, 3, 1);
+
+	/* without per-pair data: the base LID */
+	assert_int_equal(rt_dlid(r, f, x, y), fab_ep_lid(f, y));
+	assert_int_equal(rt_pairs_alloc(r), 0);
+	r->dlid_off[(size_t)x * r->neps + y] = 3;
+	r->path_sl[(size_t)x * r->neps + y] = 7;
+	assert_int_equal(rt_dlid(r, f, x, y), fab_ep_lid(f, y) + 3);
+	assert_int_equal(rt_path_sl(r, x, y), 7);
+	assert_int_equal(rt_path_sl(r, y, x), 0);
+	/* an offset past the LMC range wraps inside it */
+	r->dlid_off[(size_t)x * r->neps + y] = 6;
+	assert_int_equal(rt_dlid(r, f, x, y), fab_ep_lid(f, y) + 2);
+	/* switch port 0 has LMC 0: always its base LID */
+	r->dlid_off[(size_t)x * r->neps + 0] = 3;
+	assert_int_equal(rt_dlid(r, f, x, 0), fab_ep_lid(f, 0));
+	rt_free(r);
+	fab_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_new_is_empty),
+		cmocka_unit_test(test_lft_layout),
+		cmocka_unit_test(test_sl2vl),
+		cmocka_unit_test(test_pairs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
