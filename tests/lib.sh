@@ -1,0 +1,78 @@
+# Shared by the shell tests: TAP output and running ibsim.
+# Source it; the harness sets $top_srcdir, $top_builddir and $FABROUTE.
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir/build}"
+: "${FABROUTE:=$top_builddir/fabroute}"
+UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
+
+t_count=0
+t_failed=0
+
+plan() { echo "1..$1"; }
+ok() { t_count=$((t_count + 1)); echo "ok $t_count - $*"; }
+not_ok() { t_count=$((t_count + 1)); t_failed=$((t_failed + 1)); echo "not ok $t_count - $*"; }
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+diag() { echo "# $*"; }
+# done_testing: print the plan at the end and exit with the right status.
+done_testing() { echo "1..$t_count"; [ "$t_failed" -eq 0 ]; exit $?; }
+
+# is DESC GOT WANT
+is() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diag "got '$2', want '$3'"; fi
+}
+# like DESC TEXT PATTERN (grep -E)
+like() {
+	if printf '%s\n' "$2" | grep -Eq -- "$3"; then ok "$1"; else not_ok "$1"; diag "'$2' !~ /$3/"; fi
+}
+# runs DESC WANT_STATUS CMD... : runs CMD, records its output in $out and stderr in $err
+runs() {
+	desc=$1 want=$2
+	shift 2
+	out=$("$@" 2>"$t_tmp/stderr") && st=0 || st=$?
+	err=$(cat "$t_tmp/stderr")
+	if [ "$st" -eq "$want" ]; then ok "$desc"; else not_ok "$desc"; diag "exit $st, want $want: $err"; fi
+}
+
+t_tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabroute-test.XXXXXX")
+t_sim_pids=""
+t_cleanup() {
+	for p in $t_sim_pids; do kill "$p" 2>/dev/null; done
+	rm -rf "$t_tmp"
+}
+trap t_cleanup EXIT INT TERM
+
+have_ibsim() {
+	command -v ibsim >/dev/null 2>&1 && command -v ibnetdiscover >/dev/null 2>&1 &&
+		[ -e "$UMAD2SIM" ]
+}
+
+# sim_start NETFILE: start ibsim on NETFILE with a socket name of its own,
+# wait until it is ready. Sets IBSIM_SOCKNAME (exported) and SIM_PID.
+sim_start() {
+	IBSIM_SOCKNAME="fr$$x${t_count}x$(od -An -N3 -tx1 /dev/urandom | tr -d ' ')"
+	export IBSIM_SOCKNAME
+	( cd "$t_tmp" && exec ibsim -n -s "$1" -S 1024 -N 8192 -P 60000 >"$t_tmp/sim.log" 2>&1 ) &
+	SIM_PID=$!
+	t_sim_pids="$t_sim_pids $SIM_PID"
+	i=0
+	while ! grep -q "simulator ready" "$t_tmp/sim.log" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 100 ] || ! kill -0 "$SIM_PID" 2>/dev/null; then
+			diag "ibsim did not start:"; sed 's/^/# /' "$t_tmp/sim.log"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+sim_stop() {
+	kill "$SIM_PID" 2>/dev/null
+	wait "$SIM_PID" 2>/dev/null
+	return 0
+}
+
+# sim_run CMD...: run an InfiniBand tool against the running ibsim.
+sim_run() {
+	( cd "$t_tmp" && LD_PRELOAD="$UMAD2SIM" timeout 60 "$@" )
+}
