@@ -19,7 +19,8 @@ struct lid_state {
 	uint8_t *used;		/* per LID: 0 free, 1 taken */
 	uint16_t *lid;		/* per endpoint: chosen base LID, 0 = none yet */
 	uint8_t *lmc;		/* per endpoint */
-	uint32_t cursor;	/* no free LID below this one */
+	/* per LMC: no free aligned range starts below this LID (ranges only fill up) */
+	uint32_t next[FAB_LMC_MAX + 1];
 };
 
 static int range_free(const struct lid_state *s, uint32_t lid, unsigned lmc)
@@ -94,13 +95,11 @@ static int cmp_key(const void *a, const void *b)
 
 static int next_range(struct lid_state *s, unsigned lmc, uint32_t *out)
 {
-	uint32_t step = 1u << lmc, lid;
+	uint32_t step = 1u << lmc, lid = s->next[lmc] ? s->next[lmc] : step;
 
-	while (s->cursor <= FAB_LID_UCAST_MAX && s->used[s->cursor])
-		s->cursor++;
-	lid = (s->cursor + step - 1) / step * step;
 	while (lid <= FAB_LID_UCAST_MAX && !range_free(s, lid, lmc))
 		lid += step;
+	s->next[lmc] = lid;
 	*out = lid;
 	return lid <= FAB_LID_UCAST_MAX ? 0 : -1;
 }
@@ -141,7 +140,7 @@ static int assign_rest(struct lid_state *s, unsigned lmc, struct fab_err *err)
 int fab_lids_assign(struct fabric *f, const struct fab_lid_pin *pins, size_t npins,
 		    enum fab_lid_mode mode, unsigned lmc, struct fab_err *err)
 {
-	struct lid_state s = { .f = f, .cursor = 1 };
+	struct lid_state s = { .f = f };
 	int rc = -1;
 
 	if (!f->finalized) {

@@ -115,17 +115,32 @@ static void tree_check(const struct fabric *f, const struct swgraph *g, struct f
 			uint32_t w = g->adj[k];
 
 			up |= s->level[w] == s->level[v] + 1;
-			if (s->level[w] == s->level[v]) {
-				if (v < w)
-					s->hlinks++;
-				if (s->level[v] != 1)
-					tree = 0;
-			}
+			if (s->level[w] == s->level[v] && s->level[v] != 1)
+				tree = 0;
 		}
 		if (!s->level[v] || (s->level[v] < s->nlevels && !up))
 			tree = 0;
 	}
 	s->is_tree = tree;
+}
+
+/* Physical links (parallel ones counted) between switches of the same level. */
+static void count_hlinks(const struct fabric *f, struct fab_shape *s)
+{
+	for (uint32_t v = 0; v < f->nswitches; v++) {
+		uint32_t node = f->switches[v];
+
+		for (unsigned p = 1; p <= f->nodes[node].nports; p++) {
+			const struct fab_port *x = fab_port(f, node, p);
+			uint32_t w;
+
+			if (x->peer == FAB_NONE || f->nodes[x->peer].type != FAB_SWITCH)
+				continue;
+			w = f->nodes[x->peer].swidx;
+			if (s->level[w] == s->level[v] && (v < w || (v == w && p < x->peer_port)))
+				s->hlinks++;
+		}
+	}
 }
 
 static int adjacent(const struct swgraph *g, uint32_t a, uint32_t b)
@@ -282,6 +297,7 @@ int fab_shape(const struct fabric *f, struct fab_shape *s, struct fab_err *err)
 	if (!s->level || !s->group || swgraph_build(f, &g) || levels(f, &g, s))
 		goto out;
 	tree_check(f, &g, s);
+	count_hlinks(f, s);
 	if (!s->is_tree && dragonfly(f, &g, s))
 		goto out;
 	if (s->is_tree)

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to the generators (gen.c, gen_tree.c, gen_direct.c): the shared
+ * helpers implementing gen.h's conventions, and the builders gen.c
+ * dispatches to.
+ */
+#ifndef FABROUTE_GEN_IMPL_H
+#define FABROUTE_GEN_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric/gen.h"
+
+uint32_t gen_add_switch(struct fabric *f, uint32_t *count, unsigned nports, const char *desc,
+			struct fab_err *err);
+uint32_t gen_add_ca(struct fabric *f, uint32_t *count, unsigned nports, const char *desc,
+		    struct fab_err *err);
+int gen_check_size(uint64_t nswitches, uint64_t ca_ports, struct fab_err *err);
+int gen_check_ports(const char *what, uint64_t nports, struct fab_err *err);
+unsigned gen_width(uint64_t count);
+uint64_t gen_mul(uint64_t a, uint64_t b);
+
+struct fabric *gen_tree_kary(unsigned k, unsigned n, struct fab_err *err);
+struct fabric *gen_tree_mport(unsigned m, unsigned n, struct fab_err *err);
+struct fabric *gen_tree_xgft(unsigned h, const uint32_t *m, size_t nm, const uint32_t *w,
+			     size_t nw, struct fab_err *err);
+struct fabric *gen_tree_gft2(unsigned n, unsigned m, unsigned r, struct fab_err *err);
+struct fabric *gen_tree_rack(unsigned racks, unsigned hosts, unsigned uplinks, unsigned hlinks,
+			     struct fab_err *err);
+struct fabric *gen_tree_multicore(unsigned cores, unsigned n, unsigned m, unsigned r,
+				  unsigned hlinks, struct fab_err *err);
+struct fabric *gen_direct_dragonfly(unsigned a, unsigned p, unsigned h, struct fab_err *err);
+struct fabric *gen_direct_random(unsigned switches, unsigned machines, unsigned degree,
+				 unsigned radix, uint64_t seed, struct fab_err *err);
+struct fabric *gen_direct_ring(unsigned switches, unsigned hosts, struct fab_err *err);
+struct fabric *gen_direct_grid(const uint32_t *dims, size_t nd, unsigned hosts, int wrap,
+			       struct fab_err *err);
+
+#endif

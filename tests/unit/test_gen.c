@@ -1,0 +1,973 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Topology generators and fault injection: sizes against the closed forms
+ * of each family, port counts and numbering, tree levels, dragonfly
+ * groups, connectivity, determinism, LMC, parameter errors and faults.
+ */
+#include "tests/unit/testutil.h"
+
+#include "fabric/gen.h"
+
+#define MAXLVL 8
+
+/* --- helpers -------------------------------------------------------------- */
+
+/* Split "k=4 n=3" into kv strings and build; NULL with @err set on failure. */
+static struct fabric *try_gen(const char *family, const char *params, uint64_t seed,
+			      struct fab_err *err)
+{
+	char buf[512], *kv[16], *tok;
+	size_t n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", params);
+	for (tok = strtok(buf, " "); tok && n < 16; tok = strtok(NULL, " "))
+		kv[n++] = tok;
+	return gen_build(family, (const char *const *)kv, n, seed, err);
+}
+
+static struct fabric *gen_seed(const char *family, const char *params, uint64_t seed)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = try_gen(family, params, seed, &err);
+
+	if (!f)
+		fail_msg("%s %s: %s", family, params, err.msg);
+	return f;
+}
+
+static struct fabric *gen(const char *family, const char *params)
+{
+	return gen_seed(family, params, 1);
+}
+
+static void gen_fails(const char *family, const char *params, const char *needle)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = try_gen(family, params, 1, &err);
+
+	if (f) {
+		fab_free(f);
+		fail_msg("%s %s: expected an error containing \"%s\"", family, params, needle);
+	}
+	if (!strstr(err.msg, needle))
+		fail_msg("%s %s: error \"%s\" does not contain \"%s\"", family, params, err.msg,
+			 needle);
+}
+
+static uint32_t count_type(const struct fabric *f, enum fab_node_type t)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		n += f->nodes[i].type == t;
+	return n;
+}
+
+static int is_sw(const struct fabric *f, uint32_t n)
+{
+	return f->nodes[n].type == FAB_SWITCH;
+}
+
+/* Links between two switches. */
+static uint32_t sw_links(const struct fabric *f)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		for (unsigned p = 1; is_sw(f, i) && p <= f->nodes[i].nports; p++) {
+			const struct fab_port *x = fab_port(f, i, p);
+
+			n += x->peer != FAB_NONE && is_sw(f, x->peer) &&
+			     (x->peer > i || (x->peer == i && x->peer_port > p));
+		}
+	return n;
+}
+
+/* Nodes reached from node 0 (all nodes, or only switches with @switches_only). */
+static uint32_t reached(const struct fabric *f, int switches_only)
+{
+	uint32_t *q = calloc(f->nnodes, sizeof(*q)), head = 0, tail = 0, start = 0;
+	uint8_t *seen = calloc(f->nnodes, 1);
+
+	assert_non_null(q);
+	assert_non_null(seen);
+	while (switches_only && start < f->nnodes && !is_sw(f, start))
+		start++;
+	if (start < f->nnodes) {
+		seen[start] = 1;
+		q[tail++] = start;
+	}
+	while (head < tail) {
+		uint32_t n = q[head++];
+
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			uint32_t m = fab_port(f, n, p)->peer;
+
+			if (m == FAB_NONE || seen[m] || (switches_only && !is_sw(f, m)))
+				continue;
+			seen[m] = 1;
+			q[tail++] = m;
+		}
+	}
+	free(q);
+	free(seen);
+	return tail;
+}
+
+static void assert_connected(const struct fabric *f)
+{
+	assert_int_equal(reached(f, 0), f->nnodes);
+}
+
+/* Level per switch index: 1 for switches with CAs, then BFS distance + 1. */
+static uint32_t *levels(const struct fabric *f)
+{
+	uint32_t *lvl = calloc(f->nswitches + 1u, sizeof(*lvl)), *q, head = 0, tail = 0;
+
+	q = calloc(f->nswitches + 1u, sizeof(*q));
+	assert_non_null(lvl);
+	assert_non_null(q);
+	for (uint32_t s = 0; s < f->nswitches; s++)
+		for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports && !lvl[s]; p++) {
+			uint32_t m = fab_port(f, f->switches[s], p)->peer;
+
+			if (m != FAB_NONE && !is_sw(f, m)) {
+				lvl[s] = 1;
+				q[tail++] = s;
+			}
+		}
+	while (head < tail) {
+		uint32_t s = q[head++], n = f->switches[s];
+
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			uint32_t m = fab_port(f, n, p)->peer;
+
+			if (m == FAB_NONE || !is_sw(f, m) || lvl[f->nodes[m].swidx])
+				continue;
+			lvl[f->nodes[m].swidx] = lvl[s] + 1;
+			q[tail++] = f->nodes[m].swidx;
+		}
+	}
+	free(q);
+	return lvl;
+}
+
+/* Ports of switch @s that go down, up and sideways; down < up < sideways. */
+static uint32_t check_ports_order(const struct fabric *f, const uint32_t *lvl, uint32_t s)
+{
+	unsigned down = 0, up_lo = 999, up_hi = 0, side_lo = 999;
+	uint32_t n = f->switches[s], side = 0;
+
+	for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+		const struct fab_port *x = fab_port(f, n, p);
+		uint32_t pl;
+
+		if (x->peer == FAB_NONE)
+			continue;
+		pl = is_sw(f, x->peer) ? lvl[f->nodes[x->peer].swidx] : 0;
+		if (pl + 1 == lvl[s]) {
+			down = p;
+		} else if (pl == lvl[s] + 1) {
+			up_lo = p < up_lo ? p : up_lo;
+			up_hi = p;
+		} else if (pl == lvl[s]) {
+			side_lo = p < side_lo ? p : side_lo;
+			side += x->peer > n;
+		} else {
+			fail_msg("\"%s\" port %u joins level %u to level %u", fab_desc(f, n), p,
+				 lvl[s], pl);
+		}
+	}
+	assert_true(down < up_lo && down < side_lo);
+	assert_true(up_hi < side_lo);
+	return side;
+}
+
+/* Levels have the expected switch counts, links join adjacent levels or are horizontal. */
+static void check_tree(const struct fabric *f, unsigned nlevels, const uint32_t *per_level,
+		       uint32_t hlinks)
+{
+	uint32_t *lvl = levels(f), cnt[MAXLVL + 2] = { 0 }, side = 0;
+
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		assert_in_range(lvl[s], 1, nlevels);
+		cnt[lvl[s]]++;
+		side += check_ports_order(f, lvl, s);
+	}
+	for (unsigned l = 1; l <= nlevels; l++)
+		assert_int_equal(cnt[l], per_level[l - 1]);
+	assert_int_equal(side, hlinks);
+	free(lvl);
+}
+
+static void check_counts(const struct fabric *f, uint32_t nsw, uint32_t nca, uint32_t nlinks)
+{
+	assert_int_equal(f->nswitches, nsw);
+	assert_int_equal(count_type(f, FAB_CA), nca);
+	assert_int_equal(f->nlinks, nlinks);
+	assert_connected(f);
+}
+
+/* Every switch at level l (1-based) has ports[l - 1] ports. */
+static void check_level_ports(const struct fabric *f, const unsigned *ports)
+{
+	uint32_t *lvl = levels(f);
+
+	for (uint32_t s = 0; s < f->nswitches; s++)
+		assert_int_equal(f->nodes[f->switches[s]].nports, ports[lvl[s] - 1]);
+	free(lvl);
+}
+
+static void check_all_ports(const struct fabric *f, unsigned nports)
+{
+	for (uint32_t s = 0; s < f->nswitches; s++)
+		assert_int_equal(f->nodes[f->switches[s]].nports, nports);
+}
+
+/* Descriptions unique, short, free of the characters ibsim cannot take; GUID convention. */
+static void check_names(const struct fabric *f)
+{
+	uint32_t sw = 0, ca = 0;
+
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const char *d = fab_desc(f, i);
+		unsigned count = 0;
+
+		assert_true(d[0] && strlen(d) < 40);
+		assert_null(strpbrk(d, "\"#@ "));
+		assert_int_equal(fab_node_by_desc(f, d, &count), i);
+		assert_int_equal(count, 1);
+		if (is_sw(f, i)) {
+			assert_true(f->nodes[i].guid == GEN_GUID_SWITCH + ++sw);
+			continue;
+		}
+		assert_true(f->nodes[i].guid == GEN_GUID_CA + (uint64_t)++ca * 16);
+		for (unsigned p = 1; p <= f->nodes[i].nports; p++)
+			assert_true(fab_port(f, i, p)->guid == f->nodes[i].guid + p);
+	}
+}
+
+/* Same fabric node for node: GUIDs, descriptions, ports, links, LIDs. */
+static void assert_same(const struct fabric *a, const struct fabric *b)
+{
+	assert_true(fab_topology_hash(a) == fab_topology_hash(b));
+	assert_int_equal(a->nnodes, b->nnodes);
+	for (uint32_t i = 0; i < a->nnodes; i++) {
+		assert_true(a->nodes[i].guid == b->nodes[i].guid);
+		assert_int_equal(a->nodes[i].type, b->nodes[i].type);
+		assert_int_equal(a->nodes[i].nports, b->nodes[i].nports);
+		assert_string_equal(fab_desc(a, i), fab_desc(b, i));
+		for (unsigned p = 0; p <= a->nodes[i].nports; p++) {
+			const struct fab_port *x = fab_port(a, i, p), *y = fab_port(b, i, p);
+
+			assert_true(x->guid == y->guid);
+			assert_int_equal(x->peer, y->peer);
+			assert_int_equal(x->peer_port, y->peer_port);
+			assert_int_equal(x->lid, y->lid);
+			assert_int_equal(x->lmc, y->lmc);
+		}
+	}
+}
+
+static uint64_t ipow(uint64_t b, unsigned e)
+{
+	uint64_t r = 1;
+
+	while (e--)
+		r *= b;
+	return r;
+}
+
+/* --- the family table ------------------------------------------------------- */
+
+static void test_table(void **state)
+{
+	size_t n = 0;
+	const struct gen_family *fams = gen_families(&n);
+
+	(void)state;
+	assert_int_equal(n, 12);
+	for (size_t i = 0; i < n; i++) {
+		int has_lmc = 0;
+
+		assert_non_null(fams[i].summary);
+		assert_ptr_equal(gen_family_find(fams[i].name), &fams[i]);
+		for (const struct gen_param *p = fams[i].params; p->name; p++) {
+			assert_non_null(p->defval);
+			assert_non_null(p->help);
+			has_lmc |= !strcmp(p->name, "lmc");
+		}
+		assert_true(has_lmc);
+	}
+	assert_null(gen_family_find("fat-tree"));
+	assert_null(gen_family_find(NULL));
+}
+
+/* Every family with its defaults: valid, named, connected, deterministic. */
+static void test_defaults(void **state)
+{
+	size_t n = 0;
+	const struct gen_family *fams = gen_families(&n);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		char params[256] = "";
+		struct fabric *a = gen(fams[i].name, ""), *b = gen(fams[i].name, ""), *c;
+
+		for (const struct gen_param *p = fams[i].params; p->name; p++)
+			snprintf(params + strlen(params), sizeof(params) - strlen(params), "%s=%s ",
+				 p->name, p->defval);
+		c = gen(fams[i].name, params);
+		assert_connected(a);
+		check_names(a);
+		for (uint32_t e = 0; e < a->neps; e++)
+			assert_int_not_equal(fab_ep_lid(a, e), 0);
+		assert_same(a, b);
+		assert_same(a, c);
+		fab_free(a);
+		fab_free(b);
+		fab_free(c);
+	}
+}
+
+/* --- trees ---------------------------------------------------------------- */
+
+static void test_kary_ntree(void **state)
+{
+	static const unsigned cases[][2] = { { 2, 1 }, { 2, 3 }, { 4, 3 }, { 3, 4 }, { 8, 2 } };
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		unsigned k = cases[c][0], n = cases[c][1];
+		uint32_t per[MAXLVL];
+		char params[64];
+		struct fabric *f;
+
+		snprintf(params, sizeof(params), "k=%u n=%u", k, n);
+		f = gen("kary-ntree", params);
+		check_counts(f, n * (uint32_t)ipow(k, n - 1), (uint32_t)ipow(k, n),
+			     n * (uint32_t)ipow(k, n));
+		check_all_ports(f, 2 * k);
+		for (unsigned l = 0; l < n; l++)
+			per[l] = (uint32_t)ipow(k, n - 1);
+		check_tree(f, n, per, 0);
+		fab_free(f);
+	}
+}
+
+static void test_mport_ntree(void **state)
+{
+	static const unsigned cases[][2] = { { 4, 1 }, { 4, 2 }, { 4, 3 }, { 6, 3 }, { 36, 2 } };
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		unsigned m = cases[c][0], n = cases[c][1], k = m / 2;
+		uint32_t per[MAXLVL], nca = 2 * (uint32_t)ipow(k, n);
+		char params[64];
+		struct fabric *f;
+
+		snprintf(params, sizeof(params), "m=%u n=%u", m, n);
+		f = gen("mport-ntree", params);
+		check_counts(f, (2 * n - 1) * (uint32_t)ipow(k, n - 1), nca, n * nca);
+		check_all_ports(f, m);
+		for (unsigned l = 0; l < n; l++)
+			per[l] = (l + 1 < n ? 2 : 1) * (uint32_t)ipow(k, n - 1);
+		check_tree(f, n, per, 0);
+		fab_free(f);
+	}
+}
+
+static void test_xgft_benchmarks(void **state)
+{
+	static const uint32_t per1[] = { 288, 288, 288 }, per2[] = { 100, 200, 200 };
+	static const unsigned ports1[] = { 36, 34, 16 }, ports2[] = { 40, 20, 10 };
+	struct fabric *f;
+
+	(void)state;
+	f = gen("xgft", "h=3 m=18,18,16 w=1,18,16");
+	check_counts(f, 864, 5184, 5184 + 288 * 18 + 288 * 16);
+	check_tree(f, 3, per1, 0);
+	check_level_ports(f, ports1);
+	check_names(f);
+	fab_free(f);
+
+	f = gen("xgft", "h=3 m=20,10,10 w=1,20,10");
+	check_counts(f, 500, 2000, 2000 + 100 * 20 + 200 * 10);
+	check_tree(f, 3, per2, 0);
+	check_level_ports(f, ports2);
+	fab_free(f);
+}
+
+/* XGFT(n; k..k; 1, k..k) is the k-ary n-tree but for the spare top ports. */
+static void test_xgft_general(void **state)
+{
+	static const uint32_t per[] = { 8, 8, 8, 8 };
+	struct fabric *f;
+
+	(void)state;
+	f = gen("xgft", "h=4 m=2,2,2,2 w=1,2,2,2");
+	check_counts(f, 32, 16, 4 * 16);
+	check_tree(f, 4, per, 0);
+	fab_free(f);
+	/* dual-ported CAs: w1 = 2 */
+	f = gen("xgft", "h=2 m=4,3 w=2,2");
+	check_counts(f, 3 * 2 + 4, 12, 24 + 6 * 2);
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (!is_sw(f, i))
+			assert_int_equal(f->nodes[i].nports, 2);
+	fab_free(f);
+}
+
+static void test_gft2(void **state)
+{
+	/* full T(8+8, 16), slimmed T(12+4, 16), fatted T(8+16, 24) */
+	static const unsigned cases[][3] = { { 8, 8, 16 }, { 12, 4, 16 }, { 8, 16, 24 } };
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		unsigned n = cases[c][0], m = cases[c][1], r = cases[c][2];
+		const uint32_t per[2] = { r, m };
+		const unsigned ports[2] = { n + m, r };
+		char params[64];
+		struct fabric *f;
+
+		snprintf(params, sizeof(params), "n=%u m=%u r=%u", n, m, r);
+		f = gen("gft2", params);
+		check_counts(f, r + m, r * n, r * n + r * m);
+		check_tree(f, 2, per, 0);
+		check_level_ports(f, ports);
+		/* node i hangs on bottom switch i / n (the papers' numbering) */
+		for (uint32_t i = 0; i < f->nnodes; i++)
+			if (!is_sw(f, i)) {
+				uint32_t ca = (uint32_t)((f->nodes[i].guid - GEN_GUID_CA) / 16 - 1);
+				uint32_t leaf = fab_port(f, i, 1)->peer;
+
+				assert_true(f->nodes[leaf].guid == GEN_GUID_SWITCH + ca / n + 1);
+				assert_int_equal(fab_port(f, i, 1)->peer_port, ca % n + 1);
+			}
+		fab_free(f);
+	}
+}
+
+static void test_ft648(void **state)
+{
+	static const uint32_t per[] = { 36, 18 };
+	struct fabric *f = gen("ft648", ""), *g = gen("mport-ntree", "m=36 n=2");
+
+	(void)state;
+	check_counts(f, 54, 648, 1296);
+	check_all_ports(f, 36);
+	check_tree(f, 2, per, 0);
+	/* the 648-port tree is the 36-port 2-tree */
+	assert_same(f, g);
+	fab_free(f);
+	fab_free(g);
+}
+
+static void check_rack_pairs(const struct fabric *f, unsigned hosts, unsigned uplinks,
+			     unsigned hlinks)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const char *d = fab_desc(f, i);
+		uint32_t leaves[64];
+
+		if (strncmp(d, "rack-", 5))
+			continue;
+		assert_int_equal(f->nodes[i].nports, hosts + uplinks + hlinks);
+		for (unsigned u = 0; u < uplinks; u++) {
+			leaves[u] = fab_port(f, i, hosts + u + 1)->peer;
+			assert_memory_equal(fab_desc(f, leaves[u]), "leaf-", 5);
+			for (unsigned v = 0; v < u; v++)
+				assert_int_not_equal(leaves[u], leaves[v]);
+		}
+		for (unsigned l = 0; l < hlinks; l++) {
+			const char *pd = fab_desc(f, fab_port(f, i, hosts + uplinks + l + 1)->peer);
+
+			/* "rack-05a" <-> "rack-05b" */
+			assert_int_equal(strlen(pd), strlen(d));
+			assert_memory_equal(pd, d, strlen(d) - 1);
+			assert_int_not_equal(pd[strlen(d) - 1], d[strlen(d) - 1]);
+		}
+	}
+}
+
+static void test_ft648_rack(void **state)
+{
+	static const uint32_t per[] = { 36, 36, 18 }, per2[] = { 8, 36, 18 };
+	struct fabric *f = gen("ft648-rack", "");
+
+	(void)state;
+	check_counts(f, 36 + 54, 36 * 16, 576 + 648 + 36 + 648);
+	check_tree(f, 3, per, 36);
+	check_rack_pairs(f, 16, 18, 2);
+	fab_free(f);
+
+	f = gen("ft648-rack", "racks=4 hosts=8 uplinks=6 hlinks=1");
+	check_counts(f, 8 + 54, 64, 64 + 48 + 4 + 648);
+	check_tree(f, 3, per2, 4);
+	check_rack_pairs(f, 8, 6, 1);
+	fab_free(f);
+	gen_fails("ft648-rack", "racks=19 uplinks=18", "648");
+	gen_fails("ft648-rack", "hosts=200 uplinks=36 hlinks=20", "254");
+}
+
+/* Horizontal links join leaf J of core C to leaf J of core C+1 (mod cores). */
+static void check_siblings(const struct fabric *f, unsigned cores)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		for (unsigned p = 1; is_sw(f, i) && p <= f->nodes[i].nports; p++) {
+			uint32_t m = fab_port(f, i, p)->peer;
+			unsigned c1, c2, j1, j2, d;
+
+			if (m == FAB_NONE || !is_sw(f, m) ||
+			    sscanf(fab_desc(f, i), "c%u-leaf-%u", &c1, &j1) != 2 ||
+			    sscanf(fab_desc(f, m), "c%u-leaf-%u", &c2, &j2) != 2)
+				continue;
+			d = (c2 + cores - c1) % cores;
+			assert_int_equal(j1, j2);
+			assert_true(d == 1 || d == cores - 1);
+		}
+}
+
+static void test_multicore(void **state)
+{
+	static const uint32_t per2[] = { 16, 8 }, per3[] = { 24, 12 };
+	struct fabric *f = gen("multicore", "");
+
+	(void)state;
+	/* 2 cores of T(4+4, 8), one horizontal link per sibling pair */
+	check_counts(f, 2 * 12, 2 * 32, 2 * 64 + 8);
+	check_tree(f, 2, per2, 8);
+	check_siblings(f, 2);
+	check_names(f);
+	fab_free(f);
+
+	/* a ring of 3 cores, 2 links to each neighbour */
+	f = gen("multicore", "cores=3 hlinks=2");
+	check_counts(f, 3 * 12, 3 * 32, 3 * 64 + 3 * 8 * 2);
+	check_tree(f, 2, per3, 48);
+	check_siblings(f, 3);
+	for (uint32_t s = 0; s < f->nswitches; s++)
+		if (strstr(fab_desc(f, f->switches[s]), "leaf"))
+			assert_int_equal(f->nodes[f->switches[s]].nports, 4 + 4 + 4);
+	fab_free(f);
+	gen_fails("multicore", "n=100 m=100 cores=3 hlinks=60", "n+m+2*hlinks");
+}
+
+/* --- direct networks ------------------------------------------------------ */
+
+static void check_dragonfly(unsigned a, unsigned p, unsigned h)
+{
+	unsigned g = a * h + 1;
+	uint32_t *pair = calloc((size_t)g * g, sizeof(*pair));
+	uint32_t *local = calloc((size_t)a * g * a, sizeof(*local));
+	char params[64];
+	struct fabric *f;
+
+	assert_non_null(pair);
+	assert_non_null(local);
+	snprintf(params, sizeof(params), "a=%u p=%u h=%u", a, p, h);
+	f = gen("dragonfly", params);
+	check_counts(f, a * g, a * p * g, a * p * g + g * a * (a - 1) / 2 + g * (g - 1) / 2);
+	check_all_ports(f, p + a - 1 + h);
+	for (uint32_t s = 0; s < f->nswitches; s++)
+		for (unsigned q = 1; q <= f->nodes[s].nports; q++) {
+			uint32_t t = fab_port(f, s, q)->peer;
+
+			if (t == FAB_NONE || !is_sw(f, t))
+				continue;
+			if (s / a != t / a)
+				pair[(s / a) * g + t / a]++;
+			else
+				local[s * a + t % a]++;
+		}
+	for (unsigned x = 0; x < g; x++)
+		for (unsigned y = 0; y < g; y++)
+			assert_int_equal(pair[x * g + y], x != y);
+	for (uint32_t s = 0; s < f->nswitches; s++)
+		for (unsigned t = 0; t < a; t++)
+			assert_int_equal(local[s * a + t], s % a != t);
+	free(pair);
+	free(local);
+	fab_free(f);
+}
+
+static void test_dragonfly(void **state)
+{
+	(void)state;
+	check_dragonfly(4, 2, 2);
+	check_dragonfly(2, 1, 1);
+	check_dragonfly(3, 2, 3);
+	check_dragonfly(1, 1, 3);
+	check_dragonfly(8, 4, 4);
+	gen_fails("dragonfly", "a=100 p=100 h=100", "p+a-1+h");
+}
+
+static void test_random(void **state)
+{
+	struct fabric *a = gen_seed("random", "", 7), *b = gen_seed("random", "", 7);
+	struct fabric *c = gen_seed("random", "", 8);
+
+	(void)state;
+	check_counts(a, 16, 128, 128 + 64);
+	assert_int_equal(sw_links(a), 16 * 8 / 2);
+	assert_same(a, b);
+	assert_true(fab_topology_hash(a) != fab_topology_hash(c));
+	/* no parallel switch links: each switch sees distinct neighbours */
+	for (uint32_t s = 0; s < a->nswitches; s++)
+		for (unsigned p = 1; p <= a->nodes[s].nports; p++)
+			for (unsigned q = p + 1; q <= a->nodes[s].nports; q++) {
+				uint32_t x = fab_port(a, s, p)->peer, y = fab_port(a, s, q)->peer;
+
+				if (x != FAB_NONE && is_sw(a, x))
+					assert_int_not_equal(x, y);
+			}
+	fab_free(a);
+	fab_free(b);
+	fab_free(c);
+
+	a = gen_seed("random", "switches=64 machines=256 degree=5 radix=12", 3);
+	check_counts(a, 64, 256, 256 + 160);
+	check_all_ports(a, 12);
+	fab_free(a);
+	/* a tree-like sparse graph is still connected */
+	a = gen_seed("random", "switches=200 machines=10 degree=2", 99);
+	check_counts(a, 200, 10, 10 + 200);
+	fab_free(a);
+	gen_fails("random", "switches=16 degree=1", "degree=1 is too low");
+	gen_fails("random", "switches=8 degree=9", "too high");
+	gen_fails("random", "switches=16 machines=100 degree=8 radix=10", "radix");
+}
+
+static void check_switch_degrees(const struct fabric *f, const unsigned *hist, unsigned maxd)
+{
+	unsigned got[16] = { 0 };
+
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		unsigned d = 0;
+
+		for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
+			uint32_t m = fab_port(f, s, p)->peer;
+
+			d += m != FAB_NONE && is_sw(f, m);
+		}
+		assert_in_range(d, 0, maxd);
+		got[d]++;
+	}
+	for (unsigned d = 0; d <= maxd; d++)
+		assert_int_equal(got[d], hist[d]);
+}
+
+static void test_ring_mesh_torus(void **state)
+{
+	static const unsigned ring[] = { 0, 0, 8 }, mesh[] = { 0, 0, 4, 8, 4 };
+	static const unsigned torus[] = { 0, 0, 0, 0, 16 }, t3[] = { 0, 0, 0, 0, 0, 0, 27 };
+	struct fabric *f;
+
+	(void)state;
+	f = gen("ring", "");
+	check_counts(f, 8, 8, 16);
+	check_switch_degrees(f, ring, 2);
+	fab_free(f);
+	f = gen("mesh", "dims=4,4");
+	check_counts(f, 16, 16, 16 + 24);
+	check_switch_degrees(f, mesh, 4);
+	check_all_ports(f, 1 + 4);
+	fab_free(f);
+	f = gen("torus", "dims=4,4 hosts=2");
+	check_counts(f, 16, 32, 32 + 32);
+	check_switch_degrees(f, torus, 4);
+	fab_free(f);
+	f = gen("torus", "dims=3,3,3 hosts=0");
+	check_counts(f, 27, 0, 81);
+	check_switch_degrees(f, t3, 6);
+	check_names(f);
+	fab_free(f);
+	gen_fails("torus", "dims=2,4", "dims=2,4: value 2 is out of range");
+	gen_fails("ring", "switches=2", "switches=2 is out of range");
+}
+
+/* --- parameters, limits, LMC ---------------------------------------------- */
+
+static void test_param_errors(void **state)
+{
+	(void)state;
+	gen_fails("fat-tree", "", "unknown topology family \"fat-tree\"");
+	gen_fails("kary-ntree", "q=1", "kary-ntree: unknown parameter \"q\" (parameters: k, n, lmc)");
+	gen_fails("kary-ntree", "k=abc", "kary-ntree: k=\"abc\": expected an unsigned integer");
+	gen_fails("kary-ntree", "k=-1", "expected an unsigned integer");
+	gen_fails("kary-ntree", "k=4x", "expected an unsigned integer");
+	gen_fails("kary-ntree", "k=", "expected an unsigned integer");
+	gen_fails("kary-ntree", "k=2,2", "expected an unsigned integer");
+	gen_fails("kary-ntree", "k=99999999999999999999", "out of range");
+	gen_fails("kary-ntree", "k=0", "kary-ntree: k=0 is out of range: expected 1 to 127");
+	gen_fails("kary-ntree", "k=128", "k=128 is out of range");
+	gen_fails("kary-ntree", "k4", "\"k4\": expected NAME=VALUE");
+	gen_fails("kary-ntree", "=4", "expected NAME=VALUE");
+	gen_fails("kary-ntree", "k=4 k=2", "\"k\" is given twice");
+	gen_fails("kary-ntree", "lmc=8", "lmc=8 is out of range: expected 0 to 7");
+	gen_fails("mport-ntree", "m=5", "m=5: the port count must be even");
+	gen_fails("xgft", "m=18,,16", "expected a comma-separated list");
+	gen_fails("xgft", "m=18,16,", "expected a comma-separated list");
+	gen_fails("xgft", "m=18,0,16", "m=18,0,16: value 0 is out of range");
+	gen_fails("xgft", "h=2", "m has 3 values but h=2");
+	gen_fails("xgft", "h=2 m=4,4", "w has 3 values but h=2");
+	gen_fails("xgft", "h=2 m=4,4 w=16,4", "w1=16");
+	gen_fails("xgft", "m=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", "more than 16 values");
+	gen_fails("gft2", "n=200 m=100", "leaf switches (n+m) would have 300 ports; at most 254");
+}
+
+static void test_limits(void **state)
+{
+	(void)state;
+	gen_fails("kary-ntree", "k=16 n=4", "at most 49151 fit");
+	gen_fails("kary-ntree", "k=127 n=16", "endpoints");
+	gen_fails("xgft", "h=3 m=40,40,40 w=1,40,40", "at most 49151");
+	gen_fails("mesh", "dims=1000,1000", "at most 49151");
+	gen_fails("random", "switches=40000 machines=40000", "at most 49151");
+	gen_fails("xgft", "h=2 m=200,100 w=1,100", "(m1+w2) would have 300 ports");
+	/* LMC 7 on 1000 endpoints needs 128000 LIDs */
+	gen_fails("gft2", "n=32 m=16 r=32 lmc=7", "out of unicast LIDs");
+}
+
+static void check_lmc(const char *family, const char *params, unsigned lmc)
+{
+	struct fabric *f = gen(family, params);
+
+	for (uint32_t e = 0; e < f->neps; e++) {
+		uint32_t n = f->eps[e].node;
+		unsigned l = fab_ep_lid(f, e);
+
+		if (is_sw(f, n)) {
+			assert_int_equal(fab_ep_lmc(f, e), 0);
+			continue;
+		}
+		assert_int_equal(fab_ep_lmc(f, e), lmc);
+		assert_int_equal(l % (1u << lmc), 0);
+		assert_int_equal(fab_ep_by_lid(f, l + (1u << lmc) - 1), e);
+	}
+	fab_free(f);
+}
+
+static void test_lmc(void **state)
+{
+	(void)state;
+	check_lmc("kary-ntree", "lmc=2", 2);
+	check_lmc("dragonfly", "lmc=3", 3);
+	check_lmc("random", "lmc=1", 1);
+	check_lmc("ft648-rack", "lmc=0", 0);
+}
+
+/* --- faults --------------------------------------------------------------- */
+
+static int apply(struct fabric **f, const struct gen_faults *fl, struct fab_err *err)
+{
+	memset(err, 0, sizeof(*err));
+	return gen_faults_apply(f, fl, err);
+}
+
+static void test_faults_explicit(void **state)
+{
+	struct fabric *f = gen("kary-ntree", "k=4 n=3");
+	const char *links[] = { "leaf-00:5", "l2-00:1" };	/* the same link, twice */
+	const char *ca_link[] = { "0x0002fab200000010:1" };
+	const char *sw[] = { "spine-00" };
+	struct gen_faults fl = { .links = links, .nlinks = 2 };
+	uint32_t n7 = fab_node_by_desc(f, "node-07", NULL), nodes = f->nnodes;
+	uint16_t lid7 = fab_port(f, n7, 1)->lid;
+	struct fab_err err;
+
+	(void)state;
+	assert_int_equal(apply(&f, &fl, &err), 0);
+	assert_int_equal(f->nlinks, 192 - 1);
+	assert_int_equal(f->nnodes, nodes);
+	assert_false(fab_port_linked(f, fab_node_by_desc(f, "leaf-00", NULL), 5));
+
+	fl = (struct gen_faults){ .switches = sw, .nswitches = 1 };
+	assert_int_equal(apply(&f, &fl, &err), 0);
+	assert_int_equal(f->nswitches, 47);
+	assert_int_equal(f->nlinks, 191 - 4);
+	assert_int_equal(fab_node_by_desc(f, "spine-00", NULL), FAB_NONE);
+
+	/* a CA losing its only link leaves the fabric; LIDs of the others stay */
+	fl = (struct gen_faults){ .links = ca_link, .nlinks = 1 };
+	assert_int_equal(apply(&f, &fl, &err), 0);
+	assert_int_equal(count_type(f, FAB_CA), 63);
+	assert_int_equal(fab_node_by_desc(f, "node-00", NULL), FAB_NONE);
+	n7 = fab_node_by_desc(f, "node-07", NULL);
+	assert_int_equal(fab_port(f, n7, 1)->lid, lid7);
+	fab_free(f);
+
+	/* a removed leaf takes its CAs along */
+	f = gen("kary-ntree", "k=4 n=3");
+	sw[0] = "leaf-03";
+	fl = (struct gen_faults){ .switches = sw, .nswitches = 1 };
+	assert_int_equal(apply(&f, &fl, &err), 0);
+	assert_int_equal(f->nnodes, 112 - 1 - 4);
+	fab_free(f);
+}
+
+static void test_faults_random(void **state)
+{
+	struct gen_faults fl = { .random_links = 40, .random_switches = 5, .seed = 11 };
+	struct fabric *a = gen("xgft", "h=3 m=4,4,4 w=1,4,4"), *b = gen("xgft", "h=3 m=4,4,4 w=1,4,4");
+	struct fabric *c = gen("xgft", "h=3 m=4,4,4 w=1,4,4");
+	struct fab_err err;
+
+	(void)state;
+	assert_int_equal(apply(&a, &fl, &err), 0);
+	assert_int_equal(apply(&b, &fl, &err), 0);
+	fl.seed = 12;
+	assert_int_equal(apply(&c, &fl, &err), 0);
+	assert_same(a, b);
+	assert_true(fab_topology_hash(a) != fab_topology_hash(c));
+	assert_int_equal(a->nswitches, 48 - 5);
+	assert_int_equal(reached(a, 1), a->nswitches);
+	assert_int_equal(reached(c, 1), c->nswitches);
+	fab_free(a);
+	fab_free(b);
+	fab_free(c);
+
+	/* a ring loses one link and stays connected; a path has only bridges */
+	a = gen("ring", "switches=6 hosts=1");
+	fl = (struct gen_faults){ .random_links = 1, .seed = 5 };
+	assert_int_equal(apply(&a, &fl, &err), 0);
+	assert_int_equal(sw_links(a), 5);
+	assert_int_equal(reached(a, 1), 6);
+	/* switches can go down to one: the ends of the path */
+	fl = (struct gen_faults){ .random_switches = 5, .seed = 5 };
+	assert_int_equal(apply(&a, &fl, &err), 0);
+	assert_int_equal(a->nswitches, 1);
+	assert_int_equal(count_type(a, FAB_CA), 1);
+	fab_free(a);
+}
+
+/* A 4x4 mesh (24 links) loses links down to a spanning tree, or 12 of 16 switches. */
+static void test_faults_to_the_limit(void **state)
+{
+	struct fab_err err;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		struct fabric *f = gen("mesh", "dims=4,4 hosts=1");
+		struct gen_faults fl = { .random_links = 24 - 15, .seed = seed };
+
+		assert_int_equal(apply(&f, &fl, &err), 0);
+		assert_int_equal(sw_links(f), 15);
+		assert_int_equal(reached(f, 1), 16);
+		fab_free(f);
+
+		f = gen("mesh", "dims=4,4 hosts=1");
+		fl = (struct gen_faults){ .random_switches = 12, .seed = seed };
+		assert_int_equal(apply(&f, &fl, &err), 0);
+		assert_int_equal(f->nswitches, 4);
+		assert_int_equal(reached(f, 1), 4);
+		assert_int_equal(count_type(f, FAB_CA), 4);
+		fab_free(f);
+	}
+}
+
+/* Two switches joined by two parallel links: one may go, not both. */
+static void test_faults_parallel(void **state)
+{
+	struct fab_node_info sw = { .type = FAB_SWITCH, .nports = 4 };
+	struct fab_node_info ca = { .type = FAB_CA, .nports = 1 };
+	struct fabric *f = fab_new();
+	struct gen_faults fl = { .random_links = 1, .seed = 3 };
+	struct fab_err err = { { 0 } };
+
+	(void)state;
+	assert_non_null(f);
+	sw.guid = 0x10;
+	assert_int_equal(fab_node_add(f, &sw, &err), 0);
+	sw.guid = 0x20;
+	assert_int_equal(fab_node_add(f, &sw, &err), 1);
+	ca.guid = 0x100;
+	assert_int_equal(fab_node_add(f, &ca, &err), 2);
+	ca.guid = 0x200;
+	assert_int_equal(fab_node_add(f, &ca, &err), 3);
+	assert_int_equal(fab_link_add(f, 0, 1, 2, 1, &err), 0);
+	assert_int_equal(fab_link_add(f, 1, 1, 3, 1, &err), 0);
+	assert_int_equal(fab_link_add(f, 0, 2, 1, 2, &err), 0);
+	assert_int_equal(fab_link_add(f, 0, 3, 1, 3, &err), 0);
+	assert_int_equal(fab_finalize(f, &err), 0);
+	assert_int_equal(apply(&f, &fl, &err), 0);
+	assert_int_equal(sw_links(f), 1);
+	assert_int_equal(apply(&f, &fl, &err), -1);
+	assert_non_null(strstr(err.msg, "only 0 of 1"));
+	fab_free(f);
+}
+
+static void fault_fails(struct fabric **f, const struct gen_faults *fl, const char *needle)
+{
+	struct fabric *before = *f;
+	uint64_t hash = fab_topology_hash(*f);
+	struct fab_err err;
+
+	assert_int_equal(apply(f, fl, &err), -1);
+	assert_ptr_equal(*f, before);
+	assert_true(fab_topology_hash(*f) == hash);
+	if (!strstr(err.msg, needle))
+		fail_msg("error \"%s\" does not contain \"%s\"", err.msg, needle);
+}
+
+static void test_faults_errors(void **state)
+{
+	struct fabric *f = gen("ring", "switches=5 hosts=1");
+	const char *bad[] = { "sw-9:3", "sw-1:9", "sw-1", "sw-1:x", "0x0002fab1000000ff:2" };
+	const char *need[] = { "no node with description or GUID \"sw-9\"", "has ports 1 to 3",
+			       "expected NODE:PORT", "expected NODE:PORT", "no node" };
+	const char *ca[] = { "node-01" }, *ok[] = { "sw-1:3" }, *unlinked[] = { "sw-1:3" };
+	struct gen_faults fl;
+	struct fab_err err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fl = (struct gen_faults){ .links = &bad[i], .nlinks = 1 };
+		fault_fails(&f, &fl, need[i]);
+	}
+	fl = (struct gen_faults){ .switches = ca, .nswitches = 1 };
+	fault_fails(&f, &fl, "\"node-01\" is a CA, not a switch");
+	fl = (struct gen_faults){ .random_links = 2 };
+	fault_fails(&f, &fl, "only 1 of 2 random switch-to-switch links");
+	fl = (struct gen_faults){ .random_switches = 5 };
+	fault_fails(&f, &fl, "only 4 of 5 random switches");
+	/* an explicit link, then the same port again in a second call */
+	fl = (struct gen_faults){ .links = ok, .nlinks = 1 };
+	assert_int_equal(apply(&f, &fl, &err), 0);
+	fl = (struct gen_faults){ .links = unlinked, .nlinks = 1 };
+	fault_fails(&f, &fl, "port 3 of \"sw-1\" is not linked");
+	/* the ring is now a path: every link is a bridge */
+	fl = (struct gen_faults){ .random_links = 1 };
+	fault_fails(&f, &fl, "only 0 of 1");
+	fab_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_kary_ntree),
+		cmocka_unit_test(test_mport_ntree),
+		cmocka_unit_test(test_xgft_benchmarks),
+		cmocka_unit_test(test_xgft_general),
+		cmocka_unit_test(test_gft2),
+		cmocka_unit_test(test_ft648),
+		cmocka_unit_test(test_ft648_rack),
+		cmocka_unit_test(test_multicore),
+		cmocka_unit_test(test_dragonfly),
+		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_ring_mesh_torus),
+		cmocka_unit_test(test_param_errors),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_lmc),
+		cmocka_unit_test(test_faults_explicit),
+		cmocka_unit_test(test_faults_random),
+		cmocka_unit_test(test_faults_to_the_limit),
+		cmocka_unit_test(test_faults_parallel),
+		cmocka_unit_test(test_faults_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
