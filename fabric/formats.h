@@ -85,6 +85,8 @@ struct rt_routing *fmt_lfts_parse(const char *buf, size_t len, const char *name,
  * fmt_lfts_write() - write @r as opensm-lfts.dump, one block per switch,
  * each entry annotated with the destination's type, port GUID and
  * description as OpenSM writes them; loadable with `opensm -R file -U`.
+ * Return: 0, or -1 with errno set (EINVAL when @r does not fit @f, else the
+ * stream's error).
  */
 int fmt_lfts_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
 

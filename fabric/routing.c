@@ -12,12 +12,17 @@
 
 struct rt_routing *rt_new(const struct fabric *f)
 {
+	return rt_new_len(f, f->lid_top + 1);
+}
+
+struct rt_routing *rt_new_len(const struct fabric *f, uint32_t lft_len)
+{
 	struct rt_routing *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
 	r->nswitches = f->nswitches;
-	r->lft_len = f->lid_top + 1;
+	r->lft_len = lft_len > f->lid_top + 1 ? lft_len : f->lid_top + 1;
 	r->neps = f->neps;
 	r->vls_used = 1;
 	r->lft = malloc((size_t)r->nswitches * r->lft_len + 1);
