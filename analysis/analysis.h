@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: routing analysis
+ *
+ * What fabroute proves about a routing (struct rt_routing) on a fabric:
+ *
+ *  - path tracing through the LFTs from any endpoint (a CA or router port,
+ *    or a switch's port 0) to any DLID, hop by hop with the VL of each hop,
+ *    and why a path fails when it does;
+ *  - connectivity of every (source, destination) endpoint pair, by class
+ *    (CA->CA, CA->SW, SW->CA, SW->SW), using the DLID the routing assigns to
+ *    the pair (and optionally every LID of the destination's LMC range);
+ *  - deadlock freedom: the channel dependency graph (CDG) of all paths,
+ *    switch-sourced and switch-destined ones included, with channels
+ *    (directed switch-to-switch link, VL) and each hop's VL from the pair's
+ *    path SL and the switch's SL2VL table; per VL: acyclic or not, with one
+ *    cycle as evidence;
+ *  - load: routed pairs per channel under all-to-all traffic, per-switch
+ *    balance of DLIDs over output ports, and the maximum link load of
+ *    machine-to-machine traffic where each machine sends 1 in total;
+ *  - permutation metrics (WORST exactly; ABB, AFPB, ADB by sampling).
+ *
+ * Destination-based routing makes all of this cheap: the path from switch s
+ * towards DLID d does not depend on where the packet came from, so per DLID
+ * the LFTs form a functional graph over the switches, resolved once
+ * (O(switches)) for all sources. Only VLs depend on the source (through the
+ * path SL) and on the input port (through SL2VL).
+ *
+ * Pure functions of (fabric, routing, options): no I/O, no global state.
+ */
+#ifndef FABROUTE_ANALYSIS_H
+#define FABROUTE_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric/fabric.h"
+#include "fabric/routing.h"
+
+#define AN_VLS 16u
+#define AN_EXAMPLES 5u
+
+/* Why a path does not deliver. */
+enum an_fail {
+	AN_DELIVERED = 0,
+	AN_NO_ENTRY,		/* LFT entry is 0xFF or past the table: a black hole */
+	AN_LINK_DOWN,		/* LFT points at a port that is not linked */
+	AN_LOOP,		/* the packet comes back to a switch it crossed */
+	AN_WRONG_PORT,		/* delivered to a port that does not own the DLID */
+	AN_NO_LINK,		/* the source port itself is not linked */
+	AN_NFAILS,
+};
+
+const char *an_fail_name(enum an_fail f);	/* "delivered", "no-entry", ... */
+
+/** struct an_hop - one switch crossed (or the final delivery) */
+struct an_hop {
+	uint32_t node;
+	uint8_t in_port;	/* 0 when the path starts at this switch */
+	uint8_t out_port;	/* 0 at the destination switch's port 0 */
+	uint8_t vl;		/* VL on the link leaving through out_port */
+};
+
+/**
+ * struct an_path - a traced path
+ * @hops: the switches crossed, in order (a path between two CAs on one
+ *        switch has one hop); @nhops of them; allocated by an_trace()
+ * @fail: AN_DELIVERED or why not
+ * @dst_node, @dst_port: where the packet ended up (FAB_NONE when lost)
+ * @src_vl: VL on the source port's link (CA sources)
+ */
+struct an_path {
+	struct an_hop *hops;
+	uint32_t nhops, cap;
+	enum an_fail fail;
+	uint32_t dst_node;
+	uint8_t dst_port;
+	uint8_t src_vl;
+};
+
+/**
+ * an_trace() - follow the LFTs from endpoint @src to @dlid with @sl
+ * Return: 0 (look at p->fail), or -1 when out of memory. Free p->hops with
+ * an_path_free().
+ */
+int an_trace(const struct fabric *f, const struct rt_routing *r, uint32_t src, unsigned dlid,
+	     unsigned sl, struct an_path *p);
+void an_path_free(struct an_path *p);
+
+enum an_class { AN_CA_CA, AN_CA_SW, AN_SW_CA, AN_SW_SW, AN_NCLASSES };
+
+const char *an_class_name(enum an_class c);	/* "ca-ca", ... */
+
+struct an_example {
+	uint32_t src, dst;	/* endpoints */
+	uint16_t dlid;
+	uint8_t fail;		/* enum an_fail */
+};
+
+/**
+ * struct an_conn - connectivity by class
+ * @pairs: ordered (source, destination) endpoint pairs checked, self excluded
+ * @unreachable: pairs not delivered (with --all-lids: pairs with any LID of
+ *               the destination's range not delivered)
+ * @by_fail: unreachable pairs by failure kind
+ * @ex: up to AN_EXAMPLES failing pairs per class
+ * @max_hops: longest delivered path, in switches crossed
+ */
+struct an_conn {
+	uint64_t pairs[AN_NCLASSES];
+	uint64_t unreachable[AN_NCLASSES];
+	uint64_t by_fail[AN_NCLASSES][AN_NFAILS];
+	struct an_example ex[AN_NCLASSES][AN_EXAMPLES];
+	uint32_t nex[AN_NCLASSES];
+	uint32_t max_hops;
+};
+
+/** struct an_channel - a directed switch-to-switch link on one VL */
+struct an_channel {
+	uint32_t node;		/* the switch it leaves */
+	uint8_t port;		/* through this port */
+	uint8_t vl;
+};
+
+/**
+ * struct an_vl - the CDG restricted to one VL
+ * @paths: (destination LID, SL) walks that used the VL, counted per pair
+ * @channels: channels of this VL carrying at least one path
+ * @deps: dependencies between channels of this VL
+ * @acyclic: no cycle among them
+ * @cycle: when cyclic, one cycle (channel i depends on channel i+1, the
+ *         last on the first); @cycle_len channels
+ */
+struct an_vl {
+	uint64_t paths;
+	uint32_t channels;
+	uint64_t deps;
+	int acyclic;
+	struct an_channel *cycle;
+	uint32_t cycle_len;
+};
+
+/**
+ * struct an_cdg - deadlock analysis
+ * @vls_used: bit v set when some hop of some delivered path uses VL v
+ * @vl: per VL
+ * @cross_deps: dependencies between channels of different VLs
+ * @cross_cycle: a cycle through several VLs exists (each VL alone may be acyclic)
+ * @deadlock_free: no cycle at all
+ */
+struct an_cdg {
+	uint16_t vls_used;
+	struct an_vl vl[AN_VLS];
+	uint64_t cross_deps;
+	int cross_cycle;
+	int deadlock_free;
+};
+
+#define AN_LOAD_BUCKETS 10u
+
+/**
+ * struct an_load - load under all-to-all traffic
+ * @sw_channels: directed switch-to-switch links
+ * @max, @mean: routed pairs per switch-to-switch link (all pairs, all classes)
+ * @hist: links by load, AN_LOAD_BUCKETS equal buckets of [0, max]
+ * @max_node, @max_port: the busiest link
+ * @ca_max_load: papers/002: each CA port sends 1 in total, spread evenly over
+ *               the other CA ports; the largest sum over any link (terminal
+ *               links included)
+ * @balance_max: largest (most - fewest) DLIDs over the used output ports of
+ *               one switch, over all switches; @balance_node is that switch
+ */
+struct an_load {
+	uint32_t sw_channels;
+	uint64_t max;
+	double mean;
+	uint32_t hist[AN_LOAD_BUCKETS];
+	uint32_t max_node;
+	uint8_t max_port;
+	double ca_max_load;
+	uint32_t balance_max;
+	uint32_t balance_node;
+};
+
+/**
+ * struct an_opts - what to compute
+ * @all_lids: check every LID of each destination's range, not only the DLID
+ *            the routing assigns to the pair
+ * @ca_only: only CA-to-CA pairs enter the CDG (what ibdmchk checks); the
+ *           default includes paths from and to switches
+ * @load: compute struct an_load
+ */
+struct an_opts {
+	int all_lids;
+	int ca_only;
+	int load;
+};
+
+struct an_report {
+	struct an_conn conn;
+	struct an_cdg cdg;
+	struct an_load load;
+};
+
+/**
+ * an_evaluate() - connectivity, deadlock freedom and (optionally) load
+ * Return: 0, or -1 with @err set (out of memory, routing and fabric that do
+ * not belong together). Free with an_report_free().
+ */
+int an_evaluate(const struct fabric *f, const struct rt_routing *r, const struct an_opts *o,
+		struct an_report *rep, struct fab_err *err);
+void an_report_free(struct an_report *rep);
+
+/** an_connected() - every pair of every class delivered. */
+int an_connected(const struct an_report *rep);
+
+/* --- permutation metrics of papers/003 (analysis/perm.c) --------------- */
+
+/**
+ * struct an_perm_opts - what to compute
+ * @worst: WORST, exactly
+ * @sample: ABB, AFPB and ADB by sampling random patterns
+ * @seed: seed of the sampling (same seed, same figures)
+ * @rel_ci: stop when the 99% confidence interval's half width is below
+ *          @rel_ci times the mean (0 means 0.01)
+ * @min_samples, @max_samples: bounds on patterns per metric (0: 30 and 100000)
+ */
+struct an_perm_opts {
+	int worst;
+	int sample;
+	uint64_t seed;
+	double rel_ci;
+	uint32_t min_samples, max_samples;
+};
+
+/**
+ * struct an_perm_metric - one sampled average
+ * @mean: average of 1 / (maximum link load) over the patterns
+ * @ci: half width of its 99% confidence interval
+ * @samples: patterns drawn
+ */
+struct an_perm_metric {
+	double mean, ci;
+	uint32_t samples;
+};
+
+/**
+ * struct an_perm - permutation metrics over the machines (CA ports): every
+ * machine sends to at most one and receives from at most one other
+ * @machines: CA endpoints taking part
+ * @worst: the largest number of pairs of one permutation sharing one link
+ *         (a maximum bipartite matching among the pairs routed over each
+ *         link); @worst_node and @worst_port name a link that reaches it
+ * @abb, @afpb, @adb: average bisect, full permutation and dissemination
+ *                    bandwidth
+ */
+struct an_perm {
+	uint32_t machines;
+	uint32_t worst;
+	uint32_t worst_node;
+	uint8_t worst_port;
+	struct an_perm_metric abb, afpb, adb;
+};
+
+/**
+ * an_perm_run() - compute the metrics @o asks for
+ * Pairs whose path does not deliver are ignored. Return: 0, or -1 with @err
+ * set (out of memory, fewer than two machines).
+ */
+int an_perm_run(const struct fabric *f, const struct rt_routing *r, const struct an_perm_opts *o,
+		struct an_perm *out, struct fab_err *err);
+
+#endif

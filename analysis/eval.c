@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: evaluation
+ *
+ * an_evaluate() runs the passes over one (fabric, routing): connectivity,
+ * the channel dependency graph, and on request the load.
+ */
+#include <string.h>
+
+#include "analysis/internal.h"
+
+static int check_match(const struct fabric *f, const struct rt_routing *r, struct fab_err *err)
+{
+	if (!f->finalized) {
+		fab_err_set(err, "the fabric is not finalized");
+		return -1;
+	}
+	if (r->nswitches != f->nswitches || r->neps != f->neps) {
+		fab_err_set(err, "the routing was made for another fabric (%u switches, %u endpoints; "
+			    "this one has %u and %u)", r->nswitches, r->neps, f->nswitches, f->neps);
+		return -1;
+	}
+	return 0;
+}
+
+int an_evaluate(const struct fabric *f, const struct rt_routing *r, const struct an_opts *o,
+		struct an_report *rep, struct fab_err *err)
+{
+	struct an_ctx c;
+	int rc = -1;
+
+	memset(rep, 0, sizeof(*rep));
+	if (check_match(f, r, err))
+		return -1;
+	if (an_ctx_init(&c, f, r)) {
+		fab_err_set(err, "out of memory");
+		return -1;
+	}
+	if (an_conn_run(&c, o, &rep->conn) || an_cdg_run(&c, o, &rep->cdg) ||
+	    (o->load && an_load_run(&c, &rep->load))) {
+		fab_err_set(err, "out of memory evaluating %u endpoints", f->neps);
+		an_report_free(rep);
+		goto out;
+	}
+	rc = 0;
+out:
+	an_ctx_fini(&c);
+	return rc;
+}
+
+void an_report_free(struct an_report *rep)
+{
+	an_cdg_free(&rep->cdg);
+}

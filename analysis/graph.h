@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to analysis/: a set of directed edges between integer ids, the
+ * compact graph built from it, and cycle searches on that graph.
+ */
+#ifndef FABROUTE_ANALYSIS_GRAPH_H
+#define FABROUTE_ANALYSIS_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Edge set: open addressing over (from << 32 | to); 0 is never an edge. */
+struct an_edges {
+	uint64_t *keys;
+	size_t cap, n;
+};
+
+int an_edges_init(struct an_edges *e);
+/** an_edges_add() - add from -> to (ids below 2^32, not both 0); 0 or -1 (memory). */
+int an_edges_add(struct an_edges *e, uint32_t from, uint32_t to);
+void an_edges_free(struct an_edges *e);
+
+/**
+ * struct an_graph - compact graph over the ids marked used
+ * @n: nodes; @id: their original ids; @off, @adj: CSR adjacency
+ */
+struct an_graph {
+	uint32_t n;
+	uint32_t *id;
+	uint32_t *off;
+	uint32_t *adj;
+};
+
+int an_graph_build(struct an_graph *g, const struct an_edges *e, const uint8_t *used, size_t nids);
+void an_graph_free(struct an_graph *g);
+
+/**
+ * an_graph_cycle() - find a cycle among the nodes with id % @mod == @class
+ * (edges leaving the class ignored). *@cyc gets the cycle's node indexes
+ * (malloc'd; edges cyc[i] -> cyc[i+1] and last -> first), *@len its length;
+ * *@len is 0 when there is none.
+ * Return: 0, or -1 when out of memory.
+ */
+int an_graph_cycle(const struct an_graph *g, unsigned class, unsigned mod, uint32_t **cyc,
+		   uint32_t *len);
+
+/**
+ * an_graph_cross_cycle() - *@found = 1 when a cycle uses nodes of different
+ * classes (id % @mod). Return: 0, or -1 when out of memory.
+ */
+int an_graph_cross_cycle(const struct an_graph *g, unsigned mod, int *found);
+
+#endif

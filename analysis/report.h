@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: evaluation reports as JSON
+ *
+ * The JSON form of what analysis/ computes, shared by `fabroute eval --json`
+ * and the daemon's API. The schema is documented in doc/eval-json.md and
+ * versioned by its "schema" member ("fabroute-eval/1"): members are only
+ * ever added within a version.
+ */
+#ifndef FABROUTE_REPORT_H
+#define FABROUTE_REPORT_H
+
+#include <jansson.h>
+
+#include "analysis/analysis.h"
+
+#define AN_JSON_SCHEMA "fabroute-eval/1"
+
+/** an_json_endpoint() - {"node", "guid", "type", "port", "lid"} of endpoint @ep. */
+json_t *an_json_endpoint(const struct fabric *f, uint32_t ep);
+/** an_json_path() - a traced path: {"delivered", "failure", "hops": [...]}. */
+json_t *an_json_path(const struct fabric *f, const struct an_path *p);
+/**
+ * an_json_report() - the whole evaluation: "schema", "fabric",
+ * "connectivity", "deadlock", and "load" when computed (@o->load).
+ */
+json_t *an_json_report(const struct fabric *f, const struct an_report *rep,
+		       const struct an_opts *o);
+/** an_json_perm() - the permutation metrics that were computed. */
+json_t *an_json_perm(const struct fabric *f, const struct an_perm *p,
+		     const struct an_perm_opts *o);
+
+#endif
