@@ -138,11 +138,13 @@ static void print_text(const char *name, const char *fmt, const struct fabric *f
 	printf("nodes:      %u (%u switches, %u CAs, %u routers)\n", f->nnodes, s->sw, s->ca, s->rt);
 	printf("links:      %u (%u switch-switch, %u switch-CA/router, %u CA-CA)\n", f->nlinks,
 	       s->sw_sw, s->sw_ca, s->ca_ca);
-	printf("radix:     ");
-	for (unsigned r = 1; r <= FAB_PORTS_MAX; r++)
-		if (s->radix[r])
-			printf(" %u switches of %u ports;", s->radix[r], r);
-	printf("%s\n", s->sw ? "" : " no switches");
+	printf("radix:      %s", s->sw ? "" : "no switches");
+	for (unsigned r = 1, first = 1; r <= FAB_PORTS_MAX; r++)
+		if (s->radix[r]) {
+			printf("%s%u switches of %u ports", first ? "" : ", ", s->radix[r], r);
+			first = 0;
+		}
+	putchar('\n');
 	printf("endpoints:  %u (switch port 0 and linked CA/router ports)\n", f->neps);
 	printf("LIDs:       %u..%u, top %u, LMC", s->lid_min, s->lid_max, f->lid_top);
 	for (unsigned l = 0; l <= FAB_LMC_MAX; l++)

@@ -58,8 +58,6 @@ enum fmt_topo fmt_topo_detect(const char *buf, size_t len)
 		const char *e = nl ? nl : end;
 		size_t n = (size_t)(e - p);
 
-		if ((n > 10 && !strncmp(p, "switchguid=", 11)) || (n > 6 && !strncmp(p, "caguid=", 7)))
-			return FMT_IBND;
 		if (n > 0 && (p[0] == 'S' || p[0] == 'C' || p[0] == 'H' || p[0] == 'R')) {
 			const char *q = memchr(p, '"', n);
 

@@ -40,7 +40,7 @@ const char *fmt_topo_name(enum fmt_topo fmt);
 int fmt_topo_from_name(const char *name);
 /**
  * fmt_topo_detect() - FMT_IBND when the text carries ibnetdiscover's
- * GUID-named records ("S-<guid>", switchguid=, caguid=), else FMT_IBSIM.
+ * GUID-named records ("S-<guid>", "H-<guid>", "R-<guid>"), else FMT_IBSIM.
  */
 enum fmt_topo fmt_topo_detect(const char *buf, size_t len);
 
@@ -112,6 +112,27 @@ int fmt_guid2lid_parse(const char *buf, size_t len, const char *name,
 		       struct fab_lid_pin **pins, size_t *npins, struct fab_err *err);
 /** fmt_guid2lid_write() - write every endpoint's port GUID, base and top LID. */
 int fmt_guid2lid_write(FILE *out, const struct fabric *f);
+
+/* --- SL2VL tables and path SLs (fabric/fmt_sl.c) ------------------------ */
+
+/**
+ * fmt_sl2vl_parse() - read OpenSM's opensm-sl2vl.dump (written when QoS is on)
+ * into @r's SL2VL tables for fabric @f. Switches are matched by GUID; entries
+ * for CA ports are checked and ignored (the model keeps switch tables only).
+ * Return: 0, or -1 with @err set ("NAME:LINE: expected ..., found ...").
+ */
+int fmt_sl2vl_parse(const char *buf, size_t len, const char *name, const struct fabric *f,
+		    struct rt_routing *r, struct fab_err *err);
+
+/**
+ * fmt_pathsl_parse() - read a path-SL file (the format `ibdmchk -c` reads:
+ * see fabric/fmt_sl.c) into @r->path_sl (allocated with rt_pairs_alloc()).
+ * Return: 0, or -1 with @err set.
+ */
+int fmt_pathsl_parse(const char *buf, size_t len, const char *name, const struct fabric *f,
+		     struct rt_routing *r, struct fab_err *err);
+/** fmt_pathsl_write() - write @r's path SLs in the format fmt_pathsl_parse() reads. */
+int fmt_pathsl_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
 
 /* --- shared by the parsers (fabric/fmt_lines.c) ------------------------ */
 

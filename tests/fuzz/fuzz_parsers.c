@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: libFuzzer harness for the file parsers
+ *
+ * One source built six times, one target per parser (see README.md):
+ *
+ *  -DFUZZ_IBND     fmt_topo_parse(FMT_IBND): then writes the fabric in both
+ *                  formats and checks that the ibnetdiscover text parses back
+ *                  to the same topology hash;
+ *  -DFUZZ_IBSIM    fmt_topo_parse(FMT_IBSIM): the same with the ibsim text;
+ *  -DFUZZ_LFTS     fmt_lfts_parse() against a fixed fabric (below);
+ *  -DFUZZ_FDBS     fmt_fdbs_parse() against the same fabric;
+ *  -DFUZZ_SUBNET   fmt_subnet_parse(), then writes the fabric;
+ *  -DFUZZ_GUID2LID fmt_guid2lid_parse().
+ *
+ * The input is handed over as it comes, without a terminating NUL, so that
+ * a parser reading past its length shows up under AddressSanitizer. Any
+ * crash, sanitizer report, leak or failed round trip is a finding.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/formats.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#if defined(FUZZ_LFTS) || defined(FUZZ_FDBS)
+/*
+ * The fabric the LFT and FDB dumps are read against: ibsim's example
+ * net.2sw2path4hca with the LIDs OpenSM gave it (the seeds under
+ * corpus/lfts and corpus/fdbs were dumped by that OpenSM run).
+ */
+static const char fixed_topology[] =
+	"Switch\t8 \"S-0000000000200000\"\t\t# \"Switch1\" base port 0 lid 1 lmc 0\n"
+	"[1]\t\"H-0000000000100000\"[1](100001) \t\t# \"Hca1\" lid 2 4xSDR\n"
+	"[2]\t\"H-0000000000100006\"[1](100007) \t\t# \"Hca3\" lid 5 4xSDR\n"
+	"[3]\t\"S-0000000000200001\"[3]\t\t# \"Switch2\" lid 3 4xSDR\n"
+	"[5]\t\"S-0000000000200001\"[5]\t\t# \"Switch2\" lid 3 4xSDR\n"
+	"\n"
+	"Switch\t8 \"S-0000000000200001\"\t\t# \"Switch2\" base port 0 lid 3 lmc 0\n"
+	"[1]\t\"H-0000000000100003\"[1](100004) \t\t# \"Hca2\" lid 4 4xSDR\n"
+	"[2]\t\"H-0000000000100009\"[1](10000a) \t\t# \"Hca4\" lid 6 4xSDR\n"
+	"[3]\t\"S-0000000000200000\"[3]\t\t# \"Switch1\" lid 1 4xSDR\n"
+	"[5]\t\"S-0000000000200000\"[5]\t\t# \"Switch1\" lid 1 4xSDR\n"
+	"\n"
+	"Ca\t2 \"H-0000000000100000\"\t\t# \"Hca1\"\n"
+	"[1](100001) \t\"S-0000000000200000\"[1]\t\t# lid 2 lmc 0 \"Switch1\" lid 1 4xSDR\n"
+	"\n"
+	"Ca\t2 \"H-0000000000100003\"\t\t# \"Hca2\"\n"
+	"[1](100004) \t\"S-0000000000200001\"[1]\t\t# lid 4 lmc 0 \"Switch2\" lid 3 4xSDR\n"
+	"\n"
+	"Ca\t2 \"H-0000000000100006\"\t\t# \"Hca3\"\n"
+	"[1](100007) \t\"S-0000000000200000\"[2]\t\t# lid 5 lmc 0 \"Switch1\" lid 1 4xSDR\n"
+	"\n"
+	"Ca\t2 \"H-0000000000100009\"\t\t# \"Hca4\"\n"
+	"[1](10000a) \t\"S-0000000000200001\"[2]\t\t# lid 6 lmc 0 \"Switch2\" lid 3 4xSDR\n";
+
+/* Built at the first input and kept (read-only) for the whole run. */
+static const struct fabric *fixed_fabric(void)
+{
+	static struct fabric *f;
+	struct fab_err err = { { 0 } };
+
+	if (f)
+		return f;
+	f = fmt_topo_parse(fixed_topology, sizeof(fixed_topology) - 1, "fixed", FMT_IBND, &err);
+	if (!f) {
+		fprintf(stderr, "the fixed topology does not parse: %s\n", err.msg);
+		abort();
+	}
+	return f;
+}
+#endif
+
+#if defined(FUZZ_IBND) || defined(FUZZ_IBSIM) || defined(FUZZ_SUBNET)
+/* Write @f in @fmt to memory; the caller frees. Aborts when writing fails. */
+static char *write_mem(const struct fabric *f, enum fmt_topo fmt, size_t *len)
+{
+	char *buf = NULL;
+	FILE *mf = open_memstream(&buf, len);
+
+	if (!mf || fmt_topo_write(mf, f, fmt) || fclose(mf))
+		abort();
+	return buf;
+}
+#endif
+
+#if defined(FUZZ_IBND) || defined(FUZZ_IBSIM)
+/*
+ * Writing a fabric read in @fmt and reading the text back in @fmt must give
+ * the same graph; writing it in the other format must not fail either.
+ */
+static void check_rewrite(const struct fabric *f, enum fmt_topo fmt)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *g;
+	size_t len;
+	char *text = write_mem(f, fmt, &len);
+
+	g = fmt_topo_parse(text, len, "rewritten", fmt, &err);
+	if (!g || fab_topology_hash(g) != fab_topology_hash(f) || g->nnodes != f->nnodes) {
+		fprintf(stderr, "%s round trip failed: %s\n--- written:\n%s", fmt_topo_name(fmt),
+			g ? "different graph" : err.msg, text);
+		abort();
+	}
+	fab_free(g);
+	free(text);
+	text = write_mem(f, fmt == FMT_IBND ? FMT_IBSIM : FMT_IBND, &len);
+	free(text);
+}
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *buf = (const char *)data;
+	struct fab_err err = { { 0 } };
+
+#if defined(FUZZ_IBND) || defined(FUZZ_IBSIM)
+#ifdef FUZZ_IBND
+	enum fmt_topo fmt = FMT_IBND;
+#else
+	enum fmt_topo fmt = FMT_IBSIM;
+#endif
+	struct fabric *f = fmt_topo_parse(buf, size, "fuzz", fmt, &err);
+
+	if (f) {
+		check_rewrite(f, fmt);
+		fab_free(f);
+	}
+#elif defined(FUZZ_LFTS) || defined(FUZZ_FDBS)
+	const struct fabric *f = fixed_fabric();
+	struct rt_routing *r;
+
+#ifdef FUZZ_LFTS
+	r = fmt_lfts_parse(buf, size, "fuzz", f, &err);
+#else
+	r = fmt_fdbs_parse(buf, size, "fuzz", f, &err);
+#endif
+	rt_free(r);
+#elif defined(FUZZ_SUBNET)
+	struct fabric *f = fmt_subnet_parse(buf, size, "fuzz", &err);
+
+	if (f) {
+		size_t len;
+
+		free(write_mem(f, FMT_IBND, &len));
+		fab_free(f);
+	}
+#elif defined(FUZZ_GUID2LID)
+	struct fab_lid_pin *pins = NULL;
+	size_t npins = 0;
+
+	if (fmt_guid2lid_parse(buf, size, "fuzz", &pins, &npins, &err) == 0)
+		free(pins);
+#else
+#error "define one of FUZZ_IBND, FUZZ_IBSIM, FUZZ_LFTS, FUZZ_FDBS, FUZZ_SUBNET, FUZZ_GUID2LID"
+#endif
+	return 0;
+}
