@@ -116,22 +116,33 @@ int fmt_guid2lid_write(FILE *out, const struct fabric *f);
 /* --- SL2VL tables and path SLs (fabric/fmt_sl.c) ------------------------ */
 
 /**
- * fmt_sl2vl_parse() - read OpenSM's opensm-sl2vl.dump (written when QoS is on)
- * into @r's SL2VL tables for fabric @f. Switches are matched by GUID; entries
- * for CA ports are checked and ignored (the model keeps switch tables only).
- * Return: 0, or -1 with @err set ("NAME:LINE: expected ..., found ...").
+ * fmt_sl2vl_parse() - read OpenSM's opensm-sl2vl.dump (written with -D 0x43
+ * when QoS is on or the engine programs SL2VL) into @r's SL2VL tables for
+ * fabric @f. Switches are matched by GUID, one row per (in port, out port);
+ * the switches listed get new tables, the others keep theirs. Entries for CA
+ * ports are checked and ignored (the model keeps switch tables only).
+ * Return: 0, or -1 with @err set ("NAME:LINE: expected ..., found ...") and
+ * @r unchanged.
  */
 int fmt_sl2vl_parse(const char *buf, size_t len, const char *name, const struct fabric *f,
 		    struct rt_routing *r, struct fab_err *err);
 
 /**
  * fmt_pathsl_parse() - read a path-SL file (the format `ibdmchk -c` reads:
- * see fabric/fmt_sl.c) into @r->path_sl (allocated with rt_pairs_alloc()).
- * Return: 0, or -1 with @err set.
+ * "0xSOURCENODEGUID DLID SL" per line, see fabric/fmt_sl.c) into @r->path_sl
+ * (allocated with rt_pairs_alloc()). A line sets the pairs from every port
+ * of the source node whose routing DLID is that LID; pairs without a line
+ * keep their SL.
+ * Return: 0, or -1 with @err set and @r unchanged.
  */
 int fmt_pathsl_parse(const char *buf, size_t len, const char *name, const struct fabric *f,
 		     struct rt_routing *r, struct fab_err *err);
-/** fmt_pathsl_write() - write @r's path SLs in the format fmt_pathsl_parse() reads. */
+/**
+ * fmt_pathsl_write() - write @r's path SLs in the format fmt_pathsl_parse()
+ * reads: every (source node, LID of another endpoint). Return: 0, or -1 with
+ * errno set (EINVAL when two ports of one node use different SLs towards one
+ * destination, which the format cannot say).
+ */
 int fmt_pathsl_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
 
 /* --- shared by the parsers (fabric/fmt_lines.c) ------------------------ */
