@@ -171,26 +171,6 @@ static int parse_line(struct g2l_parse *ps)
 		       range_lmc((unsigned)base, (unsigned)top));
 }
 
-/* Refuse what no text file of ours can be: too large, or binary (a NUL byte). */
-static int check_input(const char *buf, size_t len, const char *name, struct fab_err *err)
-{
-	const char *nul;
-	unsigned line = 1;
-
-	if (len > FMT_SIZE_MAX) {
-		fab_err_set(err, "%s: %zu bytes, larger than the %u MiB limit for input files",
-			    name, len, FMT_SIZE_MAX >> 20);
-		return -1;
-	}
-	nul = memchr(buf, '\0', len);
-	if (!nul)
-		return 0;
-	for (const char *p = buf; p < nul; p++)
-		line += *p == '\n';
-	fab_err_set(err, "%s:%u: binary data (NUL byte), expected a text file", name, line);
-	return -1;
-}
-
 int fmt_guid2lid_parse(const char *buf, size_t len, const char *name,
 		       struct fab_lid_pin **pins, size_t *npins, struct fab_err *err)
 {
@@ -198,7 +178,7 @@ int fmt_guid2lid_parse(const char *buf, size_t len, const char *name,
 	struct g2l_parse ps = { .it = &it, .err = err };
 	int rc = -1, more;
 
-	if (check_input(buf, len, name, err))
+	if (fmt_check_text(buf, len, name, err))
 		return -1;
 	ps.lid_line = calloc(FAB_LID_UCAST_MAX + 1, sizeof(*ps.lid_line));
 	ps.hash = calloc(G2L_HASH, sizeof(*ps.hash));

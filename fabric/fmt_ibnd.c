@@ -39,24 +39,11 @@ struct fabric *fmt_topo_parse(const char *buf, size_t len, const char *name,
 			      enum fmt_topo fmt, struct fab_err *err)
 {
 	struct fab_err local;
-	const char *nul;
 
 	if (!err)
 		err = &local;
-	if (len > FMT_SIZE_MAX) {
-		fab_err_set(err, "%s: %zu bytes, larger than the %u MiB limit for input files",
-			    name, len, FMT_SIZE_MAX >> 20);
+	if (fmt_check_text(buf, len, name, err))
 		return NULL;
-	}
-	nul = memchr(buf, '\0', len);
-	if (nul) {
-		unsigned line = 1;
-
-		for (const char *p = buf; p < nul; p++)
-			line += *p == '\n';
-		fab_err_set(err, "%s:%u: expected text, found binary data (a NUL byte)", name, line);
-		return NULL;
-	}
 	if (fmt == FMT_AUTO)
 		fmt = fmt_topo_detect(buf, len);
 	switch (fmt) {

@@ -98,26 +98,6 @@ static const char *shown(const char *s, char *buf, size_t size)
 	return buf;
 }
 
-/* Refuse what no text file of ours can be: too large, or binary (a NUL byte). */
-static int check_input(const char *buf, size_t len, const char *name, struct fab_err *err)
-{
-	const char *nul;
-	unsigned line = 1;
-
-	if (len > FMT_SIZE_MAX) {
-		fab_err_set(err, "%s: %zu bytes, larger than the %u MiB limit for input files",
-			    name, len, FMT_SIZE_MAX >> 20);
-		return -1;
-	}
-	nul = memchr(buf, '\0', len);
-	if (!nul)
-		return 0;
-	for (const char *p = buf; p < nul; p++)
-		line += *p == '\n';
-	fab_err_set(err, "%s:%u: binary data (NUL byte), expected a text file", name, line);
-	return -1;
-}
-
 /* First pass: the highest top LID named by any block header (bad ones are ignored here). */
 static unsigned max_header_top(const char *buf, size_t len)
 {
@@ -354,7 +334,7 @@ struct rt_routing *fmt_lfts_parse(const char *buf, size_t len, const char *name,
 	struct lfts_parse ps = { .f = f, .it = &it, .err = err, .sw = FAB_NONE };
 	unsigned top;
 
-	if (check_input(buf, len, name, err))
+	if (fmt_check_text(buf, len, name, err))
 		return NULL;
 	top = max_header_top(buf, len);
 	ps.r = rt_new_len(f, top + 1);

@@ -113,17 +113,30 @@ static int slurp(FILE *fp, const char *path, char **buf, size_t *len, struct fab
 	return 0;
 }
 
-/* Refuse binary input: a NUL byte cannot be part of any text format we read. */
-static int check_text(char **buf, size_t len, const char *path, struct fab_err *err)
+int fmt_check_text(const char *buf, size_t len, const char *name, struct fab_err *err)
 {
-	const char *nul = memchr(*buf, '\0', len);
+	const char *nul;
 	unsigned line = 1;
 
+	if (len > FMT_SIZE_MAX) {
+		fab_err_set(err, "%s: %zu bytes, larger than the %u MiB limit for input files",
+			    name, len, FMT_SIZE_MAX >> 20);
+		return -1;
+	}
+	nul = memchr(buf, '\0', len);
 	if (!nul)
 		return 0;
-	for (const char *p = *buf; p < nul; p++)
+	for (const char *p = buf; p < nul; p++)
 		line += *p == '\n';
-	fab_err_set(err, "%s:%u: binary data (NUL byte), expected a text file", path, line);
+	fab_err_set(err, "%s:%u: binary data (NUL byte), expected a text file", name, line);
+	return -1;
+}
+
+/* fmt_check_text() on a buffer read from a file, freeing it when refused. */
+static int check_read(char **buf, size_t len, const char *path, struct fab_err *err)
+{
+	if (fmt_check_text(*buf, len, path, err) == 0)
+		return 0;
 	free(*buf);
 	*buf = NULL;
 	return -1;
@@ -138,7 +151,7 @@ int fmt_read_file(const char *path, char **buf, size_t *len, struct fab_err *err
 	if (!strcmp(path, "-")) {
 		if (slurp(stdin, "<stdin>", buf, len, err))
 			return -1;
-		return check_text(buf, *len, "<stdin>", err);
+		return check_read(buf, *len, "<stdin>", err);
 	}
 	fp = fopen(path, "rb");
 	if (!fp) {
@@ -162,7 +175,7 @@ int fmt_read_file(const char *path, char **buf, size_t *len, struct fab_err *err
 	fclose(fp);
 	if (rc)
 		return -1;
-	return check_text(buf, *len, path, err);
+	return check_read(buf, *len, path, err);
 }
 
 void fmt_lines_init(struct fmt_lines *it, const char *buf, size_t len, const char *name)

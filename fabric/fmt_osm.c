@@ -77,26 +77,6 @@ static int parse_port(const char *p, unsigned *v, const char **end)
 	return 0;
 }
 
-/* Refuse what no text file of ours can be: too large, or binary (a NUL byte). */
-static int check_input(const char *buf, size_t len, const char *name, struct fab_err *err)
-{
-	const char *nul;
-	unsigned line = 1;
-
-	if (len > FMT_SIZE_MAX) {
-		fab_err_set(err, "%s: %zu bytes, larger than the %u MiB limit for input files",
-			    name, len, FMT_SIZE_MAX >> 20);
-		return -1;
-	}
-	nul = memchr(buf, '\0', len);
-	if (!nul)
-		return 0;
-	for (const char *p = buf; p < nul; p++)
-		line += *p == '\n';
-	fab_err_set(err, "%s:%u: binary data (NUL byte), expected a text file", name, line);
-	return -1;
-}
-
 /* --- opensm.fdbs ----------------------------------------------------------- */
 
 struct fdbs_parse {
@@ -290,7 +270,7 @@ struct rt_routing *fmt_fdbs_parse(const char *buf, size_t len, const char *name,
 	unsigned top;
 	int rc = -1;
 
-	if (check_input(buf, len, name, err))
+	if (fmt_check_text(buf, len, name, err))
 		return NULL;
 	top = fdbs_max_lid(buf, len);
 	ps.r = rt_new_len(f, top + 1);
@@ -696,7 +676,7 @@ struct fabric *fmt_subnet_parse(const char *buf, size_t len, const char *name,
 	struct lst_parse ps = { .it = &it, .err = err };
 	int rc = -1;
 
-	if (check_input(buf, len, name, err))
+	if (fmt_check_text(buf, len, name, err))
 		return NULL;
 	ps.hmask = lst_hash_size(len) - 1;
 	ps.f = fab_new();

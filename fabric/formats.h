@@ -160,6 +160,13 @@ struct fmt_lines {
 	unsigned no;
 };
 
+/**
+ * fmt_check_text() - refuse what no text file of ours can be: a buffer over
+ * FMT_SIZE_MAX, or binary data (a NUL byte; the message gives its line).
+ * Return: 0, or -1 with @err set.
+ */
+int fmt_check_text(const char *buf, size_t len, const char *name, struct fab_err *err);
+
 void fmt_lines_init(struct fmt_lines *it, const char *buf, size_t len, const char *name);
 /** fmt_lines_next() - advance; 1 when a line is there, 0 at the end, -1 when out of memory. */
 int fmt_lines_next(struct fmt_lines *it);

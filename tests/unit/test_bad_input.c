@@ -203,7 +203,7 @@ static void test_binary_buffer(void **state)
 
 	(void)state;
 	assert_null(fmt_topo_parse(text, sizeof(text) - 1, "bad.net", FMT_AUTO, &err));
-	assert_string_equal(err.msg, "bad.net:3: expected text, found binary data (a NUL byte)");
+	assert_string_equal(err.msg, "bad.net:3: binary data (NUL byte), expected a text file");
 	/* no err given: no crash either */
 	assert_null(fmt_topo_parse(text, sizeof(text) - 1, "bad.net", FMT_IBSIM, NULL));
 }
