@@ -222,21 +222,9 @@ static int comment_lid(struct ibnd_state *st, const char *c, uint32_t node, unsi
 static int port_num(struct ibnd_state *st, const char **p, unsigned max, const char *what,
 		    uint8_t *port, struct fab_err *err)
 {
-	const char *s = *p + 1;
-	unsigned long v;
-	char tok[48];
-
-	if (**p != '[' || fmt_uint(&s, 999, &v) || *s != ']') {
-		fmt_err_at(err, &st->it, "expected %s as '[N]', found '%s'", what,
-			   fmt_tok(*p, tok, sizeof(tok)));
+	if (fmt_port_num(&st->it, p, max, what, port, err))
 		return -1;
-	}
-	if (v < 1 || v > max) {
-		fmt_err_at(err, &st->it, "expected %s from 1 to %u, found '[%lu]'", what, max, v);
-		return -1;
-	}
-	*port = (uint8_t)v;
-	*p = skip_ext(s + 1);
+	*p = skip_ext(*p);
 	return 0;
 }
 

@@ -187,28 +187,6 @@ static int sim_tokens(struct ibsim_state *st, const char *s, struct fab_port *po
 	return 0;
 }
 
-/* "[N]" at *p, 1 <= N <= max. */
-static int sim_port_num(struct ibsim_state *st, const char **p, unsigned max, const char *what,
-			uint8_t *port, struct fab_err *err)
-{
-	const char *s = *p + 1;
-	unsigned long v;
-	char tok[48];
-
-	if (**p != '[' || fmt_uint(&s, 999, &v) || *s != ']') {
-		fmt_err_at(err, &st->it, "expected %s as '[N]', found '%s'", what,
-			   fmt_tok(*p, tok, sizeof(tok)));
-		return -1;
-	}
-	if (v < 1 || v > max) {
-		fmt_err_at(err, &st->it, "expected %s from 1 to %u, found '[%lu]'", what, max, v);
-		return -1;
-	}
-	*port = (uint8_t)v;
-	*p = s + 1;
-	return 0;
-}
-
 /* "(hex)" as ibnetdiscover writes after port numbers: ibsim ignores it. */
 static const char *skip_paren(const char *p)
 {
@@ -231,12 +209,12 @@ static int sim_port_line(struct ibsim_state *st, struct fab_err *err)
 	const char *p = st->it.line, *id, *c;
 	size_t idlen;
 
-	if (sim_port_num(st, &p, n->nports, "a port number", &pl.port, err))
+	if (fmt_port_num(&st->it, &p, n->nports, "a port number", &pl.port, err))
 		return -1;
 	p = fmt_skip_ws(skip_paren(p));
 	if (sim_id(st, &p, "peer node id", &id, &idlen, err))
 		return -1;
-	if (*p == '[' && sim_port_num(st, &p, FAB_PORTS_MAX, "the peer's port number",
+	if (*p == '[' && fmt_port_num(&st->it, &p, FAB_PORTS_MAX, "the peer's port number",
 				      &pl.peer_port, err))
 		return -1;
 	p = skip_paren(p);

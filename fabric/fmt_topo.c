@@ -612,3 +612,24 @@ struct fabric *fmt_tb_finish(struct fmt_tb *tb, struct fab_err *err)
 	fmt_tb_free(tb);
 	return f;
 }
+
+int fmt_port_num(const struct fmt_lines *it, const char **p, unsigned max, const char *what,
+		 uint8_t *port, struct fab_err *err)
+{
+	const char *s = *p + 1;
+	unsigned long v;
+	char tok[48];
+
+	if (**p != '[' || fmt_uint(&s, 999, &v) || *s != ']') {
+		fmt_err_at(err, it, "expected %s as '[N]', found '%s'", what,
+			   fmt_tok(*p, tok, sizeof(tok)));
+		return -1;
+	}
+	if (v < 1 || v > max) {
+		fmt_err_at(err, it, "expected %s from 1 to %u, found '[%lu]'", what, max, v);
+		return -1;
+	}
+	*port = (uint8_t)v;
+	*p = s + 1;
+	return 0;
+}

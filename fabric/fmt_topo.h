@@ -258,4 +258,12 @@ const char *fmt_speed_name(unsigned speed);
  */
 size_t fmt_width_speed(const char *p, uint8_t *width, uint8_t *speed);
 
+/**
+ * fmt_port_num() - "[N]" at *@p with N from 1 to @max; advances *@p past
+ * the ']'. @what names the number in the error message.
+ * Return: 0, or -1 with @err set ("NAME:LINE: expected ...").
+ */
+int fmt_port_num(const struct fmt_lines *it, const char **p, unsigned max, const char *what,
+		 uint8_t *port, struct fab_err *err);
+
 #endif
