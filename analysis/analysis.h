@@ -218,12 +218,16 @@ int an_connected(const struct an_report *rep);
 
 /**
  * struct an_perm_opts - what to compute
- * @worst: WORST, exactly
+ * @worst: WORST, exactly (refused beyond 8192 machines: it traces every
+ *         machine pair and matches them link by link)
  * @sample: ABB, AFPB and ADB by sampling random patterns
  * @seed: seed of the sampling (same seed, same figures)
  * @rel_ci: stop when the 99% confidence interval's half width is below
- *          @rel_ci times the mean (0 means 0.01)
- * @min_samples, @max_samples: bounds on patterns per metric (0: 30 and 100000)
+ *          @rel_ci times the mean (0 means 0.01, papers/003's threshold)
+ * @min_samples, @max_samples: patterns per metric: the first batch, doubled
+ *                             until @rel_ci is met or @max_samples reached
+ *                             (0: 1000 as in papers/003, and 128000;
+ *                             @min_samples must be at least 2)
  */
 struct an_perm_opts {
 	int worst;
@@ -235,7 +239,8 @@ struct an_perm_opts {
 
 /**
  * struct an_perm_metric - one sampled average
- * @mean: average of 1 / (maximum link load) over the patterns
+ * @mean: average of 1 / (maximum link load) over the patterns (a pattern
+ *        none of whose pairs is routed counts as 1)
  * @ci: half width of its 99% confidence interval
  * @samples: patterns drawn
  */
@@ -250,9 +255,12 @@ struct an_perm_metric {
  * @machines: CA endpoints taking part
  * @worst: the largest number of pairs of one permutation sharing one link
  *         (a maximum bipartite matching among the pairs routed over each
- *         link); @worst_node and @worst_port name a link that reaches it
+ *         link); @worst_node and @worst_port: the port a link reaching it
+ *         leaves by (the first such switch port in node and port order;
+ *         when WORST is 1, the port of the first machine with a routed pair)
  * @abb, @afpb, @adb: average bisect, full permutation and dissemination
- *                    bandwidth
+ *                    bandwidth; with an odd machine count one machine idles
+ *                    in bisect and dissemination patterns
  */
 struct an_perm {
 	uint32_t machines;
@@ -264,8 +272,10 @@ struct an_perm {
 
 /**
  * an_perm_run() - compute the metrics @o asks for
- * Pairs whose path does not deliver are ignored. Return: 0, or -1 with @err
- * set (out of memory, fewer than two machines).
+ * Pairs whose path does not deliver are ignored; links to and from the
+ * machines count. Return: 0, or -1 with @err set (fewer than two machines,
+ * routing made for another fabric, bad options, WORST over too many
+ * machines, out of memory); *@out is zeroed then.
  */
 int an_perm_run(const struct fabric *f, const struct rt_routing *r, const struct an_perm_opts *o,
 		struct an_perm *out, struct fab_err *err);

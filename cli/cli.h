@@ -46,6 +46,7 @@ int cli_parse_uint(const char *s, unsigned long long max, unsigned long long *ou
 int cmd_gen(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
 
 /* Long option ids shared by the commands. */
 enum {

@@ -22,6 +22,7 @@ static const char usage[] =
 	"  gen FAMILY [NAME=VALUE...]   generate a topology (fat trees, dragonflies, ...)\n"
 	"  show FILE                    summarise a topology: counts, levels, groups, LIDs\n"
 	"  convert IN [-o OUT]          convert between ibnetdiscover and ibsim formats\n"
+	"  eval --topology F --lfts D   evaluate a routing: connectivity, deadlocks, load\n"
 	"  help [COMMAND]               show help for a command\n"
 	"\n"
 	"Options:\n"
@@ -29,7 +30,8 @@ static const char usage[] =
 	"  -V, --version  show the version\n"
 	"\n"
 	"Run 'fabroute COMMAND --help' for a command's options; see fabroute(1).\n"
-	"Exit status: 0 done, 1 failed, 2 bad command line, 3 bad input file.\n";
+	"Exit status: 0 done, 1 failed, 2 bad command line, 3 bad input file\n"
+	"(eval: 4 not connected, 5 deadlock possible, 6 both).\n";
 
 void cli_err(const char *fmt, ...)
 {
@@ -165,6 +167,7 @@ static const struct command commands[] = {
 	{ "gen", cmd_gen },
 	{ "show", cmd_show },
 	{ "convert", cmd_convert },
+	{ "eval", cmd_eval },
 };
 
 static const struct command *find_command(const char *name)
@@ -186,7 +189,7 @@ static int help(int argc, char **argv)
 	}
 	c = find_command(argv[1]);
 	if (!c) {
-		cli_err("no command '%s'; commands: gen, show, convert", argv[1]);
+		cli_err("no command '%s'; commands: gen, show, convert, eval", argv[1]);
 		return CLI_USAGE;
 	}
 	args[0] = argv[1];

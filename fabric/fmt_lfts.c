@@ -334,7 +334,7 @@ struct rt_routing *fmt_lfts_parse(const char *buf, size_t len, const char *name,
 	struct lfts_parse ps = { .f = f, .it = &it, .err = err, .sw = FAB_NONE };
 	unsigned top;
 
-	if (fmt_check_text(buf, len, name, err))
+	if (fmt_check_size(buf, len, FMT_DUMP_SIZE_MAX, name, err))
 		return NULL;
 	top = max_header_top(buf, len);
 	ps.r = rt_new_len(f, top + 1);

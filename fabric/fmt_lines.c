@@ -69,9 +69,11 @@ enum fmt_topo fmt_topo_detect(const char *buf, size_t len)
 	return FMT_IBSIM;
 }
 
-static int slurp(FILE *fp, const char *path, char **buf, size_t *len, struct fab_err *err)
+/* Read all of @fp; @hint is its size when known (a regular file), else 0. */
+static int slurp(FILE *fp, const char *path, size_t max, size_t hint, char **buf, size_t *len,
+		 struct fab_err *err)
 {
-	size_t cap = 1 << 16, n = 0;
+	size_t cap = hint ? hint + 1 : 1 << 16, n = 0;
 	char *b = malloc(cap + 1);
 
 	if (!b) {
@@ -82,9 +84,9 @@ static int slurp(FILE *fp, const char *path, char **buf, size_t *len, struct fab
 		size_t got = fread(b + n, 1, cap - n, fp);
 
 		n += got;
-		if (n > FMT_SIZE_MAX) {
-			fab_err_set(err, "%s: larger than the %u MiB limit for input files", path,
-				    FMT_SIZE_MAX >> 20);
+		if (n > max) {
+			fab_err_set(err, "%s: larger than the %zu MiB limit for this kind of file",
+				    path, max >> 20);
 			free(b);
 			return -1;
 		}
@@ -113,14 +115,15 @@ static int slurp(FILE *fp, const char *path, char **buf, size_t *len, struct fab
 	return 0;
 }
 
-int fmt_check_text(const char *buf, size_t len, const char *name, struct fab_err *err)
+int fmt_check_size(const char *buf, size_t len, size_t max, const char *name,
+		   struct fab_err *err)
 {
 	const char *nul;
 	unsigned line = 1;
 
-	if (len > FMT_SIZE_MAX) {
-		fab_err_set(err, "%s: %zu bytes, larger than the %u MiB limit for input files",
-			    name, len, FMT_SIZE_MAX >> 20);
+	if (len > max) {
+		fab_err_set(err, "%s: %zu bytes, larger than the %zu MiB limit for this kind of file",
+			    name, len, max >> 20);
 		return -1;
 	}
 	nul = memchr(buf, '\0', len);
@@ -132,26 +135,27 @@ int fmt_check_text(const char *buf, size_t len, const char *name, struct fab_err
 	return -1;
 }
 
-/* fmt_check_text() on a buffer read from a file, freeing it when refused. */
-static int check_read(char **buf, size_t len, const char *path, struct fab_err *err)
+/* fmt_check_size() on a buffer read from a file, freeing it when refused. */
+static int check_read(char **buf, size_t len, size_t max, const char *path, struct fab_err *err)
 {
-	if (fmt_check_text(*buf, len, path, err) == 0)
+	if (fmt_check_size(*buf, len, max, path, err) == 0)
 		return 0;
 	free(*buf);
 	*buf = NULL;
 	return -1;
 }
 
-int fmt_read_file(const char *path, char **buf, size_t *len, struct fab_err *err)
+int fmt_read_file_max(const char *path, size_t max, char **buf, size_t *len,
+		      struct fab_err *err)
 {
 	FILE *fp;
-	struct stat st;
+	struct stat st = { 0 };
 	int rc;
 
 	if (!strcmp(path, "-")) {
-		if (slurp(stdin, "<stdin>", buf, len, err))
+		if (slurp(stdin, "<stdin>", max, 0, buf, len, err))
 			return -1;
-		return check_read(buf, *len, "<stdin>", err);
+		return check_read(buf, *len, max, "<stdin>", err);
 	}
 	fp = fopen(path, "rb");
 	if (!fp) {
@@ -164,18 +168,18 @@ int fmt_read_file(const char *path, char **buf, size_t *len, struct fab_err *err
 			fclose(fp);
 			return -1;
 		}
-		if (S_ISREG(st.st_mode) && st.st_size > (off_t)FMT_SIZE_MAX) {
-			fab_err_set(err, "%s: %lld bytes, larger than the %u MiB limit for input files",
-				    path, (long long)st.st_size, FMT_SIZE_MAX >> 20);
+		if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max) {
+			fab_err_set(err, "%s: %lld bytes, larger than the %zu MiB limit for this kind of file",
+				    path, (long long)st.st_size, max >> 20);
 			fclose(fp);
 			return -1;
 		}
 	}
-	rc = slurp(fp, path, buf, len, err);
+	rc = slurp(fp, path, max, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, buf, len, err);
 	fclose(fp);
 	if (rc)
 		return -1;
-	return check_read(buf, *len, path, err);
+	return check_read(buf, *len, max, path, err);
 }
 
 void fmt_lines_init(struct fmt_lines *it, const char *buf, size_t len, const char *name)

@@ -270,7 +270,7 @@ struct rt_routing *fmt_fdbs_parse(const char *buf, size_t len, const char *name,
 	unsigned top;
 	int rc = -1;
 
-	if (fmt_check_text(buf, len, name, err))
+	if (fmt_check_size(buf, len, FMT_DUMP_SIZE_MAX, name, err))
 		return NULL;
 	top = fdbs_max_lid(buf, len);
 	ps.r = rt_new_len(f, top + 1);

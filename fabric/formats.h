@@ -25,8 +25,13 @@
 #include "fabric/fabric.h"
 #include "fabric/routing.h"
 
-/** Largest input file accepted (64 MiB: a full 49151-LID subnet is ~20 MiB). */
+/** Largest topology, subnet list or guid2lid file accepted (64 MiB: a full
+ * 49151-LID subnet's ibnetdiscover output is ~20 MiB). */
 #define FMT_SIZE_MAX (64u << 20)
+/** Largest LFT dump accepted (opensm-lfts.dump, opensm.fdbs): 1 GiB, about
+ * 17 million entries (3000 switches x 6000 LIDs). These files hold one line
+ * per switch and LID, so they outgrow topology files by far. */
+#define FMT_DUMP_SIZE_MAX (1024u << 20)
 
 enum fmt_topo {
 	FMT_AUTO = 0,	/* detect from the content */
@@ -45,11 +50,18 @@ int fmt_topo_from_name(const char *name);
 enum fmt_topo fmt_topo_detect(const char *buf, size_t len);
 
 /**
- * fmt_read_file() - read a whole file (or "-" for stdin) into a NUL-terminated
- * buffer; refuses files over FMT_SIZE_MAX and files with NUL bytes.
- * Return: 0 with *@buf (free() it) and *@len set, or -1 with @err set.
+ * fmt_read_file_max() - read a whole file (or "-" for stdin) into a
+ * NUL-terminated buffer; refuses files over @max bytes and files with NUL
+ * bytes. Return: 0 with *@buf (free() it) and *@len set, or -1 with @err set.
  */
-int fmt_read_file(const char *path, char **buf, size_t *len, struct fab_err *err);
+int fmt_read_file_max(const char *path, size_t max, char **buf, size_t *len,
+		      struct fab_err *err);
+
+/** fmt_read_file() - fmt_read_file_max() with FMT_SIZE_MAX. */
+static inline int fmt_read_file(const char *path, char **buf, size_t *len, struct fab_err *err)
+{
+	return fmt_read_file_max(path, FMT_SIZE_MAX, buf, len, err);
+}
 
 /**
  * fmt_topo_parse() - parse a topology in format @fmt (FMT_AUTO detects it)
@@ -161,11 +173,19 @@ struct fmt_lines {
 };
 
 /**
- * fmt_check_text() - refuse what no text file of ours can be: a buffer over
- * FMT_SIZE_MAX, or binary data (a NUL byte; the message gives its line).
+ * fmt_check_size() - refuse what no text file of ours can be: a buffer over
+ * @max bytes, or binary data (a NUL byte; the message gives its line).
  * Return: 0, or -1 with @err set.
  */
-int fmt_check_text(const char *buf, size_t len, const char *name, struct fab_err *err);
+int fmt_check_size(const char *buf, size_t len, size_t max, const char *name,
+		   struct fab_err *err);
+
+/** fmt_check_text() - fmt_check_size() with FMT_SIZE_MAX. */
+static inline int fmt_check_text(const char *buf, size_t len, const char *name,
+				 struct fab_err *err)
+{
+	return fmt_check_size(buf, len, FMT_SIZE_MAX, name, err);
+}
 
 void fmt_lines_init(struct fmt_lines *it, const char *buf, size_t len, const char *name);
 /** fmt_lines_next() - advance; 1 when a line is there, 0 at the end, -1 when out of memory. */

@@ -240,7 +240,7 @@ static void test_files(void **state)
 	/* a (sparse) file past the 64 MiB limit */
 	path = temp_file("Switch 8 \"s\"\n", 13, (off_t)FMT_SIZE_MAX + 1);
 	assert_null(fmt_topo_load(path, FMT_IBSIM, &err));
-	snprintf(want, sizeof(want), "%s: %lld bytes, larger than the 64 MiB limit for input files",
+	snprintf(want, sizeof(want), "%s: %lld bytes, larger than the 64 MiB limit for this kind of file",
 		 path, (long long)FMT_SIZE_MAX + 1);
 	assert_string_equal(err.msg, want);
 	unlink(path);

@@ -889,8 +889,15 @@ static void test_too_large(void **state)
 	(void)state;
 	assert_non_null(big);
 	memset(big, '\n', len);
-	for (int w = LFTS; w <= GUID2LID; w++)
+	for (int w = SUBNET; w <= GUID2LID; w++)
 		fails_len(w, big, len, where[w], "larger than the 64 MiB limit");
+	/*
+	 * LFT dumps may be 1 GiB: the size is checked before any byte is read,
+	 * so a length past the limit is refused without touching the buffer.
+	 */
+	for (int w = LFTS; w <= FDBS; w++)
+		fails_len(w, big, (size_t)FMT_DUMP_SIZE_MAX + 1, where[w], "larger than the 1024 MiB limit");
+	fails_len(LFTS, big, len, "bad.dump:", "expected at least one");
 	free(big);
 }
 

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: fabroute eval
+ *
+ * Evaluates a routing given as OpenSM's dump files (or fabroute's own, which
+ * use the same formats): connectivity by class, deadlock freedom per VL,
+ * load, and on request the permutation metrics. The exit status tells
+ * scripts whether the routing is connected and deadlock-free.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/report.h"
+#include "cli/cli.h"
+#include "cli/eval_text.h"
+
+static void usage(FILE *out)
+{
+	fputs("Usage: fabroute eval (--topology FILE | --subnet FILE) (--lfts FILE | --fdbs FILE)\n"
+	      "                     [OPTIONS]\n"
+	      "\n"
+	      "Evaluate a routing: connectivity of every endpoint pair (CA and switch port 0,\n"
+	      "by class), deadlock freedom (channel dependency graph per VL, switch paths\n"
+	      "included), link load, and on request papers/003's permutation metrics.\n"
+	      "\n"
+	      "Fabric:\n"
+	      "      --topology FILE   ibnetdiscover output or ibsim net file\n"
+	      "      --subnet FILE     OpenSM's opensm-subnet.lst\n"
+	      "      --from FMT        format of --topology: auto (default), ibnetdiscover, ibsim\n"
+	      "      --guid2lid FILE   LIDs and LMCs from OpenSM's guid2lid (use it when the\n"
+	      "                        topology file's LIDs are not the routing's)\n"
+	      "Routing:\n"
+	      "      --lfts FILE       opensm-lfts.dump (ibroute format)\n"
+	      "      --fdbs FILE       opensm.fdbs\n"
+	      "      --path-sl FILE    path SLs per pair (the format ibdmchk -c reads)\n"
+	      "      --sl2vl FILE      opensm-sl2vl.dump\n"
+	      "What to check:\n"
+	      "      --metrics LIST    comma list of conn, cdg, load, worst, perm, all\n"
+	      "                        (default conn,cdg,load; conn and cdg are always on)\n"
+	      "      --ca-only         only CA-to-CA paths enter the dependency graph (as ibdmchk)\n"
+	      "      --all-lids        check every LID of each destination's LMC range\n"
+	      "      --seed N          seed for sampled metrics (default 1)\n"
+	      "      --json            print JSON (schema fabroute-eval/1, doc/eval-json.md)\n"
+	      "  -h, --help            show this help\n"
+	      "\n"
+	      "Exit status: 0 connected and deadlock-free, 4 some pair unreachable,\n"
+	      "5 a dependency cycle (deadlock possible), 6 both; 2 bad command line,\n"
+	      "3 bad input file, 1 failure.\n",
+	      out);
+}
+
+struct eval_opts {
+	const char *topology, *subnet, *lfts, *fdbs, *path_sl, *sl2vl;
+	enum fmt_topo from;
+	struct cli_lids lids;
+	struct an_opts an;
+	struct an_perm_opts perm;
+	int json, help;
+};
+
+static int parse_metrics(struct eval_opts *o, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	int rc = CLI_OK;
+
+	if (!copy)
+		return CLI_FAIL;
+	o->an.load = o->perm.worst = o->perm.sample = 0;
+	for (char *m = strtok_r(copy, ",", &save); m && rc == CLI_OK; m = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(m, "conn") || !strcmp(m, "cdg"))
+			continue;
+		else if (!strcmp(m, "load"))
+			o->an.load = 1;
+		else if (!strcmp(m, "worst"))
+			o->perm.worst = 1;
+		else if (!strcmp(m, "perm"))
+			o->perm.sample = 1;
+		else if (!strcmp(m, "all"))
+			o->an.load = o->perm.worst = o->perm.sample = 1;
+		else
+			rc = cli_usage_err("eval", "--metrics: no metric '%s' (conn, cdg, load, worst, perm, all)", m);
+	}
+	free(copy);
+	return rc;
+}
+
+enum { OPT_TOPOLOGY = 0x200, OPT_SUBNET, OPT_LFTS, OPT_FDBS, OPT_PATH_SL, OPT_SL2VL,
+       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS };
+
+static int parse_opt(struct eval_opts *o, int c, const char *arg)
+{
+	unsigned long long v;
+	int fmt;
+
+	switch (c) {
+	case OPT_TOPOLOGY: o->topology = arg; break;
+	case OPT_SUBNET: o->subnet = arg; break;
+	case OPT_LFTS: o->lfts = arg; break;
+	case OPT_FDBS: o->fdbs = arg; break;
+	case OPT_PATH_SL: o->path_sl = arg; break;
+	case OPT_SL2VL: o->sl2vl = arg; break;
+	case OPT_GUID2LID: o->lids.guid2lid = arg; break;
+	case OPT_CA_ONLY: o->an.ca_only = 1; break;
+	case OPT_ALL_LIDS: o->an.all_lids = 1; break;
+	case OPT_JSON: o->json = 1; break;
+	case 'h': o->help = 1; break;
+	case OPT_METRICS:
+		return parse_metrics(o, arg);
+	case OPT_SEED:
+		if (cli_parse_uint(arg, UINT64_MAX, &v))
+			return cli_usage_err("eval", "--seed '%s': expected an unsigned integer", arg);
+		o->perm.seed = v;
+		break;
+	case OPT_FROM:
+		fmt = fmt_topo_from_name(arg);
+		if (fmt < 0)
+			return cli_usage_err("eval", "--from '%s': expected auto, ibnetdiscover or ibsim", arg);
+		o->from = (enum fmt_topo)fmt;
+		break;
+	default:
+		return cli_usage_err("eval", "unknown option");
+	}
+	return CLI_OK;
+}
+
+static int parse_args(int argc, char **argv, struct eval_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "topology", required_argument, NULL, OPT_TOPOLOGY },
+		{ "subnet", required_argument, NULL, OPT_SUBNET },
+		{ "lfts", required_argument, NULL, OPT_LFTS },
+		{ "fdbs", required_argument, NULL, OPT_FDBS },
+		{ "path-sl", required_argument, NULL, OPT_PATH_SL },
+		{ "sl2vl", required_argument, NULL, OPT_SL2VL },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "ca-only", no_argument, NULL, OPT_CA_ONLY },
+		{ "all-lids", no_argument, NULL, OPT_ALL_LIDS },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc = CLI_OK;
+
+	opterr = 0;
+	optind = 1;
+	while (rc == CLI_OK && (c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == '?')
+			rc = cli_usage_err("eval", "unknown option '%s'", argv[optind - 1]);
+		else if (c == ':')
+			rc = cli_usage_err("eval", "option '%s' needs a value", argv[optind - 1]);
+		else
+			rc = parse_opt(o, c, optarg);
+	}
+	if (rc || o->help)
+		return rc;
+	if (optind < argc)
+		return cli_usage_err("eval", "unexpected argument '%s'", argv[optind]);
+	if (!o->topology == !o->subnet)
+		return cli_usage_err("eval", "give the fabric with exactly one of --topology and --subnet");
+	if (!o->lfts == !o->fdbs)
+		return cli_usage_err("eval", "give the routing with exactly one of --lfts and --fdbs");
+	return CLI_OK;
+}
+
+/*
+ * Read @path (at most @max bytes) and hand it to @parse; CLI_OK or CLI_INPUT
+ * after printing why.
+ */
+static int read_and(const char *path, size_t max, struct fab_err *err,
+		    int (*parse)(const char *buf, size_t len, const char *name, void *ctx), void *ctx)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	if (fmt_read_file_max(path, max, &buf, &len, err)) {
+		cli_err("%s", err->msg);
+		return CLI_INPUT;
+	}
+	rc = parse(buf, len, path, ctx);
+	free(buf);
+	if (rc) {
+		cli_err("%s", err->msg);
+		return CLI_INPUT;
+	}
+	return CLI_OK;
+}
+
+struct loaded {
+	const struct eval_opts *o;
+	struct fabric *f;
+	struct rt_routing *r;
+	struct fab_err err;
+};
+
+static int parse_subnet(const char *buf, size_t len, const char *name, void *ctx)
+{
+	struct loaded *l = ctx;
+
+	l->f = fmt_subnet_parse(buf, len, name, &l->err);
+	return l->f ? 0 : -1;
+}
+
+static int parse_routing(const char *buf, size_t len, const char *name, void *ctx)
+{
+	struct loaded *l = ctx;
+
+	l->r = l->o->lfts ? fmt_lfts_parse(buf, len, name, l->f, &l->err) :
+			    fmt_fdbs_parse(buf, len, name, l->f, &l->err);
+	return l->r ? 0 : -1;
+}
+
+static int parse_sl2vl(const char *buf, size_t len, const char *name, void *ctx)
+{
+	struct loaded *l = ctx;
+
+	return fmt_sl2vl_parse(buf, len, name, l->f, l->r, &l->err);
+}
+
+static int parse_pathsl(const char *buf, size_t len, const char *name, void *ctx)
+{
+	struct loaded *l = ctx;
+
+	return fmt_pathsl_parse(buf, len, name, l->f, l->r, &l->err);
+}
+
+static int load(struct loaded *l)
+{
+	const struct eval_opts *o = l->o;
+	int rc;
+
+	if (o->topology) {
+		l->f = cli_load(o->topology, o->from);
+		rc = l->f ? CLI_OK : CLI_INPUT;
+	} else {
+		rc = read_and(o->subnet, FMT_SIZE_MAX, &l->err, parse_subnet, l);
+	}
+	if (rc == CLI_OK && o->lids.guid2lid)
+		rc = cli_lids_apply(l->f, &o->lids);
+	if (rc == CLI_OK)
+		rc = read_and(o->lfts ? o->lfts : o->fdbs, FMT_DUMP_SIZE_MAX, &l->err, parse_routing, l);
+	if (rc == CLI_OK && o->sl2vl)
+		rc = read_and(o->sl2vl, FMT_DUMP_SIZE_MAX, &l->err, parse_sl2vl, l);
+	if (rc == CLI_OK && o->path_sl)
+		rc = read_and(o->path_sl, FMT_DUMP_SIZE_MAX, &l->err, parse_pathsl, l);
+	return rc;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static int verdict(const struct an_report *rep)
+{
+	int conn = an_connected(rep), free_ = rep->cdg.deadlock_free;
+
+	if (conn && free_)
+		return CLI_OK;
+	return !conn && !free_ ? 6 : !conn ? 4 : 5;
+}
+
+static int print_json(const struct loaded *l, const struct an_report *rep, const struct an_perm *perm)
+{
+	json_t *root = an_json_report(l->f, rep, &l->o->an);
+	int rc = CLI_FAIL;
+
+	if (root && (l->o->perm.worst || l->o->perm.sample))
+		json_object_set_new(root, "permutation", an_json_perm(l->f, perm, &l->o->perm));
+	if (root && json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
+		rc = CLI_OK;
+	putchar('\n');
+	json_decref(root);
+	return rc;
+}
+
+static int evaluate(struct loaded *l)
+{
+	struct an_report rep;
+	struct an_perm perm = { 0 };
+	struct timespec t0;
+	double ms, perm_ms = 0;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (an_evaluate(l->f, l->r, &l->o->an, &rep, &l->err)) {
+		cli_err("%s", l->err.msg);
+		return CLI_FAIL;
+	}
+	ms = ms_since(&t0);
+	if (l->o->perm.worst || l->o->perm.sample) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (an_perm_run(l->f, l->r, &l->o->perm, &perm, &l->err)) {
+			cli_err("%s", l->err.msg);
+			an_report_free(&rep);
+			return CLI_FAIL;
+		}
+		perm_ms = ms_since(&t0);
+	}
+	if (l->o->json) {
+		rc = print_json(l, &rep, &perm);
+	} else {
+		eval_print_text(stdout, l->f, &rep, &l->o->an, &perm, &l->o->perm);
+		printf("time:         %.1f ms evaluation%s", ms, perm_ms > 0 ? "" : "\n");
+		if (perm_ms > 0)
+			printf(", %.1f ms permutation metrics\n", perm_ms);
+		rc = CLI_OK;
+	}
+	if (rc == CLI_OK)
+		rc = verdict(&rep);
+	an_report_free(&rep);
+	return rc;
+}
+
+int cmd_eval(int argc, char **argv)
+{
+	struct eval_opts o = { .from = FMT_AUTO, .lids = { .lmc = -1 },
+			       .an = { .load = 1 }, .perm = { .seed = 1 } };
+	struct loaded l = { .o = &o };
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc || o.help) {
+		if (o.help)
+			usage(stdout);
+		return rc;
+	}
+	rc = load(&l);
+	if (rc == CLI_OK)
+		rc = evaluate(&l);
+	rt_free(l.r);
+	fab_free(l.f);
+	return rc;
+}

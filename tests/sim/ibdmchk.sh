@@ -1,0 +1,222 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# `fabroute eval` agrees with ibdmchk on OpenSM's own routings (TAP).
+#
+# For a ring of 5 switches (2 hosts each), a 3-level 2-ary fat tree and a
+# fully connected dragonfly (a=4 p=2 h=2), each routed by two or three of
+# OpenSM's engines: ibsim simulates the fabric, OpenSM routes it once and
+# dumps its tables (-D 0x43), ibdmchk checks the dumps, and
+#   fabroute eval --subnet opensm-subnet.lst --lfts opensm-lfts.dump --ca-only --json
+# must give ibdmchk's verdict on CA-to-CA credit loops; without --ca-only,
+# the verdict of `ibdmchk -a` (all paths, switches included), or its missing
+# paths when it finds some (it checks no loops then). The exit status of
+# fabroute eval must match its JSON (0 connected and deadlock-free, 4 not
+# fully connected, 5 deadlock possible, 6 both).
+#
+# Then dfsssp on the ring, with QoS: it spreads the paths over several SLs,
+# which OpenSM writes nowhere; its SA tells them (saquery -p per pair). The
+# answers are written as the path-SL file `ibdmchk -c` reads, and
+#   fabroute eval ... --path-sl FILE --sl2vl opensm-sl2vl.dump
+# must agree with `ibdmchk -c FILE`, with and without -a.
+#
+# Needs ibsim, opensm, ibdmchk (ibutils), umad2sim and jq; prints
+# "1..0 # SKIP" without them.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+
+have_ibsim || skip_all "ibsim, umad2sim or ibnetdiscover not installed"
+for tool in opensm ibdmchk jq timeout; do
+	command -v "$tool" >/dev/null 2>&1 || skip_all "$tool not installed"
+done
+
+F=$FABROUTE
+
+# verdict FILE: "free", "loop" or "missing N" from ibdmchk's output.
+verdict() {
+	if grep -q 'Found credit loop' "$1"; then
+		echo loop
+	elif grep -q 'no credit loops found' "$1"; then
+		echo free
+	elif n=$(sed -n 's/^-E- Found \([0-9]*\) missing paths.*/\1/p' "$1") && [ -n "$n" ]; then
+		echo "missing $n"
+	else
+		echo none
+	fi
+}
+
+# ibdmchk_in DIR OUT [options]: ibdmchk prints its verdict, then crashes on exit.
+ibdmchk_in() {
+	dir=$1 out=$2
+	shift 2
+	( cd "$dir" && timeout 30 ibdmchk -s opensm-subnet.lst -f opensm.fdbs -m opensm.mcfdbs \
+		"$@" >"$out" 2>&1 || : ) 2>/dev/null
+	verdict "$dir/$out"
+}
+
+# eval_json DIR [options]: run fabroute eval; sets $json and $st. With a
+# path-sl file in DIR, the path SLs and SL2VL tables are read too.
+eval_json() {
+	dir=$1
+	shift
+	if [ -s "$dir/path-sl" ]; then
+		set -- --path-sl "$dir/path-sl" --sl2vl "$dir/opensm-sl2vl.dump" "$@"
+	fi
+	json=$(timeout 30 "$F" eval --subnet "$dir/opensm-subnet.lst" \
+		--lfts "$dir/opensm-lfts.dump" "$@" --json 2>"$t_tmp/eval.err") && st=0 || st=$?
+}
+
+# want_status CONNECTED FREE: the exit status fabroute eval documents.
+want_status() {
+	case "$1 $2" in
+	"true true") echo 0 ;;
+	"false true") echo 4 ;;
+	"true false") echo 5 ;;
+	*) echo 6 ;;
+	esac
+}
+
+# check_eval NAME DIR VERDICT CHECKER [--ca-only]: fabroute eval against
+# the VERDICT of CHECKER (how ibdmchk was run).
+check_eval() {
+	name=$1 dir=$2 v=$3 checker=$4
+	shift 4
+	what="fabroute eval${1:+ $1}"
+	[ -s "$dir/path-sl" ] && what="$what --path-sl --sl2vl"
+	eval_json "$dir" "$@"
+	conn=$(printf '%s' "$json" | jq -r '.connectivity.connected' 2>/dev/null)
+	free=$(printf '%s' "$json" | jq -r '.deadlock.deadlock_free' 2>/dev/null)
+	case "$conn $free" in
+	"true true" | "true false" | "false true" | "false false") ;;
+	*)
+		not_ok "$name: $what prints the JSON verdicts"
+		diag "exit $st: $(head -c 300 "$t_tmp/eval.err")"
+		return ;;
+	esac
+	is "$name: $what exits as its JSON says" "$st" "$(want_status "$conn" "$free")"
+	case $v in
+	free) is "$name: $what: deadlock-free, like $checker" "$free" true ;;
+	loop) is "$name: $what: credit loop, like $checker" "$free" false ;;
+	missing*) is "$name: $what: not fully connected, like $checker ($v paths)" "$conn" false ;;
+	*) not_ok "$name: $checker gives a verdict" ;;
+	esac
+}
+
+# run_case NAME NET ENGINE [opensm options]
+run_case() {
+	name=$1 net=$2 engine=$3
+	shift 3
+	dir=$t_tmp/$name
+	mkdir -p "$dir"
+	if ! sim_start "$net"; then
+		not_ok "$name: ibsim starts"
+		return
+	fi
+	OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir
+	export OSM_CACHE_DIR OSM_TMP_DIR
+	if sim_run timeout 20 opensm -o -s 0 -R "$engine" "$@" \
+		-f "$dir/osm.log" -D 0x43 --dump_files_dir "$dir" >"$dir/osm.out" 2>&1 </dev/null &&
+		grep -q 'Exiting SM' "$dir/osm.out" && [ -s "$dir/opensm-lfts.dump" ]; then
+		used=$(sed -n 's/.*osm_ucast_mgr_process: \(.*\) tables configured.*/\1/p' "$dir/osm.log")
+		ok "$name: OpenSM routes once and dumps its tables (engine used: $used)"
+	else
+		not_ok "$name: OpenSM routes once and dumps its tables"
+		sed 's/^/# /' "$dir/osm.out" | tail -n 5
+		sim_stop
+		return
+	fi
+	sim_stop
+	v=$(ibdmchk_in "$dir" ibdmchk.out)
+	check_eval "$name" "$dir" "$v" ibdmchk --ca-only
+	v=$(ibdmchk_in "$dir" ibdmchk-all.out -a)
+	check_eval "$name" "$dir" "$v" "ibdmchk -a"
+}
+
+# path_sls DIR: ask the running OpenSM's SA for the SL of every ordered pair
+# of LIDs; write DIR/path-sl as `ibdmchk -c` reads it (source node GUID).
+path_sls() {
+	sed 's/} {/}\n{/' "$1/opensm-subnet.lst" |
+		sed -n 's/.*NodeGUID:\([0-9a-fA-F]*\) .* LID:\([0-9a-fA-F]*\) PN:.*/\2 \1/p' |
+		sort -u | while read -r hex guid; do
+			printf '%d 0x%s\n' "0x$hex" "$(echo "$guid" | tr 'A-F' 'a-f')"
+		done | sort -n -u >"$1/lids"
+	: >"$1/path-sl"
+	while read -r slid sguid; do
+		while read -r dlid _; do
+			[ "$slid" = "$dlid" ] && continue
+			sl=$(sim_run timeout 5 saquery -p --src-to-dst "$slid:$dlid" 2>/dev/null </dev/null |
+				sed -n 's/^[[:space:]]*sl\.*0x\([0-9a-fA-F]*\)$/\1/p')
+			[ -n "$sl" ] || return 1
+			echo "$sguid $dlid $((0x$sl))" >>"$1/path-sl"
+		done <"$1/lids"
+	done <"$1/lids"
+}
+
+# run_sl_case NAME NET ENGINE [opensm options]: OpenSM as a daemon, so that
+# its SA answers the path SL queries.
+run_sl_case() {
+	name=$1 net=$2 engine=$3
+	shift 3
+	dir=$t_tmp/$name
+	mkdir -p "$dir"
+	if ! sim_start "$net"; then
+		not_ok "$name: ibsim starts"
+		return
+	fi
+	OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir
+	export OSM_CACHE_DIR OSM_TMP_DIR
+	( cd "$t_tmp" && LD_PRELOAD="$UMAD2SIM" exec timeout 30 opensm -s 0 -d 2 -R "$engine" "$@" \
+		-f "$dir/osm.log" -D 0x43 --dump_files_dir "$dir" >"$dir/osm.out" 2>&1 </dev/null ) &
+	osm_pid=$!
+	i=0
+	while ! grep -q 'SUBNET UP' "$dir/osm.log" 2>/dev/null && [ $i -lt 150 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	used=$(sed -n 's/.*osm_ucast_mgr_process: \(.*\) tables configured.*/\1/p' "$dir/osm.log")
+	is "$name: OpenSM routes with $engine and serves path records" "$used" "$engine"
+	if path_sls "$dir" && [ -s "$dir/opensm-sl2vl.dump" ]; then
+		ok "$name: the SA answers every path SL ($(wc -l <"$dir/path-sl") pairs)"
+	else
+		not_ok "$name: the SA answers every path SL"
+		rm -f "$dir/path-sl"
+	fi
+	kill "$osm_pid" 2>/dev/null
+	wait "$osm_pid" 2>/dev/null
+	sim_stop
+	[ -s "$dir/path-sl" ] || return
+	v=$(ibdmchk_in "$dir" ibdmchk.out -c path-sl)
+	check_eval "$name" "$dir" "$v" "ibdmchk -c" --ca-only
+	v=$(ibdmchk_in "$dir" ibdmchk-all.out -a -c path-sl)
+	check_eval "$name" "$dir" "$v" "ibdmchk -a -c"
+}
+
+if ! timeout 10 "$F" eval --help >/dev/null 2>&1; then
+	not_ok "fabroute has an eval command"
+	done_testing
+fi
+
+gen() {
+	timeout 30 "$F" gen "$@" -f ibsim -o "$t_tmp/$1.net" 2>"$t_tmp/gen.err" ||
+		{ not_ok "fabroute gen $*"; sed 's/^/# /' "$t_tmp/gen.err"; }
+}
+gen ring switches=5 hosts=2
+gen kary-ntree k=2 n=3
+gen dragonfly a=4 p=2 h=2
+# Up*/Down* finds no root where every switch has hosts: give it the switch
+# OpenSM runs on (the first of the file).
+for net in ring dragonfly; do
+	sed -n 's/^switchguid=//p' "$t_tmp/$net.net" | head -n 1 >"$t_tmp/$net.roots"
+done
+
+run_case ring-minhop "$t_tmp/ring.net" minhop
+run_case ring-updn "$t_tmp/ring.net" updn -a "$t_tmp/ring.roots"
+run_case ring-nue "$t_tmp/ring.net" nue
+run_case fattree-minhop "$t_tmp/kary-ntree.net" minhop
+run_case fattree-ftree "$t_tmp/kary-ntree.net" ftree
+run_case fattree-updn "$t_tmp/kary-ntree.net" updn
+run_case dragonfly-minhop "$t_tmp/dragonfly.net" minhop
+run_case dragonfly-updn "$t_tmp/dragonfly.net" updn -a "$t_tmp/dragonfly.roots"
+run_case dragonfly-nue "$t_tmp/dragonfly.net" nue
+run_sl_case ring-dfsssp "$t_tmp/ring.net" dfsssp -Q
+
+done_testing
