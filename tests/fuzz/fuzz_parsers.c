@@ -11,7 +11,10 @@
  *  -DFUZZ_LFTS     fmt_lfts_parse() against a fixed fabric (below);
  *  -DFUZZ_FDBS     fmt_fdbs_parse() against the same fabric;
  *  -DFUZZ_SUBNET   fmt_subnet_parse(), then writes the fabric;
- *  -DFUZZ_GUID2LID fmt_guid2lid_parse().
+ *  -DFUZZ_GUID2LID fmt_guid2lid_parse();
+ *  -DFUZZ_SL2VL    fmt_sl2vl_parse() against the fixed fabric;
+ *  -DFUZZ_PATHSL   fmt_pathsl_parse() against the fixed fabric, then writes
+ *                  the path SLs back.
  *
  * The input is handed over as it comes, without a terminating NUL, so that
  * a parser reading past its length shows up under AddressSanitizer. Any
@@ -27,7 +30,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#if defined(FUZZ_LFTS) || defined(FUZZ_FDBS)
+#if defined(FUZZ_LFTS) || defined(FUZZ_FDBS) || defined(FUZZ_SL2VL) || defined(FUZZ_PATHSL)
+#define FUZZ_FIXED_FABRIC
+#endif
+
+#ifdef FUZZ_FIXED_FABRIC
 /*
  * The fabric the LFT and FDB dumps are read against: ibsim's example
  * net.2sw2path4hca with the LIDs OpenSM gave it (the seeds under
@@ -149,6 +156,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(write_mem(f, FMT_IBND, &len));
 		fab_free(f);
 	}
+#elif defined(FUZZ_SL2VL) || defined(FUZZ_PATHSL)
+	const struct fabric *f = fixed_fabric();
+	struct rt_routing *r = rt_new(f);
+
+	if (!r)
+		abort();
+#ifdef FUZZ_SL2VL
+	fmt_sl2vl_parse(buf, size, "fuzz", f, r, &err);
+#else
+	if (fmt_pathsl_parse(buf, size, "fuzz", f, r, &err) == 0) {
+		FILE *out = fopen("/dev/null", "w");
+
+		if (out) {
+			fmt_pathsl_write(out, f, r);
+			fclose(out);
+		}
+	}
+#endif
+	rt_free(r);
 #elif defined(FUZZ_GUID2LID)
 	struct fab_lid_pin *pins = NULL;
 	size_t npins = 0;
@@ -156,7 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fmt_guid2lid_parse(buf, size, "fuzz", &pins, &npins, &err) == 0)
 		free(pins);
 #else
-#error "define one of FUZZ_IBND, FUZZ_IBSIM, FUZZ_LFTS, FUZZ_FDBS, FUZZ_SUBNET, FUZZ_GUID2LID"
+#error "define one of FUZZ_IBND, FUZZ_IBSIM, FUZZ_LFTS, FUZZ_FDBS, FUZZ_SUBNET, FUZZ_GUID2LID, FUZZ_SL2VL, FUZZ_PATHSL"
 #endif
 	return 0;
 }
