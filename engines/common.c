@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: helpers shared by the engines
+ *
+ * Switch adjacency through ports, all-pairs switch hop counts, and the
+ * last hop every engine routes the same way: a LID owned by a switch ends
+ * at its port 0, a LID owned by a CA leaves its switch by the CA's port.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/engine.h"
+
+uint32_t eng_sw_peer(const struct fabric *f, uint32_t sw, unsigned p)
+{
+	uint32_t node = f->switches[sw];
+	const struct fab_port *x;
+
+	if (p < 1 || p > f->nodes[node].nports)
+		return FAB_NONE;
+	x = fab_port(f, node, p);
+	if (x->peer == FAB_NONE || f->nodes[x->peer].type != FAB_SWITCH)
+		return FAB_NONE;
+	return f->nodes[x->peer].swidx;
+}
+
+uint8_t *eng_hops(const struct fabric *f)
+{
+	uint32_t n = f->nswitches;
+	uint8_t *hops = malloc((size_t)n * n + 1);
+	uint32_t *queue = malloc(((size_t)n + 1) * sizeof(*queue));
+
+	if (!hops || !queue) {
+		free(hops);
+		free(queue);
+		return NULL;
+	}
+	memset(hops, UINT8_MAX, (size_t)n * n);
+	for (uint32_t src = 0; src < n; src++) {
+		uint8_t *h = hops + (size_t)src * n;
+		uint32_t head = 0, tail = 0;
+
+		h[src] = 0;
+		queue[tail++] = src;
+		while (head < tail) {
+			uint32_t v = queue[head++];
+
+			for (unsigned p = 1; p <= f->nodes[f->switches[v]].nports; p++) {
+				uint32_t w = eng_sw_peer(f, v, p);
+
+				if (w != FAB_NONE && h[w] == UINT8_MAX && h[v] < UINT8_MAX - 1) {
+					h[w] = (uint8_t)(h[v] + 1);
+					queue[tail++] = w;
+				}
+			}
+		}
+	}
+	free(queue);
+	return hops;
+}
+
+void eng_route_endpoints(const struct fabric *f, struct rt_routing *r)
+{
+	for (uint32_t e = 0; e < f->neps; e++) {
+		const struct fab_ep *ep = &f->eps[e];
+		const struct fab_port *p = fab_port(f, ep->node, ep->port);
+		unsigned base = p->lid, n = 1u << p->lmc;
+		uint32_t sw;
+		uint8_t out;
+
+		if (!base)
+			continue;
+		if (f->nodes[ep->node].type == FAB_SWITCH) {
+			sw = f->nodes[ep->node].swidx;
+			out = 0;
+		} else if (p->peer != FAB_NONE && f->nodes[p->peer].type == FAB_SWITCH) {
+			sw = f->nodes[p->peer].swidx;
+			out = p->peer_port;
+		} else {
+			continue;
+		}
+		for (unsigned l = base; l < base + n && l < r->lft_len; l++)
+			rt_lft(r, sw)[l] = out;
+	}
+}
