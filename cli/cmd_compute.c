@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: fabroute compute, fabroute engines
+ *
+ * compute routes a topology with an engine chain and writes what OpenSM and
+ * the InfiniBand tools read: opensm-lfts.dump (loadable with
+ * `opensm -R file -U`), guid2lid, the path SLs (the format `ibdmchk -c`
+ * reads), the topology with the LIDs used, and summary.json. engines lists
+ * the engines with their options.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "analysis/report.h"
+#include "cli/cli.h"
+#include "cli/eval_text.h"
+#include "engines/engine.h"
+
+static void usage(FILE *out)
+{
+	fputs("Usage: fabroute compute --engine CHAIN --topology FILE --out-dir DIR [OPTIONS]\n"
+	      "\n"
+	      "Route a topology with the first engine of CHAIN that applies (e.g.\n"
+	      "sftree,updn,minhop) and write into DIR:\n"
+	      "  opensm-lfts.dump  the LFTs, loadable with 'opensm -R file -U'\n"
+	      "  guid2lid          the LIDs routed (with each port's LMC)\n"
+	      "  path-sl           path SLs, the format 'ibdmchk -c' reads\n"
+	      "  topology.ibnd     the topology with those LIDs (ibnetdiscover format)\n"
+	      "  summary.json      engine used, time, notes, and the evaluation with --eval\n"
+	      "\n"
+	      "Options:\n"
+	      "  -e, --engine CHAIN         engines to try in turn ('fabroute engines' lists them)\n"
+	      "  -O, --option [ENG.]K=V     an engine option; repeatable\n"
+	      "      --topology FILE        ibnetdiscover output or ibsim net file\n"
+	      "      --from FMT             its format: auto (default), ibnetdiscover, ibsim\n"
+	      "  -d, --out-dir DIR          where to write (created if missing)\n"
+	      "      --eval                 evaluate the routing and print the report\n"
+	      CLI_LIDS_HELP
+	      "  -h, --help                 show this help\n"
+	      "\n"
+	      "Exit status: 0 routed (and, with --eval, connected and deadlock-free);\n"
+	      "1 no engine applied or a file could not be written; 2 bad command line;\n"
+	      "3 bad input; with --eval 4 unreachable pairs, 5 deadlock possible, 6 both.\n",
+	      out);
+}
+
+enum { OPT_TOPO = 0x300, OPT_EVAL };
+
+struct compute_opts {
+	const char *chain, *topology, *out_dir;
+	const char **kv;
+	size_t nkv;
+	enum fmt_topo from;
+	struct cli_lids lids;
+	int eval, help;
+};
+
+static int push_kv(struct compute_opts *o, const char *kv)
+{
+	const char **n = realloc(o->kv, (o->nkv + 1) * sizeof(*n));
+
+	if (!n)
+		return CLI_FAIL;
+	n[o->nkv++] = kv;
+	o->kv = n;
+	return CLI_OK;
+}
+
+static int parse_one(struct compute_opts *o, int c, const char *arg)
+{
+	int fmt;
+
+	switch (c) {
+	case 'e': o->chain = arg; return CLI_OK;
+	case 'O': return push_kv(o, arg);
+	case 'd': o->out_dir = arg; return CLI_OK;
+	case OPT_TOPO: o->topology = arg; return CLI_OK;
+	case OPT_EVAL: o->eval = 1; return CLI_OK;
+	case 'h': o->help = 1; return CLI_OK;
+	case OPT_FROM:
+		fmt = fmt_topo_from_name(arg);
+		if (fmt < 0)
+			return cli_usage_err("compute", "--from '%s': expected auto, ibnetdiscover or ibsim", arg);
+		o->from = (enum fmt_topo)fmt;
+		return CLI_OK;
+	default:
+		if (cli_lids_option(&o->lids, c, arg) > 0)
+			return CLI_OK;
+		return cli_usage_err("compute", "bad value '%s'", arg ? arg : "");
+	}
+}
+
+static int parse_args(int argc, char **argv, struct compute_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "engine", required_argument, NULL, 'e' },
+		{ "option", required_argument, NULL, 'O' },
+		{ "topology", required_argument, NULL, OPT_TOPO },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "out-dir", required_argument, NULL, 'd' },
+		{ "eval", no_argument, NULL, OPT_EVAL },
+		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
+		{ "lmc", required_argument, NULL, OPT_LMC },
+		{ "renew-lids", no_argument, NULL, OPT_RENEW_LIDS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc = CLI_OK;
+
+	opterr = 0;
+	optind = 1;
+	while (rc == CLI_OK && (c = getopt_long(argc, argv, ":e:O:d:h", longopts, NULL)) != -1) {
+		if (c == '?')
+			rc = cli_usage_err("compute", "unknown option '%s'", argv[optind - 1]);
+		else if (c == ':')
+			rc = cli_usage_err("compute", "option '%s' needs a value", argv[optind - 1]);
+		else
+			rc = parse_one(o, c, optarg);
+	}
+	if (rc || o->help)
+		return rc;
+	if (optind < argc)
+		return cli_usage_err("compute", "unexpected argument '%s'", argv[optind]);
+	if (!o->chain || !o->topology || !o->out_dir)
+		return cli_usage_err("compute", "--engine, --topology and --out-dir are required");
+	return CLI_OK;
+}
+
+/* Open DIR/NAME for writing; NULL after printing why. */
+static FILE *open_out(const char *dir, const char *name, char *path, size_t size)
+{
+	FILE *fp;
+
+	snprintf(path, size, "%s/%s", dir, name);
+	fp = fopen(path, "w");
+	if (!fp)
+		cli_err("%s: cannot create: %s", path, strerror(errno));
+	return fp;
+}
+
+static int close_out(FILE *fp, const char *path, int rc)
+{
+	if (fclose(fp) || rc) {
+		cli_err("%s: write error: %s", path, strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+/* Write the files; *@have_pathsl tells whether the path SLs could be written. */
+static int write_files(const char *dir, const struct fabric *f, const struct rt_routing *r,
+		       int *have_pathsl)
+{
+	char path[4096];
+	FILE *fp;
+	int rc;
+
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		cli_err("%s: cannot create the directory: %s", dir, strerror(errno));
+		return CLI_FAIL;
+	}
+	if (!(fp = open_out(dir, "opensm-lfts.dump", path, sizeof(path))) ||
+	    close_out(fp, path, fmt_lfts_write(fp, f, r)))
+		return CLI_FAIL;
+	if (!(fp = open_out(dir, "guid2lid", path, sizeof(path))) ||
+	    close_out(fp, path, fmt_guid2lid_write(fp, f)))
+		return CLI_FAIL;
+	if (!(fp = open_out(dir, "topology.ibnd", path, sizeof(path))) ||
+	    close_out(fp, path, fmt_topo_write(fp, f, FMT_IBND)))
+		return CLI_FAIL;
+	if (!(fp = open_out(dir, "path-sl", path, sizeof(path))))
+		return CLI_FAIL;
+	errno = 0;
+	rc = fmt_pathsl_write(fp, f, r);
+	*have_pathsl = rc == 0;
+	if (rc && errno == EINVAL) {
+		/* two ports of one node need different SLs: the format cannot say it */
+		fclose(fp);
+		remove(path);
+		return CLI_OK;
+	}
+	return close_out(fp, path, rc) ? CLI_FAIL : CLI_OK;
+}
+
+static json_t *summary_json(const struct compute_opts *o, const struct fabric *f,
+			    const struct rt_routing *r, const struct eng_outcome *res, double ms,
+			    int have_pathsl)
+{
+	json_t *log = json_array(), *vls = json_array();
+	char *copy = strdup(res->log), *save = NULL;
+
+	for (char *l = copy ? strtok_r(copy, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
+		json_array_append_new(log, json_string(l));
+	free(copy);
+	for (unsigned v = 0; v < 16; v++)
+		if (r->vls_used & (1u << v))
+			json_array_append_new(vls, json_integer(v));
+	return json_pack("{s:s, s:s, s:s, s:o, s:f, s:s, s:{s:i, s:i, s:i, s:i}, s:o,"
+			 " s:{s:s, s:s, s:s, s:s?}}",
+			 "schema", "fabroute-compute/1", "engine", res->used->name, "chain", o->chain,
+			 "log", log, "compute_ms", ms, "notes", r->notes ? r->notes : "",
+			 "fabric", "nodes", (json_int_t)f->nnodes, "switches", (json_int_t)f->nswitches,
+			 "endpoints", (json_int_t)f->neps, "lid_top", (json_int_t)f->lid_top,
+			 "vls_used", vls,
+			 "files", "lfts", "opensm-lfts.dump", "guid2lid", "guid2lid",
+			 "topology", "topology.ibnd", "path_sl", have_pathsl ? "path-sl" : NULL);
+}
+
+static int write_summary(const char *dir, json_t *summary)
+{
+	char path[4096];
+	FILE *fp = open_out(dir, "summary.json", path, sizeof(path));
+	int rc;
+
+	if (!fp)
+		return CLI_FAIL;
+	rc = json_dumpf(summary, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', fp);
+	return close_out(fp, path, rc) ? CLI_FAIL : CLI_OK;
+}
+
+/* Evaluate, print the report, add it to @summary; the eval exit status. */
+static int evaluate(const struct fabric *f, const struct rt_routing *r, json_t *summary)
+{
+	struct an_opts ao = { .load = 1 };
+	struct an_report rep;
+	struct fab_err err = { { 0 } };
+	struct an_perm_opts po = { 0 };
+	int rc;
+
+	if (an_evaluate(f, r, &ao, &rep, &err)) {
+		cli_err("%s", err.msg);
+		return CLI_FAIL;
+	}
+	eval_print_text(stdout, f, &rep, &ao, NULL, &po);
+	json_object_set_new(summary, "evaluation", an_json_report(f, &rep, &ao));
+	rc = an_connected(&rep) ? (rep.cdg.deadlock_free ? CLI_OK : 5) :
+	     (rep.cdg.deadlock_free ? 4 : 6);
+	an_report_free(&rep);
+	return rc;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static int route(const struct compute_opts *o, struct fabric *f)
+{
+	struct eng_chain chain;
+	struct eng_outcome res;
+	struct fab_err err = { { 0 } };
+	struct rt_routing *r = NULL;
+	struct timespec t0;
+	json_t *summary;
+	int rc, have_pathsl = 0, erc = CLI_OK;
+	double ms;
+
+	if (eng_chain_parse(&chain, o->chain, o->kv, o->nkv, &err))
+		return cli_usage_err("compute", "%s", err.msg);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = eng_chain_route(f, &chain, &r, &res, &err);
+	ms = ms_since(&t0);
+	if (rc != ENG_OK) {
+		cli_err("%s", err.msg);
+		return CLI_FAIL;
+	}
+	printf("engine:       %s (chain %s), %.1f ms\n", res.used->name, o->chain, ms);
+	if (strchr(res.log, '\n') != strrchr(res.log, '\n'))
+		printf("tried:\n%s", res.log);
+	if (r->notes && *r->notes)
+		printf("notes:        %s\n", r->notes);
+	rc = write_files(o->out_dir, f, r, &have_pathsl);
+	summary = rc == CLI_OK ? summary_json(o, f, r, &res, ms, have_pathsl) : NULL;
+	if (summary && o->eval)
+		erc = evaluate(f, r, summary);
+	if (summary)
+		rc = write_summary(o->out_dir, summary);
+	if (rc == CLI_OK)
+		printf("written:      %s/{opensm-lfts.dump,guid2lid,%stopology.ibnd,summary.json}\n",
+		       o->out_dir, have_pathsl ? "path-sl," : "");
+	json_decref(summary);
+	rt_free(r);
+	return rc == CLI_OK ? erc : rc;
+}
+
+int cmd_compute(int argc, char **argv)
+{
+	struct compute_opts o = { .from = FMT_AUTO, .lids = { .lmc = -1 } };
+	struct fabric *f;
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc || o.help) {
+		if (o.help)
+			usage(stdout);
+		free(o.kv);
+		return rc;
+	}
+	f = cli_load(o.topology, o.from);
+	rc = f ? cli_lids_apply(f, &o.lids) : CLI_INPUT;
+	if (rc == CLI_OK)
+		rc = route(&o, f);
+	fab_free(f);
+	free(o.kv);
+	return rc;
+}
+
+/* --- fabroute engines ---------------------------------------------------- */
+
+static json_t *engine_json(const struct engine *e)
+{
+	json_t *opts = json_array();
+
+	for (const struct eng_opt *p = e->options; p && p->name; p++)
+		json_array_append_new(opts, json_pack("{s:s, s:s, s:s}", "name", p->name,
+						      "default", p->defval, "help", p->help));
+	return json_pack("{s:s, s:s, s:b, s:i, s:o}", "name", e->name, "summary", e->summary,
+			 "deadlock_free", e->deadlock_free, "vls", (json_int_t)e->vls,
+			 "options", opts);
+}
+
+int cmd_engines(int argc, char **argv)
+{
+	size_t n;
+	const struct engine *const *all = eng_all(&n);
+	int json = argc > 1 && !strcmp(argv[1], "--json");
+
+	if (argc > 1 && !json) {
+		if (strcmp(argv[1], "-h") && strcmp(argv[1], "--help"))
+			return cli_usage_err("engines", "unknown argument '%s'", argv[1]);
+		puts("Usage: fabroute engines [--json]\n\nList the routing engines, what they "
+		     "guarantee, and their options\n(give options to compute as -O ENGINE.NAME=VALUE).");
+		return CLI_OK;
+	}
+	if (json) {
+		json_t *arr = json_array();
+
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(arr, engine_json(all[i]));
+		json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+		json_decref(arr);
+		return CLI_OK;
+	}
+	for (size_t i = 0; i < n; i++) {
+		printf("%-8s %s\n         %s, %u VL%s\n", all[i]->name, all[i]->summary,
+		       all[i]->deadlock_free ? "deadlock-free" : "not deadlock-free",
+		       all[i]->vls, all[i]->vls == 1 ? "" : "s");
+		for (const struct eng_opt *p = all[i]->options; p && p->name; p++)
+			printf("         -O %s.%s=...  %s (default '%s')\n", all[i]->name, p->name,
+			       p->help, p->defval);
+	}
+	return CLI_OK;
+}
