@@ -1,0 +1,848 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The baseline engines minhop and updn (engines/minhop.c, engines/updn.c,
+ * engines/ucast.c):
+ *  - on every generator family, degraded trees and LMC 2 fabrics: every
+ *    pair of every class routed (every LID of each range with LMC), updn
+ *    deadlock-free, minhop's paths (and updn's CA paths on trees) shortest;
+ *  - known answers: minhop closes a cycle on a 5-switch ring; both spread
+ *    the LIDs of a leaf evenly over its up ports; an LMC range leaves a
+ *    leaf by as many different spines as it has LIDs;
+ *  - OpenSM's own tables (tests/data/osm, tests/data/eval): our minhop and
+ *    updn reproduce them entry for entry;
+ *  - determinism, option errors, fabrics the engines refuse, roots.
+ *
+ * The engine registry (engines/engine.c) is not linked: the engines are
+ * called through their tables.
+ */
+#include "tests/unit/testutil.h"
+
+#include "analysis/analysis.h"
+#include "engines/engine.h"
+#include "fabric/gen.h"
+#include "fabric/routing.h"
+
+extern const struct engine eng_minhop, eng_updn;
+
+/* --- helpers ------------------------------------------------------------------- */
+
+#define KV_MAX 6
+
+static struct fabric *build(const char *family, const char *const *kv, uint64_t seed,
+			    unsigned faults)
+{
+	struct fab_err err = { { 0 } };
+	size_t n = 0;
+	struct fabric *f;
+
+	while (kv && n < KV_MAX && kv[n])
+		n++;
+	f = gen_build(family, kv, n, seed, &err);
+	if (!f)
+		fail_msg("gen %s: %s", family, err.msg);
+	if (faults) {
+		struct gen_faults g = { .random_links = faults, .seed = seed + faults };
+
+		if (gen_faults_apply(&f, &g, &err))
+			fail_msg("faults on %s: %s", family, err.msg);
+	}
+	return f;
+}
+
+/* Apply "name=value" to @a. */
+static void set_opt(struct eng_args *a, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+
+	assert_non_null(eq);
+	for (unsigned i = 0; a->schema[i].name; i++)
+		if (strlen(a->schema[i].name) == (size_t)(eq - kv) &&
+		    !strncmp(a->schema[i].name, kv, (size_t)(eq - kv))) {
+			a->val[i] = eq + 1;
+			return;
+		}
+	fail_msg("no option %s", kv);
+}
+
+/* Route @f with @e and options "name=value" (NULL-terminated); expect @want. */
+static struct rt_routing *route_opts(const struct engine *e, const struct fabric *f,
+				     const char *const *opts, int want, struct fab_err *err)
+{
+	struct eng_args a = { .schema = e->options };
+	struct rt_routing *r = NULL;
+	int rc;
+
+	for (unsigned i = 0; opts && opts[i]; i++)
+		set_opt(&a, opts[i]);
+	rc = e->route(f, &a, &r, err);
+	if (rc != want)
+		fail_msg("%s returned %d, expected %d: %s", e->name, rc, want, err->msg);
+	assert_true((r != NULL) == (rc == ENG_OK));
+	return r;
+}
+
+static struct rt_routing *route(const struct engine *e, const struct fabric *f)
+{
+	struct fab_err err = { { 0 } };
+
+	return route_opts(e, f, NULL, ENG_OK, &err);
+}
+
+static void evaluate(const struct fabric *f, const struct rt_routing *r, int all_lids,
+		     struct an_report *rep)
+{
+	struct an_opts o = { .all_lids = all_lids };
+	struct fab_err err = { { 0 } };
+
+	if (an_evaluate(f, r, &o, rep, &err))
+		fail_msg("an_evaluate: %s", err.msg);
+}
+
+/* Switch index an endpoint enters the fabric at. */
+static uint32_t ep_sw(const struct fabric *f, uint32_t e)
+{
+	uint32_t node = f->eps[e].node;
+
+	if (f->nodes[node].type == FAB_SWITCH)
+		return f->nodes[node].swidx;
+	return f->nodes[fab_port(f, node, f->eps[e].port)->peer].swidx;
+}
+
+static int is_ca(const struct fabric *f, uint32_t e)
+{
+	return f->nodes[f->eps[e].node].type != FAB_SWITCH;
+}
+
+/*
+ * Every LID of @dst's range from @src is delivered along a shortest path
+ * (as many switches as the switch hop distance plus one).
+ */
+static void check_shortest_pair(const struct fabric *f, const struct rt_routing *r,
+				const uint8_t *hops, uint32_t src, uint32_t dst)
+{
+	unsigned want = hops[(size_t)ep_sw(f, src) * f->nswitches + ep_sw(f, dst)] + 1u;
+
+	for (unsigned l = 0; l < 1u << fab_ep_lmc(f, dst); l++) {
+		struct an_path p = { 0 };
+
+		assert_int_equal(an_trace(f, r, src, fab_ep_lid(f, dst) + l, 0, &p), 0);
+		assert_int_equal(p.fail, AN_DELIVERED);
+		if (p.nhops != want)
+			fail_msg("%s -> %s (LID %u): %u switches, shortest %u",
+				 fab_desc(f, f->eps[src].node), fab_desc(f, f->eps[dst].node),
+				 fab_ep_lid(f, dst) + l, p.nhops, want);
+		an_path_free(&p);
+	}
+}
+
+/* About @budget pairs spread over the fabric (all classes, or CA pairs only). */
+static void check_shortest(const struct fabric *f, const struct rt_routing *r, int ca_only,
+			   uint64_t budget)
+{
+	uint8_t *hops = eng_hops(f);
+	uint64_t pairs = (uint64_t)f->neps * f->neps, step = pairs / budget + 1, i;
+
+	assert_non_null(hops);
+	for (i = 0; i < pairs; i += step) {
+		uint32_t src = (uint32_t)(i / f->neps), dst = (uint32_t)(i % f->neps);
+
+		if (src != dst && (!ca_only || (is_ca(f, src) && is_ca(f, dst))))
+			check_shortest_pair(f, r, hops, src, dst);
+	}
+	free(hops);
+}
+
+/* --- every family ----------------------------------------------------------------- */
+
+/*
+ * @tree: a fat tree, whose CA-to-CA paths updn keeps shortest (its root is
+ * a leaf); @lmc: LMC > 0, every LID of each range is checked
+ */
+struct fam {
+	const char *family;
+	const char *kv[KV_MAX];
+	uint64_t seed;
+	unsigned faults;
+	int tree, lmc;
+};
+
+static const struct fam fams[] = {
+	{ "kary-ntree", { "k=4", "n=3" }, 1, 0, 1, 0 },
+	{ "kary-ntree", { "k=2", "n=4" }, 1, 0, 1, 0 },
+	{ "mport-ntree", { "m=8", "n=3" }, 1, 0, 1, 0 },
+	{ "xgft", { "h=3", "m=4,4,4", "w=1,4,4" }, 1, 0, 1, 0 },
+	{ "xgft", { "h=2", "m=8,6", "w=1,4" }, 1, 0, 1, 0 },
+	{ "gft2", { "n=8", "m=4", "r=8" }, 1, 0, 1, 0 },
+	{ "ft648", { NULL }, 1, 0, 1, 0 },
+	{ "xgft", { "h=3", "m=8,6,4", "w=1,4,3" }, 1, 0, 1, 0 },
+	{ "ft648-rack", { "racks=4", "hosts=4", "uplinks=9" }, 1, 0, 1, 0 },
+	{ "ft648-rack", { NULL }, 1, 0, 1, 0 },
+	{ "multicore", { NULL }, 1, 0, 1, 0 },
+	{ "multicore", { "cores=3" }, 1, 0, 1, 0 },
+	{ "dragonfly", { "a=6", "p=3", "h=3" }, 1, 0, 0, 0 },
+	{ "dragonfly", { "a=4", "p=2", "h=2" }, 1, 0, 0, 0 },
+	{ "random", { "switches=16", "machines=64", "degree=4" }, 1, 0, 0, 0 },
+	{ "random", { "switches=16", "machines=64", "degree=4" }, 2, 0, 0, 0 },
+	{ "random", { "switches=24", "machines=48", "degree=3" }, 3, 0, 0, 0 },
+	{ "random", { "switches=12", "machines=40", "degree=6" }, 4, 0, 0, 0 },
+	{ "random", { "switches=1", "machines=6", "degree=0" }, 1, 0, 0, 0 },
+	{ "random", { "switches=2", "machines=6", "degree=1" }, 1, 0, 0, 0 },
+	{ "ring", { "switches=5", "hosts=2" }, 1, 0, 0, 0 },
+	{ "ring", { "switches=8" }, 1, 0, 0, 0 },
+	{ "mesh", { "dims=4,4" }, 1, 0, 0, 0 },
+	{ "mesh", { "dims=3,3,3" }, 1, 0, 0, 0 },
+	{ "torus", { "dims=4,4" }, 1, 0, 0, 0 },
+	{ "torus", { "dims=3,3,3" }, 1, 0, 0, 0 },
+	/* trees with random link faults */
+	{ "kary-ntree", { "k=4", "n=3" }, 1, 1, 1, 0 },
+	{ "kary-ntree", { "k=4", "n=3" }, 2, 2, 1, 0 },
+	{ "kary-ntree", { "k=4", "n=3" }, 3, 3, 1, 0 },
+	{ "gft2", { "n=8", "m=8", "r=16" }, 1, 2, 1, 0 },
+	{ "xgft", { "h=3", "m=4,4,4", "w=1,4,4" }, 5, 3, 1, 0 },
+	{ "ft648", { NULL }, 7, 3, 1, 0 },
+	/* LMC 2 */
+	{ "kary-ntree", { "k=2", "n=3", "lmc=2" }, 1, 0, 1, 1 },
+	{ "gft2", { "n=4", "m=4", "r=6", "lmc=2" }, 1, 0, 1, 1 },
+	{ "dragonfly", { "a=3", "p=2", "h=1", "lmc=2" }, 1, 0, 0, 1 },
+	{ "random", { "switches=10", "machines=30", "degree=4", "lmc=2" }, 9, 0, 0, 1 },
+	{ "torus", { "dims=3,3", "hosts=2", "lmc=2" }, 1, 0, 0, 1 },
+};
+
+#define NFAMS (sizeof(fams) / sizeof(fams[0]))
+
+static void check_family(const struct fam *c)
+{
+	struct fabric *f = build(c->family, c->kv, c->seed, c->faults);
+	struct rt_routing *mh = route(&eng_minhop, f), *ud = route(&eng_updn, f);
+	struct an_report rep;
+
+	evaluate(f, mh, c->lmc, &rep);
+	if (!an_connected(&rep))
+		fail_msg("minhop on %s %s: pairs left unrouted", c->family, c->kv[0]);
+	an_report_free(&rep);
+	check_shortest(f, mh, 0, 20000);
+
+	evaluate(f, ud, c->lmc, &rep);
+	if (!an_connected(&rep))
+		fail_msg("updn on %s %s: pairs left unrouted (%s)", c->family, c->kv[0], ud->notes);
+	if (!rep.cdg.deadlock_free)
+		fail_msg("updn on %s %s: credit loop", c->family, c->kv[0]);
+	assert_int_equal(rep.cdg.vls_used, 1);
+	an_report_free(&rep);
+	if (c->tree)
+		check_shortest(f, ud, 1, 20000);
+	rt_free(mh);
+	rt_free(ud);
+	fab_free(f);
+}
+
+static void test_families(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NFAMS; i++)
+		check_family(&fams[i]);
+}
+
+/* --- known answers ---------------------------------------------------------------- */
+
+/* Shortest paths chase each other round a ring of 5: a cycle; updn breaks it. */
+static void test_ring_cycle(void **state)
+{
+	static const char *const kv[] = { "switches=5", "hosts=1", NULL };
+	struct fabric *f = build("ring", kv, 1, 0);
+	struct rt_routing *mh = route(&eng_minhop, f), *ud = route(&eng_updn, f);
+	struct an_report rep;
+
+	(void)state;
+	evaluate(f, mh, 0, &rep);
+	assert_true(an_connected(&rep));
+	assert_false(rep.cdg.deadlock_free);
+	assert_false(rep.cdg.vl[0].acyclic);
+	assert_true(rep.cdg.vl[0].cycle_len >= 5);	/* round the whole ring */
+	an_report_free(&rep);
+	evaluate(f, ud, 0, &rep);
+	assert_true(an_connected(&rep));
+	assert_true(rep.cdg.deadlock_free);
+	an_report_free(&rep);
+	assert_int_equal(eng_minhop.deadlock_free, 0);
+	assert_int_equal(eng_updn.deadlock_free, 1);
+	rt_free(mh);
+	rt_free(ud);
+	fab_free(f);
+}
+
+/*
+ * The largest difference, over every switch of @f, between the LIDs its up
+ * ports (towards a higher level) carry; CA and router LIDs only unless @all.
+ */
+static unsigned up_port_spread(const struct fabric *f, const struct rt_routing *r, int all)
+{
+	struct fab_err err = { { 0 } };
+	struct fab_shape sh;
+	unsigned worst = 0;
+
+	assert_int_equal(fab_shape(f, &sh, &err), 0);
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		uint32_t node = f->switches[s], cnt[FAB_PORTS_MAX + 1] = { 0 };
+		uint32_t lo = UINT32_MAX, hi = 0;
+
+		for (unsigned lid = 1; lid <= f->lid_top; lid++) {
+			uint32_t e = fab_ep_by_lid(f, lid);
+			uint8_t p = rt_lft_get(r, s, lid);
+
+			if (e != FAB_NONE && (all || is_ca(f, e)) && p != RT_NO_PORT)
+				cnt[p]++;
+		}
+		for (unsigned p = 1; p <= f->nodes[node].nports; p++) {
+			uint32_t peer = fab_port(f, node, p)->peer;
+
+			if (peer == FAB_NONE || f->nodes[peer].type != FAB_SWITCH ||
+			    sh.level[f->nodes[peer].swidx] <= sh.level[s])
+				continue;
+			lo = cnt[p] < lo ? cnt[p] : lo;
+			hi = cnt[p] > hi ? cnt[p] : hi;
+		}
+		if (lo != UINT32_MAX && hi - lo > worst)
+			worst = hi - lo;
+	}
+	fab_shape_free(&sh);
+	return worst;
+}
+
+/*
+ * OpenSM's balance: the CA LIDs of a switch spread over its up ports to
+ * within one. Switch LIDs do not count by default, so they all leave by the
+ * port least loaded when their turn comes (what OpenSM does); with
+ * count_switch_lids=1 they spread too.
+ */
+static void check_balance(const char *family, const char *const *kv)
+{
+	static const char *const count_sw[] = { "count_switch_lids=1", NULL };
+	struct fab_err err = { { 0 } };
+	struct fabric *f = build(family, kv, 1, 0);
+	const struct engine *es[] = { &eng_minhop, &eng_updn };
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct rt_routing *r = route(es[i], f);
+
+		if (up_port_spread(f, r, 0) > 1)
+			fail_msg("%s on %s: CA LIDs spread %u apart", es[i]->name, family,
+				 up_port_spread(f, r, 0));
+		assert_true(up_port_spread(f, r, 1) > 1);	/* switch LIDs pile up */
+		rt_free(r);
+		r = route_opts(es[i], f, count_sw, ENG_OK, &err);
+		assert_true(up_port_spread(f, r, 0) <= 1);
+		assert_true(up_port_spread(f, r, 1) <= 2);
+		rt_free(r);
+	}
+	fab_free(f);
+}
+
+static void test_balance(void **state)
+{
+	static const char *const gft2[] = { "n=8", "m=8", "r=16", NULL };
+	static const char *const slim[] = { "n=12", "m=4", "r=8", NULL };
+	static const char *const kary[] = { "k=4", "n=3", NULL };
+
+	(void)state;
+	check_balance("gft2", gft2);
+	check_balance("gft2", slim);
+	check_balance("kary-ntree", kary);
+}
+
+/*
+ * LMC 2 on a 2-level tree with 4 spines: the 4 LIDs of a CA on another
+ * leaf leave a leaf by 4 different up ports (4 different spines).
+ */
+static void test_lmc_spread(void **state)
+{
+	static const char *const kv[] = { "n=4", "m=4", "r=6", "lmc=2", NULL };
+	struct fabric *f = build("gft2", kv, 1, 0);
+	const struct engine *es[] = { &eng_minhop, &eng_updn };
+
+	(void)state;
+	for (unsigned i = 0; i < 2; i++) {
+		struct rt_routing *r = route(es[i], f);
+
+		for (uint32_t s = 0; s < f->nswitches; s++)
+			for (uint32_t e = 0; e < f->neps; e++) {
+				unsigned used = 0, base = fab_ep_lid(f, e);
+
+				if (!is_ca(f, e) || ep_sw(f, e) == s ||
+				    strncmp(fab_desc(f, f->switches[s]), "leaf", 4))
+					continue;
+				assert_int_equal(fab_ep_lmc(f, e), 2);
+				for (unsigned l = 0; l < 4; l++)
+					used |= 1u << rt_lft_get(r, s, base + l);
+				assert_int_equal(__builtin_popcount(used), 4);
+			}
+		rt_free(r);
+	}
+	fab_free(f);
+}
+
+/* --- OpenSM's own tables ------------------------------------------------------------- */
+
+/*
+ * @opts: engine options; "roots=@" takes the case's root_guids file
+ * @differ: entries where we differ from OpenSM on purpose (see
+ *          test_osm_updn_loop)
+ */
+struct osm_case {
+	const char *dir;
+	const struct engine *e;
+	const char *opts[3];
+	unsigned differ;
+};
+
+static struct fabric *osm_fabric(const char *dir)
+{
+	struct fab_err err = { { 0 } };
+	struct fab_lid_pin *pins = NULL;
+	char rel[256], *buf = NULL;
+	size_t len, n = 0;
+	struct fabric *f;
+
+	snprintf(rel, sizeof(rel), "%s/opensm-subnet.lst", dir);
+	if (fmt_read_file(tu_data(rel), &buf, &len, &err))
+		fail_msg("%s", err.msg);
+	f = fmt_subnet_parse(buf, len, rel, &err);
+	if (!f)
+		fail_msg("%s: %s", rel, err.msg);
+	free(buf);
+	snprintf(rel, sizeof(rel), "%s/guid2lid", dir);
+	if (fmt_read_file(tu_data(rel), &buf, &len, &err) ||
+	    fmt_guid2lid_parse(buf, len, rel, &pins, &n, &err) ||
+	    fab_lids_assign(f, pins, n, FAB_LIDS_KEEP, 0, &err))
+		fail_msg("%s: %s", rel, err.msg);
+	free(pins);
+	free(buf);
+	return f;
+}
+
+static struct rt_routing *osm_lfts(const char *dir, const struct fabric *f)
+{
+	struct fab_err err = { { 0 } };
+	char rel[256], *buf = NULL;
+	struct rt_routing *r;
+	size_t len;
+
+	snprintf(rel, sizeof(rel), "%s/opensm-lfts.dump", dir);
+	if (fmt_read_file_max(tu_data(rel), FMT_DUMP_SIZE_MAX, &buf, &len, &err))
+		fail_msg("%s", err.msg);
+	r = fmt_lfts_parse(buf, len, rel, f, &err);
+	if (!r)
+		fail_msg("%s: %s", rel, err.msg);
+	free(buf);
+	return r;
+}
+
+/* The first line of the case's root_guids file, as "roots=0x...". */
+static void root_opt(const char *dir, char *out, size_t len)
+{
+	struct fab_err err = { { 0 } };
+	char rel[256], *buf = NULL;
+	size_t n;
+
+	snprintf(rel, sizeof(rel), "%s/root_guids", dir);
+	if (fmt_read_file(tu_data(rel), &buf, &n, &err))
+		fail_msg("%s", err.msg);
+	buf[strcspn(buf, "\r\n")] = '\0';
+	snprintf(out, len, "roots=%s", buf);
+	free(buf);
+}
+
+/* Route the case's fabric with its engine and options. */
+static struct rt_routing *osm_case_route(const struct osm_case *c, const struct fabric *f)
+{
+	struct fab_err err = { { 0 } };
+	const char *opts[4] = { NULL };
+	char roots[128];
+
+	for (unsigned i = 0; c->opts[i]; i++) {
+		opts[i] = c->opts[i];
+		if (!strcmp(c->opts[i], "roots=@")) {
+			root_opt(c->dir, roots, sizeof(roots));
+			opts[i] = roots;
+		}
+	}
+	return route_opts(c->e, f, opts, ENG_OK, &err);
+}
+
+static void check_osm_case(const struct osm_case *c)
+{
+	struct fabric *f = osm_fabric(c->dir);
+	struct rt_routing *osm = osm_lfts(c->dir, f), *ours = osm_case_route(c, f);
+	unsigned diff = 0;
+
+	for (uint32_t s = 0; s < f->nswitches; s++)
+		for (unsigned lid = 1; lid <= f->lid_top; lid++)
+			if (rt_lft_get(ours, s, lid) != rt_lft_get(osm, s, lid) && !diff++ &&
+			    !c->differ)
+				print_message("%s: switch %s LID %u: ours %u, OpenSM's %u\n", c->dir,
+					      fab_desc(f, f->switches[s]), lid,
+					      rt_lft_get(ours, s, lid), rt_lft_get(osm, s, lid));
+	if (diff != c->differ)
+		fail_msg("%s: %s differs from OpenSM in %u entries, expected %u", c->dir,
+			 c->e->name, diff, c->differ);
+	rt_free(ours);
+	rt_free(osm);
+	fab_free(f);
+}
+
+static void test_osm_tables(void **state)
+{
+	static const struct osm_case cases[] = {
+		{ "osm/fattree", &eng_minhop, { NULL }, 0 },
+		{ "osm/ring", &eng_minhop, { NULL }, 0 },
+		{ "osm/mixed", &eng_minhop, { NULL }, 0 },
+		{ "osm/mixed-lmc1", &eng_minhop, { NULL }, 0 },
+		{ "eval/ring-minhop", &eng_minhop, { NULL }, 0 },
+		{ "eval/fattree-minhop", &eng_minhop, { NULL }, 0 },
+		{ "eval/dragonfly-minhop", &eng_minhop, { NULL }, 0 },
+		{ "eval/ring-updn", &eng_updn, { "roots=@", NULL }, 0 },
+		{ "eval/dragonfly-updn", &eng_updn, { "roots=@", NULL }, 0 },
+		{ "eval/fattree-updn", &eng_updn, { "detect=osm", "strict=0", NULL }, 0 },
+		{ "engines/gft2-minhop-lmc2", &eng_minhop, { NULL }, 0 },
+		{ "engines/dragonfly-minhop-lmc1", &eng_minhop, { NULL }, 0 },
+		{ "engines/multicore-minhop", &eng_minhop, { NULL }, 0 },
+		{ "engines/torus-updn", &eng_updn, { "roots=@", NULL }, 0 },
+		{ "engines/rack-updn", &eng_updn, { "detect=osm", "strict=0", NULL }, 0 },
+		{ "engines/random-updn", &eng_updn, { "roots=@", NULL }, 5 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_osm_case(&cases[i]);
+}
+
+/* The verdict of the case's ibdmchk-all.out: 1 credit loop, 0 none. */
+static int ibdmchk_loop(const char *dir)
+{
+	struct fab_err err = { { 0 } };
+	char rel[256], *buf = NULL;
+	size_t len;
+	int loop;
+
+	snprintf(rel, sizeof(rel), "%s/ibdmchk-all.out", dir);
+	if (fmt_read_file(tu_data(rel), &buf, &len, &err))
+		fail_msg("%s", err.msg);
+	loop = strstr(buf, "Found credit loop") ? 1 : strstr(buf, "no credit loops found") ? 0 : -1;
+	free(buf);
+	assert_int_not_equal(loop, -1);
+	return loop;
+}
+
+/* Switches crossed by all paths between endpoints, to their base LIDs. */
+static uint64_t total_hops(const struct fabric *f, const struct rt_routing *r)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t src = 0; src < f->neps; src++)
+		for (uint32_t dst = 0; dst < f->neps; dst++) {
+			struct an_path p = { 0 };
+
+			if (src == dst)
+				continue;
+			assert_int_equal(an_trace(f, r, src, fab_ep_lid(f, dst), 0, &p), 0);
+			assert_int_equal(p.fail, AN_DELIVERED);
+			sum += p.nhops;
+			an_path_free(&p);
+		}
+	return sum;
+}
+
+/*
+ * Where OpenSM's Up/Down BFS closes a cycle: on this random fabric (root:
+ * its first switch) a switch accepts both an up and a down port towards the
+ * same destination, and paths from and to switches then form a credit loop
+ * (ibdmchk -a finds it too). CA-to-CA paths alone are free of it. Our updn
+ * differs in 5 entries, keeps the same path lengths and is deadlock-free.
+ */
+static void test_osm_updn_loop(void **state)
+{
+	static const struct osm_case c = {
+		"engines/random-updn", &eng_updn, { "roots=@", NULL }, 5,
+	};
+	struct fabric *f = osm_fabric(c.dir);
+	struct rt_routing *osm = osm_lfts(c.dir, f), *ours = osm_case_route(&c, f);
+	struct an_opts ca_only = { .ca_only = 1 };
+	struct fab_err err = { { 0 } };
+	struct an_report rep;
+
+	(void)state;
+	assert_int_equal(ibdmchk_loop(c.dir), 1);
+	evaluate(f, osm, 0, &rep);
+	assert_true(an_connected(&rep));
+	assert_false(rep.cdg.deadlock_free);
+	an_report_free(&rep);
+	assert_int_equal(an_evaluate(f, osm, &ca_only, &rep, &err), 0);
+	assert_true(rep.cdg.deadlock_free);
+	an_report_free(&rep);
+	evaluate(f, ours, 0, &rep);
+	assert_true(an_connected(&rep));
+	assert_true(rep.cdg.deadlock_free);
+	an_report_free(&rep);
+	assert_int_equal(total_hops(f, ours), total_hops(f, osm));
+	assert_int_equal(ibdmchk_loop("engines/torus-updn"), 0);
+	rt_free(ours);
+	rt_free(osm);
+	fab_free(f);
+}
+
+/* --- determinism ------------------------------------------------------------------- */
+
+static void check_same(const struct engine *e, const struct fabric *f)
+{
+	struct rt_routing *a = route(e, f), *b = route(e, f);
+
+	assert_int_equal(a->lft_len, b->lft_len);
+	assert_memory_equal(a->lft, b->lft, (size_t)a->nswitches * a->lft_len);
+	assert_non_null(a->notes);
+	assert_string_equal(a->notes, b->notes);
+	assert_int_equal(a->vls_used, 1);
+	assert_null(a->path_sl);
+	rt_free(a);
+	rt_free(b);
+}
+
+static void test_deterministic(void **state)
+{
+	static const char *const rnd[] = { "switches=20", "machines=60", "degree=4", "lmc=1",
+					   NULL };
+	static const char *const kary[] = { "k=4", "n=3", NULL };
+	struct fabric *f1 = build("random", rnd, 11, 0), *f2 = build("kary-ntree", kary, 4, 2);
+
+	(void)state;
+	check_same(&eng_minhop, f1);
+	check_same(&eng_updn, f1);
+	check_same(&eng_minhop, f2);
+	check_same(&eng_updn, f2);
+	fab_free(f1);
+	fab_free(f2);
+}
+
+/* --- refusals and errors --------------------------------------------------------------- */
+
+/*
+ * By hand: with @switches, switches "A" and "B" with a CA each and no link
+ * between them; without, two CAs linked to each other.
+ */
+static struct fabric *hand_made(int switches)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = fab_new();
+	struct fab_node_info sw = { .type = FAB_SWITCH, .nports = 4, .guid = 0x10, .desc = "A" };
+	struct fab_node_info ca = { .type = FAB_CA, .nports = 1, .guid = 0x100, .desc = "h1" };
+	uint32_t h1, h2;
+
+	assert_non_null(f);
+	h1 = fab_node_add(f, &ca, &err);
+	ca.guid = 0x200, ca.desc = "h2";
+	h2 = fab_node_add(f, &ca, &err);
+	if (switches) {
+		uint32_t a = fab_node_add(f, &sw, &err), b;
+
+		sw.guid = 0x20, sw.desc = "B";
+		b = fab_node_add(f, &sw, &err);
+		assert_int_equal(fab_link_add(f, h1, 1, a, 1, &err), 0);
+		assert_int_equal(fab_link_add(f, h2, 1, b, 1, &err), 0);
+	} else {
+		assert_int_equal(fab_link_add(f, h1, 1, h2, 1, &err), 0);
+	}
+	assert_int_equal(fab_finalize(f, &err), 0);
+	assert_int_equal(fab_lids_assign(f, NULL, 0, FAB_LIDS_RENEW, 0, &err), 0);
+	return f;
+}
+
+static void test_disconnected(void **state)
+{
+	struct fabric *f = hand_made(1);
+	const struct engine *es[] = { &eng_minhop, &eng_updn };
+
+	(void)state;
+	for (unsigned i = 0; i < 2; i++) {
+		struct fab_err err = { { 0 } };
+
+		route_opts(es[i], f, NULL, ENG_NOT_APPLICABLE, &err);
+		assert_non_null(strstr(err.msg, "'A' cannot reach 'B'"));
+	}
+	fab_free(f);
+}
+
+/* Two CAs linked to each other: nothing to route, both engines apply. */
+static void test_no_switches(void **state)
+{
+	struct fabric *f = hand_made(0);
+	const struct engine *es[] = { &eng_minhop, &eng_updn };
+
+	(void)state;
+	for (unsigned i = 0; i < 2; i++) {
+		struct rt_routing *r = route(es[i], f);
+		struct an_report rep;
+
+		assert_int_equal(r->nswitches, 0);
+		evaluate(f, r, 0, &rep);
+		assert_true(an_connected(&rep));
+		an_report_free(&rep);
+		rt_free(r);
+	}
+	fab_free(f);
+}
+
+static void expect_error(const struct engine *e, const struct fabric *f, const char *opt,
+			 const char *needle)
+{
+	const char *opts[] = { opt, NULL };
+	struct fab_err err = { { 0 } };
+
+	route_opts(e, f, opts, ENG_ERROR, &err);
+	if (!strstr(err.msg, needle))
+		fail_msg("%s with %s: \"%s\" does not mention \"%s\"", e->name, opt, err.msg, needle);
+}
+
+static void test_bad_options(void **state)
+{
+	static const char *const kv[] = { "n=4", "m=2", "r=4", NULL };
+	struct fabric *f = build("gft2", kv, 1, 0);
+
+	(void)state;
+	expect_error(&eng_updn, f, "roots=leaf-00,no-such-switch", "no-such-switch");
+	expect_error(&eng_updn, f, "roots=0xdeadbeef", "0xdeadbeef");
+	expect_error(&eng_updn, f, "detect=spines", "detect=spines");
+	expect_error(&eng_updn, f, "strict=yes", "strict");
+	expect_error(&eng_minhop, f, "count_switch_lids=2", "count_switch_lids");
+	fab_free(f);
+}
+
+/* --- roots --------------------------------------------------------------------------- */
+
+/* N of "N switch pairs without an up/down path" in @notes, 0 when absent. */
+static unsigned long long unrouted_in(const char *notes)
+{
+	const char *p = strstr(notes, " switch pairs without");
+
+	if (!p)
+		return 0;
+	while (p > notes && p[-1] != ' ')
+		p--;
+	return strtoull(p, NULL, 10);
+}
+
+/*
+ * Several roots: the spines of a tree (given, or found by OpenSM's rule)
+ * cannot reach one another along up/down paths. strict refuses and names a
+ * pair; strict=0 routes all CA traffic and leaves exactly those switch pairs
+ * out, deadlock-free.
+ */
+static void test_several_roots(void **state)
+{
+	static const char *const kv[] = { "n=4", "m=3", "r=6", NULL };
+	static const char *const given[] = { "roots=spine-00,spine-01,spine-02", NULL };
+	static const char *const osm[] = { "detect=osm", NULL };
+	static const char *const loose[] = { "detect=osm", "strict=0", NULL };
+	struct fab_err err = { { 0 } };
+	struct fabric *f = build("gft2", kv, 1, 0);
+	struct rt_routing *r;
+	struct an_report rep;
+
+	(void)state;
+	route_opts(&eng_updn, f, given, ENG_NOT_APPLICABLE, &err);
+	assert_non_null(strstr(err.msg, "no up/down path from switch 'spine-0"));
+	assert_non_null(strstr(err.msg, "strict=0"));
+	route_opts(&eng_updn, f, osm, ENG_NOT_APPLICABLE, &err);
+	assert_non_null(strstr(err.msg, "'spine-00', 'spine-01', 'spine-02'"));
+	r = route_opts(&eng_updn, f, loose, ENG_OK, &err);
+	evaluate(f, r, 0, &rep);
+	assert_int_equal(rep.conn.unreachable[AN_CA_CA], 0);
+	assert_int_equal(rep.conn.unreachable[AN_CA_SW], 0);
+	assert_int_equal(rep.conn.unreachable[AN_SW_CA], 0);
+	assert_int_equal(rep.conn.unreachable[AN_SW_SW], 6);	/* 3 spines, ordered pairs */
+	assert_int_equal(unrouted_in(r->notes), 6);
+	assert_true(rep.cdg.deadlock_free);
+	an_report_free(&rep);
+	rt_free(r);
+	fab_free(f);
+}
+
+/*
+ * Two roots on an irregular fabric: the second BFS (all-down routes kept)
+ * reaches switch pairs the first could not; what stays unrouted is what the
+ * notes report, and the routing stays deadlock-free.
+ */
+static void test_all_down_fallback(void **state)
+{
+	static const char *const kv[] = { "switches=14", "machines=20", "degree=4", NULL };
+	static const char *const opts[] = { "roots=sw-01,sw-05", "strict=0", NULL };
+	struct fab_err err = { { 0 } };
+	struct fabric *f = build("random", kv, 6, 0);
+	struct rt_routing *r = route_opts(&eng_updn, f, opts, ENG_OK, &err);
+	struct an_report rep;
+
+	(void)state;
+	assert_non_null(strstr(r->notes, "routed with all-down routes kept"));
+	evaluate(f, r, 0, &rep);
+	assert_true(unrouted_in(r->notes) > 0);
+	assert_int_equal(rep.conn.unreachable[AN_SW_SW], unrouted_in(r->notes));
+	assert_true(rep.cdg.deadlock_free);
+	an_report_free(&rep);
+	rt_free(r);
+	fab_free(f);
+}
+
+/*
+ * Root detection: a leaf of a tree (not a spine), the center of a mesh; a
+ * CA given as root stands for its switch; OpenSM's rule finds none on a
+ * ring, where every switch has CAs.
+ */
+static void test_detect(void **state)
+{
+	static const char *const tree[] = { "n=4", "m=4", "r=6", NULL };
+	static const char *const mesh[] = { "dims=5,5", NULL };
+	static const char *const ring[] = { "switches=6", NULL };
+	static const char *const by_ca[] = { "roots=node-05", NULL };
+	static const char *const osm[] = { "detect=osm", NULL };
+	struct fab_err err = { { 0 } };
+	struct fabric *f = build("gft2", tree, 1, 0);
+	struct rt_routing *r = route(&eng_updn, f);
+
+	(void)state;
+	assert_non_null(strstr(r->notes, "root 'leaf-00' (detected)"));
+	rt_free(r);
+	r = route_opts(&eng_updn, f, by_ca, ENG_OK, &err);
+	assert_non_null(strstr(r->notes, "root 'leaf-01' (given)"));	/* 4 CAs per leaf */
+	rt_free(r);
+	fab_free(f);
+
+	f = build("mesh", mesh, 1, 0);
+	r = route(&eng_updn, f);
+	assert_non_null(strstr(r->notes, "root 'sw-2-2'"));
+	rt_free(r);
+	fab_free(f);
+
+	f = build("ring", ring, 1, 0);
+	route_opts(&eng_updn, f, osm, ENG_NOT_APPLICABLE, &err);
+	assert_non_null(strstr(err.msg, "no root"));
+	fab_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_families),
+		cmocka_unit_test(test_ring_cycle),
+		cmocka_unit_test(test_balance),
+		cmocka_unit_test(test_lmc_spread),
+		cmocka_unit_test(test_osm_tables),
+		cmocka_unit_test(test_osm_updn_loop),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_disconnected),
+		cmocka_unit_test(test_no_switches),
+		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_several_roots),
+		cmocka_unit_test(test_all_down_fallback),
+		cmocka_unit_test(test_detect),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
