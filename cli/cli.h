@@ -47,6 +47,8 @@ int cmd_gen(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_compute(int argc, char **argv);
+int cmd_engines(int argc, char **argv);
 
 /* Long option ids shared by the commands. */
 enum {

@@ -23,6 +23,9 @@ static const char usage[] =
 	"  show FILE                    summarise a topology: counts, levels, groups, LIDs\n"
 	"  convert IN [-o OUT]          convert between ibnetdiscover and ibsim formats\n"
 	"  eval --topology F --lfts D   evaluate a routing: connectivity, deadlocks, load\n"
+	"  compute -e CHAIN --topology F -d DIR\n"
+	"                               route a topology; write LFTs, LIDs, path SLs\n"
+	"  engines                      list the routing engines and their options\n"
 	"  help [COMMAND]               show help for a command\n"
 	"\n"
 	"Options:\n"
@@ -168,6 +171,8 @@ static const struct command commands[] = {
 	{ "show", cmd_show },
 	{ "convert", cmd_convert },
 	{ "eval", cmd_eval },
+	{ "compute", cmd_compute },
+	{ "engines", cmd_engines },
 };
 
 static const struct command *find_command(const char *name)
@@ -189,7 +194,7 @@ static int help(int argc, char **argv)
 	}
 	c = find_command(argv[1]);
 	if (!c) {
-		cli_err("no command '%s'; commands: gen, show, convert, eval", argv[1]);
+		cli_err("no command '%s'; commands: gen, show, convert, eval, compute, engines", argv[1]);
 		return CLI_USAGE;
 	}
 	args[0] = argv[1];

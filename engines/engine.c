@@ -247,14 +247,17 @@ static int lids_restore(struct fabric *f, const struct lid_save *s, struct fab_e
 	return rc;
 }
 
-/* Give CA ports the LMC engine @e needs (switches keep LMC 0). */
+/*
+ * Give CA ports at least the LMC engine @e needs (switches keep LMC 0);
+ * ports that already have as many LIDs keep them.
+ */
 static int prepare_lids(struct fabric *f, const struct engine *e, const struct eng_args *a,
 			struct fab_err *err)
 {
 	unsigned lmc = e->lmc ? e->lmc(f, a) : 0;
 
 	for (uint32_t ep = 0; ep < f->neps; ep++)
-		if (f->nodes[f->eps[ep].node].type != FAB_SWITCH && fab_ep_lmc(f, ep) != lmc)
+		if (f->nodes[f->eps[ep].node].type != FAB_SWITCH && fab_ep_lmc(f, ep) < lmc)
 			return fab_lids_assign(f, NULL, 0, FAB_LIDS_RENEW, lmc, err);
 	return 0;
 }

@@ -14,9 +14,10 @@
  * (out of memory, a bad argument) stops the chain.
  *
  * LIDs: engines route the LIDs the fabric carries. An engine that needs
- * several LIDs per port (opt) says how many through lmc(); the chain runner
- * assigns LIDs with that LMC before calling route(), and puts the previous
- * ones back when the engine does not apply.
+ * several LIDs per port (opt) says how many through lmc(); when some CA port
+ * has fewer, the chain runner assigns LIDs with that LMC before calling
+ * route(), and puts the previous ones back when the engine does not apply.
+ * Engines route every LID of every range, so a larger LMC is fine.
  */
 #ifndef FABROUTE_ENGINE_H
 #define FABROUTE_ENGINE_H

@@ -33,7 +33,7 @@ case_run() {
 	dir=$t_tmp/$name
 	mkdir -p "$dir/osm"
 	if ! "$F" gen "$@" -o "$dir/fabric.ibnd" 2>"$dir/err" ||
-	   ! "$F" compute --engine "$engine" --topology "$dir/fabric.ibnd" --out-dir "$dir/ours" \
+	   ! "$F" compute --engine "$engine" ${COMPUTE_ARGS:-} --topology "$dir/fabric.ibnd" --out-dir "$dir/ours" \
 		> "$dir/compute.out" 2>"$dir/err"; then
 		not_ok "$name: compute with $engine"
 		sed 's/^/# /' "$dir/err"
@@ -57,6 +57,15 @@ case_run() {
 	sim_stop
 	tables "$dir/ours/opensm-lfts.dump" > "$dir/ours.t"
 	tables "$dir/switches.dump" > "$dir/switches.t"
+	# dump_fts reads ceil(top / 64) blocks: when the top LID starts a block
+	# (top 256 on the 2-ary 6-tree) it is never read back; OpenSM's own
+	# opensm.fdbs, checked below by fabroute eval, still covers it.
+	top=$(sed -n 's/^Unicast lids \[0-\([0-9]*\)\].*/\1/p' "$dir/ours/opensm-lfts.dump" | head -1)
+	if [ $((top % 64)) -eq 0 ]; then
+		hex=$(printf '0x%04x' "$top")
+		diag "$name: LID $top is the first of its block: not compared (dump_fts does not read it)"
+		grep -v " $hex " "$dir/ours.t" > "$dir/ours.t2"; mv "$dir/ours.t2" "$dir/ours.t"
+	fi
 	if [ -s "$dir/ours.t" ] && cmp -s "$dir/ours.t" "$dir/switches.t"; then
 		ok "$name: the switches hold exactly our tables ($(wc -l < "$dir/ours.t") entries)"
 	else

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: fat-tree model shared by ftree and sftree (private to engines/)
+ *
+ * struct ft_model is the fabric seen as a fat tree: every switch's level
+ * (1 for switches with CAs attached, then BFS distance + 1 through the
+ * switches, as fab_shape() computes it), and its switch-to-switch ports
+ * sorted into up ports (to level + 1), down ports (to level - 1) and
+ * sibling ports (horizontal links between two leaves: multi-core trees,
+ * rack-switch pairs). ftree_model.c builds it and says, in words a user
+ * can read, why a fabric is not a fat tree; ftree.c routes it.
+ */
+#ifndef FABROUTE_FTREE_H
+#define FABROUTE_FTREE_H
+
+#include <stdint.h>
+
+#include "engines/engine.h"
+
+enum ft_dir {
+	FT_UP = 0,
+	FT_DOWN = 1,
+	FT_SIB = 2,
+};
+
+/**
+ * struct ft_link - one switch-to-switch port, seen from its switch
+ * @peer: switch index at the other end
+ * @back: index (in struct ft_model.links) of the same cable seen from @peer
+ * @port: port number on this switch
+ * @peer_port: port number on @peer
+ */
+struct ft_link {
+	uint32_t peer;
+	uint32_t back;
+	uint8_t port;
+	uint8_t peer_port;
+};
+
+/**
+ * struct ft_model - a fabric as a fat tree
+ * @f: the fabric (not owned)
+ * @nsw: switches
+ * @level: per switch, its level; 0 for switches no leaf reaches (ignored)
+ * @nlevels: highest level (the roots' level when the tree is intact)
+ * @order: switches of level >= 1 sorted by level, then index
+ * @lvl_off: switches of level l are order[lvl_off[l] .. lvl_off[l + 1]),
+ *           l = 1..@nlevels
+ * @off: links of switch s: up ports links[off[3s] .. off[3s+1]), down
+ *       ports [off[3s+1] .. off[3s+2]), sibling ports [off[3s+2] .. off[3s+3]),
+ *       each group in port order
+ * @links: all of them
+ * @nlinks: their count (each cable appears twice)
+ * @nleaves, @nroots: switches with CAs; switches of level >= 2 without up port
+ * @nsib: sibling cables
+ * @nignored: switches no leaf reaches
+ */
+struct ft_model {
+	const struct fabric *f;
+	uint32_t nsw;
+	uint32_t *level;
+	uint32_t nlevels;
+	uint32_t *order;
+	uint32_t *lvl_off;
+	uint32_t *off;
+	struct ft_link *links;
+	uint32_t nlinks;
+	uint32_t nleaves, nroots, nsib, nignored;
+};
+
+static inline uint32_t ft_first(const struct ft_model *m, uint32_t s, enum ft_dir d)
+{
+	return m->off[3 * s + d];
+}
+
+static inline uint32_t ft_end(const struct ft_model *m, uint32_t s, enum ft_dir d)
+{
+	return m->off[3 * s + d + 1];
+}
+
+/**
+ * ft_model_init() - analyse @f as a fat tree
+ * Return: ENG_OK with @m filled, ENG_NOT_APPLICABLE with @err saying why @f
+ * is not a fat tree, or ENG_ERROR (out of memory). @m needs ft_model_fini()
+ * only after ENG_OK.
+ */
+int ft_model_init(struct ft_model *m, const struct fabric *f, struct fab_err *err);
+void ft_model_fini(struct ft_model *m);
+
+/**
+ * ft_sw_name() - a switch's description, for notes and reasons
+ */
+static inline const char *ft_sw_name(const struct fabric *f, uint32_t sw)
+{
+	return fab_desc(f, f->switches[sw]);
+}
+
+/**
+ * struct ft_stats - what the fat-tree routing did, for the notes
+ * @ca_lids: CA and router LIDs routed as destinations
+ * @dummies: phantom destinations routed to keep the counters of leaves
+ *           with fewer CAs in step (counters only, no table entry)
+ * @ca_holes: (source leaf CA, destination CA LID) pairs without any route
+ * @sw_holes: (source switch, destination switch) pairs without any route
+ */
+struct ft_stats {
+	uint32_t ca_lids;
+	uint32_t dummies;
+	uint64_t ca_holes;
+	uint64_t sw_holes;
+};
+
+/**
+ * ft_route() - the fat-tree routing of papers/000 section 3 (Zahavi): fill
+ * the LFTs of @r for every LID of @m's fabric
+ * Return: 0, or -1 when out of memory.
+ */
+int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st);
+
+/**
+ * ft_count_holes() - count the unrouted pairs of @r into @st (ca_holes,
+ * sw_holes), for the notes
+ * Return: 0, or -1 when out of memory.
+ */
+int ft_count_holes(const struct ft_model *m, const struct rt_routing *r, struct ft_stats *st);
+
+/**
+ * ft_notes() - "ranks: 3, leaves: 16, roots: 16, ..." for r->notes
+ * Return: a malloc()ed string, or NULL when out of memory.
+ */
+char *ft_notes(const struct ft_model *m, const struct ft_stats *st);
+
+#endif

@@ -1,0 +1,877 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fat-tree engines ftree and sftree (papers/000), proven with the
+ * evaluator: CA-to-CA connectivity, balance and dedicated downward paths
+ * of ftree on every tree family, intact and degraded (every CA pair with an
+ * up/down path routed, counted here independently of the engine), not
+ * applicable off trees; sftree's switch-to-switch connectivity with an
+ * acyclic channel dependency graph on one VL (switch paths included), every
+ * CA entry ftree made kept as it is (the ones ftree left empty filled
+ * through the subtree), its hop counts, the subtree root away from the SM;
+ * determinism, time, and OpenSM's own ftree tables on the same fabric.
+ */
+#include <time.h>
+
+#include "tests/unit/testutil.h"
+
+#include "analysis/analysis.h"
+#include "engines/engine.h"
+#include "fabric/gen.h"
+
+extern const struct engine eng_ftree, eng_sftree;
+
+/* --- helpers ------------------------------------------------------------------ */
+
+/* Build "family k=v ..." (space-separated parameters). */
+static struct fabric *gen(const char *spec)
+{
+	struct fab_err err = { { 0 } };
+	char buf[256], *save = NULL, *tok;
+	const char *kv[16];
+	size_t n = 0;
+	struct fabric *f;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	tok = strtok_r(buf, " ", &save);
+	for (char *p = strtok_r(NULL, " ", &save); p && n < 16; p = strtok_r(NULL, " ", &save))
+		kv[n++] = p;
+	f = gen_build(tok, kv, n, 1, &err);
+	if (!f)
+		fail_msg("gen %s: %s", spec, err.msg);
+	return f;
+}
+
+/* @spec with @links random link faults and @sws random switch faults drawn with @seed. */
+static struct fabric *gen_faulty(const char *spec, unsigned links, unsigned sws, uint64_t seed)
+{
+	struct fab_err err = { { 0 } };
+	struct gen_faults g = { .random_links = links, .random_switches = sws, .seed = seed };
+	struct fabric *f = gen(spec);
+
+	if ((links || sws) && gen_faults_apply(&f, &g, &err))
+		fail_msg("faults on %s: %s", spec, err.msg);
+	return f;
+}
+
+static struct rt_routing *route(const struct engine *e, const struct fabric *f)
+{
+	struct fab_err err = { { 0 } };
+	struct eng_args a = { .schema = e->options };
+	struct rt_routing *r = NULL;
+	int rc = e->route(f, &a, &r, &err);
+
+	if (rc != ENG_OK)
+		fail_msg("%s: status %d: %s", e->name, rc, err.msg);
+	assert_non_null(r);
+	assert_non_null(r->notes);
+	return r;
+}
+
+static void eval(const struct fabric *f, const struct rt_routing *r, int all_lids,
+		 struct an_report *rep)
+{
+	struct fab_err err = { { 0 } };
+	struct an_opts o = { .all_lids = all_lids };
+
+	if (an_evaluate(f, r, &o, rep, &err))
+		fail_msg("an_evaluate: %s", err.msg);
+}
+
+static void levels(const struct fabric *f, struct fab_shape *s)
+{
+	struct fab_err err = { { 0 } };
+
+	if (fab_shape(f, s, &err))
+		fail_msg("fab_shape: %s", err.msg);
+}
+
+static uint32_t sw_of(const struct fabric *f, const char *desc)
+{
+	unsigned count;
+	uint32_t n = fab_node_by_desc(f, desc, &count);
+
+	assert_int_not_equal(n, FAB_NONE);
+	return f->nodes[n].swidx;
+}
+
+/* The switch a CA endpoint hangs off. */
+static uint32_t leaf_of(const struct fabric *f, uint32_t ep)
+{
+	return f->nodes[fab_port(f, f->eps[ep].node, f->eps[ep].port)->peer].swidx;
+}
+
+static int is_ca(const struct fabric *f, uint32_t ep)
+{
+	return f->nodes[f->eps[ep].node].type != FAB_SWITCH;
+}
+
+/*
+ * CA-to-CA pairs without an up/down path ([sibling hop] up* down*), counted
+ * from the cabling alone: for each destination leaf, the switches with a
+ * way down to it, the switches with a way up to one of those, the leaves
+ * with a sibling link to one of those.
+ */
+static uint64_t updown_holes(const struct fabric *f)
+{
+	uint32_t n = f->nswitches, *q = malloc(((size_t)n + 1) * sizeof(*q));
+	uint8_t *down = malloc(n + 1), *up = malloc(n + 1);
+	uint32_t *cas = calloc((size_t)n + 1, sizeof(*cas));
+	struct fab_shape sh;
+	uint64_t holes = 0;
+
+	levels(f, &sh);
+	for (uint32_t e = 0; e < f->neps; e++)
+		if (is_ca(f, e))
+			cas[leaf_of(f, e)]++;
+	for (uint32_t d = 0; d < n; d++) {
+		uint32_t head = 0, tail = 0;
+
+		if (!cas[d])
+			continue;
+		memset(down, 0, n);
+		memset(up, 0, n);
+		down[d] = up[d] = 1;
+		q[tail++] = d;
+		while (head < tail) {	/* up from d: switches with a way down to d */
+			uint32_t s = q[head++];
+
+			for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++) {
+				uint32_t t = eng_sw_peer(f, s, p);
+
+				if (t != FAB_NONE && sh.level[t] == sh.level[s] + 1 && !down[t]) {
+					down[t] = up[t] = 1;
+					q[tail++] = t;
+				}
+			}
+		}
+		for (uint32_t i = 0; i < tail; i++) {	/* down from those: ways up */
+			uint32_t s = q[i];
+
+			for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++) {
+				uint32_t t = eng_sw_peer(f, s, p);
+
+				if (t != FAB_NONE && sh.level[t] + 1 == sh.level[s] && !up[t]) {
+					up[t] = 1;
+					q[tail++] = t;
+				}
+			}
+		}
+		for (uint32_t s = 0; s < n; s++) {
+			int ok = up[s];
+
+			for (unsigned p = 1; !ok && sh.level[s] == 1 &&
+			     p <= f->nodes[f->switches[s]].nports; p++) {
+				uint32_t t = eng_sw_peer(f, s, p);
+
+				ok = t != FAB_NONE && sh.level[t] == 1 && up[t];
+			}
+			if (!ok)
+				holes += (uint64_t)cas[s] * cas[d];
+		}
+	}
+	fab_shape_free(&sh);
+	free(q);
+	free(down);
+	free(up);
+	free(cas);
+	return holes;
+}
+
+/*
+ * Every entry ftree made for a CA LID is sftree's too: end-node paths are
+ * ftree's wherever ftree routes them. Returns the CA-LID entries sftree
+ * added where ftree had none.
+ */
+static uint64_t same_ca_entries(const struct fabric *f, const struct rt_routing *ft,
+				const struct rt_routing *sf)
+{
+	uint64_t added = 0;
+
+	for (uint32_t e = 0; e < f->neps; e++) {
+		unsigned lid = fab_ep_lid(f, e);
+
+		for (uint32_t s = 0; s < f->nswitches && is_ca(f, e); s++) {
+			uint8_t a = rt_lft(ft, s)[lid], b = rt_lft(sf, s)[lid];
+
+			if (a != RT_NO_PORT && a != b)
+				fail_msg("switch %s, CA LID %u: ftree port %u, sftree port %u",
+					 fab_desc(f, f->switches[s]), lid, a, b);
+			added += a == RT_NO_PORT && b != RT_NO_PORT;
+		}
+	}
+	return added;
+}
+
+/* --- ftree ------------------------------------------------------------------------ */
+
+static const char *const families[] = {
+	"kary-ntree k=4 n=3", "kary-ntree k=2 n=6", "kary-ntree k=3 n=4", "mport-ntree m=8 n=3",
+	"xgft h=3 m=4,3,2 w=1,2,3", "xgft h=3 m=4,4,4 w=1,4,2", "gft2 n=8 m=4 r=16",
+	"gft2 n=4 m=8 r=16", "ft648", "ft648-rack", "multicore", "multicore cores=3",
+	"multicore cores=2 n=6 m=6 r=12 hlinks=2",
+};
+#define NFAMILIES (sizeof(families) / sizeof(families[0]))
+
+/* Every tree family, intact: CA pairs all routed, acyclic on one VL. */
+static void test_ftree_families(void **state)
+{
+	for (size_t i = 0; i < NFAMILIES; i++) {
+		struct fabric *f = gen(families[i]);
+		struct rt_routing *r = route(&eng_ftree, f);
+		int multicore = !strncmp(families[i], "multicore", 9);
+		struct an_report rep;
+
+	(void)state;
+		eval(f, r, 0, &rep);
+		if (rep.conn.unreachable[AN_CA_CA] || !rep.cdg.deadlock_free)
+			fail_msg("%s: %llu CA pairs unreachable, deadlock-free %d (%s)", families[i],
+				 (unsigned long long)rep.conn.unreachable[AN_CA_CA],
+				 rep.cdg.deadlock_free, r->notes);
+		assert_int_equal(rep.cdg.vls_used, 1);
+		/* CAs reach every switch; switches reach every CA except across cores */
+		assert_int_equal(rep.conn.unreachable[AN_CA_SW], 0);
+		if (!multicore)
+			assert_int_equal(rep.conn.unreachable[AN_SW_CA], 0);
+		an_report_free(&rep);
+		rt_free(r);
+		fab_free(f);
+	}
+}
+
+static void test_ftree_notes(void **state)
+{
+	struct fabric *f = gen("ft648");
+	struct rt_routing *r = route(&eng_ftree, f);
+
+	(void)state;
+	assert_non_null(strstr(r->notes, "ranks: 2, leaves: 36, roots: 18"));
+	assert_non_null(strstr(r->notes, "CA LIDs: 648 (+0 dummies)"));
+	/* the 18 roots cannot reach each other up and down */
+	assert_non_null(strstr(r->notes, "switch pairs without up/down path: 306"));
+	rt_free(r);
+	fab_free(f);
+}
+
+/*
+ * Balance: on every leaf, the CA LIDs routed up spread over the up ports
+ * within one. Dedicated downward paths: for each CA, the switches that the
+ * paths of all other CAs cross going down, the peak included, hold at most
+ * one switch per level (a single chain from one root).
+ */
+static void check_balance(const char *spec)
+{
+	struct fabric *f = gen(spec);
+	struct rt_routing *r = route(&eng_ftree, f);
+	struct fab_shape sh;
+	uint32_t cnt[FAB_PORTS_MAX + 1];
+
+	levels(f, &sh);
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		uint32_t lo = UINT32_MAX, hi = 0;
+
+		if (sh.level[s] != 1)
+			continue;
+		memset(cnt, 0, sizeof(cnt));
+		for (uint32_t e = 0; e < f->neps; e++)
+			if (is_ca(f, e) && leaf_of(f, e) != s)
+				cnt[rt_lft(r, s)[fab_ep_lid(f, e)]]++;
+		for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++) {
+			uint32_t t = eng_sw_peer(f, s, p);
+
+			if (t == FAB_NONE || sh.level[t] != 2)
+				continue;
+			lo = cnt[p] < lo ? cnt[p] : lo;
+			hi = cnt[p] > hi ? cnt[p] : hi;
+		}
+		if (hi > lo + 1)
+			fail_msg("%s: leaf %s: up ports carry %u to %u CA LIDs", spec,
+				 fab_desc(f, f->switches[s]), lo, hi);
+	}
+	for (uint32_t d = 0; d < f->neps; d++) {
+		uint32_t chain[FAB_LEVELS_MAX + 1];
+
+		if (!is_ca(f, d))
+			continue;
+		for (unsigned l = 0; l <= FAB_LEVELS_MAX; l++)
+			chain[l] = FAB_NONE;
+		for (uint32_t src = 0; src < f->neps; src++) {
+			struct an_path p = { 0 };
+			uint32_t peak = 0;
+
+			if (!is_ca(f, src) || leaf_of(f, src) == leaf_of(f, d))
+				continue;
+			assert_int_equal(an_trace(f, r, src, fab_ep_lid(f, d), 0, &p), 0);
+			assert_int_equal(p.fail, AN_DELIVERED);
+			for (uint32_t h = 0; h < p.nhops; h++)
+				if (sh.level[f->nodes[p.hops[h].node].swidx] >
+				    sh.level[f->nodes[p.hops[peak].node].swidx])
+					peak = h;
+			for (uint32_t h = peak; h < p.nhops; h++) {
+				uint32_t s = f->nodes[p.hops[h].node].swidx;
+
+				if (chain[sh.level[s]] != FAB_NONE && chain[sh.level[s]] != s)
+					fail_msg("%s: two downward paths to %s at level %u", spec,
+						 fab_desc(f, f->eps[d].node), sh.level[s]);
+				chain[sh.level[s]] = s;
+			}
+			an_path_free(&p);
+		}
+	}
+	fab_shape_free(&sh);
+	rt_free(r);
+	fab_free(f);
+}
+
+static void test_ftree_balance(void **state)
+{
+	(void)state;
+	check_balance("ft648");
+	check_balance("kary-ntree k=4 n=3");
+	check_balance("kary-ntree k=2 n=6");
+	check_balance("mport-ntree m=8 n=3");
+	check_balance("xgft h=3 m=6,4,3 w=1,6,4");
+}
+
+/*
+ * Degraded trees: 1 to 3 failed links, a failed switch. Every CA pair with
+ * an up/down path is routed (and with this much redundancy left, that is
+ * every pair), the graph stays acyclic.
+ */
+static void test_ftree_degraded(void **state)
+{
+	static const char *const specs[] = {
+		"kary-ntree k=4 n=3", "kary-ntree k=2 n=6", "ft648", "ft648-rack",
+		"mport-ntree m=8 n=3", "xgft h=3 m=4,4,4 w=1,4,2", "multicore",
+		"gft2 n=4 m=2 r=8",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+		for (unsigned k = 0; k < 4; k++)
+			for (uint64_t seed = 1; seed <= 4; seed++) {
+				struct fabric *f = gen_faulty(specs[i], k < 3 ? k + 1 : 0,
+							      k == 3, seed);
+				struct rt_routing *r = route(&eng_ftree, f);
+				uint64_t holes = updown_holes(f);
+				struct an_report rep;
+
+				eval(f, r, 0, &rep);
+				if (rep.conn.unreachable[AN_CA_CA] != holes || !rep.cdg.deadlock_free)
+					fail_msg("%s, %u faults, seed %llu: %llu CA pairs unreachable, "
+						 "%llu without up/down path, deadlock-free %d",
+						 specs[i], k + 1, (unsigned long long)seed,
+						 (unsigned long long)rep.conn.unreachable[AN_CA_CA],
+						 (unsigned long long)holes, rep.cdg.deadlock_free);
+				if (strncmp(specs[i], "multicore", 9) && strncmp(specs[i], "gft2", 4))
+					assert_int_equal(holes, 0);
+				an_report_free(&rep);
+				rt_free(r);
+				fab_free(f);
+			}
+}
+
+/*
+ * A leaf whose sibling link failed: no up/down path between its CAs and
+ * the other core's (that would need a down-to-up turn), every other pair
+ * routed.
+ */
+static void test_ftree_cut_sibling(void **state)
+{
+	static const char *const cut[] = { "c0-leaf-03:9" };	/* ports: 4 down, 4 up, 1 sideways */
+	struct gen_faults g = { .links = cut, .nlinks = 1 };
+	struct fab_err err = { { 0 } };
+	struct fabric *f = gen("multicore");
+	struct rt_routing *r, *sf;
+	struct an_report rep;
+
+	(void)state;
+	if (gen_faults_apply(&f, &g, &err))
+		fail_msg("%s", err.msg);
+	r = route(&eng_ftree, f);
+	eval(f, r, 0, &rep);
+	assert_int_equal(updown_holes(f), 2 * 4 * 32);
+	assert_int_equal(rep.conn.unreachable[AN_CA_CA], 2 * 4 * 32);
+	assert_true(rep.cdg.deadlock_free);
+	an_report_free(&rep);
+
+	/* sftree sends them through its subtree root, leaving ftree's entries alone */
+	sf = route(&eng_sftree, f);
+	eval(f, sf, 0, &rep);
+	assert_true(an_connected(&rep));
+	assert_true(rep.cdg.deadlock_free);
+	assert_true(same_ca_entries(f, r, sf) > 0);
+	an_report_free(&rep);
+	rt_free(sf);
+	rt_free(r);
+	fab_free(f);
+}
+
+/* Not trees: rings, dragonflies, meshes, tori, a fabric of CAs only. */
+static void test_ftree_not_applicable(void **state)
+{
+	static const char *const specs[] = {
+		"ring switches=6 hosts=2", "dragonfly a=4 p=2 h=2", "mesh dims=4,4",
+		"torus dims=3,3,3",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct fabric *f = gen(specs[i]);
+
+		for (int k = 0; k < 2; k++) {
+			const struct engine *e = k ? &eng_sftree : &eng_ftree;
+			struct fab_err err = { { 0 } };
+			struct eng_args a = { .schema = e->options };
+			struct rt_routing *r = NULL;
+
+			assert_int_equal(e->route(f, &a, &r, &err), ENG_NOT_APPLICABLE);
+			assert_null(r);
+			assert_non_null(strstr(err.msg, "not a fat tree"));
+			if (!strncmp(specs[i], "dragonfly", 9))
+				assert_non_null(strstr(err.msg, "dragonfly of 9 groups of 4"));
+		}
+		fab_free(f);
+	}
+}
+
+/*
+ * Two leaves (ports 1-2: CAs, 3-4: spines, 5: spare) and two spines
+ * (ports 1-2: leaves, 5: spare).
+ */
+static struct fabric *tiny_tree(void)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = fab_new();
+
+	for (unsigned i = 0; i < 4; i++) {
+		char d[16];
+		struct fab_node_info in = { .type = FAB_SWITCH, .guid = 0x100 + i, .nports = 5,
+					    .desc = d };
+
+		snprintf(d, sizeof(d), "%s-%u", i < 2 ? "leaf" : "spine", i % 2);
+		assert_int_equal(fab_node_add(f, &in, &err), i);
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		struct fab_node_info in = { .type = FAB_CA, .guid = 0x1000 + 16 * i, .nports = 1 };
+		uint32_t c = fab_node_add(f, &in, &err);
+
+		assert_int_equal(fab_link_add(f, i / 2, 1 + i % 2, c, 1, &err), 0);
+	}
+	for (unsigned l = 0; l < 2; l++)
+		for (unsigned s = 0; s < 2; s++)
+			assert_int_equal(fab_link_add(f, l, 3 + s, 2 + s, 1 + l, &err), 0);
+	return f;
+}
+
+static void expect_na(struct fabric *f, const char *why)
+{
+	struct fab_err err = { { 0 } };
+	struct eng_args a = { .schema = NULL };
+	struct rt_routing *r = NULL;
+
+	assert_int_equal(fab_finalize(f, &err), 0);
+	assert_int_equal(fab_lids_assign(f, NULL, 0, FAB_LIDS_RENEW, 0, &err), 0);
+	assert_int_equal(eng_ftree.route(f, &a, &r, &err), ENG_NOT_APPLICABLE);
+	assert_null(r);
+	if (!strstr(err.msg, why))
+		fail_msg("\"%s\" does not say \"%s\"", err.msg, why);
+}
+
+/* A horizontal link between two spines; a leaf with no way up. */
+static void test_ftree_not_applicable_shapes(void **state)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = tiny_tree();
+	struct rt_routing *r;
+
+	(void)state;
+	assert_int_equal(fab_finalize(f, &err), 0);
+	assert_int_equal(fab_lids_assign(f, NULL, 0, FAB_LIDS_RENEW, 0, &err), 0);
+	r = route(&eng_ftree, f);
+	assert_non_null(strstr(r->notes, "ranks: 2, leaves: 2, roots: 2"));
+	rt_free(r);
+	assert_int_equal(fab_link_add(f, 2, 5, 3, 5, &err), 0);
+	expect_na(f, "switches 'spine-0' and 'spine-1' are linked at level 2");
+	fab_free(f);
+
+	f = tiny_tree();
+	fab_link_remove(f, 1, 3);
+	fab_link_remove(f, 1, 4);
+	assert_int_equal(fab_link_add(f, 0, 5, 1, 5, &err), 0);
+	expect_na(f, "leaf switch 'leaf-1' has no link to a switch above the leaves");
+	fab_free(f);
+}
+
+/* LMC 1: each of a CA's two LIDs is a destination of its own, all routed. */
+static void test_ftree_lmc(void **state)
+{
+	struct fabric *f = gen("kary-ntree k=4 n=3 lmc=1");
+	struct rt_routing *r = route(&eng_ftree, f);
+	struct an_report rep;
+
+	(void)state;
+	assert_non_null(strstr(r->notes, "CA LIDs: 128"));
+	eval(f, r, 1, &rep);
+	assert_int_equal(rep.conn.unreachable[AN_CA_CA], 0);
+	assert_true(rep.cdg.deadlock_free);
+	an_report_free(&rep);
+	rt_free(r);
+	fab_free(f);
+}
+
+/* A leaf with fewer CAs routes dummies so that the counters stay in step. */
+static void test_ftree_dummies(void **state)
+{
+	static const char *const gone[] = { "node-00:1", "node-01:1", "node-13:1" };
+	struct gen_faults g = { .links = gone, .nlinks = 3 };
+	struct fab_err err = { { 0 } };
+	struct fabric *f = gen("kary-ntree k=4 n=3");
+	struct rt_routing *r;
+	struct an_report rep;
+
+	(void)state;
+	if (gen_faults_apply(&f, &g, &err))
+		fail_msg("%s", err.msg);
+	r = route(&eng_ftree, f);
+	assert_non_null(strstr(r->notes, "CA LIDs: 61 (+3 dummies)"));
+	eval(f, r, 0, &rep);
+	assert_int_equal(rep.conn.unreachable[AN_CA_CA], 0);
+	assert_true(rep.cdg.deadlock_free);
+	an_report_free(&rep);
+	rt_free(r);
+	fab_free(f);
+}
+
+/* --- sftree ----------------------------------------------------------------------- */
+
+static const char *const sf_specs[] = {
+	"ft648", "ft648-rack", "kary-ntree k=4 n=3", "kary-ntree k=2 n=6", "multicore",
+	"multicore cores=3",
+};
+#define NSF (sizeof(sf_specs) / sizeof(sf_specs[0]))
+
+/* Every pair connected, switches included, acyclic on one VL; ftree's CA entries kept. */
+static void check_sftree(const char *spec, unsigned links, unsigned sws, uint64_t seed)
+{
+	struct fabric *f = gen_faulty(spec, links, sws, seed);
+	struct rt_routing *r = route(&eng_sftree, f), *ft = route(&eng_ftree, f);
+	struct an_report rep;
+
+	eval(f, r, 0, &rep);
+	if (!an_connected(&rep) || !rep.cdg.deadlock_free)
+		fail_msg("%s, %u link and %u switch faults, seed %llu: unreachable pairs: %llu of "
+			 "%llu switch-switch, %llu switch-CA, %llu CA-CA; deadlock-free %d: %s", spec,
+			 links, sws, (unsigned long long)seed,
+			 (unsigned long long)rep.conn.unreachable[AN_SW_SW],
+			 (unsigned long long)rep.conn.pairs[AN_SW_SW],
+			 (unsigned long long)rep.conn.unreachable[AN_SW_CA],
+			 (unsigned long long)rep.conn.unreachable[AN_CA_CA], rep.cdg.deadlock_free,
+			 r->notes);
+	assert_int_equal(rep.cdg.vls_used, 1);
+	assert_non_null(strstr(r->notes, "left unrouted: 0; switch-to-CA"));
+	same_ca_entries(f, ft, r);
+	an_report_free(&rep);
+	rt_free(r);
+	rt_free(ft);
+	fab_free(f);
+}
+
+static void test_sftree_intact(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NSF; i++)
+		check_sftree(sf_specs[i], 0, 0, 0);
+	check_sftree("mport-ntree m=8 n=3", 0, 0, 0);
+	check_sftree("xgft h=3 m=4,3,2 w=1,2,3", 0, 0, 0);
+	check_sftree("gft2 n=4 m=8 r=16", 0, 0, 0);
+}
+
+static void test_sftree_link_faults(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NSF; i++)
+		for (unsigned links = 1; links <= 3; links++)
+			for (uint64_t seed = 1; seed <= 6; seed++)
+				check_sftree(sf_specs[i], links, 0, seed);
+}
+
+static void test_sftree_switch_faults(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NSF; i++)
+		for (uint64_t seed = 1; seed <= 4; seed++) {
+			check_sftree(sf_specs[i], 0, 1, seed);
+			check_sftree(sf_specs[i], 2, 1, seed);
+		}
+}
+
+/*
+ * The rack-switch tree with one failed link, sn a rack switch, is the case
+ * that needs the single-way-down condition: the first core leaf is taken.
+ */
+/*
+ * An intact 2-core tree: ftree gives a core's spines no way to the other
+ * core's 32 CAs (4 spines x 32 CAs x 2 cores); sftree fills exactly those
+ * entries, through its subtree root.
+ */
+static void test_sftree_switch_to_ca(void **state)
+{
+	struct fabric *f = gen("multicore");
+	struct rt_routing *ft = route(&eng_ftree, f), *sf = route(&eng_sftree, f);
+	struct an_report rep;
+
+	(void)state;
+	eval(f, ft, 0, &rep);
+	assert_int_equal(rep.conn.unreachable[AN_SW_CA], 256);
+	an_report_free(&rep);
+	eval(f, sf, 0, &rep);
+	assert_true(an_connected(&rep));
+	assert_true(rep.cdg.deadlock_free);
+	an_report_free(&rep);
+	assert_int_equal(same_ca_entries(f, ft, sf), 256);
+	assert_non_null(strstr(sf->notes, "switch-to-CA pairs routed through it: 256"));
+	rt_free(ft);
+	rt_free(sf);
+	fab_free(f);
+}
+
+static void test_sftree_rack_root(void **state)
+{
+	struct fabric *f = gen_faulty("ft648-rack", 1, 0, 3);
+	struct rt_routing *r = route(&eng_sftree, f);
+
+	(void)state;
+	assert_non_null(strstr(r->notes, "subtree root: 'leaf-"));
+	rt_free(r);
+	fab_free(f);
+	check_sftree("ft648-rack", 1, 0, 3);
+}
+
+/* Path length in switches crossed, and whether it crosses @via. */
+static uint32_t hops(const struct fabric *f, const struct rt_routing *r, const char *a,
+		     const char *b, const char *via, int *crosses)
+{
+	struct an_path p = { 0 };
+	uint32_t src = fab_ep_of_node(f, f->switches[sw_of(f, a)], 0);
+	uint32_t n;
+
+	assert_int_equal(an_trace(f, r, src, fab_ep_lid(f, fab_ep_of_node(f, f->switches[sw_of(f, b)],
+									     0)),
+				  0, &p), 0);
+	assert_int_equal(p.fail, AN_DELIVERED);
+	*crosses = 0;
+	for (uint32_t h = 0; h < p.nhops; h++)
+		*crosses |= via && p.hops[h].node == f->switches[sw_of(f, via)];
+	n = p.nhops;
+	an_path_free(&p);
+	return n;
+}
+
+/*
+ * Hop counts of papers/000 section 4: in a 2-stage tree two roots meet at
+ * sn (root, sn, root); in a 4-ary 3-tree roots of different groups go down
+ * to sn and up again (5 switches), roots of one group turn at the group's
+ * switch above sn (3), and level-2 switches of different groups and pods
+ * zig-zag through sn (7).
+ */
+static void test_sftree_hops(void **state)
+{
+	struct fabric *f = gen("ft648");
+	struct rt_routing *r = route(&eng_sftree, f);
+	int x;
+
+	(void)state;
+	assert_int_equal(hops(f, r, "spine-03", "spine-11", "leaf-00", &x), 3);
+	assert_true(x);
+	rt_free(r);
+	fab_free(f);
+
+	f = gen("kary-ntree k=4 n=3");
+	r = route(&eng_sftree, f);
+	/*
+	 * Pod q holds l2-4q .. l2-4q+3; spine p hangs off l2-(4q + p % 4) in
+	 * every pod: spines 0, 4, 8, 12 form a group, 1, 5, 9, 13 the next.
+	 */
+	assert_int_equal(hops(f, r, "spine-00", "spine-05", "leaf-00", &x), 5);
+	assert_true(x);
+	assert_int_equal(hops(f, r, "spine-00", "spine-04", "leaf-00", &x), 3);
+	assert_false(x);
+	assert_int_equal(hops(f, r, "l2-04", "l2-09", "leaf-00", &x), 7);
+	assert_true(x);
+	/* pairs with an up/down path keep it */
+	assert_int_equal(hops(f, r, "l2-04", "l2-08", "leaf-00", &x), 3);
+	assert_false(x);
+	assert_non_null(strstr(r->notes, "longest switch-to-switch path: 6 links"));
+	rt_free(r);
+	fab_free(f);
+}
+
+/* Algorithm 1 keeps sn off the SM's leaf; documented choice when the SM is unknown. */
+static void test_sftree_sm_leaf(void **state)
+{
+	struct fabric *f = gen("ft648");
+	uint32_t ca = fab_node_by_desc(f, "node-005", NULL);
+	struct rt_routing *r = route(&eng_sftree, f);
+
+	(void)state;
+	assert_non_null(strstr(r->notes, "subtree root: 'leaf-00' (the SM's leaf is unknown)"));
+	rt_free(r);
+	f->sm_node = ca;	/* node-005 hangs off leaf-00 */
+	f->sm_port = 1;
+	r = route(&eng_sftree, f);
+	assert_non_null(strstr(r->notes, "subtree root: 'leaf-01' (the SM's leaf is 'leaf-00')"));
+	rt_free(r);
+	f->sm_node = f->switches[sw_of(f, "leaf-01")];	/* the SM on a switch */
+	f->sm_port = 0;
+	r = route(&eng_sftree, f);
+	assert_non_null(strstr(r->notes, "subtree root: 'leaf-00' (the SM's leaf is 'leaf-01')"));
+	rt_free(r);
+	fab_free(f);
+	check_sftree("ft648", 0, 0, 0);
+}
+
+/* Same fabric, same tables and notes, byte for byte. */
+static void test_determinism(void **state)
+{
+	static const char *const specs[] = { "kary-ntree k=4 n=3", "multicore cores=3",
+					     "ft648-rack" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct fabric *f = gen_faulty(specs[i], 2, 0, 7);
+
+		for (int k = 0; k < 2; k++) {
+			const struct engine *e = k ? &eng_sftree : &eng_ftree;
+			struct rt_routing *a = route(e, f), *b = route(e, f);
+
+			assert_true(rt_equal_lfts(a, b));
+			assert_memory_equal(a->lft, b->lft, (size_t)a->nswitches * a->lft_len);
+			assert_string_equal(a->notes, b->notes);
+			rt_free(a);
+			rt_free(b);
+		}
+		fab_free(f);
+	}
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* 2000 CAs, 500 switches: well under a second even unoptimised (about 20 ms with -O2). */
+static void test_timing(void **state)
+{
+	struct fabric *f = gen("xgft h=3 m=20,10,10 w=1,20,10");
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		const struct engine *e = k ? &eng_sftree : &eng_ftree;
+		double t0 = now();
+		struct rt_routing *r = route(e, f);
+		double ms = (now() - t0) * 1e3;
+
+		print_message("%s on 2000 CAs / 500 switches: %.1f ms\n", e->name, ms);
+		assert_true(ms < 5000);
+		rt_free(r);
+	}
+	fab_free(f);
+}
+
+/* --- OpenSM's ftree on the same fabric ------------------------------------------ */
+
+static char *load(const char *rel, size_t *len)
+{
+	struct fab_err err = { { 0 } };
+	char *buf = NULL;
+
+	if (fmt_read_file(tu_data(rel), &buf, len, &err))
+		fail_msg("%s", err.msg);
+	return buf;
+}
+
+/*
+ * tests/data/eval/fattree-ftree: OpenSM 3.3.23's ftree on a 2-ary 3-tree
+ * under ibsim, OpenSM on leaf-00's port 0. With the same LIDs, ftree's CA
+ * entries match OpenSM's but for equal-cost choices of root (4 of 96
+ * entries: two destinations' roots swapped within a group of spines);
+ * sftree keeps its subtree root off the SM's switch and connects the 36
+ * switch pairs OpenSM leaves without route.
+ */
+static void test_opensm_ftree(void **state)
+{
+	struct fab_err err = { { 0 } };
+	struct fab_lid_pin *pins = NULL;
+	size_t len, n = 0;
+	char *buf = load("eval/fattree-ftree/opensm-subnet.lst", &len);
+	struct fabric *f = fmt_subnet_parse(buf, len, "opensm-subnet.lst", &err);
+	struct rt_routing *osm, *r, *sf;
+	uint32_t same = 0, total = 0;
+	struct an_report rep;
+
+	(void)state;
+	assert_non_null(f);
+	free(buf);
+	buf = load("eval/fattree-ftree/guid2lid", &len);
+	assert_int_equal(fmt_guid2lid_parse(buf, len, "guid2lid", &pins, &n, &err), 0);
+	assert_int_equal(fab_lids_assign(f, pins, n, FAB_LIDS_KEEP, 0, &err), 0);
+	free(pins);
+	free(buf);
+	buf = load("eval/fattree-ftree/opensm-lfts.dump", &len);
+	osm = fmt_lfts_parse(buf, len, "opensm-lfts.dump", f, &err);
+	assert_non_null(osm);
+	free(buf);
+	r = route(&eng_ftree, f);
+	for (uint32_t e = 0; e < f->neps; e++)
+		for (uint32_t s = 0; s < f->nswitches && is_ca(f, e); s++) {
+			same += rt_lft(r, s)[fab_ep_lid(f, e)] == rt_lft(osm, s)[fab_ep_lid(f, e)];
+			total++;
+		}
+	print_message("CA entries equal to OpenSM's ftree: %u of %u\n", same, total);
+	assert_int_equal(total, 96);
+	assert_true(same >= 88);
+	eval(f, osm, 0, &rep);
+	assert_int_equal(rep.conn.unreachable[AN_SW_SW], 36);
+	an_report_free(&rep);
+	sf = route(&eng_sftree, f);
+	assert_non_null(strstr(sf->notes, "(the SM's leaf is 'leaf-00')"));
+	assert_null(strstr(sf->notes, "subtree root: 'leaf-00'"));
+	eval(f, sf, 0, &rep);
+	assert_true(an_connected(&rep));
+	assert_true(rep.cdg.deadlock_free);
+	an_report_free(&rep);
+	rt_free(sf);
+	rt_free(r);
+	rt_free(osm);
+	fab_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ftree_families),
+		cmocka_unit_test(test_ftree_notes),
+		cmocka_unit_test(test_ftree_balance),
+		cmocka_unit_test(test_ftree_degraded),
+		cmocka_unit_test(test_ftree_cut_sibling),
+		cmocka_unit_test(test_ftree_not_applicable),
+		cmocka_unit_test(test_ftree_not_applicable_shapes),
+		cmocka_unit_test(test_ftree_lmc),
+		cmocka_unit_test(test_ftree_dummies),
+		cmocka_unit_test(test_sftree_intact),
+		cmocka_unit_test(test_sftree_link_faults),
+		cmocka_unit_test(test_sftree_switch_faults),
+		cmocka_unit_test(test_sftree_switch_to_ca),
+		cmocka_unit_test(test_sftree_rack_root),
+		cmocka_unit_test(test_sftree_hops),
+		cmocka_unit_test(test_sftree_sm_leaf),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_timing),
+		cmocka_unit_test(test_opensm_ftree),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
