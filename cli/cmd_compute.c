@@ -29,7 +29,8 @@ static void usage(FILE *out)
 	      "sftree,updn,minhop) and write into DIR:\n"
 	      "  opensm-lfts.dump  the LFTs, loadable with 'opensm -R file -U'\n"
 	      "  guid2lid          the LIDs routed (with each port's LMC)\n"
-	      "  path-sl           path SLs, the format 'ibdmchk -c' reads\n"
+	      "  path-sl           path SLs, the format 'ibdmchk -c' reads (only when the\n"
+	      "                    engine uses SLs other than 0: one line per node and LID)\n"
 	      "  topology.ibnd     the topology with those LIDs (ibnetdiscover format)\n"
 	      "  summary.json      engine used, time, notes, and the evaluation with --eval\n"
 	      "\n"
@@ -173,6 +174,9 @@ static int write_files(const char *dir, const struct fabric *f, const struct rt_
 	if (!(fp = open_out(dir, "topology.ibnd", path, sizeof(path))) ||
 	    close_out(fp, path, fmt_topo_write(fp, f, FMT_IBND)))
 		return CLI_FAIL;
+	*have_pathsl = 0;
+	if (!r->path_sl)
+		return CLI_OK;	/* every pair on SL 0: the file would say nothing */
 	if (!(fp = open_out(dir, "path-sl", path, sizeof(path))))
 		return CLI_FAIL;
 	errno = 0;

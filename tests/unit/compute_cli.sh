@@ -21,7 +21,7 @@ runs "sftree on ft648 with --eval: connected and deadlock-free" 0 \
 	"$F" compute --engine sftree,updn --topology "$D/ft648.ibnd" --out-dir "$D/out" --eval
 like "reports the engine and time" "$out" "engine: +sftree \(chain sftree,updn\), [0-9.]+ ms"
 like "evaluation printed" "$out" "connectivity: connected"
-for file in opensm-lfts.dump guid2lid path-sl topology.ibnd summary.json; do
+for file in opensm-lfts.dump guid2lid topology.ibnd summary.json; do
 	is "wrote $file" "$(test -s "$D/out/$file" && echo yes)" yes
 done
 if command -v jq >/dev/null 2>&1; then
@@ -30,8 +30,9 @@ if command -v jq >/dev/null 2>&1; then
 	is "summary: SW-SW all reachable" \
 		"$(jq '.evaluation.connectivity.classes["sw-sw"].unreachable' "$D/out/summary.json")" 0
 fi
+is "no path-sl when every pair uses SL 0" "$(test -e "$D/out/path-sl" && echo written || echo absent)" absent
 runs "eval reads what compute wrote" 0 "$F" eval --topology "$D/out/topology.ibnd" \
-	--lfts "$D/out/opensm-lfts.dump" --path-sl "$D/out/path-sl"
+	--lfts "$D/out/opensm-lfts.dump"
 
 # same input, same bytes
 "$F" compute --engine sftree --topology "$D/ft648.ibnd" --out-dir "$D/out2" > /dev/null
