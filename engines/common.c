@@ -24,13 +24,46 @@ uint32_t eng_sw_peer(const struct fabric *f, uint32_t sw, unsigned p)
 	return f->nodes[x->peer].swidx;
 }
 
+/* Neighbouring switches of every switch (CSR, parallel links kept once). */
+static int sw_adjacency(const struct fabric *f, uint32_t **off_out, uint32_t **adj_out)
+{
+	uint32_t n = f->nswitches, total = 0;
+	uint32_t *off = calloc((size_t)n + 1, sizeof(*off));
+	uint32_t *adj = malloc(((size_t)f->nlinks * 2 + 1) * sizeof(*adj));
+
+	if (!off || !adj) {
+		free(off);
+		free(adj);
+		return -1;
+	}
+	for (uint32_t v = 0; v < n; v++) {
+		uint32_t start = total;
+
+		off[v] = total;
+		for (unsigned p = 1; p <= f->nodes[f->switches[v]].nports; p++) {
+			uint32_t w = eng_sw_peer(f, v, p), k;
+
+			if (w == FAB_NONE)
+				continue;
+			for (k = start; k < total && adj[k] != w; k++)
+				;
+			if (k == total)
+				adj[total++] = w;
+		}
+	}
+	off[n] = total;
+	*off_out = off;
+	*adj_out = adj;
+	return 0;
+}
+
 uint8_t *eng_hops(const struct fabric *f)
 {
-	uint32_t n = f->nswitches;
+	uint32_t n = f->nswitches, *off, *adj;
 	uint8_t *hops = malloc((size_t)n * n + 1);
 	uint32_t *queue = malloc(((size_t)n + 1) * sizeof(*queue));
 
-	if (!hops || !queue) {
+	if (!hops || !queue || sw_adjacency(f, &off, &adj)) {
 		free(hops);
 		free(queue);
 		return NULL;
@@ -45,16 +78,18 @@ uint8_t *eng_hops(const struct fabric *f)
 		while (head < tail) {
 			uint32_t v = queue[head++];
 
-			for (unsigned p = 1; p <= f->nodes[f->switches[v]].nports; p++) {
-				uint32_t w = eng_sw_peer(f, v, p);
+			for (uint32_t k = off[v]; k < off[v + 1]; k++) {
+				uint32_t w = adj[k];
 
-				if (w != FAB_NONE && h[w] == UINT8_MAX && h[v] < UINT8_MAX - 1) {
+				if (h[w] == UINT8_MAX && h[v] < UINT8_MAX - 1) {
 					h[w] = (uint8_t)(h[v] + 1);
 					queue[tail++] = w;
 				}
 			}
 		}
 	}
+	free(off);
+	free(adj);
 	free(queue);
 	return hops;
 }
