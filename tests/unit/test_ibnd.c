@@ -20,39 +20,15 @@
 #define H5 0x10000bull
 #define R1 0x300000ull
 
-static struct fabric *load(const char *rel, enum fmt_topo fmt)
-{
-	struct fab_err err = { { 0 } };
-	struct fabric *f = fmt_topo_load(tu_data(rel), fmt, &err);
-
-	if (!f)
-		fail_msg("%s: %s", rel, err.msg);
-	return f;
-}
-
-static uint32_t node(const struct fabric *f, uint64_t guid)
-{
-	uint32_t n = fab_node_by_guid(f, guid);
-
-	if (n == FAB_NONE)
-		fail_msg("no node with GUID 0x%" PRIx64, guid);
-	return n;
-}
-
-static const struct fab_port *port(const struct fabric *f, uint64_t guid, unsigned p)
-{
-	return fab_port(f, node(f, guid), p);
-}
-
 /* Port @pa of node @a is linked to port @pb of node @b, at @width and @speed. */
 static void assert_link(const struct fabric *f, uint64_t a, unsigned pa, uint64_t b, unsigned pb,
 			unsigned width, unsigned speed)
 {
-	const struct fab_port *x = port(f, a, pa), *y = port(f, b, pb);
+	const struct fab_port *x = tu_port(f, a, pa), *y = tu_port(f, b, pb);
 
-	assert_int_equal(x->peer, node(f, b));
+	assert_int_equal(x->peer, tu_node(f, b));
 	assert_int_equal(x->peer_port, pb);
-	assert_int_equal(y->peer, node(f, a));
+	assert_int_equal(y->peer, tu_node(f, a));
 	assert_int_equal(y->peer_port, pa);
 	assert_int_equal(x->width, width);
 	assert_int_equal(y->width, width);
@@ -80,7 +56,7 @@ static void assert_same(const struct fabric *a, const struct fabric *b, int rate
 	assert_true(fab_topology_hash(a) == fab_topology_hash(b));
 	for (uint32_t i = 0; i < a->nnodes; i++) {
 		const struct fab_node *x = &a->nodes[i];
-		uint32_t j = node(b, x->guid);
+		uint32_t j = tu_node(b, x->guid);
 		const struct fab_node *y = &b->nodes[j];
 
 		assert_int_equal(x->type, y->type);
@@ -123,7 +99,7 @@ static struct fabric *reparse(const struct fabric *f, enum fmt_topo fmt)
 
 static void test_mixed_counts(void **state)
 {
-	struct fabric *f = load("ibnd/mixed.txt", FMT_AUTO);
+	struct fabric *f = tu_load("ibnd/mixed.txt", FMT_AUTO);
 
 	(void)state;
 	assert_int_equal(f->nnodes, 9);
@@ -133,15 +109,15 @@ static void test_mixed_counts(void **state)
 	assert_int_equal(count_type(f, FAB_ROUTER), 1);
 	assert_int_equal(f->nlinks, 14);
 	assert_int_equal(f->neps, 3 + 8);	/* switch port 0s, linked CA and router ports */
-	assert_int_equal(f->nodes[node(f, S1)].nports, 12);
-	assert_int_equal(f->nodes[node(f, H4)].nports, 1);
-	assert_int_equal(f->nodes[node(f, R1)].nports, 2);
+	assert_int_equal(f->nodes[tu_node(f, S1)].nports, 12);
+	assert_int_equal(f->nodes[tu_node(f, H4)].nports, 1);
+	assert_int_equal(f->nodes[tu_node(f, R1)].nports, 2);
 	fab_free(f);
 }
 
 static void test_mixed_links(void **state)
 {
-	struct fabric *f = load("ibnd/mixed.txt", FMT_IBND);
+	struct fabric *f = tu_load("ibnd/mixed.txt", FMT_IBND);
 
 	(void)state;
 	/* three parallel links S1-S2, the third one 1x */
@@ -159,51 +135,51 @@ static void test_mixed_links(void **state)
 	assert_link(f, H3, 2, S3, 1, FAB_W_4X, FAB_S_SDR);
 	/* h2: port 1 at 12x QDR, port 2 unlinked */
 	assert_link(f, H2, 1, S2, 1, FAB_W_12X, FAB_S_QDR);
-	assert_false(fab_port_linked(f, node(f, H2), 2));
+	assert_false(fab_port_linked(f, tu_node(f, H2), 2));
 	assert_link(f, H5, 1, S3, 3, FAB_W_1X, FAB_S_SDR);
 	assert_link(f, R1, 1, S3, 2, FAB_W_4X, FAB_S_SDR);
-	assert_false(fab_port_linked(f, node(f, R1), 2));
+	assert_false(fab_port_linked(f, tu_node(f, R1), 2));
 	fab_free(f);
 }
 
 static void test_mixed_ids(void **state)
 {
-	struct fabric *f = load("ibnd/mixed.txt", FMT_IBND);
-	const struct fab_node *r = &f->nodes[node(f, R1)];
+	struct fabric *f = tu_load("ibnd/mixed.txt", FMT_IBND);
+	const struct fab_node *r = &f->nodes[tu_node(f, R1)];
 	unsigned count;
 
 	(void)state;
 	/* port GUIDs, as in the parentheses */
-	assert_true(port(f, H3, 1)->guid == 0x100007);
-	assert_true(port(f, H3, 2)->guid == 0x100008);
-	assert_true(port(f, R1, 1)->guid == 0x300001);
-	assert_true(port(f, S2, 5)->guid == S2);
+	assert_true(tu_port(f, H3, 1)->guid == 0x100007);
+	assert_true(tu_port(f, H3, 2)->guid == 0x100008);
+	assert_true(tu_port(f, R1, 1)->guid == 0x300001);
+	assert_true(tu_port(f, S2, 5)->guid == S2);
 	/* LIDs: switches on port 0, CAs and routers per port */
-	assert_int_equal(port(f, S1, 0)->lid, 1);
-	assert_int_equal(port(f, S2, 0)->lid, 3);
-	assert_int_equal(port(f, S3, 0)->lid, 6);
-	assert_int_equal(port(f, H1, 1)->lid, 2);
-	assert_int_equal(port(f, H1, 2)->lid, 5);
-	assert_int_equal(port(f, R1, 1)->lid, 4);
-	assert_int_equal(port(f, H5, 1)->lid, 11);
-	assert_int_equal(port(f, H5, 1)->lmc, 0);
+	assert_int_equal(tu_port(f, S1, 0)->lid, 1);
+	assert_int_equal(tu_port(f, S2, 0)->lid, 3);
+	assert_int_equal(tu_port(f, S3, 0)->lid, 6);
+	assert_int_equal(tu_port(f, H1, 1)->lid, 2);
+	assert_int_equal(tu_port(f, H1, 2)->lid, 5);
+	assert_int_equal(tu_port(f, R1, 1)->lid, 4);
+	assert_int_equal(tu_port(f, H5, 1)->lid, 11);
+	assert_int_equal(tu_port(f, H5, 1)->lmc, 0);
 	assert_int_equal(fab_ep_by_lid(f, 9), fab_ep_by_port_guid(f, 0x100008));
 	assert_int_equal(f->lid_top, 11);
 	/* descriptions, header lines */
-	assert_string_equal(fab_desc(f, node(f, S3)), "S3");
-	assert_int_equal(fab_node_by_desc(f, "h2", &count), node(f, H2));
+	assert_string_equal(fab_desc(f, tu_node(f, S3)), "S3");
+	assert_int_equal(fab_node_by_desc(f, "h2", &count), tu_node(f, H2));
 	assert_int_equal(count, 1);
 	assert_true(r->sysimg_guid == R1);
 	assert_int_equal(r->vendor_id, 0);
 	assert_int_equal(r->device_id, 0);
-	assert_true(f->nodes[node(f, H4)].sysimg_guid == H4);
+	assert_true(f->nodes[tu_node(f, H4)].sysimg_guid == H4);
 	fab_free(f);
 }
 
 static void test_lmc2(void **state)
 {
-	struct fabric *f = load("ibnd/mixed-lmc2.txt", FMT_AUTO);
-	struct fabric *g = load("ibnd/mixed.txt", FMT_AUTO);
+	struct fabric *f = tu_load("ibnd/mixed-lmc2.txt", FMT_AUTO);
+	struct fabric *g = tu_load("ibnd/mixed.txt", FMT_AUTO);
 
 	(void)state;
 	assert_true(fab_topology_hash(f) == fab_topology_hash(g));
@@ -218,18 +194,18 @@ static void test_lmc2(void **state)
 			assert_int_equal(fab_ep_by_lid(f, lid + 3), e);
 		}
 	}
-	assert_int_equal(port(f, H2, 1)->lid, 24);
-	assert_int_equal(port(f, H5, 1)->lid, 40);
+	assert_int_equal(tu_port(f, H2, 1)->lid, 24);
+	assert_int_equal(tu_port(f, H5, 1)->lid, 40);
 	assert_int_equal(fab_ep_by_lid(f, 43), fab_ep_by_port_guid(f, 0x10000c));
-	assert_int_equal(port(f, S3, 0)->lid, 20);
-	assert_int_equal(port(f, S3, 0)->lmc, 0);
+	assert_int_equal(tu_port(f, S3, 0)->lid, 20);
+	assert_int_equal(tu_port(f, S3, 0)->lmc, 0);
 	fab_free(f);
 	fab_free(g);
 }
 
 static void test_fattree(void **state)
 {
-	struct fabric *f = load("ibnd/fattree.txt", FMT_AUTO);
+	struct fabric *f = tu_load("ibnd/fattree.txt", FMT_AUTO);
 	unsigned leaves = 0, spines = 0;
 
 	(void)state;
@@ -301,7 +277,7 @@ static char *slurp(const char *path)
 /* Rewriting a real sample gives back the tool's own lines (in another order). */
 static void rewrite_sample(const char *rel)
 {
-	struct fabric *f = load(rel, FMT_IBND);
+	struct fabric *f = tu_load(rel, FMT_IBND);
 	char *want = slurp(tu_data(rel)), *got = tu_write(f, FMT_IBND, NULL);
 	size_t nw, ng;
 	char **w = sorted_lines(want, &nw), **g = sorted_lines(got, &ng);
@@ -327,7 +303,7 @@ static void test_rewrite_samples(void **state)
 
 static void roundtrip(const char *rel)
 {
-	struct fabric *f = load(rel, FMT_AUTO), *g, *h;
+	struct fabric *f = tu_load(rel, FMT_AUTO), *g, *h;
 	char *a, *b;
 
 	g = reparse(f, FMT_IBND);
@@ -463,10 +439,10 @@ static void test_variants(void **state)
 	(void)state;
 	assert_int_equal(f->nlinks, 2);
 	assert_link(f, 0xa, 1, 0x10, 1, FAB_W_4X, FAB_S_FDR10);
-	assert_true(port(f, 0x10, 2)->guid == 0x12);
-	assert_int_equal(port(f, 0xa, 0)->lid, 2);
-	assert_int_equal(port(f, 0xa, 0)->lmc, 1);
-	assert_string_equal(fab_desc(f, node(f, 0x10)), "CA-0000000000000010");
+	assert_true(tu_port(f, 0x10, 2)->guid == 0x12);
+	assert_int_equal(tu_port(f, 0xa, 0)->lid, 2);
+	assert_int_equal(tu_port(f, 0xa, 0)->lmc, 1);
+	assert_string_equal(fab_desc(f, tu_node(f, 0x10)), "CA-0000000000000010");
 	fab_free(f);
 }
 
@@ -488,8 +464,8 @@ static void test_rate_names(void **state)
 				 "[1](3) \t\"S-0000000000000001\"[1]\t\t# lid 0 lmc 0 \"s\" lid 0 %s%s\n",
 				 widths[w], speeds[s], widths[w], speeds[s]);
 			f = tu_topo(text, FMT_IBND);
-			assert_string_equal(fmt_width_name(port(f, 1, 1)->width), widths[w]);
-			assert_string_equal(fmt_speed_name(port(f, 2, 1)->speed), speeds[s]);
+			assert_string_equal(fmt_width_name(tu_port(f, 1, 1)->width), widths[w]);
+			assert_string_equal(fmt_speed_name(tu_port(f, 2, 1)->speed), speeds[s]);
 			fab_free(f);
 		}
 }

@@ -9,33 +9,9 @@
 
 #include "testutil.h"
 
-static struct fabric *load(const char *rel, enum fmt_topo fmt)
-{
-	struct fab_err err = { { 0 } };
-	struct fabric *f = fmt_topo_load(tu_data(rel), fmt, &err);
-
-	if (!f)
-		fail_msg("%s: %s", rel, err.msg);
-	return f;
-}
-
-static uint32_t node(const struct fabric *f, uint64_t guid)
-{
-	uint32_t n = fab_node_by_guid(f, guid);
-
-	if (n == FAB_NONE)
-		fail_msg("no node with GUID 0x%" PRIx64, guid);
-	return n;
-}
-
-static const struct fab_port *port(const struct fabric *f, uint64_t guid, unsigned p)
-{
-	return fab_port(f, node(f, guid), p);
-}
-
 static const char *desc(const struct fabric *f, uint64_t guid)
 {
-	return fab_desc(f, node(f, guid));
+	return fab_desc(f, tu_node(f, guid));
 }
 
 /*
@@ -45,13 +21,13 @@ static const char *desc(const struct fabric *f, uint64_t guid)
  */
 static void assert_as_discovered(const char *net, const char *ibnd)
 {
-	struct fabric *a = load(net, FMT_IBSIM), *b = load(ibnd, FMT_IBND);
+	struct fabric *a = tu_load(net, FMT_IBSIM), *b = tu_load(ibnd, FMT_IBND);
 
 	assert_true(fab_topology_hash(a) == fab_topology_hash(b));
 	assert_int_equal(a->nnodes, b->nnodes);
 	for (uint32_t i = 0; i < a->nnodes; i++) {
-		const struct fab_node *x = &a->nodes[i], *y = &b->nodes[node(b, x->guid)];
-		uint32_t j = node(b, x->guid);
+		const struct fab_node *x = &a->nodes[i], *y = &b->nodes[tu_node(b, x->guid)];
+		uint32_t j = tu_node(b, x->guid);
 
 		assert_string_equal(fab_desc(a, i), fab_desc(b, j));
 		assert_true(x->sysimg_guid == y->sysimg_guid);
@@ -86,19 +62,19 @@ static void test_examples_as_discovered(void **state)
 /* ibsim's numbering: switches from 0x200000, CAs from 0x100000 reserving nports + 1. */
 static void test_example_guids(void **state)
 {
-	struct fabric *f = load("ibsim/net", FMT_AUTO);
+	struct fabric *f = tu_load("ibsim/net", FMT_AUTO);
 
 	(void)state;
 	assert_string_equal(desc(f, 0x200000), "Switch1");
 	assert_string_equal(desc(f, 0x200001), "Switch2");
 	assert_string_equal(desc(f, 0x100000), "Hca1");
 	assert_string_equal(desc(f, 0x100003), "Hca2");
-	assert_true(port(f, 0x100003, 2)->guid == 0x100005);
-	assert_int_equal(port(f, 0x200000, 2)->peer, node(f, 0x100003));
-	assert_int_equal(port(f, 0x200000, 2)->peer_port, 2);
-	assert_int_equal(port(f, 0x200000, 3)->width, FAB_W_4X);
-	assert_int_equal(port(f, 0x200000, 3)->speed, FAB_S_SDR);
-	assert_true(f->nodes[node(f, 0x200001)].sysimg_guid == 0x200001);
+	assert_true(tu_port(f, 0x100003, 2)->guid == 0x100005);
+	assert_int_equal(tu_port(f, 0x200000, 2)->peer, tu_node(f, 0x100003));
+	assert_int_equal(tu_port(f, 0x200000, 2)->peer_port, 2);
+	assert_int_equal(tu_port(f, 0x200000, 3)->width, FAB_W_4X);
+	assert_int_equal(tu_port(f, 0x200000, 3)->speed, FAB_S_SDR);
+	assert_true(f->nodes[tu_node(f, 0x200001)].sysimg_guid == 0x200001);
 	assert_int_equal(f->nlinks, 4);
 	fab_free(f);
 }
@@ -106,17 +82,17 @@ static void test_example_guids(void **state)
 /* ibsim reads ibnetdiscover output too: GUIDs then come from the GUID lines. */
 static void test_reads_ibnd_output(void **state)
 {
-	struct fabric *a = load("ibnd/mixed-lmc2.txt", FMT_IBSIM);
-	struct fabric *b = load("ibnd/mixed-lmc2.txt", FMT_IBND);
+	struct fabric *a = tu_load("ibnd/mixed-lmc2.txt", FMT_IBSIM);
+	struct fabric *b = tu_load("ibnd/mixed-lmc2.txt", FMT_IBND);
 
 	(void)state;
 	assert_true(fab_topology_hash(a) == fab_topology_hash(b));
-	assert_int_equal(port(a, 0x100003, 1)->lid, 24);
-	assert_int_equal(port(a, 0x100003, 1)->lmc, 2);
-	assert_int_equal(port(a, 0x200002, 0)->lid, 20);
+	assert_int_equal(tu_port(a, 0x100003, 1)->lid, 24);
+	assert_int_equal(tu_port(a, 0x100003, 1)->lmc, 2);
+	assert_int_equal(tu_port(a, 0x200002, 0)->lid, 20);
 	assert_string_equal(desc(a, 0x300000), "r1");
 	/* ids are names here: the node is called by its quoted id */
-	assert_int_equal(fab_node_by_desc(a, "S3", NULL), node(a, 0x200002));
+	assert_int_equal(fab_node_by_desc(a, "S3", NULL), tu_node(a, 0x200002));
 	fab_free(a);
 	fab_free(b);
 }
@@ -148,10 +124,10 @@ static void test_guid_lines(void **state)
 	assert_string_equal(desc(f, 503), "d");		/* c reserved 500..502 */
 	assert_string_equal(desc(f, 502), "f");		/* base 500 + 2 */
 	assert_string_equal(desc(f, 0x40), "r");
-	assert_true(port(f, 503, 1)->guid == 504);
+	assert_true(tu_port(f, 503, 1)->guid == 504);
 	/* "[3] "d"" without a peer port means port 1 */
-	assert_int_equal(port(f, 0x1001, 3)->peer, node(f, 503));
-	assert_int_equal(port(f, 0x1001, 3)->peer_port, 1);
+	assert_int_equal(tu_port(f, 0x1001, 3)->peer, tu_node(f, 503));
+	assert_int_equal(tu_port(f, 0x1001, 3)->peer_port, 1);
 	fab_free(f);
 }
 
@@ -177,12 +153,12 @@ static void test_descriptions_and_lids(void **state)
 	assert_string_equal(desc(f, 0x200000), "leaf one");
 	assert_string_equal(desc(f, 0x200001), "S2");
 	assert_string_equal(desc(f, 0x100000), "host one");	/* unquoted, ends at " lid " */
-	assert_int_equal(port(f, 0x200000, 0)->lid, 4);
-	assert_int_equal(port(f, 0x200001, 0)->lid, 8);
-	assert_int_equal(port(f, 0x100000, 1)->lid, 16);
-	assert_int_equal(port(f, 0x100000, 1)->lmc, 2);
-	assert_int_equal(port(f, 0x100002, 1)->lid, 20);	/* ibsim's first "lid " */
-	assert_int_equal(port(f, 0x100002, 1)->lmc, 1);
+	assert_int_equal(tu_port(f, 0x200000, 0)->lid, 4);
+	assert_int_equal(tu_port(f, 0x200001, 0)->lid, 8);
+	assert_int_equal(tu_port(f, 0x100000, 1)->lid, 16);
+	assert_int_equal(tu_port(f, 0x100000, 1)->lmc, 2);
+	assert_int_equal(tu_port(f, 0x100002, 1)->lid, 20);	/* ibsim's first "lid " */
+	assert_int_equal(tu_port(f, 0x100002, 1)->lmc, 1);
 	fab_free(f);
 }
 
@@ -199,21 +175,21 @@ static void test_rates(void **state)
 	struct fabric *f = tu_topo(text, FMT_IBSIM);
 
 	(void)state;
-	assert_int_equal(port(f, 0x200000, 1)->width, FAB_W_12X);	/* 9 & 15 */
-	assert_int_equal(port(f, 0x200000, 1)->speed, FAB_S_DDR);	/* 3 & 7 */
-	assert_int_equal(port(f, 0x100000, 1)->width, FAB_W_12X);
-	assert_int_equal(port(f, 0x200000, 2)->width, FAB_W_1X);	/* 9 & 1 */
-	assert_int_equal(port(f, 0x200000, 2)->speed, FAB_S_SDR);	/* 3 & 1 */
-	assert_int_equal(port(f, 0x200000, 3)->width, FAB_W_4X);	/* 2 & 15 */
-	assert_int_equal(port(f, 0x200000, 3)->speed, FAB_S_QDR);	/* 7 & 7 */
-	assert_int_equal(f->nodes[node(f, 0x200000)].device_id, 0x1234);
-	assert_int_equal(f->nodes[node(f, 0x100000)].device_id, 0);
+	assert_int_equal(tu_port(f, 0x200000, 1)->width, FAB_W_12X);	/* 9 & 15 */
+	assert_int_equal(tu_port(f, 0x200000, 1)->speed, FAB_S_DDR);	/* 3 & 7 */
+	assert_int_equal(tu_port(f, 0x100000, 1)->width, FAB_W_12X);
+	assert_int_equal(tu_port(f, 0x200000, 2)->width, FAB_W_1X);	/* 9 & 1 */
+	assert_int_equal(tu_port(f, 0x200000, 2)->speed, FAB_S_SDR);	/* 3 & 1 */
+	assert_int_equal(tu_port(f, 0x200000, 3)->width, FAB_W_4X);	/* 2 & 15 */
+	assert_int_equal(tu_port(f, 0x200000, 3)->speed, FAB_S_QDR);	/* 7 & 7 */
+	assert_int_equal(f->nodes[tu_node(f, 0x200000)].device_id, 0x1234);
+	assert_int_equal(f->nodes[tu_node(f, 0x100000)].device_id, 0);
 	fab_free(f);
 }
 
 static void test_writer_roundtrip(void **state)
 {
-	struct fabric *f = load("ibnd/mixed-lmc2.txt", FMT_IBND), *g;
+	struct fabric *f = tu_load("ibnd/mixed-lmc2.txt", FMT_IBND), *g;
 	char *text = tu_write(f, FMT_IBSIM, NULL);
 
 	(void)state;
@@ -228,7 +204,7 @@ static void test_writer_roundtrip(void **state)
 	g = tu_topo(text, FMT_IBSIM);
 	assert_true(fab_topology_hash(f) == fab_topology_hash(g));
 	for (uint32_t i = 0; i < f->nnodes; i++) {
-		uint32_t j = node(g, f->nodes[i].guid);
+		uint32_t j = tu_node(g, f->nodes[i].guid);
 
 		assert_string_equal(fab_desc(f, i), fab_desc(g, j));
 		for (unsigned p = 0; p <= f->nodes[i].nports; p++) {

@@ -28,6 +28,32 @@ static inline const char *tu_data(const char *rel)
 	return path;
 }
 
+/* Load a file under tests/data; fails the test with the parser's message. */
+static inline struct fabric *tu_load(const char *rel, enum fmt_topo fmt)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = fmt_topo_load(tu_data(rel), fmt, &err);
+
+	if (!f)
+		fail_msg("%s: %s", rel, err.msg);
+	return f;
+}
+
+/* The node with GUID @guid; fails the test when there is none. */
+static inline uint32_t tu_node(const struct fabric *f, uint64_t guid)
+{
+	uint32_t n = fab_node_by_guid(f, guid);
+
+	if (n == FAB_NONE)
+		fail_msg("no node with GUID 0x%016llx", (unsigned long long)guid);
+	return n;
+}
+
+static inline const struct fab_port *tu_port(const struct fabric *f, uint64_t guid, unsigned p)
+{
+	return fab_port(f, tu_node(f, guid), p);
+}
+
 /* Parse a topology given as a string; fails the test with the parser's message. */
 static inline struct fabric *tu_topo(const char *text, enum fmt_topo fmt)
 {
