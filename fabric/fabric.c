@@ -73,7 +73,7 @@ void fab_free(struct fabric *f)
 	free(f);
 }
 
-static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
+int fab_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 {
 	uint32_t ncap;
 	void *n;
@@ -143,8 +143,8 @@ uint32_t fab_node_add(struct fabric *f, const struct fab_node_info *in, struct f
 	if (check_node_info(in, err))
 		return FAB_NONE;
 	if (f->nnodes >= FAB_NONE - 1 ||
-	    grow((void **)&f->nodes, &f->nodes_cap, f->nnodes + 1, sizeof(*f->nodes)) ||
-	    grow((void **)&f->ports, &f->ports_cap, f->nports + in->nports + 1, sizeof(*f->ports))) {
+	    fab_grow((void **)&f->nodes, &f->nodes_cap, f->nnodes + 1, sizeof(*f->nodes)) ||
+	    fab_grow((void **)&f->ports, &f->ports_cap, f->nports + in->nports + 1, sizeof(*f->ports))) {
 		fab_err_set(err, "out of memory adding node 0x%016" PRIx64, in->guid);
 		return FAB_NONE;
 	}

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fabric/fmt_topo.h"
+#include "fabric/index.h"
 
 /* --- link width and speed names ------------------------------------------ */
 
@@ -110,23 +111,6 @@ struct fmt_tb {
 	uint32_t nlinks, links_cap;
 };
 
-static int tb_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
-{
-	uint32_t ncap = *cap ? *cap : 64;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*arr, (size_t)ncap * elem);
-	if (!n)
-		return -1;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 static uint32_t tb_intern(struct fmt_tb *tb, const char *s, size_t n)
 {
 	uint32_t off;
@@ -215,8 +199,8 @@ uint32_t fmt_tb_node(struct fmt_tb *tb, const struct fmt_lines *it,
 	}
 	off = tb_intern(tb, id, idlen);
 	if (off == FAB_NONE ||
-	    tb_grow((void **)&tb->nodes, &tb->nodes_cap, f->nnodes + 1, sizeof(*tb->nodes)) ||
-	    tb_grow((void **)&tb->slot_link, &tb->slots_cap, slots, sizeof(uint32_t))) {
+	    fab_grow((void **)&tb->nodes, &tb->nodes_cap, f->nnodes + 1, sizeof(*tb->nodes)) ||
+	    fab_grow((void **)&tb->slot_link, &tb->slots_cap, slots, sizeof(uint32_t))) {
 		fmt_err_at(err, it, "out of memory");
 		return FAB_NONE;
 	}
@@ -245,7 +229,7 @@ int fmt_tb_port(struct fmt_tb *tb, const struct fmt_lines *it, uint32_t node,
 	}
 	off = tb_intern(tb, peer, peerlen);
 	if (off == FAB_NONE ||
-	    tb_grow((void **)&tb->links, &tb->links_cap, tb->nlinks + 1, sizeof(*tb->links))) {
+	    fab_grow((void **)&tb->links, &tb->links_cap, tb->nlinks + 1, sizeof(*tb->links))) {
 		fmt_err_at(err, it, "out of memory");
 		return -1;
 	}
