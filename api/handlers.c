@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: API routes
+ *
+ * The route table and the handlers: the read-only queries go to
+ * api/query*.c with a reference to the current epoch; history comes from
+ * the store; control (POST) goes to the daemon through its hooks.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/server_impl.h"
+
+static struct epoch *epoch_of(struct api_req *rq)
+{
+	return rq->hooks->epoch(rq->hooks->ud);
+}
+
+static void answer(struct api_resp *rs, json_t *j, const struct api_err *err)
+{
+	if (j)
+		rs->json = j;
+	else
+		api_fail(rs, err);
+}
+
+/* Both or neither of src and dst; 0, or -1 after answering 400. */
+static int pair_args(struct api_req *rq, struct api_resp *rs, const char **src, const char **dst,
+		     int required)
+{
+	*src = api_arg(rq, "src");
+	*dst = api_arg(rq, "dst");
+	if ((*src && *dst) || (!required && !*src && !*dst))
+		return 0;
+	api_fail_new(rs, 400, "missing_parameter", "%s: missing (a LID, port or node GUID, or node description)",
+		     *src ? "dst" : "src");
+	return -1;
+}
+
+static void h_route(struct api_req *rq, struct api_resp *rs)
+{
+	const char *src, *dst;
+	struct api_err err;
+	struct epoch *e;
+
+	if (pair_args(rq, rs, &src, &dst, 1))
+		return;
+	e = epoch_of(rq);
+	answer(rs, apiq_route(e, src, dst, &err), &err);
+	epoch_unref(e);
+}
+
+static void h_reach(struct api_req *rq, struct api_resp *rs)
+{
+	const char *src, *dst;
+	struct api_err err;
+	struct epoch *e;
+
+	if (pair_args(rq, rs, &src, &dst, 0))
+		return;
+	e = epoch_of(rq);
+	answer(rs, apiq_reach_switches(e, src, dst, &err), &err);
+	epoch_unref(e);
+}
+
+/* The handlers that take only the epoch. */
+#define EPOCH_HANDLER(name, call)					\
+	static void name(struct api_req *rq, struct api_resp *rs)	\
+	{								\
+		struct epoch *e = epoch_of(rq);				\
+		struct api_err err;					\
+									\
+		answer(rs, call, &err);					\
+		epoch_unref(e);						\
+	}
+
+EPOCH_HANDLER(h_connectivity, apiq_connectivity(e, &err))
+EPOCH_HANDLER(h_vl_usage, apiq_vl_usage(e, &err))
+EPOCH_HANDLER(h_fabric, apiq_fabric(e, &err))
+EPOCH_HANDLER(h_nodes, apiq_nodes(e, api_arg(rq, "type"), &err))
+EPOCH_HANDLER(h_node, apiq_node(e, rq->seg[0], &err))
+EPOCH_HANDLER(h_links, apiq_links(e, &err))
+EPOCH_HANDLER(h_lids, apiq_lids(e, &err))
+EPOCH_HANDLER(h_engines, apiq_engines(e, &err))
+
+static void h_config(struct api_req *rq, struct api_resp *rs)
+{
+	rs->json = rq->hooks->config(rq->hooks->ud);
+}
+
+/* --- history ------------------------------------------------------------- */
+
+/* A whole decimal number in [@min, @max]; 0, or -1 after answering 400. */
+static int uint_arg(struct api_resp *rs, const char *name, const char *text, long long min,
+		    long long max, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(text, &end, 10);
+	if (text[0] >= '0' && text[0] <= '9' && !*end && !errno && *out >= min && *out <= max)
+		return 0;
+	api_fail_new(rs, 400, "bad_parameter", "%s: expected an integer %lld..%lld, found '%.64s'", name,
+		     min, max, text);
+	return -1;
+}
+
+/* "2026-11-21T10:00:00[.mmm]Z" -> ms since the epoch; -1 when malformed. */
+static int64_t parse_time(const char *s)
+{
+	struct tm tm = { 0 };
+	const char *p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	int64_t ms = 0;
+
+	if (!p)
+		return -1;
+	if (*p == '.') {
+		int digits = 0;
+
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			if (digits++ < 3)
+				ms = ms * 10 + (*p - '0');
+		while (digits++ < 3)
+			ms *= 10;
+	}
+	if (strcmp(p, "Z") != 0)
+		return -1;
+	return (int64_t)timegm(&tm) * 1000 + ms;
+}
+
+static const char *const event_types[] = {
+	"trap", "fault", "reroute", "error", "engine", "config", "daemon", NULL,
+};
+
+static int known_type(const char *t)
+{
+	for (unsigned i = 0; event_types[i]; i++)
+		if (strcmp(t, event_types[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void h_events(struct api_req *rq, struct api_resp *rs)
+{
+	const char *since = api_arg(rq, "since"), *type = api_arg(rq, "type"), *limit = api_arg(rq, "limit");
+	long long id = 0, lim = 100;
+	int64_t ms = 0;
+	struct fab_err err;
+
+	if (since && strchr(since, 'T') && (ms = parse_time(since)) < 0) {
+		api_fail_new(rs, 400, "bad_parameter", "since: expected an event id or a time "
+			     "like 2026-11-21T10:00:00Z, found '%.64s'", since);
+		return;
+	}
+	if (since && !strchr(since, 'T') && uint_arg(rs, "since", since, 0, INT64_MAX, &id))
+		return;
+	if (type && !known_type(type)) {
+		api_fail_new(rs, 400, "bad_parameter", "type: expected trap, fault, reroute, error, "
+			     "engine, config or daemon, found '%.64s'", type);
+		return;
+	}
+	if (limit && uint_arg(rs, "limit", limit, 1, 10000, &lim))
+		return;
+	rs->json = store_events_json(rq->store, id, ms, type, (unsigned)lim, &err);
+	if (!rs->json)
+		api_fail_new(rs, 500, "internal", "%s", err.msg);
+}
+
+static void h_snapshots(struct api_req *rq, struct api_resp *rs)
+{
+	const char *limit = api_arg(rq, "limit");
+	long long lim = 100;
+	struct fab_err err;
+
+	if (limit && uint_arg(rs, "limit", limit, 1, 10000, &lim))
+		return;
+	rs->json = store_snapshots_json(rq->store, (unsigned)lim, &err);
+	if (!rs->json)
+		api_fail_new(rs, 500, "internal", "%s", err.msg);
+}
+
+static void snapshot_answer(struct api_resp *rs, json_t *j, int missing, const struct fab_err *err)
+{
+	if (j)
+		rs->json = j;
+	else
+		api_fail_new(rs, missing ? 404 : 500, missing ? "not_found" : "internal", "%s", err->msg);
+}
+
+static void h_snapshot(struct api_req *rq, struct api_resp *rs)
+{
+	struct fab_err err = { { 0 } };
+	long long id;
+	int missing = 0;
+
+	if (uint_arg(rs, "snapshot id", rq->seg[0], 1, INT64_MAX, &id))
+		return;
+	snapshot_answer(rs, store_snapshot_json(rq->store, id, &missing, &err), missing, &err);
+}
+
+static void h_diff(struct api_req *rq, struct api_resp *rs)
+{
+	struct fab_err err = { { 0 } };
+	long long a, b;
+	int missing = 0;
+
+	if (uint_arg(rs, "snapshot id", rq->seg[0], 1, INT64_MAX, &a) ||
+	    uint_arg(rs, "snapshot id", rq->seg[1], 1, INT64_MAX, &b))
+		return;
+	snapshot_answer(rs, store_snapshot_diff_json(rq->store, a, b, &missing, &err), missing, &err);
+}
+
+/* --- control ------------------------------------------------------------- */
+
+/* The body as a JSON object ({} when empty); NULL after answering 400. */
+static json_t *body_object(struct api_req *rq, struct api_resp *rs)
+{
+	json_error_t je;
+	json_t *j;
+
+	if (rq->body_len == 0)
+		return json_object();
+	j = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES, &je);
+	if (!j) {
+		api_fail_new(rs, 400, "bad_json", "request body, line %d column %d: %s", je.line, je.column, je.text);
+		return NULL;
+	}
+	if (!json_is_object(j)) {
+		json_decref(j);
+		api_fail_new(rs, 400, "bad_json", "request body: expected a JSON object");
+	}
+	return json_is_object(j) ? j : NULL;
+}
+
+/* String member @key of @o (NULL when absent); -1 after answering 400 when not a string. */
+static int member(struct api_resp *rs, const json_t *o, const char *key, const char **out)
+{
+	const json_t *v = json_object_get(o, key);
+
+	*out = json_string_value(v);
+	if (!v || json_is_string(v))
+		return 0;
+	api_fail_new(rs, 400, "bad_parameter", "%s: expected a string", key);
+	return -1;
+}
+
+static void h_engine(struct api_req *rq, struct api_resp *rs)
+{
+	json_t *b = body_object(rq, rs);
+	const char *chain, *options;
+	struct api_err err;
+
+	if (!b)
+		return;
+	if (member(rs, b, "chain", &chain) || member(rs, b, "options", &options))
+		goto out;
+	if (!chain) {
+		api_fail_new(rs, 400, "missing_parameter", "chain: missing (e.g. {\"chain\": \"sftree,updn\"})");
+		goto out;
+	}
+	if (rq->hooks->engine(rq->hooks->ud, chain, options ? options : "", &err))
+		api_fail(rs, &err);
+	else
+		rs->json = json_pack("{s:s, s:s, s:b}", "chain", chain, "options", options ? options : "",
+				     "reroute_requested", 1);
+	rs->status = rs->status == 200 ? 202 : rs->status;
+out:
+	json_decref(b);
+}
+
+static void h_reroute(struct api_req *rq, struct api_resp *rs)
+{
+	json_t *b = body_object(rq, rs);
+	struct api_err err;
+
+	if (!b)
+		return;
+	json_decref(b);
+	if (rq->hooks->reroute(rq->hooks->ud, &err)) {
+		api_fail(rs, &err);
+		return;
+	}
+	rs->status = 202;
+	rs->json = json_pack("{s:b}", "reroute_requested", 1);
+}
+
+static void h_fault(struct api_req *rq, struct api_resp *rs)
+{
+	json_t *b = body_object(rq, rs);
+	struct api_err err;
+
+	if (!b)
+		return;
+	rs->json = rq->hooks->fault(rq->hooks->ud, b, &err);
+	if (rs->json)
+		rs->status = 202;
+	else
+		api_fail(rs, &err);
+	json_decref(b);
+}
+
+static void h_faults(struct api_req *rq, struct api_resp *rs)
+{
+	rs->json = rq->hooks->faults(rq->hooks->ud);
+}
+
+/* --- readiness, health, metrics ----------------------------------------- */
+
+static void h_ready(struct api_req *rq, struct api_resp *rs)
+{
+	struct epoch *e = epoch_of(rq);
+	json_t *checks = json_object(), *failing = json_array();
+
+	json_object_set_new(checks, "routed", json_boolean(e != NULL));
+	if (!e)
+		json_array_append_new(failing, json_string("no routing published yet"));
+	for (unsigned k = 0; e && k < AN_NCLASSES; k++) {
+		uint64_t u = e->report.conn.unreachable[k];
+		char key[32];
+
+		snprintf(key, sizeof(key), "connected_%s", an_class_name(k));
+		json_object_set_new(checks, key, json_boolean(u == 0));
+		if (u)
+			json_array_append_new(failing, json_sprintf("%s: %llu of %llu pairs unreachable",
+				an_class_name(k), (unsigned long long)u, (unsigned long long)e->report.conn.pairs[k]));
+	}
+	if (e) {
+		json_object_set_new(checks, "deadlock_free", json_boolean(e->report.cdg.deadlock_free));
+		if (!e->report.cdg.deadlock_free)
+			json_array_append_new(failing, json_string("a channel dependency graph has a cycle"));
+	}
+	rs->status = epoch_ready(e) ? 200 : 503;
+	rs->json = json_pack("{s:b, s:I, s:o, s:o}", "ready", epoch_ready(e),
+			     "epoch", (json_int_t)(e ? e->seq : 0), "checks", checks, "failing", failing);
+	epoch_unref(e);
+}
+
+static void h_health(struct api_req *rq, struct api_resp *rs)
+{
+	json_t *st = rq->hooks->status(rq->hooks->ud);
+
+	json_object_set_new(st, "status", json_string("ok"));
+	rs->json = st;
+}
+
+static void h_metrics(struct api_req *rq, struct api_resp *rs)
+{
+	struct epoch *e = epoch_of(rq);
+	char *parts[3] = { api_epoch_metrics(e), rq->hooks->metrics(rq->hooks->ud), api_metrics_text(rq->srv) };
+	size_t n = 1;
+
+	epoch_unref(e);
+	for (unsigned i = 0; i < 3; i++)
+		n += parts[i] ? strlen(parts[i]) : 0;
+	rs->text = malloc(n);
+	if (rs->text) {
+		rs->text[0] = '\0';
+		for (unsigned i = 0; i < 3; i++)
+			if (parts[i])
+				strcat(rs->text, parts[i]);
+	}
+	for (unsigned i = 0; i < 3; i++)
+		free(parts[i]);
+}
+
+const struct api_route api_routes[] = {
+	{ "GET", "/api/route", h_route, "src,dst", 0 },
+	{ "GET", "/api/connectivity", h_connectivity, "", 0 },
+	{ "GET", "/api/reachability/switches", h_reach, "src,dst", 0 },
+	{ "GET", "/api/vl-usage", h_vl_usage, "", 0 },
+	{ "GET", "/api/fabric", h_fabric, "", 0 },
+	{ "GET", "/api/nodes", h_nodes, "type", 0 },
+	{ "GET", "/api/nodes/{}", h_node, "", 0 },
+	{ "GET", "/api/links", h_links, "", 0 },
+	{ "GET", "/api/lids", h_lids, "", 0 },
+	{ "GET", "/api/engines", h_engines, "", 0 },
+	{ "GET", "/api/config", h_config, "", 0 },
+	{ "GET", "/api/events", h_events, "since,type,limit", 0 },
+	{ "GET", "/api/snapshots", h_snapshots, "limit", 0 },
+	{ "GET", "/api/snapshots/{}", h_snapshot, "", 0 },
+	{ "GET", "/api/snapshots/{}/diff/{}", h_diff, "", 0 },
+	{ "GET", "/api/faults", h_faults, "", 0 },
+	{ "POST", "/api/engine", h_engine, "", 1 },
+	{ "POST", "/api/reroute", h_reroute, "", 1 },
+	{ "POST", "/api/faults", h_fault, "", 1 },
+	{ "GET", "/api/ready", h_ready, "", 0 },
+	{ "GET", "/api/health", h_health, "", 0 },
+	{ "GET", "/metrics", h_metrics, "", 0 },
+};
+
+const size_t api_nroutes = sizeof(api_routes) / sizeof(api_routes[0]);

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: HTTP server
+ *
+ * The REST API over libmicrohttpd: a pool of threads, each running its own
+ * event loop, dispatching through one table of routes (api/handlers.c).
+ * The server knows the daemon only through struct api_hooks, so the same
+ * server runs in the daemon and in tests.
+ *
+ * Limits: request bodies above max_body get 413; a client address above
+ * rate_limit requests per second (write_rate_limit for POSTs) gets 429;
+ * unknown query parameters get 400; POSTs need "Authorization: Bearer
+ * TOKEN" (401 without it, 403 when no token is configured).
+ */
+#ifndef FABROUTE_API_SERVER_H
+#define FABROUTE_API_SERVER_H
+
+#include <jansson.h>
+
+#include "api/query.h"
+#include "store/store.h"
+
+/**
+ * struct api_hooks - what the server asks the daemon
+ * @epoch: a reference to the current epoch, or NULL
+ * @reroute: request a reroute; 0 or -1 with @err
+ * @engine: select an engine chain (checked, stored, then rerouted)
+ * @fault: apply a simulated fault described by @body; the result object
+ * @faults: the faults in force
+ * @config: the effective configuration
+ * @status: daemon facts for /api/health ("uptime_s", "reroute_in_progress", ...)
+ * @metrics: the daemon's part of /metrics (malloc'd Prometheus text)
+ */
+struct api_hooks {
+	void *ud;
+	struct epoch *(*epoch)(void *ud);
+	int (*reroute)(void *ud, struct api_err *err);
+	int (*engine)(void *ud, const char *chain, const char *options, struct api_err *err);
+	json_t *(*fault)(void *ud, const json_t *body, struct api_err *err);
+	json_t *(*faults)(void *ud);
+	json_t *(*config)(void *ud);
+	json_t *(*status)(void *ud);
+	char *(*metrics)(void *ud);
+};
+
+/**
+ * struct api_opts - where and how to serve
+ * @host: numeric IPv4 or IPv6 address; @port: 0 picks a free port
+ */
+struct api_opts {
+	const char *host;
+	unsigned port;
+	unsigned threads, max_connections, max_body;
+	unsigned rate_limit, write_rate_limit;
+};
+
+struct api_server;
+
+/** api_start() - bind and serve; NULL with @err (address in use, bad address). */
+struct api_server *api_start(const struct api_opts *o, const struct api_hooks *h, struct store *st,
+			     struct fab_err *err);
+/** api_stop() - stop accepting, finish the requests in flight, free. */
+void api_stop(struct api_server *s);
+/** api_port() - the port bound (useful with port 0). */
+unsigned api_port(const struct api_server *s);
+/** api_set_token() - the bearer token for POSTs; NULL refuses every POST (thread-safe). */
+int api_set_token(struct api_server *s, const char *token);
+
+#endif

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to api/: the request and response the handlers see, and the
+ * route table they are dispatched from.
+ */
+#ifndef FABROUTE_API_SERVER_IMPL_H
+#define FABROUTE_API_SERVER_IMPL_H
+
+#include <microhttpd.h>
+#include <pthread.h>
+
+#include "api/server.h"
+
+#define API_PARAMS_MAX 3
+
+struct api_server;
+
+/**
+ * struct api_req - one request
+ * @seg: the path's {} segments, in order
+ * @body: the request body (POST), NUL-terminated
+ */
+struct api_req {
+	struct api_server *srv;
+	struct MHD_Connection *conn;
+	const struct api_hooks *hooks;
+	struct store *store;
+	const char *seg[API_PARAMS_MAX];
+	const char *body;
+	size_t body_len;
+};
+
+/**
+ * struct api_resp - what a handler answers: @json or @text, with @status
+ */
+struct api_resp {
+	int status;
+	json_t *json;
+	char *text;
+	char allow[64];
+};
+
+typedef void (*api_handler)(struct api_req *rq, struct api_resp *rs);
+
+/**
+ * struct api_route - one endpoint
+ * @pattern: the path, "{}" for a variable segment
+ * @params: the query parameters it accepts, comma-separated
+ * @write: needs the bearer token, counts against the write rate limit
+ */
+struct api_route {
+	const char *method;
+	const char *pattern;
+	api_handler fn;
+	const char *params;
+	int write;
+};
+
+extern const struct api_route api_routes[];
+extern const size_t api_nroutes;
+
+/** api_arg() - query parameter @name, or NULL. */
+const char *api_arg(struct api_req *rq, const char *name);
+/** api_fail() - answer with the error in @err. */
+void api_fail(struct api_resp *rs, const struct api_err *err);
+/** api_fail_new() - answer with a new error. */
+void api_fail_new(struct api_resp *rs, int status, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/** api_epoch_metrics() - the epoch's figures in Prometheus text (malloc'd); @e may be NULL. */
+char *api_epoch_metrics(const struct epoch *e);
+/** api_metrics_text() - the server's own counters in Prometheus text (malloc'd). */
+char *api_metrics_text(struct api_server *s);
+
+#endif

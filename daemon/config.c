@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: fabrouted configuration
+ *
+ * The table below is the single description of every key. Strings are
+ * malloc'd copies; integers are checked against the key's range.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/config.h"
+#include "daemon/log.h"
+#include "engines/engine.h"
+#include "fabric/formats.h"
+
+enum cfg_type { CFG_STR, CFG_UINT };
+
+/**
+ * struct cfg_key - one configuration key
+ * @live: a change takes effect on SIGHUP (else it needs a restart)
+ * @arg: what the value looks like, for --help
+ */
+struct cfg_key {
+	const char *key;
+	enum cfg_type type;
+	size_t off;
+	const char *def;
+	unsigned min, max;
+	int live;
+	const char *arg;
+	const char *help;
+};
+
+#define S(k) CFG_STR, offsetof(struct config, k)
+#define U(k) CFG_UINT, offsetof(struct config, k)
+
+static const struct cfg_key keys[] = {
+	{ "engine", S(engine), "sftree,updn,minhop", 0, 0, 1, "CHAIN",
+	  "engines to try in turn; the first that applies routes" },
+	{ "engine_options", S(engine_options), "", 0, 0, 1, "ENG.K=V,...",
+	  "engine options, comma-separated ('fabroute engines' lists them)" },
+	{ "source", S(source), "file", 0, 0, 0, "file",
+	  "where the topology comes from: file (a topology file, faults through the API)" },
+	{ "topology", S(topology), "gen:ft648", 0, 0, 1, "FILE|gen:FAMILY[:K=V,...]",
+	  "topology file (ibnetdiscover or ibsim), or a generated fabric; re-read on SIGHUP" },
+	{ "topology_format", S(topology_format), "auto", 0, 0, 1, "auto|ibnetdiscover|ibsim",
+	  "format of the topology file" },
+	{ "db", S(db), LOCALSTATEDIR "/lib/fabroute/fabroute.db", 0, 0, 0, "PATH",
+	  "SQLite database (created if missing)" },
+	{ "listen", S(listen), "127.0.0.1:8577", 0, 0, 0, "ADDR:PORT",
+	  "address and port of the REST API ([V6]:PORT for IPv6)" },
+	{ "token_file", S(token_file), "", 0, 0, 1, "PATH",
+	  "file holding the bearer token for POST requests; empty: POSTs are refused" },
+	{ "lmc", U(lmc), "0", 0, 7, 1, "0-7", "LMC given to CA ports that get a new LID" },
+	{ "holddown_ms", U(holddown_ms), "50", 0, 60000, 1, "MS",
+	  "least time between two reroutes; changes within it are coalesced into one" },
+	{ "snapshot_keep", U(snapshot_keep), "100", 1, 1000000, 1, "N",
+	  "snapshots kept in the database (the newest N)" },
+	{ "snapshot_max_age_days", U(snapshot_max_age_days), "90", 0, 36500, 1, "DAYS",
+	  "snapshots and events older than this are deleted (0: no age limit)" },
+	{ "log_level", S(log_level), "info", 0, 0, 1, "err|warning|notice|info|debug",
+	  "messages up to this level go to stderr" },
+	{ "api_threads", U(api_threads), "2", 1, 64, 0, "N", "HTTP worker threads" },
+	{ "api_max_connections", U(api_max_connections), "256", 1, 65536, 0, "N",
+	  "concurrent HTTP connections" },
+	{ "api_max_body", U(api_max_body), "65536", 64, 16777216, 0, "BYTES",
+	  "largest request body (413 beyond)" },
+	{ "api_rate_limit", U(api_rate_limit), "0", 0, 10000000, 0, "N",
+	  "requests per second per client address (0: no limit; 429 beyond)" },
+	{ "api_write_rate_limit", U(api_write_rate_limit), "10", 0, 100000, 0, "N",
+	  "POST requests per second per client address (0: no limit; 429 beyond)" },
+};
+
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+_Static_assert(NKEYS <= sizeof(((struct config *)0)->origin), "struct config: origin[] too small");
+
+static char **str_at(struct config *c, const struct cfg_key *k)
+{
+	return (char **)((char *)c + k->off);
+}
+
+static unsigned *uint_at(struct config *c, const struct cfg_key *k)
+{
+	return (unsigned *)((char *)c + k->off);
+}
+
+static const struct cfg_key *find_key(const char *key)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (strcmp(keys[i].key, key) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+static int set_value(struct config *c, const struct cfg_key *k, const char *val, struct fab_err *err)
+{
+	if (k->type == CFG_STR) {
+		char *dup = strdup(val);
+
+		if (!dup) {
+			fab_err_set(err, "out of memory");
+			return -1;
+		}
+		free(*str_at(c, k));
+		*str_at(c, k) = dup;
+		return 0;
+	}
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(val, &end, 10);
+	if (!isdigit((unsigned char)val[0]) || *end || errno || v < k->min || v > k->max) {
+		fab_err_set(err, "%s: expected an integer %u..%u, found '%s'", k->key, k->min, k->max, val);
+		return -1;
+	}
+	*uint_at(c, k) = (unsigned)v;
+	return 0;
+}
+
+int config_set(struct config *c, const char *key, const char *val, enum cfg_origin origin,
+	       struct fab_err *err)
+{
+	const struct cfg_key *k = find_key(key);
+
+	if (!k)
+		return 1;
+	if (k->type == CFG_STR && strcmp(key, "log_level") == 0 && log_level_parse(val) < 0) {
+		fab_err_set(err, "log_level: expected err, warning, notice, info or debug, found '%s'", val);
+		return -1;
+	}
+	if (set_value(c, k, val, err))
+		return -1;
+	c->origin[k - keys] = (unsigned char)origin;
+	return 0;
+}
+
+int config_defaults(struct config *c)
+{
+	struct fab_err err;
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < NKEYS; i++)
+		if (set_value(c, &keys[i], keys[i].def, &err))
+			return -1;
+	return 0;
+}
+
+void config_free(struct config *c)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (keys[i].type == CFG_STR) {
+			free(*str_at(c, &keys[i]));
+			*str_at(c, &keys[i]) = NULL;
+		}
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int load_line(struct config *c, char *line, const char *path, unsigned no,
+		     struct fab_err *err)
+{
+	char *hash = strchr(line, '#'), *eq, *key, *val;
+	struct fab_err e2;
+	int rc;
+
+	if (hash)
+		*hash = '\0';
+	key = trim(line);
+	if (!*key)
+		return 0;
+	eq = strchr(key, '=');
+	if (!eq) {
+		fab_err_set(err, "%s:%u: expected 'key = value', found '%s'", path, no, key);
+		return -1;
+	}
+	*eq = '\0';
+	key = trim(key);
+	val = trim(eq + 1);
+	rc = config_set(c, key, val, CFG_FILE, &e2);
+	if (rc > 0)
+		fab_err_set(err, "%s:%u: unknown key '%s' (fabrouted --help lists the keys)", path, no, key);
+	else if (rc < 0)
+		fab_err_set(err, "%s:%u: %s", path, no, e2.msg);
+	return rc ? -1 : 0;
+}
+
+int config_load_file(struct config *c, const char *path, struct fab_err *err)
+{
+	size_t len;
+	char *text, *save = NULL, *line;
+	unsigned no = 0;
+	int rc = 0;
+
+	if (fmt_read_file_max(path, 1u << 20, &text, &len, err))
+		return -1;
+	/* strtok_r would skip empty lines and lose the numbering: split by hand */
+	for (line = text; line && !rc; line = save) {
+		save = strchr(line, '\n');
+		if (save)
+			*save++ = '\0';
+		rc = load_line(c, line, path, ++no, err);
+	}
+	free(text);
+	return rc;
+}
+
+int config_listen(const char *listen, char *host, size_t hsize, unsigned *port, struct fab_err *err)
+{
+	const char *colon = strrchr(listen, ':'), *h = listen;
+	size_t hl;
+	char *end;
+	unsigned long p;
+
+	if (!colon)
+		goto bad;
+	hl = (size_t)(colon - listen);
+	if (listen[0] == '[') {
+		if (hl < 2 || colon[-1] != ']')
+			goto bad;
+		h++;
+		hl -= 2;
+	}
+	errno = 0;
+	p = strtoul(colon + 1, &end, 10);
+	if (!hl || hl >= hsize || !isdigit((unsigned char)colon[1]) || *end || errno || p > 65535)
+		goto bad;
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	*port = (unsigned)p;
+	return 0;
+bad:
+	fab_err_set(err, "listen: expected ADDR:PORT or [IPV6]:PORT, found '%s'", listen);
+	return -1;
+}
+
+int config_engine_kv(const char *opts, char ***kv, size_t *n)
+{
+	char *copy = strdup(opts), *save = NULL;
+	size_t cap = 0;
+
+	*kv = NULL;
+	*n = 0;
+	if (!copy)
+		return -1;
+	for (char *t = strtok_r(copy, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+		if (*n == cap) {
+			char **g = realloc(*kv, (cap = cap * 2 + 4) * sizeof(*g));
+
+			if (!g)
+				goto fail;
+			*kv = g;
+		}
+		if (!((*kv)[*n] = strdup(t)))
+			goto fail;
+		(*n)++;
+	}
+	free(copy);
+	return 0;
+fail:
+	free(copy);
+	config_engine_kv_free(*kv, *n);
+	*kv = NULL;
+	*n = 0;
+	return -1;
+}
+
+void config_engine_kv_free(char **kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(kv[i]);
+	free(kv);
+}
+
+int config_check(const struct config *c, struct fab_err *err)
+{
+	struct eng_chain chain;
+	char host[256];
+	unsigned port;
+	char **kv;
+	size_t n;
+	int rc;
+
+	if (strcmp(c->source, "file") != 0) {
+		fab_err_set(err, "source: expected file, found '%s'", c->source);
+		return -1;
+	}
+	if (fmt_topo_from_name(c->topology_format) < 0) {
+		fab_err_set(err, "topology_format: expected auto, ibnetdiscover or ibsim, found '%s'",
+			    c->topology_format);
+		return -1;
+	}
+	if (!c->topology[0] || !c->db[0]) {
+		fab_err_set(err, "%s: must not be empty", !c->topology[0] ? "topology" : "db");
+		return -1;
+	}
+	if (config_listen(c->listen, host, sizeof(host), &port, err))
+		return -1;
+	if (config_engine_kv(c->engine_options, &kv, &n)) {
+		fab_err_set(err, "out of memory");
+		return -1;
+	}
+	rc = eng_chain_parse(&chain, c->engine, (const char *const *)kv, n, err);
+	config_engine_kv_free(kv, n);
+	if (rc) {
+		struct fab_err why = *err;
+
+		fab_err_set(err, "engine: %s", why.msg);
+	}
+	return rc;
+}
+
+void config_write(FILE *out, const struct config *c)
+{
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct cfg_key *k = &keys[i];
+
+		if (k->type == CFG_STR)
+			fprintf(out, "%s = %s\n", k->key, *str_at((struct config *)c, k));
+		else
+			fprintf(out, "%s = %u\n", k->key, *uint_at((struct config *)c, k));
+	}
+}
+
+json_t *config_json(const struct config *c)
+{
+	static const char *const origins[] = { "default", "file", "flag" };
+	json_t *o = json_object(), *orig = json_object();
+
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct cfg_key *k = &keys[i];
+
+		json_object_set_new(o, k->key, k->type == CFG_STR ?
+				    json_string(*str_at((struct config *)c, k)) :
+				    json_integer(*uint_at((struct config *)c, k)));
+		json_object_set_new(orig, k->key, json_string(origins[c->origin[i]]));
+	}
+	json_object_set_new(o, "origin", orig);
+	return o;
+}
+
+void config_help(FILE *out)
+{
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct cfg_key *k = &keys[i];
+		char flag[64];
+
+		snprintf(flag, sizeof(flag), "--%s", k->key);
+		for (char *p = flag; *p; p++)
+			if (*p == '_')
+				*p = '-';
+		fprintf(out, "  %s %s\n      %s%s (default: %s)\n", flag, k->arg, k->help,
+			k->live ? "" : "; needs a restart", k->def[0] ? k->def : "empty");
+	}
+}
+
+void config_restart_keys(const struct config *a, const struct config *b, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct cfg_key *k = &keys[i];
+		int same = k->type == CFG_STR ?
+			strcmp(*str_at((struct config *)a, k), *str_at((struct config *)b, k)) == 0 :
+			*uint_at((struct config *)a, k) == *uint_at((struct config *)b, k);
+
+		if (!k->live && !same && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "", k->key);
+	}
+}

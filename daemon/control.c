@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: daemon control
+ *
+ * The hooks the REST API calls: the current epoch, reroute, engine
+ * selection, simulated faults, configuration, status and the daemon's
+ * counters for /metrics. They run in the API's threads; everything they
+ * touch is thread-safe (the pipeline, the source, the store) or guarded by
+ * cfg_mu.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "fabric/formats.h"
+
+void daemon_event(struct daemon *d, const char *type, json_t *details, const char *fmt, ...)
+{
+	char msg[512];
+	struct fab_err err;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (store_event_add(d->st, loop_wall_ms(), type, msg, details, &err) < 0)
+		log_err("%s", err.msg);
+	json_decref(details);
+}
+
+struct pipe_settings daemon_settings(const struct config *c, const char *chain, const char *options)
+{
+	return (struct pipe_settings){
+		.chain = chain ? chain : c->engine, .options = options ? options : c->engine_options,
+		.lmc = c->lmc, .holddown_ms = c->holddown_ms, .keep = c->snapshot_keep,
+		.max_age_days = c->snapshot_max_age_days,
+	};
+}
+
+char *daemon_read_token(const char *path, struct fab_err *err)
+{
+	char *text, *s, *e;
+	struct stat st;
+	size_t len;
+
+	if (fmt_read_file_max(path, 4096, &text, &len, err))
+		return NULL;
+	for (s = text; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'; s++)
+		;
+	for (e = s + strlen(s); e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'); e--)
+		;
+	*e = '\0';
+	if (e - s < 16 || strpbrk(s, " \t\r\n")) {
+		fab_err_set(err, "%s: the token must be one word of at least 16 characters", path);
+		free(text);
+		return NULL;
+	}
+	if (stat(path, &st) == 0 && (st.st_mode & 077))
+		log_warn("%s: readable by group or others; chmod 600 it", path);
+	memmove(text, s, (size_t)(e - s) + 1);
+	return text;
+}
+
+static struct epoch *hook_epoch(void *ud)
+{
+	struct daemon *d = ud;
+
+	return epoch_slot_get(&d->slot);
+}
+
+static int hook_reroute(void *ud, struct api_err *err)
+{
+	struct daemon *d = ud;
+
+	pipe_request(d->pipe, "api");
+	return 0;
+}
+
+static int hook_engine(void *ud, const char *chain, const char *options, struct api_err *aerr)
+{
+	struct daemon *d = ud;
+	struct pipe_settings set;
+	struct fab_err err;
+	int rc;
+
+	pthread_mutex_lock(&d->cfg_mu);
+	set = daemon_settings(&d->cfg, chain, options);
+	rc = pipe_settings_set(d->pipe, &set, NULL, &err);
+	pthread_mutex_unlock(&d->cfg_mu);
+	if (rc) {
+		api_err_set(aerr, 400, "bad_parameter", "chain: %s", err.msg);
+		return -1;
+	}
+	if (store_setting_set(d->st, "engine_chain", chain, &err) ||
+	    store_setting_set(d->st, "engine_options", options, &err))
+		log_err("the engine selection is not stored: %s", err.msg);
+	log_notice("engine chain '%s' selected through the API", chain);
+	daemon_event(d, "engine", json_pack("{s:s, s:s}", "chain", chain, "options", options),
+		     "engine chain '%s' selected", chain);
+	pipe_request(d->pipe, "engine");
+	return 0;
+}
+
+/* Parse {"action": "down"|"up", "link": "NODE:PORT"} or {..., "switch": "NODE"}. */
+static int fault_args(const json_t *body, int *down, enum srcf_kind *kind, const char **what,
+		      struct api_err *err)
+{
+	const char *action = json_string_value(json_object_get(body, "action"));
+	const json_t *link = json_object_get(body, "link"), *sw = json_object_get(body, "switch");
+	const char *key;
+	void *it;
+
+	json_object_foreach((json_t *)body, key, it)
+		if (strcmp(key, "action") && strcmp(key, "link") && strcmp(key, "switch")) {
+			api_err_set(err, 400, "bad_parameter", "%.64s: unknown member (expected action, and link or switch)", key);
+			return -1;
+		}
+	if (!action || (strcmp(action, "down") && strcmp(action, "up"))) {
+		api_err_set(err, 400, action ? "bad_parameter" : "missing_parameter",
+			    "action: expected \"down\" or \"up\"");
+		return -1;
+	}
+	if (!link == !sw || !json_is_string(link ? link : sw)) {
+		api_err_set(err, 400, "missing_parameter", "link or switch: give exactly one, as a string "
+			    "(\"NODE:PORT\" or \"NODE\"; NODE a description or 0xGUID)");
+		return -1;
+	}
+	*down = strcmp(action, "down") == 0;
+	*kind = link ? SRCF_LINK : SRCF_SWITCH;
+	*what = json_string_value(link ? link : sw);
+	return 0;
+}
+
+static void save_faults(struct daemon *d)
+{
+	json_t *faults = srcf_faults_json(d->src);
+	char *text = json_dumps(faults, JSON_COMPACT);
+	struct fab_err err;
+
+	if (!text || store_setting_set(d->st, "faults", text, &err))
+		log_err("the faults are not stored: %s", text ? err.msg : "out of memory");
+	free(text);
+	json_decref(faults);
+}
+
+static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
+{
+	static const int status[] = { 200, 404, 400, 409 };
+	static const char *const code[] = { "", "not_found", "bad_parameter", "conflict" };
+	struct daemon *d = ud;
+	enum srcf_kind kind;
+	const char *what, *kname;
+	char canon[64];
+	struct fab_err err;
+	int down, rc;
+
+	if (fault_args(body, &down, &kind, &what, aerr))
+		return NULL;
+	kname = kind == SRCF_LINK ? "link" : "switch";
+	rc = srcf_fault(d->src, kind, down, what, canon, sizeof(canon), &err);
+	if (rc) {
+		api_err_set(aerr, status[rc], code[rc], "%s", err.msg);
+		return NULL;
+	}
+	save_faults(d);
+	log_notice("simulated fault: %s %s %s", kname, canon, down ? "down" : "up");
+	daemon_event(d, "fault", json_pack("{s:s, s:s, s:s}", "action", down ? "down" : "up", kname, canon,
+					   "named", what), "%s %s %s", kname, what, down ? "down" : "up");
+	pipe_request(d->pipe, "fault");
+	return json_pack("{s:s, s:s, s:o, s:b}", "action", down ? "down" : "up", kname, canon,
+			 "faults", srcf_faults_json(d->src), "reroute_requested", 1);
+}
+
+static json_t *hook_faults(void *ud)
+{
+	struct daemon *d = ud;
+
+	return srcf_faults_json(d->src);
+}
+
+static json_t *hook_config(void *ud)
+{
+	struct daemon *d = ud;
+	json_t *j;
+	char chain[256];
+
+	pthread_mutex_lock(&d->cfg_mu);
+	j = config_json(&d->cfg);
+	pthread_mutex_unlock(&d->cfg_mu);
+	pipe_chain(d->pipe, chain, sizeof(chain));
+	return json_pack("{s:o, s:s, s:s?}", "config", j, "engine_in_use", chain, "file", d->cfg_path);
+}
+
+static json_t *hook_status(void *ud)
+{
+	struct daemon *d = ud;
+	struct pipe_stats ps;
+	struct epoch *e = epoch_slot_get(&d->slot);
+	json_t *j;
+
+	pipe_stats(d->pipe, &ps);
+	j = json_pack("{s:s, s:f, s:I, s:b, s:I, s:I}", "version", PACKAGE_VERSION,
+		      "uptime_s", (double)(loop_now_ms() - d->start_ms) / 1e3,
+		      "epoch", (json_int_t)(e ? e->seq : 0), "reroute_in_progress", ps.busy,
+		      "reroutes_ok", (json_int_t)ps.ok, "reroutes_failed", (json_int_t)ps.failed);
+	epoch_unref(e);
+	return j;
+}
+
+static char *hook_metrics(void *ud)
+{
+	static const double bounds[PIPE_HIST_N] = PIPE_HIST_BOUNDS;
+	struct daemon *d = ud;
+	struct pipe_stats ps;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&buf, &len);
+	uint64_t cum = 0;
+
+	if (!o)
+		return NULL;
+	pipe_stats(d->pipe, &ps);
+	fprintf(o, "# HELP fabroute_reroutes_total Reroutes, by result (ok: published; failed: the last good epoch stayed).\n"
+		"# TYPE fabroute_reroutes_total counter\n"
+		"fabroute_reroutes_total{result=\"ok\"} %llu\nfabroute_reroutes_total{result=\"failed\"} %llu\n",
+		(unsigned long long)ps.ok, (unsigned long long)ps.failed);
+	fprintf(o, "# HELP fabroute_topology_changes_total Changes that asked for a reroute (coalesced by the hold-down).\n"
+		"# TYPE fabroute_topology_changes_total counter\nfabroute_topology_changes_total %llu\n",
+		(unsigned long long)ps.requests);
+	fprintf(o, "# HELP fabroute_reroute_duration_seconds Time from a change to the new epoch's publication.\n"
+		"# TYPE fabroute_reroute_duration_seconds histogram\n");
+	for (unsigned b = 0; b <= PIPE_HIST_N; b++) {
+		cum += ps.hist[b];
+		if (b < PIPE_HIST_N)
+			fprintf(o, "fabroute_reroute_duration_seconds_bucket{le=\"%g\"} %llu\n", bounds[b] / 1e3,
+				(unsigned long long)cum);
+		else
+			fprintf(o, "fabroute_reroute_duration_seconds_bucket{le=\"+Inf\"} %llu\n",
+				(unsigned long long)cum);
+	}
+	fprintf(o, "fabroute_reroute_duration_seconds_sum %.6f\nfabroute_reroute_duration_seconds_count %llu\n",
+		ps.sum_ms / 1e3, (unsigned long long)cum);
+	fprintf(o, "# HELP fabroute_reroute_in_progress 1 while a reroute runs.\n"
+		"# TYPE fabroute_reroute_in_progress gauge\nfabroute_reroute_in_progress %d\n", ps.busy);
+	fprintf(o, "# HELP fabroute_uptime_seconds Time since fabrouted started.\n"
+		"# TYPE fabroute_uptime_seconds gauge\nfabroute_uptime_seconds %.3f\n",
+		(double)(loop_now_ms() - d->start_ms) / 1e3);
+	if (fclose(o)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+struct api_hooks daemon_hooks(struct daemon *d)
+{
+	return (struct api_hooks){
+		.ud = d, .epoch = hook_epoch, .reroute = hook_reroute, .engine = hook_engine,
+		.fault = hook_fault, .faults = hook_faults, .config = hook_config,
+		.status = hook_status, .metrics = hook_metrics,
+	};
+}

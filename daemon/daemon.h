@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fabrouted's modules put together: what the main loop, the reload and
+ * the API hooks share. Private to daemon/.
+ */
+#ifndef FABROUTE_DAEMON_DAEMON_H
+#define FABROUTE_DAEMON_DAEMON_H
+
+#include <pthread.h>
+
+#include "api/server.h"
+#include "daemon/config.h"
+#include "daemon/epoch.h"
+#include "daemon/loop.h"
+#include "daemon/pipeline.h"
+#include "daemon/source_file.h"
+#include "store/store.h"
+
+#define DAEMON_FLAGS_MAX 64
+
+/**
+ * struct daemon - the running daemon
+ * @cfg: the effective configuration (guarded by @cfg_mu: API threads read it)
+ * @cfg_path: the file, NULL when none is used
+ * @flags: "key", "value" pairs given on the command line, re-applied on reload
+ */
+struct daemon {
+	pthread_mutex_t cfg_mu;
+	struct config cfg;
+	const char *cfg_path;
+	const char *flags[2 * DAEMON_FLAGS_MAX];
+	unsigned nflags;
+	struct loop *loop;
+	struct store *st;
+	struct srcf *src;
+	struct epoch_slot slot;
+	struct pipeline *pipe;
+	struct api_server *api;
+	int sig_fd;
+	int64_t start_ms;
+	int ready_sent;
+};
+
+/** daemon_hooks() - the API's hooks into @d. */
+struct api_hooks daemon_hooks(struct daemon *d);
+
+/** daemon_event() - record an event (errors are logged). */
+void daemon_event(struct daemon *d, const char *type, json_t *details, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/** daemon_settings() - the pipeline settings in @c, with @chain/@options overriding when not NULL. */
+struct pipe_settings daemon_settings(const struct config *c, const char *chain, const char *options);
+
+/** daemon_read_token() - the token in @path (trimmed) into a malloc'd string; NULL with @err. */
+char *daemon_read_token(const char *path, struct fab_err *err);
+
+#endif

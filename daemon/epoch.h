@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: epochs
+ *
+ * An epoch is one published routing of the fabric: the fabric as routed
+ * (with its LIDs), the routing, its evaluation, and where it came from.
+ * Once published it is immutable and reference counted. API handlers take
+ * a reference with epoch_slot_get(), read it without any lock, and drop it
+ * with epoch_unref(); a reroute builds the next epoch and swaps it in with
+ * epoch_slot_publish(). No request ever sees half a routing.
+ */
+#ifndef FABROUTE_EPOCH_H
+#define FABROUTE_EPOCH_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "analysis/analysis.h"
+#include "fabric/fabric.h"
+#include "fabric/routing.h"
+
+/**
+ * struct epoch - one published routing
+ * @refs: references (atomic)
+ * @seq: epoch sequence number, 1 for the first, +1 per publication
+ * @snapshot_id: the store's snapshot id, 0 while not stored
+ * @published_ms: wall-clock time of publication (ms since the Unix epoch)
+ * @reason: what caused it: "startup", "restore", "fault", "api", "engine", "source"
+ * @chain: the engine chain asked for; @engine: the engine that routed
+ * @engine_log: the chain's log (one line per engine tried)
+ * @topo_hash: fab_topology_hash() of @fabric
+ * @compute_ms, @eval_ms: time spent routing and evaluating
+ * @fabric: the fabric routed, finalized, with LIDs
+ * @routing: the routing
+ * @opts, @report: the evaluation (switches included, with load)
+ */
+struct epoch {
+	int refs;
+	uint64_t seq;
+	int64_t snapshot_id;
+	int64_t published_ms;
+	char reason[32];
+	char chain[256];
+	char engine[32];
+	char *engine_log;
+	uint64_t topo_hash;
+	double compute_ms, eval_ms;
+	struct fabric *fabric;
+	struct rt_routing *routing;
+	struct an_opts opts;
+	struct an_report report;
+};
+
+/** epoch_new() - a zeroed epoch holding one reference; NULL when out of memory. */
+struct epoch *epoch_new(void);
+struct epoch *epoch_ref(struct epoch *e);
+/** epoch_unref() - drop a reference; the last one frees fabric, routing and report. */
+void epoch_unref(struct epoch *e);
+
+/** epoch_ready() - routed, every pair of every class delivered, deadlock-free. */
+int epoch_ready(const struct epoch *e);
+
+/**
+ * struct epoch_slot - where the current epoch lives
+ * @mu: guards @cur (held only to swap or take a reference)
+ * @cur: the current epoch, NULL before the first publication
+ */
+struct epoch_slot {
+	pthread_mutex_t mu;
+	struct epoch *cur;
+};
+
+void epoch_slot_init(struct epoch_slot *s);
+/** epoch_slot_fini() - drop the current epoch. */
+void epoch_slot_fini(struct epoch_slot *s);
+/** epoch_slot_get() - a reference to the current epoch, or NULL; release with epoch_unref(). */
+struct epoch *epoch_slot_get(struct epoch_slot *s);
+/** epoch_slot_publish() - make @e current (the slot takes the caller's reference). */
+void epoch_slot_publish(struct epoch_slot *s, struct epoch *e);
+
+#endif

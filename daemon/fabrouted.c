@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: fabrouted
+ *
+ * The daemon's entry point: command line and configuration, the modules
+ * started in dependency order (store, source, pipeline, API) and stopped in
+ * reverse, signals (SIGHUP reloads, SIGTERM/SIGINT stop), and readiness
+ * through sd_notify(3) once the API listens and the first routing is
+ * published or restored.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+
+enum { EXIT_USAGE = 2, EXIT_CONFIG = 3 };
+
+static void usage(FILE *out)
+{
+	fputs("Usage: fabrouted [-c FILE] [--KEY VALUE ...]\n"
+	      "       fabrouted -n [-c FILE] [--KEY VALUE ...]\n"
+	      "\n"
+	      "The fabroute routing daemon: routes the fabric with an engine chain, proves\n"
+	      "the result, reroutes on faults, keeps snapshots in SQLite and answers the\n"
+	      "REST API (doc/api.md).\n"
+	      "\n"
+	      "  -c, --config FILE   configuration file (the unit uses " CONFIG_DEFAULT_PATH ");\n"
+	      "                      without it, the defaults and the flags below\n"
+	      "  -n, --check         check the configuration, print its canonical form, exit\n"
+	      "  -h, --help          show this help\n"
+	      "  -V, --version       show the version\n"
+	      "\n"
+	      "Every configuration key is also a flag that overrides the file:\n", out);
+	config_help(out);
+	fputs("\nSignals: SIGHUP reloads the file (a bad file keeps the old configuration),\n"
+	      "SIGTERM and SIGINT stop cleanly.\n"
+	      "Exit status: 0 stopped cleanly; 1 could not start (database, address);\n"
+	      "2 bad command line; 3 bad configuration.\n", out);
+}
+
+/* --- command line and configuration --------------------------------------- */
+
+static int usage_err(const char *what, const char *arg)
+{
+	fprintf(stderr, "fabrouted: %s '%s'\nTry 'fabrouted --help'.\n", what, arg);
+	return EXIT_USAGE;
+}
+
+/* "--holddown-ms" -> "holddown_ms" in @key. */
+static void flag_key(const char *flag, char *key, size_t size)
+{
+	snprintf(key, size, "%s", flag + 2);
+	key[strcspn(key, "=")] = '\0';
+	for (char *p = key; *p; p++)
+		if (*p == '-')
+			*p = '_';
+}
+
+/* Parse argv into @d (flags kept for reloads); *@check for -n. 0 or an exit code. */
+static int parse_args(struct daemon *d, int argc, char **argv, int *check, int *stop)
+{
+	static char keys[DAEMON_FLAGS_MAX][64];
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *eq;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			*stop = 1;
+			return 0;
+		}
+		if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			printf("fabrouted %s\n", PACKAGE_VERSION);
+			*stop = 1;
+			return 0;
+		}
+		if (!strcmp(a, "-n") || !strcmp(a, "--check")) {
+			*check = 1;
+			continue;
+		}
+		if (!strcmp(a, "-c") || !strcmp(a, "--config")) {
+			if (++i == argc)
+				return usage_err("this option needs a file:", a);
+			d->cfg_path = argv[i];
+			continue;
+		}
+		if (strncmp(a, "--", 2) || !a[2])
+			return usage_err("unexpected argument", a);
+		if (d->nflags == DAEMON_FLAGS_MAX)
+			return usage_err("too many flags, at", a);
+		flag_key(a, keys[d->nflags], sizeof(keys[0]));
+		eq = strchr(a, '=');
+		if (!eq && ++i == argc)
+			return usage_err("this option needs a value:", a);
+		d->flags[2 * d->nflags] = keys[d->nflags];
+		d->flags[2 * d->nflags + 1] = eq ? eq + 1 : argv[i];
+		d->nflags++;
+	}
+	return 0;
+}
+
+/* Build the configuration: defaults, the file, the flags, then the checks. */
+static int build_config(const struct daemon *d, struct config *c, struct fab_err *err)
+{
+	if (config_defaults(c)) {
+		fab_err_set(err, "out of memory");
+		return -1;
+	}
+	if (d->cfg_path && config_load_file(c, d->cfg_path, err))
+		return -1;
+	for (unsigned i = 0; i < d->nflags; i++) {
+		int rc = config_set(c, d->flags[2 * i], d->flags[2 * i + 1], CFG_FLAG, err);
+
+		if (rc > 0)
+			fab_err_set(err, "unknown option '--%s' (fabrouted --help lists them)", d->flags[2 * i]);
+		if (rc)
+			return -1;
+	}
+	return config_check(c, err);
+}
+
+/* --- start, reload, stop --------------------------------------------------- */
+
+static void on_done(void *ud, const struct epoch *e)
+{
+	struct daemon *d = ud;
+
+	if (e)
+		sd_notifyf(0, "STATUS=epoch %llu: %s, %s", (unsigned long long)e->seq, e->engine,
+			   epoch_ready(e) ? "ready" : "NOT ready (see /api/ready)");
+	else
+		sd_notify(0, "STATUS=no routing yet (see /api/events)");
+	if (!d->ready_sent) {
+		d->ready_sent = 1;
+		sd_notify(0, "READY=1");
+	}
+}
+
+static int apply_token(struct daemon *d, const struct config *c, struct fab_err *err)
+{
+	char *tok = NULL;
+	int rc;
+
+	if (c->token_file[0] && !(tok = daemon_read_token(c->token_file, err)))
+		return -1;
+	rc = api_set_token(d->api, tok);
+	free(tok);
+	if (rc)
+		fab_err_set(err, "out of memory");
+	return rc;
+}
+
+/*
+ * The engine chain and options in force: an earlier selection through the
+ * API (stored) wins over the configuration. Returns the pipeline settings;
+ * *@chain and *@opts hold the stored strings (free them).
+ */
+static struct pipe_settings effective_settings(struct daemon *d, const struct config *c,
+					       char **chain, char **opts)
+{
+	struct fab_err err;
+
+	*chain = *opts = NULL;
+	if (store_setting_get(d->st, "engine_chain", chain, &err) ||
+	    store_setting_get(d->st, "engine_options", opts, &err))
+		log_err("%s", err.msg);
+	if (*chain && !*opts)
+		*opts = strdup("");
+	return daemon_settings(c, *chain, *chain ? *opts : NULL);
+}
+
+/* SIGHUP: a new configuration, or the old one with the reason logged. */
+static void reload(struct daemon *d)
+{
+	struct config c, old;
+	struct fab_err err = { { 0 } };
+	struct pipe_settings set;
+	char restart[256], *chain, *opts;
+	int changed = 0, src_changed;
+
+	sd_notify(0, "RELOADING=1");
+	if (build_config(d, &c, &err) ||
+	    (src_changed = srcf_reload(d->src, c.topology, c.topology_format, &err)) < 0) {
+		log_err("reload: %s; keeping the old configuration", err.msg);
+		daemon_event(d, "config", NULL, "reload refused, the old configuration stays: %s", err.msg);
+		config_free(&c);
+		sd_notify(0, "READY=1");
+		return;
+	}
+	config_restart_keys(&d->cfg, &c, restart, sizeof(restart));
+	if (restart[0])
+		log_warn("reload: %s changed; that takes effect after a restart", restart);
+	log_set_level(log_level_parse(c.log_level));
+	if (apply_token(d, &c, &err))
+		log_err("reload: %s; POST requests keep the old token", err.msg);
+	if (strcmp(c.engine, d->cfg.engine) || strcmp(c.engine_options, d->cfg.engine_options)) {
+		/* the file's engine changed: it wins over an earlier selection through the API */
+		if (store_setting_set(d->st, "engine_chain", c.engine, &err) ||
+		    store_setting_set(d->st, "engine_options", c.engine_options, &err))
+			log_err("%s", err.msg);
+	}
+	pthread_mutex_lock(&d->cfg_mu);
+	old = d->cfg;
+	d->cfg = c;
+	set = effective_settings(d, &d->cfg, &chain, &opts);
+	if (pipe_settings_set(d->pipe, &set, &changed, &err))
+		log_err("reload: %s", err.msg);
+	pthread_mutex_unlock(&d->cfg_mu);
+	free(chain);
+	free(opts);
+	config_free(&old);
+	log_notice("configuration reloaded%s", changed || src_changed ? ": rerouting" : "");
+	daemon_event(d, "config", NULL, "configuration reloaded");
+	if (changed || src_changed)
+		pipe_request(d->pipe, src_changed ? "source" : "config");
+	sd_notify(0, "READY=1");
+}
+
+static void on_signal(struct loop *l, int fd, void *ud)
+{
+	struct daemon *d = ud;
+	struct signalfd_siginfo si;
+
+	if (read(fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return;
+	if (si.ssi_signo == SIGHUP) {
+		reload(d);
+		return;
+	}
+	log_notice("signal %u: stopping", si.ssi_signo);
+	sd_notify(0, "STOPPING=1");
+	loop_stop(l);
+}
+
+static int start_signals(struct daemon *d)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	/* before any thread starts, so that every thread inherits the mask */
+	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	signal(SIGPIPE, SIG_IGN);
+	d->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return d->sig_fd < 0 ? -1 : loop_add_fd(d->loop, d->sig_fd, on_signal, d);
+}
+
+static int open_source(struct daemon *d, struct fab_err *err)
+{
+	char *saved = NULL;
+	json_t *faults;
+
+	d->src = srcf_open(d->cfg.topology, d->cfg.topology_format, err);
+	if (!d->src || store_setting_get(d->st, "faults", &saved, err))
+		return -1;
+	faults = saved ? json_loads(saved, 0, NULL) : NULL;
+	if (faults) {
+		srcf_faults_restore(d->src, faults);
+		log_info("simulated faults restored from the store: %s", saved);
+	}
+	json_decref(faults);
+	free(saved);
+	return 0;
+}
+
+static int start_api(struct daemon *d, struct fab_err *err)
+{
+	struct api_hooks hooks = daemon_hooks(d);
+	struct api_opts o = {
+		.threads = d->cfg.api_threads, .max_connections = d->cfg.api_max_connections,
+		.max_body = d->cfg.api_max_body, .rate_limit = d->cfg.api_rate_limit,
+		.write_rate_limit = d->cfg.api_write_rate_limit,
+	};
+	char host[256];
+
+	if (config_listen(d->cfg.listen, host, sizeof(host), &o.port, err))
+		return -1;
+	o.host = host;
+	d->api = api_start(&o, &hooks, d->st, err);
+	if (!d->api || apply_token(d, &d->cfg, err))
+		return -1;
+	log_notice("API listening on http://%s%s%s:%u", strchr(host, ':') ? "[" : "", host,
+		   strchr(host, ':') ? "]" : "", api_port(d->api));
+	return 0;
+}
+
+/* Modules in dependency order: store, source, loop, pipeline, API. */
+static int start(struct daemon *d, struct fab_err *err)
+{
+	struct pipe_settings set;
+	char *chain, *opts;
+	int restored;
+
+	d->start_ms = loop_now_ms();
+	d->sig_fd = -1;
+	epoch_slot_init(&d->slot);
+	if (!(d->st = store_open(d->cfg.db, err)) || open_source(d, err))
+		return -1;
+	if (!(d->loop = loop_new()) || start_signals(d)) {
+		fab_err_set(err, "cannot set up the event loop: %s", strerror(errno));
+		return -1;
+	}
+	set = effective_settings(d, &d->cfg, &chain, &opts);
+	if (chain && strcmp(chain, d->cfg.engine))
+		log_notice("engine chain '%s' (selected through the API) overrides the configuration's '%s'",
+			   chain, d->cfg.engine);
+	d->pipe = pipe_new(d->loop, &d->slot, d->st, d->src, &set, err);
+	free(chain);
+	free(opts);
+	if (!d->pipe)
+		return -1;
+	pipe_set_done_cb(d->pipe, on_done, d);
+	restored = pipe_restore(d->pipe);
+	if (start_api(d, err))
+		return -1;
+	daemon_event(d, "daemon", NULL, "fabrouted %s started", PACKAGE_VERSION);
+	if (restored) {
+		struct epoch *e = epoch_slot_get(&d->slot);
+
+		on_done(d, e);
+		epoch_unref(e);
+	} else {
+		pipe_request(d->pipe, "startup");
+	}
+	return 0;
+}
+
+/* Modules in reverse order; safe after a partial start. */
+static void stop(struct daemon *d)
+{
+	api_stop(d->api);
+	pipe_free(d->pipe);
+	epoch_slot_fini(&d->slot);
+	srcf_free(d->src);
+	if (d->st)
+		daemon_event(d, "daemon", NULL, "fabrouted stopped");
+	store_close(d->st);
+	loop_free(d->loop);
+	if (d->sig_fd >= 0)
+		close(d->sig_fd);
+	config_free(&d->cfg);
+	pthread_mutex_destroy(&d->cfg_mu);
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d = { .sig_fd = -1 };
+	struct fab_err err = { { 0 } };
+	int check = 0, done = 0, rc;
+
+	pthread_mutex_init(&d.cfg_mu, NULL);
+	rc = parse_args(&d, argc, argv, &check, &done);
+	if (rc || done)
+		return rc;
+	if (build_config(&d, &d.cfg, &err)) {
+		fprintf(stderr, "fabrouted: %s\n", err.msg);
+		config_free(&d.cfg);
+		return EXIT_CONFIG;
+	}
+	if (check) {
+		config_write(stdout, &d.cfg);
+		config_free(&d.cfg);
+		return 0;
+	}
+	log_set_level(log_level_parse(d.cfg.log_level));
+	rc = start(&d, &err);
+	if (rc) {
+		log_err("cannot start: %s", err.msg);
+		sd_notifyf(0, "STATUS=cannot start: %s", err.msg);
+	} else {
+		rc = loop_run(d.loop);
+	}
+	stop(&d);
+	if (!rc)
+		log_notice("stopped");
+	return rc ? 1 : 0;
+}

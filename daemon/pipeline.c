@@ -1,0 +1,554 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: reroute pipeline
+ *
+ * Three threads meet here. API threads and the loop call pipe_request();
+ * the loop's thread owns the hold-down timer and hands a job to the
+ * worker; the worker routes, publishes and stores, then wakes the loop
+ * through an eventfd so it can start the next coalesced reroute. @mu
+ * guards the settings, the pending change and the counters; nothing slow
+ * runs under it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "daemon/log.h"
+#include "daemon/pipeline.h"
+#include "daemon/config.h"
+#include "engines/engine.h"
+
+struct pipeline {
+	struct loop *loop;
+	struct epoch_slot *slot;
+	struct store *st;
+	struct srcf *src;
+	pthread_t worker;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int wake_fd;
+	struct loop_timer *timer;
+	char *chain, *options;
+	unsigned lmc, holddown_ms, keep, max_age_days;
+	int pending, job, busy, quit, completed;
+	char reason[32];
+	int64_t first_change_ms, last_start_ms;
+	uint64_t seq;
+	struct pipe_stats stats;
+	void (*cb)(void *ud, const struct epoch *e);
+	void *cb_ud;
+};
+
+/**
+ * struct job - one reroute's inputs, copied out of the pipeline
+ */
+struct job {
+	char reason[32];
+	char *chain, *options;
+	unsigned lmc, keep, max_age_days;
+	int64_t first_change_ms;
+};
+
+static const double hist_bounds[PIPE_HIST_N] = PIPE_HIST_BOUNDS;
+
+static void wake_loop(struct pipeline *p)
+{
+	uint64_t one = 1;
+
+	if (write(p->wake_fd, &one, sizeof(one)) < 0)
+		return;	/* counter already non-zero: the loop wakes anyway */
+}
+
+/* Routing inputs as one string: a stored snapshot is reusable when it matches. */
+static char *routing_key(const char *chain, const char *options, unsigned lmc)
+{
+	size_t n = strlen(chain) + strlen(options) + 32;
+	char *k = malloc(n);
+
+	if (k)
+		snprintf(k, n, "%s|%s|lmc=%u", chain, options, lmc);
+	return k;
+}
+
+static void record_event(struct pipeline *p, const char *type, json_t *details, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void record_event(struct pipeline *p, const char *type, json_t *details, const char *fmt, ...)
+{
+	char msg[512];
+	struct fab_err err;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (store_event_add(p->st, loop_wall_ms(), type, msg, details, &err) < 0)
+		log_err("%s", err.msg);
+	json_decref(details);
+}
+
+/* --- the worker ----------------------------------------------------------- */
+
+static int assign_lids(struct pipeline *p, struct fabric *f, unsigned lmc, struct fab_err *err)
+{
+	struct fab_lid_pin *pins = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (store_lids_pins(p->st, &pins, &n, err))
+		return -1;
+	rc = fab_lids_assign(f, pins, n, FAB_LIDS_KEEP, lmc, err);
+	free(pins);
+	return rc;
+}
+
+static int route(struct fabric *f, const struct job *j, struct epoch *e, struct fab_err *err)
+{
+	struct eng_chain chain;
+	struct eng_outcome out;
+	char **kv;
+	size_t nkv;
+	int64_t t0;
+	int rc;
+
+	if (config_engine_kv(j->options, &kv, &nkv)) {
+		fab_err_set(err, "out of memory");
+		return -1;
+	}
+	rc = eng_chain_parse(&chain, j->chain, (const char *const *)kv, nkv, err);
+	t0 = loop_now_ms();
+	if (rc == 0)
+		rc = eng_chain_route(f, &chain, &e->routing, &out, err);
+	e->compute_ms = (double)(loop_now_ms() - t0);
+	config_engine_kv_free(kv, nkv);
+	if (rc)
+		return -1;
+	snprintf(e->engine, sizeof(e->engine), "%s", out.used->name);
+	e->engine_log = strdup(out.log);
+	return 0;
+}
+
+static int evaluate(struct epoch *e, struct fab_err *err)
+{
+	int64_t t0 = loop_now_ms();
+
+	e->opts = (struct an_opts){ .load = 1 };
+	if (an_evaluate(e->fabric, e->routing, &e->opts, &e->report, err))
+		return -1;
+	e->eval_ms = (double)(loop_now_ms() - t0);
+	e->topo_hash = fab_topology_hash(e->fabric);
+	return 0;
+}
+
+static json_t *summary_json(const struct epoch *e, double latency_ms)
+{
+	json_t *unr = json_object(), *pairs = json_object(), *vls = json_array();
+
+	for (unsigned k = 0; k < AN_NCLASSES; k++) {
+		json_object_set_new(unr, an_class_name(k), json_integer((json_int_t)e->report.conn.unreachable[k]));
+		json_object_set_new(pairs, an_class_name(k), json_integer((json_int_t)e->report.conn.pairs[k]));
+	}
+	for (unsigned v = 0; v < AN_VLS; v++)
+		if (e->report.cdg.vls_used & (1u << v))
+			json_array_append_new(vls, json_integer(v));
+	return json_pack("{s:b, s:b, s:o, s:o, s:o, s:I, s:i, s:f}",
+			 "connected", an_connected(&e->report), "deadlock_free", e->report.cdg.deadlock_free,
+			 "pairs", pairs, "unreachable", unr, "vls_used", vls,
+			 "max_link_load", (json_int_t)e->report.load.max,
+			 "max_hops", (json_int_t)e->report.conn.max_hops, "latency_ms", latency_ms);
+}
+
+static void store_epoch(struct pipeline *p, struct epoch *e, const struct job *j, json_t *summary)
+{
+	struct store_snap_in in = {
+		.seq = e->seq, .time_ms = e->published_ms, .reason = e->reason, .chain = e->chain,
+		.engine = e->engine, .compute_ms = e->compute_ms, .eval_ms = e->eval_ms,
+		.summary = summary, .f = e->fabric, .r = e->routing,
+	};
+	struct fab_err err;
+	int64_t id = store_snapshot_add(p->st, &in, &err);
+	char *key = routing_key(j->chain, j->options, j->lmc);
+
+	if (id < 0) {
+		log_err("epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
+		record_event(p, "error", NULL, "epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
+	} else {
+		__atomic_store_n(&e->snapshot_id, id, __ATOMIC_RELEASE);
+		if (!key || store_setting_set(p->st, "routing_key", key, &err))
+			log_err("%s", key ? err.msg : "out of memory");
+	}
+	free(key);
+	if (store_prune(p->st, j->keep, (int64_t)j->max_age_days * 86400000, loop_wall_ms(), &err) < 0)
+		log_err("%s", err.msg);
+}
+
+static void publish(struct pipeline *p, struct epoch *e, const char *reason)
+{
+	snprintf(e->reason, sizeof(e->reason), "%s", reason);
+	e->published_ms = loop_wall_ms();
+	pthread_mutex_lock(&p->mu);
+	if (!e->seq)
+		e->seq = ++p->seq;
+	pthread_mutex_unlock(&p->mu);
+	epoch_slot_publish(p->slot, epoch_ref(e));
+}
+
+static void account(struct pipeline *p, int ok, double ms)
+{
+	unsigned b = 0;
+
+	while (b < PIPE_HIST_N && ms > hist_bounds[b])
+		b++;
+	pthread_mutex_lock(&p->mu);
+	if (ok) {
+		p->stats.ok++;
+		p->stats.hist[b]++;
+		p->stats.sum_ms += ms;
+		p->stats.last_ms = ms;
+	} else {
+		p->stats.failed++;
+	}
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void reroute(struct pipeline *p, const struct job *j)
+{
+	struct epoch *e = epoch_new();
+	struct fab_err err = { { 0 } };
+	json_t *summary;
+	double latency;
+
+	if (!e) {
+		fab_err_set(&err, "out of memory");
+		goto fail;
+	}
+	snprintf(e->chain, sizeof(e->chain), "%s", j->chain);
+	if (!(e->fabric = srcf_fabric(p->src, &err)) || assign_lids(p, e->fabric, j->lmc, &err) ||
+	    route(e->fabric, j, e, &err) || evaluate(e, &err))
+		goto fail;
+	publish(p, e, j->reason);
+	latency = (double)(loop_now_ms() - j->first_change_ms);
+	account(p, 1, latency);
+	summary = summary_json(e, latency);
+	log_info("epoch %llu published (%s): %s in %.0f ms, evaluated in %.0f ms, %s, %s; %.0f ms after the change",
+		 (unsigned long long)e->seq, j->reason, e->engine, e->compute_ms, e->eval_ms,
+		 an_connected(&e->report) ? "connected" : "NOT connected",
+		 e->report.cdg.deadlock_free ? "deadlock-free" : "deadlock POSSIBLE", latency);
+	store_epoch(p, e, j, summary);
+	record_event(p, "reroute", summary, "epoch %llu: %s routed (%s)", (unsigned long long)e->seq,
+		     e->engine, j->reason);
+	epoch_unref(e);
+	return;
+fail:
+	epoch_unref(e);
+	account(p, 0, 0);
+	log_err("reroute (%s) failed, the last good epoch stays: %s", j->reason, err.msg);
+	record_event(p, "error", json_pack("{s:s, s:s}", "reason", j->reason, "chain", j->chain),
+		     "reroute failed, the last good epoch stays: %s", err.msg);
+}
+
+static void job_free(struct job *j)
+{
+	free(j->chain);
+	free(j->options);
+}
+
+static void *worker_main(void *arg)
+{
+	struct pipeline *p = arg;
+
+	for (;;) {
+		struct job j;
+
+		memset(&j, 0, sizeof(j));
+		pthread_mutex_lock(&p->mu);
+		while (!p->quit && !p->job)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (p->quit) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		p->job = 0;
+		memcpy(j.reason, p->reason, sizeof(j.reason));
+		j.chain = strdup(p->chain);
+		j.options = strdup(p->options);
+		j.lmc = p->lmc;
+		j.keep = p->keep;
+		j.max_age_days = p->max_age_days;
+		j.first_change_ms = p->first_change_ms;
+		pthread_mutex_unlock(&p->mu);
+		if (j.chain && j.options)
+			reroute(p, &j);
+		job_free(&j);
+		pthread_mutex_lock(&p->mu);
+		p->busy = 0;
+		p->completed = 1;
+		pthread_mutex_unlock(&p->mu);
+		wake_loop(p);
+	}
+}
+
+/* --- the loop's side ---------------------------------------------------- */
+
+/* With @mu held: arm the hold-down timer for a pending change. */
+static void schedule(struct pipeline *p)
+{
+	if (p->pending && !p->busy && !loop_timer_armed(p->timer))
+		loop_timer_arm(p->timer, p->last_start_ms + p->holddown_ms - loop_now_ms());
+}
+
+static void on_timer(struct loop *l, void *ud)
+{
+	struct pipeline *p = ud;
+
+	pthread_mutex_lock(&p->mu);
+	if (p->pending && !p->busy) {
+		p->pending = 0;
+		p->busy = p->job = 1;
+		p->last_start_ms = loop_now_ms();
+		pthread_cond_signal(&p->cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void on_wake(struct loop *l, int fd, void *ud)
+{
+	struct pipeline *p = ud;
+	uint64_t n;
+	int completed;
+
+	if (read(fd, &n, sizeof(n)) < 0)
+		return;
+	pthread_mutex_lock(&p->mu);
+	completed = p->completed;
+	p->completed = 0;
+	schedule(p);
+	pthread_mutex_unlock(&p->mu);
+	if (completed && p->cb) {
+		struct epoch *e = epoch_slot_get(p->slot);
+
+		p->cb(p->cb_ud, e);
+		epoch_unref(e);
+	}
+}
+
+void pipe_request(struct pipeline *p, const char *reason)
+{
+	pthread_mutex_lock(&p->mu);
+	if (!p->pending) {
+		p->first_change_ms = loop_now_ms();
+		snprintf(p->reason, sizeof(p->reason), "%s", reason);
+	}
+	p->pending = 1;
+	p->stats.requests++;
+	pthread_mutex_unlock(&p->mu);
+	wake_loop(p);
+}
+
+void pipe_set_done_cb(struct pipeline *p, void (*cb)(void *ud, const struct epoch *e), void *ud)
+{
+	p->cb = cb;
+	p->cb_ud = ud;
+}
+
+void pipe_stats(struct pipeline *p, struct pipe_stats *out)
+{
+	pthread_mutex_lock(&p->mu);
+	*out = p->stats;
+	out->busy = p->busy;
+	pthread_mutex_unlock(&p->mu);
+}
+
+void pipe_chain(struct pipeline *p, char *buf, size_t size)
+{
+	pthread_mutex_lock(&p->mu);
+	snprintf(buf, size, "%s", p->chain);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* --- settings, restore, life cycle --------------------------------------- */
+
+static int check_chain(const char *chain, const char *options, struct fab_err *err)
+{
+	struct eng_chain c;
+	char **kv;
+	size_t n;
+	int rc;
+
+	if (config_engine_kv(options, &kv, &n)) {
+		fab_err_set(err, "out of memory");
+		return -1;
+	}
+	rc = eng_chain_parse(&c, chain, (const char *const *)kv, n, err);
+	config_engine_kv_free(kv, n);
+	return rc;
+}
+
+int pipe_settings_set(struct pipeline *p, const struct pipe_settings *set, int *changed,
+		      struct fab_err *err)
+{
+	char *chain, *options;
+	int diff;
+
+	if (check_chain(set->chain, set->options, err))
+		return -1;
+	chain = strdup(set->chain);
+	options = strdup(set->options);
+	if (!chain || !options) {
+		free(chain);
+		free(options);
+		fab_err_set(err, "out of memory");
+		return -1;
+	}
+	pthread_mutex_lock(&p->mu);
+	diff = !p->chain || strcmp(p->chain, chain) || strcmp(p->options, options) || p->lmc != set->lmc;
+	free(p->chain);
+	free(p->options);
+	p->chain = chain;
+	p->options = options;
+	p->lmc = set->lmc;
+	p->holddown_ms = set->holddown_ms;
+	p->keep = set->keep;
+	p->max_age_days = set->max_age_days;
+	pthread_mutex_unlock(&p->mu);
+	if (changed)
+		*changed = diff;
+	return 0;
+}
+
+/* Every endpoint of @a has the same LID and LMC in @b (found by port GUID). */
+static int same_lids(const struct fabric *a, const struct fabric *b)
+{
+	if (a->neps != b->neps)
+		return 0;
+	for (uint32_t e = 0; e < a->neps; e++) {
+		const struct fab_port *pa = fab_port(a, a->eps[e].node, a->eps[e].port);
+		uint32_t eb = fab_ep_by_port_guid(b, pa->guid);
+
+		if (eb == FAB_NONE || fab_ep_lid(b, eb) != pa->lid || fab_ep_lmc(b, eb) != pa->lmc)
+			return 0;
+	}
+	return 1;
+}
+
+/* The stored snapshot @id matches the fabric the source gives now. */
+static int snapshot_matches(struct pipeline *p, const struct store_snap *snap, struct fab_err *err)
+{
+	struct fabric *f = srcf_fabric(p->src, err);
+	int ok = f && assign_lids(p, f, p->lmc, err) == 0 &&
+		 fab_topology_hash(f) == snap->topo_hash && same_lids(f, snap->f);
+
+	fab_free(f);
+	return ok;
+}
+
+int pipe_restore(struct pipeline *p)
+{
+	struct store_snap snap = { 0 };
+	struct fab_err err = { { 0 } };
+	char *stored = NULL, *key = routing_key(p->chain, p->options, p->lmc);
+	int64_t id = store_snapshot_latest(p->st, &err);
+	struct epoch *e = NULL;
+	int done = 0;
+
+	if (id <= 0 || !key || store_setting_get(p->st, "routing_key", &stored, &err) ||
+	    !stored || strcmp(stored, key) || store_snapshot_load(p->st, id, &snap, &err) ||
+	    !snapshot_matches(p, &snap, &err) || !(e = epoch_new()))
+		goto out;
+	e->fabric = snap.f;
+	e->routing = snap.r;
+	snap.f = NULL;
+	snap.r = NULL;
+	e->seq = snap.seq;
+	e->snapshot_id = id;
+	e->compute_ms = snap.compute_ms;
+	snprintf(e->chain, sizeof(e->chain), "%s", snap.chain);
+	snprintf(e->engine, sizeof(e->engine), "%s", snap.engine);
+	e->engine_log = strdup("restored from the store");
+	if (evaluate(e, &err))
+		goto out;
+	publish(p, e, "restore");
+	log_notice("epoch %llu restored from snapshot %lld without recomputing (evaluated in %.0f ms)",
+		   (unsigned long long)e->seq, (long long)id, e->eval_ms);
+	record_event(p, "daemon", NULL, "epoch %llu restored from snapshot %lld without recomputing",
+		     (unsigned long long)e->seq, (long long)id);
+	done = 1;
+out:
+	if (err.msg[0] && !done)
+		log_info("not restoring the stored routing: %s", err.msg);
+	epoch_unref(e);
+	store_snap_free(&snap);
+	free(stored);
+	free(key);
+	return done;
+}
+
+static uint64_t last_seq(struct store *st)
+{
+	struct fab_err err;
+	json_t *j = store_snapshots_json(st, 1, &err);
+	json_t *seq = json_object_get(json_array_get(json_object_get(j, "snapshots"), 0), "seq");
+	uint64_t s = json_is_integer(seq) ? (uint64_t)json_integer_value(seq) : 0;
+
+	json_decref(j);
+	return s;
+}
+
+struct pipeline *pipe_new(struct loop *l, struct epoch_slot *slot, struct store *st,
+			  struct srcf *src, const struct pipe_settings *set, struct fab_err *err)
+{
+	struct pipeline *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		fab_err_set(err, "out of memory");
+		return NULL;
+	}
+	*p = (struct pipeline){ .loop = l, .slot = slot, .st = st, .src = src, .wake_fd = -1 };
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	p->seq = last_seq(st);
+	p->last_start_ms = loop_now_ms() - 3600000;
+	if (pipe_settings_set(p, set, NULL, err))
+		goto fail;
+	p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	p->timer = loop_timer_new(l, on_timer, p);
+	if (p->wake_fd < 0 || !p->timer || loop_add_fd(l, p->wake_fd, on_wake, p) ||
+	    pthread_create(&p->worker, NULL, worker_main, p)) {
+		fab_err_set(err, "cannot start the reroute worker");
+		if (p->wake_fd >= 0)
+			loop_del_fd(l, p->wake_fd);
+		goto fail;
+	}
+	return p;
+fail:
+	if (p->wake_fd >= 0)
+		close(p->wake_fd);
+	free(p->chain);
+	free(p->options);
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+	return NULL;
+}
+
+void pipe_free(struct pipeline *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->quit = 1;
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->worker, NULL);
+	loop_del_fd(p->loop, p->wake_fd);
+	loop_timer_disarm(p->timer);
+	close(p->wake_fd);
+	free(p->chain);
+	free(p->options);
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+}

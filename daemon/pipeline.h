@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: reroute pipeline
+ *
+ * A topology change (a fault, a reload, a request through the API) calls
+ * pipe_request(). The first change after a quiet period starts a reroute at
+ * once; changes that arrive within holddown_ms of the last start, or while
+ * a reroute runs, are coalesced into one more reroute when the hold-down
+ * ends. A reroute runs in the worker thread: take the source's fabric, pin
+ * the stored LIDs, route with the engine chain, evaluate, publish a new
+ * epoch, store it as a snapshot, record an event. A failed or
+ * non-applicable routing keeps the last good epoch and records an error
+ * event. The API never waits for any of it.
+ */
+#ifndef FABROUTE_DAEMON_PIPELINE_H
+#define FABROUTE_DAEMON_PIPELINE_H
+
+#include <stdint.h>
+
+#include "daemon/epoch.h"
+#include "daemon/loop.h"
+#include "daemon/source_file.h"
+#include "store/store.h"
+
+/** Upper bounds (ms) of the reroute duration histogram; the last bucket is +Inf. */
+#define PIPE_HIST_BOUNDS { 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000 }
+#define PIPE_HIST_N 12
+
+/**
+ * struct pipe_settings - what the pipeline routes with
+ * @chain: engine chain; @options: engine options ("eng.k=v,...")
+ * @lmc: LMC for CA ports that get a new LID
+ * @holddown_ms: see DOC
+ * @keep, @max_age_days: snapshot retention
+ */
+struct pipe_settings {
+	const char *chain, *options;
+	unsigned lmc, holddown_ms, keep, max_age_days;
+};
+
+/**
+ * struct pipe_stats - counters for /metrics
+ * @ok, @failed: reroutes that published, that kept the old epoch
+ * @requests: changes requested; @hist, @sum_ms: duration from the first
+ * change to publication
+ */
+struct pipe_stats {
+	uint64_t ok, failed, requests;
+	uint64_t hist[PIPE_HIST_N + 1];
+	double sum_ms;
+	double last_ms;
+	int busy;
+};
+
+struct pipeline;
+
+/** pipe_new() - @slot, @st and @src are borrowed; starts the worker. NULL with @err. */
+struct pipeline *pipe_new(struct loop *l, struct epoch_slot *slot, struct store *st,
+			  struct srcf *src, const struct pipe_settings *set, struct fab_err *err);
+/** pipe_free() - wait for a reroute in progress, stop the worker. */
+void pipe_free(struct pipeline *p);
+
+/**
+ * pipe_settings_set() - new settings (from a reload or the API); checks the
+ * engine chain and its options first. 0, or -1 with @err (nothing changed).
+ * *@changed (may be NULL) tells whether the routing inputs changed.
+ */
+int pipe_settings_set(struct pipeline *p, const struct pipe_settings *set, int *changed,
+		      struct fab_err *err);
+/** pipe_chain() - copy the current chain into @buf. */
+void pipe_chain(struct pipeline *p, char *buf, size_t size);
+
+/** pipe_restore() - publish the newest stored snapshot when nothing changed; 1 if done, 0 if not. */
+int pipe_restore(struct pipeline *p);
+
+/** pipe_request() - a change happened (thread-safe): reroute soon. */
+void pipe_request(struct pipeline *p, const char *reason);
+
+/** pipe_stats() - a copy of the counters. */
+void pipe_stats(struct pipeline *p, struct pipe_stats *out);
+
+/**
+ * pipe_set_done_cb() - call @cb in the loop's thread after each reroute,
+ * with the current epoch (NULL when none was ever published)
+ */
+void pipe_set_done_cb(struct pipeline *p, void (*cb)(void *ud, const struct epoch *e), void *ud);
+
+#endif

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: file source
+ *
+ * Faults are kept as canonical names (node GUIDs, a link by its lower end)
+ * so that naming a link from either end, or by description, means the same
+ * fault. The fabric to route is rebuilt from the base topology on demand
+ * with gen_faults_apply(), which also drops the CAs a fault cut off, as
+ * discovery would no longer see them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/source_file.h"
+#include "fabric/formats.h"
+#include "fabric/gen.h"
+
+struct srcf {
+	pthread_mutex_t mu;
+	struct fabric *base;
+	char **links, **switches;
+	size_t nlinks, nswitches;
+};
+
+/* "gen:FAMILY[:K=V,...]" -> a generated fabric. */
+static struct fabric *load_gen(const char *spec, struct fab_err *err)
+{
+	char *copy = strdup(spec + 4), *params, *save = NULL;
+	const char *kv[32];
+	size_t n = 0;
+	struct fabric *f = NULL;
+
+	if (!copy) {
+		fab_err_set(err, "out of memory");
+		return NULL;
+	}
+	params = strchr(copy, ':');
+	if (params)
+		*params++ = '\0';
+	for (char *t = params ? strtok_r(params, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+		if (n == 32) {
+			fab_err_set(err, "topology '%s': more than 32 parameters", spec);
+			goto out;
+		}
+		kv[n++] = t;
+	}
+	f = gen_build(copy, kv, n, 1, err);
+out:
+	free(copy);
+	return f;
+}
+
+static struct fabric *load(const char *topology, const char *format, struct fab_err *err)
+{
+	int fmt = fmt_topo_from_name(format);
+
+	if (strncmp(topology, "gen:", 4) == 0)
+		return load_gen(topology, err);
+	if (fmt < 0) {
+		fab_err_set(err, "topology format '%s': expected auto, ibnetdiscover or ibsim", format);
+		return NULL;
+	}
+	return fmt_topo_load(topology, (enum fmt_topo)fmt, err);
+}
+
+struct srcf *srcf_open(const char *topology, const char *format, struct fab_err *err)
+{
+	struct srcf *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		fab_err_set(err, "out of memory");
+		return NULL;
+	}
+	s->base = load(topology, format, err);
+	if (!s->base) {
+		free(s);
+		return NULL;
+	}
+	pthread_mutex_init(&s->mu, NULL);
+	return s;
+}
+
+static void names_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void srcf_free(struct srcf *s)
+{
+	if (!s)
+		return;
+	names_free(s->links, s->nlinks);
+	names_free(s->switches, s->nswitches);
+	fab_free(s->base);
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+}
+
+static ssize_t find_name(char **v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], name) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+static int add_name(char ***v, size_t *n, const char *name)
+{
+	char **g = realloc(*v, (*n + 1) * sizeof(*g));
+
+	if (!g)
+		return -1;
+	*v = g;
+	if (!(g[*n] = strdup(name)))
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+static void del_name(char **v, size_t *n, size_t i)
+{
+	free(v[i]);
+	v[i] = v[--*n];
+}
+
+/* The node named @text (GUID or description) in @f; FAB_NONE with @err and *@rc. */
+static uint32_t resolve_node(const struct fabric *f, const char *text, int *rc, struct fab_err *err)
+{
+	unsigned count = 0;
+	uint32_t n;
+
+	if (strncmp(text, "0x", 2) == 0 || strncmp(text, "0X", 2) == 0) {
+		char *end;
+		uint64_t guid;
+
+		errno = 0;
+		guid = strtoull(text + 2, &end, 16);
+		if (!text[2] || *end || errno) {
+			fab_err_set(err, "'%s': not a GUID", text);
+			*rc = 2;
+			return FAB_NONE;
+		}
+		n = fab_node_by_guid(f, guid);
+	} else {
+		n = fab_node_by_desc(f, text, &count);
+		if (count > 1) {
+			fab_err_set(err, "'%s': %u nodes have this description; name it by GUID", text, count);
+			*rc = 2;
+			return FAB_NONE;
+		}
+	}
+	if (n == FAB_NONE) {
+		fab_err_set(err, "'%s': no node with this GUID or description", text);
+		*rc = 1;
+	}
+	return n;
+}
+
+/* Canonical name of the link at "NODE:PORT" in @f: its lower end. */
+static int canon_link(const struct fabric *f, const char *what, char *canon, size_t csize,
+		      struct fab_err *err)
+{
+	const char *colon = strrchr(what, ':');
+	char node[256], *end;
+	unsigned long port;
+	uint32_t n, m;
+	int rc = 0;
+
+	if (!colon || colon == what || (size_t)(colon - what) >= sizeof(node)) {
+		fab_err_set(err, "link '%s': expected NODE:PORT", what);
+		return 2;
+	}
+	memcpy(node, what, (size_t)(colon - what));
+	node[colon - what] = '\0';
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (!colon[1] || *end || errno) {
+		fab_err_set(err, "link '%s': port '%s' is not a number", what, colon + 1);
+		return 2;
+	}
+	if ((n = resolve_node(f, node, &rc, err)) == FAB_NONE)
+		return rc;
+	if (port < 1 || port > f->nodes[n].nports || !fab_port_linked(f, n, (unsigned)port)) {
+		fab_err_set(err, "link '%s': port %lu of '%s' is not linked", what, port, fab_desc(f, n));
+		return 1;
+	}
+	m = fab_port(f, n, (unsigned)port)->peer;
+	if (f->nodes[m].guid < f->nodes[n].guid ||
+	    (f->nodes[m].guid == f->nodes[n].guid && fab_port(f, n, (unsigned)port)->peer_port < port)) {
+		port = fab_port(f, n, (unsigned)port)->peer_port;
+		n = m;
+	}
+	snprintf(canon, csize, "0x%016" PRIx64 ":%lu", f->nodes[n].guid, port);
+	return 0;
+}
+
+static int canon_switch(const struct fabric *f, const char *what, char *canon, size_t csize,
+			struct fab_err *err)
+{
+	int rc = 0;
+	uint32_t n = resolve_node(f, what, &rc, err);
+
+	if (n == FAB_NONE)
+		return rc;
+	if (f->nodes[n].type != FAB_SWITCH) {
+		fab_err_set(err, "switch '%s': '%s' is a %s, not a switch", what, fab_desc(f, n),
+			    fab_node_type_name(f->nodes[n].type));
+		return 2;
+	}
+	snprintf(canon, csize, "0x%016" PRIx64, f->nodes[n].guid);
+	return 0;
+}
+
+int srcf_fault(struct srcf *s, enum srcf_kind kind, int down, const char *what, char *canon,
+	       size_t csize, struct fab_err *err)
+{
+	char ***v = kind == SRCF_LINK ? &s->links : &s->switches;
+	size_t *n = kind == SRCF_LINK ? &s->nlinks : &s->nswitches;
+	const char *name = kind == SRCF_LINK ? "link" : "switch";
+	ssize_t at;
+	int rc;
+
+	pthread_mutex_lock(&s->mu);
+	rc = kind == SRCF_LINK ? canon_link(s->base, what, canon, csize, err) :
+	     canon_switch(s->base, what, canon, csize, err);
+	if (rc)
+		goto out;
+	at = find_name(*v, *n, canon);
+	if (down && at >= 0) {
+		fab_err_set(err, "%s '%s' is already down", name, what);
+		rc = 3;
+	} else if (!down && at < 0) {
+		fab_err_set(err, "%s '%s' is not down", name, what);
+		rc = 3;
+	} else if (down && add_name(v, n, canon)) {
+		fab_err_set(err, "out of memory");
+		rc = 2;
+	} else if (!down) {
+		del_name(*v, n, (size_t)at);
+	}
+out:
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+/* Links whose ends both survive the switch faults (a downed switch takes its links). */
+static size_t live_links(const struct srcf *s, const char **out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nlinks; i++) {
+		char sw[32];
+		uint64_t a = strtoull(s->links[i], NULL, 16);
+		uint32_t node = fab_node_by_guid(s->base, a);
+		unsigned port = (unsigned)strtoul(strrchr(s->links[i], ':') + 1, NULL, 10);
+		const struct fab_port *p = fab_port(s->base, node, port);
+		int dead = 0;
+
+		for (uint32_t end = 0; end < 2; end++) {
+			uint64_t g = end ? s->base->nodes[p->peer].guid : a;
+
+			snprintf(sw, sizeof(sw), "0x%016" PRIx64, g);
+			dead |= find_name(s->switches, s->nswitches, sw) >= 0;
+		}
+		if (!dead)
+			out[n++] = s->links[i];
+	}
+	return n;
+}
+
+struct fabric *srcf_fabric(struct srcf *s, struct fab_err *err)
+{
+	struct gen_faults gf = { 0 };
+	struct fabric *f;
+	uint8_t *none;
+	const char **links;
+
+	pthread_mutex_lock(&s->mu);
+	none = calloc(s->base->nnodes + 1u, 1);
+	links = calloc(s->nlinks + 1, sizeof(*links));
+	f = none && links ? fab_subset(s->base, none, err) : NULL;
+	if (!none || !links)
+		fab_err_set(err, "out of memory");
+	if (f) {
+		gf.links = links;
+		gf.nlinks = live_links(s, links);
+		gf.switches = (const char *const *)s->switches;
+		gf.nswitches = s->nswitches;
+		if (gen_faults_apply(&f, &gf, err)) {
+			fab_free(f);
+			f = NULL;
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+	free(none);
+	free(links);
+	return f;
+}
+
+json_t *srcf_faults_json(struct srcf *s)
+{
+	json_t *links = json_array(), *sws = json_array();
+
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; i < s->nlinks; i++)
+		json_array_append_new(links, json_string(s->links[i]));
+	for (size_t i = 0; i < s->nswitches; i++)
+		json_array_append_new(sws, json_string(s->switches[i]));
+	pthread_mutex_unlock(&s->mu);
+	return json_pack("{s:o, s:o}", "links", links, "switches", sws);
+}
+
+void srcf_faults_restore(struct srcf *s, const json_t *saved)
+{
+	static const char *const keys[] = { "links", "switches" };
+	char canon[64];
+	struct fab_err err;
+	size_t i;
+	json_t *v;
+
+	for (unsigned k = 0; k < 2; k++)
+		json_array_foreach(json_object_get(saved, keys[k]), i, v)
+			if (json_is_string(v))
+				srcf_fault(s, k ? SRCF_SWITCH : SRCF_LINK, 1, json_string_value(v),
+					   canon, sizeof(canon), &err);
+}
+
+int srcf_reload(struct srcf *s, const char *topology, const char *format, struct fab_err *err)
+{
+	struct fabric *f = load(topology, format, err);
+	json_t *faults;
+	int changed;
+
+	if (!f)
+		return -1;
+	faults = srcf_faults_json(s);
+	pthread_mutex_lock(&s->mu);
+	changed = fab_topology_hash(f) != fab_topology_hash(s->base);
+	fab_free(s->base);
+	s->base = f;
+	names_free(s->links, s->nlinks);
+	names_free(s->switches, s->nswitches);
+	s->links = s->switches = NULL;
+	s->nlinks = s->nswitches = 0;
+	pthread_mutex_unlock(&s->mu);
+	srcf_faults_restore(s, faults);
+	json_decref(faults);
+	return changed;
+}

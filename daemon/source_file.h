@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: file source
+ *
+ * The topology comes from a file (ibnetdiscover or ibsim format) or a
+ * generator ("gen:FAMILY[:K=V,...]"). Faults are simulated through the API:
+ * a link or a switch taken down or brought back up, as traps from a real
+ * fabric would report them. The fabric to route is the base topology minus
+ * the faults. All functions are thread-safe.
+ */
+#ifndef FABROUTE_DAEMON_SOURCE_FILE_H
+#define FABROUTE_DAEMON_SOURCE_FILE_H
+
+#include <jansson.h>
+
+#include "fabric/fabric.h"
+
+struct srcf;
+
+/** srcf_open() - load @topology (path or gen:...) in @format; NULL with @err. */
+struct srcf *srcf_open(const char *topology, const char *format, struct fab_err *err);
+void srcf_free(struct srcf *s);
+
+/**
+ * srcf_reload() - load @topology again (SIGHUP); the faults are kept when
+ * they still name existing links and switches, dropped otherwise.
+ * Return: 1 when the topology changed, 0 when it did not, -1 with @err
+ * (the old topology stays).
+ */
+int srcf_reload(struct srcf *s, const char *topology, const char *format, struct fab_err *err);
+
+/** srcf_fabric() - a new fabric: the topology minus the faults (caller frees). */
+struct fabric *srcf_fabric(struct srcf *s, struct fab_err *err);
+
+enum srcf_kind { SRCF_LINK, SRCF_SWITCH };
+
+/**
+ * srcf_fault() - take a link ("NODE:PORT", either end) or a switch ("NODE")
+ * down (@down = 1) or up; NODE is a description or a node GUID (0x...).
+ * @canon: receives the canonical name ("0xGUID:PORT" of the link's lower end)
+ * Return: 0; or with @err: 1 no such node or port (404), 2 malformed (400),
+ * 3 already in that state (409).
+ */
+int srcf_fault(struct srcf *s, enum srcf_kind kind, int down, const char *what, char *canon,
+	       size_t csize, struct fab_err *err);
+
+/** srcf_faults_json() - {"links": ["0x..:P", ...], "switches": ["0x..", ...]} */
+json_t *srcf_faults_json(struct srcf *s);
+/** srcf_faults_restore() - faults saved with srcf_faults_json(); unknown ones are skipped. */
+void srcf_faults_restore(struct srcf *s, const json_t *saved);
+
+#endif

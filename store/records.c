@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: store: events and LID allocations
+ *
+ * Events are append-only rows read back by id, time and type. LID
+ * allocations map a port GUID to the base LID and LMC it was last given;
+ * recording one drops every older allocation whose LID range it overlaps,
+ * so the pins store_lids_pins() returns never conflict with each other.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/internal.h"
+
+#define EVENTS_LIMIT_DEFAULT 100u
+#define EVENTS_LIMIT_MAX 10000u
+
+/* --- events ---------------------------------------------------------------------- */
+
+int64_t store_event_add(struct store *s, int64_t time_ms, const char *type, const char *message,
+			const json_t *details, struct fab_err *err)
+{
+	char *text = details ? json_dumps(details, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	sqlite3_stmt *st;
+	int64_t id = -1;
+
+	if (details && !text) {
+		fab_err_set(err, "store: cannot encode the event's details");
+		return -1;
+	}
+	pthread_mutex_lock(&s->lock);
+	if (store_db_prepare(s, "INSERT INTO events (time_ms, type, message, details) "
+			     "VALUES (?1, ?2, ?3, ?4)", &st, err))
+		goto out;
+	sqlite3_bind_int64(st, 1, time_ms);
+	sqlite3_bind_text(st, 2, type ? type : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, message ? message : "", -1, SQLITE_STATIC);
+	if (text)
+		sqlite3_bind_text(st, 4, text, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_DONE)
+		id = sqlite3_last_insert_rowid(s->db);
+	else
+		store_db_err(s, err, "adding an event");
+	sqlite3_finalize(st);
+out:
+	pthread_mutex_unlock(&s->lock);
+	free(text);
+	return id;
+}
+
+static json_t *event_row(sqlite3_stmt *st)
+{
+	const char *details = (const char *)sqlite3_column_text(st, 4);
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	if (store_json_set(o, "id", json_integer(sqlite3_column_int64(st, 0))) ||
+	    store_json_set(o, "time", store_json_time(sqlite3_column_int64(st, 1))) ||
+	    store_json_set(o, "time_ms", json_integer(sqlite3_column_int64(st, 1))) ||
+	    store_json_set(o, "type", json_string((const char *)sqlite3_column_text(st, 2))) ||
+	    store_json_set(o, "message", json_string((const char *)sqlite3_column_text(st, 3))) ||
+	    store_json_set(o, "details", store_json_text(details))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* The newest @limit matches, returned oldest first. */
+static const char sql_events[] =
+	"SELECT * FROM (SELECT id, time_ms, type, message, details FROM events"
+	" WHERE id > ?1 AND time_ms >= ?2 AND (?3 IS NULL OR type = ?3)"
+	" ORDER BY id DESC LIMIT ?4) ORDER BY id ASC";
+
+static int events_fill(sqlite3_stmt *st, json_t *list)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *e = event_row(st);
+
+		if (!e || json_array_append_new(list, e))
+			return -2;
+	}
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+json_t *store_events_json(struct store *s, int64_t since_id, int64_t since_ms, const char *type,
+			  unsigned limit, struct fab_err *err)
+{
+	json_t *list = json_array(), *out = NULL;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!list) {
+		fab_err_set(err, "store: out of memory");
+		return NULL;
+	}
+	limit = !limit ? EVENTS_LIMIT_DEFAULT : limit > EVENTS_LIMIT_MAX ? EVENTS_LIMIT_MAX : limit;
+	pthread_mutex_lock(&s->lock);
+	if (store_db_prepare(s, sql_events, &st, err))
+		goto out;
+	sqlite3_bind_int64(st, 1, since_id);
+	sqlite3_bind_int64(st, 2, since_ms);
+	if (type)
+		sqlite3_bind_text(st, 3, type, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, limit);
+	rc = events_fill(st, list);
+	if (rc == -1)
+		store_db_err(s, err, "reading events");
+	else if (rc == -2 || !(out = json_pack("{s:O}", "events", list)))
+		fab_err_set(err, "store: out of memory");
+	sqlite3_finalize(st);
+out:
+	pthread_mutex_unlock(&s->lock);
+	json_decref(list);
+	return out;
+}
+
+/* --- LID allocations ------------------------------------------------------------------ */
+
+const char store_sql_lid_del[] =
+	"DELETE FROM lids WHERE guid <> ?1 AND lid <= ?3 AND lid + (1 << lmc) - 1 >= ?2";
+
+/* A new LID or LMC for a GUID is a new allocation: first_seen starts again. */
+const char store_sql_lid_ups[] =
+	"INSERT INTO lids (guid, lid, lmc, first_seen, last_seen) VALUES (?1, ?2, ?3, ?4, ?4)"
+	" ON CONFLICT (guid) DO UPDATE SET"
+	" first_seen = CASE WHEN lid = excluded.lid AND lmc = excluded.lmc"
+	"  THEN min(first_seen, excluded.first_seen) ELSE excluded.first_seen END,"
+	" last_seen = max(last_seen, excluded.last_seen),"
+	" lid = excluded.lid, lmc = excluded.lmc";
+
+static int step_reset(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int store_lid_record(struct store *s, sqlite3_stmt *del, sqlite3_stmt *ups,
+		     const struct fab_lid_pin *p, int64_t now_ms, struct fab_err *err)
+{
+	unsigned top = p->lid + (1u << (p->lmc & 7)) - 1;
+
+	if (!p->lid || p->lmc > FAB_LMC_MAX || top > FAB_LID_UCAST_MAX ||
+	    p->lid % (1u << p->lmc)) {
+		fab_err_set(err, "store: port GUID 0x%016" PRIx64 ": LID %u with LMC %u is not a "
+			    "valid unicast range", p->guid, p->lid, p->lmc);
+		return -1;
+	}
+	sqlite3_bind_int64(del, 1, store_guid_to_db(p->guid));
+	sqlite3_bind_int(del, 2, p->lid);
+	sqlite3_bind_int(del, 3, (int)top);
+	sqlite3_bind_int64(ups, 1, store_guid_to_db(p->guid));
+	sqlite3_bind_int(ups, 2, p->lid);
+	sqlite3_bind_int(ups, 3, p->lmc);
+	sqlite3_bind_int64(ups, 4, now_ms);
+	if (step_reset(del) || step_reset(ups)) {
+		store_db_err(s, err, "recording a LID");
+		return -1;
+	}
+	return 0;
+}
+
+int store_lids_import(struct store *s, const struct fab_lid_pin *pins, size_t n, int64_t now_ms,
+		      struct fab_err *err)
+{
+	sqlite3_stmt *del = NULL, *ups = NULL;
+	int rc = -1;
+
+	pthread_mutex_lock(&s->lock);
+	if (store_db_prepare(s, store_sql_lid_del, &del, err) ||
+	    store_db_prepare(s, store_sql_lid_ups, &ups, err) || store_db_begin(s, err))
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (store_lid_record(s, del, ups, &pins[i], now_ms, err))
+			goto out;
+	rc = store_db_commit(s, err);
+out:
+	if (rc)
+		store_db_rollback(s);
+	sqlite3_finalize(del);
+	sqlite3_finalize(ups);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+/* Rows of "SELECT guid, lid, lmc FROM lids ..." into a malloc'd array. */
+static int pins_fill(struct store *s, sqlite3_stmt *st, struct fab_lid_pin **pins, size_t *n,
+		     struct fab_err *err)
+{
+	size_t cap = 0;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			struct fab_lid_pin *p;
+
+			cap = cap ? cap * 2 : 64;
+			p = realloc(*pins, cap * sizeof(*p));
+			if (!p) {
+				fab_err_set(err, "store: out of memory");
+				return -1;
+			}
+			*pins = p;
+		}
+		(*pins)[*n].guid = store_guid_from_db(sqlite3_column_int64(st, 0));
+		(*pins)[*n].lid = (uint16_t)sqlite3_column_int(st, 1);
+		(*pins)[(*n)++].lmc = (uint8_t)sqlite3_column_int(st, 2);
+	}
+	if (rc != SQLITE_DONE) {
+		store_db_err(s, err, "reading LIDs");
+		return -1;
+	}
+	return 0;
+}
+
+int store_lids_pins(struct store *s, struct fab_lid_pin **pins, size_t *n, struct fab_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	*pins = NULL;
+	*n = 0;
+	pthread_mutex_lock(&s->lock);
+	if (!store_db_prepare(s, "SELECT guid, lid, lmc FROM lids ORDER BY lid", &st, err)) {
+		rc = pins_fill(s, st, pins, n, err);
+		sqlite3_finalize(st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (rc) {
+		free(*pins);
+		*pins = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+static json_t *lid_row(sqlite3_stmt *st)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	if (store_json_set(o, "guid", store_json_guid(store_guid_from_db(
+			   sqlite3_column_int64(st, 0)))) ||
+	    store_json_set(o, "lid", json_integer(sqlite3_column_int(st, 1))) ||
+	    store_json_set(o, "lmc", json_integer(sqlite3_column_int(st, 2))) ||
+	    store_json_set(o, "first_seen", json_integer(sqlite3_column_int64(st, 3))) ||
+	    store_json_set(o, "last_seen", json_integer(sqlite3_column_int64(st, 4)))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+json_t *store_lids_json(struct store *s, struct fab_err *err)
+{
+	json_t *list = json_array(), *out = NULL, *e;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!list) {
+		fab_err_set(err, "store: out of memory");
+		return NULL;
+	}
+	pthread_mutex_lock(&s->lock);
+	if (!store_db_prepare(s, "SELECT guid, lid, lmc, first_seen, last_seen FROM lids "
+			      "ORDER BY lid", &st, err)) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			if (!(e = lid_row(st)) || json_array_append_new(list, e)) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+		if (rc != SQLITE_DONE && rc != SQLITE_NOMEM)
+			store_db_err(s, err, "reading LIDs");
+		else if (rc == SQLITE_NOMEM || !(out = json_pack("{s:O}", "lids", list)))
+			fab_err_set(err, "store: out of memory");
+		sqlite3_finalize(st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	json_decref(list);
+	return out;
+}

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: store: opening, migrations, settings, retention
+ *
+ * store_open() opens one SQLite connection in WAL mode, checks that the
+ * file is a fabroute database this build can read, and applies the
+ * migrations it lacks, each in its own transaction together with the
+ * PRAGMA user_version that records it. Every public function takes the
+ * store's mutex for its whole duration; writes of more than one statement
+ * run between BEGIN IMMEDIATE and COMMIT and roll back on any error.
+ * doc/store.md describes the schema.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/internal.h"
+
+/* --- migrations ----------------------------------------------------------------- */
+
+/*
+ * migrations[i] takes the schema from version i to i + 1. Released entries
+ * are never edited: a change is a new entry (and STORE_SCHEMA_VERSION + 1).
+ */
+static const char *const migrations[STORE_SCHEMA_VERSION] = {
+	/* 0 -> 1: the initial schema */
+	"CREATE TABLE topologies ("
+	" hash TEXT PRIMARY KEY NOT NULL CHECK (length(hash) = 16),"
+	" first_seen INTEGER NOT NULL,"
+	" nodes INTEGER NOT NULL, switches INTEGER NOT NULL,"
+	" cas INTEGER NOT NULL, links INTEGER NOT NULL,"
+	" ibnd BLOB NOT NULL);"
+	"CREATE TABLE snapshots ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" seq INTEGER NOT NULL, time_ms INTEGER NOT NULL,"
+	" reason TEXT NOT NULL DEFAULT '', chain TEXT NOT NULL DEFAULT '',"
+	" engine TEXT NOT NULL DEFAULT '',"
+	" topo_hash TEXT NOT NULL REFERENCES topologies(hash),"
+	" compute_ms REAL NOT NULL DEFAULT 0, eval_ms REAL NOT NULL DEFAULT 0,"
+	" summary TEXT, lft_len INTEGER NOT NULL,"
+	" vls_used INTEGER NOT NULL DEFAULT 1, notes TEXT,"
+	" lfts BLOB NOT NULL, lids BLOB NOT NULL, pairs BLOB, sl2vl BLOB);"
+	"CREATE INDEX snapshots_time ON snapshots(time_ms);"
+	"CREATE INDEX snapshots_topo ON snapshots(topo_hash);"
+	"CREATE TABLE lids ("
+	" guid INTEGER PRIMARY KEY, lid INTEGER NOT NULL, lmc INTEGER NOT NULL DEFAULT 0,"
+	" first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL);"
+	"CREATE INDEX lids_lid ON lids(lid);"
+	"CREATE TABLE events ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT, time_ms INTEGER NOT NULL,"
+	" type TEXT NOT NULL, message TEXT NOT NULL, details TEXT);"
+	"CREATE INDEX events_time ON events(time_ms);"
+	"CREATE INDEX events_type ON events(type);"
+	"CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);",
+};
+
+/* The tables a fabroute database of version >= 1 has. */
+static const char *const our_tables[] = {
+	"topologies", "snapshots", "lids", "events", "settings",
+};
+
+/* --- SQLite helpers ----------------------------------------------------------------- */
+
+void store_db_err(struct store *s, struct fab_err *err, const char *what)
+{
+	fab_err_set(err, "store: %s: %s", what, sqlite3_errmsg(s->db));
+}
+
+int store_db_prepare(struct store *s, const char *sql, sqlite3_stmt **st, struct fab_err *err)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) == SQLITE_OK)
+		return 0;
+	store_db_err(s, err, "preparing a statement");
+	*st = NULL;
+	return -1;
+}
+
+int store_db_exec(struct store *s, const char *sql, const char *what, struct fab_err *err)
+{
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) == SQLITE_OK)
+		return 0;
+	store_db_err(s, err, what);
+	return -1;
+}
+
+int store_db_begin(struct store *s, struct fab_err *err)
+{
+	return store_db_exec(s, "BEGIN IMMEDIATE", "starting a transaction", err);
+}
+
+void store_db_rollback(struct store *s)
+{
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int store_db_commit(struct store *s, struct fab_err *err)
+{
+	if (!store_db_exec(s, "COMMIT", "committing", err))
+		return 0;
+	store_db_rollback(s);
+	return -1;
+}
+
+/* --- opening ---------------------------------------------------------------------- */
+
+static void open_err(struct fab_err *err, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void open_err(struct fab_err *err, const char *path, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fab_err_set(err, "%s: %s", path, msg);
+}
+
+/* One integer from a single-row query; -1 with @err ("PATH: ...") on failure. */
+static int query_int(struct store *s, const char *sql, int64_t *out, struct fab_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			*out = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_ROW) {
+		if ((sqlite3_extended_errcode(s->db) & 0xff) == SQLITE_NOTADB)
+			open_err(err, s->path, "not an SQLite database (%s)", sqlite3_errmsg(s->db));
+		else
+			open_err(err, s->path, "cannot read the database: %s", sqlite3_errmsg(s->db));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Tables of @s that match @sql's count; refuse foreign databases. */
+static int check_ours(struct store *s, int64_t version, struct fab_err *err)
+{
+	char sql[320];
+	int64_t n;
+
+	if (version == 0) {
+		if (query_int(s, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
+			      &n, err))
+			return -1;
+		if (n) {
+			open_err(err, s->path, "not a fabroute database: it holds %lld other "
+				 "objects and no schema version", (long long)n);
+			return -1;
+		}
+		return 0;
+	}
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+		 "name IN ('%s', '%s', '%s', '%s', '%s')", our_tables[0], our_tables[1],
+		 our_tables[2], our_tables[3], our_tables[4]);
+	if (query_int(s, sql, &n, err))
+		return -1;
+	if (n != (int64_t)(sizeof(our_tables) / sizeof(our_tables[0]))) {
+		open_err(err, s->path, "not a fabroute database: schema version %lld but the "
+			 "fabroute tables are missing", (long long)version);
+		return -1;
+	}
+	return 0;
+}
+
+static int pragmas(struct store *s, struct fab_err *err)
+{
+	static const char *const sql[] = {
+		"PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL",
+		"PRAGMA foreign_keys = ON",
+	};
+
+	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++)
+		if (sqlite3_exec(s->db, sql[i], NULL, NULL, NULL) != SQLITE_OK) {
+			open_err(err, s->path, "%s: %s", sql[i], sqlite3_errmsg(s->db));
+			return -1;
+		}
+	return 0;
+}
+
+/* Apply migration @v (to version @v + 1) unless another process already did. */
+static int migrate_one(struct store *s, int v, struct fab_err *err)
+{
+	char sql[64];
+	int64_t cur;
+
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		open_err(err, s->path, "cannot start the migration: %s", sqlite3_errmsg(s->db));
+		return -1;
+	}
+	if (query_int(s, "PRAGMA user_version", &cur, err))
+		goto fail;
+	if (cur > v) {
+		store_db_rollback(s);
+		return 0;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
+	if (sqlite3_exec(s->db, migrations[v], NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		open_err(err, s->path, "migration to schema version %d failed: %s", v + 1,
+			 sqlite3_errmsg(s->db));
+		goto fail;
+	}
+	return 0;
+fail:
+	store_db_rollback(s);
+	return -1;
+}
+
+static int migrate(struct store *s, struct fab_err *err)
+{
+	int64_t v;
+
+	if (query_int(s, "PRAGMA user_version", &v, err))
+		return -1;
+	if (v > STORE_SCHEMA_VERSION || v < 0) {
+		open_err(err, s->path, "schema version %lld is newer than this build of fabroute "
+			 "supports (%d); upgrade fabroute or use another database", (long long)v,
+			 STORE_SCHEMA_VERSION);
+		return -1;
+	}
+	if (check_ours(s, v, err) || pragmas(s, err))
+		return -1;
+	for (int i = (int)v; i < STORE_SCHEMA_VERSION; i++)
+		if (migrate_one(s, i, err))
+			return -1;
+	return 0;
+}
+
+struct store *store_open(const char *path, struct fab_err *err)
+{
+	struct store *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
+		fab_err_set(err, "%s: out of memory", path);
+		return NULL;
+	}
+	if (pthread_mutex_init(&s->lock, NULL)) {
+		free(s->path);
+		free(s);
+		fab_err_set(err, "%s: cannot create the store's mutex", path);
+		return NULL;
+	}
+	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			     SQLITE_OPEN_FULLMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		open_err(err, path, "cannot open the database: %s",
+			 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		store_close(s);
+		return NULL;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, 5000);
+	if (migrate(s, err)) {
+		store_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	pthread_mutex_destroy(&s->lock);
+	free(s->path);
+	free(s);
+}
+
+int store_integrity_ok(struct store *s)
+{
+	sqlite3_stmt *st = NULL;
+	int ok = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+
+		ok = t && !strcmp((const char *)t, "ok") && sqlite3_step(st) == SQLITE_DONE;
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->lock);
+	return ok;
+}
+
+/* --- settings ----------------------------------------------------------------------- */
+
+int store_setting_get(struct store *s, const char *key, char **val, struct fab_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	*val = NULL;
+	pthread_mutex_lock(&s->lock);
+	if (store_db_prepare(s, "SELECT value FROM settings WHERE key = ?1", &st, err))
+		goto out;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	switch (sqlite3_step(st)) {
+	case SQLITE_ROW:
+		*val = strdup((const char *)sqlite3_column_text(st, 0));
+		if (*val)
+			rc = 0;
+		else
+			fab_err_set(err, "store: out of memory");
+		break;
+	case SQLITE_DONE:
+		rc = 0;
+		break;
+	default:
+		store_db_err(s, err, "reading a setting");
+	}
+	sqlite3_finalize(st);
+out:
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+/* A NULL @val removes the setting. */
+int store_setting_set(struct store *s, const char *key, const char *val, struct fab_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	pthread_mutex_lock(&s->lock);
+	if (store_db_prepare(s, val ? "INSERT INTO settings (key, value) VALUES (?1, ?2) "
+			     "ON CONFLICT (key) DO UPDATE SET value = excluded.value" :
+			     "DELETE FROM settings WHERE key = ?1", &st, err))
+		goto out;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (val)
+		sqlite3_bind_text(st, 2, val, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_DONE)
+		rc = 0;
+	else
+		store_db_err(s, err, "writing a setting");
+	sqlite3_finalize(st);
+out:
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+/* --- retention --------------------------------------------------------------------- */
+
+static const char sql_prune_snaps[] =
+	"DELETE FROM snapshots WHERE id <> (SELECT max(id) FROM snapshots) AND"
+	" (id NOT IN (SELECT id FROM snapshots ORDER BY id DESC LIMIT ?1)"
+	"  OR (?2 AND time_ms < ?3))";
+
+/* Run one DELETE with up to two integer parameters; *@changes gets the row count. */
+static int prune_step(struct store *s, const char *sql, int64_t a, int64_t b, int64_t c,
+		      int *changes, struct fab_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (store_db_prepare(s, sql, &st, err))
+		return -1;
+	if (sqlite3_bind_parameter_count(st) >= 1)
+		sqlite3_bind_int64(st, 1, a);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, b);
+	if (sqlite3_bind_parameter_count(st) >= 3)
+		sqlite3_bind_int64(st, 3, c);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	if (rc)
+		store_db_err(s, err, "pruning");
+	else if (changes)
+		*changes = sqlite3_changes(s->db);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_prune(struct store *s, unsigned keep, int64_t max_age_ms, int64_t now_ms,
+		struct fab_err *err)
+{
+	int64_t aged = max_age_ms > 0, cutoff = aged ? now_ms - max_age_ms : 0;
+	int deleted = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (store_db_begin(s, err))
+		goto fail;
+	if (prune_step(s, sql_prune_snaps, keep, aged, cutoff, &deleted, err) ||
+	    prune_step(s, "DELETE FROM topologies WHERE hash NOT IN "
+		       "(SELECT topo_hash FROM snapshots)", 0, 0, 0, NULL, err) ||
+	    (aged && prune_step(s, "DELETE FROM events WHERE time_ms < ?1", cutoff, 0, 0,
+				NULL, err)) ||
+	    store_db_commit(s, err))
+		goto fail;
+	pthread_mutex_unlock(&s->lock);
+	return deleted;
+fail:
+	store_db_rollback(s);
+	pthread_mutex_unlock(&s->lock);
+	return -1;
+}
