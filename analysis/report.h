@@ -16,8 +16,15 @@
 
 #define AN_JSON_SCHEMA "fabroute-eval/1"
 
+/** an_json_guid() - a GUID as the string "0x" + 16 hex digits. */
+json_t *an_json_guid(uint64_t guid);
 /** an_json_endpoint() - {"node", "guid", "type", "port", "lid"} of endpoint @ep. */
 json_t *an_json_endpoint(const struct fabric *f, uint32_t ep);
+/** an_json_conn() - the "connectivity" member: {"connected", "all_lids", "max_hops", "classes"}. */
+json_t *an_json_conn(const struct fabric *f, const struct an_report *rep,
+		     const struct an_opts *o);
+/** an_json_vl() - one entry of "deadlock"."vls": {"vl", "paths", ..., "cycle": [...]}. */
+json_t *an_json_vl(const struct fabric *f, const struct an_vl *v, unsigned vl);
 /** an_json_path() - a traced path: {"delivered", "failure", "hops": [...]}. */
 json_t *an_json_path(const struct fabric *f, const struct an_path *p);
 /**

@@ -11,7 +11,7 @@
 
 #include "analysis/report.h"
 
-static json_t *guid_json(uint64_t guid)
+json_t *an_json_guid(uint64_t guid)
 {
 	char s[24];
 
@@ -25,14 +25,14 @@ json_t *an_json_endpoint(const struct fabric *f, uint32_t ep)
 	const struct fab_node *n = &f->nodes[e->node];
 
 	return json_pack("{s:s, s:o, s:s, s:i, s:i}", "node", fab_desc(f, e->node),
-			 "guid", guid_json(n->guid), "type", fab_node_type_name(n->type),
+			 "guid", an_json_guid(n->guid), "type", fab_node_type_name(n->type),
 			 "port", (json_int_t)e->port, "lid", (json_int_t)fab_ep_lid(f, ep));
 }
 
 static json_t *channel_json(const struct fabric *f, const struct an_channel *c)
 {
 	return json_pack("{s:s, s:o, s:i, s:i}", "node", fab_desc(f, c->node),
-			 "guid", guid_json(f->nodes[c->node].guid), "port", (json_int_t)c->port,
+			 "guid", an_json_guid(f->nodes[c->node].guid), "port", (json_int_t)c->port,
 			 "vl", (json_int_t)c->vl);
 }
 
@@ -44,7 +44,7 @@ json_t *an_json_path(const struct fabric *f, const struct an_path *p)
 		const struct an_hop *h = &p->hops[i];
 
 		json_array_append_new(hops, json_pack("{s:s, s:o, s:i, s:i, s:i}",
-			"node", fab_desc(f, h->node), "guid", guid_json(f->nodes[h->node].guid),
+			"node", fab_desc(f, h->node), "guid", an_json_guid(f->nodes[h->node].guid),
 			"in_port", (json_int_t)h->in_port, "out_port", (json_int_t)h->out_port,
 			"vl", (json_int_t)h->vl));
 	}
@@ -72,7 +72,7 @@ static json_t *class_json(const struct fabric *f, const struct an_conn *c, enum 
 			 "examples", ex);
 }
 
-static json_t *conn_json(const struct fabric *f, const struct an_report *rep, const struct an_opts *o)
+json_t *an_json_conn(const struct fabric *f, const struct an_report *rep, const struct an_opts *o)
 {
 	json_t *classes = json_object();
 
@@ -83,7 +83,7 @@ static json_t *conn_json(const struct fabric *f, const struct an_report *rep, co
 			 "classes", classes);
 }
 
-static json_t *vl_json(const struct fabric *f, const struct an_vl *v, unsigned vl)
+json_t *an_json_vl(const struct fabric *f, const struct an_vl *v, unsigned vl)
 {
 	json_t *cyc = json_array();
 
@@ -102,7 +102,7 @@ static json_t *cdg_json(const struct fabric *f, const struct an_cdg *c, const st
 		if (c->vls_used & (1u << v))
 			json_array_append_new(used, json_integer(v));
 		if ((c->vls_used & (1u << v)) || c->vl[v].channels)
-			json_array_append_new(vls, vl_json(f, &c->vl[v], v));
+			json_array_append_new(vls, an_json_vl(f, &c->vl[v], v));
 	}
 	return json_pack("{s:b, s:b, s:o, s:I, s:b, s:o}", "deadlock_free", c->deadlock_free,
 			 "ca_only", o->ca_only, "vls_used", used,
@@ -120,7 +120,7 @@ static json_t *load_json(const struct fabric *f, const struct an_load *l)
 			 "switch_links", (json_int_t)l->sw_channels, "max", (json_int_t)l->max,
 			 "mean", l->mean,
 			 "busiest", "node", l->sw_channels ? fab_desc(f, l->max_node) : "",
-			 "guid", guid_json(l->sw_channels ? f->nodes[l->max_node].guid : 0),
+			 "guid", an_json_guid(l->sw_channels ? f->nodes[l->max_node].guid : 0),
 			 "port", (json_int_t)l->max_port,
 			 "histogram", hist, "ca_max_link_load", l->ca_max_load,
 			 "balance", "max_spread", (json_int_t)l->balance_max,
@@ -138,7 +138,7 @@ json_t *an_json_report(const struct fabric *f, const struct an_report *rep,
 			 "fabric", "hash", hash, "nodes", (json_int_t)f->nnodes,
 			 "switches", (json_int_t)f->nswitches, "endpoints", (json_int_t)f->neps,
 			 "links", (json_int_t)f->nlinks,
-			 "connectivity", conn_json(f, rep, o), "deadlock", cdg_json(f, &rep->cdg, o));
+			 "connectivity", an_json_conn(f, rep, o), "deadlock", cdg_json(f, &rep->cdg, o));
 	if (root && o->load)
 		json_object_set_new(root, "load", load_json(f, &rep->load));
 	return root;
@@ -162,7 +162,7 @@ json_t *an_json_perm(const struct fabric *f, const struct an_perm *p,
 	else if (o->worst)
 		json_object_set_new(root, "worst", json_pack("{s:i, s:{s:s, s:o, s:i}}",
 			"load", (json_int_t)p->worst, "link", "node", fab_desc(f, p->worst_node),
-			"guid", guid_json(f->nodes[p->worst_node].guid),
+			"guid", an_json_guid(f->nodes[p->worst_node].guid),
 			"port", (json_int_t)p->worst_port));
 	if (o->sample) {
 		json_object_set_new(root, "abb", metric_json(&p->abb));

@@ -252,8 +252,8 @@ static int classify_number(const char *param, const char *text, struct id *id,
 	int digits = parse_hex(text, &id->val);
 
 	if (digits > 16) {
-		api_err_set(err, 400, "bad_parameter", "%s: '%s' has more than 16 hex digits", param,
-			    text);
+		api_err_set(err, 400, "bad_parameter", "%s: '%s' has more than 16 hex digits",
+			    param, text);
 		return -1;
 	}
 	if (digits > 0) {
@@ -330,7 +330,8 @@ static uint32_t ep_by_lid(const struct fabric *f, const char *param, uint64_t li
 	uint32_t ep = fab_ep_by_lid(f, (unsigned)lid);
 
 	if (ep == FAB_NONE)
-		api_err_set(err, 404, "not_found", "%s: no port or node with LID %" PRIu64, param, lid);
+		api_err_set(err, 404, "not_found", "%s: no port or node with LID %" PRIu64, param,
+			    lid);
 	return ep;
 }
 
@@ -365,8 +366,8 @@ static uint32_t ep_by_guid(const struct fabric *f, const char *param, uint64_t g
 		return ep_of_node(f, param, node, err);
 	node = node_by_port_guid(f, guid, &port);
 	if (node != FAB_NONE)
-		api_err_set(err, 404, "not_found", "%s: port 0x%016" PRIx64 " ('%s' port %u) is not "
-			    "linked", param, guid, fab_desc(f, node), port);
+		api_err_set(err, 404, "not_found", "%s: port 0x%016" PRIx64 " ('%s' port %u) is "
+			    "not linked", param, guid, fab_desc(f, node), port);
 	else
 		api_err_set(err, 404, "not_found", "%s: no port or node with GUID 0x%016" PRIx64,
 			    param, guid);
@@ -410,8 +411,8 @@ uint32_t apiq_resolve_node(const struct fabric *f, const char *param, const char
 		if (node == FAB_NONE)
 			node = node_by_port_guid(f, id.val, &port);
 		if (node == FAB_NONE)
-			api_err_set(err, 404, "not_found", "%s: no node or port with GUID 0x%016" PRIx64,
-				    param, id.val);
+			api_err_set(err, 404, "not_found", "%s: no node or port with GUID "
+				    "0x%016" PRIx64, param, id.val);
 		return node;
 	default:
 		return node_by_desc(f, param, &id, text, err);

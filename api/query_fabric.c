@@ -17,7 +17,7 @@
 #include "analysis/report.h"
 #include "api/query_impl.h"
 #include "engines/engine.h"
-#include "fabric/fmt_topo.h"
+#include "fabric/formats.h"
 
 /* --- small builders ------------------------------------------------------ */
 
@@ -86,11 +86,13 @@ static json_t *shape_json(const struct fab_shape *sh)
 static json_t *routing_json(const struct epoch *e)
 {
 	const struct an_report *rep = &e->report;
+	json_t *load = e->opts.load ? json_integer((json_int_t)rep->load.max) : json_null();
 
 	return json_pack("{s:b, s:b, s:o, s:o, s:b, s:f, s:f}", "connected", an_connected(rep),
-			 "deadlock_free", rep->cdg.deadlock_free, "vls_used", bits_json(rep->cdg.vls_used),
-			 "max_link_load", e->opts.load ? json_integer((json_int_t)rep->load.max) : json_null(),
-			 "ready", epoch_ready(e), "compute_ms", e->compute_ms, "eval_ms", e->eval_ms);
+			 "deadlock_free", rep->cdg.deadlock_free,
+			 "vls_used", bits_json(rep->cdg.vls_used), "max_link_load", load,
+			 "ready", epoch_ready(e), "compute_ms", e->compute_ms,
+			 "eval_ms", e->eval_ms);
 }
 
 static json_t *counts_json(const struct epoch *e, json_t *shape)
@@ -98,6 +100,7 @@ static json_t *counts_json(const struct epoch *e, json_t *shape)
 	const struct fabric *f = e->fabric;
 	uint32_t cas = 0, routers = 0;
 	unsigned lmc = 0;
+	uint64_t h = e->topo_hash ? e->topo_hash : fab_topology_hash(f);
 	char hash[24];
 
 	for (uint32_t n = 0; n < f->nnodes; n++) {
@@ -107,7 +110,7 @@ static json_t *counts_json(const struct epoch *e, json_t *shape)
 	for (uint32_t ep = 0; ep < f->neps; ep++)
 		if (fab_ep_lmc(f, ep) > lmc)
 			lmc = fab_ep_lmc(f, ep);
-	snprintf(hash, sizeof(hash), "%016" PRIx64, e->topo_hash ? e->topo_hash : fab_topology_hash(f));
+	snprintf(hash, sizeof(hash), "%016" PRIx64, h);
 	return json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o}",
 			 "topology_hash", hash, "nodes", (json_int_t)f->nnodes,
 			 "switches", (json_int_t)f->nswitches, "cas", (json_int_t)cas,
@@ -159,7 +162,9 @@ static unsigned node_links(const struct fabric *f, uint32_t n)
 /* ?type=: 0 for all, else enum fab_node_type; -1 with 400 when unknown. */
 static int type_filter(const char *type, struct api_err *err)
 {
-	static const char *const names[] = { [FAB_CA] = "ca", [FAB_SWITCH] = "sw", [FAB_ROUTER] = "rt" };
+	static const char *const names[] = {
+		[FAB_CA] = "ca", [FAB_SWITCH] = "sw", [FAB_ROUTER] = "rt",
+	};
 
 	if (!type)
 		return 0;
@@ -207,13 +212,14 @@ json_t *apiq_nodes(const struct epoch *e, const char *type, struct api_err *err)
 static json_t *port_json(const struct fabric *f, uint32_t n, unsigned p)
 {
 	const struct fab_port *x = fab_port(f, n, p);
+	json_t *peer = x->peer == FAB_NONE ? json_null() : apiq_port_ref(f, x->peer, x->peer_port);
 
 	return json_pack("{s:i, s:o, s:i, s:i, s:o, s:o, s:s, s:s, s:o}", "port", (json_int_t)p,
 			 "guid", an_json_guid(x->guid), "lid", (json_int_t)x->lid,
 			 "lmc", (json_int_t)x->lmc, "width", width_json(x->width),
 			 "speed", speed_json(x->speed), "state", state_name(x->state),
 			 "phys", phys_name(x->phys),
-			 "peer", x->peer == FAB_NONE ? json_null() : apiq_port_ref(f, x->peer, x->peer_port));
+			 "peer", peer);
 }
 
 /* The switch's LFT: LIDs with a port, and the highest of them. */
@@ -251,7 +257,8 @@ json_t *apiq_node(const struct epoch *e, const char *id, struct api_err *err)
 		json_array_append_new(ports, port_json(f, n, p));
 	body = json_pack("{s:o, s:s, s:s, s:o, s:i, s:i, s:o}", "guid", an_json_guid(x->guid),
 			 "node", fab_desc(f, n), "type", fab_node_type_name(x->type),
-			 "system_guid", an_json_guid(x->sysimg_guid), "vendor_id", (json_int_t)x->vendor_id,
+			 "system_guid", an_json_guid(x->sysimg_guid),
+			 "vendor_id", (json_int_t)x->vendor_id,
 			 "device_id", (json_int_t)x->device_id, "ports", ports);
 	if (body && x->type == FAB_SWITCH)
 		json_object_set_new(body, "lft", lft_json(e->routing, x->swidx));
@@ -260,13 +267,21 @@ json_t *apiq_node(const struct epoch *e, const char *id, struct api_err *err)
 
 /* --- GET /api/links ------------------------------------------------------ */
 
+/* Port @p of node @n is the end a link is listed from: the lower (node, port). */
+static int link_end(const struct fabric *f, uint32_t n, unsigned p)
+{
+	const struct fab_port *x = fab_port(f, n, p);
+
+	return x->peer != FAB_NONE && (x->peer > n || (x->peer == n && x->peer_port > p));
+}
+
 static json_t *link_json(const struct fabric *f, uint32_t n, unsigned p)
 {
 	const struct fab_port *x = fab_port(f, n, p);
 
 	return json_pack("{s:o, s:o, s:o, s:o}", "a", apiq_port_ref(f, n, p),
-			 "b", apiq_port_ref(f, x->peer, x->peer_port), "width", width_json(x->width),
-			 "speed", speed_json(x->speed));
+			 "b", apiq_port_ref(f, x->peer, x->peer_port),
+			 "width", width_json(x->width), "speed", speed_json(x->speed));
 }
 
 json_t *apiq_links(const struct epoch *e, struct api_err *err)
@@ -279,13 +294,9 @@ json_t *apiq_links(const struct epoch *e, struct api_err *err)
 	f = e->fabric;
 	list = json_array();
 	for (uint32_t n = 0; list && n < f->nnodes; n++)
-		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
-			const struct fab_port *x = fab_port(f, n, p);
-
-			/* each link once, from its end with the lower (node, port) */
-			if (x->peer != FAB_NONE && (x->peer > n || (x->peer == n && x->peer_port > p)))
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++)
+			if (link_end(f, n, p))
 				json_array_append_new(list, link_json(f, n, p));
-		}
 	return merge(o, json_pack("{s:i, s:o}", "count", (json_int_t)json_array_size(list),
 				  "links", list), err);
 }
@@ -394,9 +405,11 @@ json_t *apiq_engines(const struct epoch *e, struct api_err *err)
 
 	for (size_t i = 0; list && i < n; i++)
 		json_array_append_new(list, engine_json(all[i], e));
-	return apiq_end(json_pack("{s:o, s:o, s:o, s:o}",
-				  "epoch", e ? apiq_epoch_json(e) : json_null(), "engines", list,
-				  "chain", e ? name_or_null(e->chain, sizeof(e->chain)) : json_null(),
-				  "engine", e ? name_or_null(e->engine, sizeof(e->engine)) : json_null()),
-			 err);
+	if (!e)
+		return apiq_end(json_pack("{s:n, s:o, s:n, s:n}", "epoch", "engines", list,
+					  "chain", "engine"), err);
+	return apiq_end(json_pack("{s:o, s:o, s:o, s:o}", "epoch", apiq_epoch_json(e),
+				  "engines", list,
+				  "chain", name_or_null(e->chain, sizeof(e->chain)),
+				  "engine", name_or_null(e->engine, sizeof(e->engine))), err);
 }

@@ -289,7 +289,7 @@ static void handle(struct api_server *s, struct MHD_Connection *c, const char *u
 
 static enum MHD_Result respond(struct MHD_Connection *c, struct api_resp *rs)
 {
-	char *body = rs->text ? rs->text : json_dumps(rs->json, JSON_COMPACT);
+	char *body = rs->text ? rs->text : json_dumps(rs->json, JSON_COMPACT | JSON_REAL_PRECISION(9));
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 	size_t n;

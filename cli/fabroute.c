@@ -3,7 +3,9 @@
  * DOC: the fabroute command
  *
  * Dispatches to the subcommands and holds what they share: messages, exit
- * codes, loading and writing topologies, LID options.
+ * codes, loading and writing topologies, LID options. The offline commands
+ * work on files; status, route, reach, vl, events, snapshots, engine,
+ * reroute and fault ask a running fabrouted (cli/client.h).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/client.h"
 
 static const char usage[] =
 	"Usage: fabroute COMMAND [OPTIONS] [ARGS]\n"
@@ -28,13 +31,30 @@ static const char usage[] =
 	"  engines                      list the routing engines and their options\n"
 	"  help [COMMAND]               show help for a command\n"
 	"\n"
+	"Commands that ask a running fabrouted (--url URL, else $FABROUTE_URL):\n"
+	"  status                       epoch, fabric, readiness, reroutes\n"
+	"  route SRC DST                the path of one pair, hop by hop\n"
+	"  reach [SRC DST]              switch-to-switch reachability, or one pair\n"
+	"  vl                           VL usage and deadlock freedom\n"
+	"  events [--since ID|TIME] [--type T] [--limit N]\n"
+	"                               the event history\n"
+	"  snapshots [ID | A B]         stored routings: list, one, or a diff\n"
+	"  engine [CHAIN [--options K=V,...]]\n"
+	"                               the engines, or select a chain (*)\n"
+	"  reroute [--wait]             route again (*)\n"
+	"  fault [down|up (--link NODE:PORT | --switch NODE)]\n"
+	"                               simulated faults: list, or take down/up (*)\n"
+	"  (*) POST: needs the API token, --token-file F or $FABROUTE_TOKEN_FILE\n"
+	"\n"
 	"Options:\n"
 	"  -h, --help     show this help\n"
 	"  -V, --version  show the version\n"
 	"\n"
 	"Run 'fabroute COMMAND --help' for a command's options; see fabroute(1).\n"
-	"Exit status: 0 done, 1 failed, 2 bad command line, 3 bad input file\n"
-	"(eval: 4 not connected, 5 deadlock possible, 6 both).\n";
+	"Exit status: 0 done, 1 failed (for the daemon's commands: it answered an\n"
+	"error or could not be reached), 2 bad command line, 3 bad input file\n"
+	"(eval: 4 not connected, 5 deadlock possible, 6 both; status: 4 not ready;\n"
+	"route: 4 not delivered).\n";
 
 void cli_err(const char *fmt, ...)
 {
@@ -173,6 +193,15 @@ static const struct command commands[] = {
 	{ "eval", cmd_eval },
 	{ "compute", cmd_compute },
 	{ "engines", cmd_engines },
+	{ "status", cmd_status },
+	{ "route", cmd_route },
+	{ "reach", cmd_reach },
+	{ "vl", cmd_vl },
+	{ "events", cmd_events },
+	{ "snapshots", cmd_snapshots },
+	{ "engine", cmd_engine },
+	{ "reroute", cmd_reroute },
+	{ "fault", cmd_fault },
 };
 
 static const struct command *find_command(const char *name)
@@ -194,7 +223,8 @@ static int help(int argc, char **argv)
 	}
 	c = find_command(argv[1]);
 	if (!c) {
-		cli_err("no command '%s'; commands: gen, show, convert, eval, compute, engines", argv[1]);
+		cli_err("no command '%s'; commands: gen, show, convert, eval, compute, engines, status, "
+			"route, reach, vl, events, snapshots, engine, reroute, fault", argv[1]);
 		return CLI_USAGE;
 	}
 	args[0] = argv[1];

@@ -48,7 +48,7 @@ static const struct cfg_key keys[] = {
 	  "topology file (ibnetdiscover or ibsim), or a generated fabric; re-read on SIGHUP" },
 	{ "topology_format", S(topology_format), "auto", 0, 0, 1, "auto|ibnetdiscover|ibsim",
 	  "format of the topology file" },
-	{ "db", S(db), LOCALSTATEDIR "/lib/fabroute/fabroute.db", 0, 0, 0, "PATH",
+	{ "db", S(db), "/var/lib/fabroute/fabroute.db", 0, 0, 0, "PATH",
 	  "SQLite database (created if missing)" },
 	{ "listen", S(listen), "127.0.0.1:8577", 0, 0, 0, "ADDR:PORT",
 	  "address and port of the REST API ([V6]:PORT for IPv6)" },

@@ -247,10 +247,6 @@ static inline int fmt_quoted(const char **p, const char **s, size_t *n)
 
 /* --- link width and speed names, as ibnetdiscover prints them --------- */
 
-/** fmt_width_name() - "1x", "4x", ... ; "??" when unknown. */
-const char *fmt_width_name(unsigned width);
-/** fmt_speed_name() - "SDR", ..., "NDR"; "???" when unknown. */
-const char *fmt_speed_name(unsigned speed);
 /**
  * fmt_width_speed() - read a token like "4xQDR" or "12xFDR10" at @p
  * Return: its length with *@width and *@speed set (0 where the token says

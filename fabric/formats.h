@@ -39,6 +39,11 @@ enum fmt_topo {
 	FMT_IBSIM,	/* ibsim short net format */
 };
 
+/** fmt_width_name() - "1x", "4x", ... ; "??" when unknown. */
+const char *fmt_width_name(unsigned width);
+/** fmt_speed_name() - "SDR", ..., "NDR"; "???" when unknown. */
+const char *fmt_speed_name(unsigned speed);
+
 /** fmt_topo_name() - "ibnetdiscover" or "ibsim". */
 const char *fmt_topo_name(enum fmt_topo fmt);
 /** fmt_topo_from_name() - parse "ibnetdiscover"/"ibnd"/"ibsim"/"auto"; -1 when unknown. */

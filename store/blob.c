@@ -267,8 +267,8 @@ int store_dec_lfts(const void *blob, size_t len, const struct fabric *f, uint32_
 	if (unpack(blob, len, STORE_MAGIC_LFTS, what, "LFT", &h, err))
 		return -1;
 	if (h.count != f->nswitches || h.param != lft_len || lft_len > r->lft_len) {
-		fab_err_set(err, "%s: LFT blob is corrupt: %u switches of %u LIDs, expected %u of %u",
-			    what, h.count, h.param, f->nswitches, lft_len);
+		fab_err_set(err, "%s: LFT blob is corrupt: %u switches of %u LIDs, expected %u "
+			    "of %u", what, h.count, h.param, f->nswitches, lft_len);
 		return -1;
 	}
 	if (inflate_as(blob, len, &h, (uint64_t)rec * h.count, &raw, what, "LFT", err))

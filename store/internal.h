@@ -55,12 +55,25 @@ static inline uint64_t store_guid_from_db(int64_t v)
 	return (uint64_t)v;
 }
 
-/** store_lid_record() - upsert one allocation, dropping older ones it overlaps. */
-int store_lid_record(struct store *s, sqlite3_stmt *del, sqlite3_stmt *ups,
-		     const struct fab_lid_pin *p, int64_t now_ms, struct fab_err *err);
-/** SQL of the two statements store_lid_record() runs. */
-extern const char store_sql_lid_del[];
-extern const char store_sql_lid_ups[];
+/**
+ * struct store_lid_stmts - the statements that record LID allocations
+ * @touch: same allocation seen again: move last_seen
+ * @del: drop other GUIDs' allocations the new range overlaps
+ * @ups: insert or replace the GUID's allocation
+ */
+struct store_lid_stmts {
+	sqlite3_stmt *touch, *del, *ups;
+};
+
+int store_lid_prepare(struct store *s, struct store_lid_stmts *l, struct fab_err *err);
+void store_lid_finalize(struct store_lid_stmts *l);
+/**
+ * store_lid_record() - record that port @p->guid holds @p->lid/@p->lmc at
+ * @now_ms; older allocations of other GUIDs that overlap it are dropped.
+ * Return: 0, or -1 with @err set (invalid range, SQLite error).
+ */
+int store_lid_record(struct store *s, struct store_lid_stmts *l, const struct fab_lid_pin *p,
+		     int64_t now_ms, struct fab_err *err);
 
 /* --- little-endian byte access ----------------------------------------------- */
 

@@ -121,11 +121,17 @@ out:
 
 /* --- LID allocations ------------------------------------------------------------------ */
 
-const char store_sql_lid_del[] =
-	"DELETE FROM lids WHERE guid <> ?1 AND lid <= ?3 AND lid + (1 << lmc) - 1 >= ?2";
+/* Steady state: the same allocation seen again only moves last_seen. */
+static const char sql_lid_touch[] =
+	"UPDATE lids SET last_seen = max(last_seen, ?4) WHERE guid = ?1 AND lid = ?2 AND lmc = ?3";
+
+/* A range that overlaps [?2, ?3] starts at most 2^7 - 1 LIDs below ?2: use the index. */
+static const char sql_lid_del[] =
+	"DELETE FROM lids WHERE lid BETWEEN ?2 - 127 AND ?3 AND lid + (1 << lmc) - 1 >= ?2"
+	" AND guid <> ?1";
 
 /* A new LID or LMC for a GUID is a new allocation: first_seen starts again. */
-const char store_sql_lid_ups[] =
+static const char sql_lid_ups[] =
 	"INSERT INTO lids (guid, lid, lmc, first_seen, last_seen) VALUES (?1, ?2, ?3, ?4, ?4)"
 	" ON CONFLICT (guid) DO UPDATE SET"
 	" first_seen = CASE WHEN lid = excluded.lid AND lmc = excluded.lmc"
@@ -133,17 +139,43 @@ const char store_sql_lid_ups[] =
 	" last_seen = max(last_seen, excluded.last_seen),"
 	" lid = excluded.lid, lmc = excluded.lmc";
 
-static int step_reset(sqlite3_stmt *st)
+int store_lid_prepare(struct store *s, struct store_lid_stmts *l, struct fab_err *err)
 {
-	int rc = sqlite3_step(st);
+	memset(l, 0, sizeof(*l));
+	if (store_db_prepare(s, sql_lid_touch, &l->touch, err) ||
+	    store_db_prepare(s, sql_lid_del, &l->del, err) ||
+	    store_db_prepare(s, sql_lid_ups, &l->ups, err)) {
+		store_lid_finalize(l);
+		return -1;
+	}
+	return 0;
+}
 
+void store_lid_finalize(struct store_lid_stmts *l)
+{
+	sqlite3_finalize(l->touch);
+	sqlite3_finalize(l->del);
+	sqlite3_finalize(l->ups);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Bind (GUID, LID, top or LMC, time) as ?1..?4 of @st, run it, reset it. */
+static int run4(sqlite3_stmt *st, const struct fab_lid_pin *p, int64_t third, int64_t now_ms)
+{
+	int rc;
+
+	sqlite3_bind_int64(st, 1, store_guid_to_db(p->guid));
+	sqlite3_bind_int(st, 2, p->lid);
+	sqlite3_bind_int64(st, 3, third);
+	sqlite3_bind_int64(st, 4, now_ms);
+	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-int store_lid_record(struct store *s, sqlite3_stmt *del, sqlite3_stmt *ups,
-		     const struct fab_lid_pin *p, int64_t now_ms, struct fab_err *err)
+int store_lid_record(struct store *s, struct store_lid_stmts *l, const struct fab_lid_pin *p,
+		     int64_t now_ms, struct fab_err *err)
 {
 	unsigned top = p->lid + (1u << (p->lmc & 7)) - 1;
 
@@ -153,39 +185,40 @@ int store_lid_record(struct store *s, sqlite3_stmt *del, sqlite3_stmt *ups,
 			    "valid unicast range", p->guid, p->lid, p->lmc);
 		return -1;
 	}
-	sqlite3_bind_int64(del, 1, store_guid_to_db(p->guid));
-	sqlite3_bind_int(del, 2, p->lid);
-	sqlite3_bind_int(del, 3, (int)top);
-	sqlite3_bind_int64(ups, 1, store_guid_to_db(p->guid));
-	sqlite3_bind_int(ups, 2, p->lid);
-	sqlite3_bind_int(ups, 3, p->lmc);
-	sqlite3_bind_int64(ups, 4, now_ms);
-	if (step_reset(del) || step_reset(ups)) {
-		store_db_err(s, err, "recording a LID");
-		return -1;
-	}
+	if (run4(l->touch, p, p->lmc, now_ms))
+		goto fail;
+	if (sqlite3_changes(s->db) == 1)
+		return 0;
+	if (run4(l->del, p, top, now_ms) || run4(l->ups, p, p->lmc, now_ms))
+		goto fail;
 	return 0;
+fail:
+	store_db_err(s, err, "recording a LID");
+	return -1;
 }
 
 int store_lids_import(struct store *s, const struct fab_lid_pin *pins, size_t n, int64_t now_ms,
 		      struct fab_err *err)
 {
-	sqlite3_stmt *del = NULL, *ups = NULL;
+	struct store_lid_stmts l;
 	int rc = -1;
 
 	pthread_mutex_lock(&s->lock);
-	if (store_db_prepare(s, store_sql_lid_del, &del, err) ||
-	    store_db_prepare(s, store_sql_lid_ups, &ups, err) || store_db_begin(s, err))
+	if (store_lid_prepare(s, &l, err))
 		goto out;
-	for (size_t i = 0; i < n; i++)
-		if (store_lid_record(s, del, ups, &pins[i], now_ms, err))
-			goto out;
-	rc = store_db_commit(s, err);
+	if (!store_db_begin(s, err)) {
+		size_t i;
+
+		for (i = 0; i < n; i++)
+			if (store_lid_record(s, &l, &pins[i], now_ms, err))
+				break;
+		if (i == n)
+			rc = store_db_commit(s, err);
+		if (rc)
+			store_db_rollback(s);
+	}
+	store_lid_finalize(&l);
 out:
-	if (rc)
-		store_db_rollback(s);
-	sqlite3_finalize(del);
-	sqlite3_finalize(ups);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }

@@ -162,23 +162,19 @@ static int64_t snap_put(struct store *s, const struct store_snap_in *in,
 /* The allocation of every endpoint that has a LID, seen at @now. */
 static int lids_put(struct store *s, const struct fabric *f, int64_t now, struct fab_err *err)
 {
-	sqlite3_stmt *del = NULL, *ups = NULL;
-	int rc = -1;
+	struct store_lid_stmts l;
+	int rc = 0;
 
-	if (store_db_prepare(s, store_sql_lid_del, &del, err) ||
-	    store_db_prepare(s, store_sql_lid_ups, &ups, err))
-		goto out;
-	for (uint32_t e = 0; e < f->neps; e++) {
+	if (store_lid_prepare(s, &l, err))
+		return -1;
+	for (uint32_t e = 0; !rc && e < f->neps; e++) {
 		const struct fab_port *p = fab_port(f, f->eps[e].node, f->eps[e].port);
 		struct fab_lid_pin pin = { .guid = p->guid, .lid = p->lid, .lmc = p->lmc };
 
-		if (pin.lid && store_lid_record(s, del, ups, &pin, now, err))
-			goto out;
+		if (pin.lid)
+			rc = store_lid_record(s, &l, &pin, now, err);
 	}
-	rc = 0;
-out:
-	sqlite3_finalize(del);
-	sqlite3_finalize(ups);
+	store_lid_finalize(&l);
 	return rc;
 }
 

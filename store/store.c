@@ -46,7 +46,7 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"CREATE TABLE lids ("
 	" guid INTEGER PRIMARY KEY, lid INTEGER NOT NULL, lmc INTEGER NOT NULL DEFAULT 0,"
 	" first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL);"
-	"CREATE INDEX lids_lid ON lids(lid);"
+	"CREATE INDEX lids_lid ON lids(lid, lmc);"
 	"CREATE TABLE events ("
 	" id INTEGER PRIMARY KEY AUTOINCREMENT, time_ms INTEGER NOT NULL,"
 	" type TEXT NOT NULL, message TEXT NOT NULL, details TEXT);"
@@ -132,9 +132,11 @@ static int query_int(struct store *s, const char *sql, int64_t *out, struct fab_
 	}
 	if (rc != SQLITE_ROW) {
 		if ((sqlite3_extended_errcode(s->db) & 0xff) == SQLITE_NOTADB)
-			open_err(err, s->path, "not an SQLite database (%s)", sqlite3_errmsg(s->db));
+			open_err(err, s->path, "not an SQLite database (%s)",
+				 sqlite3_errmsg(s->db));
 		else
-			open_err(err, s->path, "cannot read the database: %s", sqlite3_errmsg(s->db));
+			open_err(err, s->path, "cannot read the database: %s",
+				 sqlite3_errmsg(s->db));
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 0 : -1;
@@ -147,8 +149,8 @@ static int check_ours(struct store *s, int64_t version, struct fab_err *err)
 	int64_t n;
 
 	if (version == 0) {
-		if (query_int(s, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
-			      &n, err))
+		if (query_int(s, "SELECT count(*) FROM sqlite_master"
+			      " WHERE name NOT LIKE 'sqlite_%'", &n, err))
 			return -1;
 		if (n) {
 			open_err(err, s->path, "not a fabroute database: it holds %lld other "
@@ -221,10 +223,15 @@ static int migrate(struct store *s, struct fab_err *err)
 
 	if (query_int(s, "PRAGMA user_version", &v, err))
 		return -1;
-	if (v > STORE_SCHEMA_VERSION || v < 0) {
+	if (v > STORE_SCHEMA_VERSION) {
 		open_err(err, s->path, "schema version %lld is newer than this build of fabroute "
 			 "supports (%d); upgrade fabroute or use another database", (long long)v,
 			 STORE_SCHEMA_VERSION);
+		return -1;
+	}
+	if (v < 0) {
+		open_err(err, s->path, "not a fabroute database: schema version %lld",
+			 (long long)v);
 		return -1;
 	}
 	if (check_ours(s, v, err) || pragmas(s, err))
@@ -261,6 +268,11 @@ struct store *store_open(const char *path, struct fab_err *err)
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, 5000);
+	if (sqlite3_db_readonly(s->db, "main") == 1) {
+		open_err(err, path, "the database is read-only (fabrouted needs to write it)");
+		store_close(s);
+		return NULL;
+	}
 	if (migrate(s, err)) {
 		store_close(s);
 		return NULL;
@@ -309,7 +321,8 @@ int store_setting_get(struct store *s, const char *key, char **val, struct fab_e
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	switch (sqlite3_step(st)) {
 	case SQLITE_ROW:
-		*val = strdup((const char *)sqlite3_column_text(st, 0));
+		if (sqlite3_column_text(st, 0))
+			*val = strdup((const char *)sqlite3_column_text(st, 0));
 		if (*val)
 			rc = 0;
 		else

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: the REST client of the fabroute command
+ *
+ * The subcommands that talk to a running fabrouted (status, route, reach,
+ * vl, events, snapshots, engine, reroute, fault) share this small libcurl
+ * wrapper: the options every one of them takes (--url, --token-file,
+ * --json, --help), one request at a time on one reused connection, JSON
+ * answers parsed with jansson, and the daemon's error bodies turned into
+ * one line on stderr.
+ *
+ * Every function that can fail prints why (naming the URL, file or value
+ * at fault) and returns an exit code of fabroute(1): CLI_OK, CLI_FAIL (the
+ * daemon answered an error or could not be reached), CLI_USAGE or
+ * CLI_INPUT (the token file could not be read).
+ */
+#ifndef FABROUTE_CLI_CLIENT_H
+#define FABROUTE_CLI_CLIENT_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+/** Where the client looks when neither --url nor FABROUTE_URL is given. */
+#define CLIENT_URL_DEFAULT "http://127.0.0.1:8577"
+/** Longest time to set up the connection, and for the whole request (ms). */
+#define CLIENT_CONNECT_MS 2000L
+#define CLIENT_TOTAL_MS 10000L
+/** Largest answer accepted (bytes). */
+#define CLIENT_BODY_MAX (64u << 20)
+
+/** Exit status of status (not ready) and route (not delivered): fabroute(1). */
+#define CLIENT_EXIT_NOT_OK 4
+
+/* Long option ids of the client subcommands (above those of cli/cli.h). */
+enum {
+	CLIENT_OPT_URL = 0x200,
+	CLIENT_OPT_TOKEN_FILE,
+	CLIENT_OPT_JSON,
+	CLIENT_OPT_SINCE,
+	CLIENT_OPT_TYPE,
+	CLIENT_OPT_LIMIT,
+	CLIENT_OPT_OPTIONS,
+	CLIENT_OPT_LINK,
+	CLIENT_OPT_SWITCH,
+	CLIENT_OPT_WAIT,
+};
+
+/** The options every client subcommand takes, for its help text. */
+#define CLIENT_OPTIONS_HELP \
+	"      --url URL          fabrouted's API (default: $FABROUTE_URL, else\n" \
+	"                         " CLIENT_URL_DEFAULT ")\n" \
+	"      --token-file FILE  bearer token for POST requests (default:\n" \
+	"                         $FABROUTE_TOKEN_FILE, else none)\n" \
+	"      --json             print the daemon's JSON answer instead of text\n" \
+	"  -h, --help             show this help\n"
+
+/**
+ * struct client_cmd - what a subcommand tells client_args()
+ * @name: the subcommand ("route"), for messages
+ * @usage: its help text (the common options are appended)
+ * @min_args: fewest positional arguments
+ * @max_args: most positional arguments
+ * @extra: the subcommand's own long options, ended by a zero entry; NULL for none
+ * @option: handles one of @extra into @ctx; CLI_OK, or CLI_USAGE after cli_usage_err()
+ */
+struct client_cmd {
+	const char *name;
+	const char *usage;
+	int min_args;
+	int max_args;
+	const struct option *extra;
+	int (*option)(void *ctx, int opt, const char *arg);
+};
+
+/**
+ * struct client - one subcommand's connection to fabrouted
+ * @cmd: the subcommand
+ * @url: base URL, without trailing slashes (owned)
+ * @token_file: file holding the bearer token, NULL for none (borrowed from argv or env)
+ * @token: the token once read (owned)
+ * @json: --json was given
+ * @help: --help was given (client_args() printed the help)
+ * @args: positional arguments
+ * @nargs: how many
+ * @curl: the libcurl handle, reused by every request
+ * @errbuf: libcurl's last error message
+ */
+struct client {
+	const struct client_cmd *cmd;
+	char *url;
+	const char *token_file;
+	char *token;
+	int json;
+	int help;
+	char **args;
+	int nargs;
+	CURL *curl;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+/**
+ * struct client_resp - one answer
+ * @status: HTTP status
+ * @body: the raw body, NUL-terminated (owned)
+ * @len: its length
+ * @json: the body parsed (owned), NULL when it is not JSON
+ */
+struct client_resp {
+	long status;
+	char *body;
+	size_t len;
+	json_t *json;
+};
+
+/**
+ * client_args() - parse a subcommand's command line and open the client
+ * @c: filled; release it with client_done() whatever this returns
+ * @cmd: the subcommand
+ * @argc, @argv: its arguments, argv[0] being the subcommand's name
+ * @ctx: passed to @cmd->option
+ *
+ * Prints the help (and sets @c->help) for --help.
+ * Return: CLI_OK, CLI_USAGE after a message, or CLI_FAIL (libcurl failed).
+ */
+int client_args(struct client *c, const struct client_cmd *cmd, int argc, char **argv, void *ctx);
+
+/**
+ * client_done() - release @c and check that standard output was written
+ * Return: @rc, or CLI_FAIL when writing standard output failed.
+ */
+int client_done(struct client *c, int rc);
+
+/**
+ * client_path() - "@base?k1=v1&k2=v2..." with the values URL-encoded
+ * @c: the client (for curl_easy_escape())
+ * @base: the path ("/api/route")
+ * @...: pairs of key and value (a NULL value skips the pair), ended by a NULL key
+ * Return: a new string, NULL after a message when out of memory.
+ */
+char *client_path(struct client *c, const char *base, ...);
+
+/**
+ * client_get() - GET @path
+ * @ok_status: a status other than 2xx whose JSON body the caller takes as
+ *             is, error body or not (503 for /api/ready); 0 for none
+ *
+ * Fills @r (release it with client_resp_free()) with a parsed JSON answer.
+ * Return: CLI_OK; CLI_FAIL after a message when the daemon cannot be
+ * reached, answers an error or something that is not JSON.
+ */
+int client_get(struct client *c, const char *path, long ok_status, struct client_resp *r);
+
+/**
+ * client_post() - POST @body (NULL: "{}") to @path with the bearer token
+ * Return: as client_get(); CLI_INPUT when the token file cannot be read.
+ */
+int client_post(struct client *c, const char *path, const json_t *body, struct client_resp *r);
+
+/** client_resp_free() - release what @r holds (it may be zeroed or half filled). */
+void client_resp_free(struct client_resp *r);
+
+/** client_print_json() - @j pretty-printed (JSON_INDENT(2)) on stdout; CLI_OK or CLI_FAIL. */
+int client_print_json(const json_t *j);
+
+/* Members of a JSON answer, with defaults when absent or of another type. */
+const char *client_str(const json_t *o, const char *key, const char *dflt);
+long long client_int(const json_t *o, const char *key);
+double client_real(const json_t *o, const char *key);
+int client_bool(const json_t *o, const char *key);
+/** client_ints() - a JSON array of integers as "0, 1, 3" into @buf; "none" when empty. */
+const char *client_ints(const json_t *a, char *buf, size_t size);
+
+int cmd_status(int argc, char **argv);
+int cmd_route(int argc, char **argv);
+int cmd_reach(int argc, char **argv);
+int cmd_vl(int argc, char **argv);
+int cmd_events(int argc, char **argv);
+int cmd_snapshots(int argc, char **argv);
+int cmd_engine(int argc, char **argv);
+int cmd_reroute(int argc, char **argv);
+int cmd_fault(int argc, char **argv);
+
+#endif

@@ -1,0 +1,768 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The REST API's queries on routed fabrics, called directly: name
+ * resolution (LIDs, GUIDs, descriptions and every way they can be wrong),
+ * routes against an_trace(), LMC and per-pair DLIDs, a black hole seen by
+ * route and switch reachability (cross-checked with an_evaluate()), VL
+ * usage with and without a credit loop, and the fabric listings.
+ */
+#include <jansson.h>
+
+#include "analysis/analysis.h"
+#include "api/query.h"
+#include "engines/engine.h"
+#include "fabric/gen.h"
+#include "tests/unit/testutil.h"
+
+/* --- building epochs ---------------------------------------------------- */
+
+/* Route @f with @chain, evaluate with load, and wrap it all in an epoch. */
+static struct epoch *wrap(struct fabric *f, const char *chain)
+{
+	struct fab_err err = { { 0 } };
+	struct eng_chain c;
+	struct eng_outcome out;
+	struct epoch *e = epoch_new();
+
+	assert_non_null(e);
+	e->fabric = f;
+	if (eng_chain_parse(&c, chain, NULL, 0, &err) ||
+	    eng_chain_route(f, &c, &e->routing, &out, &err) != ENG_OK)
+		fail_msg("%s: %s", chain, err.msg);
+	e->opts.load = 1;
+	if (an_evaluate(f, e->routing, &e->opts, &e->report, &err))
+		fail_msg("an_evaluate: %s", err.msg);
+	e->seq = 7;
+	e->snapshot_id = 3;
+	e->published_ms = 1767225600123LL;	/* 2026-01-01T00:00:00.123Z */
+	snprintf(e->reason, sizeof(e->reason), "startup");
+	snprintf(e->chain, sizeof(e->chain), "%s", chain);
+	snprintf(e->engine, sizeof(e->engine), "%s", out.used->name);
+	e->topo_hash = fab_topology_hash(f);
+	return e;
+}
+
+static struct epoch *gen_epoch(const char *family, const char *const *kv, size_t nkv,
+			       const char *chain)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = gen_build(family, kv, nkv, 1, &err);
+
+	if (!f)
+		fail_msg("gen %s: %s", family, err.msg);
+	return wrap(f, chain);
+}
+
+/* The k=2, n=3 k-ary n-tree (12 switches, 8 CAs) routed by sftree. */
+static struct epoch *kary(void)
+{
+	static const char *const kv[] = { "k=2", "n=3" };
+
+	return gen_epoch("kary-ntree", kv, 2, "sftree");
+}
+
+/* --- checking answers ---------------------------------------------------- */
+
+static void expect_err(json_t *j, const struct api_err *err, int status, const char *code,
+		       const char *prefix)
+{
+	if (j) {
+		json_decref(j);
+		fail_msg("expected HTTP %d %s, got an answer", status, code);
+	}
+	assert_int_equal(err->status, status);
+	assert_string_equal(err->code, code);
+	if (strncmp(err->msg, prefix, strlen(prefix)))
+		fail_msg("message \"%s\" does not start with \"%s\"", err->msg, prefix);
+}
+
+static json_int_t jint(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v))
+		fail_msg("\"%s\" is not an integer", key);
+	return json_integer_value(v);
+}
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (!json_is_string(v))
+		fail_msg("\"%s\" is not a string", key);
+	return json_string_value(v);
+}
+
+/* The endpoint a description names (its first linked port). */
+static uint32_t ep_named(const struct fabric *f, const char *desc)
+{
+	struct api_err err;
+	uint32_t ep = api_resolve(f, "t", desc, &err);
+
+	if (ep == FAB_NONE)
+		fail_msg("%s: %s", desc, err.msg);
+	return ep;
+}
+
+/* The hops of a route answer are those an_trace() finds with its DLID and SL. */
+static void expect_trace(const struct epoch *e, json_t *route, uint32_t src)
+{
+	const struct fabric *f = e->fabric;
+	json_t *hops = json_object_get(route, "hops");
+	struct an_path p;
+
+	assert_int_equal(an_trace(f, e->routing, src, (unsigned)jint(route, "dlid"),
+				  (unsigned)jint(route, "sl"), &p), 0);
+	assert_string_equal(jstr(route, "failure"), an_fail_name(p.fail));
+	assert_int_equal(json_is_true(json_object_get(route, "delivered")), p.fail == AN_DELIVERED);
+	assert_int_equal(jint(route, "hop_count"), p.nhops);
+	assert_int_equal(json_array_size(hops), p.nhops);
+	for (uint32_t i = 0; i < p.nhops; i++) {
+		json_t *h = json_array_get(hops, i);
+
+		assert_string_equal(jstr(h, "node"), fab_desc(f, p.hops[i].node));
+		assert_string_equal(jstr(h, "type"), "SW");
+		assert_int_equal(jint(h, "in_port"), p.hops[i].in_port);
+		assert_int_equal(jint(h, "out_port"), p.hops[i].out_port);
+		assert_int_equal(jint(h, "vl"), p.hops[i].vl);
+	}
+	an_path_free(&p);
+}
+
+/* Every way to name endpoint @ep: LID (decimal, hex), port GUID, node GUID, description. */
+static unsigned names_of(const struct fabric *f, uint32_t ep, char names[5][64])
+{
+	uint32_t node = f->eps[ep].node;
+
+	snprintf(names[0], 64, "%u", fab_ep_lid(f, ep));
+	snprintf(names[1], 64, "0x%x", fab_ep_lid(f, ep));
+	snprintf(names[2], 64, "0x%016llx",
+		 (unsigned long long)fab_port(f, node, f->eps[ep].port)->guid);
+	snprintf(names[3], 64, "0x%016llx", (unsigned long long)f->nodes[node].guid);
+	snprintf(names[4], 64, "%s", fab_desc(f, node));
+	return 5;
+}
+
+/* --- tests --------------------------------------------------------------- */
+
+static void test_not_routed(void **state)
+{
+	struct api_err err;
+	json_t *j;
+	size_t n;
+
+	expect_err(apiq_route(NULL, "1", "2", &err), &err, 503, "not_routed", "no routing");
+	expect_err(apiq_connectivity(NULL, &err), &err, 503, "not_routed", "no routing");
+	expect_err(apiq_reach_switches(NULL, NULL, NULL, &err), &err, 503, "not_routed", "no");
+	expect_err(apiq_vl_usage(NULL, &err), &err, 503, "not_routed", "no routing");
+	expect_err(apiq_fabric(NULL, &err), &err, 503, "not_routed", "no routing");
+	expect_err(apiq_nodes(NULL, NULL, &err), &err, 503, "not_routed", "no routing");
+	expect_err(apiq_node(NULL, "x", &err), &err, 503, "not_routed", "no routing");
+	expect_err(apiq_links(NULL, &err), &err, 503, "not_routed", "no routing");
+	expect_err(apiq_lids(NULL, &err), &err, 503, "not_routed", "no routing");
+	/* the engines are known before anything is routed */
+	j = apiq_engines(NULL, &err);
+	assert_non_null(j);
+	eng_all(&n);
+	assert_int_equal(json_array_size(json_object_get(j, "engines")), n);
+	assert_true(json_is_null(json_object_get(j, "chain")));
+	assert_true(json_is_null(json_object_get(j, "engine")));
+	assert_true(json_is_null(json_object_get(j, "epoch")));
+	json_decref(j);
+}
+
+static void test_epoch_and_errors(void **state)
+{
+	struct epoch *e = kary();
+	struct api_err err;
+	json_t *j = apiq_connectivity(e, &err), *ep;
+	const char *want = "{\"epoch\": {\"seq\": 7, \"snapshot_id\": 3, "
+			   "\"published\": \"2026-01-01T00:00:00.123Z\", \"reason\": \"startup\", "
+			   "\"chain\": \"sftree\", \"engine\": \"sftree\"}, ";
+	char *text;
+
+	assert_non_null(j);
+	text = json_dumps(j, 0);
+	if (strncmp(text, want, strlen(want)))
+		fail_msg("response starts \"%.160s\"", text);
+	free(text);
+	assert_true(json_is_true(json_object_get(j, "connected")));
+	ep = json_object_get(json_object_get(j, "classes"), "ca-ca");
+	assert_int_equal(jint(ep, "pairs"), 8 * 7);
+	assert_int_equal(jint(ep, "unreachable"), 0);
+	json_decref(j);
+
+	/* error objects; a message cut inside a UTF-8 character stays valid */
+	api_err_set(&err, 404, "not_found", "src: %s", "x");
+	j = api_err_json(&err);
+	assert_string_equal(jstr(json_object_get(j, "error"), "code"), "not_found");
+	assert_string_equal(jstr(json_object_get(j, "error"), "message"), "src: x");
+	json_decref(j);
+	api_err_set(&err, 400, "bad_parameter", "%0254d\xc3\xa9\xc3\xa9", 1);
+	assert_int_equal(strlen(err.msg), 254);
+	j = api_err_json(&err);
+	assert_non_null(j);
+	json_decref(j);
+	epoch_unref(e);
+}
+
+static void test_route_names(void **state)
+{
+	struct epoch *e = kary();
+	const struct fabric *f = e->fabric;
+	uint32_t s = ep_named(f, "node-00"), d = ep_named(f, "node-07");
+	char sn[5][64], dn[5][64];
+	struct api_err err;
+	json_t *ref = apiq_route(e, "node-00", "node-07", &err);
+
+	assert_non_null(ref);
+	assert_int_equal(jint(json_object_get(ref, "src"), "lid"), fab_ep_lid(f, s));
+	assert_int_equal(jint(ref, "dlid"), rt_dlid(e->routing, f, s, d));
+	assert_true(json_is_true(json_object_get(ref, "delivered")));
+	assert_int_equal(jint(ref, "hop_count"), 5);
+	expect_trace(e, ref, s);
+	names_of(f, s, sn);
+	names_of(f, d, dn);
+	for (unsigned i = 0; i < 5; i++)
+		for (unsigned k = 0; k < 5; k++) {
+			json_t *j = apiq_route(e, sn[i], dn[k], &err);
+
+			if (!j)
+				fail_msg("route %s -> %s: %s", sn[i], dn[k], err.msg);
+			assert_true(json_equal(j, ref));
+			json_decref(j);
+		}
+	json_decref(ref);
+	epoch_unref(e);
+}
+
+/* All 400 ordered pairs, switches included, against an_trace(). */
+static void test_route_all_pairs(void **state)
+{
+	struct epoch *e = kary();
+	const struct fabric *f = e->fabric;
+	struct api_err err;
+
+	for (uint32_t s = 0; s < f->neps; s++)
+		for (uint32_t d = 0; d < f->neps; d++) {
+			char a[16], b[16];
+			json_t *j;
+
+			snprintf(a, sizeof(a), "%u", fab_ep_lid(f, s));
+			snprintf(b, sizeof(b), "%u", fab_ep_lid(f, d));
+			j = apiq_route(e, a, b, &err);
+			assert_non_null(j);
+			assert_true(json_is_true(json_object_get(j, "delivered")));
+			expect_trace(e, j, s);
+			json_decref(j);
+		}
+	epoch_unref(e);
+}
+
+/* src == dst: a CA's packet turns around at its switch, a switch's stays at port 0. */
+static void test_route_self(void **state)
+{
+	struct epoch *e = kary();
+	struct api_err err;
+	json_t *j = apiq_route(e, "node-03", "node-03", &err), *h;
+
+	assert_non_null(j);
+	assert_int_equal(jint(j, "hop_count"), 1);
+	h = json_array_get(json_object_get(j, "hops"), 0);
+	assert_int_equal(jint(h, "in_port"), jint(h, "out_port"));
+	json_decref(j);
+	j = apiq_route(e, "leaf-01", "leaf-01", &err);
+	assert_non_null(j);
+	assert_int_equal(jint(j, "hop_count"), 1);
+	h = json_array_get(json_object_get(j, "hops"), 0);
+	assert_int_equal(jint(h, "in_port"), 0);
+	assert_int_equal(jint(h, "out_port"), 0);
+	json_decref(j);
+	epoch_unref(e);
+}
+
+static void test_resolve_errors(void **state)
+{
+	static const char *const bad[] = {
+		"0", "0x0", "0xC000", "0xc000", "49152", "65535", "99999999999999999999", "12x",
+		"0x", "0x12g", "", "0x12345678901234567", "\x01" "abc", "bad\xff", "bad\x7f",
+	};
+	struct epoch *e = kary();
+	const struct fabric *f = e->fabric;
+	struct api_err err;
+	char longname[300];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(api_resolve(f, "src", bad[i], &err), FAB_NONE);
+		assert_int_equal(err.status, 400);
+		assert_string_equal(err.code, "bad_parameter");
+		assert_int_equal(strncmp(err.msg, "src: ", 5), 0);
+	}
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	expect_err(apiq_route(e, longname, "1", &err), &err, 400, "bad_parameter", "src: longer");
+	expect_err(apiq_route(e, "1", "0xC000", &err), &err, 400, "bad_parameter", "dst: ");
+	expect_err(apiq_route(e, "12x", "1", &err), &err, 400, "bad_parameter", "src: ");
+	expect_err(apiq_route(e, NULL, "1", &err), &err, 400, "missing_parameter", "src: ");
+	expect_err(apiq_route(e, "1", NULL, &err), &err, 400, "missing_parameter", "dst: ");
+	expect_err(apiq_route(e, "9999", "1", &err), &err, 404, "not_found",
+		   "src: no port or node with LID 9999");
+	expect_err(apiq_route(e, "1", "0xBFFF", &err), &err, 404, "not_found", "dst: ");
+	expect_err(apiq_route(e, "0x0002fab2deadbeef", "1", &err), &err, 404, "not_found",
+		   "src: no port or node with GUID 0x0002fab2deadbeef");
+	expect_err(apiq_route(e, "1", "no-such-node", &err), &err, 404, "not_found", "dst: ");
+	/* 16 hex digits are a GUID even when the value is small */
+	expect_err(apiq_route(e, "0x0000000000000001", "1", &err), &err, 404, "not_found",
+		   "src: no port or node with GUID");
+	/* upper-case hex; a description in UTF-8 */
+	assert_int_equal(api_resolve(f, "src", "0X1", &err), ep_named(f, "leaf-00"));
+	expect_err(apiq_route(e, "n\xc3\xb8" "de", "1", &err), &err, 404, "not_found", "src: ");
+	epoch_unref(e);
+}
+
+/*
+ * Two switches share the description "dup"; CA "host-b" has port 1
+ * unlinked and port 2 on the second switch.
+ */
+static struct fabric *dup_fabric(void)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = fab_new();
+	struct fab_node_info sw = { .type = FAB_SWITCH, .nports = 4, .desc = "dup" };
+	struct fab_node_info ca = { .type = FAB_CA, .nports = 1, .desc = "host-a" };
+
+	sw.guid = 0x100;
+	assert_int_equal(fab_node_add(f, &sw, &err), 0);
+	sw.guid = 0x101;
+	assert_int_equal(fab_node_add(f, &sw, &err), 1);
+	ca.guid = 0x1000;
+	assert_int_equal(fab_node_add(f, &ca, &err), 2);
+	ca.guid = 0x1010;
+	ca.nports = 2;
+	ca.desc = "host-b";
+	assert_int_equal(fab_node_add(f, &ca, &err), 3);
+	assert_int_equal(fab_link_add(f, 0, 1, 2, 1, &err), 0);
+	assert_int_equal(fab_link_add(f, 1, 1, 3, 2, &err), 0);
+	assert_int_equal(fab_link_add(f, 0, 2, 1, 2, &err), 0);
+	assert_int_equal(fab_finalize(f, &err), 0);
+	assert_int_equal(fab_lids_assign(f, NULL, 0, FAB_LIDS_RENEW, 0, &err), 0);
+	return f;
+}
+
+static void test_ambiguous_and_unlinked(void **state)
+{
+	struct epoch *e = wrap(dup_fabric(), "minhop");
+	const struct fabric *f = e->fabric;
+	struct api_err err;
+	uint32_t ep;
+	json_t *j;
+
+	expect_err(apiq_route(e, "host-a", "dup", &err), &err, 409, "ambiguous",
+		   "dst: 2 nodes are described 'dup'");
+	expect_err(apiq_node(e, "dup", &err), &err, 409, "ambiguous", "node: 2 nodes");
+	/* a switch named by GUID is fine: 16 digits, since 0x101 would be a LID */
+	expect_err(apiq_route(e, "host-a", "0x101", &err), &err, 404, "not_found",
+		   "dst: no port or node with LID 257");
+	j = apiq_route(e, "host-a", "0x0000000000000101", &err);
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(j, "delivered")));
+	json_decref(j);
+	/* host-b's node GUID and description name its first linked port, 2 */
+	ep = api_resolve(f, "src", "host-b", &err);
+	assert_int_not_equal(ep, FAB_NONE);
+	assert_int_equal(f->eps[ep].port, 2);
+	assert_int_equal(api_resolve(f, "src", "0x0000000000001012", &err), ep);
+	assert_int_equal(api_resolve(f, "src", "0x0000000000001010", &err), ep);
+	/* port 1's GUID is no endpoint, but names the node */
+	assert_int_equal(api_resolve(f, "src", "0x0000000000001011", &err), FAB_NONE);
+	expect_err(NULL, &err, 404, "not_found",
+		   "src: port 0x0000000000001011 ('host-b' port 1) is not linked");
+	j = apiq_node(e, "0x0000000000001011", &err);
+	assert_non_null(j);
+	assert_string_equal(jstr(j, "node"), "host-b");
+	assert_int_equal(json_array_size(json_object_get(j, "ports")), 2);
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "ports"), 0),
+						 "peer")));
+	json_decref(j);
+	epoch_unref(e);
+}
+
+/* A CA pair whose DLID is not the destination's base LID. */
+static int offset_pair(const struct fabric *f, const struct rt_routing *r, uint32_t *s,
+		       uint32_t *d)
+{
+	for (*s = f->nswitches; *s < f->neps; (*s)++)
+		for (*d = f->nswitches; *d < f->neps; (*d)++)
+			if (rt_dlid(r, f, *s, *d) != fab_ep_lid(f, *d))
+				return 0;
+	return -1;
+}
+
+static void test_lmc(void **state)
+{
+	static const char *const kv[] = { "k=2", "n=3", "lmc=1" };
+	struct epoch *e = gen_epoch("kary-ntree", kv, 3, "sftree");
+	const struct fabric *f = e->fabric;
+	uint32_t s, d = ep_named(f, "node-05");
+	struct api_err err;
+	char second[16];
+	json_t *a, *b;
+
+	/* the second LID of a range names the port; the DLID stays the routing's */
+	snprintf(second, sizeof(second), "%u", fab_ep_lid(f, d) + 1);
+	a = apiq_route(e, "node-00", "node-05", &err);
+	b = apiq_route(e, "node-00", second, &err);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(json_equal(a, b));
+	json_decref(a);
+	json_decref(b);
+	a = apiq_fabric(e, &err);
+	assert_int_equal(jint(a, "lmc_max"), 1);
+	json_decref(a);
+	epoch_unref(e);
+
+	/* smodk: one LID per top switch, chosen per pair */
+	e = gen_epoch("gft2", NULL, 0, "smodk");
+	f = e->fabric;
+	assert_non_null(e->routing->dlid_off);
+	assert_int_equal(offset_pair(f, e->routing, &s, &d), 0);
+	snprintf(second, sizeof(second), "%u", fab_ep_lid(f, s));
+	a = apiq_route(e, second, fab_desc(f, f->eps[d].node), &err);
+	assert_non_null(a);
+	assert_int_equal(jint(a, "dlid"), rt_dlid(e->routing, f, s, d));
+	assert_true(json_is_true(json_object_get(a, "delivered")));
+	expect_trace(e, a, s);
+	json_decref(a);
+	epoch_unref(e);
+}
+
+/* The per_switch entry of @desc, NULL when the switch has no problem. */
+static json_t *per_switch(json_t *reach, const char *desc)
+{
+	json_t *a = json_object_get(reach, "per_switch"), *v;
+	size_t i;
+
+	json_array_foreach(a, i, v)
+		if (!strcmp(jstr(v, "node"), desc))
+			return v;
+	return NULL;
+}
+
+static void test_black_hole(void **state)
+{
+	struct epoch *e = kary();
+	const struct fabric *f = e->fabric;
+	uint32_t leaf = ep_named(f, "leaf-00"), l2 = ep_named(f, "l2-00");
+	struct fab_err ferr = { { 0 } };
+	struct an_report rep;
+	struct api_err err;
+	json_t *j, *v;
+
+	j = apiq_reach_switches(e, NULL, NULL, &err);
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(j, "complete")));
+	assert_int_equal(jint(j, "pairs"), 12 * 11);
+	assert_int_equal(json_array_size(json_object_get(j, "per_switch")), 0);
+	json_decref(j);
+
+	/* switch i is endpoint i; leaf-00 loses its route to l2-00 */
+	rt_lft(e->routing, leaf)[fab_ep_lid(f, l2)] = RT_NO_PORT;
+	assert_int_equal(an_evaluate(f, e->routing, &e->opts, &rep, &ferr), 0);
+	j = apiq_route(e, "leaf-00", "l2-00", &err);
+	assert_non_null(j);
+	assert_false(json_is_true(json_object_get(j, "delivered")));
+	assert_string_equal(jstr(j, "failure"), "no-entry");
+	expect_trace(e, j, leaf);
+	json_decref(j);
+
+	j = apiq_reach_switches(e, NULL, NULL, &err);
+	assert_non_null(j);
+	assert_false(json_is_true(json_object_get(j, "complete")));
+	assert_true(jint(j, "unreachable") > 0);
+	assert_int_equal(jint(j, "unreachable"), rep.conn.unreachable[AN_SW_SW]);
+	v = per_switch(j, "leaf-00");
+	assert_non_null(v);
+	assert_true(jint(v, "cannot_reach") >= 1);
+	v = per_switch(j, "l2-00");
+	assert_non_null(v);
+	assert_int_equal(jint(v, "unreachable_from"), jint(j, "unreachable"));
+	v = json_array_get(json_object_get(j, "examples"), 0);
+	assert_string_equal(jstr(v, "failure"), "no-entry");
+	assert_string_equal(jstr(json_object_get(v, "dst"), "node"), "l2-00");
+	json_decref(j);
+	an_report_free(&rep);
+
+	/* one pair */
+	j = apiq_reach_switches(e, "leaf-00", "0x0002fab100000005", &err);
+	assert_non_null(j);
+	assert_false(json_is_true(json_object_get(j, "reachable")));
+	assert_string_equal(jstr(json_object_get(j, "path"), "failure"), "no-entry");
+	json_decref(j);
+	j = apiq_reach_switches(e, "l2-00", "leaf-00", &err);
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(j, "reachable")));
+	json_decref(j);
+	expect_err(apiq_reach_switches(e, "leaf-00", NULL, &err), &err, 400, "missing_parameter",
+		   "dst: ");
+	expect_err(apiq_reach_switches(e, NULL, "leaf-00", &err), &err, 400, "missing_parameter",
+		   "src: ");
+	expect_err(apiq_reach_switches(e, "node-00", "leaf-00", &err), &err, 400, "bad_parameter",
+		   "src: 'node-00' names CA");
+	expect_err(apiq_reach_switches(e, "leaf-00", "node-01", &err), &err, 400, "bad_parameter",
+		   "dst: ");
+	epoch_unref(e);
+}
+
+/* ft648 with ftree leaves the spines without routes to each other; sftree fixes that. */
+static void test_reach_ft648(void **state)
+{
+	struct epoch *e = gen_epoch("ft648", NULL, 0, "ftree");
+	struct api_err err;
+	json_t *j = apiq_reach_switches(e, NULL, NULL, &err);
+
+	assert_non_null(j);
+	assert_int_equal(jint(j, "switches"), 54);
+	assert_int_equal(jint(j, "pairs"), 54 * 53);
+	assert_int_equal(jint(j, "unreachable"), e->report.conn.unreachable[AN_SW_SW]);
+	assert_int_equal(json_is_true(json_object_get(j, "complete")),
+			 e->report.conn.unreachable[AN_SW_SW] == 0);
+	assert_true(json_array_size(json_object_get(j, "examples")) <= 20);
+	json_decref(j);
+	epoch_unref(e);
+
+	e = gen_epoch("ft648", NULL, 0, "sftree");
+	j = apiq_reach_switches(e, NULL, NULL, &err);
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(j, "complete")));
+	assert_int_equal(json_array_size(json_object_get(j, "examples")), 0);
+	json_decref(j);
+	epoch_unref(e);
+}
+
+static void test_vl_usage(void **state)
+{
+	static const char *const kv[] = { "switches=6" };
+	struct epoch *e = kary();
+	struct api_err err;
+	json_t *j = apiq_vl_usage(e, &err), *vls, *v;
+
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(j, "deadlock_free")));
+	assert_int_equal(json_array_size(json_object_get(j, "vls_used")), 1);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(j, "vls_used"), 0)), 0);
+	vls = json_object_get(j, "vls");
+	assert_int_equal(json_array_size(vls), 1);
+	v = json_array_get(vls, 0);
+	assert_int_equal(jint(v, "vl"), 0);
+	assert_true(json_is_true(json_object_get(v, "acyclic")));
+	assert_true(json_is_null(json_object_get(v, "cycle")));
+	assert_false(json_is_true(json_object_get(json_object_get(j, "cross_vl"), "cycle")));
+	v = json_object_get(j, "sl2vl");
+	assert_int_equal(jint(v, "switches_with_tables"), 0);
+	assert_true(json_is_true(json_object_get(v, "identity")));
+	assert_int_equal(json_array_size(json_object_get(v, "sls_used")), 1);
+	json_decref(j);
+	epoch_unref(e);
+
+	/* minhop on a ring closes a credit loop */
+	e = gen_epoch("ring", kv, 1, "minhop");
+	j = apiq_vl_usage(e, &err);
+	assert_non_null(j);
+	assert_false(json_is_true(json_object_get(j, "deadlock_free")));
+	v = json_array_get(json_object_get(j, "vls"), 0);
+	assert_false(json_is_true(json_object_get(v, "acyclic")));
+	assert_int_equal(json_array_size(json_object_get(v, "cycle")),
+			 e->report.cdg.vl[0].cycle_len);
+	assert_true(jint(json_array_get(json_object_get(v, "cycle"), 0), "port") > 0);
+	json_decref(j);
+	epoch_unref(e);
+}
+
+static void test_fabric_summary(void **state)
+{
+	struct epoch *e = kary();
+	const struct fabric *f = e->fabric;
+	struct api_err err;
+	json_t *j = apiq_fabric(e, &err), *v;
+	char hash[24];
+
+	assert_non_null(j);
+	snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)fab_topology_hash(f));
+	assert_string_equal(jstr(j, "topology_hash"), hash);
+	assert_int_equal(jint(j, "nodes"), f->nnodes);
+	assert_int_equal(jint(j, "switches"), 12);
+	assert_int_equal(jint(j, "cas"), 8);
+	assert_int_equal(jint(j, "routers"), 0);
+	assert_int_equal(jint(j, "links"), f->nlinks);
+	assert_int_equal(jint(j, "endpoints"), f->neps);
+	assert_int_equal(jint(j, "lid_top"), f->lid_top);
+	v = json_object_get(j, "shape");
+	assert_true(json_is_true(json_object_get(v, "is_tree")));
+	assert_int_equal(jint(v, "levels"), 3);
+	assert_int_equal(jint(v, "components"), 1);
+	v = json_object_get(j, "routing");
+	assert_true(json_is_true(json_object_get(v, "ready")));
+	assert_true(json_is_true(json_object_get(v, "connected")));
+	assert_int_equal(jint(v, "max_link_load"), e->report.load.max);
+	json_decref(j);
+	epoch_unref(e);
+}
+
+static void test_nodes(void **state)
+{
+	struct epoch *e = kary();
+	const struct fabric *f = e->fabric;
+	struct api_err err;
+	json_t *j, *v;
+	size_t i;
+
+	j = apiq_nodes(e, "sw", &err);
+	assert_int_equal(jint(j, "count"), f->nswitches);
+	json_array_foreach(json_object_get(j, "nodes"), i, v) {
+		assert_string_equal(jstr(v, "type"), "SW");
+		assert_int_equal(jint(v, "lid"), fab_ep_lid(f, i));
+	}
+	json_decref(j);
+	j = apiq_nodes(e, "CA", &err);
+	assert_int_equal(jint(j, "count"), 8);
+	v = json_array_get(json_object_get(j, "nodes"), 0);
+	assert_int_equal(jint(v, "links"), 1);
+	assert_int_equal(jint(v, "lid"), fab_ep_lid(f, ep_named(f, jstr(v, "node"))));
+	json_decref(j);
+	j = apiq_nodes(e, "rt", &err);
+	assert_int_equal(jint(j, "count"), 0);
+	json_decref(j);
+	j = apiq_nodes(e, NULL, &err);
+	assert_int_equal(jint(j, "count"), f->nnodes);
+	json_decref(j);
+	expect_err(apiq_nodes(e, "switch", &err), &err, 400, "bad_parameter", "type: 'switch'");
+	expect_err(apiq_nodes(e, "", &err), &err, 400, "bad_parameter", "type: ");
+	epoch_unref(e);
+}
+
+static void test_node(void **state)
+{
+	struct epoch *e = kary();
+	const struct fabric *f = e->fabric;
+	struct api_err err;
+	json_t *j = apiq_node(e, "leaf-00", &err), *k, *p;
+
+	/* a switch: ports 0..4, and its LFT routes every LID */
+	assert_non_null(j);
+	assert_string_equal(jstr(j, "type"), "SW");
+	assert_int_equal(json_array_size(json_object_get(j, "ports")), 5);
+	assert_int_equal(jint(json_object_get(j, "lft"), "entries"), f->neps);
+	assert_int_equal(jint(json_object_get(j, "lft"), "lid_top"), f->lid_top);
+	p = json_array_get(json_object_get(j, "ports"), 1);
+	assert_string_equal(jstr(json_object_get(p, "peer"), "node"), "node-00");
+	assert_string_equal(jstr(p, "state"), "active");
+	/* the same node by node GUID and by LID */
+	k = apiq_node(e, "0x0002fab100000001", &err);
+	assert_true(json_equal(j, k));
+	json_decref(k);
+	k = apiq_node(e, "1", &err);
+	assert_true(json_equal(j, k));
+	json_decref(k);
+	json_decref(j);
+	/* a CA by port GUID: no "lft" */
+	j = apiq_node(e, "0x0002fab200000011", &err);
+	assert_non_null(j);
+	assert_string_equal(jstr(j, "node"), "node-00");
+	assert_string_equal(jstr(j, "guid"), "0x0002fab200000010");
+	assert_null(json_object_get(j, "lft"));
+	assert_int_equal(json_array_size(json_object_get(j, "ports")), 1);
+	json_decref(j);
+	expect_err(apiq_node(e, "0x0002fab2deadbeef", &err), &err, 404, "not_found", "node: ");
+	expect_err(apiq_node(e, "nobody", &err), &err, 404, "not_found", "node: ");
+	expect_err(apiq_node(e, NULL, &err), &err, 400, "missing_parameter", "node: ");
+	epoch_unref(e);
+}
+
+static void test_links_and_lids(void **state)
+{
+	struct epoch *e = kary();
+	const struct fabric *f = e->fabric;
+	struct api_err err;
+	json_t *j = apiq_links(e, &err), *v;
+	json_int_t prev = 0;
+	size_t i;
+
+	assert_int_equal(jint(j, "count"), f->nlinks);
+	assert_int_equal(json_array_size(json_object_get(j, "links")), f->nlinks);
+	json_array_foreach(json_object_get(j, "links"), i, v) {
+		json_t *a = json_object_get(v, "a"), *b = json_object_get(v, "b");
+		uint32_t na = fab_node_by_desc(f, jstr(a, "node"), NULL);
+		const struct fab_port *x = fab_port(f, na, (unsigned)jint(a, "port"));
+
+		assert_string_equal(jstr(b, "node"), fab_desc(f, x->peer));
+		assert_int_equal(jint(b, "port"), x->peer_port);
+		assert_true(na < x->peer);	/* once, from the lower end */
+	}
+	json_decref(j);
+
+	j = apiq_lids(e, &err);
+	assert_int_equal(jint(j, "count"), f->neps);
+	json_array_foreach(json_object_get(j, "lids"), i, v) {
+		uint32_t ep = fab_ep_by_lid(f, (unsigned)jint(v, "lid"));
+
+		assert_true(jint(v, "lid") > prev);
+		prev = jint(v, "lid");
+		assert_string_equal(jstr(v, "node"), fab_desc(f, f->eps[ep].node));
+		assert_int_equal(jint(v, "port"), f->eps[ep].port);
+	}
+	json_decref(j);
+	epoch_unref(e);
+}
+
+static void test_engines(void **state)
+{
+	struct epoch *e = gen_epoch("ft648", NULL, 0, "sftree,minhop");
+	struct api_err err;
+	json_t *j = apiq_engines(e, &err), *list;
+	const struct engine *const *all;
+	size_t n;
+
+	assert_non_null(j);
+	all = eng_all(&n);
+	list = json_object_get(j, "engines");
+	assert_int_equal(json_array_size(list), n);
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = json_array_get(list, i);
+		int in = !strcmp(all[i]->name, "sftree") || !strcmp(all[i]->name, "minhop");
+
+		assert_string_equal(jstr(v, "name"), all[i]->name);
+		assert_int_equal(json_is_true(json_object_get(v, "selected")), in);
+		assert_true(json_is_array(json_object_get(v, "options")));
+	}
+	assert_string_equal(jstr(j, "chain"), "sftree,minhop");
+	assert_string_equal(jstr(j, "engine"), "sftree");
+	assert_int_equal(jint(json_object_get(j, "epoch"), "seq"), 7);
+	json_decref(j);
+	epoch_unref(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_not_routed),
+		cmocka_unit_test(test_epoch_and_errors),
+		cmocka_unit_test(test_route_names),
+		cmocka_unit_test(test_route_all_pairs),
+		cmocka_unit_test(test_route_self),
+		cmocka_unit_test(test_resolve_errors),
+		cmocka_unit_test(test_ambiguous_and_unlinked),
+		cmocka_unit_test(test_lmc),
+		cmocka_unit_test(test_black_hole),
+		cmocka_unit_test(test_reach_ft648),
+		cmocka_unit_test(test_vl_usage),
+		cmocka_unit_test(test_fabric_summary),
+		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_node),
+		cmocka_unit_test(test_links_and_lids),
+		cmocka_unit_test(test_engines),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
