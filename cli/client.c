@@ -159,8 +159,10 @@ int client_args(struct client *c, const struct client_cmd *cmd, int argc, char *
 	c->args = argv + optind;
 	c->nargs = argc - optind;
 	if (c->nargs < cmd->min_args || c->nargs > cmd->max_args)
-		return cli_usage_err(cmd->name, "expected %d to %d arguments, found %d", cmd->min_args,
-				     cmd->max_args, c->nargs);
+		return cli_usage_err(cmd->name, "expected %s, found %d argument%s%s%s%s",
+				     cmd->args ? cmd->args : "no arguments", c->nargs,
+				     c->nargs == 1 ? "" : "s", c->nargs ? " ('" : "",
+				     c->nargs ? c->args[c->nargs - 1] : "", c->nargs ? "')" : "");
 	rc = client_set_url(c, url);
 	return rc ? rc : client_open(c);
 }
@@ -228,7 +230,7 @@ static int client_load_token(struct client *c)
 	int word = 1;
 
 	if (fmt_read_file_max(c->token_file, CLIENT_TOKEN_MAX, &text, &len, &err)) {
-		cli_err("%s", err.msg);
+		cli_err("token file %s", err.msg);
 		return CLI_INPUT;
 	}
 	for (s = text; *s && isspace((unsigned char)*s); s++)

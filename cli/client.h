@@ -61,6 +61,7 @@ enum {
  * struct client_cmd - what a subcommand tells client_args()
  * @name: the subcommand ("route"), for messages
  * @usage: its help text (the common options are appended)
+ * @args: the positional arguments, for messages ("SRC DST"); NULL for none
  * @min_args: fewest positional arguments
  * @max_args: most positional arguments
  * @extra: the subcommand's own long options, ended by a zero entry; NULL for none
@@ -69,6 +70,7 @@ enum {
 struct client_cmd {
 	const char *name;
 	const char *usage;
+	const char *args;
 	int min_args;
 	int max_args;
 	const struct option *extra;

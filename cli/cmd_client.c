@@ -195,6 +195,7 @@ int cmd_status(int argc, char **argv)
 
 static const struct client_cmd route_cmd = {
 	.name = "route",
+	.args = "SRC and DST",
 	.usage = "Usage: fabroute route [OPTIONS] SRC DST\n"
 		 "\n"
 		 "Trace the path from SRC to DST through the LFTs of the epoch in use, with\n"
@@ -248,6 +249,7 @@ int cmd_route(int argc, char **argv)
 
 static const struct client_cmd reach_cmd = {
 	.name = "reach",
+	.args = "SRC and DST, or nothing",
 	.usage = "Usage: fabroute reach [OPTIONS] [SRC DST]\n"
 		 "\n"
 		 "Switch-to-switch reachability through the LFTs of the epoch in use.\n"

@@ -49,6 +49,7 @@ static int snapshots_option(void *ctx, int opt, const char *arg)
 
 static const struct client_cmd snapshots_cmd = {
 	.name = "snapshots",
+	.args = "a snapshot ID, two ids A B, or nothing",
 	.usage = "Usage: fabroute snapshots [OPTIONS] [ID | A B]\n"
 		 "\n"
 		 "The routings the daemon published and stored. Without arguments, the list\n"
@@ -285,6 +286,7 @@ static int engine_option(void *ctx, int opt, const char *arg)
 
 static const struct client_cmd engine_cmd = {
 	.name = "engine",
+	.args = "at most a CHAIN",
 	.usage = "Usage: fabroute engine [OPTIONS] [CHAIN]\n"
 		 "\n"
 		 "Without CHAIN: the engine that routed the epoch in use, the chain the\n"
@@ -523,6 +525,7 @@ static int fault_option(void *ctx, int opt, const char *arg)
 
 static const struct client_cmd fault_cmd = {
 	.name = "fault",
+	.args = "down or up (or nothing, to list)",
 	.usage = "Usage: fabroute fault [OPTIONS]\n"
 		 "       fabroute fault [OPTIONS] down|up (--link NODE:PORT | --switch NODE)\n"
 		 "\n"
