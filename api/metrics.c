@@ -14,7 +14,7 @@
 
 static void gauge(FILE *o, const char *name, const char *help, double v)
 {
-	fprintf(o, "# HELP %s %s\n# TYPE %s gauge\n%s %.17g\n", name, help, name, name, v);
+	fprintf(o, "# HELP %s %s\n# TYPE %s gauge\n%s %.15g\n", name, help, name, name, v);
 }
 
 static void by_class(FILE *o, const char *name, const char *help, const uint64_t *v)

@@ -7,18 +7,24 @@
 # For each hold-down (0 ms, then the default 50 ms) a fresh daemon in a
 # temporary directory, then:
 #
-#  1. N faults one at a time, 100 ms apart (each on an idle daemon): a
-#     spine-to-leaf link down, the same link up again, the next link down,
-#     ... Per fault:
+#  1. N faults one at a time, each on an idle daemon (100 ms after the
+#     previous epoch was seen and once the reroute worker has stopped using
+#     CPU): a spine-to-leaf link down, the same link up again, the next
+#     link down, ... Per fault:
 #       POST     the round trip of POST /api/faults (it stores the fault and
-#                an event in SQLite before it asks for the reroute);
+#                an event in SQLite, then asks for the reroute);
 #       daemon   the daemon's own figure, details.latency_ms of the reroute
-#                event (from the reroute request, made at the end of the
-#                POST handler, to the publication; whole ms);
+#                event: from the reroute request (the end of the POST
+#                handler) to the publication, in whole ms;
 #       client   from sending the POST to the first GET /api/fabric that
 #                shows the new epoch seq (polled on a keep-alive connection,
-#                every POLL_MS ms, default 0.5).
-#     The daemon's log gives where the time goes (engine, evaluation).
+#                every POLL_MS ms, default 0.5);
+#     and where the time goes: engine and evaluation (the daemon's log), the
+#     CPU time of the reroute thread up to the publication and in all
+#     (/proc/PID/task/TID/schedstat), and the time spent storing the
+#     snapshot after the publication (snapshot time to reroute event time),
+#     during which the worker cannot start another reroute and the store is
+#     locked.
 #  2. A storm: 20 link-down faults posted back to back on one keep-alive
 #     connection: how many reroutes they cause (coalescing) and when the
 #     epoch that holds all 20 is published.
@@ -26,6 +32,8 @@
 # Target: <= 20 ms from a fault to the publication of the new epoch.
 # The write rate limit (api_write_rate_limit, default 10 POSTs/s per
 # address) is turned off, or the storm would get 429s after 10 POSTs.
+# Wall-clock figures depend on what else runs: each test prints the CPU
+# share other processes took meanwhile.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
@@ -65,6 +73,7 @@ start_daemon() {
 	dir=$tmp/$1
 	mkdir -p "$dir"
 	log=$dir/fabrouted.log
+	: > "$log"
 	"$build/fabrouted" --listen 127.0.0.1:0 --db "$dir/db" --token-file "$tmp/token" \
 		--log-level info --holddown-ms "$2" --api-write-rate-limit 0 2> "$log" < /dev/null &
 	pid=$!
@@ -77,7 +86,7 @@ start_daemon() {
 		[ -n "$port" ] || { sleep 0.1; i=$((i + 1)); }
 	done
 	i=0
-	until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/api/ready")" = 200 ]; do
+	until [ "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/api/ready")" = 200 ]; do
 		kill -0 "$pid" 2> /dev/null || { cat "$log" >&2; die "fabrouted exited before it was ready"; }
 		[ $i -lt 600 ] || { tail "$log" >&2; die "GET /api/ready is not 200 after 60 s"; }
 		sleep 0.1
@@ -86,10 +95,13 @@ start_daemon() {
 }
 
 cat > "$tmp/reroute.py" << 'EOF'
-import http.client, json, re, socket, statistics, sys, time
+import calendar, http.client, json, os, re, resource, socket, statistics, sys, time
 
-port, token, log, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+port, token, log, dpid, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+count, poll_s, hold_s = int(sys.argv[6]), float(sys.argv[7]) / 1e3, float(sys.argv[8]) / 1e3
 TIMEOUT = 10.0
+HZ = os.sysconf("SC_CLK_TCK")
+NCPU = os.cpu_count() or 1
 
 def connect():
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
@@ -103,26 +115,63 @@ def get(c, path):
     body = r.read()
     if r.status != 200:
         sys.exit("GET %s: %d %s" % (path, r.status, body[:200]))
-    return json.loads(body)
+    return json.loads(body) if path != "/metrics" else body.decode()
 
 def post_fault(c, action, link):
     body = json.dumps({"action": action, "link": link}).encode()
     c.request("POST", "/api/faults", body, {"Authorization": "Bearer " + token,
                                             "Content-Type": "application/json"})
     r = c.getresponse()
-    text = r.read()
-    return r.status, text
+    return r.status, r.read()
 
 def link(k):
-    # the k-th spine-to-leaf link: spine k % 18, port (k / 18) + 1 (port p leads to leaf p-1)
+    # the k-th spine-to-leaf link: spine k % 18, port k / 18 + 1 (port p leads to leaf p-1)
     return "spine-%02d:%d" % (k % 18, (k // 18) % 36 + 1)
+
+# --- CPU accounting ------------------------------------------------------
+
+def thread_ns():
+    """{tid: ns on CPU} for the daemon's threads."""
+    out = {}
+    for t in os.listdir("/proc/%d/task" % dpid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (dpid, t)) as f:
+                out[int(t)] = int(f.read().split()[0])
+        except OSError:
+            pass
+    return out
+
+def cpu_sample():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    busy = sum(v) - v[3] - v[4]          # all but idle and iowait, in ticks
+    with open("/proc/%d/stat" % dpid) as f:
+        st = f.read().rsplit(")", 1)[1].split()
+    daemon = int(st[11]) + int(st[12])
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return time.monotonic(), busy / HZ, daemon / HZ, ru.ru_utime + ru.ru_stime
+
+def cpu_report(a, b):
+    wall = b[0] - a[0]
+    busy, daemon, me = b[1] - a[1], b[2] - a[2], b[3] - a[3]
+    others = max(0.0, busy - daemon - me)
+    print("  CPU over %.1f s, in %% of %d cores: daemon %.0f%%, this client %.0f%%, other processes %.0f%%"
+          % (wall, NCPU, 100 * daemon / wall / NCPU, 100 * me / wall / NCPU, 100 * others / wall / NCPU))
+
+# --- helpers -------------------------------------------------------------
 
 def pct(v, p):
     v = sorted(v)
-    return v[min(len(v) - 1, max(0, int(round(p / 100.0 * len(v) + 0.5)) - 1))]
+    return v[min(len(v) - 1, max(0, int(-(-p * len(v) // 100)) - 1))]
 
 def stats(v):
+    if not v:
+        return "    (none)"
     return "%7.1f %7.1f %7.1f %7.1f" % (min(v), statistics.median(v), pct(v, 90), max(v))
+
+def iso_ms(s):
+    # "2026-11-22T00:01:01.145Z"
+    return calendar.timegm(time.strptime(s[:19], "%Y-%m-%dT%H:%M:%S")) * 1000.0 + float(s[19:-1] or 0) * 1000
 
 def epochs_from_log():
     # "epoch 7 published (fault): sftree in 1 ms, evaluated in 13 ms, ...; 16 ms after the change"
@@ -136,15 +185,23 @@ def epochs_from_log():
     return out
 
 def reroute_events(c, since_seq):
-    ev = get(c, "/api/events?type=reroute&limit=10000")["events"]
+    """{seq: (latency_ms, event time_ms)} of the reroute events after since_seq."""
     out = {}
-    for e in ev:
+    for e in get(c, "/api/events?type=reroute&limit=10000")["events"]:
         m = re.match(r"epoch (\d+):", e["message"])
         if m and int(m.group(1)) > since_seq:
-            out[int(m.group(1))] = e["details"].get("latency_ms")
+            out[int(m.group(1))] = ((e.get("details") or {}).get("latency_ms"), e["time_ms"])
     return out
 
-def wait_epoch(c, seq0, poll_s, deadline, cond=None):
+def snapshot_times(c):
+    """{seq: time_ms} of the stored snapshots (the epoch's publication time)."""
+    return {s["seq"]: s["time_ms"] for s in get(c, "/api/snapshots?limit=10000")["snapshots"]}
+
+def changes(c):
+    m = re.search(r"^fabroute_topology_changes_total (\d+)", get(c, "/metrics"), re.M)
+    return int(m.group(1)) if m else 0
+
+def wait_epoch(c, seq0, deadline, cond=None):
     """Poll /api/fabric until epoch.seq > seq0 (and cond(j)); (time seen, json, polls)."""
     polls = 0
     while True:
@@ -158,8 +215,8 @@ def wait_epoch(c, seq0, poll_s, deadline, cond=None):
         if poll_s > 0:
             time.sleep(poll_s)
 
-def quiet(c, hold_s):
-    """Wait until no reroute runs and the seq stays put for hold_s + 0.3 s; the seq."""
+def settle(c):
+    """Wait until no reroute runs or is pending and the seq stays put; the seq."""
     deadline = time.monotonic() + TIMEOUT
     seq, since = -1, time.monotonic()
     while time.monotonic() < deadline:
@@ -171,116 +228,125 @@ def quiet(c, hold_s):
         time.sleep(0.02)
     sys.exit("the daemon did not settle within %.0f s" % TIMEOUT)
 
-def sequential(n, pause_s, poll_s, hold_s):
+def worker_idle(tid):
+    """Wait (at most 2 s) until thread tid has not run for 20 ms."""
+    end = time.monotonic() + 2
+    last = thread_ns().get(tid, 0)
+    while time.monotonic() < end:
+        time.sleep(0.02)
+        now = thread_ns().get(tid, 0)
+        if now == last:
+            return
+        last = now
+
+# --- the tests -----------------------------------------------------------
+
+def sequential(n):
     pc, qc = connect(), connect()
-    seq0 = quiet(qc, hold_s)
-    first = seq0
-    rows = []
+    seq0 = first = settle(qc)
+    c0 = cpu_sample()
+    rows, worker = [], None
     for i in range(n):
         action, what = ("down" if i % 2 == 0 else "up"), link(i // 2)
+        ns0 = thread_ns()
         t0 = time.perf_counter()
         st, text = post_fault(pc, action, what)
         t1 = time.perf_counter()
         if st != 202:
             sys.exit("POST %s %s: %d %s" % (action, what, st, text[:200]))
-        t2, j, polls = wait_epoch(qc, seq0, poll_s, t0 + TIMEOUT)
+        t2, j, polls = wait_epoch(qc, seq0, t0 + TIMEOUT)
+        ns1 = thread_ns()
+        if worker is None:      # the reroute thread: the one that ran most for the first fault
+            worker = max(ns1, key=lambda t: ns1[t] - ns0.get(t, 0))
+        time.sleep(0.1)
+        worker_idle(worker)
+        ns2 = thread_ns()
         seq = j["epoch"]["seq"]
-        rows.append((seq, (t1 - t0) * 1e3, (t2 - t0) * 1e3, polls, seq - seq0))
+        rows.append(dict(seq=seq, post=(t1 - t0) * 1e3, client=(t2 - t0) * 1e3, polls=polls,
+                         jump=seq - seq0, cpu_pub=(ns1[worker] - ns0[worker]) / 1e6,
+                         cpu_all=(ns2[worker] - ns0[worker]) / 1e6))
         seq0 = seq
-        time.sleep(pause_s)
-    quiet(qc, hold_s)
-    lat = reroute_events(qc, first)
-    logd = epochs_from_log()
-    post = [r[1] for r in rows]
-    client = [r[2] for r in rows]
-    daemon = [lat[r[0]] for r in rows if lat.get(r[0]) is not None]
-    eng = [logd[r[0]][1] for r in rows if r[0] in logd]
-    ev = [logd[r[0]][2] for r in rows if r[0] in logd]
-    rest = [logd[r[0]][3] - logd[r[0]][1] - logd[r[0]][2] for r in rows if r[0] in logd]
-    skipped = sum(1 for r in rows if r[4] != 1)
-    print("  %d faults (%s), %s reroute(s) per fault%s; polls per fault: median %d"
-          % (n, ", ".join(sorted({logd[r[0]][0] for r in rows if r[0] in logd})),
-             "one" if not skipped else "not always one",
-             "" if not skipped else " (%d faults saw the seq jump by more than 1)" % skipped,
-             statistics.median(r[3] for r in rows)))
-    print("  %-44s %7s %7s %7s %7s" % ("ms", "min", "median", "p90", "max"))
-    print("  %-44s %s" % ("POST /api/faults round trip", stats(post)))
-    print("  %-44s %s" % ("daemon: request -> publication (latency_ms)", stats(daemon)))
-    print("  %-44s %s" % ("   of which engine (sftree)", stats(eng)))
-    print("  %-44s %s" % ("   of which evaluation (all pairs, CDG, load)", stats(ev)))
-    print("  %-44s %s" % ("   the rest (fabric copy, LID pins, publish)", stats(rest)))
-    print("  %-44s %s" % ("client: POST sent -> new seq in /api/fabric", stats(client)))
-    for name, v in (("daemon", daemon), ("client", client)):
+    c1 = cpu_sample()
+    settle(qc)
+    ev, snaps, logd = reroute_events(qc, first), snapshot_times(qc), epochs_from_log()
+    col = lambda f: [f(r) for r in rows if f(r) is not None]
+    daemon = col(lambda r: ev.get(r["seq"], (None,))[0])
+    inlog = [logd[r["seq"]] for r in rows if r["seq"] in logd]
+    store = col(lambda r: ev[r["seq"]][1] - snaps[r["seq"]] if r["seq"] in ev and r["seq"] in snaps else None)
+    jumps = sum(1 for r in rows if r["jump"] != 1)
+    print("  %d faults, engine %s, %s; %d polls of /api/fabric per fault (median)"
+          % (n, ",".join(sorted({x[0] for x in inlog})),
+             "one new epoch per fault" if not jumps else "%d faults moved the seq by more than 1" % jumps,
+             statistics.median(r["polls"] for r in rows)))
+    print("  %-52s %7s %7s %7s %7s" % ("ms", "min", "median", "p90", "max"))
+    for name, v in (("POST /api/faults round trip", col(lambda r: r["post"])),
+                    ("daemon: request -> publication (latency_ms)", daemon),
+                    ("   engine (log)", [x[1] for x in inlog]),
+                    ("   evaluation: all pairs, CDG, load (log)", [x[2] for x in inlog]),
+                    ("   the rest: fabric copy, LID pins, publish (log)", [x[3] - x[1] - x[2] for x in inlog]),
+                    ("client: POST sent -> new seq seen in /api/fabric", col(lambda r: r["client"])),
+                    ("reroute thread CPU until the epoch was seen", col(lambda r: r["cpu_pub"])),
+                    ("reroute thread CPU per fault, in all", col(lambda r: r["cpu_all"])),
+                    ("storing the snapshot, after the publication", store)):
+        print("  %-52s %s" % (name, stats(v)))
+    for name, v in (("daemon", daemon), ("client", col(lambda r: r["client"]))):
         over = sum(1 for x in v if x > 20)
-        print("  target <= 20 ms (%s): %s (%d of %d over, median %.1f, max %.1f ms)"
-              % (name, "met" if not over else "NOT met", over, len(v), statistics.median(v), max(v)))
+        print("  target <= 20 ms from the fault to the publication (%s figure): %s (%d of %d over; "
+              "median %.1f ms, max %.1f ms)" % (name, "met" if not over else "NOT met", over, len(v),
+                                              statistics.median(v), max(v)))
+    cpu_report(c0, c1)
 
-def storm(count, poll_s, hold_s):
+def storm(k):
     pc, qc = connect(), connect()
-    seq0 = quiet(qc, hold_s)
-    base = get(qc, "/api/fabric")
-    links0 = base["links"]
-    m0 = get_changes(qc)
-    wall0 = time.time()
-    t0 = time.perf_counter()
-    codes = []
-    for k in range(count):
-        st, text = post_fault(pc, "down", link(300 + k))
-        codes.append(st)
+    seq0 = settle(qc)
+    links0 = get(qc, "/api/fabric")["links"]
+    m0 = changes(qc)
+    c0 = cpu_sample()
+    wall0, t0 = time.time(), time.perf_counter()
+    codes = [post_fault(pc, "down", link(300 + i))[0] for i in range(k)]
     t1 = time.perf_counter()
     ok = codes.count(202)
-    tf, j, polls = wait_epoch(qc, seq0, poll_s, t0 + TIMEOUT, lambda j: j["links"] == links0 - ok)
+    tf, j, polls = wait_epoch(qc, seq0, t0 + TIMEOUT, lambda j: j["links"] == links0 - ok)
+    c1 = cpu_sample()
     final = j["epoch"]["seq"]
-    pub_ms = iso_ms(j["epoch"]["published"])
-    seq_end = quiet(qc, hold_s)
-    lat = reroute_events(qc, seq0)
-    m1 = get_changes(qc)
+    seq_end = settle(qc)
+    ev, snaps = reroute_events(qc, seq0), snapshot_times(qc)
     print("  %d link-down POSTs back to back in %.1f ms (%s)"
-          % (count, (t1 - t0) * 1e3, ", ".join("%dx %d" % (codes.count(c), c) for c in sorted(set(codes)))))
-    print("  reroutes: %d (epochs %d..%d) for %d topology changes (fabroute_topology_changes_total +%d)"
-          % (seq_end - seq0, seq0 + 1, seq_end, ok, m1 - m0))
-    print("  daemon latency_ms of each: %s" % ", ".join("%g" % lat[s] for s in sorted(lat)))
-    print("  epoch %d has all %d faults (links %d -> %d): published %.1f ms after the first POST "
-          "(daemon clock), seen %.1f ms after the first POST, %.1f ms after the last"
-          % (final, ok, links0, j["links"], pub_ms - wall0 * 1e3, (tf - t0) * 1e3, (tf - t1) * 1e3))
+          % (k, (t1 - t0) * 1e3, ", ".join("%dx %d" % (codes.count(c), c) for c in sorted(set(codes)))))
+    print("  %d reroute(s) (epochs %d..%d) for %d changes (fabroute_topology_changes_total +%d)"
+          % (seq_end - seq0, seq0 + 1, seq_end, ok, changes(qc) - m0))
+    for s in sorted(ev):
+        print("    epoch %d: published %6.1f ms after the first POST, latency_ms %g, snapshot stored %g ms later"
+              % (s, snaps[s] - wall0 * 1e3, ev[s][0], ev[s][1] - snaps[s]) if s in snaps else
+              "    epoch %d: latency_ms %g" % (s, ev[s][0]))
+    print("  epoch %d holds all %d faults (links %d -> %d): seen %.1f ms after the first POST, %.1f ms after the last"
+          % (final, ok, links0, j["links"], (tf - t0) * 1e3, (tf - t1) * 1e3))
     if seq_end != final:
-        print("  (epochs after %d: the same topology, requested while %d was being computed)" % (final, final))
+        print("  (the epochs after %d have the same topology: requested while %d was being computed)" % (final, final))
+    cpu_report(c0, c1)
 
-def get_changes(c):
-    c.request("GET", "/metrics")
-    r = c.getresponse()
-    text = r.read().decode()
-    m = re.search(r"^fabroute_topology_changes_total (\d+)", text, re.M)
-    return int(m.group(1)) if m else 0
-
-def iso_ms(s):
-    # "2026-11-22T00:01:01.145Z"
-    import calendar
-    t = time.strptime(s[:19], "%Y-%m-%dT%H:%M:%S")
-    return calendar.timegm(t) * 1000.0 + float(s[19:-1] or 0) * 1000
-
-poll_s = float(sys.argv[6]) / 1000.0
-hold_s = float(sys.argv[7]) / 1000.0
 if mode == "seq":
-    sequential(int(sys.argv[5]), 0.1, poll_s, hold_s)
+    sequential(count)
 else:
-    storm(int(sys.argv[5]), poll_s, hold_s)
+    storm(count)
 EOF
 
-echo "fabrouted reroute latency: gen:ft648 (648 CAs, 54 switches), $n faults, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "(the daemon, the python3 client and its poller share the cores; /api/fabric polled every $poll_ms ms)"
+echo "fabrouted reroute latency: gen:ft648 (648 CAs, 54 switches), $n faults; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "(the daemon, this python3 client and its poller share the cores; /api/fabric polled every $poll_ms ms)"
 for hd in 0 50; do
 	start_daemon "hd$hd" "$hd"
 	echo
 	echo "=== holddown_ms = $hd"
-	echo "-- $n faults, one at a time, 100 ms apart"
-	python3 "$tmp/reroute.py" "$port" "$token" "$log" seq "$n" "$poll_ms" "$hd" || die "the sequential test failed"
-	echo "-- storm: 20 faults back to back"
-	python3 "$tmp/reroute.py" "$port" "$token" "$log" storm 20 "$poll_ms" "$hd" || die "the storm test failed"
+	echo "-- $n faults, one at a time, on an idle daemon"
+	python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" seq "$n" "$poll_ms" "$hd" ||
+		die "the sequential test failed"
+	echo "-- storm: 20 link-down faults back to back"
+	python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" storm 20 "$poll_ms" "$hd" ||
+		die "the storm test failed"
 	kill -0 "$pid" 2> /dev/null || die "fabrouted died during the test"
-	h=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^fabroute_reroute_duration_seconds_(sum|count)/ { v[$1] = $2 }
-		END { printf "%d reroutes, mean %.1f ms", v["fabroute_reroute_duration_seconds_count"],
-			1000 * v["fabroute_reroute_duration_seconds_sum"] / v["fabroute_reroute_duration_seconds_count"] }')
+	h=$(curl -s -m 5 "http://127.0.0.1:$port/metrics" | awk '/^fabroute_reroute_duration_seconds_(sum|count)/ { v[$1] = $2 }
+		END { c = v["fabroute_reroute_duration_seconds_count"]
+		      printf "%d reroutes, mean %.1f ms", c, c ? 1000 * v["fabroute_reroute_duration_seconds_sum"] / c : 0 }')
 	echo "-- /metrics fabroute_reroute_duration_seconds: $h (startup included)"
 	stop_daemon
 done

@@ -166,11 +166,11 @@ static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 		api_err_set(aerr, status[rc], code[rc], "%s", err.msg);
 		return NULL;
 	}
+	pipe_request(d->pipe, "fault");	/* first: the reroute's clock starts with the fault */
 	save_faults(d);
 	log_notice("simulated fault: %s %s %s", kname, canon, down ? "down" : "up");
 	daemon_event(d, "fault", json_pack("{s:s, s:s, s:s}", "action", down ? "down" : "up", kname, canon,
 					   "named", what), "%s %s %s", kname, what, down ? "down" : "up");
-	pipe_request(d->pipe, "fault");
 	return json_pack("{s:s, s:s, s:o, s:b}", "action", down ? "down" : "up", kname, canon,
 			 "faults", srcf_faults_json(d->src), "reroute_requested", 1);
 }

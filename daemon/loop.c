@@ -53,6 +53,14 @@ int64_t loop_now_ms(void)
 	return clock_ms(CLOCK_MONOTONIC);
 }
 
+double loop_now_fms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 int64_t loop_wall_ms(void)
 {
 	return clock_ms(CLOCK_REALTIME);

@@ -40,6 +40,8 @@ void loop_stop(struct loop *l);
 
 /** loop_now_ms() - monotonic clock in milliseconds. */
 int64_t loop_now_ms(void);
+/** loop_now_fms() - monotonic clock in milliseconds, with sub-millisecond precision. */
+double loop_now_fms(void);
 /** loop_wall_ms() - wall clock, milliseconds since the Unix epoch. */
 int64_t loop_wall_ms(void);
 

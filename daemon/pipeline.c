@@ -35,7 +35,8 @@ struct pipeline {
 	unsigned lmc, holddown_ms, keep, max_age_days;
 	int pending, job, busy, quit, completed;
 	char reason[32];
-	int64_t first_change_ms, last_start_ms;
+	double first_change_ms;
+	int64_t last_start_ms;
 	uint64_t seq;
 	struct pipe_stats stats;
 	void (*cb)(void *ud, const struct epoch *e);
@@ -49,7 +50,7 @@ struct job {
 	char reason[32];
 	char *chain, *options;
 	unsigned lmc, keep, max_age_days;
-	int64_t first_change_ms;
+	double first_change_ms;
 };
 
 static const double hist_bounds[PIPE_HIST_N] = PIPE_HIST_BOUNDS;
@@ -111,7 +112,7 @@ static int route(struct fabric *f, const struct job *j, struct epoch *e, struct 
 	struct eng_outcome out;
 	char **kv;
 	size_t nkv;
-	int64_t t0;
+	double t0;
 	int rc;
 
 	if (config_engine_kv(j->options, &kv, &nkv)) {
@@ -119,10 +120,10 @@ static int route(struct fabric *f, const struct job *j, struct epoch *e, struct 
 		return -1;
 	}
 	rc = eng_chain_parse(&chain, j->chain, (const char *const *)kv, nkv, err);
-	t0 = loop_now_ms();
+	t0 = loop_now_fms();
 	if (rc == 0)
 		rc = eng_chain_route(f, &chain, &e->routing, &out, err);
-	e->compute_ms = (double)(loop_now_ms() - t0);
+	e->compute_ms = loop_now_fms() - t0;
 	config_engine_kv_free(kv, nkv);
 	if (rc)
 		return -1;
@@ -133,12 +134,12 @@ static int route(struct fabric *f, const struct job *j, struct epoch *e, struct 
 
 static int evaluate(struct epoch *e, struct fab_err *err)
 {
-	int64_t t0 = loop_now_ms();
+	double t0 = loop_now_fms();
 
 	e->opts = (struct an_opts){ .load = 1 };
 	if (an_evaluate(e->fabric, e->routing, &e->opts, &e->report, err))
 		return -1;
-	e->eval_ms = (double)(loop_now_ms() - t0);
+	e->eval_ms = loop_now_fms() - t0;
 	e->topo_hash = fab_topology_hash(e->fabric);
 	return 0;
 }
@@ -230,10 +231,10 @@ static void reroute(struct pipeline *p, const struct job *j)
 	    route(e->fabric, j, e, &err) || evaluate(e, &err))
 		goto fail;
 	publish(p, e, j->reason);
-	latency = (double)(loop_now_ms() - j->first_change_ms);
+	latency = loop_now_fms() - j->first_change_ms;
 	account(p, 1, latency);
 	summary = summary_json(e, latency);
-	log_info("epoch %llu published (%s): %s in %.0f ms, evaluated in %.0f ms, %s, %s; %.0f ms after the change",
+	log_info("epoch %llu published (%s): %s in %.1f ms, evaluated in %.1f ms, %s, %s; %.1f ms after the change",
 		 (unsigned long long)e->seq, j->reason, e->engine, e->compute_ms, e->eval_ms,
 		 an_connected(&e->report) ? "connected" : "NOT connected",
 		 e->report.cdg.deadlock_free ? "deadlock-free" : "deadlock POSSIBLE", latency);
@@ -339,7 +340,7 @@ void pipe_request(struct pipeline *p, const char *reason)
 {
 	pthread_mutex_lock(&p->mu);
 	if (!p->pending) {
-		p->first_change_ms = loop_now_ms();
+		p->first_change_ms = loop_now_fms();
 		snprintf(p->reason, sizeof(p->reason), "%s", reason);
 	}
 	p->pending = 1;
