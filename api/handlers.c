@@ -194,10 +194,12 @@ static void h_snapshot(struct api_req *rq, struct api_resp *rs)
 	struct fab_err err = { { 0 } };
 	long long id;
 	int missing = 0;
+	json_t *j;
 
 	if (uint_arg(rs, "snapshot id", rq->seg[0], 1, INT64_MAX, &id))
 		return;
-	snapshot_answer(rs, store_snapshot_json(rq->store, id, &missing, &err), missing, &err);
+	j = store_snapshot_json(rq->store, id, &missing, &err);
+	snapshot_answer(rs, j, missing, &err);
 }
 
 static void h_diff(struct api_req *rq, struct api_resp *rs)
@@ -205,11 +207,13 @@ static void h_diff(struct api_req *rq, struct api_resp *rs)
 	struct fab_err err = { { 0 } };
 	long long a, b;
 	int missing = 0;
+	json_t *j;
 
 	if (uint_arg(rs, "snapshot id", rq->seg[0], 1, INT64_MAX, &a) ||
 	    uint_arg(rs, "snapshot id", rq->seg[1], 1, INT64_MAX, &b))
 		return;
-	snapshot_answer(rs, store_snapshot_diff_json(rq->store, a, b, &missing, &err), missing, &err);
+	j = store_snapshot_diff_json(rq->store, a, b, &missing, &err);
+	snapshot_answer(rs, j, missing, &err);
 }
 
 /* --- control ------------------------------------------------------------- */

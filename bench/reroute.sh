@@ -301,13 +301,11 @@ def storm(k):
     seq0 = settle(qc)
     links0 = get(qc, "/api/fabric")["links"]
     m0 = changes(qc)
-    c0 = cpu_sample()
     wall0, t0 = time.time(), time.perf_counter()
     codes = [post_fault(pc, "down", link(300 + i))[0] for i in range(k)]
     t1 = time.perf_counter()
     ok = codes.count(202)
     tf, j, polls = wait_epoch(qc, seq0, t0 + TIMEOUT, lambda j: j["links"] == links0 - ok)
-    c1 = cpu_sample()
     final = j["epoch"]["seq"]
     seq_end = settle(qc)
     ev, snaps = reroute_events(qc, seq0), snapshot_times(qc)
@@ -323,7 +321,6 @@ def storm(k):
           % (final, ok, links0, j["links"], (tf - t0) * 1e3, (tf - t1) * 1e3))
     if seq_end != final:
         print("  (the epochs after %d have the same topology: requested while %d was being computed)" % (final, final))
-    cpu_report(c0, c1)
 
 if mode == "seq":
     sequential(count)

@@ -53,20 +53,32 @@ static int node_width(const json_t *a, int min)
 	return w;
 }
 
+/* The out port of a hop: its number, or "none" (255: no LFT entry). */
+static const char *out_port(const json_t *hop, char *buf, size_t size)
+{
+	long long p = client_int(hop, "out_port");
+
+	if (p < 0 || p >= 255)
+		return "none";
+	snprintf(buf, size, "%lld", p);
+	return buf;
+}
+
 /* The hops of a path, one a line: node, GUID, in port -> out port, VL. */
 static void print_hops(const json_t *hops)
 {
 	int w = node_width(hops, 4);
+	char port[16];
 	size_t i;
 	json_t *h;
 
 	if (!json_array_size(hops))
 		return;
-	printf("  %3s  %-*s  %-18s  %3s -> %-3s  %s\n", "#", w, "NODE", "GUID", "IN", "OUT", "VL");
+	printf("  %3s  %-*s  %-18s  %3s -> %-4s  %s\n", "#", w, "NODE", "GUID", "IN", "OUT", "VL");
 	json_array_foreach(hops, i, h)
-		printf("  %3zu  %-*s  %-18s  %3lld -> %-3lld  %lld\n", i + 1, w,
+		printf("  %3zu  %-*s  %-18s  %3lld -> %-4s  %lld\n", i + 1, w,
 		       client_str(h, "node", "?"), client_str(h, "guid", "?"), client_int(h, "in_port"),
-		       client_int(h, "out_port"), client_int(h, "vl"));
+		       out_port(h, port, sizeof(port)), client_int(h, "vl"));
 }
 
 /* One endpoint: "node-000  0x0002fab200000010 port 1, LID 55 (CA)". */
@@ -117,8 +129,10 @@ static void status_fabric(const json_t *fab)
 							 "no routing published yet"));
 		return;
 	}
-	printf("epoch:      %lld (snapshot %lld), published %s, reason: %s\n", client_int(e, "seq"),
-	       client_int(e, "snapshot_id"), client_str(e, "published", "?"), client_str(e, "reason", "?"));
+	printf("epoch:      %lld", client_int(e, "seq"));
+	if (client_int(e, "snapshot_id") > 0)	/* 0 until the store has it */
+		printf(" (snapshot %lld)", client_int(e, "snapshot_id"));
+	printf(", published %s, reason: %s\n", client_str(e, "published", "?"), client_str(e, "reason", "?"));
 	printf("engine:     %s (chain %s)\n", client_str(e, "engine", "?"), client_str(e, "chain", "?"));
 	printf("fabric:     %lld nodes (%lld switches, %lld CAs, %lld routers), %lld links, "
 	       "%lld endpoints, LIDs up to %lld\n", client_int(fab, "nodes"), client_int(fab, "switches"),
