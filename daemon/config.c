@@ -198,22 +198,31 @@ static int load_line(struct config *c, char *line, const char *path, unsigned no
 	return rc ? -1 : 0;
 }
 
-int config_load_file(struct config *c, const char *path, struct fab_err *err)
+int config_load_text(struct config *c, char *text, const char *name, struct fab_err *err)
 {
-	size_t len;
-	char *text, *save = NULL, *line;
+	char *save = NULL, *line;
 	unsigned no = 0;
 	int rc = 0;
 
-	if (fmt_read_file_max(path, 1u << 20, &text, &len, err))
-		return -1;
 	/* strtok_r would skip empty lines and lose the numbering: split by hand */
 	for (line = text; line && !rc; line = save) {
 		save = strchr(line, '\n');
 		if (save)
 			*save++ = '\0';
-		rc = load_line(c, line, path, ++no, err);
+		rc = load_line(c, line, name, ++no, err);
 	}
+	return rc;
+}
+
+int config_load_file(struct config *c, const char *path, struct fab_err *err)
+{
+	size_t len;
+	char *text;
+	int rc;
+
+	if (fmt_read_file_max(path, 1u << 20, &text, &len, err))
+		return -1;
+	rc = config_load_text(c, text, path, err);
 	free(text);
 	return rc;
 }
