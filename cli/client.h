@@ -167,14 +167,22 @@ void client_resp_free(struct client_resp *r);
 /** client_print_json() - @j pretty-printed (JSON_INDENT(2)) on stdout; CLI_OK or CLI_FAIL. */
 int client_print_json(const json_t *j);
 
-/* Members of a JSON answer, with defaults when absent or of another type. */
+/*
+ * Members of a JSON answer (@o may be NULL or not an object): the value
+ * when present and of the right type, else @dflt, 0 or false.
+ */
+/** client_str() - string member @key of @o, or @dflt */
 const char *client_str(const json_t *o, const char *key, const char *dflt);
+/** client_int() - integer member @key of @o, or 0 */
 long long client_int(const json_t *o, const char *key);
+/** client_real() - number member @key of @o, or 0 */
 double client_real(const json_t *o, const char *key);
+/** client_bool() - 1 when member @key of @o is true */
 int client_bool(const json_t *o, const char *key);
 /** client_ints() - a JSON array of integers as "0, 1, 3" into @buf; "none" when empty. */
 const char *client_ints(const json_t *a, char *buf, size_t size);
 
+/* The subcommands (cli/cmd_client.c, cli/cmd_client2.c): argv[0] is the name. */
 int cmd_status(int argc, char **argv);
 int cmd_route(int argc, char **argv);
 int cmd_reach(int argc, char **argv);

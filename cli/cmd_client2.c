@@ -417,8 +417,9 @@ static const struct client_cmd reroute_cmd = {
 		 "API token.\n"
 		 "\n"
 		 "Options:\n"
-		 "      --wait  wait (up to 60 s) until a reroute has finished and none is\n"
-		 "              running; exit 1 when it failed (the last good epoch stays)\n",
+		 "      --wait  wait (up to 60 s) until a reroute that started after this\n"
+		 "              command has finished and none runs; exit 1 when it failed\n"
+		 "              (the last good epoch stays in use)\n",
 	.extra = reroute_longopts,
 	.option = reroute_option,
 };
@@ -431,70 +432,92 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Reroutes finished so far, from GET /api/health; -1 after a message. */
-static long long reroutes_done(struct client *c, int *busy, long long *epoch, long long *failed)
+/* The reroutes of the daemon, from GET /api/health. */
+struct reroute_state {
+	long long done;		/* finished, ok or failed */
+	long long failed;
+	long long epoch;	/* in use */
+	int busy;		/* one runs */
+};
+
+static int reroute_state(struct client *c, struct reroute_state *st)
 {
 	struct client_resp h = { 0 };
-	long long n = -1;
+	int rc = client_get(c, "/api/health", 0, &h);
 
-	if (client_get(c, "/api/health", 0, &h) == CLI_OK) {
-		*failed = client_int(h.json, "reroutes_failed");
-		n = client_int(h.json, "reroutes_ok") + *failed;
-		*busy = client_bool(h.json, "reroute_in_progress");
-		*epoch = client_int(h.json, "epoch");
+	if (rc == CLI_OK) {
+		st->failed = client_int(h.json, "reroutes_failed");
+		st->done = client_int(h.json, "reroutes_ok") + st->failed;
+		st->busy = client_bool(h.json, "reroute_in_progress");
+		st->epoch = client_int(h.json, "epoch");
 	}
 	client_resp_free(&h);
-	return n;
+	return rc;
 }
 
 /*
- * Poll /api/health until @want reroutes have finished (counted since the
- * start) and none runs.
+ * Poll until no reroute runs and at least @want have finished, up to
+ * @deadline (now_ms()). A reroute counts as finished (and its epoch is
+ * published) a little before it stops running: it still stores the epoch.
  */
-static int reroute_wait(struct client *c, long long want, long long failed_before)
+static int reroute_poll(struct client *c, long long want, long long deadline,
+			struct reroute_state *st)
 {
 	const struct timespec poll = { 0, REROUTE_POLL_MS * 1000000L };
-	long long deadline = now_ms() + REROUTE_WAIT_MS, n, epoch = 0, failed = 0;
-	int busy = 0;
+	int rc;
 
-	while ((n = reroutes_done(c, &busy, &epoch, &failed)) >= 0 && (n < want || busy)) {
+	while ((rc = reroute_state(c, st)) == CLI_OK && (st->busy || st->done < want)) {
 		if (now_ms() > deadline) {
 			cli_err("no reroute finished within %ld s (epoch %lld still in use)",
-				REROUTE_WAIT_MS / 1000, epoch);
+				REROUTE_WAIT_MS / 1000, st->epoch);
 			return CLI_FAIL;
 		}
 		nanosleep(&poll, NULL);
 	}
-	if (n < 0)
-		return CLI_FAIL;
-	if (failed > failed_before) {
+	return rc;
+}
+
+/* After the request: wait for a reroute that started after @before was read. */
+static int reroute_wait(struct client *c, const struct reroute_state *before, long long deadline)
+{
+	struct reroute_state st;
+	int rc = reroute_poll(c, before->done + 1, deadline, &st);
+
+	if (rc)
+		return rc;
+	if (st.failed > before->failed) {
 		cli_err("the reroute failed; epoch %lld stays in use (see 'fabroute events --type error')",
-			epoch);
+			st.epoch);
 		return CLI_FAIL;
 	}
 	if (!c->json)
-		printf("rerouted: epoch %lld in use\n", epoch);
+		printf("rerouted: epoch %lld in use\n", st.epoch);
 	return CLI_OK;
 }
 
 int cmd_reroute(int argc, char **argv)
 {
 	struct client_resp r = { 0 };
-	long long before = 0, epoch, failed = 0;
+	struct reroute_state before = { 0 };
+	long long deadline = now_ms() + REROUTE_WAIT_MS;
 	struct client c;
-	int wait = 0, busy = 0, rc = client_args(&c, &reroute_cmd, argc, argv, &wait);
+	int wait = 0, rc = client_args(&c, &reroute_cmd, argc, argv, &wait);
 
 	if (rc || c.help)
 		return client_done(&c, rc);
-	/* One running now finishes first; ours (coalesced with any pending) after it. */
-	if (wait && (before = reroutes_done(&c, &busy, &epoch, &failed)) < 0)
-		rc = CLI_FAIL;
+	/*
+	 * With --wait, first let a running reroute finish: the next one to
+	 * finish then starts after this command did (and sees every change
+	 * made before it), be it ours or one already pending.
+	 */
+	if (wait)
+		rc = reroute_poll(&c, 0, deadline, &before);
 	if (rc == CLI_OK)
 		rc = client_post(&c, "/api/reroute", NULL, &r);
 	if (rc == CLI_OK && !printed_json(&c, &r, &rc))
 		printf("reroute requested\n");
 	if (rc == CLI_OK && wait)
-		rc = reroute_wait(&c, before + 1 + busy, failed);
+		rc = reroute_wait(&c, &before, deadline);
 	client_resp_free(&r);
 	return client_done(&c, rc);
 }
