@@ -189,11 +189,14 @@ struct an_load {
  * @ca_only: only CA-to-CA pairs enter the CDG (what ibdmchk checks); the
  *           default includes paths from and to switches
  * @load: compute struct an_load
+ * @parallel: build the CDG in a second thread while connectivity and load
+ *            run (same results; for callers with a spare core)
  */
 struct an_opts {
 	int all_lids;
 	int ca_only;
 	int load;
+	int parallel;
 };
 
 struct an_report {

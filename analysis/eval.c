@@ -5,6 +5,7 @@
  * an_evaluate() runs the passes over one (fabric, routing): connectivity,
  * the channel dependency graph, and on request the load.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "analysis/internal.h"
@@ -23,11 +24,29 @@ static int check_match(const struct fabric *f, const struct rt_routing *r, struc
 	return 0;
 }
 
+/* The CDG pass, run in its own thread with @parallel. */
+struct cdg_job {
+	const struct an_ctx *c;
+	const struct an_opts *o;
+	struct an_cdg *out;
+	int rc;
+};
+
+static void *cdg_thread(void *arg)
+{
+	struct cdg_job *j = arg;
+
+	j->rc = an_cdg_run(j->c, j->o, j->out);
+	return NULL;
+}
+
 int an_evaluate(const struct fabric *f, const struct rt_routing *r, const struct an_opts *o,
 		struct an_report *rep, struct fab_err *err)
 {
 	struct an_ctx c;
-	int rc = -1;
+	struct cdg_job job = { &c, o, &rep->cdg, 0 };
+	pthread_t t;
+	int rc, threaded;
 
 	memset(rep, 0, sizeof(*rep));
 	if (check_match(f, r, err))
@@ -36,16 +55,19 @@ int an_evaluate(const struct fabric *f, const struct rt_routing *r, const struct
 		fab_err_set(err, "out of memory");
 		return -1;
 	}
-	if (an_conn_run(&c, o, &rep->conn) || an_cdg_run(&c, o, &rep->cdg) ||
-	    (o->load && an_load_run(&c, &rep->load))) {
+	/* every pass only reads the context; each has its own scratch */
+	threaded = o->parallel && pthread_create(&t, NULL, cdg_thread, &job) == 0;
+	rc = an_conn_run(&c, o, &rep->conn) || (o->load && an_load_run(&c, &rep->load));
+	if (threaded)
+		pthread_join(t, NULL);
+	else
+		job.rc = an_cdg_run(&c, o, &rep->cdg);
+	if (rc || job.rc) {
 		fab_err_set(err, "out of memory evaluating %u endpoints", f->neps);
 		an_report_free(rep);
-		goto out;
 	}
-	rc = 0;
-out:
 	an_ctx_fini(&c);
-	return rc;
+	return rc || job.rc ? -1 : 0;
 }
 
 void an_report_free(struct an_report *rep)

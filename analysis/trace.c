@@ -77,6 +77,8 @@ void an_ctx_fini(struct an_ctx *c)
 
 unsigned an_vl(const struct an_ctx *c, uint32_t sw, unsigned in, unsigned out, unsigned sl)
 {
+	if (!sl && !c->has_sl2vl)
+		return 0;	/* no table anywhere: SL 0 is VL 0 (the common case, kept cheap) */
 	return rt_sl2vl_get(c->r, c->f, sw, in, out, sl);
 }
 

@@ -136,7 +136,7 @@ static int evaluate(struct epoch *e, struct fab_err *err)
 {
 	double t0 = loop_now_fms();
 
-	e->opts = (struct an_opts){ .load = 1 };
+	e->opts = (struct an_opts){ .load = 1, .parallel = 1 };
 	if (an_evaluate(e->fabric, e->routing, &e->opts, &e->report, err))
 		return -1;
 	e->eval_ms = loop_now_fms() - t0;

@@ -125,6 +125,33 @@ static void test_ring_credit_loop(void **state)
 	fab_free(f);
 }
 
+/* The CDG built in a second thread gives the same report as the serial run. */
+static void test_parallel_same_report(void **state)
+{
+	struct fabric *f = ring(5, 2);
+	struct rt_routing *r = ring_route(f, 5);
+	struct an_report a, b;
+
+	eval(f, r, (struct an_opts){ .load = 1 }, &a);
+	eval(f, r, (struct an_opts){ .load = 1, .parallel = 1 }, &b);
+	assert_memory_equal(&a.conn, &b.conn, sizeof(a.conn));
+	assert_memory_equal(&a.load, &b.load, sizeof(a.load));
+	assert_int_equal(a.cdg.deadlock_free, b.cdg.deadlock_free);
+	assert_int_equal(a.cdg.vls_used, b.cdg.vls_used);
+	assert_int_equal(a.cdg.cross_deps, b.cdg.cross_deps);
+	for (unsigned v = 0; v < AN_VLS; v++) {
+		assert_int_equal(a.cdg.vl[v].deps, b.cdg.vl[v].deps);
+		assert_int_equal(a.cdg.vl[v].cycle_len, b.cdg.vl[v].cycle_len);
+		if (a.cdg.vl[v].cycle_len)
+			assert_memory_equal(a.cdg.vl[v].cycle, b.cdg.vl[v].cycle,
+					    a.cdg.vl[v].cycle_len * sizeof(*a.cdg.vl[v].cycle));
+	}
+	an_report_free(&a);
+	an_report_free(&b);
+	rt_free(r);
+	fab_free(f);
+}
+
 /* LASH-like layers: each direction's two-hop paths starting at the last switch on VL 1. */
 static void test_acyclic_only_per_vl(void **state)
 {
@@ -444,6 +471,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_credit_loop),
+		cmocka_unit_test(test_parallel_same_report),
 		cmocka_unit_test(test_acyclic_only_per_vl),
 		cmocka_unit_test(test_cross_vl_cycle),
 		cmocka_unit_test(test_black_hole_and_loop),
