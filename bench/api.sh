@@ -38,6 +38,17 @@ ref=$((dur / 3))
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabroute-api.XXXXXX")
 pid=
+child=
+# run a command in the background and wait for it, so that a signal to this
+# script is handled at once (and the command is killed on exit)
+fg() {
+	"$@" &
+	child=$!
+	rc=0
+	wait "$child" || rc=$?
+	child=
+	return $rc
+}
 stop_daemon() {
 	[ -n "$pid" ] || return 0
 	kill "$pid" 2> /dev/null || true
@@ -47,8 +58,10 @@ stop_daemon() {
 	wait "$pid" 2> /dev/null || true
 	pid=
 }
-trap 'stop_daemon; rm -rf "$tmp"' EXIT
+trap '[ -z "$child" ] || kill "$child" 2> /dev/null; stop_daemon; rm -rf "$tmp"' EXIT
+trap 'exit 129' HUP
 trap 'exit 130' INT
+trap 'exit 141' PIPE
 trap 'exit 143' TERM
 
 od -An -N12 -tx1 /dev/urandom | tr -d ' \n' | sed 's/^/bench-/' > "$tmp/token"
@@ -76,12 +89,19 @@ until [ "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "$url/api/ready")" = 200 
 done
 threads=$(curl -s -m 5 "$url/api/config" | python3 -c 'import json, sys; print(json.load(sys.stdin)["config"]["api_threads"])' 2> /dev/null || echo "?")
 
+echo "fabrouted REST API: gen:ft648 (648 CAs, 54 switches, 702 LIDs), api_threads $threads;" \
+	"wrk -t2 --latency on the same machine"
+echo "$(nproc) cores shared by the daemon and wrk (and anything else running); load average" \
+	"$(cut -d' ' -f1-3 /proc/loadavg)"
+
 # Every pair route.lua sends must answer 200: have it write its list (a
 # one-second, one-connection run that also warms the daemon up), then ask
 # for each path once on a keep-alive connection.
-ROUTE_DUMP=$tmp/paths wrk -t1 -c1 -d1s -s "$lua" "$url" > /dev/null 2>&1 || die "wrk failed with $lua"
+export ROUTE_DUMP="$tmp/paths"
+fg wrk -t1 -c1 -d1s -s "$lua" "$url" > /dev/null 2>&1 || die "wrk failed with $lua"
+unset ROUTE_DUMP
 [ -s "$tmp/paths" ] || die "route.lua wrote no request list"
-python3 - "$port" "$tmp/paths" << 'EOF' || die "some /api/route requests of route.lua do not answer 200"
+python3 - "$port" "$tmp/paths" << 'EOF' || die "checking the /api/route requests of route.lua failed"
 import http.client, re, sys
 c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=10)
 paths = [p.strip() for p in open(sys.argv[2]) if p.strip()]
@@ -108,6 +128,11 @@ ticks() {
 	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat"
 }
 
+# CPU seconds of the children waited for, from the output of `times`
+children_cpu() {
+	awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$1"
+}
+
 # ms from wrk's "1.23ms", "456.00us", "1.20s", "2.00m"
 to_ms() {
 	awk -v v="$1" 'BEGIN { n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
@@ -115,8 +140,6 @@ to_ms() {
 		printf "%.2f", n }'
 }
 
-printf '%-14s %5s %10s %8s %8s %8s %8s %8s %10s  %s\n' endpoint conns "req/s" "p50 ms" "p90 ms" "p99 ms" \
-	non-2xx "sock err" "CPU us/req" "CPU: daemon/wrk/others"
 summary=
 
 # run NAME CONNS SECONDS URL [SCRIPT]
@@ -125,17 +148,15 @@ run() {
 	shift 4
 	set -- ${1:+-s "$1"}
 	kill -0 "$pid" 2> /dev/null || die "fabrouted is not running any more"
+	# shellcheck disable=SC2046
 	set -- $(ticks) "$@"
 	b0=$1 d0=$2
 	shift 2
-	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%U %S' -o "$tmp/wrk.time" wrk -t2 -c"$conns" -d"${secs}s" --timeout 5s --latency "$@" \
-			"$target" > "$tmp/wrk.out" 2>&1 || { cat "$tmp/wrk.out" >&2; die "wrk failed"; }
-	else
-		echo "0 0" > "$tmp/wrk.time"
-		wrk -t2 -c"$conns" -d"${secs}s" --timeout 5s --latency "$@" "$target" > "$tmp/wrk.out" 2>&1 ||
-			{ cat "$tmp/wrk.out" >&2; die "wrk failed"; }
-	fi
+	times > "$tmp/times0"
+	fg wrk -t2 -c"$conns" -d"${secs}s" --timeout 5s --latency "$@" "$target" > "$tmp/wrk.out" 2>&1 ||
+		{ cat "$tmp/wrk.out" >&2; die "wrk failed"; }
+	times > "$tmp/times1"
+	# shellcheck disable=SC2046
 	set -- $(ticks)
 	b1=$1 d1=$2
 	kill -0 "$pid" 2> /dev/null || die "fabrouted died during the $name run"
@@ -150,23 +171,24 @@ run() {
 	sockerr=${sockerr:-0}
 	sockdet=$(sed -n 's/.*Socket errors: //p' "$tmp/wrk.out")
 	hz=$(getconf CLK_TCK)
-	cpu=$(awk -v b="$((b1 - b0))" -v d="$((d1 - d0))" -v w="$(cat "$tmp/wrk.time")" -v s="$secs" \
-		-v n="$(nproc)" -v hz="$hz" -v r="${nreq:-1}" 'BEGIN { split(w, t, " ")
-		wt = (t[1] + t[2]) * hz; o = b - d - wt; if (o < 0) o = 0; tot = s * hz * n
+	w="$(children_cpu "$tmp/times1") $(children_cpu "$tmp/times0")"
+	cpu=$(awk -v b="$((b1 - b0))" -v d="$((d1 - d0))" -v w="$w" -v s="$secs" -v n="$(nproc)" \
+		-v hz="$hz" -v r="${nreq:-1}" 'BEGIN { split(w, t, " ")
+		wt = (t[1] - t[2]) * hz; o = b - d - wt; if (o < 0) o = 0; tot = s * hz * n
 		printf "%10.1f  %3.0f%% / %3.0f%% / %3.0f%%", d / hz * 1e6 / r, 100 * d / tot, 100 * wt / tot, 100 * o / tot }')
+	others=$(printf '%s\n' "$cpu" | awk '{ print $NF }')
 	printf '%-14s %5s %10s %8s %8s %8s %8s %8s %s\n' "$name" "$conns" "$rps" "$p50" "$p90" "$p99" \
 		"$non2xx" "$sockerr" "$cpu"
 	[ "$sockerr" = 0 ] || echo "               socket errors: $sockdet"
-	last="$rps $p99 $non2xx $sockerr"
+	last="$rps $p99 $non2xx $sockerr $others"
 }
 
-echo "fabrouted REST API: gen:ft648 (648 CAs, 54 switches, 702 LIDs), api_threads $threads;" \
-	"wrk -t2 --latency on the same machine"
-echo "$(nproc) cores shared by the daemon and wrk (and anything else running); load average" \
-	"$(cut -d' ' -f1-3 /proc/loadavg)"
 echo
+printf '%-14s %5s %10s %8s %8s %8s %8s %8s %10s  %s\n' endpoint conns "req/s" "p50 ms" "p90 ms" "p99 ms" \
+	non-2xx "sock err" "CPU us/req" "CPU: daemon/wrk/others"
 for c in 32 64; do
 	run /api/route "$c" "$dur" "$url" "$lua"
+	# shellcheck disable=SC2086
 	set -- $last
 	why=
 	awk -v r="$1" 'BEGIN { exit !(r < 20000) }' && why="$why, $1 req/s < 20000"
@@ -178,7 +200,7 @@ for c in 32 64; do
 /api/route, $c connections: target (>= 20000 req/s, p99 <= 5 ms, no errors) met"
 	else
 		summary="$summary
-/api/route, $c connections: target (>= 20000 req/s, p99 <= 5 ms, no errors) NOT met: ${why#, }"
+/api/route, $c connections: target (>= 20000 req/s, p99 <= 5 ms, no errors) NOT met: ${why#, } (other processes took $5 of the CPU meanwhile)"
 	fi
 done
 run /api/fabric 32 "$ref" "$url/api/fabric"

@@ -11,11 +11,11 @@
 #     previous epoch was seen and once the reroute worker has stopped using
 #     CPU): a spine-to-leaf link down, the same link up again, the next
 #     link down, ... Per fault:
-#       POST     the round trip of POST /api/faults (it stores the fault and
-#                an event in SQLite, then asks for the reroute);
+#       POST     the round trip of POST /api/faults (it asks for the
+#                reroute and stores the fault and an event in SQLite);
 #       daemon   the daemon's own figure, details.latency_ms of the reroute
-#                event: from the reroute request (the end of the POST
-#                handler) to the publication, in whole ms;
+#                event: from the reroute request (made by the POST handler)
+#                to the publication;
 #       client   from sending the POST to the first GET /api/fabric that
 #                shows the new epoch seq (polled on a keep-alive connection,
 #                every POLL_MS ms, default 0.5);
@@ -51,6 +51,17 @@ build=$(cd "$build" && pwd)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabroute-reroute.XXXXXX")
 pid=
+child=
+# run a command in the background and wait for it, so that a signal to this
+# script is handled at once (and the command is killed on exit)
+fg() {
+	"$@" &
+	child=$!
+	rc=0
+	wait "$child" || rc=$?
+	child=
+	return $rc
+}
 stop_daemon() {
 	[ -n "$pid" ] || return 0
 	kill "$pid" 2> /dev/null || true
@@ -60,8 +71,10 @@ stop_daemon() {
 	wait "$pid" 2> /dev/null || true
 	pid=
 }
-trap 'stop_daemon; rm -rf "$tmp"' EXIT
+trap '[ -z "$child" ] || kill "$child" 2> /dev/null; stop_daemon; rm -rf "$tmp"' EXIT
+trap 'exit 129' HUP
 trap 'exit 130' INT
+trap 'exit 141' PIPE
 trap 'exit 143' TERM
 
 token=bench-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
@@ -174,14 +187,17 @@ def iso_ms(s):
     return calendar.timegm(time.strptime(s[:19], "%Y-%m-%dT%H:%M:%S")) * 1000.0 + float(s[19:-1] or 0) * 1000
 
 def epochs_from_log():
-    # "epoch 7 published (fault): sftree in 1 ms, evaluated in 13 ms, ...; 16 ms after the change"
-    rx = re.compile(r"epoch (\d+) published \(([^)]*)\): (\S+) in (\d+) ms, evaluated in (\d+) ms.*; (\d+) ms after")
+    # "epoch 7 published (fault): sftree in 1.2 ms, evaluated in 13.4 ms, ...; 16.0 ms after the change"
+    # (whole ms in older builds)
+    num = r"(\d+(?:\.\d+)?)"
+    rx = re.compile(r"epoch (\d+) published \(([^)]*)\): (\S+) in %s ms, evaluated in %s ms.*; %s ms after"
+                    % (num, num, num))
     out = {}
     with open(log) as f:
         for line in f:
             m = rx.search(line)
             if m:
-                out[int(m.group(1))] = (m.group(3), int(m.group(4)), int(m.group(5)), int(m.group(6)))
+                out[int(m.group(1))] = (m.group(3), float(m.group(4)), float(m.group(5)), float(m.group(6)))
     return out
 
 def reroute_events(c, since_seq):
@@ -314,9 +330,9 @@ def storm(k):
     print("  %d reroute(s) (epochs %d..%d) for %d changes (fabroute_topology_changes_total +%d)"
           % (seq_end - seq0, seq0 + 1, seq_end, ok, changes(qc) - m0))
     for s in sorted(ev):
-        print("    epoch %d: published %6.1f ms after the first POST, latency_ms %g, snapshot stored %g ms later"
+        print("    epoch %d: published %6.1f ms after the first POST, latency_ms %.1f, snapshot stored %g ms later"
               % (s, snaps[s] - wall0 * 1e3, ev[s][0], ev[s][1] - snaps[s]) if s in snaps else
-              "    epoch %d: latency_ms %g" % (s, ev[s][0]))
+              "    epoch %d: latency_ms %.1f" % (s, ev[s][0]))
     print("  epoch %d holds all %d faults (links %d -> %d): seen %.1f ms after the first POST, %.1f ms after the last"
           % (final, ok, links0, j["links"], (tf - t0) * 1e3, (tf - t1) * 1e3))
     if seq_end != final:
@@ -328,17 +344,35 @@ else:
     storm(count)
 EOF
 
+# The same evaluation offline, as a yardstick of the machine's speed now:
+# `fabroute eval` (connectivity, CDG, load) of ft648 routed by sftree.
+ref_eval() {
+	fab=$build/fabroute
+	[ -x "$fab" ] || { echo "(no $fab: no offline reference)"; return 0; }
+	mkdir -p "$tmp/ref"
+	if ! "$fab" gen ft648 -o "$tmp/ref/ft.ibnd" > /dev/null 2>&1 ||
+		! "$fab" compute -e sftree --topology "$tmp/ref/ft.ibnd" -d "$tmp/ref/out" > /dev/null 2>&1; then
+		echo "(fabroute gen/compute failed: no offline reference)"
+		return 0
+	fi
+	for i in 1 2 3 4 5 6 7; do
+		"$fab" eval --topology "$tmp/ref/out/topology.ibnd" --lfts "$tmp/ref/out/opensm-lfts.dump" \
+			--metrics conn,cdg,load 2> /dev/null | sed -n 's/^time: *\([0-9.]*\) ms evaluation.*/\1/p'
+	done | sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "yardstick: the same evaluation offline (fabroute eval, 7 runs): min %.1f ms, median %.1f ms\n", v[1], v[int((NR + 1) / 2)] }'
+}
+
 echo "fabrouted reroute latency: gen:ft648 (648 CAs, 54 switches), $n faults; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "(the daemon, this python3 client and its poller share the cores; /api/fabric polled every $poll_ms ms)"
+ref_eval
 for hd in 0 50; do
 	start_daemon "hd$hd" "$hd"
 	echo
 	echo "=== holddown_ms = $hd"
 	echo "-- $n faults, one at a time, on an idle daemon"
-	python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" seq "$n" "$poll_ms" "$hd" ||
+	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" seq "$n" "$poll_ms" "$hd" ||
 		die "the sequential test failed"
 	echo "-- storm: 20 link-down faults back to back"
-	python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" storm 20 "$poll_ms" "$hd" ||
+	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" storm 20 "$poll_ms" "$hd" ||
 		die "the storm test failed"
 	kill -0 "$pid" 2> /dev/null || die "fabrouted died during the test"
 	h=$(curl -s -m 5 "http://127.0.0.1:$port/metrics" | awk '/^fabroute_reroute_duration_seconds_(sum|count)/ { v[$1] = $2 }
