@@ -18,6 +18,8 @@
 
 /** an_json_guid() - a GUID as the string "0x" + 16 hex digits. */
 json_t *an_json_guid(uint64_t guid);
+/** an_json_bits() - the set bits of @mask as an array of their numbers ([0, 3] for 0x9). */
+json_t *an_json_bits(uint32_t mask);
 /** an_json_endpoint() - {"node", "guid", "type", "port", "lid"} of endpoint @ep. */
 json_t *an_json_endpoint(const struct fabric *f, uint32_t ep);
 /** an_json_conn() - the "connectivity" member: {"connected", "all_lids", "max_hops", "classes"}. */

@@ -11,6 +11,16 @@
 
 #include "analysis/report.h"
 
+json_t *an_json_bits(uint32_t mask)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; a && i < 32; i++)
+		if (mask & (1u << i))
+			json_array_append_new(a, json_integer(i));
+	return a;
+}
+
 json_t *an_json_guid(uint64_t guid)
 {
 	char s[24];

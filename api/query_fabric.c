@@ -48,16 +48,6 @@ static const char *phys_name(unsigned s)
 	}
 }
 
-static json_t *bits_json(uint32_t mask)
-{
-	json_t *a = json_array();
-
-	for (unsigned i = 0; a && i < 32; i++)
-		if (mask & (1u << i))
-			json_array_append_new(a, json_integer(i));
-	return a;
-}
-
 /* Merge @body into @o (both consumed); NULL when either is missing. */
 static json_t *merge(json_t *o, json_t *body, struct api_err *err)
 {
@@ -90,7 +80,7 @@ static json_t *routing_json(const struct epoch *e)
 
 	return json_pack("{s:b, s:b, s:o, s:o, s:b, s:f, s:f}", "connected", an_connected(rep),
 			 "deadlock_free", rep->cdg.deadlock_free,
-			 "vls_used", bits_json(rep->cdg.vls_used), "max_link_load", load,
+			 "vls_used", an_json_bits(rep->cdg.vls_used), "max_link_load", load,
 			 "ready", epoch_ready(e), "compute_ms", e->compute_ms,
 			 "eval_ms", e->eval_ms);
 }

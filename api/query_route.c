@@ -308,16 +308,6 @@ static uint32_t sls_used(const struct rt_routing *r)
 	return mask ? mask : 1;
 }
 
-static json_t *bits_json(uint32_t mask)
-{
-	json_t *a = json_array();
-
-	for (unsigned i = 0; a && i < 32; i++)
-		if (mask & (1u << i))
-			json_array_append_new(a, json_integer(i));
-	return a;
-}
-
 /* switches_with_tables, sls_used, identity (no table maps any SL off VL 0). */
 static json_t *sl2vl_json(const struct fabric *f, const struct rt_routing *r)
 {
@@ -334,7 +324,7 @@ static json_t *sl2vl_json(const struct fabric *f, const struct rt_routing *r)
 			zero = r->sl2vl[s][i] == 0;
 	}
 	return json_pack("{s:i, s:o, s:b}", "switches_with_tables", (json_int_t)tables,
-			 "sls_used", bits_json(sls_used(r)), "identity", zero);
+			 "sls_used", an_json_bits(sls_used(r)), "identity", zero);
 }
 
 /* The VLs some hop uses, each with "cycle": null when acyclic. */
@@ -363,7 +353,7 @@ json_t *apiq_vl_usage(const struct epoch *e, struct api_err *err)
 	if (!o)
 		return NULL;
 	c = &e->report.cdg;
-	body = json_pack("{s:o, s:b, s:o, s:{s:I, s:b}, s:o}", "vls_used", bits_json(c->vls_used),
+	body = json_pack("{s:o, s:b, s:o, s:{s:I, s:b}, s:o}", "vls_used", an_json_bits(c->vls_used),
 			 "deadlock_free", c->deadlock_free, "vls", vls_json(e->fabric, c),
 			 "cross_vl", "dependencies", (json_int_t)c->cross_deps,
 			 "cycle", c->cross_cycle,

@@ -195,22 +195,19 @@ static json_t *summary_json(const struct compute_opts *o, const struct fabric *f
 			    const struct rt_routing *r, const struct eng_outcome *res, double ms,
 			    int have_pathsl)
 {
-	json_t *log = json_array(), *vls = json_array();
+	json_t *log = json_array();
 	char *copy = strdup(res->log), *save = NULL;
 
 	for (char *l = copy ? strtok_r(copy, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
 		json_array_append_new(log, json_string(l));
 	free(copy);
-	for (unsigned v = 0; v < 16; v++)
-		if (r->vls_used & (1u << v))
-			json_array_append_new(vls, json_integer(v));
 	return json_pack("{s:s, s:s, s:s, s:o, s:f, s:s, s:{s:i, s:i, s:i, s:i}, s:o,"
 			 " s:{s:s, s:s, s:s, s:s?}}",
 			 "schema", "fabroute-compute/1", "engine", res->used->name, "chain", o->chain,
 			 "log", log, "compute_ms", ms, "notes", r->notes ? r->notes : "",
 			 "fabric", "nodes", (json_int_t)f->nnodes, "switches", (json_int_t)f->nswitches,
 			 "endpoints", (json_int_t)f->neps, "lid_top", (json_int_t)f->lid_top,
-			 "vls_used", vls,
+			 "vls_used", an_json_bits(r->vls_used),
 			 "files", "lfts", "opensm-lfts.dump", "guid2lid", "guid2lid",
 			 "topology", "topology.ibnd", "path_sl", have_pathsl ? "path-sl" : NULL);
 }

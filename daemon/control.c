@@ -18,20 +18,6 @@
 #include "daemon/log.h"
 #include "fabric/formats.h"
 
-void daemon_event(struct daemon *d, const char *type, json_t *details, const char *fmt, ...)
-{
-	char msg[512];
-	struct fab_err err;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (store_event_add(d->st, loop_wall_ms(), type, msg, details, &err) < 0)
-		log_err("%s", err.msg);
-	json_decref(details);
-}
-
 struct pipe_settings daemon_settings(const struct config *c, const char *chain, const char *options)
 {
 	return (struct pipe_settings){
@@ -99,7 +85,7 @@ static int hook_engine(void *ud, const char *chain, const char *options, struct 
 	    store_setting_set(d->st, "engine_options", options, &err))
 		log_err("the engine selection is not stored: %s", err.msg);
 	log_notice("engine chain '%s' selected through the API", chain);
-	daemon_event(d, "engine", json_pack("{s:s, s:s}", "chain", chain, "options", options),
+	pipe_event(d->st, "engine", json_pack("{s:s, s:s}", "chain", chain, "options", options),
 		     "engine chain '%s' selected", chain);
 	pipe_request(d->pipe, "engine");
 	return 0;
@@ -169,7 +155,7 @@ static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 	pipe_request(d->pipe, "fault");	/* first: the reroute's clock starts with the fault */
 	save_faults(d);
 	log_notice("simulated fault: %s %s %s", kname, canon, down ? "down" : "up");
-	daemon_event(d, "fault", json_pack("{s:s, s:s, s:s}", "action", down ? "down" : "up", kname, canon,
+	pipe_event(d->st, "fault", json_pack("{s:s, s:s, s:s}", "action", down ? "down" : "up", kname, canon,
 					   "named", what), "%s %s %s", kname, what, down ? "down" : "up");
 	return json_pack("{s:s, s:s, s:o, s:b}", "action", down ? "down" : "up", kname, canon,
 			 "faults", srcf_faults_json(d->src), "reroute_requested", 1);

@@ -44,10 +44,6 @@ struct daemon {
 /** daemon_hooks() - the API's hooks into @d. */
 struct api_hooks daemon_hooks(struct daemon *d);
 
-/** daemon_event() - record an event (errors are logged). */
-void daemon_event(struct daemon *d, const char *type, json_t *details, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
 /** daemon_settings() - the pipeline settings in @c, with @chain/@options overriding when not NULL. */
 struct pipe_settings daemon_settings(const struct config *c, const char *chain, const char *options);
 

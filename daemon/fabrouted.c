@@ -189,7 +189,7 @@ static void reload(struct daemon *d)
 	if (build_config(d, &c, &err) ||
 	    (src_changed = srcf_reload(d->src, c.topology, c.topology_format, &err)) < 0) {
 		log_err("reload: %s; keeping the old configuration", err.msg);
-		daemon_event(d, "config", NULL, "reload refused, the old configuration stays: %s", err.msg);
+		pipe_event(d->st, "config", NULL, "reload refused, the old configuration stays: %s", err.msg);
 		config_free(&c);
 		sd_notify(0, "READY=1");
 		return;
@@ -217,7 +217,7 @@ static void reload(struct daemon *d)
 	free(opts);
 	config_free(&old);
 	log_notice("configuration reloaded%s", changed || src_changed ? ": rerouting" : "");
-	daemon_event(d, "config", NULL, "configuration reloaded");
+	pipe_event(d->st, "config", NULL, "configuration reloaded");
 	if (changed || src_changed)
 		pipe_request(d->pipe, src_changed ? "source" : "config");
 	sd_notify(0, "READY=1");
@@ -323,7 +323,7 @@ static int start(struct daemon *d, struct fab_err *err)
 	restored = pipe_restore(d->pipe);
 	if (start_api(d, err))
 		return -1;
-	daemon_event(d, "daemon", NULL, "fabrouted %s started", PACKAGE_VERSION);
+	pipe_event(d->st, "daemon", NULL, "fabrouted %s started", PACKAGE_VERSION);
 	if (restored) {
 		struct epoch *e = epoch_slot_get(&d->slot);
 
@@ -343,7 +343,7 @@ static void stop(struct daemon *d)
 	epoch_slot_fini(&d->slot);
 	srcf_free(d->src);
 	if (d->st)
-		daemon_event(d, "daemon", NULL, "fabrouted stopped");
+		pipe_event(d->st, "daemon", NULL, "fabrouted stopped");
 	store_close(d->st);
 	loop_free(d->loop);
 	if (d->sig_fd >= 0)

@@ -19,6 +19,7 @@
 #include "daemon/log.h"
 #include "daemon/pipeline.h"
 #include "daemon/config.h"
+#include "analysis/report.h"
 #include "engines/engine.h"
 
 struct pipeline {
@@ -74,10 +75,7 @@ static char *routing_key(const char *chain, const char *options, unsigned lmc)
 	return k;
 }
 
-static void record_event(struct pipeline *p, const char *type, json_t *details, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void record_event(struct pipeline *p, const char *type, json_t *details, const char *fmt, ...)
+void pipe_event(struct store *st, const char *type, json_t *details, const char *fmt, ...)
 {
 	char msg[512];
 	struct fab_err err;
@@ -86,7 +84,7 @@ static void record_event(struct pipeline *p, const char *type, json_t *details, 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (store_event_add(p->st, loop_wall_ms(), type, msg, details, &err) < 0)
+	if (store_event_add(st, loop_wall_ms(), type, msg, details, &err) < 0)
 		log_err("%s", err.msg);
 	json_decref(details);
 }
@@ -146,18 +144,15 @@ static int evaluate(struct epoch *e, struct fab_err *err)
 
 static json_t *summary_json(const struct epoch *e, double latency_ms)
 {
-	json_t *unr = json_object(), *pairs = json_object(), *vls = json_array();
+	json_t *unr = json_object(), *pairs = json_object();
 
 	for (unsigned k = 0; k < AN_NCLASSES; k++) {
 		json_object_set_new(unr, an_class_name(k), json_integer((json_int_t)e->report.conn.unreachable[k]));
 		json_object_set_new(pairs, an_class_name(k), json_integer((json_int_t)e->report.conn.pairs[k]));
 	}
-	for (unsigned v = 0; v < AN_VLS; v++)
-		if (e->report.cdg.vls_used & (1u << v))
-			json_array_append_new(vls, json_integer(v));
 	return json_pack("{s:b, s:b, s:o, s:o, s:o, s:I, s:i, s:f}",
 			 "connected", an_connected(&e->report), "deadlock_free", e->report.cdg.deadlock_free,
-			 "pairs", pairs, "unreachable", unr, "vls_used", vls,
+			 "pairs", pairs, "unreachable", unr, "vls_used", an_json_bits(e->report.cdg.vls_used),
 			 "max_link_load", (json_int_t)e->report.load.max,
 			 "max_hops", (json_int_t)e->report.conn.max_hops, "latency_ms", latency_ms);
 }
@@ -175,7 +170,7 @@ static void store_epoch(struct pipeline *p, struct epoch *e, const struct job *j
 
 	if (id < 0) {
 		log_err("epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
-		record_event(p, "error", NULL, "epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
+		pipe_event(p->st, "error", NULL, "epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
 	} else {
 		__atomic_store_n(&e->snapshot_id, id, __ATOMIC_RELEASE);
 		if (!key || store_setting_set(p->st, "routing_key", key, &err))
@@ -239,7 +234,7 @@ static void reroute(struct pipeline *p, const struct job *j)
 		 an_connected(&e->report) ? "connected" : "NOT connected",
 		 e->report.cdg.deadlock_free ? "deadlock-free" : "deadlock POSSIBLE", latency);
 	store_epoch(p, e, j, summary);
-	record_event(p, "reroute", summary, "epoch %llu: %s routed (%s)", (unsigned long long)e->seq,
+	pipe_event(p->st, "reroute", summary, "epoch %llu: %s routed (%s)", (unsigned long long)e->seq,
 		     e->engine, j->reason);
 	epoch_unref(e);
 	return;
@@ -247,7 +242,7 @@ fail:
 	epoch_unref(e);
 	account(p, 0, 0);
 	log_err("reroute (%s) failed, the last good epoch stays: %s", j->reason, err.msg);
-	record_event(p, "error", json_pack("{s:s, s:s}", "reason", j->reason, "chain", j->chain),
+	pipe_event(p->st, "error", json_pack("{s:s, s:s}", "reason", j->reason, "chain", j->chain),
 		     "reroute failed, the last good epoch stays: %s", err.msg);
 }
 
@@ -474,7 +469,7 @@ int pipe_restore(struct pipeline *p)
 	publish(p, e, "restore");
 	log_notice("epoch %llu restored from snapshot %lld without recomputing (evaluated in %.0f ms)",
 		   (unsigned long long)e->seq, (long long)id, e->eval_ms);
-	record_event(p, "daemon", NULL, "epoch %llu restored from snapshot %lld without recomputing",
+	pipe_event(p->st, "daemon", NULL, "epoch %llu restored from snapshot %lld without recomputing",
 		     (unsigned long long)e->seq, (long long)id);
 	done = 1;
 out:
@@ -496,6 +491,18 @@ static uint64_t last_seq(struct store *st)
 
 	json_decref(j);
 	return s;
+}
+
+/* What pipe_new() made, the worker aside. */
+static void release(struct pipeline *p)
+{
+	if (p->wake_fd >= 0)
+		close(p->wake_fd);
+	free(p->chain);
+	free(p->options);
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
 }
 
 struct pipeline *pipe_new(struct loop *l, struct epoch_slot *slot, struct store *st,
@@ -525,13 +532,7 @@ struct pipeline *pipe_new(struct loop *l, struct epoch_slot *slot, struct store 
 	}
 	return p;
 fail:
-	if (p->wake_fd >= 0)
-		close(p->wake_fd);
-	free(p->chain);
-	free(p->options);
-	pthread_cond_destroy(&p->cv);
-	pthread_mutex_destroy(&p->mu);
-	free(p);
+	release(p);
 	return NULL;
 }
 
@@ -546,10 +547,5 @@ void pipe_free(struct pipeline *p)
 	pthread_join(p->worker, NULL);
 	loop_del_fd(p->loop, p->wake_fd);
 	loop_timer_disarm(p->timer);
-	close(p->wake_fd);
-	free(p->chain);
-	free(p->options);
-	pthread_cond_destroy(&p->cv);
-	pthread_mutex_destroy(&p->mu);
-	free(p);
+	release(p);
 }

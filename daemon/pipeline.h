@@ -76,6 +76,10 @@ int pipe_restore(struct pipeline *p);
 /** pipe_request() - a change happened (thread-safe): reroute soon. */
 void pipe_request(struct pipeline *p, const char *reason);
 
+/** pipe_event() - record an event in @st (a failure is logged); takes @details. */
+void pipe_event(struct store *st, const char *type, json_t *details, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /** pipe_stats() - a copy of the counters. */
 void pipe_stats(struct pipeline *p, struct pipe_stats *out);
 

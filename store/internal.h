@@ -35,6 +35,13 @@ struct store {
 void store_db_err(struct store *s, struct fab_err *err, const char *what);
 /** store_db_prepare() - prepare @sql; -1 with @err set on failure. */
 int store_db_prepare(struct store *s, const char *sql, sqlite3_stmt **st, struct fab_err *err);
+/**
+ * store_rows_json() - step @st (prepared and bound; finalized here) and
+ * answer {@key: [@row(st), ...]}; NULL with @err ("store: @what: ..." or out
+ * of memory). Call it with the store's lock held.
+ */
+json_t *store_rows_json(struct store *s, sqlite3_stmt *st, json_t *(*row)(sqlite3_stmt *st),
+			const char *key, const char *what, struct fab_err *err);
 /** store_db_exec() - run SQL without results; -1 with @err ("store: WHAT: ...") on failure. */
 int store_db_exec(struct store *s, const char *sql, const char *what, struct fab_err *err);
 /** store_db_begin() - BEGIN IMMEDIATE. */

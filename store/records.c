@@ -74,48 +74,23 @@ static const char sql_events[] =
 	" WHERE id > ?1 AND time_ms >= ?2 AND (?3 IS NULL OR type = ?3)"
 	" ORDER BY id DESC LIMIT ?4) ORDER BY id ASC";
 
-static int events_fill(sqlite3_stmt *st, json_t *list)
-{
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *e = event_row(st);
-
-		if (!e || json_array_append_new(list, e))
-			return -2;
-	}
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
 json_t *store_events_json(struct store *s, int64_t since_id, int64_t since_ms, const char *type,
 			  unsigned limit, struct fab_err *err)
 {
-	json_t *list = json_array(), *out = NULL;
+	json_t *out = NULL;
 	sqlite3_stmt *st;
-	int rc;
 
-	if (!list) {
-		fab_err_set(err, "store: out of memory");
-		return NULL;
-	}
 	limit = !limit ? EVENTS_LIMIT_DEFAULT : limit > EVENTS_LIMIT_MAX ? EVENTS_LIMIT_MAX : limit;
 	pthread_mutex_lock(&s->lock);
-	if (store_db_prepare(s, sql_events, &st, err))
-		goto out;
-	sqlite3_bind_int64(st, 1, since_id);
-	sqlite3_bind_int64(st, 2, since_ms);
-	if (type)
-		sqlite3_bind_text(st, 3, type, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, limit);
-	rc = events_fill(st, list);
-	if (rc == -1)
-		store_db_err(s, err, "reading events");
-	else if (rc == -2 || !(out = json_pack("{s:O}", "events", list)))
-		fab_err_set(err, "store: out of memory");
-	sqlite3_finalize(st);
-out:
+	if (!store_db_prepare(s, sql_events, &st, err)) {
+		sqlite3_bind_int64(st, 1, since_id);
+		sqlite3_bind_int64(st, 2, since_ms);
+		if (type)
+			sqlite3_bind_text(st, 3, type, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, limit);
+		out = store_rows_json(s, st, event_row, "events", "reading events", err);
+	}
 	pthread_mutex_unlock(&s->lock);
-	json_decref(list);
 	return out;
 }
 
@@ -294,29 +269,13 @@ static json_t *lid_row(sqlite3_stmt *st)
 
 json_t *store_lids_json(struct store *s, struct fab_err *err)
 {
-	json_t *list = json_array(), *out = NULL, *e;
+	json_t *out = NULL;
 	sqlite3_stmt *st;
-	int rc;
 
-	if (!list) {
-		fab_err_set(err, "store: out of memory");
-		return NULL;
-	}
 	pthread_mutex_lock(&s->lock);
 	if (!store_db_prepare(s, "SELECT guid, lid, lmc, first_seen, last_seen FROM lids "
-			      "ORDER BY lid", &st, err)) {
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			if (!(e = lid_row(st)) || json_array_append_new(list, e)) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-		if (rc != SQLITE_DONE && rc != SQLITE_NOMEM)
-			store_db_err(s, err, "reading LIDs");
-		else if (rc == SQLITE_NOMEM || !(out = json_pack("{s:O}", "lids", list)))
-			fab_err_set(err, "store: out of memory");
-		sqlite3_finalize(st);
-	}
+			      "ORDER BY lid", &st, err))
+		out = store_rows_json(s, st, lid_row, "lids", "reading LIDs", err);
 	pthread_mutex_unlock(&s->lock);
-	json_decref(list);
 	return out;
 }

@@ -99,33 +99,18 @@ static json_t *meta_row(sqlite3_stmt *st)
 
 json_t *store_snapshots_json(struct store *s, unsigned limit, struct fab_err *err)
 {
-	json_t *list = json_array(), *out = NULL, *e;
+	json_t *out = NULL;
 	sqlite3_stmt *st;
-	int rc;
 
-	if (!list) {
-		fab_err_set(err, "store: out of memory");
-		return NULL;
-	}
 	limit = !limit ? SNAPSHOTS_LIMIT_DEFAULT : limit > SNAPSHOTS_LIMIT_MAX ?
 		SNAPSHOTS_LIMIT_MAX : limit;
 	pthread_mutex_lock(&s->lock);
 	if (!store_db_prepare(s, "SELECT " META_COLS " FROM snapshots s ORDER BY s.id DESC"
 			      " LIMIT ?1", &st, err)) {
 		sqlite3_bind_int64(st, 1, limit);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			if (!(e = meta_row(st)) || json_array_append_new(list, e)) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-		if (rc != SQLITE_DONE && rc != SQLITE_NOMEM)
-			store_db_err(s, err, "listing snapshots");
-		else if (rc == SQLITE_NOMEM || !(out = json_pack("{s:O}", "snapshots", list)))
-			fab_err_set(err, "store: out of memory");
-		sqlite3_finalize(st);
+		out = store_rows_json(s, st, meta_row, "snapshots", "listing snapshots", err);
 	}
 	pthread_mutex_unlock(&s->lock);
-	json_decref(list);
 	return out;
 }
 

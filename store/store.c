@@ -67,6 +67,26 @@ void store_db_err(struct store *s, struct fab_err *err, const char *what)
 	fab_err_set(err, "store: %s: %s", what, sqlite3_errmsg(s->db));
 }
 
+json_t *store_rows_json(struct store *s, sqlite3_stmt *st, json_t *(*row)(sqlite3_stmt *st),
+			const char *key, const char *what, struct fab_err *err)
+{
+	json_t *list = json_array(), *out = NULL, *e;
+	int rc = SQLITE_NOMEM;
+
+	while (list && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (!(e = row(st)) || json_array_append_new(list, e)) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+	if (rc != SQLITE_DONE && rc != SQLITE_NOMEM)
+		store_db_err(s, err, what);
+	else if (rc == SQLITE_NOMEM || !(out = json_pack("{s:O}", key, list)))
+		fab_err_set(err, "store: out of memory");
+	sqlite3_finalize(st);
+	json_decref(list);
+	return out;
+}
+
 int store_db_prepare(struct store *s, const char *sql, sqlite3_stmt **st, struct fab_err *err)
 {
 	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) == SQLITE_OK)
