@@ -28,6 +28,7 @@
 
 #include "analysis/report.h"
 #include "api/query_impl.h"
+#include "fabric/formats.h"
 
 /* --- UTF-8 ------------------------------------------------------------- */
 
@@ -203,17 +204,6 @@ static int check_text(const char *param, const char *text, struct api_err *err)
 	return 0;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* "0x" and hex digits; -1 when malformed, else the number of digits (may exceed 16). */
 static int parse_hex(const char *s, uint64_t *v)
 {
@@ -223,7 +213,7 @@ static int parse_hex(const char *s, uint64_t *v)
 	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !s[2])
 		return -1;
 	for (s += 2; *s; s++, n++) {
-		int d = hexval((unsigned char)*s);
+		int d = fmt_hexval(*s);
 
 		if (d < 0)
 			return -1;

@@ -50,62 +50,7 @@ case $n in '' | *[!0-9]*) die "N must be a whole number, found '$n'" ;; esac
 build=$(cd "$build" && pwd)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabroute-reroute.XXXXXX")
-pid=
-child=
-# run a command in the background and wait for it, so that a signal to this
-# script is handled at once (and the command is killed on exit)
-fg() {
-	"$@" &
-	child=$!
-	rc=0
-	wait "$child" || rc=$?
-	child=
-	return $rc
-}
-stop_daemon() {
-	[ -n "$pid" ] || return 0
-	kill "$pid" 2> /dev/null || true
-	i=0
-	while kill -0 "$pid" 2> /dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	kill -9 "$pid" 2> /dev/null || true
-	wait "$pid" 2> /dev/null || true
-	pid=
-}
-trap '[ -z "$child" ] || kill "$child" 2> /dev/null; stop_daemon; rm -rf "$tmp"' EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 141' PIPE
-trap 'exit 143' TERM
-
-token=bench-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
-printf '%s\n' "$token" > "$tmp/token"
-chmod 600 "$tmp/token"
-
-# start_daemon NAME HOLDDOWN_MS: sets $pid, $port, $log
-start_daemon() {
-	dir=$tmp/$1
-	mkdir -p "$dir"
-	log=$dir/fabrouted.log
-	: > "$log"
-	"$build/fabrouted" --listen 127.0.0.1:0 --db "$dir/db" --token-file "$tmp/token" \
-		--log-level info --holddown-ms "$2" --api-write-rate-limit 0 2> "$log" < /dev/null &
-	pid=$!
-	port=
-	i=0
-	while [ -z "$port" ]; do
-		kill -0 "$pid" 2> /dev/null || { cat "$log" >&2; die "fabrouted exited at startup"; }
-		[ $i -lt 100 ] || { cat "$log" >&2; die "no 'API listening' in the log after 10 s"; }
-		port=$(sed -n 's|.*API listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$log" | head -1)
-		[ -n "$port" ] || { sleep 0.1; i=$((i + 1)); }
-	done
-	i=0
-	until [ "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/api/ready")" = 200 ]; do
-		kill -0 "$pid" 2> /dev/null || { cat "$log" >&2; die "fabrouted exited before it was ready"; }
-		[ $i -lt 600 ] || { tail "$log" >&2; die "GET /api/ready is not 200 after 60 s"; }
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
+. "$top/bench/daemon.sh"
 
 cat > "$tmp/reroute.py" << 'EOF'
 import calendar, http.client, json, os, re, resource, socket, statistics, sys, time
@@ -365,7 +310,7 @@ echo "fabrouted reroute latency: gen:ft648 (648 CAs, 54 switches), $n faults; $(
 echo "(the daemon, this python3 client and its poller share the cores; /api/fabric polled every $poll_ms ms)"
 ref_eval
 for hd in 0 50; do
-	start_daemon "hd$hd" "$hd"
+	start_daemon "hd$hd" --holddown-ms "$hd" --api-write-rate-limit 0
 	echo
 	echo "=== holddown_ms = $hd"
 	echo "-- $n faults, one at a time, on an idle daemon"

@@ -163,17 +163,6 @@ static inline int fmt_uint(const char **p, unsigned long max, unsigned long *out
 	return 0;
 }
 
-static inline int fmt_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /** fmt_hex64() - 1 to 16 hexadecimal digits (no "0x") at *@p; advances *@p. */
 static inline int fmt_hex64(const char **p, uint64_t *out)
 {

@@ -39,6 +39,18 @@ enum fmt_topo {
 	FMT_IBSIM,	/* ibsim short net format */
 };
 
+/** fmt_hexval() - value of hex digit @c, -1 when it is not one. */
+static inline int fmt_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /** fmt_width_name() - "1x", "4x", ... ; "??" when unknown. */
 const char *fmt_width_name(unsigned width);
 /** fmt_speed_name() - "SDR", ..., "NDR"; "???" when unknown. */
