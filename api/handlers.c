@@ -231,11 +231,11 @@ static json_t *body_object(struct api_req *rq, struct api_resp *rs)
 		api_fail_new(rs, 400, "bad_json", "request body, line %d column %d: %s", je.line, je.column, je.text);
 		return NULL;
 	}
-	if (!json_is_object(j)) {
-		json_decref(j);
-		api_fail_new(rs, 400, "bad_json", "request body: expected a JSON object");
-	}
-	return json_is_object(j) ? j : NULL;
+	if (json_is_object(j))
+		return j;
+	json_decref(j);
+	api_fail_new(rs, 400, "bad_json", "request body: expected a JSON object");
+	return NULL;
 }
 
 /* String member @key of @o (NULL when absent); -1 after answering 400 when not a string. */

@@ -341,7 +341,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct conn_ctx *cx = *con_cls;
 	struct api_resp rs = { 0 };
 	enum MHD_Result ret;
-	size_t row;
+	size_t row = api_nroutes;	/* "other", until a route matches */
 
 	if (!cx) {
 		*con_cls = cx = calloc(1, sizeof(*cx));

@@ -98,8 +98,14 @@ static const struct cfg_key *find_key(const char *key)
 static int set_value(struct config *c, const struct cfg_key *k, const char *val, struct fab_err *err)
 {
 	if (k->type == CFG_STR) {
-		char *dup = strdup(val);
+		json_t *utf8 = json_string(val);	/* NULL unless valid UTF-8 */
+		char *dup = utf8 ? strdup(val) : NULL;
 
+		json_decref(utf8);
+		if (!utf8) {
+			fab_err_set(err, "%s: the value is not valid UTF-8", k->key);
+			return -1;
+		}
 		if (!dup) {
 			fab_err_set(err, "out of memory");
 			return -1;

@@ -106,6 +106,8 @@ bad "events: bad since" 400 bad_parameter GET "/api/events?since=yesterdayT"
 bad "POST without a token" 401 unauthorized POST /api/reroute "" ""
 bad "POST with a wrong token" 401 unauthorized POST /api/reroute "" "not-the-token-at-all"
 bad "body that is not JSON" 400 bad_json POST /api/engine "{chain:"
+bad "a body that is a JSON array" 400 bad_json POST /api/faults '[]'
+bad "a path of 1100 bytes" 414 too_large GET "/$(head -c 1100 /dev/zero | tr '\0' x)"
 bad "engine without chain" 400 missing_parameter POST /api/engine '{}'
 bad "unknown engine" 400 bad_parameter POST /api/engine '{"chain":"warp-drive"}'
 head -c 70000 /dev/zero | tr '\0' 'x' >"$t_tmp/big"

@@ -75,6 +75,9 @@ like "-n: every key, with defaults" "$out" "^api_threads = 2$"
 printf 'engine = sftree\nbogus_key = 1\n' >"$t_tmp/bad.conf"
 runs "-n, unknown key: exit 3" 3 "$FABROUTED" -n -c "$t_tmp/bad.conf"
 like "-n, unknown key: file and line named" "$err" "bad.conf:2: unknown key 'bogus_key'"
+printf 'db = /tmp/caf\351.db\n' >"$t_tmp/latin1.conf"
+runs "-n, a value that is not UTF-8: exit 3" 3 "$FABROUTED" -n -c "$t_tmp/latin1.conf"
+like "-n, a value that is not UTF-8: named" "$err" "latin1.conf:1: db: the value is not valid UTF-8"
 runs "flag overrides the file" 0 "$FABROUTED" -n -c "$conf" --holddown-ms 7
 like "flag overrides the file: value" "$out" "^holddown_ms = 7$"
 runs "bad flag: exit 2" 2 "$FABROUTED" --no-such
