@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: fabrouted configuration
+ *
+ * One table (config.c) lists every key with its type, default, range and
+ * help. It drives the file parser, the command-line flags (every key is
+ * also a flag: `holddown_ms` is `--holddown-ms`), `fabrouted --help`,
+ * `fabrouted -n` (the canonical form) and `GET /api/config`.
+ *
+ * Precedence: defaults, then the file, then the flags. The file is plain
+ * "key = value" lines; '#' starts a comment.
+ */
+#ifndef FABROUTE_DAEMON_CONFIG_H
+#define FABROUTE_DAEMON_CONFIG_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "fabric/fabric.h"
+
+/** Where fabrouted looks for its file when neither -c nor flags say otherwise. */
+#define CONFIG_DEFAULT_PATH SYSCONFDIR "/fabroute/fabroute.conf"
+
+enum cfg_origin { CFG_DEFAULT, CFG_FILE, CFG_FLAG };
+
+/**
+ * struct config - the effective settings (see the table in config.c)
+ * @origin: where each key's value came from, in table order
+ */
+struct config {
+	char *engine;
+	char *engine_options;
+	char *source;
+	char *topology;
+	char *topology_format;
+	char *db;
+	char *listen;
+	char *token_file;
+	unsigned lmc;
+	unsigned holddown_ms;
+	unsigned snapshot_keep;
+	unsigned snapshot_max_age_days;
+	char *log_level;
+	unsigned api_threads;
+	unsigned api_max_connections;
+	unsigned api_max_body;
+	unsigned api_rate_limit;
+	unsigned api_write_rate_limit;
+	unsigned char origin[32];
+};
+
+/** config_defaults() - every key at its default. 0, or -1 when out of memory. */
+int config_defaults(struct config *c);
+void config_free(struct config *c);
+
+/**
+ * config_load_file() - read @path over @c
+ * Return: 0, or -1 with @err "PATH:LINE: ..." (unknown key, bad value,
+ * missing '='); @c may be partly updated then: load into a copy.
+ */
+int config_load_file(struct config *c, const char *path, struct fab_err *err);
+
+/** config_load_text() - config_load_file() on NUL-terminated @text (modified) named @name. */
+int config_load_text(struct config *c, char *text, const char *name, struct fab_err *err);
+
+/**
+ * config_set() - set one key from text (a flag or a file line)
+ * Return: 0, 1 when @key is unknown, -1 with @err on a bad value.
+ */
+int config_set(struct config *c, const char *key, const char *val, enum cfg_origin origin,
+	       struct fab_err *err);
+
+/** config_check() - cross-key checks (listen address form, engine chain, source). */
+int config_check(const struct config *c, struct fab_err *err);
+
+/** config_write() - the canonical form: every key, "key = value", table order. */
+void config_write(FILE *out, const struct config *c);
+/** config_json() - {"key": value, ...} plus "origin": {"key": "default"|"file"|"flag"}. */
+json_t *config_json(const struct config *c);
+/** config_help() - the keys as `--help` lists them. */
+void config_help(FILE *out);
+
+/** config_restart_keys() - keys whose change needs a restart, changed from @a to @b ("" if none). */
+void config_restart_keys(const struct config *a, const struct config *b, char *buf, size_t size);
+
+/**
+ * config_listen() - split c->listen ("ADDR:PORT" or "[V6]:PORT") into
+ * @host (size @hsize) and *@port. 0, or -1 with @err.
+ */
+int config_listen(const char *listen, char *host, size_t hsize, unsigned *port, struct fab_err *err);
+
+/** config_engine_kv() - split engine_options ("eng.k=v,k=v") into malloc'd strings. */
+int config_engine_kv(const char *opts, char ***kv, size_t *n);
+void config_engine_kv_free(char **kv, size_t n);
+
+#endif
