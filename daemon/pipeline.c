@@ -42,6 +42,13 @@ struct pipeline {
 	struct pipe_stats stats;
 	void (*cb)(void *ud, const struct epoch *e);
 	void *cb_ud;
+	/* pipe_route_fabric(): one caller at a time (sync_mu), answered through done_cv */
+	pthread_mutex_t sync_mu;
+	pthread_cond_t done_cv;
+	struct fabric *sync_fabric;
+	struct epoch *sync_result;
+	int sync_done;
+	struct fab_err sync_err;
 };
 
 /**
@@ -52,6 +59,7 @@ struct job {
 	char *chain, *options;
 	unsigned lmc, keep, max_age_days;
 	double first_change_ms;
+	struct fabric *fabric;	/* given (routed with its own LIDs), or NULL: the source's */
 };
 
 static const double hist_bounds[PIPE_HIST_N] = PIPE_HIST_BOUNDS;
@@ -210,7 +218,24 @@ static void account(struct pipeline *p, int ok, double ms)
 	pthread_mutex_unlock(&p->mu);
 }
 
-static void reroute(struct pipeline *p, const struct job *j)
+/* The fabric to route: the one given (its LIDs kept), or the source's with the stored LIDs. */
+static struct fabric *job_fabric(struct pipeline *p, struct job *j, struct fab_err *err)
+{
+	struct fabric *f = j->fabric;
+
+	j->fabric = NULL;
+	if (f)
+		return f;
+	f = srcf_fabric(p->src, err);
+	if (f && assign_lids(p, f, j->lmc, err)) {
+		fab_free(f);
+		f = NULL;
+	}
+	return f;
+}
+
+/* One reroute; the published epoch (a reference), or NULL with @err. */
+static struct epoch *reroute(struct pipeline *p, struct job *j, struct fab_err *errp)
 {
 	struct epoch *e = epoch_new();
 	struct fab_err err = { { 0 } };
@@ -222,8 +247,7 @@ static void reroute(struct pipeline *p, const struct job *j)
 		goto fail;
 	}
 	snprintf(e->chain, sizeof(e->chain), "%s", j->chain);
-	if (!(e->fabric = srcf_fabric(p->src, &err)) || assign_lids(p, e->fabric, j->lmc, &err) ||
-	    route(e->fabric, j, e, &err) || evaluate(e, &err))
+	if (!(e->fabric = job_fabric(p, j, &err)) || route(e->fabric, j, e, &err) || evaluate(e, &err))
 		goto fail;
 	publish(p, e, j->reason);
 	latency = loop_now_fms() - j->first_change_ms;
@@ -236,20 +260,54 @@ static void reroute(struct pipeline *p, const struct job *j)
 	store_epoch(p, e, j, summary);
 	pipe_event(p->st, "reroute", summary, "epoch %llu: %s routed (%s)", (unsigned long long)e->seq,
 		     e->engine, j->reason);
-	epoch_unref(e);
-	return;
+	return e;
 fail:
 	epoch_unref(e);
 	account(p, 0, 0);
 	log_err("reroute (%s) failed, the last good epoch stays: %s", j->reason, err.msg);
 	pipe_event(p->st, "error", json_pack("{s:s, s:s}", "reason", j->reason, "chain", j->chain),
 		     "reroute failed, the last good epoch stays: %s", err.msg);
+	*errp = err;
+	return NULL;
 }
 
 static void job_free(struct job *j)
 {
 	free(j->chain);
 	free(j->options);
+	fab_free(j->fabric);
+}
+
+/* With @mu held: the next job's inputs; a given fabric goes first. */
+static int take_job(struct pipeline *p, struct job *j)
+{
+	memset(j, 0, sizeof(*j));
+	if (p->sync_fabric) {
+		j->fabric = p->sync_fabric;
+		p->sync_fabric = NULL;
+		snprintf(j->reason, sizeof(j->reason), "opensm");
+		j->first_change_ms = loop_now_fms();
+		p->busy = 1;
+	} else {
+		p->job = 0;
+		memcpy(j->reason, p->reason, sizeof(j->reason));
+		j->first_change_ms = p->first_change_ms;
+	}
+	j->chain = strdup(p->chain);
+	j->options = strdup(p->options);
+	j->lmc = p->lmc;
+	j->keep = p->keep;
+	j->max_age_days = p->max_age_days;
+	return j->chain && j->options ? 0 : -1;
+}
+
+/* With @mu held: hand a given fabric's result to pipe_route_fabric(). */
+static void answer_sync(struct pipeline *p, struct epoch *e, const struct fab_err *err)
+{
+	p->sync_result = e;
+	p->sync_err = *err;
+	p->sync_done = 1;
+	pthread_cond_broadcast(&p->done_cv);
 }
 
 static void *worker_main(void *arg)
@@ -257,30 +315,32 @@ static void *worker_main(void *arg)
 	struct pipeline *p = arg;
 
 	for (;;) {
+		struct fab_err err = { { 0 } };
+		struct epoch *e = NULL;
 		struct job j;
+		int sync, ok;
 
-		memset(&j, 0, sizeof(j));
 		pthread_mutex_lock(&p->mu);
-		while (!p->quit && !p->job)
+		while (!p->quit && !p->job && !p->sync_fabric)
 			pthread_cond_wait(&p->cv, &p->mu);
 		if (p->quit) {
 			pthread_mutex_unlock(&p->mu);
 			return NULL;
 		}
-		p->job = 0;
-		memcpy(j.reason, p->reason, sizeof(j.reason));
-		j.chain = strdup(p->chain);
-		j.options = strdup(p->options);
-		j.lmc = p->lmc;
-		j.keep = p->keep;
-		j.max_age_days = p->max_age_days;
-		j.first_change_ms = p->first_change_ms;
+		sync = p->sync_fabric != NULL;
+		ok = take_job(p, &j) == 0;
 		pthread_mutex_unlock(&p->mu);
-		if (j.chain && j.options)
-			reroute(p, &j);
+		if (ok)
+			e = reroute(p, &j, &err);
+		else
+			fab_err_set(&err, "out of memory");
 		job_free(&j);
 		pthread_mutex_lock(&p->mu);
-		p->busy = 0;
+		if (sync)
+			answer_sync(p, e, &err);
+		else
+			epoch_unref(e);
+		p->busy = p->job;	/* a reroute the timer already handed over stays due */
 		p->completed = 1;
 		pthread_mutex_unlock(&p->mu);
 		wake_loop(p);
@@ -329,6 +389,31 @@ static void on_wake(struct loop *l, int fd, void *ud)
 		p->cb(p->cb_ud, e);
 		epoch_unref(e);
 	}
+}
+
+struct epoch *pipe_route_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err)
+{
+	struct epoch *e;
+
+	pthread_mutex_lock(&p->sync_mu);
+	pthread_mutex_lock(&p->mu);
+	p->sync_fabric = f;
+	p->sync_done = 0;
+	pthread_cond_signal(&p->cv);
+	while (!p->sync_done && !p->quit)
+		pthread_cond_wait(&p->done_cv, &p->mu);
+	e = p->sync_result;
+	p->sync_result = NULL;
+	if (!p->sync_done) {
+		fab_free(p->sync_fabric);	/* stopping: never taken */
+		p->sync_fabric = NULL;
+		fab_err_set(err, "fabrouted is stopping");
+	} else if (!e) {
+		*err = p->sync_err;
+	}
+	pthread_mutex_unlock(&p->mu);
+	pthread_mutex_unlock(&p->sync_mu);
+	return e;
 }
 
 void pipe_request(struct pipeline *p, const char *reason)
@@ -501,7 +586,9 @@ static void release(struct pipeline *p)
 	free(p->chain);
 	free(p->options);
 	pthread_cond_destroy(&p->cv);
+	pthread_cond_destroy(&p->done_cv);
 	pthread_mutex_destroy(&p->mu);
+	pthread_mutex_destroy(&p->sync_mu);
 	free(p);
 }
 
@@ -516,7 +603,9 @@ struct pipeline *pipe_new(struct loop *l, struct epoch_slot *slot, struct store 
 	}
 	*p = (struct pipeline){ .loop = l, .slot = slot, .st = st, .src = src, .wake_fd = -1 };
 	pthread_mutex_init(&p->mu, NULL);
+	pthread_mutex_init(&p->sync_mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
+	pthread_cond_init(&p->done_cv, NULL);
 	p->seq = last_seq(st);
 	p->last_start_ms = loop_now_ms() - 3600000;
 	if (pipe_settings_set(p, set, NULL, err))
@@ -543,6 +632,7 @@ void pipe_free(struct pipeline *p)
 	pthread_mutex_lock(&p->mu);
 	p->quit = 1;
 	pthread_cond_signal(&p->cv);
+	pthread_cond_broadcast(&p->done_cv);
 	pthread_mutex_unlock(&p->mu);
 	pthread_join(p->worker, NULL);
 	loop_del_fd(p->loop, p->wake_fd);

@@ -73,6 +73,14 @@ void pipe_chain(struct pipeline *p, char *buf, size_t size);
 /** pipe_restore() - publish the newest stored snapshot when nothing changed; 1 if done, 0 if not. */
 int pipe_restore(struct pipeline *p);
 
+/**
+ * pipe_route_fabric() - route @f now (taken; its LIDs are kept), bypassing
+ * the hold-down, and wait for the result: the OpenSM source's path
+ * Return: the published epoch (a reference), or NULL with @err (the last
+ * good epoch stays).
+ */
+struct epoch *pipe_route_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err);
+
 /** pipe_request() - a change happened (thread-safe): reroute soon. */
 void pipe_request(struct pipeline *p, const char *reason);
 
