@@ -42,8 +42,11 @@ static const struct cfg_key keys[] = {
 	  "engines to try in turn; the first that applies routes" },
 	{ "engine_options", S(engine_options), "", 0, 0, 1, "ENG.K=V,...",
 	  "engine options, comma-separated ('fabroute engines' lists them)" },
-	{ "source", S(source), "file", 0, 0, 0, "file",
-	  "where the topology comes from: file (a topology file, faults through the API)" },
+	{ "source", S(source), "file", 0, 0, 0, "file|opensm",
+	  "where the topology comes from: file (a topology file, faults through the API) or opensm "
+	  "(OpenSM's fabroute-osm plugin, through socket)" },
+	{ "socket", S(socket), "/run/fabroute/osm.sock", 0, 0, 0, "PATH",
+	  "with source opensm: the unix socket the plugin connects to" },
 	{ "topology", S(topology), "gen:ft648", 0, 0, 1, "FILE|gen:FAMILY[:K=V,...]",
 	  "topology file (ibnetdiscover or ibsim), or a generated fabric; re-read on SIGHUP" },
 	{ "topology_format", S(topology_format), "auto", 0, 0, 1, "auto|ibnetdiscover|ibsim",
@@ -309,8 +312,8 @@ int config_check(const struct config *c, struct fab_err *err)
 	size_t n;
 	int rc;
 
-	if (strcmp(c->source, "file") != 0) {
-		fab_err_set(err, "source: expected file, found '%s'", c->source);
+	if (strcmp(c->source, "file") != 0 && strcmp(c->source, "opensm") != 0) {
+		fab_err_set(err, "source: expected file or opensm, found '%s'", c->source);
 		return -1;
 	}
 	if (fmt_topo_from_name(c->topology_format) < 0) {

@@ -31,6 +31,7 @@ struct config {
 	char *engine;
 	char *engine_options;
 	char *source;
+	char *socket;
 	char *topology;
 	char *topology_format;
 	char *db;

@@ -61,9 +61,16 @@ static struct epoch *hook_epoch(void *ud)
 static int hook_reroute(void *ud, struct api_err *err)
 {
 	struct daemon *d = ud;
+	struct fab_err e;
 
-	pipe_request(d->pipe, "api");
-	return 0;
+	if (!d->osm) {
+		pipe_request(d->pipe, "api");
+		return 0;
+	}
+	if (srco_sweep(d->osm, 1, &e) == 0)
+		return 0;
+	api_err_set(err, 503, "not_connected", "%s", e.msg);
+	return -1;
 }
 
 static int hook_engine(void *ud, const char *chain, const char *options, struct api_err *aerr)
@@ -87,7 +94,10 @@ static int hook_engine(void *ud, const char *chain, const char *options, struct 
 	log_notice("engine chain '%s' selected through the API", chain);
 	pipe_event(d->st, "engine", json_pack("{s:s, s:s}", "chain", chain, "options", options),
 		     "engine chain '%s' selected", chain);
-	pipe_request(d->pipe, "engine");
+	if (!d->osm)
+		pipe_request(d->pipe, "engine");
+	else if (srco_sweep(d->osm, 0, &err))
+		log_warn("the new chain routes OpenSM's next pass: %s", err.msg);
 	return 0;
 }
 
@@ -144,6 +154,11 @@ static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 	struct fab_err err;
 	int down, rc;
 
+	if (!d->src) {
+		api_err_set(aerr, 409, "conflict", "faults are simulated with the file source only; "
+			    "with source opensm, the fabric's own traps reroute");
+		return NULL;
+	}
 	if (fault_args(body, &down, &kind, &what, aerr))
 		return NULL;
 	kname = kind == SRCF_LINK ? "link" : "switch";
@@ -165,7 +180,7 @@ static json_t *hook_faults(void *ud)
 {
 	struct daemon *d = ud;
 
-	return srcf_faults_json(d->src);
+	return d->src ? srcf_faults_json(d->src) : json_pack("{s:[], s:[]}", "links", "switches");
 }
 
 static json_t *hook_config(void *ud)
@@ -194,6 +209,7 @@ static json_t *hook_status(void *ud)
 		      "epoch", (json_int_t)(e ? e->seq : 0), "reroute_in_progress", ps.busy,
 		      "reroutes_ok", (json_int_t)ps.ok, "reroutes_failed", (json_int_t)ps.failed);
 	epoch_unref(e);
+	json_object_set_new(j, "source", d->osm ? srco_status(d->osm) : json_pack("{s:s}", "type", "file"));
 	return j;
 }
 

@@ -14,6 +14,7 @@
 #include "daemon/loop.h"
 #include "daemon/pipeline.h"
 #include "daemon/source_file.h"
+#include "daemon/source_osm.h"
 #include "store/store.h"
 
 #define DAEMON_FLAGS_MAX 64
@@ -32,7 +33,8 @@ struct daemon {
 	unsigned nflags;
 	struct loop *loop;
 	struct store *st;
-	struct srcf *src;
+	struct srcf *src;	/* source file, or */
+	struct srco *osm;	/* source opensm */
 	struct epoch_slot slot;
 	struct pipeline *pipe;
 	struct api_server *api;

@@ -186,8 +186,9 @@ static void reload(struct daemon *d)
 	int changed = 0, src_changed;
 
 	sd_notify(0, "RELOADING=1");
+	src_changed = 0;
 	if (build_config(d, &c, &err) ||
-	    (src_changed = srcf_reload(d->src, c.topology, c.topology_format, &err)) < 0) {
+	    (d->src && (src_changed = srcf_reload(d->src, c.topology, c.topology_format, &err)) < 0)) {
 		log_err("reload: %s; keeping the old configuration", err.msg);
 		pipe_event(d->st, "config", NULL, "reload refused, the old configuration stays: %s", err.msg);
 		config_free(&c);
@@ -260,6 +261,8 @@ static int open_source(struct daemon *d, struct fab_err *err)
 	char *saved = NULL;
 	json_t *faults;
 
+	if (strcmp(d->cfg.source, "opensm") == 0)
+		return 0;	/* the fabric comes with each of OpenSM's routing requests */
 	d->src = srcf_open(d->cfg.topology, d->cfg.topology_format, err);
 	if (!d->src || store_setting_get(d->st, "faults", &saved, err))
 		return -1;
@@ -320,7 +323,9 @@ static int start(struct daemon *d, struct fab_err *err)
 	if (!d->pipe)
 		return -1;
 	pipe_set_done_cb(d->pipe, on_done, d);
-	restored = pipe_restore(d->pipe);
+	restored = d->src && pipe_restore(d->pipe);
+	if (!d->src && !(d->osm = srco_open(d->cfg.socket, d->pipe, d->st, err)))
+		return -1;
 	if (start_api(d, err))
 		return -1;
 	pipe_event(d->st, "daemon", NULL, "fabrouted %s started", PACKAGE_VERSION);
@@ -329,8 +334,10 @@ static int start(struct daemon *d, struct fab_err *err)
 
 		on_done(d, e);
 		epoch_unref(e);
-	} else {
+	} else if (d->src) {
 		pipe_request(d->pipe, "startup");
+	} else {
+		on_done(d, NULL);	/* ready to serve OpenSM: routing starts with its first pass */
 	}
 	return 0;
 }
@@ -339,6 +346,7 @@ static int start(struct daemon *d, struct fab_err *err)
 static void stop(struct daemon *d)
 {
 	api_stop(d->api);
+	srco_free(d->osm);
 	pipe_free(d->pipe);
 	epoch_slot_fini(&d->slot);
 	srcf_free(d->src);

@@ -535,7 +535,7 @@ int pipe_restore(struct pipeline *p)
 	struct epoch *e = NULL;
 	int done = 0;
 
-	if (id <= 0 || !key || store_setting_get(p->st, "routing_key", &stored, &err) ||
+	if (!p->src || id <= 0 || !key || store_setting_get(p->st, "routing_key", &stored, &err) ||
 	    !stored || strcmp(stored, key) || store_snapshot_load(p->st, id, &snap, &err) ||
 	    !snapshot_matches(p, &snap, &err) || !(e = epoch_new()))
 		goto out;

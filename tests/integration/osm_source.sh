@@ -1,0 +1,53 @@
+#!/bin/sh
+# fabrouted --source opensm against a script playing the plugin
+# (doc/osm-protocol.md): a subnet in, the right LFTs out, epochs and
+# events stored; malformed frames rejected without harm; sweep requests
+# from POST /api/reroute. The real plugin under OpenSM: tests/sim/.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+. "$top_srcdir/tests/integration/daemon_lib.sh"
+command -v python3 >/dev/null 2>&1 || skip_all "python3 is needed to play the plugin"
+play() { timeout 60 python3 "$top_srcdir/tests/integration/osm_source.py" "$sock" "$1"; }
+
+sock=$t_tmp/osm.sock
+d_start o --source opensm --socket "$sock" --engine minhop || { not_ok "fabrouted starts"; done_testing; }
+ok "fabrouted --source opensm starts"
+[ -S "$sock" ] && ok "it listens on the socket" || not_ok "it listens on the socket"
+api GET /api/ready
+is "ready: 503 before OpenSM's first pass" "$code" 503
+bad_fault=$(curl -s -X POST -H "Authorization: Bearer $TOKEN" -d '{"action":"down","switch":"swA"}' "$D_URL/api/faults")
+is "simulated faults are refused with source opensm" "$(printf '%s' "$bad_fault" | jq -r .error.code)" conflict
+api POST /api/reroute ""
+is "reroute without a plugin: 503" "$code" 503
+
+is "a subnet in, the expected LFTs out" "$(play route)" ok
+api GET /api/fabric
+is "the routing is published as an epoch" "$(jf .epoch.reason)" opensm
+is "the fabric is OpenSM's: 4 nodes" "$(jf .nodes)" 4
+api GET "/api/route?src=h1&dst=h2"
+is "routes are answered on it" "$(jf .hop_count)" 2
+api GET /api/lids
+is "OpenSM's LIDs are kept" "$(jf '[.lids[].lid] | join(",")')" "1,2,3,4"
+api GET /api/snapshots
+is "the epoch is stored" "$(jf '.snapshots | length')" 1
+is "a bad subnet is refused with the reason, the connection keeps serving" "$(play bad_subnet)" ok
+is "malformed frames close the connection, no answer" "$(play malformed)" ok
+api GET /api/health
+is "the daemon is unharmed" "$code" 200
+is "events are accepted" "$(play control)" ok
+api GET "/api/events?type=trap"
+is "a trap is stored as a trap event" "$(jf '.events[0].details.trap')" 128
+api GET "/api/events?type=opensm"
+is "other events are stored as opensm events" "$(jf '.events[0].message')" subnet_up
+play sweep >"$t_tmp/sweep.out" &
+player=$!
+i=0
+while ! grep -q connected "$t_tmp/sweep.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.2
+api POST /api/reroute ""
+is "reroute with a plugin: 202" "$code" 202
+wait $player
+is "the plugin gets a heavy sweep request" "$(tail -1 "$t_tmp/sweep.out")" ok
+d_stop
+is "SIGTERM: exit 0" "$D_STATUS" 0
+[ ! -e "$sock" ] && ok "the socket file is removed" || not_ok "the socket file is removed"
+done_testing
