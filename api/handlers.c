@@ -78,12 +78,23 @@ static void h_reach(struct api_req *rq, struct api_resp *rs)
 
 EPOCH_HANDLER(h_connectivity, apiq_connectivity(e, &err))
 EPOCH_HANDLER(h_vl_usage, apiq_vl_usage(e, &err))
-EPOCH_HANDLER(h_fabric, apiq_fabric(e, &err))
 EPOCH_HANDLER(h_nodes, apiq_nodes(e, api_arg(rq, "type"), &err))
 EPOCH_HANDLER(h_node, apiq_node(e, rq->seg[0], &err))
 EPOCH_HANDLER(h_links, apiq_links(e, &err))
 EPOCH_HANDLER(h_lids, apiq_lids(e, &err))
 EPOCH_HANDLER(h_engines, apiq_engines(e, &err))
+
+static void h_fabric(struct api_req *rq, struct api_resp *rs)
+{
+	struct epoch *e = epoch_of(rq);
+	struct api_err err;
+	json_t *j = apiq_fabric(e, &err);
+
+	epoch_unref(e);
+	if (j)
+		json_object_set_new(j, "readback", rq->hooks->readback(rq->hooks->ud));
+	answer(rs, j, &err);
+}
 
 static void h_config(struct api_req *rq, struct api_resp *rs)
 {
@@ -312,6 +323,24 @@ static void h_faults(struct api_req *rq, struct api_resp *rs)
 
 /* --- readiness, health, metrics ----------------------------------------- */
 
+/* With a read-back done: the switches must hold the published tables. */
+static void readback_check(struct api_req *rq, json_t *checks, json_t *failing)
+{
+	json_t *rb = rq->hooks->readback(rq->hooks->ud);
+	json_int_t drift = json_integer_value(json_object_get(rb, "entries_drifting"));
+	const char *why = json_string_value(json_object_get(rb, "error"));
+
+	if (json_is_integer(json_object_get(rb, "entries_drifting"))) {
+		json_object_set_new(checks, "programmed_matches", json_boolean(!drift && !why));
+		if (drift)
+			json_array_append_new(failing, json_sprintf("read-back: %lld LFT entries in the switches "
+				"differ from the published tables", (long long)drift));
+		else if (why)
+			json_array_append_new(failing, json_sprintf("read-back: %s", why));
+	}
+	json_decref(rb);
+}
+
 static void h_ready(struct api_req *rq, struct api_resp *rs)
 {
 	struct epoch *e = epoch_of(rq);
@@ -335,8 +364,9 @@ static void h_ready(struct api_req *rq, struct api_resp *rs)
 		if (!e->report.cdg.deadlock_free)
 			json_array_append_new(failing, json_string("a channel dependency graph has a cycle"));
 	}
-	rs->status = epoch_ready(e) ? 200 : 503;
-	rs->json = json_pack("{s:b, s:I, s:o, s:o}", "ready", epoch_ready(e),
+	readback_check(rq, checks, failing);
+	rs->status = epoch_ready(e) && !json_array_size(failing) ? 200 : 503;
+	rs->json = json_pack("{s:b, s:I, s:o, s:o}", "ready", rs->status == 200,
 			     "epoch", (json_int_t)(e ? e->seq : 0), "checks", checks, "failing", failing);
 	epoch_unref(e);
 }

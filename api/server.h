@@ -30,6 +30,7 @@
  * @config: the effective configuration
  * @status: daemon facts for /api/health ("uptime_s", "reroute_in_progress", ...)
  * @metrics: the daemon's part of /metrics (malloc'd Prometheus text)
+ * @readback: the last LFT read-back (readback.h's rb_json())
  */
 struct api_hooks {
 	void *ud;
@@ -41,6 +42,7 @@ struct api_hooks {
 	json_t *(*config)(void *ud);
 	json_t *(*status)(void *ud);
 	char *(*metrics)(void *ud);
+	json_t *(*readback)(void *ud);
 };
 
 /**

@@ -75,6 +75,15 @@ static const struct cfg_key keys[] = {
 	  "requests per second per client address (0: no limit; 429 beyond)" },
 	{ "api_write_rate_limit", U(api_write_rate_limit), "10", 0, 100000, 0, "N",
 	  "POST requests per second per client address (0: no limit; 429 beyond)" },
+	{ "readback", U(readback), "1", 0, 1, 0, "0|1",
+	  "with source opensm: read the LFTs back from the switches and report drift" },
+	{ "readback_interval_s", U(readback_interval_s), "300", 0, 86400, 0, "S",
+	  "read back this often too, besides after each routing pass (0: only after them)" },
+	{ "readback_ca", S(readback_ca), "", 0, 0, 0, "CA", "local HCA to send SMPs from (empty: the first)" },
+	{ "readback_port", U(readback_port), "0", 0, 254, 0, "PORT", "its port (0: the first active)" },
+	{ "readback_rate", U(readback_rate), "2000", 1, 1000000, 0, "N", "SMPs per second at most" },
+	{ "readback_timeout_ms", U(readback_timeout_ms), "200", 10, 60000, 0, "MS", "SMP timeout" },
+	{ "readback_retries", U(readback_retries), "3", 0, 20, 0, "N", "SMP retries" },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

@@ -47,6 +47,13 @@ struct config {
 	unsigned api_max_body;
 	unsigned api_rate_limit;
 	unsigned api_write_rate_limit;
+	unsigned readback;
+	unsigned readback_interval_s;
+	char *readback_ca;
+	unsigned readback_port;
+	unsigned readback_rate;
+	unsigned readback_timeout_ms;
+	unsigned readback_retries;
 	unsigned char origin[32];
 };
 

@@ -248,6 +248,20 @@ static char *hook_metrics(void *ud)
 		ps.sum_ms / 1e3, (unsigned long long)cum);
 	fprintf(o, "# HELP fabroute_reroute_in_progress 1 while a reroute runs.\n"
 		"# TYPE fabroute_reroute_in_progress gauge\nfabroute_reroute_in_progress %d\n", ps.busy);
+	if (d->rb) {
+		json_t *rb = rb_json(d->rb);
+
+		fprintf(o, "# HELP fabroute_lft_drift_entries LFT entries the switches hold that differ from the "
+			"published tables (last read-back; -1 before the first complete one).\n"
+			"# TYPE fabroute_lft_drift_entries gauge\nfabroute_lft_drift_entries %lld\n"
+			"# HELP fabroute_lft_drift_switches Switches with such entries.\n"
+			"# TYPE fabroute_lft_drift_switches gauge\nfabroute_lft_drift_switches %lld\n"
+			"# HELP fabroute_readback_unreadable_switches Switches whose LFT could not be read.\n"
+			"# TYPE fabroute_readback_unreadable_switches gauge\nfabroute_readback_unreadable_switches %lld\n",
+			rb_drift(d->rb), (long long)json_integer_value(json_object_get(rb, "switches_drifting")),
+			(long long)json_integer_value(json_object_get(rb, "switches_unreadable")));
+		json_decref(rb);
+	}
 	fprintf(o, "# HELP fabroute_uptime_seconds Time since fabrouted started.\n"
 		"# TYPE fabroute_uptime_seconds gauge\nfabroute_uptime_seconds %.3f\n",
 		(double)(loop_now_ms() - d->start_ms) / 1e3);
@@ -258,11 +272,18 @@ static char *hook_metrics(void *ud)
 	return buf;
 }
 
+static json_t *hook_readback(void *ud)
+{
+	struct daemon *d = ud;
+
+	return rb_json(d->rb);
+}
+
 struct api_hooks daemon_hooks(struct daemon *d)
 {
 	return (struct api_hooks){
 		.ud = d, .epoch = hook_epoch, .reroute = hook_reroute, .engine = hook_engine,
 		.fault = hook_fault, .faults = hook_faults, .config = hook_config,
-		.status = hook_status, .metrics = hook_metrics,
+		.status = hook_status, .metrics = hook_metrics, .readback = hook_readback,
 	};
 }

@@ -13,6 +13,7 @@
 #include "daemon/epoch.h"
 #include "daemon/loop.h"
 #include "daemon/pipeline.h"
+#include "daemon/readback.h"
 #include "daemon/source_file.h"
 #include "daemon/source_osm.h"
 #include "store/store.h"
@@ -35,6 +36,7 @@ struct daemon {
 	struct store *st;
 	struct srcf *src;	/* source file, or */
 	struct srco *osm;	/* source opensm */
+	struct readback *rb;	/* LFT read-back, with source opensm */
 	struct epoch_slot slot;
 	struct pipeline *pipe;
 	struct api_server *api;

@@ -297,6 +297,30 @@ static int start_api(struct daemon *d, struct fab_err *err)
 	return 0;
 }
 
+/* A routing pass is done: its tables are in the switches about a second later. */
+static void on_osm_event(void *ud, const char *event)
+{
+	struct daemon *d = ud;
+
+	if (!strcmp(event, "routing_done") || !strcmp(event, "subnet_up"))
+		rb_trigger(d->rb, 1000);
+}
+
+/* Source opensm: the read-back, then the listener the plugin connects to. */
+static int start_osm(struct daemon *d, struct fab_err *err)
+{
+	struct rb_opts o = {
+		.ca = d->cfg.readback_ca, .port = d->cfg.readback_port,
+		.interval_s = d->cfg.readback_interval_s, .timeout_ms = d->cfg.readback_timeout_ms,
+		.retries = d->cfg.readback_retries, .rate = d->cfg.readback_rate,
+	};
+
+	if (d->cfg.readback && !(d->rb = rb_start(&o, &d->slot, err)))
+		return -1;
+	d->osm = srco_open(d->cfg.socket, d->pipe, d->st, on_osm_event, d, err);
+	return d->osm ? 0 : -1;
+}
+
 /* Modules in dependency order: store, source, loop, pipeline, API. */
 static int start(struct daemon *d, struct fab_err *err)
 {
@@ -324,7 +348,7 @@ static int start(struct daemon *d, struct fab_err *err)
 		return -1;
 	pipe_set_done_cb(d->pipe, on_done, d);
 	restored = d->src && pipe_restore(d->pipe);
-	if (!d->src && !(d->osm = srco_open(d->cfg.socket, d->pipe, d->st, err)))
+	if (!d->src && start_osm(d, err))
 		return -1;
 	if (start_api(d, err))
 		return -1;
@@ -347,6 +371,7 @@ static void stop(struct daemon *d)
 {
 	api_stop(d->api);
 	srco_free(d->osm);
+	rb_stop(d->rb);
 	pipe_free(d->pipe);
 	epoch_slot_fini(&d->slot);
 	srcf_free(d->src);

@@ -41,6 +41,8 @@ struct srco {
 	pthread_t acceptor;
 	struct pipeline *p;
 	struct store *st;
+	void (*on_event)(void *ud, const char *event);
+	void *ud;
 	pthread_mutex_t mu;	/* guards conns[] and writes to control sockets */
 	struct srco_conn conns[SRCO_CONNS_MAX];
 	uint64_t routings, failures;
@@ -227,6 +229,8 @@ static void record(struct srco *s, json_t *msg)
 	if (store_event_add(s->st, loop_wall_ms(), strcmp(ev, "trap") ? "opensm" : "trap", ev, msg, &err) < 0)
 		log_err("%s", err.msg);
 	log_debug("opensm event: %s", ev);
+	if (s->on_event)
+		s->on_event(s->ud, ev);
 }
 
 /* --- connections ------------------------------------------------------------ */
@@ -403,7 +407,8 @@ static int listen_on(struct srco *s, const char *path, struct fab_err *err)
 	return 0;
 }
 
-struct srco *srco_open(const char *path, struct pipeline *p, struct store *st, struct fab_err *err)
+struct srco *srco_open(const char *path, struct pipeline *p, struct store *st,
+		       void (*on_event)(void *ud, const char *event), void *ud, struct fab_err *err)
 {
 	struct srco *s = calloc(1, sizeof(*s));
 
@@ -413,6 +418,8 @@ struct srco *srco_open(const char *path, struct pipeline *p, struct store *st, s
 	}
 	s->p = p;
 	s->st = st;
+	s->on_event = on_event;
+	s->ud = ud;
 	s->lfd = s->stop_fd = -1;
 	pthread_mutex_init(&s->mu, NULL);
 	if (listen_on(s, path, err) || (s->stop_fd = eventfd(0, EFD_CLOEXEC)) < 0 ||
