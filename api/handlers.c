@@ -7,11 +7,13 @@
  * the store; control (POST) goes to the daemon through its hooks.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "api/server_impl.h"
+#include "fabric/formats.h"
 
 static struct epoch *epoch_of(struct api_req *rq)
 {
@@ -94,6 +96,25 @@ static void h_fabric(struct api_req *rq, struct api_resp *rs)
 	if (j)
 		json_object_set_new(j, "readback", rq->hooks->readback(rq->hooks->ud));
 	answer(rs, j, &err);
+}
+
+/* The published LFTs as opensm-lfts.dump (what `opensm -R file -U` loads, what ibroute prints). */
+static void h_lfts(struct api_req *rq, struct api_resp *rs)
+{
+	struct epoch *e = epoch_of(rq);
+	size_t len = 0;
+	FILE *o;
+
+	if (!e) {
+		api_fail_new(rs, 503, "not_routed", "no routing published yet");
+		return;
+	}
+	o = open_memstream(&rs->text, &len);
+	if (o && (fmt_lfts_write(o, e->fabric, e->routing) | fclose(o))) {
+		free(rs->text);
+		rs->text = NULL;
+	}
+	epoch_unref(e);
 }
 
 static void h_config(struct api_req *rq, struct api_resp *rs)
@@ -389,6 +410,7 @@ static void h_metrics(struct api_req *rq, struct api_resp *rs)
 	for (unsigned i = 0; i < 3; i++)
 		n += parts[i] ? strlen(parts[i]) : 0;
 	rs->text = malloc(n);
+	rs->ctype = "text/plain; version=0.0.4; charset=utf-8";	/* Prometheus exposition format */
 	if (rs->text) {
 		rs->text[0] = '\0';
 		for (unsigned i = 0; i < 3; i++)
@@ -409,6 +431,7 @@ const struct api_route api_routes[] = {
 	{ "GET", "/api/nodes/{}", h_node, "", 0 },
 	{ "GET", "/api/links", h_links, "", 0 },
 	{ "GET", "/api/lids", h_lids, "", 0 },
+	{ "GET", "/api/lfts", h_lfts, "", 0 },
 	{ "GET", "/api/engines", h_engines, "", 0 },
 	{ "GET", "/api/config", h_config, "", 0 },
 	{ "GET", "/api/events", h_events, "since,type,limit", 0 },

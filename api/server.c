@@ -303,8 +303,8 @@ static enum MHD_Result respond(struct MHD_Connection *c, struct api_resp *rs)
 		free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rs->text ?
-				"text/plain; version=0.0.4; charset=utf-8" : "application/json");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rs->ctype ? rs->ctype :
+				rs->text ? "text/plain; charset=utf-8" : "application/json");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (rs->status == 401)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"fabroute\"");

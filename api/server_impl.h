@@ -37,6 +37,7 @@ struct api_resp {
 	int status;
 	json_t *json;
 	char *text;
+	const char *ctype;	/* NULL: application/json, or text/plain for @text */
 	char allow[64];
 };
 

@@ -56,6 +56,8 @@ api GET /api/links
 is "links: 1296" "$(jf .count)" 1296
 api GET /api/lids
 is "lids: one per endpoint" "$(jf .count)" 702
+api GET /api/lfts
+like "lfts: one block per switch, in ibroute's format" "$(printf '%s\n' "$body" | grep -c '^Unicast lids')" '^54$'
 api GET /api/engines
 like "engines: sftree listed" "$(jf '[.engines[].name] | join(",")')" sftree
 api GET /api/config
