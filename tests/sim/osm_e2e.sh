@@ -1,0 +1,153 @@
+#!/bin/sh
+# fabroute as OpenSM's routing engine, end to end: ibsim simulating a fat
+# tree, real OpenSM with the fabroute-osm plugin, fabrouted --source opensm.
+# - the switches' LFTs (dump_fts) equal the tables fabrouted published
+#   (GET /api/lfts) and stored; the read-back finds no drift; ibdmchk finds
+#   no credit loop in OpenSM's dumps;
+# - Unlink in ibsim: trap -> OpenSM sweep -> fabrouted reroutes -> new tables
+#   in the switches, every pair reachable, events stored; ReLink restores
+#   the original tables;
+# - fabrouted killed: OpenSM's next engine routes the next sweep and the
+#   subnet stays up; fabrouted back: it routes the next sweep;
+# - POST /api/engine re-routes the live fabric with the new chain.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+. "$top_srcdir/tests/integration/daemon_lib.sh"
+have_ibsim || skip_all "ibsim, umad2sim or infiniband-diags missing"
+for t in opensm dump_fts; do command -v $t >/dev/null 2>&1 || skip_all "$t missing"; done
+plugin=${FABROUTE_OSM_PLUGIN:-$top_builddir/.libs/libfabroute-osm.so}
+[ -r "$plugin" ] || skip_all "no OpenSM plugin at $plugin (built only with libopensm-dev)"
+plugdir=$t_tmp/plugin
+mkdir -p "$plugdir"
+cp "$plugin" "$plugdir/libfabroute-osm.so"
+
+cd "$t_tmp" || exit 1
+"$FABROUTE" gen kary-ntree k=4 n=2 -f ibsim -o t.net
+sim_start_console "$t_tmp/t.net" || { not_ok "ibsim starts"; done_testing; }
+sock=$t_tmp/osm.sock
+FABROUTED_WRAPPER="env LD_PRELOAD=$UMAD2SIM" \
+	d_start e --source opensm --socket "$sock" --engine sftree,updn --readback-interval-s 0 \
+	--readback-timeout-ms 500 --api-write-rate-limit 0 || { not_ok "fabrouted starts"; done_testing; }
+ok "fabrouted --source opensm starts"
+
+cat >osm.conf <<EOC
+event_plugin_name fabroute-osm
+event_plugin_options socket=$sock timeout_ms=3000
+routing_engine updn
+EOC
+osm_start() {
+	( cd "$t_tmp" && LD_PRELOAD=$UMAD2SIM LD_LIBRARY_PATH=$plugdir OSM_CACHE_DIR=$t_tmp OSM_TMP_DIR=$t_tmp \
+		exec opensm -F "$t_tmp/osm.conf" -s 0 -d 2 -f "$t_tmp/osm.log" -D 0x43 --dump_files_dir "$t_tmp" \
+		>"$t_tmp/osm.out" 2>&1 ) &
+	OSM_PID=$!
+	t_sim_pids="$OSM_PID $t_sim_pids"
+}
+# wait_log PATTERN COUNT: until osm.log holds COUNT lines matching PATTERN
+wait_log() {
+	i=0
+	while n=$(grep -c -- "$1" osm.log 2>/dev/null); [ "${n:-0}" -lt "$2" ]; do
+		i=$((i + 1))
+		[ $i -gt 300 ] && { diag "no '$1' (x$2) in OpenSM's log"; return 1; }
+		sleep 0.1
+	done
+}
+# same_tables DESC: the switches hold what fabrouted published
+same_tables() {
+	sim_run dump_fts >hw.dump 2>/dev/null
+	lft_entries hw.dump >hw.txt
+	api GET /api/lfts
+	printf '%s\n' "$body" >ours.dump
+	lft_entries ours.dump >ours.txt
+	if [ -s hw.txt ] && cmp -s hw.txt ours.txt; then ok "$1"; else
+		not_ok "$1"; diff ours.txt hw.txt | head -10 | sed 's/^/# /'; fi
+}
+# wait_readback: until a read-back of the current epoch is done
+wait_readback() {
+	i=0
+	while :; do
+		api GET /api/fabric
+		[ "$(jf .readback.epoch)" = "$(jf .epoch.seq)" ] && [ "$(jf .readback.time_ms)" != null ] && return 0
+		i=$((i + 1))
+		[ $i -gt 100 ] && return 1
+		sleep 0.1
+	done
+}
+
+osm_start
+wait_log "SUBNET UP" 1 && ok "OpenSM brings the subnet up" || not_ok "OpenSM brings the subnet up"
+like "OpenSM routed with fabroute" "$(grep 'tables configured' osm.log)" "fabroute tables configured"
+api GET /api/fabric
+is "fabrouted published OpenSM's fabric (reason opensm)" "$(jf .epoch.reason)" opensm
+is "sftree routed it" "$(jf .epoch.engine)" sftree
+same_tables "the switches' LFTs (dump_fts) equal fabrouted's (GET /api/lfts)"
+lft_entries opensm-lfts.dump >osm.txt
+cmp -s osm.txt ours.txt && ok "OpenSM's own dump holds fabrouted's tables" || not_ok "OpenSM's own dump holds fabrouted's tables"
+wait_readback && ok "fabrouted read the tables back" || not_ok "fabrouted read the tables back"
+is "read-back: no drift" "$(jf .readback.entries_drifting)" 0
+is "read-back: every switch answered" "$(jf .readback.switches_read)" "$(jf .switches)"
+api GET /api/ready
+is "ready: connected, deadlock-free, programmed as computed" "$code" 200
+if command -v ibdmchk >/dev/null 2>&1; then
+	timeout 60 ibdmchk -s opensm-subnet.lst -f opensm.fdbs -m opensm.mcfdbs >ibdmchk.out 2>&1
+	like "ibdmchk: no credit loop" "$(cat ibdmchk.out)" "no credit loops found"
+fi
+orig=$t_tmp/orig.txt
+cp ours.txt "$orig"
+api GET /api/snapshots
+is "the epoch is stored" "$(jf '.snapshots[0].reason')" opensm
+
+# --- a link goes down and comes back ---------------------------------------------
+seq0=$(curl -s "$D_URL/api/fabric" | jq .epoch.seq)
+link='"leaf-00"[5]'	# leaf-00 to spine-00
+diag "taking down $link"
+sim_cmd "Unlink $link"
+d_wait_epoch $((seq0 + 1)) && ok "Unlink: fabrouted rerouted" || not_ok "Unlink: fabrouted rerouted"
+api GET "/api/events?type=trap"
+[ "$(jf '.events | length')" -ge 1 ] && ok "Unlink: the trap reached fabrouted" || not_ok "Unlink: the trap reached fabrouted"
+api GET /api/connectivity
+is "Unlink: every pair reachable, switches included" "$(jf .connected)" true
+wait_log "SUBNET UP" 2
+sleep 0.5
+same_tables "Unlink: the switches hold the new tables"
+cmp -s ours.txt "$orig" && not_ok "Unlink: the tables changed" || ok "Unlink: the tables changed"
+seq1=$(curl -s "$D_URL/api/fabric" | jq .epoch.seq)
+sim_cmd "ReLink $link"
+d_wait_epoch $((seq1 + 1)) && ok "ReLink: fabrouted rerouted" || not_ok "ReLink: fabrouted rerouted"
+wait_log "SUBNET UP" 3
+sleep 0.5
+same_tables "ReLink: the switches hold fabrouted's tables"
+cmp -s ours.txt "$orig" && ok "ReLink: the original tables are back" || not_ok "ReLink: the original tables are back"
+
+# --- fabrouted away, and back ---------------------------------------------------
+d_stop
+configured=$(grep -c "fabroute tables configured" osm.log)
+kill -HUP "$OSM_PID"
+wait_log "OpenSM's next routing engine routes" 1 && ok "fabrouted away: the plugin steps aside" ||
+	not_ok "fabrouted away: the plugin steps aside"
+wait_log "updn tables configured" 1 && ok "fabrouted away: OpenSM's updn routes the sweep" ||
+	not_ok "fabrouted away: OpenSM's updn routes the sweep"
+sim_run dump_fts >hw.dump 2>/dev/null
+lft_entries hw.dump >hw.txt
+[ -s hw.txt ] && ok "fabrouted away: the switches still route" || not_ok "fabrouted away: the switches still route"
+FABROUTED_WRAPPER="env LD_PRELOAD=$UMAD2SIM" \
+	d_start e --source opensm --socket "$sock" --engine sftree,updn --readback-interval-s 0 \
+	--readback-timeout-ms 500 --api-write-rate-limit 0
+sleep 1.5	# the plugin's control connection comes back within a second
+kill -HUP "$OSM_PID"
+wait_log "fabroute tables configured" $((configured + 1)) && ok "fabrouted back: it routes the next sweep" ||
+	not_ok "fabrouted back: it routes the next sweep"
+
+# --- another engine chain through the API ------------------------------------------
+seq2=$(curl -s "$D_URL/api/fabric" | jq .epoch.seq)
+api POST /api/engine '{"chain":"updn"}'
+is "engine: accepted" "$code" 202
+d_wait_epoch $((seq2 + 1))
+api GET /api/fabric
+is "engine: updn routed OpenSM's pass" "$(jf .epoch.engine)" updn
+sleep 1
+same_tables "engine: the switches hold the updn tables fabrouted published"
+
+kill "$OSM_PID" 2>/dev/null
+wait "$OSM_PID" 2>/dev/null
+d_stop
+is "fabrouted stops cleanly" "$D_STATUS" 0
+done_testing
