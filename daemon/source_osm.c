@@ -33,6 +33,8 @@ struct srco_conn {
 	struct srco *s;
 	pthread_t th;
 	int fd, role, used, done;
+	/* LFT_CHANGE events since the last routing_done: summed up, not stored one by one */
+	uint64_t lft_blocks, lft_switches, last_guid;
 };
 
 struct srco {
@@ -217,12 +219,33 @@ static json_t *route(struct srco *s, const json_t *req)
 
 /* --- control connections -------------------------------------------------- */
 
-static void record(struct srco *s, json_t *msg)
+/* An lft_change is counted; routing_done carries the counts. 1 when @msg is consumed. */
+static int lft_changes(struct srco_conn *c, json_t *msg, const char *ev)
 {
+	uint64_t guid = 0;
+
+	if (!strcmp(ev, "lft_change")) {
+		osmp_guid_parse(json_object_get(msg, "guid"), &guid);
+		c->lft_blocks++;
+		c->lft_switches += guid != c->last_guid;
+		c->last_guid = guid;
+		return 1;
+	}
+	if (!strcmp(ev, "routing_done")) {
+		json_object_set_new(msg, "lft_blocks_changed", json_integer((json_int_t)c->lft_blocks));
+		json_object_set_new(msg, "switches_changed", json_integer((json_int_t)c->lft_switches));
+		c->lft_blocks = c->lft_switches = c->last_guid = 0;
+	}
+	return 0;
+}
+
+static void record(struct srco_conn *c, json_t *msg)
+{
+	struct srco *s = c->s;
 	const char *ev = json_string_value(json_object_get(msg, "event"));
 	struct fab_err err;
 
-	if (!ev)
+	if (!ev || lft_changes(c, msg, ev))
 		return;
 	json_object_del(msg, "type");
 	json_object_del(msg, "v");
@@ -279,7 +302,7 @@ static void *conn_main(void *arg)
 					break;
 				}
 			} else if (!strcmp(osmp_type(m), "event")) {
-				record(s, m);
+				record(c, m);
 			}
 			json_decref(m);
 		}

@@ -1,9 +1,10 @@
 #!/bin/sh
-# fabroute's main job on its built-in default: set up, build, start the
-# routing daemon on the 648-port 2-stage fat tree (18 spine + 36 leaf
-# 36-port switches, 648 hosts) with a throw-away database, show what it
-# answers, print curl examples, and keep it running until Ctrl-C.
-# FABROUTE_DEMO_ONCE=1: stop after the examples (what the tests run).
+# fabroute's main job on its built-in default, end to end on one machine:
+# set up and build, then run ibsim simulating the 648-port 2-stage fat tree
+# (18 spine + 36 leaf 36-port switches, 648 hosts), real OpenSM with the
+# fabroute-osm plugin, and fabrouted as its routing engine. Shows what the
+# switches hold and what fabrouted answers, prints curl examples, and stops
+# all three on Ctrl-C. FABROUTE_DEMO_ONCE=1: stop after the examples.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/setup.sh"
@@ -11,31 +12,61 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build}
 dir=${FABROUTE_DEMO_DIR:-$top/build/demo}
 port=${FABROUTE_DEMO_PORT:-8577}
-mkdir -p "$dir"
-rm -f "$dir/fabroute.db" "$dir/fabroute.db-wal" "$dir/fabroute.db-shm"
-[ -s "$dir/token" ] || { head -c 32 /dev/urandom | base64 >"$dir/token"; }
-chmod 600 "$dir/token"
-
-"$build/fabrouted" --topology gen:ft648 --listen "127.0.0.1:$port" --db "$dir/fabroute.db" \
-	--token-file "$dir/token" 2>"$dir/fabrouted.log" &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; echo; echo "fabrouted stopped."' EXIT
-trap 'exit 0' INT TERM
-url=http://127.0.0.1:$port
-i=0
-until curl -sf "$url/api/ready" >/dev/null 2>&1; do
-	i=$((i + 1))
-	if [ $i -gt 100 ] || ! kill -0 $pid 2>/dev/null; then
-		echo "fabrouted did not become ready:" >&2
-		cat "$dir/fabrouted.log" >&2
-		exit 1
-	fi
-	sleep 0.1
-done
-export FABROUTE_URL=$url FABROUTE_TOKEN_FILE=$dir/token
+umad=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+plugin=${FABROUTE_OSM_PLUGIN:-$build/.libs/libfabroute-osm.so}
 fab=$build/fabroute
+[ -r "$plugin" ] || { echo "demo: no OpenSM plugin at $plugin (libopensm-dev missing?)" >&2; exit 1; }
 
-echo "fabrouted routes the 648-port fat tree at $url (log: $dir/fabrouted.log)"
+rm -rf "$dir"
+mkdir -p "$dir/plugin"
+cp "$plugin" "$dir/plugin/libfabroute-osm.so"
+head -c 32 /dev/urandom | base64 >"$dir/token"
+chmod 600 "$dir/token"
+"$fab" gen ft648 -f ibsim -o "$dir/ft648.net"
+export IBSIM_SOCKNAME="demo$$"
+pids=""
+stop() {
+	for p in $pids; do kill "$p" 2>/dev/null || true; done
+	for p in $pids; do wait "$p" 2>/dev/null || true; done
+	echo
+	echo "OpenSM, fabrouted and ibsim stopped."
+}
+trap stop EXIT
+trap 'exit 0' INT TERM
+# wait_for FILE PATTERN WHAT
+wait_for() {
+	i=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -le 600 ] || { echo "demo: $3 did not come up; see $1" >&2; exit 1; }
+		sleep 0.1
+	done
+}
+
+cd "$dir"
+mkfifo sim.in
+ibsim -s ft648.net 0<>sim.in >sim.log 2>&1 &
+pids="$! $pids"
+wait_for sim.log "simulator ready" ibsim
+LD_PRELOAD=$umad "$build/fabrouted" --source opensm --socket "$dir/osm.sock" \
+	--listen "127.0.0.1:$port" --db "$dir/fabroute.db" --token-file "$dir/token" 2>fabrouted.log &
+pids="$! $pids"
+wait_for fabrouted.log "API listening" fabrouted
+cat >osm.conf <<EOC
+event_plugin_name fabroute-osm
+event_plugin_options socket=$dir/osm.sock timeout_ms=2000
+routing_engine ftree,updn,minhop
+EOC
+LD_PRELOAD=$umad LD_LIBRARY_PATH=$dir/plugin OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir \
+	opensm -F osm.conf -s 30 -d 2 -f osm.log -D 0x43 --dump_files_dir "$dir" >osm.out 2>&1 &
+pids="$! $pids"
+wait_for osm.log "SUBNET UP" OpenSM
+sleep 1.5	# fabrouted reads the tables back from the switches
+
+export FABROUTE_URL=http://127.0.0.1:$port FABROUTE_TOKEN_FILE=$dir/token
+url=$FABROUTE_URL
+echo "ibsim simulates the 648-port fat tree; OpenSM manages it with fabroute as its routing engine:"
+grep -o "fabroute tables configured.*" osm.log | head -1
 echo
 echo "\$ fabroute status"
 "$fab" status || true
@@ -43,28 +74,23 @@ echo
 echo "\$ fabroute route leaf-00 node-645"
 "$fab" route leaf-00 node-645
 echo
-echo "\$ fabroute fault down --link spine-00:1     # simulate a link failure"
-"$fab" fault down --link spine-00:1 >/dev/null
-sleep 0.3
-"$fab" events --limit 3
-echo
+echo "\$ echo 'Unlink \"leaf-00\"[19]' > $dir/sim.in      # a link fails in the simulated fabric"
+echo 'Unlink "leaf-00"[19]' >sim.in
+sleep 2
+"$fab" events --limit 5
 cat <<EOM
-Try (TOKEN=\$(cat $dir/token)):
+
+Logs: $dir/{osm,fabrouted,sim}.log. Try:
   curl '$url/api/route?src=leaf-00&dst=node-645'
-  curl '$url/api/route?src=0x1&dst=700'                 # by LID
-  curl  $url/api/connectivity
-  curl  $url/api/reachability/switches
-  curl  $url/api/vl-usage
-  curl  $url/api/ready                                  # 200 only when fully routed and deadlock-free
+  curl  $url/api/ready                  # 200: connected, deadlock-free, switches programmed as computed
+  curl  $url/api/fabric | jq .readback  # the switches' tables read back against fabroute's
   curl  $url/metrics
-  curl  $url/api/events
-  curl -H "Authorization: Bearer \$TOKEN" -d '{"action":"down","switch":"spine-03"}' $url/api/faults
-  curl -H "Authorization: Bearer \$TOKEN" -d '{"chain":"updn"}' $url/api/engine
-  $fab --help                                  # the same from the command line
+  curl  $url/api/events?type=trap
+  echo 'ReLink "leaf-00"[19]' > $dir/sim.in          # the link comes back
+  curl -H "Authorization: Bearer \$(cat $dir/token)" -d '{"chain":"updn"}' $url/api/engine
+  IBSIM_SOCKNAME=$IBSIM_SOCKNAME LD_PRELOAD=$umad dump_lfts   # the switches' tables
 EOM
-if [ "${FABROUTE_DEMO_ONCE:-0}" = 1 ]; then
-	exit 0
-fi
+[ "${FABROUTE_DEMO_ONCE:-0}" = 1 ] && exit 0
 echo
-echo "fabrouted is running; press Ctrl-C to stop it."
-wait $pid
+echo "Running; press Ctrl-C to stop OpenSM, fabrouted and ibsim."
+while :; do sleep 3600; done

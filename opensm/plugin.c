@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: plugin entry points and the fabroute routing engine
+ *
+ * create() refuses to load into an OpenSM other than the one the plugin was
+ * built against: the version string must match, and a few fields of
+ * osm_opensm_t must hold the values OpenSM gave them before loading plugins
+ * (the layout of osm_opensm_t depends on OpenSM's configure options, which
+ * the version string does not tell).
+ *
+ * The engine is registered by name (so OpenSM logs "fabroute tables
+ * configured" and ``routing_engine fabroute,updn`` works) and, unless the
+ * operator named it in routing_engine, put at the head of the engine list,
+ * where OpenSM's setup_routing_engines() appends the configured engines
+ * after it. OpenSM owns and frees the list entry.
+ *
+ * A routing pass: connect (once; the connection is kept), send the subnet,
+ * wait for the LFTs until timeout_ms after the pass began, fill new_lft.
+ * Every failure is one log line and -1, so that OpenSM's next engine routes
+ * the pass; the route connection is then closed, which also drops a late
+ * answer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "opensm/plugin.h"
+
+#if OSM_EVENT_PLUGIN_INTERFACE_VER != 2
+#error "this plugin speaks OpenSM's event plugin interface version 2"
+#endif
+
+/* Prepend "@what: " to the reason already in @err (truncating its end). */
+static void err_prefix(char *err, size_t len, const char *what)
+{
+	char tail[256];
+
+	snprintf(tail, sizeof(tail), "%s", err);
+	if (snprintf(err, len, "%s: %s", what, tail) >= (int)len)
+		err[len - 1] = '\0';	/* truncated: a log line is still useful */
+}
+
+/* A message from the daemon, made safe for one log line. */
+static void err_from_peer(char *err, size_t len, const char *what, const json_t *msg)
+{
+	const char *m = json_string_value(json_object_get(msg, "message"));
+	size_t n;
+
+	snprintf(err, len, "%s: %s", what, m ? m : "(no message)");
+	for (n = 0; err[n]; n++)
+		if ((unsigned char)err[n] < 0x20 || err[n] == 0x7f)
+			err[n] = ' ';
+}
+
+int fosm_hello(struct fosm *f, int fd, const char *role, int64_t deadline, char *err, size_t errlen)
+{
+	json_t *msg = json_pack("{s:s, s:s, s:s, s:s}", "type", "hello", "role", role,
+				"opensm", f->osm->osm_version, "plugin", FOSM_PLUGIN);
+	int rc;
+
+	if (!msg) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rc = osmp_send(fd, msg, deadline, err, errlen);
+	json_decref(msg);
+	if (rc)
+		return -1;
+	msg = osmp_recv(fd, deadline, err, errlen);
+	if (!msg)
+		return -1;
+	rc = strcmp(osmp_type(msg), "hello") ? -1 : 0;
+	if (rc && !strcmp(osmp_type(msg), "error"))
+		err_from_peer(err, errlen, "the daemon refused it", msg);
+	else if (rc)
+		snprintf(err, errlen, "the daemon answered hello with a '%s' message", osmp_type(msg));
+	json_decref(msg);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- options */
+
+static int parse_timeout(const char *v, int *ms)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < FOSM_TIMEOUT_MIN || n > FOSM_TIMEOUT_MAX)
+		return -1;
+	*ms = (int)n;
+	return 0;
+}
+
+static void set_socket(struct fosm *f, const char *path)
+{
+	char *copy;
+
+	if (!*path || strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		FOSM_LOG(f, OSM_LOG_ERROR, "option socket='%s': empty or longer than a unix socket path; "
+			 "using %s\n", path, f->socket_path);
+		return;
+	}
+	copy = strdup(path);
+	if (!copy) {
+		FOSM_LOG(f, OSM_LOG_ERROR, "out of memory for option socket; using %s\n", f->socket_path);
+		return;
+	}
+	free(f->socket_path);
+	f->socket_path = copy;
+}
+
+static void set_option(struct fosm *f, const char *key, const char *val)
+{
+	if (val && !strcmp(key, "socket"))
+		set_socket(f, val);
+	else if (val && !strcmp(key, "timeout_ms")) {
+		if (parse_timeout(val, &f->timeout_ms))
+			FOSM_LOG(f, OSM_LOG_ERROR, "option timeout_ms='%s': expected %d to %d; using %d\n",
+				 val, FOSM_TIMEOUT_MIN, FOSM_TIMEOUT_MAX, f->timeout_ms);
+	} else
+		FOSM_LOG(f, OSM_LOG_ERROR, "unknown option '%s%s%s' in event_plugin_options ignored "
+			 "(known: socket=PATH timeout_ms=N)\n", key, val ? "=" : "", val ? val : "");
+}
+
+/* event_plugin_options: KEY=VALUE words, separated by blanks or commas. */
+static int parse_options(struct fosm *f, const char *opts)
+{
+	char *copy, *save = NULL;
+
+	if (!opts)
+		return 0;
+	copy = strdup(opts);
+	if (!copy)
+		return -1;
+	for (char *w = strtok_r(copy, " \t\n,", &save); w; w = strtok_r(NULL, " \t\n,", &save)) {
+		char *eq = strchr(w, '=');
+
+		if (eq)
+			*eq++ = '\0';
+		set_option(f, w, eq);
+	}
+	free(copy);
+	return 0;
+}
+
+/* ------------------------------------------------------------ route pass */
+
+/* Close a kept connection the daemon has closed or written to unasked. */
+static void route_drop_stale(struct fosm *f)
+{
+	struct pollfd p = { .fd = f->route_fd, .events = POLLIN };
+
+	if (f->route_fd >= 0 && poll(&p, 1, 0) != 0) {
+		FOSM_LOG(f, OSM_LOG_VERBOSE, "route connection closed by the daemon; reconnecting\n");
+		close(f->route_fd);
+		f->route_fd = -1;
+	}
+}
+
+static int route_connect(struct fosm *f, int64_t deadline, char *err, size_t errlen)
+{
+	route_drop_stale(f);
+	if (f->route_fd >= 0)
+		return 0;
+	f->route_fd = osmp_connect(f->socket_path, deadline, err, errlen);
+	if (f->route_fd < 0) {
+		err_prefix(err, errlen, "cannot reach fabrouted");
+		return -1;
+	}
+	if (fosm_hello(f, f->route_fd, "route", deadline, err, errlen)) {
+		err_prefix(err, errlen, "hello on the route connection");
+		return -1;
+	}
+	FOSM_LOG(f, OSM_LOG_VERBOSE, "route connection to %s open\n", f->socket_path);
+	return 0;
+}
+
+/* Check that @msg answers request f->route_id with a routing. */
+static int route_check_answer(struct fosm *f, const json_t *msg, char *err, size_t errlen)
+{
+	const json_t *id = json_object_get(msg, "id");
+
+	if (!strcmp(osmp_type(msg), "error")) {
+		err_from_peer(err, errlen, "fabrouted could not route", msg);
+		return -1;
+	}
+	if (strcmp(osmp_type(msg), "routing")) {
+		snprintf(err, errlen, "fabrouted answered with a '%s' message", osmp_type(msg));
+		return -1;
+	}
+	if (!json_is_integer(id) || (uint64_t)json_integer_value(id) != f->route_id) {
+		snprintf(err, errlen, "fabrouted answered request %lld, expected %" PRIu64,
+			 json_is_integer(id) ? (long long)json_integer_value(id) : -1LL, f->route_id);
+		return -1;
+	}
+	return 0;
+}
+
+/* Send the subnet, return the daemon's routing (checked), or NULL and @err. */
+static json_t *route_request(struct fosm *f, int64_t deadline, char *err, size_t errlen)
+{
+	json_t *msg, *subnet;
+	int rc;
+
+	if (route_connect(f, deadline, err, errlen))
+		return NULL;
+	subnet = fosm_subnet_json(f);
+	msg = subnet ? json_pack("{s:s, s:I, s:o}", "type", "route", "id", (json_int_t)++f->route_id,
+				 "subnet", subnet) : NULL;
+	if (!msg) {
+		snprintf(err, errlen, "out of memory for the route request");
+		return NULL;
+	}
+	rc = osmp_send(f->route_fd, msg, deadline, err, errlen);
+	json_decref(msg);
+	if (rc) {
+		err_prefix(err, errlen, "sending the subnet");
+		return NULL;
+	}
+	msg = osmp_recv(f->route_fd, deadline, err, errlen);
+	if (!msg) {
+		err_prefix(err, errlen, "waiting for the routing");
+		return NULL;
+	}
+	if (route_check_answer(f, msg, err, errlen)) {
+		json_decref(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static int route_failed(struct fosm *f, const char *why, int64_t t0)
+{
+	FOSM_LOG(f, OSM_LOG_ERROR, "%s (after %" PRId64 " ms); OpenSM's next routing engine routes this pass\n",
+		 why, osmp_now_ms() - t0);
+	if (f->route_fd >= 0)
+		close(f->route_fd);
+	f->route_fd = -1;
+	f->fallbacks++;
+	return -1;
+}
+
+/* ucast_build_fwd_tables of the fabroute engine (osm->lock held). */
+static int route_pass(void *context)
+{
+	struct fosm *f = context;
+	int64_t t0 = osmp_now_ms();
+	char err[256] = "unknown error";
+	json_t *answer = route_request(f, t0 + f->timeout_ms, err, sizeof(err));
+	long n = answer ? fosm_apply_lfts(f, answer, err, sizeof(err)) : -1;
+	const char *engine;
+
+	if (n < 0) {
+		json_decref(answer);
+		return route_failed(f, err, t0);
+	}
+	engine = json_string_value(json_object_get(answer, "engine"));
+	FOSM_LOG(f, OSM_LOG_INFO, "epoch %" JSON_INTEGER_FORMAT " routed by fabrouted's %s: "
+		 "tables of %ld switches in %" PRId64 " ms\n",
+		 json_integer_value(json_object_get(answer, "epoch")), engine ? engine : "(unnamed) engine",
+		 n, osmp_now_ms() - t0);
+	json_decref(answer);
+	f->passes++;
+	return 0;
+}
+
+/* The engine's destroy(): OpenSM is done routing, the connection can go. */
+static void route_destroy(void *context)
+{
+	struct fosm *f = context;
+
+	if (f->route_fd >= 0)
+		close(f->route_fd);
+	f->route_fd = -1;
+}
+
+/* setup() of the registered module, also used for the head insertion. */
+static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
+{
+	re->build_lid_matrices = NULL;	/* OpenSM's hop matrices: multicast needs them */
+	re->ucast_build_fwd_tables = route_pass;
+	re->destroy = route_destroy;
+	return 0;
+}
+
+/* Is @word one of the engines named in routing_engine? */
+static bool names_engine(const char *names, const char *word)
+{
+	char *copy, *save = NULL;
+	bool found = false;
+
+	if (!names || !(copy = strdup(names)))
+		return false;
+	for (char *t = strtok_r(copy, ", \t\n", &save); t && !found; t = strtok_r(NULL, ", \t\n", &save))
+		found = !strcmp(t, word);
+	free(copy);
+	return found;
+}
+
+static void engine_insert_head(struct fosm *f)
+{
+	osm_opensm_t *osm = f->osm;
+	struct osm_routing_engine *re = calloc(1, sizeof(*re));	/* OpenSM frees it */
+
+	if (!re) {
+		FOSM_LOG(f, OSM_LOG_ERROR, "out of memory: engine not added; OpenSM routes alone\n");
+		return;
+	}
+	re->name = FOSM_ENGINE;	/* static: OpenSM does not free names */
+	re->type = osm_routing_engine_type(FOSM_ENGINE);
+	re->context = f;
+	engine_setup(re, osm);
+	re->next = osm->routing_engine_list;
+	osm->routing_engine_list = re;
+}
+
+static void engine_register(struct fosm *f)
+{
+	osm_opensm_t *osm = f->osm;
+	external_routing_engine_module_t mod = {
+		.name = FOSM_ENGINE, .setup = engine_setup, .context = f,
+	};
+	const char *names = osm->subn.opt.routing_engine_names;
+
+	if (osm_register_external_routing_engine(osm, &mod, f) != CL_SUCCESS)
+		FOSM_LOG(f, OSM_LOG_ERROR, "cannot register the routing engine name '%s'\n", FOSM_ENGINE);
+	if (names_engine(names, FOSM_ENGINE))
+		return;	/* OpenSM sets it up where routing_engine puts it */
+	for (struct osm_routing_engine *re = osm->routing_engine_list; re; re = re->next)
+		if (re->name && !strcmp(re->name, FOSM_ENGINE))
+			return;
+	engine_insert_head(f);
+}
+
+/* ------------------------------------------------------- create / delete */
+
+/*
+ * Fields create() can check: osm_subn_init() set max_ucast_lid_ho to
+ * 0xBFFF (no switch is known yet) and p_osm; plugin_list, after the
+ * optional perfmgr, was initialised just before plugins load; the log was
+ * set up from the options. A different layout moves them.
+ */
+static bool layout_ok(const osm_opensm_t *osm)
+{
+	return osm->subn.p_osm == osm && osm->subn.max_ucast_lid_ho == IB_LID_UCAST_END_HO &&
+	       osm->plugin_list.state == CL_INITIALIZED &&
+	       osm->log.log_prefix == osm->subn.opt.log_prefix &&
+	       (osm->log.level & ~OSM_LOG_SYS) == (osm->subn.opt.log_flags & ~OSM_LOG_SYS);
+}
+
+static bool compatible(osm_opensm_t *osm)
+{
+	bool same_version = osm->osm_version && !strcmp(osm->osm_version, OSM_VERSION);
+
+	if (!layout_ok(osm)) {
+		/* osm->log may be elsewhere too: stderr is all that is safe */
+		fprintf(stderr, "fabroute: the running OpenSM ('%s') is not laid out like the headers of "
+			"'%s' libfabroute-osm.so was built with (other configure options?); not loading\n",
+			osm->osm_version ? osm->osm_version : "?", OSM_VERSION);
+		return false;
+	}
+	if (!same_version) {
+		osm_log(&osm->log, OSM_LOG_ERROR, "fabroute: running OpenSM '%s' is not '%s', which "
+			"libfabroute-osm.so was built for; not loading\n",
+			osm->osm_version ? osm->osm_version : "?", OSM_VERSION);
+		return false;
+	}
+	return true;
+}
+
+static void fosm_free(struct fosm *f)
+{
+	if (f->wake[0] >= 0)
+		close(f->wake[0]);
+	if (f->wake[1] >= 0)
+		close(f->wake[1]);
+	if (f->route_fd >= 0)
+		close(f->route_fd);
+	pthread_mutex_destroy(&f->ctl_mu);
+	free(f->socket_path);
+	free(f);
+}
+
+static struct fosm *fosm_new(osm_opensm_t *osm)
+{
+	struct fosm *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->osm = osm;
+	f->route_fd = f->ctl_fd = -1;
+	f->timeout_ms = FOSM_TIMEOUT_DEFAULT;
+	atomic_init(&f->stop, false);
+	pthread_mutex_init(&f->ctl_mu, NULL);
+	f->socket_path = strdup(OSMP_SOCKET_DEFAULT);
+	if (!f->socket_path || pipe2(f->wake, O_CLOEXEC | O_NONBLOCK)) {
+		f->wake[0] = f->wake[1] = -1;
+		fosm_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void *fosm_create(osm_opensm_t *osm)
+{
+	struct fosm *f;
+
+	if (!compatible(osm))
+		return NULL;
+	f = fosm_new(osm);
+	if (!f || parse_options(f, osm->subn.opt.event_plugin_options)) {
+		osm_log(&osm->log, OSM_LOG_ERROR, "fabroute: out of memory; not loading\n");
+		if (f)
+			fosm_free(f);
+		return NULL;
+	}
+	/* nothing may fail after this: OpenSM keeps pointers to f and to our code */
+	engine_register(f);
+	FOSM_LOG(f, OSM_LOG_INFO, "%s loaded into %s: daemon socket %s, timeout %d ms, engines %s%s%s\n",
+		 FOSM_PLUGIN, osm->osm_version, f->socket_path, f->timeout_ms,
+		 names_engine(osm->subn.opt.routing_engine_names, FOSM_ENGINE) ? "" : FOSM_ENGINE " then ",
+		 osm->subn.opt.routing_engine_names ? osm->subn.opt.routing_engine_names : "minhop",
+		 names_engine(osm->subn.opt.routing_engine_names, FOSM_ENGINE) ? " (as configured)" : "");
+	fosm_events_start(f);
+	return f;
+}
+
+static void fosm_delete(void *data)
+{
+	struct fosm *f = data;
+
+	if (!f)
+		return;
+	fosm_events_stop(f);
+	FOSM_LOG(f, OSM_LOG_INFO, "unloading: %lu passes routed by fabrouted, %lu left to OpenSM; "
+		 "%lu events sent, %lu dropped\n", f->passes, f->fallbacks, f->events_sent, f->events_dropped);
+	fosm_free(f);
+}
+
+/* The one symbol OpenSM looks up (dlsym "osm_event_plugin"). */
+__attribute__((visibility("default"))) osm_event_plugin_t osm_event_plugin = {
+	.osm_version = OSM_VERSION,
+	.create = fosm_create,
+	.delete = fosm_delete,
+	.report = fosm_report,
+};

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: the subnet out, the LFTs in
+ *
+ * Both run inside the routing pass, with osm->lock held, so OpenSM's tables
+ * cannot change underneath.
+ *
+ * Out: every node of node_guid_tbl, in the table's order, is a node index;
+ * every valid physical port (a switch's port 0 included) is a port row,
+ * and every p_remote_physp pair is a link, written once from its lower
+ * (node, port) end. Links are not filtered on PortState: during the first
+ * sweep OpenSM routes while the links are still INIT, and it routes over
+ * every p_remote_physp itself. A LID belongs to CA and router ports and to
+ * a switch's port 0; a switch's external ports carry LID 0.
+ *
+ * In: the answer is checked whole before the first new_lft byte changes,
+ * so a bad answer leaves the tables as OpenSM prepared them for the next
+ * engine.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opensm/plugin.h"
+
+/* ------------------------------------------------------------ subnet out */
+
+/* Nodes by address, to find a node's index from a remote port. */
+struct node_ix {
+	const osm_node_t *node;
+	uint32_t ix;
+};
+
+static int node_ix_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct node_ix *)a)->node;
+	uintptr_t y = (uintptr_t)((const struct node_ix *)b)->node;
+
+	return x < y ? -1 : x > y;
+}
+
+static long node_index(const struct node_ix *tab, size_t n, const osm_node_t *node)
+{
+	struct node_ix key = { .node = node };
+	const struct node_ix *hit = bsearch(&key, tab, n, sizeof(*tab), node_ix_cmp);
+
+	return hit ? (long)hit->ix : -1;
+}
+
+static const char *node_type_name(uint8_t type)
+{
+	switch (type) {
+	case IB_NODE_TYPE_SWITCH:
+		return "SW";
+	case IB_NODE_TYPE_ROUTER:
+		return "RT";
+	default:
+		return "CA";
+	}
+}
+
+/* NodeDescription: 64 bytes, not NUL-terminated, not necessarily text. */
+static void node_desc_text(const osm_node_t *node, char out[IB_NODE_DESCRIPTION_SIZE + 1])
+{
+	size_t i;
+
+	for (i = 0; i < IB_NODE_DESCRIPTION_SIZE && node->node_desc.description[i]; i++) {
+		uint8_t c = node->node_desc.description[i];
+
+		out[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	out[i] = '\0';
+}
+
+static json_t *node_json(const osm_node_t *node)
+{
+	char desc[IB_NODE_DESCRIPTION_SIZE + 1];
+
+	node_desc_text(node, desc);
+	return json_pack("{s:o, s:s, s:s, s:i, s:o, s:I, s:i}",
+			 "guid", osmp_guid(cl_ntoh64(osm_node_get_node_guid(node))),
+			 "type", node_type_name(osm_node_get_type(node)),
+			 "desc", desc,
+			 "ports", (int)node->node_info.num_ports,
+			 "sysimg", osmp_guid(cl_ntoh64(node->node_info.sys_guid)),
+			 "vendor", (json_int_t)cl_ntoh32(ib_node_info_get_vendor_id(&node->node_info)),
+			 "device", (int)cl_ntoh16(node->node_info.device_id));
+}
+
+/*
+ * Active speed in fabroute's encoding (1 SDR .. 128 NDR, 0 unknown), the
+ * way OpenSM reads it (osm_link_is_throttled): LinkSpeedExtActive when the
+ * port (a switch's port 0 for all its ports) has the extended speeds
+ * capability, then FDR10 from Mellanox ExtendedPortInfo when the subnet
+ * enables it, then LinkSpeedActive.
+ */
+static int port_speed(const osm_physp_t *p, const osm_physp_t *cap, bool fdr10)
+{
+	if (cap->port_info.capability_mask & IB_PORT_CAP_HAS_EXT_SPEEDS) {
+		switch (ib_port_info_get_link_speed_ext_active(&p->port_info)) {
+		case IB_LINK_SPEED_EXT_ACTIVE_14:
+			return 16;
+		case IB_LINK_SPEED_EXT_ACTIVE_25:
+			return 32;
+		case IB_LINK_SPEED_EXT_ACTIVE_50:
+			return 64;
+		case 8:	/* 100G: NDR, newer than OpenSM 3.3.23's names */
+			return 128;
+		}
+	}
+	if (fdr10 && (p->ext_port_info.link_speed_active & FDR10))
+		return 8;
+	switch (ib_port_info_get_link_speed_active(&p->port_info)) {
+	case IB_LINK_SPEED_ACTIVE_2_5:
+		return 1;
+	case IB_LINK_SPEED_ACTIVE_5:
+		return 2;
+	case IB_LINK_SPEED_ACTIVE_10:
+		return 4;
+	}
+	return 0;
+}
+
+/* [node, port, guid, lid, lmc, state, phys state, width, speed] */
+static json_t *port_json(uint32_t ix, const osm_physp_t *p, const osm_physp_t *cap, bool own_lid, bool fdr10)
+{
+	return json_pack("[I, i, o, i, i, i, i, i, i]", (json_int_t)ix, (int)p->port_num,
+			 osmp_guid(cl_ntoh64(p->port_guid)),
+			 own_lid ? (int)cl_ntoh16(osm_physp_get_base_lid(p)) : 0,
+			 own_lid ? (int)osm_physp_get_lmc(p) : 0,
+			 (int)osm_physp_get_port_state(p),
+			 (int)ib_port_info_get_port_phys_state(&p->port_info),
+			 (int)p->port_info.link_width_active, port_speed(p, cap, fdr10));
+}
+
+/* The ports of node @ix and the links that start at it. */
+static int node_ports(json_t *ports, json_t *links, osm_node_t *node, uint32_t ix,
+		      const struct node_ix *tab, size_t n, bool fdr10)
+{
+	bool sw = osm_node_get_type(node) == IB_NODE_TYPE_SWITCH;
+	const osm_physp_t *sp0 = sw ? osm_node_get_physp_ptr(node, 0) : NULL;
+
+	for (uint32_t i = 0; i < osm_node_get_num_physp(node); i++) {
+		const osm_physp_t *p = osm_node_get_physp_ptr(node, i);
+		const osm_physp_t *r;
+		long rix;
+
+		if (!p)
+			continue;
+		if (json_array_append_new(ports, port_json(ix, p, sp0 ? sp0 : p, !sw || i == 0, fdr10)))
+			return -1;
+		r = p->p_remote_physp;
+		if (!r || (rix = node_index(tab, n, r->p_node)) < 0)
+			continue;
+		if ((long)ix > rix || ((long)ix == rix && i > r->port_num))
+			continue;	/* written from the other end */
+		if (json_array_append_new(links, json_pack("[I, i, I, i]", (json_int_t)ix, (int)i,
+							   (json_int_t)rix, (int)r->port_num)))
+			return -1;
+	}
+	return 0;
+}
+
+/* All nodes in node_guid_tbl order (@nodes) and by address (@tab). */
+static int node_tables(osm_subn_t *subn, osm_node_t ***nodes, struct node_ix **tab, size_t *n)
+{
+	cl_qmap_t *map = &subn->node_guid_tbl;
+	size_t i = 0;
+
+	*n = cl_qmap_count(map);
+	*nodes = calloc(*n ? *n : 1, sizeof(**nodes));
+	*tab = calloc(*n ? *n : 1, sizeof(**tab));
+	if (!*nodes || !*tab)
+		return -1;
+	for (cl_map_item_t *it = cl_qmap_head(map); it != cl_qmap_end(map) && i < *n; it = cl_qmap_next(it), i++) {
+		(*nodes)[i] = (osm_node_t *)it;
+		(*tab)[i] = (struct node_ix){ .node = (osm_node_t *)it, .ix = (uint32_t)i };
+	}
+	*n = i;
+	qsort(*tab, *n, sizeof(**tab), node_ix_cmp);
+	return 0;
+}
+
+static json_t *subnet_arrays(osm_subn_t *subn, json_t *nodes, json_t *ports, json_t *links)
+{
+	osm_node_t **list = NULL;
+	struct node_ix *tab = NULL;
+	size_t n = 0;
+	int rc = node_tables(subn, &list, &tab, &n);
+
+	for (size_t i = 0; i < n && !rc; i++)
+		if (json_array_append_new(nodes, node_json(list[i])) ||
+		    node_ports(ports, links, list[i], (uint32_t)i, tab, n, subn->opt.fdr10 != 0))
+			rc = -1;
+	free(list);
+	free(tab);
+	return rc ? NULL : nodes;
+}
+
+json_t *fosm_subnet_json(struct fosm *f)
+{
+	osm_subn_t *subn = &f->osm->subn;
+	json_t *s = json_object(), *nodes = json_array(), *ports = json_array(), *links = json_array();
+
+	if (!s || !nodes || !ports || !links || !subnet_arrays(subn, nodes, ports, links) ||
+	    json_object_set_new(s, "sm_port_guid", osmp_guid(cl_ntoh64(subn->sm_port_guid)))) {
+		json_decref(s);
+		json_decref(nodes);
+		json_decref(ports);
+		json_decref(links);
+		return NULL;
+	}
+	json_object_set_new(s, "nodes", nodes);
+	json_object_set_new(s, "ports", ports);
+	json_object_set_new(s, "links", links);
+	return s;
+}
+
+/* --------------------------------------------------------------- LFTs in */
+
+/* Switches by node GUID (host order), with a mark per answer entry. */
+struct sw_tab {
+	struct sw_ent {
+		uint64_t guid;
+		osm_switch_t *sw;
+		bool seen;
+	} *e;
+	size_t n;
+};
+
+static int sw_ent_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct sw_ent *)a)->guid, y = ((const struct sw_ent *)b)->guid;
+
+	return x < y ? -1 : x > y;
+}
+
+static int sw_tab_build(osm_subn_t *subn, struct sw_tab *t)
+{
+	cl_qmap_t *map = &subn->sw_guid_tbl;
+	size_t i = 0;
+
+	t->n = cl_qmap_count(map);
+	t->e = calloc(t->n ? t->n : 1, sizeof(*t->e));
+	if (!t->e)
+		return -1;
+	for (cl_map_item_t *it = cl_qmap_head(map); it != cl_qmap_end(map) && i < t->n; it = cl_qmap_next(it), i++) {
+		osm_switch_t *sw = (osm_switch_t *)it;
+
+		t->e[i] = (struct sw_ent){ .guid = cl_ntoh64(osm_node_get_node_guid(sw->p_node)), .sw = sw };
+	}
+	t->n = i;
+	qsort(t->e, t->n, sizeof(*t->e), sw_ent_cmp);
+	return 0;
+}
+
+static struct sw_ent *sw_find(struct sw_tab *t, uint64_t guid)
+{
+	struct sw_ent key = { .guid = guid };
+
+	return bsearch(&key, t->e, t->n, sizeof(*t->e), sw_ent_cmp);
+}
+
+/* One "lfts" entry: its switch, its table decoded into @buf (@len bytes). */
+static struct sw_ent *lft_entry(struct sw_tab *t, const json_t *e, uint8_t *buf, size_t len,
+				char *err, size_t errlen)
+{
+	const char *hex = json_string_value(json_object_get(e, "lft"));
+	uint64_t guid;
+	struct sw_ent *s;
+
+	if (!json_is_object(e) || osmp_guid_parse(json_object_get(e, "guid"), &guid) || !hex) {
+		snprintf(err, errlen, "malformed routing: an lfts entry without guid or lft");
+		return NULL;
+	}
+	s = sw_find(t, guid);
+	if (!s) {
+		snprintf(err, errlen, "malformed routing: tables for switch 0x%016" PRIx64
+			 ", which OpenSM does not know", guid);
+		return NULL;
+	}
+	if (osmp_unhex(hex, buf, len) != (long)len || strlen(hex) != 2 * len) {
+		snprintf(err, errlen, "malformed routing: the lft of switch 0x%016" PRIx64
+			 " is not %zu bytes of hex", guid, len);
+		return NULL;
+	}
+	return s;
+}
+
+/* Pass 1: every entry well formed, known, once; every port possible. */
+static int lfts_check(struct sw_tab *t, const json_t *lfts, uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(lfts, i, e) {
+		struct sw_ent *s = lft_entry(t, e, buf, len, err, errlen);
+
+		if (!s)
+			return -1;
+		if (s->seen) {
+			snprintf(err, errlen, "malformed routing: switch 0x%016" PRIx64 " twice", s->guid);
+			return -1;
+		}
+		s->seen = true;
+		for (size_t lid = 0; lid < len; lid++)
+			if (buf[lid] != OSM_NO_PATH && buf[lid] >= s->sw->num_ports) {
+				snprintf(err, errlen, "malformed routing: switch 0x%016" PRIx64 " sends LID %zu "
+					 "to port %u of %u", s->guid, lid, buf[lid], s->sw->num_ports - 1u);
+				return -1;
+			}
+	}
+	for (i = 0; i < t->n; i++)
+		if (!t->e[i].seen) {
+			snprintf(err, errlen, "fabrouted sent no tables for switch 0x%016" PRIx64 " (%s)",
+				 t->e[i].guid, t->e[i].sw->p_node->print_desc ? t->e[i].sw->p_node->print_desc : "");
+			return -1;
+		}
+	return 0;
+}
+
+/* Pass 2: copy into new_lft; LIDs past the answer have no route. */
+static void lfts_fill(struct sw_tab *t, const json_t *lfts, uint8_t *buf, size_t len)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(lfts, i, e) {
+		struct sw_ent *s = lft_entry(t, e, buf, len, NULL, 0);	/* checked in pass 1 */
+		osm_switch_t *sw = s ? s->sw : NULL;
+		size_t top, n;
+
+		if (!sw)
+			continue;
+		top = (size_t)sw->max_lid_ho + 1;
+		if (top > sw->lft_size)
+			top = sw->lft_size;
+		n = len < top ? len : top;
+		memcpy(sw->new_lft, buf, n);
+		memset(sw->new_lft + n, OSM_NO_PATH, top - n);
+	}
+}
+
+long fosm_apply_lfts(struct fosm *f, const json_t *answer, char *err, size_t errlen)
+{
+	const json_t *lfts = json_object_get(answer, "lfts"), *jlen = json_object_get(answer, "lft_len");
+	json_int_t len = json_is_integer(jlen) ? json_integer_value(jlen) : -1;
+	struct sw_tab t = { 0 };
+	uint8_t *buf;
+	long rc = -1;
+
+	if (!json_is_array(lfts) || len < 1 || len > IB_LID_UCAST_END_HO + 1) {
+		snprintf(err, errlen, "malformed routing: %s", json_is_array(lfts) ?
+			 "lft_len is not 1 to 49152" : "no lfts array");
+		return -1;
+	}
+	buf = malloc((size_t)len);
+	if (!buf || sw_tab_build(&f->osm->subn, &t)) {
+		snprintf(err, errlen, "out of memory for the routing");
+	} else if (!lfts_check(&t, lfts, buf, (size_t)len, err, errlen)) {
+		lfts_fill(&t, lfts, buf, (size_t)len);
+		rc = (long)t.n;
+	}
+	free(buf);
+	free(t.e);
+	return rc;
+}
