@@ -344,14 +344,15 @@ static void h_faults(struct api_req *rq, struct api_resp *rs)
 
 /* --- readiness, health, metrics ----------------------------------------- */
 
-/* With a read-back done: the switches must hold the published tables. */
-static void readback_check(struct api_req *rq, json_t *checks, json_t *failing)
+/* With a read-back of the current epoch done: the switches must hold its tables. */
+static void readback_check(struct api_req *rq, const struct epoch *e, json_t *checks, json_t *failing)
 {
 	json_t *rb = rq->hooks->readback(rq->hooks->ud);
 	json_int_t drift = json_integer_value(json_object_get(rb, "entries_drifting"));
 	const char *why = json_string_value(json_object_get(rb, "error"));
 
-	if (json_is_integer(json_object_get(rb, "entries_drifting"))) {
+	if (e && json_is_integer(json_object_get(rb, "entries_drifting")) &&
+	    json_integer_value(json_object_get(rb, "epoch")) == (json_int_t)e->seq) {
 		json_object_set_new(checks, "programmed_matches", json_boolean(!drift && !why));
 		if (drift)
 			json_array_append_new(failing, json_sprintf("read-back: %lld LFT entries in the switches "
@@ -385,7 +386,7 @@ static void h_ready(struct api_req *rq, struct api_resp *rs)
 		if (!e->report.cdg.deadlock_free)
 			json_array_append_new(failing, json_string("a channel dependency graph has a cycle"));
 	}
-	readback_check(rq, checks, failing);
+	readback_check(rq, e, checks, failing);
 	rs->status = epoch_ready(e) && !json_array_size(failing) ? 200 : 503;
 	rs->json = json_pack("{s:b, s:I, s:o, s:o}", "ready", rs->status == 200,
 			     "epoch", (json_int_t)(e ? e->seq : 0), "checks", checks, "failing", failing);

@@ -60,6 +60,7 @@ struct job {
 	unsigned lmc, keep, max_age_days;
 	double first_change_ms;
 	struct fabric *fabric;	/* given (routed with its own LIDs), or NULL: the source's */
+	int sync;		/* pipe_route_fabric() waits: answer it right after publication */
 };
 
 static const double hist_bounds[PIPE_HIST_N] = PIPE_HIST_BOUNDS;
@@ -218,6 +219,8 @@ static void account(struct pipeline *p, int ok, double ms)
 	pthread_mutex_unlock(&p->mu);
 }
 
+static void answer_sync(struct pipeline *p, struct epoch *e, const struct fab_err *err);
+
 /* The fabric to route: the one given (its LIDs kept), or the source's with the stored LIDs. */
 static struct fabric *job_fabric(struct pipeline *p, struct job *j, struct fab_err *err)
 {
@@ -250,6 +253,11 @@ static struct epoch *reroute(struct pipeline *p, struct job *j, struct fab_err *
 	if (!(e->fabric = job_fabric(p, j, &err)) || route(e->fabric, j, e, &err) || evaluate(e, &err))
 		goto fail;
 	publish(p, e, j->reason);
+	if (j->sync) {	/* OpenSM waits: answer before storing */
+		pthread_mutex_lock(&p->mu);
+		answer_sync(p, epoch_ref(e), &err);
+		pthread_mutex_unlock(&p->mu);
+	}
 	latency = loop_now_fms() - j->first_change_ms;
 	account(p, 1, latency);
 	summary = summary_json(e, latency);
@@ -283,6 +291,7 @@ static int take_job(struct pipeline *p, struct job *j)
 {
 	memset(j, 0, sizeof(*j));
 	if (p->sync_fabric) {
+		j->sync = 1;
 		j->fabric = p->sync_fabric;
 		p->sync_fabric = NULL;
 		snprintf(j->reason, sizeof(j->reason), "opensm");
@@ -336,10 +345,9 @@ static void *worker_main(void *arg)
 			fab_err_set(&err, "out of memory");
 		job_free(&j);
 		pthread_mutex_lock(&p->mu);
-		if (sync)
-			answer_sync(p, e, &err);
-		else
-			epoch_unref(e);
+		if (sync && !e)
+			answer_sync(p, NULL, &err);	/* on success it was answered at publication */
+		epoch_unref(e);
 		p->busy = p->job;	/* a reroute the timer already handed over stays due */
 		p->completed = 1;
 		pthread_mutex_unlock(&p->mu);

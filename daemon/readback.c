@@ -138,6 +138,16 @@ static json_t *read_epoch(struct readback *rb, const struct epoch *e, long long 
 			 "examples", run.examples, "error", why[0] ? why : NULL);
 }
 
+/* Another epoch than @e is current now. */
+static int stale(struct readback *rb, const struct epoch *e)
+{
+	struct epoch *cur = epoch_slot_get(rb->slot);
+	int changed = cur != e;
+
+	epoch_unref(cur);
+	return changed;
+}
+
 /* With @mu held: wait until a read is due; 0, or -1 when stopping. */
 static int wait_due(struct readback *rb)
 {
@@ -180,6 +190,11 @@ static void *rb_main(void *arg)
 		e = epoch_slot_get(rb->slot);
 		if (e && e->routing)
 			res = read_epoch(rb, e, &drift);
+		if (res && stale(rb, e)) {
+			/* a newer epoch came during the read: what was read mixes both; its own read follows */
+			json_decref(res);
+			res = NULL;
+		}
 		if (res && drift > 0)
 			log_warn("read-back: %lld LFT entries on %lld switches differ from epoch %llu",
 				 drift, (long long)json_integer_value(json_object_get(res, "switches_drifting")),
