@@ -186,10 +186,14 @@ like "SIGTERM: logged" "$(cat "$D_LOG")" "stopped"
 d_start limits --api-rate-limit 5 --api-write-rate-limit 2 --engine updn
 d_wait_epoch 1
 codes=""
-for i in 1 2 3 4 5 6 7 8 9 10; do api GET /api/health; codes="$codes $code"; done
+limited=""
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	api GET /api/health
+	codes="$codes $code"
+	[ "$code" = 429 ] && limited=$body
+done
 like "rate limit: 429 beyond 5 requests/s" "$codes" 429
-api GET /api/health
-is "rate limit: 429 is JSON" "$(jf .error.code)" rate_limited
+is "rate limit: 429 is JSON" "$(printf '%s' "$limited" | jq -r .error.code)" rate_limited
 d_stop
 d_start notoken --engine updn --token-file ""
 d_wait_epoch 1

@@ -90,6 +90,16 @@ if command -v ibdmchk >/dev/null 2>&1; then
 	timeout 60 ibdmchk -s opensm-subnet.lst -f opensm.fdbs -m opensm.mcfdbs >ibdmchk.out 2>&1
 	like "ibdmchk: no credit loop" "$(cat ibdmchk.out)" "no credit loops found"
 fi
+# traced SRC DST: ibtracert (SMPs to the simulated switches) follows the path GET /api/route gives
+traced() {
+	api GET "/api/route?src=$1&dst=$2"
+	ours=$(jf '[.hops[] | "\(.node):\(.in_port)"] | join(" ")')
+	sim_run ibtracert "$(jf .src.lid)" "$(jf .dlid)" >tr.out 2>&1
+	theirs=$(sed -n 's/.*-> switch port {[^}]*}\[\([0-9]*\)\].*"\([^"]*\)".*/\2:\1/p' tr.out | tr '\n' ' ')
+	is "ibtracert $1 -> $2 crosses the switches fabroute says, by the same ports" "${theirs% }" "$ours"
+}
+traced node-00 node-15
+traced node-03 node-12
 orig=$t_tmp/orig.txt
 cp ours.txt "$orig"
 api GET /api/snapshots
