@@ -47,51 +47,20 @@ have_ibsim() {
 		[ -e "$UMAD2SIM" ]
 }
 
-# sim_start NETFILE: start ibsim on NETFILE with a socket name of its own,
-# wait until it is ready. Sets IBSIM_SOCKNAME (exported) and SIM_PID.
+# sim_start NETFILE [console]: start ibsim on NETFILE with a socket name of
+# its own, wait until it is ready. Sets IBSIM_SOCKNAME (exported) and
+# SIM_PID. With "console", ibsim reads commands from a FIFO: sim_cmd sends one.
 sim_start() {
 	IBSIM_SOCKNAME="fr$$x${t_count}x$(od -An -N3 -tx1 /dev/urandom | tr -d ' ')"
 	export IBSIM_SOCKNAME
-	( cd "$t_tmp" && exec ibsim -n -s "$1" -S 1024 -N 8192 -P 60000 >"$t_tmp/sim.log" 2>&1 ) &
-	SIM_PID=$!
-	t_sim_pids="$t_sim_pids $SIM_PID"
-	i=0
-	while ! grep -q "simulator ready" "$t_tmp/sim.log" 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 100 ] || ! kill -0 "$SIM_PID" 2>/dev/null; then
-			diag "ibsim did not start:"; sed 's/^/# /' "$t_tmp/sim.log"
-			return 1
-		fi
-		sleep 0.1
-	done
-}
-
-sim_stop() {
-	kill "$SIM_PID" 2>/dev/null
-	wait "$SIM_PID" 2>/dev/null
-	return 0
-}
-
-# lft_entries DUMP: the routed entries of an ibroute-format LFT dump, one
-# "switch-guid lid port" line each, sorted (0xff entries left out).
-lft_entries() {
-	awk '/^Unicast lids/ {
-		sw = ""
-		for (i = 1; i < NF; i++) if ($i == "guid") sw = $(i + 1)
-		next
-	}
-	/^0x[0-9a-fA-F]+ [0-9]+/ { if (sw != "" && $2 + 0 != 255) print sw, tolower($1), $2 + 0 }' "$1" |
-		LC_ALL=C sort
-}
-
-# sim_start_console NETFILE: sim_start with ibsim's console on a FIFO;
-# sim_cmd 'Unlink "L1"[5]' sends it a command.
-sim_start_console() {
-	IBSIM_SOCKNAME="fr$$x${t_count}x$(od -An -N3 -tx1 /dev/urandom | tr -d ' ')"
-	export IBSIM_SOCKNAME
-	rm -f "$t_tmp/sim.in"
-	mkfifo "$t_tmp/sim.in"
-	( cd "$t_tmp" && exec ibsim -s "$1" -S 1024 -N 8192 -P 60000 0<>"$t_tmp/sim.in" >"$t_tmp/sim.log" 2>&1 ) &
+	if [ "${2:-}" = console ]; then
+		rm -f "$t_tmp/sim.in"
+		mkfifo "$t_tmp/sim.in"
+		( cd "$t_tmp" && exec ibsim -s "$1" -S 1024 -N 8192 -P 60000 0<>"$t_tmp/sim.in" \
+			>"$t_tmp/sim.log" 2>&1 ) &
+	else
+		( cd "$t_tmp" && exec ibsim -n -s "$1" -S 1024 -N 8192 -P 60000 >"$t_tmp/sim.log" 2>&1 ) &
+	fi
 	SIM_PID=$!
 	t_sim_pids="$t_sim_pids $SIM_PID"
 	i=0
@@ -105,6 +74,24 @@ sim_start_console() {
 	done
 }
 sim_cmd() { echo "$1" >"$t_tmp/sim.in"; }
+
+sim_stop() {
+	kill "$SIM_PID" 2>/dev/null
+	wait "$SIM_PID" 2>/dev/null
+	return 0
+}
+
+# lft_entries DUMP: the routed entries of an ibroute-format LFT dump, one
+# "switch-guid lid port" line each, sorted (0xff entries left out).
+lft_entries() {
+	awk '/^Unicast lids/ {
+		sw = ""
+		for (i = 1; i < NF; i++) if ($i == "guid") sw = tolower($(i + 1))
+		next
+	}
+	/^0x[0-9a-fA-F]+ [0-9]+/ { if (sw != "" && $2 + 0 != 255) print sw, tolower($1), $2 + 0 }' "$1" |
+		LC_ALL=C sort
+}
 
 # sim_run CMD...: run an InfiniBand tool against the running ibsim.
 sim_run() {

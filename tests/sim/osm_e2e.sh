@@ -22,7 +22,7 @@ cp "$plugin" "$plugdir/libfabroute-osm.so"
 
 cd "$t_tmp" || exit 1
 "$FABROUTE" gen kary-ntree k=4 n=2 -f ibsim -o t.net
-sim_start_console "$t_tmp/t.net" || { not_ok "ibsim starts"; done_testing; }
+sim_start "$t_tmp/t.net" console || { not_ok "ibsim starts"; done_testing; }
 sock=$t_tmp/osm.sock
 FABROUTED_WRAPPER="env LD_PRELOAD=$UMAD2SIM" \
 	d_start e --source opensm --socket "$sock" --engine sftree,updn --readback-interval-s 0 \

@@ -228,12 +228,6 @@ print("; ".join(bad) or "ok")
 PYEOF
 
 # "SWITCHGUID LID PORT" per routed entry of an LFT dump, sorted
-tables() {
-	awk '/^Unicast lids/ { sw = ""; for (i = 1; i < NF; i++) if ($i == "guid") sw = tolower($(i + 1)); next }
-	/^0x[0-9a-fA-F]+ [0-9]+/ { if (sw != "" && $2 + 0 != 255) print sw, tolower($1), $2 + 0 }' "$1" |
-		LC_ALL=C sort
-}
-
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # new_case NAME: a directory of its own ($dir) and a fresh simulator
@@ -402,9 +396,9 @@ like "lfts: the plugin logs epoch, engine and time" "$(cat "$dir/osm.log")" \
 	"fabroute: epoch 41 routed by fabrouted's fake: tables of $NSW switches in [0-9]+ ms"
 is "lfts: no fallback" "$(count "$dir/osm.log" "cannot build fwd tables|next routing engine")" 0
 sim_run dump_fts >"$dir/switches.dump" 2>/dev/null
-tables "$REF/opensm-lfts.dump" >"$dir/want.t"
-tables "$dir/switches.dump" >"$dir/switches.t"
-tables "$dir/opensm-lfts.dump" >"$dir/osm.t"
+lft_entries "$REF/opensm-lfts.dump" >"$dir/want.t"
+lft_entries "$dir/switches.dump" >"$dir/switches.t"
+lft_entries "$dir/opensm-lfts.dump" >"$dir/osm.t"
 if [ -s "$dir/want.t" ] && cmp -s "$dir/want.t" "$dir/switches.t" && cmp -s "$dir/want.t" "$dir/osm.t"; then
 	ok "lfts: the switches hold the daemon's tables ($(wc -l <"$dir/want.t") entries)"
 else
@@ -412,7 +406,7 @@ else
 	diff "$dir/want.t" "$dir/switches.t" | head -5 | sed 's/^/# /'
 	show_log
 fi
-tables "$t_tmp/error/opensm-lfts.dump" >"$dir/minhop.t"
+lft_entries "$t_tmp/error/opensm-lfts.dump" >"$dir/minhop.t"
 if ! cmp -s "$dir/minhop.t" "$dir/switches.t"; then
 	ok "lfts: ... which are not what the fallback (minhop) would have programmed"
 else
@@ -422,17 +416,10 @@ fake_stop
 sim_stop
 
 # --- 6. control: events out, sweep in, traps, daemon restart -------------
-# this case needs ibsim's console (Unlink): started by hand
+# this case needs ibsim's console (Unlink)
 dir=$t_tmp/control
 mkdir -p "$dir"
-IBSIM_CONSOLE=$dir/sim.in
-mkfifo "$IBSIM_CONSOLE"
-IBSIM_SOCKNAME="fr$$ctl$(od -An -N3 -tx1 /dev/urandom | tr -d ' ')"
-export IBSIM_SOCKNAME
-( cd "$dir" && exec ibsim -s "$NET" 0<>"$IBSIM_CONSOLE" >"$dir/sim.log" 2>&1 ) &
-SIM_PID=$!
-t_sim_pids="$t_sim_pids $SIM_PID"
-wait_for "$dir/sim.log" "simulator ready" 1 10 || diag "ibsim did not start"
+sim_start "$NET" console || diag "ibsim did not start"
 fake_start --mode error --sweep-on subnet_up
 osm_conf "socket=$dir/d.sock"
 osm_start
@@ -452,7 +439,7 @@ like "control: routing_done tells the engine and that it was no reroute" "$(grep
 	'"reroute": false, "engine": "minhop"'
 # a link goes down: both switches send trap 128
 leaf_lid=$(awk '$1 == "0x0002fab100000001" { print $2 + 0 }' "$dir/guid2lid")
-echo 'Unlink "leaf-00"[3]' >"$IBSIM_CONSOLE"
+sim_cmd 'Unlink "leaf-00"[3]'
 if wait_for "$FL" '"event": "subnet_up"' 3 30; then
 	ok "control: the link failure led to a third sweep"
 else
@@ -480,7 +467,7 @@ if kill -0 "$OSM_PID" 2>/dev/null; then ok "control: OpenSM is running"; else no
 osm_stop
 is "control: OpenSM stops cleanly (the plugin's thread joined)" "$osm_st" 0
 fake_stop
-echo Quit >"$IBSIM_CONSOLE"
+sim_cmd Quit
 sim_stop
 
 # --- 7. malformed answers -----------------------------------------------
