@@ -97,6 +97,12 @@ def check_control(path):
     send(s, {"type": "event", "v": 1, "event": "trap", "trap": 128, "lid": 1, "port": 0})
     send(s, {"type": "event", "v": 1, "event": "subnet_up"})
     time.sleep(0.3)
+    s.setblocking(False)
+    try:
+        if s.recv(1) == b"":
+            return "the daemon closed the control connection after the events"
+    except BlockingIOError:
+        pass  # still open, nothing to read: the events were taken
     return "ok"
 
 
