@@ -12,9 +12,14 @@
 
 #include "api/server_impl.h"
 
+void api_metric(FILE *o, const char *type, const char *name, const char *help, double v)
+{
+	fprintf(o, "# HELP %s %s\n# TYPE %s %s\n%s %.15g\n", name, help, name, type, name, v);
+}
+
 static void gauge(FILE *o, const char *name, const char *help, double v)
 {
-	fprintf(o, "# HELP %s %s\n# TYPE %s gauge\n%s %.15g\n", name, help, name, name, v);
+	api_metric(o, "gauge", name, help, v);
 }
 
 static void by_class(FILE *o, const char *name, const char *help, const uint64_t *v)

@@ -16,6 +16,7 @@
 #define FABROUTE_API_SERVER_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "api/query.h"
 #include "store/store.h"
@@ -65,6 +66,9 @@ struct api_server *api_start(const struct api_opts *o, const struct api_hooks *h
 void api_stop(struct api_server *s);
 /** api_port() - the port bound (useful with port 0). */
 unsigned api_port(const struct api_server *s);
+/** api_metric() - one Prometheus metric of @type ("gauge", "counter") without labels. */
+void api_metric(FILE *o, const char *type, const char *name, const char *help, double v);
+
 /** api_set_token() - the bearer token for POSTs; NULL refuses every POST (thread-safe). */
 int api_set_token(struct api_server *s, const char *token);
 

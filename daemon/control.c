@@ -213,30 +213,22 @@ static json_t *hook_status(void *ud)
 	return j;
 }
 
-static char *hook_metrics(void *ud)
+/* Reroutes: counts and the duration histogram. */
+static void reroute_metrics(FILE *o, const struct pipe_stats *ps)
 {
 	static const double bounds[PIPE_HIST_N] = PIPE_HIST_BOUNDS;
-	struct daemon *d = ud;
-	struct pipe_stats ps;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *o = open_memstream(&buf, &len);
 	uint64_t cum = 0;
 
-	if (!o)
-		return NULL;
-	pipe_stats(d->pipe, &ps);
 	fprintf(o, "# HELP fabroute_reroutes_total Reroutes, by result (ok: published; failed: the last good epoch stayed).\n"
 		"# TYPE fabroute_reroutes_total counter\n"
 		"fabroute_reroutes_total{result=\"ok\"} %llu\nfabroute_reroutes_total{result=\"failed\"} %llu\n",
-		(unsigned long long)ps.ok, (unsigned long long)ps.failed);
-	fprintf(o, "# HELP fabroute_topology_changes_total Changes that asked for a reroute (coalesced by the hold-down).\n"
-		"# TYPE fabroute_topology_changes_total counter\nfabroute_topology_changes_total %llu\n",
-		(unsigned long long)ps.requests);
+		(unsigned long long)ps->ok, (unsigned long long)ps->failed);
+	api_metric(o, "counter", "fabroute_topology_changes_total",
+		   "Changes that asked for a reroute (coalesced by the hold-down).", (double)ps->requests);
 	fprintf(o, "# HELP fabroute_reroute_duration_seconds Time from a change to the new epoch's publication.\n"
 		"# TYPE fabroute_reroute_duration_seconds histogram\n");
 	for (unsigned b = 0; b <= PIPE_HIST_N; b++) {
-		cum += ps.hist[b];
+		cum += ps->hist[b];
 		if (b < PIPE_HIST_N)
 			fprintf(o, "fabroute_reroute_duration_seconds_bucket{le=\"%g\"} %llu\n", bounds[b] / 1e3,
 				(unsigned long long)cum);
@@ -245,26 +237,40 @@ static char *hook_metrics(void *ud)
 				(unsigned long long)cum);
 	}
 	fprintf(o, "fabroute_reroute_duration_seconds_sum %.6f\nfabroute_reroute_duration_seconds_count %llu\n",
-		ps.sum_ms / 1e3, (unsigned long long)cum);
-	fprintf(o, "# HELP fabroute_reroute_in_progress 1 while a reroute runs.\n"
-		"# TYPE fabroute_reroute_in_progress gauge\nfabroute_reroute_in_progress %d\n", ps.busy);
-	if (d->rb) {
-		json_t *rb = rb_json(d->rb);
+		ps->sum_ms / 1e3, (unsigned long long)cum);
+	api_metric(o, "gauge", "fabroute_reroute_in_progress", "1 while a reroute runs.", ps->busy);
+}
 
-		fprintf(o, "# HELP fabroute_lft_drift_entries LFT entries the switches hold that differ from the "
-			"published tables (last read-back; -1 before the first complete one).\n"
-			"# TYPE fabroute_lft_drift_entries gauge\nfabroute_lft_drift_entries %lld\n"
-			"# HELP fabroute_lft_drift_switches Switches with such entries.\n"
-			"# TYPE fabroute_lft_drift_switches gauge\nfabroute_lft_drift_switches %lld\n"
-			"# HELP fabroute_readback_unreadable_switches Switches whose LFT could not be read.\n"
-			"# TYPE fabroute_readback_unreadable_switches gauge\nfabroute_readback_unreadable_switches %lld\n",
-			rb_drift(d->rb), (long long)json_integer_value(json_object_get(rb, "switches_drifting")),
-			(long long)json_integer_value(json_object_get(rb, "switches_unreadable")));
-		json_decref(rb);
-	}
-	fprintf(o, "# HELP fabroute_uptime_seconds Time since fabrouted started.\n"
-		"# TYPE fabroute_uptime_seconds gauge\nfabroute_uptime_seconds %.3f\n",
-		(double)(loop_now_ms() - d->start_ms) / 1e3);
+static void readback_metrics(FILE *o, struct readback *rb)
+{
+	json_t *j = rb_json(rb);
+
+	api_metric(o, "gauge", "fabroute_lft_drift_entries", "LFT entries the switches hold that differ "
+		   "from the published tables (last read-back; -1 before the first complete one).",
+		   (double)rb_drift(rb));
+	api_metric(o, "gauge", "fabroute_lft_drift_switches", "Switches with such entries.",
+		   (double)json_integer_value(json_object_get(j, "switches_drifting")));
+	api_metric(o, "gauge", "fabroute_readback_unreadable_switches", "Switches whose LFT could not be read.",
+		   (double)json_integer_value(json_object_get(j, "switches_unreadable")));
+	json_decref(j);
+}
+
+static char *hook_metrics(void *ud)
+{
+	struct daemon *d = ud;
+	struct pipe_stats ps;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&buf, &len);
+
+	if (!o)
+		return NULL;
+	pipe_stats(d->pipe, &ps);
+	reroute_metrics(o, &ps);
+	if (d->rb)
+		readback_metrics(o, d->rb);
+	api_metric(o, "gauge", "fabroute_uptime_seconds", "Time since fabrouted started.",
+		   (double)(loop_now_ms() - d->start_ms) / 1e3);
 	if (fclose(o)) {
 		free(buf);
 		return NULL;
