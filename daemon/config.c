@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "daemon/config.h"
-#include "daemon/log.h"
+#include "svc/log.h"
 #include "engines/engine.h"
 #include "fabric/formats.h"
 

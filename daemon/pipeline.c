@@ -16,7 +16,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "daemon/log.h"
+#include "svc/log.h"
 #include "daemon/pipeline.h"
 #include "analysis/report.h"
 #include "engines/engine.h"
