@@ -18,6 +18,7 @@
 
 static const struct engine *const engines[] = {
 	&eng_sftree, &eng_ftree, &eng_opt, &eng_dmodk, &eng_smodk, &eng_updn, &eng_minhop,
+	&eng_ftdlr,
 };
 
 const struct engine *const *eng_all(size_t *n)

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: ftdlr - local repair of a fat-tree routing around faults (papers/001)
+ *
+ * InfiniBand switches cannot misroute by themselves: a packet whose LFT
+ * entry points at a dead port is dropped. fabroute realises the paper's
+ * dynamic local rerouting as a repair the subnet manager writes after the
+ * trap: a pure function of (base fabric, base routing, current fabric)
+ * that rewrites only the entries of the switches in each fault's group,
+ * and gives the base back byte for byte once every fault has recovered.
+ *
+ * ftdlr.c holds the engine (whose route hook refuses without a base: the
+ * repair hook does the work), the checks that the change is one a repair
+ * can follow, and the tree's labels; ftdlr_repair.c repairs one LID at a
+ * time; ftdlr_check.c checks the channel dependencies of a transition
+ * between two routings while switches are updated one at a time.
+ */
+#ifndef FABROUTE_FTDLR_H
+#define FABROUTE_FTDLR_H
+
+#include <stdint.h>
+
+#include "engines/engine.h"
+
+/** enum ftdlr_scope - which switches a link repair rewrites */
+enum ftdlr_scope {
+	FTDLR_MINIMAL = 0,	/* the dead link's upper end, the detour's U-turn switch w */
+	FTDLR_GROUP = 1,	/* also every lower switch of the group that sent the LID up to it */
+};
+
+/**
+ * struct ftdlr_stats - what one repair found and did
+ * @k: the tree's arity as the guarantee counts it: the fewest up ports of a
+ *     switch below the top (faults <= k - 1 are covered)
+ * @link_faults: links between two live switches of the base that are gone
+ * @switch_faults: non-leaf switches of the base that are gone
+ * @other_faults: leaf switches and CAs that are gone (their LIDs need no
+ *                route; the guarantee does not cover them)
+ * @lids: LIDs repaired (some live switch's base entry used a dead link)
+ * @entries: LFT entries that differ from the base
+ * @switches: switches with such an entry
+ * @blocks: 64-LID LFT blocks holding such an entry, over all switches
+ * @max_blocks: the most on one switch
+ * @nonmonotone: detour entries whose U-turn does not go to a label of higher
+ *               rank (none up to k - 1 faults)
+ * @conflicts: detour entries two detours wanted different (the first kept)
+ * @sw_fallback: switch-LID entries recomputed over shortest paths where the
+ *               rule gave no way
+ * @unrepaired: entries of live switches towards live LIDs left without a way
+ * @sl_pairs: switch-destination pairs moved to SL 1 (VL 1) because their
+ *            path turns outside the rule and one VL would not be acyclic
+ * @acyclic: the repaired routing's channel dependency graph (switch paths
+ *           included) has no cycle
+ */
+struct ftdlr_stats {
+	unsigned k;
+	unsigned link_faults, switch_faults, other_faults;
+	uint32_t lids;
+	uint64_t entries;
+	uint32_t switches, blocks, max_blocks;
+	uint64_t nonmonotone, conflicts, sw_fallback, unrepaired;
+	uint64_t sl_pairs;
+	int acyclic;
+};
+
+/**
+ * ftdlr_repair() - repair routing @br of fabric @bf for fabric @cf
+ * @scope: enum ftdlr_scope
+ * @out: the repaired routing, for @cf (LFTs as long as @br's; path SLs, DLID
+ *       offsets and SL2VL tables are @br's, mapped by GUID)
+ * Return: ENG_OK with *@out and @st set; ENG_NOT_APPLICABLE with @err saying
+ * why @cf is not @bf with links or switches missing, or why @bf and @br are
+ * not a fat tree with an up/down routing; ENG_ERROR (out of memory).
+ */
+int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const struct fabric *cf,
+		 enum ftdlr_scope scope, struct rt_routing **out, struct ftdlr_stats *st,
+		 struct fab_err *err);
+
+/**
+ * struct ftdlr_trans - the channel dependencies of a transition
+ * @deps: distinct dependencies between (channel, VL) pairs
+ * @channels: (channel, VL) pairs used
+ * @acyclic: no cycle among them (so no mix of old and new entries forwards
+ *           a packet in a circle either)
+ */
+struct ftdlr_trans {
+	uint64_t deps;
+	uint32_t channels;
+	int acyclic;
+};
+
+/**
+ * ftdlr_transition() - the channel dependency graph of every path a packet
+ * can take on fabric @f while its switches go from routing @a (computed for
+ * fabric @fa; switches and endpoints matched by GUID) to routing @b (for @f)
+ * one at a time: at each switch, the old entry or the new one (with that
+ * routing's SL2VL table; path SLs are @b's). With @a == @b (and @fa == @f)
+ * it is @b's own dependency graph, switch-sourced paths included.
+ * Return: 0 with @t set, or -1 with @err (out of memory, LFTs of @b too short).
+ */
+int ftdlr_transition(const struct fabric *f, const struct fabric *fa, const struct rt_routing *a,
+		     const struct rt_routing *b, struct ftdlr_trans *t, struct fab_err *err);
+
+#endif
