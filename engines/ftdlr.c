@@ -382,14 +382,13 @@ static char *notes(const struct fd *x, enum ftdlr_scope scope)
 			 "switches and CAs gone), %s k - 1 = %u: %llu LFT entries changed on %u "
 			 "switches, %u blocks (at most %u on one switch); LIDs repaired: %u; detours "
 			 "not raising the label rank: %llu; switch-LID entries recomputed: %llu; "
-			 "entries left without a way: %llu; switch-destination pairs on SL 1: %llu; "
-			 "dependency graph %s",
+			 "entries left without a way: %llu; switch-destination pairs on SL 1: %llu",
 			 scope == FTDLR_GROUP ? "group" : "minimal", s->link_faults, s->switch_faults,
 			 s->other_faults, faults < s->k ? "within" : "beyond", s->k - 1,
 			 (unsigned long long)s->entries, s->switches, s->blocks, s->max_blocks,
 			 s->lids, (unsigned long long)s->nonmonotone,
 			 (unsigned long long)s->sw_fallback, (unsigned long long)s->unrepaired,
-			 (unsigned long long)s->sl_pairs, s->acyclic ? "acyclic" : "CYCLIC");
+			 (unsigned long long)s->sl_pairs);
 	return n;
 }
 
@@ -440,6 +439,7 @@ static void fd_fini(struct fd *x)
 	free(x->mark);
 	free(x->dist);
 	free(x->stack);
+	free(x->sw_broken);
 }
 
 static int fd_alloc(struct fd *x)
@@ -454,8 +454,9 @@ static int fd_alloc(struct fd *x)
 	x->mark = malloc(n);
 	x->dist = malloc(n * sizeof(*x->dist));
 	x->stack = malloc(n * sizeof(*x->stack));
+	x->sw_broken = calloc((size_t)x->br->lft_len + 1, 1);
 	if (!x->ustar || !x->lstar || !x->wsel || !x->row || !x->fixed || !x->mark || !x->dist ||
-	    !x->stack)
+	    !x->stack || !x->sw_broken)
 		return -1;
 	for (uint32_t s = 0; s < x->nsw; s++)
 		x->ustar[s] = x->lstar[s] = FD_UNSET;

@@ -12,8 +12,11 @@
  * ftdlr.c holds the engine (whose route hook refuses without a base: the
  * repair hook does the work), the checks that the change is one a repair
  * can follow, and the tree's labels; ftdlr_repair.c repairs one LID at a
- * time; ftdlr_check.c checks the channel dependencies of a transition
- * between two routings while switches are updated one at a time.
+ * time; ftdlr_vl.c keeps the result acyclic (a second VL for the switch
+ * paths that turn outside the rule, when needed); ftdlr_check.c checks the
+ * channel dependencies of a transition between two routings while switches
+ * are updated one at a time; ftdlr_stage.c cuts a transition into steps
+ * that are safe in any order.
  */
 #ifndef FABROUTE_FTDLR_H
 #define FABROUTE_FTDLR_H
@@ -48,9 +51,7 @@ enum ftdlr_scope {
  *               rule gave no way
  * @unrepaired: entries of live switches towards live LIDs left without a way
  * @sl_pairs: switch-destination pairs moved to SL 1 (VL 1) because their
- *            path turns outside the rule and one VL would not be acyclic
- * @acyclic: the repaired routing's channel dependency graph (switch paths
- *           included) has no cycle
+ *            path turns outside the rule
  */
 struct ftdlr_stats {
 	unsigned k;
@@ -60,7 +61,6 @@ struct ftdlr_stats {
 	uint32_t switches, blocks, max_blocks;
 	uint64_t nonmonotone, conflicts, sw_fallback, unrepaired;
 	uint64_t sl_pairs;
-	int acyclic;
 };
 
 /**
@@ -100,5 +100,28 @@ struct ftdlr_trans {
  */
 int ftdlr_transition(const struct fabric *f, const struct fabric *fa, const struct rt_routing *a,
 		     const struct rt_routing *b, struct ftdlr_trans *t, struct fab_err *err);
+
+/**
+ * ftdlr_transition_sls() - ftdlr_transition() for the paths of the pairs
+ * whose path SL is in the mask @sls only
+ */
+int ftdlr_transition_sls(const struct fabric *f, const struct fabric *fa,
+			 const struct rt_routing *a, const struct rt_routing *b, unsigned sls,
+			 struct ftdlr_trans *t, struct fab_err *err);
+
+/**
+ * ftdlr_stages() - cut the move from routing @a (of fabric @fa) to routing @b
+ * (of @f) into steps that are safe whatever order the switches of one step
+ * are written in (ftdlr_stage.c): per LID, an entry changes in the step
+ * after every changing entry on its new path (downstream first); path SLs
+ * that grow change with the first step, those that shrink with the last
+ * @steps: *@steps gets *@nsteps routings for @f, the last a copy of @b;
+ *         free them with ftdlr_stages_free()
+ * Return: 0, or -1 with @err (out of memory).
+ */
+int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct rt_routing *a,
+		 const struct rt_routing *b, struct rt_routing ***steps, unsigned *nsteps,
+		 struct fab_err *err);
+void ftdlr_stages_free(struct rt_routing **steps, unsigned n);
 
 #endif

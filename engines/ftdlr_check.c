@@ -82,13 +82,14 @@ static int deps_add(struct deps *d, uint32_t from, uint32_t to)
  * struct tw - one transition's walk
  * @old: per switch of @f, its index in @fa (FAB_NONE: not there)
  * @swof: per port slot of @f, the switch it belongs to (FAB_NONE: a CA's)
+ * @ea: per endpoint of @f, the same endpoint in @fa (FAB_NONE: not there)
  * @seen, @stamp: per state (port slot of @f x VLS), the pass that reached it
  * @queue: states to expand
  */
 struct tw {
 	const struct fabric *f, *fa;
 	const struct rt_routing *a, *b;
-	uint32_t *old, *swof;
+	uint32_t *old, *swof, *ea;
 	uint32_t *seen, stamp;
 	uint32_t *queue, nq;
 	struct deps deps;
@@ -150,7 +151,15 @@ static int expand(struct tw *w, uint32_t c, unsigned in, uint32_t ch, unsigned l
 	return 0;
 }
 
-/* Sources of LID @lid (owned by endpoint @dst) on @sl: start the pass. */
+/* The SL pair (@e, @d) had in @a; its SL in @b when @a did not know it. */
+static unsigned old_sl(const struct tw *w, uint32_t e, uint32_t d)
+{
+	if (!w->a->path_sl || w->ea[e] == FAB_NONE || w->ea[d] == FAB_NONE)
+		return rt_path_sl(w->b, e, d);
+	return rt_path_sl(w->a, w->ea[e], w->ea[d]);
+}
+
+/* Sources of LID @lid (owned by endpoint @dst) on @sl, in @a or @b: start the pass. */
 static void sources(struct tw *w, uint32_t dst, unsigned lid, unsigned sl)
 {
 	const struct fabric *f = w->f;
@@ -159,7 +168,8 @@ static void sources(struct tw *w, uint32_t dst, unsigned lid, unsigned sl)
 		uint32_t node = f->eps[e].node;
 		const struct fab_port *p = fab_port(f, node, f->eps[e].port);
 
-		if (e == dst || rt_dlid(w->b, f, e, dst) != lid || rt_path_sl(w->b, e, dst) != sl)
+		if (e == dst || rt_dlid(w->b, f, e, dst) != lid ||
+		    (rt_path_sl(w->b, e, dst) != sl && old_sl(w, e, dst) != sl))
 			continue;
 		if (f->nodes[node].type == FAB_SWITCH)
 			push(w, f->nodes[node].port0 * VLS + 16);
@@ -197,11 +207,11 @@ static unsigned sl_mask(const struct tw *w, uint32_t dst, unsigned lid)
 {
 	unsigned mask = 0;
 
-	if (!w->b->path_sl)
+	if (!w->b->path_sl && !w->a->path_sl)
 		return 1;
 	for (uint32_t e = 0; e < w->f->neps; e++)
 		if (e != dst && rt_dlid(w->b, w->f, e, dst) == lid)
-			mask |= 1u << rt_path_sl(w->b, e, dst);
+			mask |= 1u << rt_path_sl(w->b, e, dst) | 1u << old_sl(w, e, dst);
 	return mask;
 }
 
@@ -336,6 +346,7 @@ static void tw_fini(struct tw *w)
 {
 	free(w->old);
 	free(w->swof);
+	free(w->ea);
 	free(w->seen);
 	free(w->queue);
 	free(w->deps.k);
@@ -350,8 +361,15 @@ static int tw_init(struct tw *w)
 	w->swof = malloc(((size_t)f->nports + 1) * sizeof(*w->swof));
 	w->seen = calloc(states, sizeof(*w->seen));
 	w->queue = malloc(states * sizeof(*w->queue));
-	if (!w->old || !w->swof || !w->seen || !w->queue || deps_grow(&w->deps))
+	w->ea = malloc(((size_t)f->neps + 1) * sizeof(*w->ea));
+	if (!w->old || !w->swof || !w->seen || !w->queue || !w->ea || deps_grow(&w->deps))
 		return -1;
+	for (uint32_t e = 0; e < f->neps; e++) {
+		uint32_t o = fab_ep_by_port_guid(w->fa, fab_port(f, f->eps[e].node,
+							      f->eps[e].port)->guid);
+
+		w->ea[e] = o != FAB_NONE && o < w->a->neps ? o : FAB_NONE;
+	}
 	for (uint32_t i = 0; i < f->nports; i++)
 		w->swof[i] = FAB_NONE;
 	for (uint32_t s = 0; s < f->nswitches; s++) {
@@ -371,6 +389,13 @@ static int tw_init(struct tw *w)
 int ftdlr_transition(const struct fabric *f, const struct fabric *fa, const struct rt_routing *a,
 		     const struct rt_routing *b, struct ftdlr_trans *t, struct fab_err *err)
 {
+	return ftdlr_transition_sls(f, fa, a, b, 0xffff, t, err);
+}
+
+int ftdlr_transition_sls(const struct fabric *f, const struct fabric *fa,
+			 const struct rt_routing *a, const struct rt_routing *b, unsigned sls,
+			 struct ftdlr_trans *t, struct fab_err *err)
+{
 	struct tw w = { .f = f, .fa = fa, .a = a, .b = b };
 	int rc = -1;
 
@@ -385,7 +410,7 @@ int ftdlr_transition(const struct fabric *f, const struct fabric *fa, const stru
 		unsigned lid = fab_ep_lid(f, d), n = 1u << fab_ep_lmc(f, d);
 
 		for (unsigned l = lid; lid && l < lid + n; l++) {
-			unsigned mask = sl_mask(&w, d, l);
+			unsigned mask = sl_mask(&w, d, l) & sls;
 
 			for (unsigned sl = 0; sl < RT_SLS; sl++)
 				if ((mask & (1u << sl)) && pass(&w, d, l, sl))

@@ -33,7 +33,7 @@
  * @lstar: per dead base switch, the label its detours turn to
  * @scope: enum ftdlr_scope
  * @row, @fixed, @mark, @dist, @stack: per base switch, for the LID at hand
- * @sw_broken: switch-LID entries the rule left without a way
+ * @sw_broken: per LID, a switch LID the rule left some switch without a way to
  * @st: the figures
  */
 struct fd {
@@ -53,7 +53,7 @@ struct fd {
 	enum ftdlr_scope scope;
 	uint8_t *row, *fixed, *mark;
 	uint32_t *dist, *stack;
-	uint64_t sw_broken;
+	uint8_t *sw_broken;
 	struct ftdlr_stats st;
 };
 
@@ -97,11 +97,9 @@ static inline uint64_t fd_rank(const struct fd *x, uint32_t s)
 int fd_repair_lids(struct fd *x);
 
 /**
- * fd_vls() - keep x->r on the base's SLs when that is acyclic, else move the
- * switch-destination pairs that turn outside the rule to SL 1; when the
- * rule left a switch LID without a way or that is not acyclic either, take
- * every switch LID's entries from a full recompute first (ftdlr_vl.c).
- * Return: 0, or -1 with @err (out of memory).
+ * fd_vls() - move the switch-destination pairs that turn outside the rule to
+ * SL 1, after taking the switch LIDs the rule left without a way from a
+ * full recompute (ftdlr_vl.c). Return: 0, or -1 with @err.
  */
 int fd_vls(struct fd *x, struct fab_err *err);
 

@@ -31,8 +31,7 @@
  *     with the rest by the evaluator.
  *  3. Check. Every live switch's path is followed. A switch that does not
  *     reach a CA LID although a live path exists is counted as left without
- *     a way; for a switch LID, the switch LIDs are recomputed afterwards
- *     (fd_vls()).
+ *     a way; a switch LID is marked for fd_vls() to recompute.
  *  4. Write the column into the repaired routing.
  *
  * Writes of step 1 are fixed: a second detour that wants another port at
@@ -285,12 +284,6 @@ static void group_writes(struct fd *x, const struct dst *d, uint32_t c, uint32_t
 	}
 }
 
-/* @w's base entry for the LID stays (unless a detour already claimed it otherwise). */
-static int keeps_base(const struct fd *x, const struct dst *d, uint32_t w)
-{
-	return !x->fixed[w] || x->row[w] == rt_lft_get(x->br, w, d->lid);
-}
-
 /* The base's path from @w reaches the LID over live links without crossing @avoid. */
 static int base_reaches(const struct fd *x, const struct dst *d, uint32_t w, uint32_t avoid)
 {
@@ -311,34 +304,69 @@ static int base_reaches(const struct fd *x, const struct dst *d, uint32_t w, uin
 }
 
 /*
- * A child w of @c (after @y in port order) that needs no new entry: its base
- * path reaches a switch LID without @c (@direct), or goes up to a parent p
- * of higher rank than @c whose entry goes down to @y over a live link.
+ * Port @p of @w climbs over a live link to a parent q ranked above @c that
+ * sends the LID down to @y over a live link: a U-turn at w that keeps the
+ * rule, and needs no new entry at q.
  */
-static uint32_t pick_kept_w(const struct fd *x, const struct dst *d, uint32_t c, uint32_t y,
-			    int direct)
+static int climbs_ok(const struct fd *x, const struct dst *d, uint32_t c, uint32_t y, uint32_t w,
+		     uint8_t p)
+{
+	uint32_t f = p == RT_NO_PORT ? FD_NONE : fd_link(x, w, p), q, ey;
+
+	if (f == FD_NONE || !x->alive[f] || !is_up(x, w, f))
+		return 0;
+	q = x->m.links[f].peer;
+	ey = alive_link(x, q, y);
+	return q != c && fd_rank(x, q) < fd_rank(x, c) && ey != FD_NONE &&
+	       rt_lft_get(x->br, q, d->lid) == port_of(x, ey);
+}
+
+/* Children of @c other than @y over live links, in port order after @y: the i-th. */
+static uint32_t child_after(const struct fd *x, uint32_t c, uint32_t y, uint32_t i)
 {
 	uint32_t first = ft_first(&x->m, c, FT_DOWN), n = ft_end(&x->m, c, FT_DOWN) - first;
-	uint32_t start = down_pos(x, c, y);
+	uint32_t e = first + (down_pos(x, c, y) + 1 + i) % n;
 
-	for (uint32_t i = 1; i <= n; i++) {
-		uint32_t e = first + (start + i) % n, w = x->m.links[e].peer, f, p, ey;
-		uint8_t wp = rt_lft_get(x->br, w, d->lid);
+	return x->m.links[e].peer != y && x->alive[e] ? x->m.links[e].peer : FD_NONE;
+}
 
-		if (w == y || !x->alive[e] || !keeps_base(x, d, w))
+/*
+ * A child w of @c that needs no new entry: its entry (fixed by an earlier
+ * detour, or the base's) climbs as climbs_ok() wants; for a switch LID
+ * (@direct) one whose base path reaches it without @c. *@base says the
+ * entry is the base's (to fix).
+ */
+static uint32_t pick_kept_w(const struct fd *x, const struct dst *d, uint32_t c, uint32_t y,
+			    int direct, int *base)
+{
+	uint32_t n = ft_end(&x->m, c, FT_DOWN) - ft_first(&x->m, c, FT_DOWN);
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t w = child_after(x, c, y, i);
+		uint8_t bp;
+
+		if (w == FD_NONE)
 			continue;
-		if (direct) {
-			if (base_reaches(x, d, w, c))
-				return w;
-			continue;
-		}
-		f = wp == RT_NO_PORT ? FD_NONE : fd_link(x, w, wp);
-		if (f == FD_NONE || !x->alive[f] || !is_up(x, w, f))
-			continue;
-		p = x->m.links[f].peer;
-		ey = alive_link(x, p, y);
-		if (p != c && fd_rank(x, p) < fd_rank(x, c) && ey != FD_NONE &&
-		    rt_lft_get(x->br, p, d->lid) == port_of(x, ey))
+		bp = rt_lft_get(x->br, w, d->lid);
+		*base = !x->fixed[w];
+		if (x->fixed[w] ? (!direct && climbs_ok(x, d, c, y, w, x->row[w])) :
+		    direct ? base_reaches(x, d, w, c) : climbs_ok(x, d, c, y, w, bp))
+			return w;
+	}
+	return FD_NONE;
+}
+
+/* A free child w of @c linked to @u (wsel()'s choice first), FD_NONE if none. */
+static uint32_t pick_free_w(struct fd *x, uint32_t c, uint32_t e, uint32_t u)
+{
+	uint32_t y = x->m.links[e].peer, w = wsel(x, c, e);
+	uint32_t n = ft_end(&x->m, c, FT_DOWN) - ft_first(&x->m, c, FT_DOWN);
+
+	if (w != FD_NONE && !x->fixed[w])
+		return w;
+	for (uint32_t i = 0; i < n; i++) {
+		w = child_after(x, c, y, i);
+		if (w != FD_NONE && !x->fixed[w] && alive_link(x, w, u) != FD_NONE)
 			return w;
 	}
 	return FD_NONE;
@@ -346,26 +374,28 @@ static uint32_t pick_kept_w(const struct fd *x, const struct dst *d, uint32_t c,
 
 /*
  * Down link @e of @c to live @y is dead: c -> w -> p -> y through a child w
- * whose own entry already climbs to a higher-ranked parent p of @y (no new
+ * whose entry already climbs to a higher-ranked parent p of @y (no new
  * entry at w, and no switch that could send the packet back to c while the
  * tables change); else c -> w -> u*(y) -> y, writing w's entry. A switch
- * LID may also go through a child whose path reaches it without @c.
+ * LID may also go through a child whose base path reaches it without @c.
  */
 static void link_detour(struct fd *x, const struct dst *d, uint32_t c, uint32_t e)
 {
-	uint32_t y = x->m.links[e].peer, w, u;
+	uint32_t y = x->m.links[e].peer, w = FD_NONE, u;
+	int base = 0;
 
-	w = d->is_switch ? pick_kept_w(x, d, c, y, 1) : FD_NONE;
+	if (d->is_switch)
+		w = pick_kept_w(x, d, c, y, 1, &base);
 	if (w == FD_NONE)
-		w = pick_kept_w(x, d, c, y, 0);
+		w = pick_kept_w(x, d, c, y, 0, &base);
 	if (w != FD_NONE) {
 		set_fixed(x, c, port_of(x, alive_link(x, c, w)));
-		set_fixed(x, w, rt_lft_get(x->br, w, d->lid));
+		if (base)
+			set_fixed(x, w, rt_lft_get(x->br, w, d->lid));
 		return;
 	}
-	w = wsel(x, c, e);
 	u = ustar(x, y);
-	if (w == FD_NONE || u == FD_NONE ||
+	if (u == FD_NONE || (w = pick_free_w(x, c, e, u)) == FD_NONE ||
 	    (d->is_switch && rt_lft_get(x->br, u, d->lid) != port_of(x, alive_link(x, u, y))))
 		return;	/* a CA LID: step 3 counts it; a switch LID: sw_entries() */
 	set_fixed(x, c, port_of(x, alive_link(x, c, w)));
@@ -385,6 +415,8 @@ static void switch_detour(struct fd *x, const struct dst *d, uint32_t p, uint32_
 		return;
 	y2 = pick_y2(x, x2, l);
 	z = parent_label(x, y2, l);
+	if (d->is_switch && !below(x, d, X) && !base_reaches(x, d, z, p))
+		return;	/* sw_entries() */
 	set_fixed(x, p, port_of(x, alive_link(x, p, x2)));
 	set_fixed(x, x2, port_of(x, alive_link(x, x2, y2)));
 	set_fixed(x, y2, port_of(x, alive_link(x, y2, z)));
@@ -407,7 +439,7 @@ static void detours(struct fd *x, const struct dst *d)
 			continue;
 		if (!fd_dead(x, x->m.links[e].peer))
 			link_detour(x, d, s, e);
-		else if (!d->is_switch || below(x, d, x->m.links[e].peer))
+		else
 			switch_detour(x, d, s, x->m.links[e].peer);
 	}
 }
@@ -608,8 +640,8 @@ static void bfs(struct fd *x, const struct dst *d)
 /*
  * Follow every live switch's path. A switch that no longer reaches the LID
  * although the base routed it and a live path exists is counted: for a CA
- * LID as left without a way, for a switch LID in x->sw_broken (fd_vls()
- * recomputes the switch LIDs then).
+ * LID as left without a way; a switch LID is marked in x->sw_broken
+ * (fd_vls() recomputes it).
  */
 static void check(struct fd *x, const struct dst *d)
 {
@@ -626,7 +658,7 @@ static void check(struct fd *x, const struct dst *d)
 		    rt_lft_get(x->br, s, d->lid) == RT_NO_PORT)
 			continue;	/* delivers, cannot, or the base did not route it either */
 		if (d->is_switch)
-			x->sw_broken++;
+			x->sw_broken[d->lid] = 1;
 		else
 			x->st.unrepaired++;
 	}

@@ -1,23 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /**
- * DOC: ftdlr - VLs: CA-LID traffic on one VL, U-turns outside the rule on another
+ * DOC: ftdlr - VLs: rule-abiding paths on one VL, U-turns outside the rule on another
  *
  * Every path to a CA LID is up*down* with U-turns that raise the label's
  * rank, so those paths alone are deadlock-free on the base's one VL. Paths
  * to switch LIDs may turn outside the rule: sftree's switch pairs turn up
  * through its subtree root in every direction, and a switch LID that only a
  * dead link's upper end leads to is reached by a U-turn back into that
- * end's (dirty) label. On a single VL such a turn and a detour can close a
- * cycle through the channels they share with CA traffic (on the 4-ary
- * 3-tree routed by sftree, most single link faults do).
+ * end's (dirty) label. On a single VL such a turn and a detour close cycles
+ * through the channels they share with CA traffic: on the 4-ary 3-tree
+ * routed by sftree, 88 of the 128 single link faults would.
  *
- * So the repair keeps every path SL when its own dependency graph
- * (ftdlr_transition() of the routing with itself) is acyclic. Otherwise
- * the pairs whose destination is a switch and whose path makes a U-turn
- * that does not raise the label's rank move to SL 1, which the default
- * SL2VL table maps to VL 1 on every switch with two data VLs or more: VL 0
- * then carries only rule-abiding paths, VL 1 the rest, and the graph is
- * checked again. The path SLs of CA destinations never change.
+ * So once something was repaired, the pairs whose destination is a switch
+ * and whose path makes a U-turn that does not raise the label's rank move
+ * to SL 1, which the default SL2VL table maps to VL 1 on every switch with
+ * two data VLs or more. VL 0 then carries only rule-abiding paths (acyclic
+ * by the rule), VL 1 the rest, whose dependency graph is checked here (its
+ * paths are few: switch destinations only). A repair without such a pair
+ * keeps every path SL; the path SLs of CA destinations never change. Switch
+ * LIDs the rule left without a way, and all of them when VL 1 is not
+ * acyclic, take their entries from the base's engine run on the current
+ * fabric (sftree when the base routes every switch pair, else ftree),
+ * counted as recomputed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -161,88 +165,132 @@ static int base_full(const struct fd *x)
 }
 
 /*
- * Take every switch LID's entries from the base's engine (sftree when the
- * base routes every switch pair, else ftree) run on the current fabric, and
- * put the switch-destination pairs back on the base's SLs. Return: 0, or -1
- * with @err (the engine's error).
+ * Take the entries of the switch LIDs marked in @which (all when NULL) from
+ * @full, the base's engine run on the current fabric, and put their pairs
+ * back on the base's SLs.
  */
-static int recompute_switch_lids(struct fd *x, struct fab_err *err)
+static void take_switch_lids(struct fd *x, const struct rt_routing *full, const uint8_t *which)
 {
-	const struct engine *e = base_full(x) ? &eng_sftree : &eng_ftree;
 	const struct fabric *cf = x->cf;
-	struct eng_req q = { .fabric = cf };
-	struct eng_args a = { .schema = NULL };
-	struct eng_res res;
 	struct rt_routing *r = x->r;
 
-	memset(&res, 0, sizeof(res));
-	if (e->route(&q, &a, &res, err) != ENG_OK) {
-		rt_free(res.routing);
-		return -1;
-	}
 	for (uint32_t d = 0; d < cf->neps; d++) {
 		unsigned lid = fab_ep_lid(cf, d);
 		uint32_t bd = fab_ep_by_port_guid(x->bf, fab_port(cf, cf->eps[d].node, 0)->guid);
 
-		if (cf->nodes[cf->eps[d].node].type != FAB_SWITCH || !lid)
+		if (cf->nodes[cf->eps[d].node].type != FAB_SWITCH || !lid || (which && !which[lid]))
 			continue;
-		for (uint32_t s = 0; s < x->nsw; s++) {
-			uint8_t v;
+		for (uint32_t s = 0; s < x->nsw; s++)
+			if (!fd_dead(x, s))
+				rt_lft(r, x->cur[s])[lid] = rt_lft_get(full, x->cur[s], lid);
+		for (uint32_t e = 0; r->path_sl && e < cf->neps; e++) {
+			uint32_t be = fab_ep_by_port_guid(x->bf, fab_port(cf, cf->eps[e].node,
+							  cf->eps[e].port)->guid);
 
-			if (fd_dead(x, s))
-				continue;
-			v = rt_lft_get(res.routing, x->cur[s], lid);
-			rt_lft(r, x->cur[s])[lid] = v;
-			x->st.sw_fallback += v != rt_lft_get(x->br, s, lid);
-		}
-		for (uint32_t e2 = 0; r->path_sl && e2 < cf->neps; e2++) {
-			uint32_t be = fab_ep_by_port_guid(x->bf, fab_port(cf, cf->eps[e2].node,
-							  cf->eps[e2].port)->guid);
-
-			r->path_sl[(size_t)e2 * r->neps + d] =
+			r->path_sl[(size_t)e * r->neps + d] =
 				x->br->path_sl ? x->br->path_sl[(size_t)be * x->br->neps + bd] : 0;
 		}
 	}
-	x->st.sl_pairs = 0;
-	rt_free(res.routing);
-	return 0;
 }
 
-/* Acyclic as it is; else with the pairs that turn outside the rule on SL 1. */
+/* Switch-LID entries of x->r that differ from the base. */
+static uint64_t switch_lid_changes(const struct fd *x)
+{
+	const struct fabric *cf = x->cf;
+	uint64_t n = 0;
+
+	for (uint32_t d = 0; d < cf->neps; d++) {
+		unsigned lid = fab_ep_lid(cf, d);
+
+		if (cf->nodes[cf->eps[d].node].type != FAB_SWITCH || !lid)
+			continue;
+		for (uint32_t s = 0; s < x->nsw; s++)
+			n += !fd_dead(x, s) &&
+			     rt_lft_get(x->r, x->cur[s], lid) != rt_lft_get(x->br, s, lid);
+	}
+	return n;
+}
+
+/* The base's engine (sftree when the base routes every switch pair, else ftree) on @cf. */
+static struct rt_routing *full_route(const struct fd *x, struct fab_err *err)
+{
+	const struct engine *e = base_full(x) ? &eng_sftree : &eng_ftree;
+	struct eng_req q = { .fabric = x->cf };
+	struct eng_args a = { .schema = NULL };
+	struct eng_res res;
+
+	memset(&res, 0, sizeof(res));
+	if (e->route(&q, &a, &res, err) != ENG_OK) {
+		rt_free(res.routing);
+		return NULL;
+	}
+	return res.routing;
+}
+
+/* The pairs that turn outside the rule (if any) to SL 1. */
 static int settle_vls(struct fd *x, struct fab_err *err)
 {
-	struct ftdlr_trans t;
-
-	if (ftdlr_transition(x->cf, x->cf, x->r, x->r, &t, err))
-		return -1;
-	x->st.acyclic = t.acyclic;
-	if (t.acyclic || !sls_free(x->r))
-		return 0;
+	if (!sls_free(x->r))
+		return 0;	/* the base uses other SLs: leave them */
 	if (split(x)) {
 		fab_err_set(err, "out of memory");
 		return -1;
 	}
-	x->r->vls_used |= 1u << VL_SL;
-	if (ftdlr_transition(x->cf, x->cf, x->r, x->r, &t, err))
-		return -1;
-	x->st.acyclic = t.acyclic;
+	if (x->st.sl_pairs)
+		x->r->vls_used |= 1u << VL_SL;
 	return 0;
 }
 
+/* The paths on SL 1 (VL 1) have an acyclic dependency graph: 1, 0, or -1 with @err. */
+static int vl1_acyclic(struct fd *x, struct fab_err *err)
+{
+	struct ftdlr_trans t;
+
+	if (!x->st.sl_pairs)
+		return 1;
+	if (ftdlr_transition_sls(x->cf, x->cf, x->r, x->r, 1u << VL_SL, &t, err))
+		return -1;
+	return t.acyclic;
+}
+
 /*
- * With the switch LIDs recomputed, VL 0 carries rule-abiding paths only and
- * VL 1 a subset of the recomputing engine's paths, which that engine makes
- * acyclic: the routing is acyclic whenever the engine's own is.
+ * VL 0 then carries rule-abiding paths only, which the rule makes acyclic;
+ * VL 1 the switch paths that turn outside it, checked here. When the rule
+ * left a switch LID without a way, that LID's entries come from the base's
+ * engine run on the current fabric first; when VL 1 is not acyclic, every
+ * switch LID's: VL 1 then carries a subset of that engine's paths, which
+ * it makes acyclic.
  */
 int fd_vls(struct fd *x, struct fab_err *err)
 {
-	if (!x->sw_broken) {
-		if (settle_vls(x, err))
+	struct rt_routing *full = NULL;
+	int broken = 0, ok;
+
+	if (!x->st.lids)
+		return 0;	/* nothing repaired: the base as it is */
+	for (uint32_t l = 0; l < x->br->lft_len; l++)
+		broken |= x->sw_broken[l];
+	if (broken) {
+		if (!(full = full_route(x, err)))
 			return -1;
-		if (x->st.acyclic)
-			return 0;
+		take_switch_lids(x, full, x->sw_broken);
 	}
-	if (recompute_switch_lids(x, err))
-		return -1;
-	return settle_vls(x, err);
+	if (settle_vls(x, err) || (ok = vl1_acyclic(x, err)) < 0)
+		goto fail;
+	if (!ok) {
+		if (!full && !(full = full_route(x, err)))
+			return -1;
+		take_switch_lids(x, full, NULL);
+		x->st.sl_pairs = 0;
+		x->r->vls_used = x->br->vls_used;
+		if (settle_vls(x, err))
+			goto fail;
+	}
+	if (full)
+		x->st.sw_fallback = switch_lid_changes(x);
+	rt_free(full);
+	return 0;
+fail:
+	rt_free(full);
+	return -1;
 }
