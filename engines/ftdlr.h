@@ -114,7 +114,8 @@ int ftdlr_transition_sls(const struct fabric *f, const struct fabric *fa,
  * (of @f) into steps that are safe whatever order the switches of one step
  * are written in (ftdlr_stage.c): per LID, an entry changes in the step
  * after every changing entry on its new path (downstream first); path SLs
- * that grow change with the first step, those that shrink with the last
+ * that grow change in a step of their own before, those that shrink in one
+ * after
  * @steps: *@steps gets *@nsteps routings for @f, the last a copy of @b;
  *         free them with ftdlr_stages_free()
  * Return: 0, or -1 with @err (out of memory).

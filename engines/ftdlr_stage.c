@@ -10,11 +10,16 @@
  * the step after the last changing switch on its new path (the switches
  * closest to the destination first, "downstream first"). Within a step
  * every new entry leads through entries that are new already or never
- * change, whatever order the step is written in.
+ * change, whatever order the step is written in. Switch LIDs, whose paths
+ * may turn anywhere, change break before make instead: their changed
+ * entries are cleared in every LFT step but the last, which writes them.
  *
- * Path SLs that grow (a pair moving to VL 1) take effect with the first
- * step, those that shrink with the last, so that a pair never runs on a
- * VL where a step's paths do not expect it.
+ * Path SLs change in steps of their own: those that grow (a pair moving to
+ * VL 1) in a first step before any entry changes, those that shrink in a
+ * last step after all have; the steps between run every pair on the larger
+ * of its SLs. Packets sent on the old SL while entries change thus follow,
+ * on each VL, only the old paths, the new ones, or mixes of them that keep
+ * to that VL's rule.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +29,7 @@
 /**
  * struct sg - staging state
  * @old: per switch of @f, its index in @fa (FAB_NONE: new)
+ * @ea: per endpoint of @f, its index in @fa (FAB_NONE: new)
  * @depth: per switch, the step of its entry for the LID at hand (0: unchanged)
  * @after: per switch, the deepest step on its path after it
  * @st, @stack: resolution scratch
@@ -31,7 +37,7 @@
 struct sg {
 	const struct fabric *f, *fa;
 	const struct rt_routing *a, *b;
-	uint32_t *old;
+	uint32_t *old, *ea;
 	uint32_t *depth, *after, *stack;
 	uint8_t *st;
 };
@@ -83,6 +89,7 @@ static uint32_t depths(struct sg *g, unsigned lid)
 static void sg_fini(struct sg *g)
 {
 	free(g->old);
+	free(g->ea);
 	free(g->depth);
 	free(g->after);
 	free(g->stack);
@@ -98,8 +105,15 @@ static int sg_init(struct sg *g)
 	g->after = calloc(n, sizeof(*g->after));
 	g->stack = malloc(n * sizeof(*g->stack));
 	g->st = malloc(n);
-	if (!g->old || !g->depth || !g->after || !g->stack || !g->st)
+	g->ea = malloc(((size_t)g->f->neps + 1) * sizeof(*g->ea));
+	if (!g->old || !g->depth || !g->after || !g->stack || !g->st || !g->ea)
 		return -1;
+	for (uint32_t e = 0; e < g->f->neps; e++) {
+		const struct fab_port *p = fab_port(g->f, g->f->eps[e].node, g->f->eps[e].port);
+		uint32_t o = fab_ep_by_port_guid(g->fa, p->guid);
+
+		g->ea[e] = o != FAB_NONE && o < g->a->neps ? o : FAB_NONE;
+	}
 	for (uint32_t s = 0; s < g->f->nswitches; s++) {
 		const struct fab_node *nd = &g->f->nodes[g->f->switches[s]];
 		uint32_t o = fab_node_by_guid(g->fa, nd->guid);
@@ -142,30 +156,43 @@ static struct rt_routing *copy_b(const struct fabric *f, const struct rt_routing
 	return r;
 }
 
+/* The SL of pair (@s, @d) in @a; its SL in @b when @a did not have the pair. */
+static unsigned old_sl(const struct sg *g, uint32_t s, uint32_t d)
+{
+	if (g->ea[s] == FAB_NONE || g->ea[d] == FAB_NONE)
+		return rt_path_sl(g->b, s, d);
+	return rt_path_sl(g->a, g->ea[s], g->ea[d]);
+}
+
+/* Some pair's SL grows (*@grow) or shrinks (*@shrink) from @a to @b. */
+static void sl_moves(const struct sg *g, int *grow, int *shrink)
+{
+	*grow = *shrink = 0;
+	if (!g->a->path_sl && !g->b->path_sl)
+		return;
+	for (uint32_t s = 0; s < g->f->neps; s++)
+		for (uint32_t d = 0; d < g->f->neps; d++) {
+			unsigned o = old_sl(g, s, d), n = rt_path_sl(g->b, s, d);
+
+			*grow |= n > o;
+			*shrink |= n < o;
+		}
+}
+
 /* Intermediate steps run every pair on the larger of its old and new SL. */
 static int larger_sls(const struct sg *g, struct rt_routing *r)
 {
-	const struct fabric *f = g->f, *fa = g->fa;
-	uint32_t *ea;
-
 	if (!g->a->path_sl)
 		return 0;
-	if (rt_pairs_alloc(r) || !(ea = malloc(((size_t)f->neps + 1) * sizeof(*ea))))
+	if (rt_pairs_alloc(r))
 		return -1;
-	for (uint32_t e = 0; e < f->neps; e++) {
-		ea[e] = fab_ep_by_port_guid(fa, fab_port(f, f->eps[e].node, f->eps[e].port)->guid);
-		if (ea[e] != FAB_NONE && ea[e] >= g->a->neps)
-			ea[e] = FAB_NONE;
-	}
-	for (uint32_t s = 0; s < f->neps; s++)
-		for (uint32_t d = 0; d < f->neps; d++) {
+	for (uint32_t s = 0; s < g->f->neps; s++)
+		for (uint32_t d = 0; d < g->f->neps; d++) {
 			uint8_t *p = &r->path_sl[(size_t)s * r->neps + d];
-			uint8_t o = ea[s] == FAB_NONE || ea[d] == FAB_NONE ? 0 :
-				    g->a->path_sl[(size_t)ea[s] * g->a->neps + ea[d]];
+			unsigned o = old_sl(g, s, d);
 
-			*p = o > *p ? o : *p;
+			*p = (uint8_t)(o > *p ? o : *p);
 		}
-	free(ea);
 	return 0;
 }
 
@@ -176,22 +203,62 @@ void ftdlr_stages_free(struct rt_routing **steps, unsigned n)
 	free(steps);
 }
 
-/* Fill steps[0 .. n - 2] from their depths; the last is @b itself. */
-static int fill(struct sg *g, struct rt_routing **steps, unsigned n)
+/* Per LID, the destination is a switch (its entries change break before make). */
+static uint8_t *switch_lids(const struct fabric *f, uint32_t len)
+{
+	uint8_t *sw = calloc((size_t)len + 1, 1);
+
+	for (uint32_t e = 0; sw && e < f->neps; e++) {
+		unsigned lid = fab_ep_lid(f, e);
+
+		if (f->nodes[f->eps[e].node].type == FAB_SWITCH && lid && lid < len)
+			sw[lid] = 1;
+	}
+	return sw;
+}
+
+/*
+ * Fill steps[0 .. n - 2]. Step k is LFT step j = k - @off + 1 (@off: 1 when
+ * a first step changes only SLs) of @m. A CA LID's entry of depth t is new
+ * from LFT step t on; a switch LID's changed entries are cleared in the LFT
+ * steps before the last and new in the last, so that old and new switch
+ * paths, which may turn anywhere, never mix. The last step is @b itself.
+ */
+static int fill(struct sg *g, struct rt_routing **steps, unsigned n, unsigned off, unsigned m,
+		const uint8_t *sw)
 {
 	const struct rt_routing *b = g->b;
 
 	for (unsigned lid = 1; lid < b->lft_len && n > 1; lid++) {
 		depths(g, lid);
 		for (uint32_t s = 0; s < g->f->nswitches; s++)
-			for (unsigned k = 0; k + 1 < n; k++)
-				if (g->depth[s] > k + 1)
-					rt_lft(steps[k], s)[lid] = old_entry(g, s, lid);
+			for (unsigned k = 0; k + 1 < n; k++) {
+				unsigned j = k + 1 - off;	/* 0: before any LFT step */
+
+				if (!g->depth[s] || (sw[lid] ? j >= m && j : g->depth[s] <= j))
+					continue;
+				rt_lft(steps[k], s)[lid] = sw[lid] && j ? RT_NO_PORT : old_entry(g, s, lid);
+			}
 	}
 	for (unsigned k = 0; k + 1 < n; k++)
 		if (larger_sls(g, steps[k]))
 			return -1;
 	return 0;
+}
+
+/* The deepest change of any LID (*@most), and whether a switch LID changes. */
+static int depths_all(struct sg *g, const uint8_t *sw, uint32_t *most)
+{
+	int swc = 0;
+
+	*most = 0;
+	for (unsigned lid = 1; lid < g->b->lft_len; lid++) {
+		uint32_t m = depths(g, lid);
+
+		*most = m > *most ? m : *most;
+		swc |= sw[lid] && m;
+	}
+	return swc;
 }
 
 int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct rt_routing *a,
@@ -200,25 +267,27 @@ int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct r
 {
 	struct sg g = { .f = f, .fa = fa, .a = a, .b = b };
 	struct rt_routing **out = NULL;
+	uint8_t *sw = NULL;
 	uint32_t most = 0;
 	unsigned n = 0;
+	int grow, shrink;
 
-	if (b->nswitches != f->nswitches || sg_init(&g))
+	if (b->nswitches != f->nswitches || sg_init(&g) || !(sw = switch_lids(f, b->lft_len)))
 		goto fail;
-	for (unsigned lid = 1; lid < b->lft_len; lid++) {
-		uint32_t m = depths(&g, lid);
-
-		most = m > most ? m : most;
-	}
-	n = most > 1 ? most : 1;
+	if (depths_all(&g, sw, &most) && most < 2)
+		most = 2;	/* break, then make */
+	sl_moves(&g, &grow, &shrink);
+	n = (unsigned)grow + most + (unsigned)shrink;
+	n = n ? n : 1;
 	out = calloc(n, sizeof(*out));
 	if (!out)
 		goto fail;
 	for (unsigned k = 0; k < n; k++)
 		if (!(out[k] = copy_b(f, b)))
 			goto fail;
-	if (fill(&g, out, n))
+	if (fill(&g, out, n, (unsigned)grow, most, sw))
 		goto fail;
+	free(sw);
 	sg_fini(&g);
 	*steps = out;
 	*nsteps = n;
@@ -226,6 +295,7 @@ int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct r
 fail:
 	fab_err_set(err, "out of memory staging a routing of %u switches", f->nswitches);
 	ftdlr_stages_free(out, n);
+	free(sw);
 	sg_fini(&g);
 	return -1;
 }
