@@ -220,6 +220,12 @@ static int setup_dirt(struct fd *x)
 				x->dirt[(size_t)x->col[s] * x->kmax + x->label[s]]++;
 			}
 	}
+	x->clean = calloc((size_t)x->ncols + 1, 1);
+	if (!x->clean)
+		return -1;
+	for (uint32_t s = 0; s < x->nsw; s++)	/* labels in use: those of some switch */
+		if (m->level[s] >= 2 && !fd_dirt(x, s))
+			x->clean[x->col[s]] = 1;
 	for (uint32_t e = 0; e < x->bf->neps; e++) {
 		const struct fab_port *p = fab_port(x->bf, x->bf->eps[e].node, x->bf->eps[e].port);
 
@@ -382,13 +388,13 @@ static char *notes(const struct fd *x, enum ftdlr_scope scope)
 			 "switches and CAs gone), %s k - 1 = %u: %llu LFT entries changed on %u "
 			 "switches, %u blocks (at most %u on one switch); LIDs repaired: %u; detours "
 			 "not raising the label rank: %llu; switch-LID entries recomputed: %llu; "
-			 "entries left without a way: %llu; switch-destination pairs on SL 1: %llu",
+			 "entries left without a way: %llu; switch destinations on %s",
 			 scope == FTDLR_GROUP ? "group" : "minimal", s->link_faults, s->switch_faults,
 			 s->other_faults, faults < s->k ? "within" : "beyond", s->k - 1,
 			 (unsigned long long)s->entries, s->switches, s->blocks, s->max_blocks,
 			 s->lids, (unsigned long long)s->nonmonotone,
 			 (unsigned long long)s->sw_fallback, (unsigned long long)s->unrepaired,
-			 (unsigned long long)s->sl_pairs);
+			 s->switch_sl ? "a VL of their own" : "the CAs' VL");
 	return n;
 }
 
@@ -431,6 +437,7 @@ static void fd_fini(struct fd *x)
 	free(x->label);
 	free(x->col);
 	free(x->dirt);
+	free(x->clean);
 	free(x->ustar);
 	free(x->wsel);
 	free(x->lstar);
@@ -440,6 +447,7 @@ static void fd_fini(struct fd *x)
 	free(x->dist);
 	free(x->stack);
 	free(x->sw_broken);
+	free(x->sw_touched);
 }
 
 static int fd_alloc(struct fd *x)
@@ -455,8 +463,9 @@ static int fd_alloc(struct fd *x)
 	x->dist = malloc(n * sizeof(*x->dist));
 	x->stack = malloc(n * sizeof(*x->stack));
 	x->sw_broken = calloc((size_t)x->br->lft_len + 1, 1);
+	x->sw_touched = calloc((size_t)x->br->lft_len + 1, 1);
 	if (!x->ustar || !x->lstar || !x->wsel || !x->row || !x->fixed || !x->mark || !x->dist ||
-	    !x->stack || !x->sw_broken)
+	    !x->stack || !x->sw_broken || !x->sw_touched)
 		return -1;
 	for (uint32_t s = 0; s < x->nsw; s++)
 		x->ustar[s] = x->lstar[s] = FD_UNSET;
@@ -537,6 +546,9 @@ int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const str
 /* --- the engine --------------------------------------------------------------------- */
 
 static const struct eng_opt ftdlr_opts[] = {
+	{ .name = "base", .type = ENG_OPT_ENUM, .defval = "sftree", .values = "sftree|ftree",
+	  .help = "without a routing to repair: route with this engine, switch destinations on "
+		  "SL 1 (VL 1), a base whose repairs never change a path SL" },
 	{ .name = "scope", .type = ENG_OPT_ENUM, .defval = "minimal", .values = "minimal|group",
 	  .help = "minimal: a link repair rewrites the dead link's ends and one U-turn switch "
 		  "per LID; group: also the group's lower switches that sent the LID to the "
@@ -544,15 +556,49 @@ static const struct eng_opt ftdlr_opts[] = {
 	{ 0 },
 };
 
+/* Every pair towards a switch on SL 1: the VL plan repairs keep. */
+static int static_plan(const struct fabric *f, struct rt_routing *r)
+{
+	if (rt_pairs_alloc(r))
+		return -1;
+	for (uint32_t d = 0; d < f->neps; d++)
+		for (uint32_t e = 0; e < f->neps && f->nodes[f->eps[d].node].type == FAB_SWITCH; e++)
+			r->path_sl[(size_t)e * r->neps + d] = e != d;
+	r->vls_used |= 1u << 1;
+	return 0;
+}
+
+/*
+ * Without a routing to repair: the base engine's routing with every pair
+ * towards a switch on SL 1, which the default SL2VL maps to VL 1. CA
+ * destinations' paths (up*down*, and later repairs' detours of the rule)
+ * then have VL 0 to themselves, switch destinations' paths (which turn
+ * where the base and the repairs need) VL 1, and no repair ever has to
+ * change a path SL.
+ */
 static int ftdlr_route(const struct eng_req *q, const struct eng_args *a, struct eng_res *res,
 		       struct fab_err *err)
 {
-	(void)q;
-	(void)a;
-	(void)res;
-	fab_err_set(err, "needs a base routing to repair (fabroute compute --base DIR, or "
-		    "fabrouted's repair = ftdlr)");
-	return ENG_NOT_APPLICABLE;
+	const struct engine *e = eng_arg_enum(a, "base") ? &eng_ftree : &eng_sftree;
+	struct eng_args none = { .schema = NULL };
+	int rc = e->route(q, &none, res, err);
+	char *notes;
+	size_t len;
+
+	if (rc != ENG_OK)
+		return rc;
+	len = strlen(res->routing->notes) + 96;
+	notes = malloc(len);
+	if (!notes || static_plan(q->fabric, res->routing)) {
+		free(notes);
+		fab_err_set(err, "out of memory");
+		return ENG_ERROR;
+	}
+	snprintf(notes, len, "%s; %s, switch destinations on SL 1 (VL 1), CA destinations on SL 0",
+		 res->routing->notes, e->name);
+	free(res->routing->notes);
+	res->routing->notes = notes;
+	return ENG_OK;
 }
 
 static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
@@ -571,11 +617,12 @@ static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
 
 const struct engine eng_ftdlr = {
 	.name = "ftdlr",
-	.summary = "local repair of an ftree/sftree routing around faults (papers/001): "
-		   "rewrites only the faults' groups, label-monotone U-turns, base back on recovery",
+	.summary = "local repair of a fat-tree routing around faults (papers/001): rewrites only "
+		   "the faults' groups, base back on recovery; without a routing to repair, "
+		   "sftree with switch destinations on VL 1",
 	.options = ftdlr_opts,
 	.deadlock_free = 1,
-	.vls = 1,
+	.vls = 2,
 	.route = ftdlr_route,
 	.repair = ftdlr_repair_hook,
 };

@@ -50,8 +50,8 @@ enum ftdlr_scope {
  * @sw_fallback: switch-LID entries recomputed over shortest paths where the
  *               rule gave no way
  * @unrepaired: entries of live switches towards live LIDs left without a way
- * @sl_pairs: switch-destination pairs moved to SL 1 (VL 1) because their
- *            path turns outside the rule
+ * @switch_sl: the SL the base runs switch destinations on apart from the CA
+ *             destinations (ftdlr's static plan: 1), 0 when they share it
  */
 struct ftdlr_stats {
 	unsigned k;
@@ -60,7 +60,7 @@ struct ftdlr_stats {
 	uint64_t entries;
 	uint32_t switches, blocks, max_blocks;
 	uint64_t nonmonotone, conflicts, sw_fallback, unrepaired;
-	uint64_t sl_pairs;
+	unsigned switch_sl;
 };
 
 /**
@@ -82,11 +82,17 @@ int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const str
  * @channels: (channel, VL) pairs used
  * @acyclic: no cycle among them (so no mix of old and new entries forwards
  *           a packet in a circle either)
+ * @cycle, @cycle_len: when cyclic, the first channels of one cycle (each
+ *                     depends on the next, the last on the first when the
+ *                     whole cycle fits), as port slot of the fabric x 16 + VL
  */
+#define FTDLR_CYCLE 32
 struct ftdlr_trans {
 	uint64_t deps;
 	uint32_t channels;
 	int acyclic;
+	uint32_t cycle[FTDLR_CYCLE];
+	uint32_t cycle_len;
 };
 
 /**

@@ -83,6 +83,8 @@ static int deps_add(struct deps *d, uint32_t from, uint32_t to)
  * @old: per switch of @f, its index in @fa (FAB_NONE: not there)
  * @swof: per port slot of @f, the switch it belongs to (FAB_NONE: a CA's)
  * @ea: per endpoint of @f, the same endpoint in @fa (FAB_NONE: not there)
+ * @a_lid: per LID of @a's LFTs, some endpoint of @fa owns it (entries for
+ *         a LID that had gone away are no old paths)
  * @seen, @stamp: per state (port slot of @f x VLS), the pass that reached it
  * @queue: states to expand
  */
@@ -90,6 +92,7 @@ struct tw {
 	const struct fabric *f, *fa;
 	const struct rt_routing *a, *b;
 	uint32_t *old, *swof, *ea;
+	uint8_t *a_lid;
 	uint32_t *seen, stamp;
 	uint32_t *queue, nq;
 	struct deps deps;
@@ -104,7 +107,7 @@ static unsigned choices(const struct tw *w, uint32_t c, unsigned in, unsigned li
 	port[0] = rt_lft_get(w->b, c, lid);
 	vl[0] = (uint8_t)rt_sl2vl_get(w->b, w->f, c, in, port[0], sl);
 	n = 1;
-	if (w->old[c] != FAB_NONE) {
+	if (w->old[c] != FAB_NONE && lid < w->a->lft_len && w->a_lid[lid]) {
 		uint32_t o = w->old[c];
 		uint8_t p = rt_lft_get(w->a, o, lid);
 		uint8_t v = (uint8_t)rt_sl2vl_get(w->a, w->fa, o, in, p, sl);
@@ -246,19 +249,24 @@ static uint32_t dense(const uint32_t *ids, uint32_t n, uint32_t id)
 	return lo;
 }
 
-/* Iterative DFS over CSR (@off, @adj) of @n nodes: 1 when a cycle exists, -1 out of memory. */
-static int has_cycle(const uint32_t *off, const uint32_t *adj, uint32_t n)
+/*
+ * Iterative DFS over CSR (@off, @adj) of @n nodes: 1 when a cycle exists
+ * (its first nodes, up to FTDLR_CYCLE, into @cyc, their count into *@len),
+ * 0 when none, -1 out of memory.
+ */
+static int has_cycle(const uint32_t *off, const uint32_t *adj, uint32_t n, uint32_t *cyc,
+		     uint32_t *len)
 {
 	uint8_t *color = calloc((size_t)n + 1, 1);
 	uint32_t *stack = malloc(((size_t)n + 1) * sizeof(*stack));
 	uint32_t *pos = malloc(((size_t)n + 1) * sizeof(*pos));
-	int cyc = 0;
+	int found = 0;
 
 	if (!color || !stack || !pos) {
-		cyc = -1;
+		found = -1;
 		goto out;
 	}
-	for (uint32_t s = 0; s < n && !cyc; s++) {
+	for (uint32_t s = 0; s < n && !found; s++) {
 		uint32_t top = 0;
 
 		if (color[s])
@@ -266,19 +274,24 @@ static int has_cycle(const uint32_t *off, const uint32_t *adj, uint32_t n)
 		stack[top++] = s;
 		color[s] = 1;
 		pos[s] = off[s];
-		while (top && !cyc) {
-			uint32_t v = stack[top - 1];
+		while (top && !found) {
+			uint32_t v = stack[top - 1], t;
 
 			if (pos[v] == off[v + 1]) {
 				color[v] = 2;
 				top--;
 				continue;
 			}
-			uint32_t t = adj[pos[v]++];
+			t = adj[pos[v]++];
+			if (color[t] == 1) {
+				uint32_t i = top;
 
-			if (color[t] == 1)
-				cyc = 1;
-			else if (!color[t]) {
+				while (i && stack[i - 1] != t)
+					i--;
+				for (*len = 0; i - 1 < top && *len < FTDLR_CYCLE; i++)
+					cyc[(*len)++] = stack[i - 1];
+				found = 1;
+			} else if (!color[t]) {
 				color[t] = 1;
 				pos[t] = off[t];
 				stack[top++] = t;
@@ -289,7 +302,7 @@ out:
 	free(color);
 	free(stack);
 	free(pos);
-	return cyc;
+	return found;
 }
 
 /* Channels, dependencies and a cycle search over w->deps. */
@@ -325,11 +338,13 @@ static int judge(struct tw *w, struct ftdlr_trans *t)
 		off[i + 1] += off[i];
 	for (size_t i = 0; i < n; i++)	/* sorted by source: fill in order */
 		adj[i] = dense(ids, nid, (uint32_t)e[i]);
-	rc = has_cycle(off, adj, nid);
+	rc = has_cycle(off, adj, nid, t->cycle, &t->cycle_len);
 	if (rc >= 0) {
 		t->deps = n;
 		t->channels = nid;
 		t->acyclic = !rc;
+		for (uint32_t i = 0; i < t->cycle_len; i++)
+			t->cycle[i] = ids[t->cycle[i]] - 1;	/* back to channel ids */
 		rc = 0;
 	}
 out:
@@ -347,6 +362,7 @@ static void tw_fini(struct tw *w)
 	free(w->old);
 	free(w->swof);
 	free(w->ea);
+	free(w->a_lid);
 	free(w->seen);
 	free(w->queue);
 	free(w->deps.k);
@@ -362,8 +378,16 @@ static int tw_init(struct tw *w)
 	w->seen = calloc(states, sizeof(*w->seen));
 	w->queue = malloc(states * sizeof(*w->queue));
 	w->ea = malloc(((size_t)f->neps + 1) * sizeof(*w->ea));
-	if (!w->old || !w->swof || !w->seen || !w->queue || !w->ea || deps_grow(&w->deps))
+	w->a_lid = calloc((size_t)w->a->lft_len + 1, 1);
+	if (!w->old || !w->swof || !w->seen || !w->queue || !w->ea || !w->a_lid ||
+	    deps_grow(&w->deps))
 		return -1;
+	for (uint32_t e = 0; e < w->fa->neps; e++) {
+		unsigned lid = fab_ep_lid(w->fa, e), top = lid + (1u << fab_ep_lmc(w->fa, e));
+
+		for (unsigned l = lid; lid && l < top && l < w->a->lft_len; l++)
+			w->a_lid[l] = 1;
+	}
 	for (uint32_t e = 0; e < f->neps; e++) {
 		uint32_t o = fab_ep_by_port_guid(w->fa, fab_port(f, f->eps[e].node,
 							      f->eps[e].port)->guid);

@@ -28,12 +28,14 @@
  * @dirt: per (column, label), dead down-links of live switches with that
  *        label plus dead switches with it; 0: clean
  * @kmax: labels per column (the most up ports of any switch)
+ * @clean: per column, some label of it is clean
  * @ustar: per base switch y, the upper switch detours to y go through
  * @wsel: per model down link x->y, the U-turn switch w of its detour
  * @lstar: per dead base switch, the label its detours turn to
  * @scope: enum ftdlr_scope
  * @row, @fixed, @mark, @dist, @stack: per base switch, for the LID at hand
  * @sw_broken: per LID, a switch LID the rule left some switch without a way to
+ * @sw_touched: per LID, a switch LID the repair changed
  * @st: the figures
  */
 struct fd {
@@ -48,12 +50,13 @@ struct fd {
 	uint8_t *label;
 	uint32_t *col;
 	uint16_t *dirt;
+	uint8_t *clean;
 	uint32_t kmax, ncols;
 	uint32_t *ustar, *wsel, *lstar;
 	enum ftdlr_scope scope;
 	uint8_t *row, *fixed, *mark;
 	uint32_t *dist, *stack;
-	uint8_t *sw_broken;
+	uint8_t *sw_broken, *sw_touched;
 	struct ftdlr_stats st;
 };
 
@@ -90,6 +93,20 @@ static inline uint64_t fd_rank(const struct fd *x, uint32_t s)
 	return fd_rank_of(x, x->col[s], x->label[s]);
 }
 
+/*
+ * A U-turn from upper switch @c to upper switch @q (same column) keeps the
+ * rule: @q's label is clean, or, when the column has no clean label left
+ * (beyond k - 1 faults), ranks above @c's. Going to clean labels only, a
+ * repair and the next one (a fault more or less changes one label's dirt)
+ * turn in one order together: their union is acyclic too.
+ */
+static inline int fd_uturn_ok(const struct fd *x, uint32_t c, uint32_t q)
+{
+	if (!fd_dirt(x, q))
+		return 1;
+	return !x->clean[x->col[q]] && fd_rank(x, q) < fd_rank(x, c);
+}
+
 /**
  * fd_repair_lids() - repair every LID that needs it (ftdlr_repair.c) into
  * x->r, which holds the base's entries. Return: 0, or -1 when out of memory.
@@ -97,7 +114,7 @@ static inline uint64_t fd_rank(const struct fd *x, uint32_t s)
 int fd_repair_lids(struct fd *x);
 
 /**
- * fd_vls() - move the switch-destination pairs that turn outside the rule to
+ * fd_vls() - once something was repaired, run the pairs towards switches on
  * SL 1, after taking the switch LIDs the rule left without a way from a
  * full recompute (ftdlr_vl.c). Return: 0, or -1 with @err.
  */

@@ -304,9 +304,9 @@ static int base_reaches(const struct fd *x, const struct dst *d, uint32_t w, uin
 }
 
 /*
- * Port @p of @w climbs over a live link to a parent q ranked above @c that
- * sends the LID down to @y over a live link: a U-turn at w that keeps the
- * rule, and needs no new entry at q.
+ * Port @p of @w climbs over a live link to a parent q that a U-turn from @c
+ * may go to (fd_uturn_ok()) and that sends the LID down to @y over a live
+ * link: a U-turn at w that keeps the rule, and needs no new entry at q.
  */
 static int climbs_ok(const struct fd *x, const struct dst *d, uint32_t c, uint32_t y, uint32_t w,
 		     uint8_t p)
@@ -317,7 +317,7 @@ static int climbs_ok(const struct fd *x, const struct dst *d, uint32_t c, uint32
 		return 0;
 	q = x->m.links[f].peer;
 	ey = alive_link(x, q, y);
-	return q != c && fd_rank(x, q) < fd_rank(x, c) && ey != FD_NONE &&
+	return q != c && fd_uturn_ok(x, c, q) && ey != FD_NONE &&
 	       rt_lft_get(x->br, q, d->lid) == port_of(x, ey);
 }
 
@@ -400,7 +400,7 @@ static void link_detour(struct fd *x, const struct dst *d, uint32_t c, uint32_t 
 		return;	/* a CA LID: step 3 counts it; a switch LID: sw_entries() */
 	set_fixed(x, c, port_of(x, alive_link(x, c, w)));
 	set_fixed(x, w, port_of(x, alive_link(x, w, u)));
-	if (!d->is_switch && fd_rank(x, u) >= fd_rank(x, c))
+	if (!d->is_switch && !fd_uturn_ok(x, c, u))
 		x->st.nonmonotone++;
 	if (x->scope == FTDLR_GROUP)
 		group_writes(x, d, c, y, u);
@@ -420,7 +420,7 @@ static void switch_detour(struct fd *x, const struct dst *d, uint32_t p, uint32_
 	set_fixed(x, p, port_of(x, alive_link(x, p, x2)));
 	set_fixed(x, x2, port_of(x, alive_link(x, x2, y2)));
 	set_fixed(x, y2, port_of(x, alive_link(x, y2, z)));
-	if (!d->is_switch && fd_rank_of(x, x->col[X], l) >= fd_rank(x, X))
+	if (!d->is_switch && !fd_uturn_ok(x, x2, z))
 		x->st.nonmonotone++;
 }
 
@@ -744,6 +744,7 @@ int fd_repair_lids(struct fd *x)
 	for (uint32_t l = 1; l < x->br->lft_len; l++)
 		if (need[l] && find_dst(x, l, &d)) {
 			x->st.lids++;
+			x->sw_touched[l] = d.is_switch;
 			repair_lid(x, &d);
 		}
 	free(need);

@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers of the ftdlr tests (test_ftdlr.c, test_ftdlr_faults.c): a base
+ * routing, degraded copies of its fabric, the faults' groups, and the
+ * checks every repair must pass with fabroute's evaluator.
+ */
+#ifndef FABROUTE_FTDLR_UTIL_H
+#define FABROUTE_FTDLR_UTIL_H
+
+#include "tests/unit/ftree_util.h"
+
+#include "engines/ftdlr.h"
+#include "engines/ftree.h"
+
+/* A switch-to-switch link of the base: upper switch @c, its down port @p to lower @y. */
+struct fl {
+	uint32_t c, y;	/* switch indexes */
+	uint8_t p;
+};
+
+/**
+ * struct base - a fabric routed as the base of the repairs
+ * @f, @r: the fabric and its routing
+ * @m: the fabric as a fat tree
+ * @links: every switch-to-switch link, upper end first; @nlinks
+ * @upper: switches above the leaves (the faults a switch may die of); @nupper
+ */
+struct base {
+	struct fabric *f;
+	struct rt_routing *r;
+	struct ft_model m;
+	struct fl *links;
+	uint32_t nlinks;
+	uint32_t *upper, nupper;
+};
+
+static inline void base_init(struct base *b, const char *spec, const struct engine *e)
+{
+	struct fab_err err = { { 0 } };
+
+	memset(b, 0, sizeof(*b));
+	b->f = gen(spec);
+	b->r = route(e, b->f);
+	if (ft_model_init(&b->m, b->f, &err) != ENG_OK)
+		fail_msg("%s: %s", spec, err.msg);
+	b->links = malloc(((size_t)b->m.nlinks + 1) * sizeof(*b->links));
+	b->upper = malloc(((size_t)b->f->nswitches + 1) * sizeof(*b->upper));
+	assert_non_null(b->links);
+	assert_non_null(b->upper);
+	for (uint32_t s = 0; s < b->f->nswitches; s++) {
+		for (uint32_t i = ft_first(&b->m, s, FT_DOWN); i < ft_end(&b->m, s, FT_DOWN); i++)
+			b->links[b->nlinks++] = (struct fl){ s, b->m.links[i].peer, b->m.links[i].port };
+		if (b->m.level[s] >= 2)
+			b->upper[b->nupper++] = s;
+	}
+}
+
+static inline void base_fini(struct base *b)
+{
+	ft_model_fini(&b->m);
+	rt_free(b->r);
+	fab_free(b->f);
+	free(b->links);
+	free(b->upper);
+}
+
+/* The base fabric without links @l[0..@nl) and switches @sw[0..@ns). */
+static inline struct fabric *degrade(const struct base *b, const uint32_t *l, unsigned nl,
+				     const uint32_t *sw, unsigned ns)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = fab_copy(b->f, &err);
+	uint8_t *drop = calloc(b->f->nnodes + 1, 1);
+
+	assert_non_null(f);
+	assert_non_null(drop);
+	for (unsigned i = 0; i < nl; i++)
+		fab_link_remove(f, f->switches[b->links[l[i]].c], b->links[l[i]].p);
+	if (fab_finalize(f, &err))
+		fail_msg("%s", err.msg);
+	for (unsigned i = 0; i < ns; i++)
+		drop[f->switches[sw[i]]] = 1;
+	if (ns) {
+		struct fabric *g = fab_subset(f, drop, &err);
+
+		if (!g)
+			fail_msg("%s", err.msg);
+		fab_free(f);
+		f = g;
+	}
+	free(drop);
+	return f;
+}
+
+/* Mark in @g (per base switch) the group of link @l: the lower end's parents, the upper end's children. */
+static inline void group_of_link(const struct base *b, const struct fl *l, uint8_t *g)
+{
+	const struct ft_model *m = &b->m;
+
+	for (uint32_t i = ft_first(m, l->y, FT_UP); i < ft_end(m, l->y, FT_UP); i++)
+		g[m->links[i].peer] = 1;
+	for (uint32_t i = ft_first(m, l->c, FT_DOWN); i < ft_end(m, l->c, FT_DOWN); i++)
+		g[m->links[i].peer] = 1;
+}
+
+/*
+ * Mark in @g the 2-hop group of switch @x (papers/001 Def. 12): its parents,
+ * their children, theirs, and the parents of those on @x's level; and @x's
+ * children, which go up through other parents.
+ */
+static inline void group_of_switch(const struct base *b, uint32_t x, uint8_t *g)
+{
+	const struct ft_model *m = &b->m;
+	uint32_t n = b->f->nswitches;
+	uint8_t *s1 = calloc(n, 1), *s2 = calloc(n, 1), *s3 = calloc(n, 1);
+
+	for (uint32_t i = ft_first(m, x, FT_UP); i < ft_end(m, x, FT_UP); i++)
+		s1[m->links[i].peer] = 1;
+	for (uint32_t i = ft_first(m, x, FT_DOWN); i < ft_end(m, x, FT_DOWN); i++)
+		g[m->links[i].peer] = 1;
+	for (uint32_t s = 0; s < n; s++)
+		for (uint32_t i = ft_first(m, s, FT_DOWN); s1[s] && i < ft_end(m, s, FT_DOWN); i++)
+			s2[m->links[i].peer] = 1;
+	for (uint32_t s = 0; s < n; s++)
+		for (uint32_t i = ft_first(m, s, FT_DOWN); s2[s] && i < ft_end(m, s, FT_DOWN); i++)
+			s3[m->links[i].peer] = 1;
+	for (uint32_t s = 0; s < n; s++) {
+		for (uint32_t i = ft_first(m, s, FT_UP); s3[s] && i < ft_end(m, s, FT_UP); i++)
+			g[m->links[i].peer] |= m->level[m->links[i].peer] == m->level[x];
+		g[s] |= s1[s] | s2[s] | s3[s];
+	}
+	free(s1);
+	free(s2);
+	free(s3);
+}
+
+/**
+ * struct tally - what a run of repairs showed
+ * @sets: fault sets repaired
+ * @fallback: sets whose switch LIDs were (partly) recomputed by the base engine
+ * @sl1: sets whose base runs switch destinations on a VL of their own
+ * @entries, @switches, @blocks: the most changed of each in one set
+ * @ca_entries: the most CA-LID entries changed in one set
+ */
+struct tally {
+	unsigned sets, fallback, sl1;
+	uint64_t entries, ca_entries;
+	uint32_t switches, blocks;
+};
+
+/* CA-LID entries of @r (for @f) that differ from the base. */
+static inline uint64_t ca_changes(const struct base *b, const struct fabric *f,
+				  const struct rt_routing *r)
+{
+	uint64_t n = 0;
+
+	for (uint32_t e = 0; e < f->neps; e++) {
+		unsigned lid = fab_ep_lid(f, e);
+
+		for (uint32_t s = 0; is_ca(f, e) && s < f->nswitches; s++) {
+			uint32_t bs = b->f->nodes[fab_node_by_guid(b->f, f->nodes[f->switches[s]].guid)].swidx;
+
+			n += rt_lft_get(r, s, lid) != rt_lft_get(b->r, bs, lid);
+		}
+	}
+	return n;
+}
+
+/* Every pair of @f keeps the SL the base gives it (sources cache path records). */
+static inline void same_sls(const struct base *b, const struct fabric *f,
+			    const struct rt_routing *r, const char *what)
+{
+	for (uint32_t s = 0; s < f->neps; s++) {
+		uint32_t bs = fab_ep_by_port_guid(b->f, fab_port(f, f->eps[s].node, f->eps[s].port)->guid);
+
+		for (uint32_t d = 0; d < f->neps; d++) {
+			uint32_t bd = fab_ep_by_port_guid(b->f, fab_port(f, f->eps[d].node,
+							  f->eps[d].port)->guid);
+
+			if (rt_path_sl(r, s, d) != rt_path_sl(b->r, bs, bd))
+				fail_msg("%s: pair %u -> %u moved from SL %u to %u", what, s, d,
+					 rt_path_sl(b->r, bs, bd), rt_path_sl(r, s, d));
+		}
+	}
+}
+
+/*
+ * Repair the base for @f and check what papers/001 and the brief ask of a
+ * repair within k - 1 faults: every pair of every class delivered (switches
+ * included), an acyclic dependency graph on at most 2 VLs, every path SL
+ * as in the base, no detour against the rule, nothing left without a way,
+ * and every changed entry on a switch marked in @group (NULL: not checked),
+ * the switch LIDs' aside when they had to be recomputed. Returns the repair
+ * (free it).
+ */
+static inline struct rt_routing *check_repair(const struct base *b, const struct fabric *f,
+					      const uint8_t *group, struct tally *t,
+					      const char *what)
+{
+	struct fab_err err = { { 0 } };
+	struct rt_routing *r = NULL;
+	struct ftdlr_stats st;
+	struct an_report rep;
+	uint64_t unr = 0;
+
+	if (ftdlr_repair(b->f, b->r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK)
+		fail_msg("%s: %s", what, err.msg);
+	eval(f, r, 0, &rep);
+	for (unsigned k = 0; k < AN_NCLASSES; k++)
+		unr += rep.conn.unreachable[k];
+	if (unr || !rep.cdg.deadlock_free || (rep.cdg.vls_used & ~3u) || st.nonmonotone ||
+	    st.unrepaired)
+		fail_msg("%s: %llu pairs unreachable (switch-switch %llu), deadlock-free %d, VLs "
+			 "0x%x: %s", what, (unsigned long long)unr,
+			 (unsigned long long)rep.conn.unreachable[AN_SW_SW], rep.cdg.deadlock_free,
+			 rep.cdg.vls_used, r->notes);
+	an_report_free(&rep);
+	same_sls(b, f, r, what);
+	for (uint32_t s = 0; group && s < f->nswitches; s++) {
+		uint32_t bs = b->f->nodes[fab_node_by_guid(b->f, f->nodes[f->switches[s]].guid)].swidx;
+
+		for (uint32_t e = 0; !group[bs] && e < f->neps; e++) {
+			unsigned lid = fab_ep_lid(f, e);
+
+			if ((is_ca(f, e) || !st.sw_fallback) &&
+			    rt_lft_get(r, s, lid) != rt_lft_get(b->r, bs, lid))
+				fail_msg("%s: switch %s outside the faults' groups changed LID %u: %s",
+					 what, fab_desc(f, f->switches[s]), lid, r->notes);
+		}
+	}
+	t->sets++;
+	t->fallback += st.sw_fallback > 0;
+	t->sl1 += st.switch_sl > 0;
+	if (!st.sw_fallback) {
+		uint64_t ca = ca_changes(b, f, r);
+
+		t->entries = st.entries > t->entries ? st.entries : t->entries;
+		t->ca_entries = ca > t->ca_entries ? ca : t->ca_entries;
+		t->switches = st.switches > t->switches ? st.switches : t->switches;
+		t->blocks = st.max_blocks > t->blocks ? st.max_blocks : t->blocks;
+	}
+	return r;
+}
+
+/* Print the cycle of @t: switch, port, VL, and the switch the channel leads to. */
+static inline void print_cycle(const struct fabric *f, const struct ftdlr_trans *t)
+{
+	for (uint32_t i = 0; i < t->cycle_len; i++) {
+		uint32_t slot = t->cycle[i] / 16, n = 0;
+
+		while (n + 1 < f->nnodes && f->nodes[n + 1].port0 <= slot)
+			n++;
+		print_message("#   %s:%u VL %u -> %s\n", fab_desc(f, n), slot - f->nodes[n].port0,
+			      t->cycle[i] % 16, fab_desc(f, f->ports[slot].peer));
+	}
+}
+
+/*
+ * Every step from @a (of @fa) to @b (of @f) that ftdlr_stages() gives has an
+ * acyclic dependency graph together with the step before it. Returns the
+ * number of steps.
+ */
+static inline unsigned check_steps(const struct fabric *fa, const struct rt_routing *a,
+				   const struct fabric *f, const struct rt_routing *b,
+				   const char *what)
+{
+	struct fab_err err = { { 0 } };
+	struct rt_routing **steps;
+	unsigned n;
+
+	if (ftdlr_stages(f, fa, a, b, &steps, &n, &err))
+		fail_msg("%s: %s", what, err.msg);
+	for (unsigned k = 0; k < n; k++) {
+		struct ftdlr_trans t;
+
+		if (ftdlr_transition(f, k ? f : fa, k ? steps[k - 1] : a, steps[k], &t, &err))
+			fail_msg("%s: %s", what, err.msg);
+		if (!t.acyclic) {
+			struct ftdlr_trans t0, t1;
+
+			print_cycle(f, &t);
+			ftdlr_transition_sls(f, k ? f : fa, k ? steps[k - 1] : a, steps[k], 1, &t0, &err);
+			ftdlr_transition_sls(f, k ? f : fa, k ? steps[k - 1] : a, steps[k], 2, &t1, &err);
+			fail_msg("%s: step %u of %u: the dependency graph of the step and the one "
+				 "before is cyclic (SL 0 paths alone: %s, SL 1: %s)", what, k + 1, n,
+				 t0.acyclic ? "acyclic" : "cyclic", t1.acyclic ? "acyclic" : "cyclic");
+		}
+	}
+	assert_true(rt_equal_lfts(steps[n - 1], b));
+	ftdlr_stages_free(steps, n);
+	return n;
+}
+
+#endif

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ftdlr within k - 1 faults (papers/001, the brief's acceptance checks 1-4),
+ * repairing ftdlr's own base (sftree, switch destinations on VL 1), each
+ * repair checked by fabroute's evaluator, switch paths included:
+ * every 1- and 2-link fault set of the 4-ary 3-tree and sampled 3-link sets
+ * (uniform, inside one group, inside the tier-1/2 column); every set of up
+ * to 3 dead non-leaf switches; every single fault of the 2-ary 6-tree; 1000
+ * sets of 17 link faults on the 648-port tree.
+ */
+#include "tests/unit/ftdlr_util.h"
+
+/* One set of link faults @l[0..@n) (and switches @sw[0..@ns)), checked; the group bound asserted. */
+static void one_set(const struct base *b, const uint32_t *l, unsigned n, const uint32_t *sw,
+		    unsigned ns, struct tally *t)
+{
+	uint8_t *g = calloc(b->f->nswitches + 1, 1);
+	struct fabric *f = degrade(b, l, n, sw, ns);
+	struct rt_routing *r;
+	char what[128];
+
+	for (unsigned i = 0; i < n; i++)
+		group_of_link(b, &b->links[l[i]], g);
+	for (unsigned i = 0; i < ns; i++)
+		group_of_switch(b, sw[i], g);
+	snprintf(what, sizeof(what), "%u link and %u switch faults (first link %u, first switch %u)",
+		 n, ns, n ? l[0] : 0, ns ? sw[0] : 0);
+	r = check_repair(b, f, g, t, what);
+	rt_free(r);
+	fab_free(f);
+	free(g);
+}
+
+static void report(const char *what, const struct tally *t)
+{
+	print_message("# %s: %u sets, switch LIDs recomputed in %u, SL 1 used in %u; at most %llu "
+		      "entries (%llu of CA LIDs) on %u switches, %u blocks on one switch\n", what,
+		      t->sets, t->fallback, t->sl1, (unsigned long long)t->entries,
+		      (unsigned long long)t->ca_entries, t->switches, t->blocks);
+}
+
+static void test_kary43_links_1_2(void **state)
+{
+	struct base b;
+	struct tally t1 = { 0 }, t2 = { 0 };
+
+	(void)state;
+	base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
+	assert_int_equal(b.nlinks, 128);
+	for (uint32_t i = 0; i < b.nlinks; i++)
+		one_set(&b, &i, 1, NULL, 0, &t1);
+	report("4-ary 3-tree, single link faults", &t1);
+	assert_true(t1.switches <= 4);	/* c, s, w, u */
+	assert_true(t1.blocks <= 2);
+	for (uint32_t i = 0; i < b.nlinks; i++)
+		for (uint32_t j = i + 1; j < b.nlinks; j++) {
+			uint32_t l[2] = { i, j };
+
+			one_set(&b, l, 2, NULL, 0, &t2);
+		}
+	report("4-ary 3-tree, link fault pairs", &t2);
+	assert_int_equal(t2.sets, 8128);
+	assert_true(t2.switches <= 8);
+	assert_true(t2.blocks <= 2);
+	base_fini(&b);
+}
+
+/* @n distinct links drawn from @pool[0..@np). */
+static void draw(struct fab_rng *rng, const uint32_t *pool, uint32_t np, uint32_t *l, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k;
+
+		do {
+			l[i] = pool[fab_rng_below(rng, np)];
+			for (k = 0; k < i && l[k] != l[i]; k++)
+				;
+		} while (k < i);
+	}
+}
+
+static void test_kary43_links_3(void **state)
+{
+	struct base b;
+	struct tally t = { 0 };
+	struct fab_rng rng;
+	uint32_t *all, *grp, *col, na = 0, ng = 0, nc = 0, l[3];
+
+	(void)state;
+	base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
+	all = malloc(b.nlinks * sizeof(*all));
+	grp = malloc(b.nlinks * sizeof(*grp));
+	col = malloc(b.nlinks * sizeof(*col));
+	for (uint32_t i = 0; i < b.nlinks; i++) {
+		uint8_t g0[64] = { 0 }, g1[64] = { 0 };
+
+		all[na++] = i;
+		group_of_link(&b, &b.links[0], g0);	/* leaf-00's group: levels 1 and 2 */
+		group_of_link(&b, &b.links[i], g1);
+		if (!memcmp(g0, g1, b.f->nswitches))
+			grp[ng++] = i;
+		if (b.m.level[b.links[i].c] == 2)	/* the tier-1/2 column: one label order */
+			col[nc++] = i;
+	}
+	assert_int_equal(ng, 16);
+	assert_int_equal(nc, 64);
+	fab_rng_seed(&rng, 3);
+	for (unsigned s = 0; s < 1000; s++) {
+		draw(&rng, all, na, l, 3);
+		one_set(&b, l, 3, NULL, 0, &t);
+	}
+	for (unsigned s = 0; s < 500; s++) {
+		draw(&rng, grp, ng, l, 3);
+		one_set(&b, l, 3, NULL, 0, &t);
+	}
+	for (unsigned s = 0; s < 500; s++) {
+		draw(&rng, col, nc, l, 3);
+		one_set(&b, l, 3, NULL, 0, &t);
+	}
+	report("4-ary 3-tree, 2000 sampled link fault triples", &t);
+	assert_int_equal(t.sets, 2000);
+	free(all);
+	free(grp);
+	free(col);
+	base_fini(&b);
+}
+
+static void test_kary43_switches(void **state)
+{
+	struct base b;
+	struct tally t[3] = { { 0 } };
+	uint32_t *u;
+
+	(void)state;
+	base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
+	u = b.upper;
+	assert_int_equal(b.nupper, 32);
+	for (uint32_t i = 0; i < b.nupper; i++) {
+		one_set(&b, NULL, 0, &u[i], 1, &t[0]);
+		for (uint32_t j = i + 1; j < b.nupper; j++) {
+			uint32_t s2[2] = { u[i], u[j] };
+
+			one_set(&b, NULL, 0, s2, 2, &t[1]);
+			for (uint32_t k = j + 1; k < b.nupper; k++) {
+				uint32_t s3[3] = { u[i], u[j], u[k] };
+
+				one_set(&b, NULL, 0, s3, 3, &t[2]);
+			}
+		}
+	}
+	report("4-ary 3-tree, 1 dead switch", &t[0]);
+	report("4-ary 3-tree, 2 dead switches", &t[1]);
+	report("4-ary 3-tree, 3 dead switches", &t[2]);
+	assert_int_equal(t[0].sets + t[1].sets + t[2].sets, 32 + 496 + 4960);
+	base_fini(&b);
+}
+
+static void test_kary26_singles(void **state)
+{
+	struct base b;
+	struct tally tl = { 0 }, ts = { 0 };
+
+	(void)state;
+	base_init(&b, "kary-ntree k=2 n=6", &eng_ftdlr);
+	assert_int_equal(b.nlinks, 320);
+	for (uint32_t i = 0; i < b.nlinks; i++)
+		one_set(&b, &i, 1, NULL, 0, &tl);
+	for (uint32_t i = 0; i < b.nupper; i++)
+		one_set(&b, NULL, 0, &b.upper[i], 1, &ts);
+	report("2-ary 6-tree, single link faults", &tl);
+	report("2-ary 6-tree, single dead switches", &ts);
+	assert_true(tl.switches <= 4);
+	base_fini(&b);
+}
+
+static void test_ft648_17(void **state)
+{
+	struct base b;
+	struct tally t = { 0 };
+	struct fab_rng rng;
+	uint32_t *all, l[17];
+
+	(void)state;
+	base_init(&b, "ft648", &eng_ftdlr);
+	assert_int_equal(b.nlinks, 648);
+	all = malloc(b.nlinks * sizeof(*all));
+	for (uint32_t i = 0; i < b.nlinks; i++)
+		all[i] = i;
+	fab_rng_seed(&rng, 17);
+	for (unsigned s = 0; s < 300; s++) {	/* bench/ftdlr.sh runs 1000 */
+		draw(&rng, all, b.nlinks, l, 17);
+		one_set(&b, l, 17, NULL, 0, &t);
+	}
+	report("648-port tree, 300 sets of 17 link faults", &t);
+	assert_int_equal(t.sets, 300);
+	free(all);
+	base_fini(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kary43_links_1_2),
+		cmocka_unit_test(test_kary43_links_3),
+		cmocka_unit_test(test_kary43_switches),
+		cmocka_unit_test(test_kary26_singles),
+		cmocka_unit_test(test_ft648_17),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
