@@ -5,8 +5,11 @@
  * compute routes a topology with an engine chain and writes what OpenSM and
  * the InfiniBand tools read: opensm-lfts.dump (loadable with
  * `opensm -R file -U`), guid2lid, the path SLs (the format `ibdmchk -c`
- * reads), the topology with the LIDs used, and summary.json. engines lists
- * the engines with their options.
+ * reads), the topology with the LIDs used, and summary.json. With --base DIR
+ * (an earlier compute's output) the run starts from that routing: an engine
+ * with a repair hook (ftdlr) repairs it, the routing must be proven
+ * connected and deadlock-free, and the summary says what changed from the
+ * base. engines lists the engines with their options.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +20,7 @@
 
 #include "analysis/report.h"
 #include "cli/cli.h"
+#include "cli/compute_base.h"
 #include "cli/eval_text.h"
 #include "engines/engine.h"
 
@@ -42,6 +46,13 @@ static void usage(FILE *out)
 	      "      --eval                 evaluate the routing and print the report\n"
 	      "      --lmc-max N            the largest LMC an engine that needs several LIDs\n"
 	      "                             per port may give the CA ports (default 7)\n"
+	      "      --base DIR             start from the routing an earlier compute wrote into\n"
+	      "                             DIR (topology.ibnd, guid2lid, opensm-lfts.dump, and\n"
+	      "                             path-sl, opensm-sl2vl.dump when present): an engine\n"
+	      "                             that repairs (ftdlr) changes only what the faults\n"
+	      "                             need; DIR's LIDs are kept; only a routing proven\n"
+	      "                             connected and deadlock-free is accepted; the summary\n"
+	      "                             counts the LFT entries, blocks and switches changed\n"
 	      CLI_LIDS_HELP
 	      "  -h, --help                 show this help\n"
 	      "\n"
@@ -51,10 +62,10 @@ static void usage(FILE *out)
 	      out);
 }
 
-enum { OPT_TOPO = 0x300, OPT_EVAL, OPT_LMC_MAX };
+enum { OPT_TOPO = 0x300, OPT_EVAL, OPT_LMC_MAX, OPT_BASE };
 
 struct compute_opts {
-	const char *chain, *topology, *out_dir;
+	const char *chain, *topology, *out_dir, *base;
 	const char **kv;
 	size_t nkv;
 	enum fmt_topo from;
@@ -85,6 +96,7 @@ static int parse_one(struct compute_opts *o, int c, const char *arg)
 	case 'd': o->out_dir = arg; return CLI_OK;
 	case OPT_TOPO: o->topology = arg; return CLI_OK;
 	case OPT_EVAL: o->eval = 1; return CLI_OK;
+	case OPT_BASE: o->base = arg; return CLI_OK;
 	case OPT_LMC_MAX:
 		if (cli_parse_uint(arg, FAB_LMC_MAX, &v))
 			return cli_usage_err("compute", "--lmc-max '%s': expected 0 to %u", arg, FAB_LMC_MAX);
@@ -114,6 +126,7 @@ static int parse_args(int argc, char **argv, struct compute_opts *o)
 		{ "out-dir", required_argument, NULL, 'd' },
 		{ "eval", no_argument, NULL, OPT_EVAL },
 		{ "lmc-max", required_argument, NULL, OPT_LMC_MAX },
+		{ "base", required_argument, NULL, OPT_BASE },
 		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
 		{ "lmc", required_argument, NULL, OPT_LMC },
 		{ "renew-lids", no_argument, NULL, OPT_RENEW_LIDS },
@@ -258,9 +271,13 @@ static void print_outcome(const struct compute_opts *o, const struct eng_res *re
 		printf("notes:        %s\n", r->notes);
 }
 
-/* The routing run's request for @f, from the command line. */
+/*
+ * The routing run's request for @f, from the command line; with a base
+ * (@b->r set) its routing is the previous one, its LIDs the pins (unless
+ * --guid2lid gives others), and only a proven routing is accepted.
+ */
 static int make_request(const struct compute_opts *o, const struct fabric *f, struct eng_chain *c,
-			struct eng_req *req, const struct an_opts *ao)
+			struct eng_req *req, const struct an_opts *ao, const struct cli_base *b)
 {
 	struct fab_lid_pin *pins;
 	size_t npins;
@@ -273,16 +290,27 @@ static int make_request(const struct compute_opts *o, const struct fabric *f, st
 		free(pins);
 		return cli_usage_err("compute", "%s", err.msg);
 	}
+	if (b->r && !npins && b->npins) {	/* the base's LIDs */
+		free(pins);
+		if (!(pins = malloc(b->npins * sizeof(*pins)))) {
+			eng_chain_free(c);
+			return CLI_FAIL;
+		}
+		memcpy(pins, b->pins, b->npins * sizeof(*pins));
+		npins = b->npins;
+	}
 	*req = (struct eng_req){
 		.fabric = f, .chain = c, .pins = pins, .npins = npins, .assign = 1,
 		.lid_mode = o->lids.renew ? FAB_LIDS_RENEW : FAB_LIDS_KEEP,
 		.lmc = o->lids.lmc < 0 ? 0 : (unsigned)o->lids.lmc, .lmc_budget = o->lmc_max,
-		.eval = o->eval ? ao : NULL,
+		.eval = o->eval || b->r ? ao : NULL,
+		.prev_fabric = b->f, .prev = b->r,
+		.policy = b->r ? ENG_ACCEPT_PROVEN : ENG_ACCEPT_ANY,
 	};
 	return CLI_OK;
 }
 
-static int route(const struct compute_opts *o, const struct fabric *f)
+static int route(const struct compute_opts *o, const struct fabric *f, const struct cli_base *b)
 {
 	const struct an_opts ao = { .load = 1 };
 	struct eng_chain chain;
@@ -290,7 +318,7 @@ static int route(const struct compute_opts *o, const struct fabric *f)
 	struct eng_res res;
 	struct fab_err err = { { 0 } };
 	json_t *summary;
-	int rc = make_request(o, f, &chain, &req, &ao), have_pathsl = 0, erc = CLI_OK;
+	int rc = make_request(o, f, &chain, &req, &ao, b), have_pathsl = 0, erc = CLI_OK;
 
 	if (rc)
 		return rc;
@@ -304,7 +332,9 @@ static int route(const struct compute_opts *o, const struct fabric *f)
 	print_outcome(o, &res);
 	rc = write_files(o->out_dir, res.fabric, res.routing, &have_pathsl);
 	summary = rc == CLI_OK ? summary_json(o, &res, have_pathsl) : NULL;
-	if (summary && res.evaluated)
+	if (summary && b->r)
+		json_object_set_new(summary, "base", cli_base_changes(o->base, b, &res));
+	if (summary && res.evaluated && o->eval)
 		erc = report(&res, summary);
 	if (summary)
 		rc = write_summary(o->out_dir, summary);
@@ -319,6 +349,7 @@ static int route(const struct compute_opts *o, const struct fabric *f)
 int cmd_compute(int argc, char **argv)
 {
 	struct compute_opts o = { .from = FMT_AUTO, .lids = { .lmc = -1 }, .lmc_max = FAB_LMC_MAX };
+	struct cli_base base = { 0 };
 	struct fabric *f;
 	int rc = parse_args(argc, argv, &o);
 
@@ -329,7 +360,12 @@ int cmd_compute(int argc, char **argv)
 		return rc;
 	}
 	f = cli_load(o.topology, o.from);
-	rc = f ? route(&o, f) : CLI_INPUT;
+	rc = f ? CLI_OK : CLI_INPUT;
+	if (rc == CLI_OK && o.base)
+		rc = cli_base_load(o.base, &base);
+	if (rc == CLI_OK)
+		rc = route(&o, f, &base);
+	cli_base_free(&base);
 	fab_free(f);
 	free(o.kv);
 	return rc;

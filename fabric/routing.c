@@ -124,3 +124,42 @@ int rt_equal_lfts(const struct rt_routing *a, const struct rt_routing *b)
 				return 0;
 	return 1;
 }
+
+/* Blocks of switch @sb of @b that differ from switch @sa of @a (FAB_NONE: none), into @d. */
+static void diff_switch(const struct rt_routing *a, uint32_t sa, const struct rt_routing *b,
+			uint32_t sb, struct rt_diff *d)
+{
+	uint32_t len = a && a->lft_len > b->lft_len ? a->lft_len : b->lft_len, blocks = 0;
+
+	for (uint32_t start = 0; start < len; start += 64) {
+		uint32_t n = 0, routed = 0;
+
+		for (uint32_t l = start; l < start + 64 && l < len; l++) {
+			uint8_t x = sa == FAB_NONE ? RT_NO_PORT : rt_lft_get(a, sa, l);
+			uint8_t y = rt_lft_get(b, sb, l);
+
+			n += x != y;
+			routed |= y != RT_NO_PORT;
+		}
+		if (sa != FAB_NONE)
+			d->entries += n;
+		blocks += sa == FAB_NONE ? routed : n > 0;
+	}
+	d->blocks += blocks;
+	d->switches += blocks > 0;
+	d->max_blocks = blocks > d->max_blocks ? blocks : d->max_blocks;
+}
+
+void rt_diff(const struct fabric *fa, const struct rt_routing *a, const struct fabric *fb,
+	     const struct rt_routing *b, struct rt_diff *d)
+{
+	memset(d, 0, sizeof(*d));
+	for (uint32_t s = 0; s < fb->nswitches && s < b->nswitches; s++) {
+		uint32_t n = fab_node_by_guid(fa, fb->nodes[fb->switches[s]].guid);
+		uint32_t sa = n == FAB_NONE || fa->nodes[n].type != FAB_SWITCH ||
+			      fa->nodes[n].swidx >= a->nswitches ? FAB_NONE : fa->nodes[n].swidx;
+
+		d->added += sa == FAB_NONE;
+		diff_switch(a, sa, b, s, d);
+	}
+}

@@ -91,4 +91,26 @@ unsigned rt_dlid(const struct rt_routing *r, const struct fabric *f, uint32_t sr
 /** rt_equal_lfts() - the LFTs of @a and @b route every LID the same way. */
 int rt_equal_lfts(const struct rt_routing *a, const struct rt_routing *b);
 
+/**
+ * struct rt_diff - what a subnet manager writes to go from one routing to another
+ * @entries: LFT entries that differ, on switches both fabrics have
+ * @blocks: 64-LID LFT blocks that differ (one SMP each), summed over the
+ *          switches; a switch only the second fabric has counts every block
+ *          holding a route
+ * @switches: switches with such a block
+ * @max_blocks: the most on one switch
+ * @added: switches only the second fabric has
+ */
+struct rt_diff {
+	uint64_t entries;
+	uint32_t blocks, switches, max_blocks, added;
+};
+
+/**
+ * rt_diff() - compare routing @a of fabric @fa with routing @b of fabric @fb,
+ * switches matched by node GUID, LIDs past a table's end read as no route
+ */
+void rt_diff(const struct fabric *fa, const struct rt_routing *a, const struct fabric *fb,
+	     const struct rt_routing *b, struct rt_diff *d);
+
 #endif
