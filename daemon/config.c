@@ -42,6 +42,10 @@ static const struct cfg_key keys[] = {
 	  "engines to try in turn; the first that applies routes" },
 	{ "engine_options", S(engine_options), "", 0, 0, 1, "ENG.K=V,...",
 	  "engine options, comma-separated ('fabroute engines' lists them)" },
+	{ "publish_policy", S(publish_policy), "proven", 0, 0, 1, "proven|connected|any",
+	  "what a routing must be to be published and installed: proven (every pair connected, "
+	  "switches included, and deadlock-free), connected, or any; one that falls short lets the "
+	  "chain's next engine route (or, under OpenSM, OpenSM's)" },
 	{ "source", S(source), "file", 0, 0, 0, "file|opensm",
 	  "where the topology comes from: file (a topology file, faults through the API) or opensm "
 	  "(OpenSM's fabroute-osm plugin, through socket)" },
@@ -274,6 +278,19 @@ bad:
 	return -1;
 }
 
+int config_policy(const char *name)
+{
+	static const char *const names[] = {
+		[ENG_ACCEPT_ANY] = "any", [ENG_ACCEPT_CONNECTED] = "connected",
+		[ENG_ACCEPT_PROVEN] = "proven",
+	};
+
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
 int config_check(const struct config *c, struct fab_err *err)
 {
 	struct eng_chain chain;
@@ -282,6 +299,11 @@ int config_check(const struct config *c, struct fab_err *err)
 
 	if (strcmp(c->source, "file") != 0 && strcmp(c->source, "opensm") != 0) {
 		fab_err_set(err, "source: expected file or opensm, found '%s'", c->source);
+		return -1;
+	}
+	if (config_policy(c->publish_policy) < 0) {
+		fab_err_set(err, "publish_policy: expected proven, connected or any, found '%s'",
+			    c->publish_policy);
 		return -1;
 	}
 	if (fmt_topo_from_name(c->topology_format) < 0) {

@@ -30,6 +30,7 @@ enum cfg_origin { CFG_DEFAULT, CFG_FILE, CFG_FLAG };
 struct config {
 	char *engine;
 	char *engine_options;
+	char *publish_policy;
 	char *source;
 	char *socket;
 	char *topology;
@@ -87,6 +88,9 @@ void config_write(FILE *out, const struct config *c);
 json_t *config_json(const struct config *c);
 /** config_help() - the keys as `--help` lists them. */
 void config_help(FILE *out);
+
+/** config_policy() - publish_policy's value as an enum eng_policy; -1 if unknown. */
+int config_policy(const char *name);
 
 /** config_restart_keys() - keys whose change needs a restart, changed from @a to @b ("" if none). */
 void config_restart_keys(const struct config *a, const struct config *b, char *buf, size_t size);

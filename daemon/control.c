@@ -23,7 +23,7 @@ struct pipe_settings daemon_settings(const struct config *c, const char *chain, 
 	return (struct pipe_settings){
 		.chain = chain ? chain : c->engine, .options = options ? options : c->engine_options,
 		.lmc = c->lmc, .holddown_ms = c->holddown_ms, .keep = c->snapshot_keep,
-		.max_age_days = c->snapshot_max_age_days,
+		.max_age_days = c->snapshot_max_age_days, .policy = config_policy(c->publish_policy),
 	};
 }
 

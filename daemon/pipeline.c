@@ -33,6 +33,7 @@ struct pipeline {
 	struct loop_timer *timer;
 	char *chain, *options;
 	unsigned lmc, holddown_ms, keep, max_age_days;
+	int policy;
 	int pending, job, busy, quit, completed;
 	char reason[32];
 	double first_change_ms;
@@ -57,6 +58,7 @@ struct job {
 	char reason[32];
 	char *chain, *options;
 	unsigned lmc, keep, max_age_days;
+	int policy;
 	double first_change_ms;
 	struct fabric *fabric;	/* given (routed with its own LIDs), or NULL: the source's */
 	int given;
@@ -142,7 +144,8 @@ static int route(struct pipeline *p, const struct fabric *f, const struct job *j
 		 struct epoch *e, struct fab_err *err)
 {
 	struct eng_chain chain;
-	struct eng_req req = { .fabric = f, .chain = &chain, .eval = &eval_opts };
+	struct eng_req req = { .fabric = f, .chain = &chain, .eval = &eval_opts,
+			       .policy = (enum eng_policy)j->policy };
 	struct eng_res res;
 	struct fab_lid_pin *pins = NULL;
 	struct epoch *prev = epoch_slot_get(p->slot);
@@ -154,7 +157,8 @@ static int route(struct pipeline *p, const struct fabric *f, const struct job *j
 			goto out;
 		req = (struct eng_req){ .fabric = f, .chain = &chain, .eval = &eval_opts, .pins = pins,
 					.npins = npins, .assign = 1, .lid_mode = FAB_LIDS_KEEP,
-					.lmc = j->lmc, .lmc_budget = FAB_LMC_MAX };
+					.lmc = j->lmc, .lmc_budget = FAB_LMC_MAX,
+					.policy = (enum eng_policy)j->policy };
 	}
 	if (prev) {
 		req.prev_fabric = prev->fabric;
@@ -336,6 +340,7 @@ static int take_job(struct pipeline *p, struct job *j)
 	j->chain = strdup(p->chain);
 	j->options = strdup(p->options);
 	j->lmc = p->lmc;
+	j->policy = p->policy;
 	j->keep = p->keep;
 	j->max_age_days = p->max_age_days;
 	return j->chain && j->options ? 0 : -1;
@@ -518,12 +523,14 @@ int pipe_settings_set(struct pipeline *p, const struct pipe_settings *set, int *
 		return -1;
 	}
 	pthread_mutex_lock(&p->mu);
-	diff = !p->chain || strcmp(p->chain, chain) || strcmp(p->options, options) || p->lmc != set->lmc;
+	diff = !p->chain || strcmp(p->chain, chain) || strcmp(p->options, options) ||
+	       p->lmc != set->lmc || p->policy != set->policy;
 	free(p->chain);
 	free(p->options);
 	p->chain = chain;
 	p->options = options;
 	p->lmc = set->lmc;
+	p->policy = set->policy;
 	p->holddown_ms = set->holddown_ms;
 	p->keep = set->keep;
 	p->max_age_days = set->max_age_days;
@@ -559,6 +566,13 @@ static int snapshot_matches(struct pipeline *p, const struct store_snap *snap, s
 	return ok;
 }
 
+static int meets_policy(const struct an_report *rep, int policy)
+{
+	if (policy == ENG_ACCEPT_ANY)
+		return 1;
+	return an_connected(rep) && (policy != ENG_ACCEPT_PROVEN || rep->cdg.deadlock_free);
+}
+
 int pipe_restore(struct pipeline *p)
 {
 	struct store_snap snap = { 0 };
@@ -584,6 +598,10 @@ int pipe_restore(struct pipeline *p)
 	e->engine_log = strdup("restored from the store");
 	if (evaluate(e, &err))
 		goto out;
+	if (!meets_policy(&e->report, p->policy)) {
+		fab_err_set(&err, "it does not meet publish_policy");
+		goto out;
+	}
 	publish(p, e, "restore");
 	log_notice("epoch %llu restored from snapshot %lld without recomputing (evaluated in %.0f ms)",
 		   (unsigned long long)e->seq, (long long)id, e->eval_ms);
