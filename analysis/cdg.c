@@ -53,7 +53,7 @@ static int vl_cycle(const struct fabric *f, const struct an_graph *g, unsigned v
 		return 0;
 	out->vl[v].acyclic = 0;
 	out->deadlock_free = 0;
-	out->vl[v].cycle = malloc(len * sizeof(*out->vl[v].cycle));
+	out->vl[v].cycle = calloc(len, sizeof(*out->vl[v].cycle));
 	if (!out->vl[v].cycle) {
 		free(cyc);
 		return -1;

@@ -299,6 +299,20 @@ static void tally(struct an_acc *a, enum an_class k, uint64_t n, enum an_fail re
 	a->by_fail[k][res] += n;
 }
 
+/* An example with every byte set (reports are compared byte by byte). */
+static void add_example(struct an_pool *pool, uint32_t src, uint32_t dst, unsigned dlid,
+			enum an_fail res)
+{
+	struct an_example e;
+
+	memset(&e, 0, sizeof(e));
+	e.src = src;
+	e.dst = dst;
+	e.dlid = (uint16_t)dlid;
+	e.fail = (uint8_t)res;
+	an_pool_add(pool, &e);
+}
+
 /* Failing pairs towards @dst, source by source, while they can enter @pools. */
 static void examples(struct an_work *w, uint32_t dst, const uint16_t *key, struct an_pool *pools)
 {
@@ -320,8 +334,7 @@ static void examples(struct an_work *w, uint32_t dst, const uint16_t *key, struc
 		res = pair_at(w, w->p->c.first[src], src, dst, key ? key[src] / RT_SLS : 0, &dlid,
 			      &hops);
 		if (res != AN_DELIVERED)
-			an_pool_add(&pools[k], &(struct an_example){ src, dst, (uint16_t)dlid,
-								    (uint8_t)res });
+			add_example(&pools[k], src, dst, dlid, res);
 	}
 }
 
@@ -443,7 +456,7 @@ static void conn_pairs(struct an_work *w, uint32_t d, const uint16_t *key)
 			continue;
 		}
 		fails |= (uint8_t)(1u << k);
-		an_pool_add(&w->acc->ex[k], &(struct an_example){ src, d, (uint16_t)dlid, (uint8_t)res });
+		add_example(&w->acc->ex[k], src, d, dlid, res);
 	}
 	w->dhops[d] = (uint16_t)maxh;
 	w->dfail[d] = fails;
