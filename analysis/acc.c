@@ -35,10 +35,12 @@ int an_acc_init(struct an_acc *a, const struct an_plan *p)
 	a->arena = malloc(a->acap * sizeof(*a->arena));
 	if (p->bits)
 		a->bits = calloc((size_t)p->npt * p->wblk / 64 + 1, sizeof(*a->bits));
-	a->ld = calloc(2 * (size_t)f->nports + 1, sizeof(*a->ld));
+	a->ld = calloc(2 * (size_t)p->npt + 1, sizeof(*a->ld));
+	a->eld = calloc(2 * (size_t)f->neps + 1, sizeof(*a->eld));
 	a->dall = calloc((size_t)f->nswitches + 1, sizeof(*a->dall));
 	a->dca = calloc((size_t)f->nswitches + 1, sizeof(*a->dca));
-	if (!a->blk || !a->arena || (p->bits && !a->bits) || !a->ld || !a->dall || !a->dca) {
+	if (!a->blk || !a->arena || (p->bits && !a->bits) || !a->ld || !a->eld || !a->dall ||
+	    !a->dca) {
 		an_acc_fini(a);
 		return -1;
 	}
@@ -53,6 +55,7 @@ void an_acc_fini(struct an_acc *a)
 	free(a->cross.cnt);
 	free(a->bits);
 	free(a->ld);
+	free(a->eld);
 	free(a->dall);
 	free(a->dca);
 	memset(a, 0, sizeof(*a));
@@ -177,6 +180,12 @@ static void add64(uint64_t *into, const uint64_t *from, size_t n, int sign)
 		into[i] = sign > 0 ? into[i] + from[i] : into[i] - from[i];
 }
 
+static void add32(uint32_t *into, const uint32_t *from, size_t n, int sign)
+{
+	for (size_t i = 0; i < n; i++)
+		into[i] = sign > 0 ? into[i] + from[i] : into[i] - from[i];
+}
+
 static int add_blocks(struct an_acc *into, const struct an_plan *p, const struct an_acc *from,
 		      int sign)
 {
@@ -217,8 +226,9 @@ int an_acc_add(struct an_acc *into, const struct an_plan *p, const struct an_acc
 			return -1;
 	for (size_t i = 0; p->bits && i < (size_t)p->npt * p->wblk / 64 + 1; i++)
 		into->bits[i] |= from->bits[i];
-	add64(into->ld, from->ld, 2 * (size_t)f->nports, sign);
-	add64(into->dall, from->dall, f->nswitches, sign);
-	add64(into->dca, from->dca, f->nswitches, sign);
+	add32(into->ld, from->ld, 2 * (size_t)p->npt, sign);
+	add32(into->eld, from->eld, 2 * (size_t)f->neps, sign);
+	add32(into->dall, from->dall, f->nswitches, sign);
+	add32(into->dca, from->dca, f->nswitches, sign);
 	return 0;
 }

@@ -24,66 +24,14 @@
  * With per-pair DLID offsets or SLs the sources are sorted by (offset, SL)
  * for each destination, O(endpoints) per destination; their rows are read
  * AN_CHUNK destinations at a time (one cache line per source and chunk).
+ *
+ * The CDG walks are in analysis/dest_cdg.c; analysis/dest_fast.c does all
+ * three passes in one loop over the switches for the common case.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/internal.h"
-
-#define AN_CHUNK 32u
-/* Most LIDs whose LFT columns a chunk copies out (LIDs x switches bytes). */
-#define AN_TSPAN 128u
-
-enum { RS_NEW = 0, RS_ACTIVE = 1, RS_DONE = 2 };
-
-/*
- * One DLID over every switch: the steps, the settled results, and the
- * delivering switches in the order they were settled (each after the
- * switch its packets go to next).
- */
-struct fwdv {
-	uint8_t *out, *sres, *nin, *res;
-	uint32_t *nxt;
-	uint16_t *hops;
-	uint32_t *settled;
-	uint32_t nsettled;
-	int ready;
-};
-
-/**
- * struct an_work - one thread's scratch
- * @fw: per LID offset of the destination's range
- * @rstate, @stack: settling the functional graph
- * @acc_all, @acc_ca: the load push
- * @stamp, @mask, @trail, @group: the CDG walks
- * @tcol, @tlo, @tspan: the LFT columns of LIDs @tlo .. @tlo + @tspan - 1,
- *                      one after the other (@tspan 0: none)
- * @keys: per-pair routings: (LID offset * RT_SLS + SL) per source, one row
- *        per destination of the chunk
- * @sorted, @kcount: sources sorted by key
- * @gent, @gidx, @gstamp, @gseq: walk starts of one key
- */
-struct an_work {
-	const struct an_plan *p;
-	struct an_acc *acc;
-	uint16_t *dhops;
-	uint8_t *dfail;
-	struct fwdv *fw;
-	uint8_t *rstate;
-	uint32_t *stack;
-	uint64_t *acc_all, *acc_ca;
-	uint32_t *stamp;
-	uint16_t *mask;
-	uint32_t *trail;
-	uint32_t group;
-	uint8_t *tcol;
-	uint32_t tlo, tspan;
-	uint16_t *keys;
-	uint32_t *sorted, *kcount;
-	struct an_entry *gent;
-	uint32_t *gidx, *gstamp;
-	uint32_t gseq;
-};
+#include "analysis/dest_impl.h"
 
 #define ALLOC(ptr, n) ((ptr) = calloc((size_t)(n) + 1, sizeof(*(ptr))))
 
@@ -158,20 +106,20 @@ static void step(const struct an_plan *p, struct fwdv *v, const uint8_t *col, ui
 {
 	uint8_t port = col ? col[s] : rt_lft_get(p->c.r, s, dlid);
 	uint32_t at = p->pt_base[s] + port;
-	const struct an_pte *e = at < p->pt_base[s + 1] ? &p->pt[at] : NULL;
+	uint32_t e = at < p->pt_base[s + 1] ? p->pt[at] : AN_PT(AN_PT_DOWN, 0, AN_PT_NOVAL);
 
 	v->out[s] = port;
 	v->nxt[s] = FAB_NONE;
 	if (port == RT_NO_PORT) {
 		v->sres[s] = AN_NO_ENTRY;
-	} else if (!e || e->kind == AN_PT_DOWN) {
+	} else if (AN_PT_KIND(e) == AN_PT_DOWN) {
 		v->sres[s] = AN_LINK_DOWN;
-	} else if (e->kind == AN_PT_SW) {
+	} else if (AN_PT_KIND(e) == AN_PT_SW) {
 		v->sres[s] = AN_DELIVERED;
-		v->nxt[s] = e->val;
-		v->nin[s] = e->in;
+		v->nxt[s] = AN_PT_VAL(e);
+		v->nin[s] = AN_PT_IN(e);
 	} else {
-		v->sres[s] = e->val == dst ? AN_DELIVERED : AN_WRONG_PORT;
+		v->sres[s] = AN_PT_VAL(e) == dst ? AN_DELIVERED : AN_WRONG_PORT;
 	}
 }
 
@@ -228,7 +176,7 @@ static void resolve(struct an_work *w, struct fwdv *v, unsigned dlid, uint32_t d
 	v->ready = 1;
 }
 
-static const struct fwdv *fwd(struct an_work *w, uint32_t dst, unsigned off)
+const struct fwdv *an_dest_fwd(struct an_work *w, uint32_t dst, unsigned off)
 {
 	struct fwdv *v = &w->fw[off];
 
@@ -259,7 +207,7 @@ static enum an_fail one_lid(struct an_work *w, uint32_t first, uint32_t src, uin
 		*hops = 0;
 		return direct(w->p->c.f, src, dst);
 	}
-	v = fwd(w, dst, off);
+	v = an_dest_fwd(w, dst, off);
 	*hops = v->hops[first];
 	return (enum an_fail)v->res[first];
 }
@@ -290,7 +238,7 @@ static enum an_fail pair_at(struct an_work *w, uint32_t first, uint32_t src, uin
 	return res;
 }
 
-static void tally(struct an_acc *a, enum an_class k, uint64_t n, enum an_fail res)
+void an_dest_tally(struct an_acc *a, enum an_class k, uint64_t n, enum an_fail res)
 {
 	a->pairs[k] += n;
 	if (res == AN_DELIVERED || !n)
@@ -359,8 +307,8 @@ static uint8_t conn_switches(struct an_work *w, uint32_t d, enum an_class k_ca,
 		if (!nsw && !nca)
 			continue;
 		res = pair_at(w, s, FAB_NONE, d, 0, &dlid, &hops);
-		tally(w->acc, k_sw, nsw, res);
-		tally(w->acc, k_ca, nca, res);
+		an_dest_tally(w->acc, k_sw, nsw, res);
+		an_dest_tally(w->acc, k_ca, nca, res);
 		if (res == AN_DELIVERED)
 			*maxh = hops > *maxh ? hops : *maxh;
 		else
@@ -374,7 +322,7 @@ static uint8_t conn_fast(struct an_work *w, uint32_t d, enum an_class k_ca, enum
 			 uint32_t *maxh)
 {
 	const struct an_plan *p = w->p;
-	const struct fwdv *v = fwd(w, d, 0);
+	const struct fwdv *v = an_dest_fwd(w, d, 0);
 	uint32_t dfirst = d < p->c.f->nswitches ? FAB_NONE : p->c.first[d], m = 0;
 	uint64_t ok_sw = 0, ok_ca = 0, bad_sw[AN_NFAILS] = { 0 }, bad_ca[AN_NFAILS] = { 0 };
 	uint8_t fails = 0;
@@ -394,11 +342,11 @@ static uint8_t conn_fast(struct an_work *w, uint32_t d, enum an_class k_ca, enum
 		}
 	}
 	*maxh = m;
-	tally(w->acc, k_sw, ok_sw, AN_DELIVERED);
-	tally(w->acc, k_ca, ok_ca, AN_DELIVERED);
+	an_dest_tally(w->acc, k_sw, ok_sw, AN_DELIVERED);
+	an_dest_tally(w->acc, k_ca, ok_ca, AN_DELIVERED);
 	for (unsigned r = 1; r < AN_NFAILS; r++) {
-		tally(w->acc, k_sw, bad_sw[r], (enum an_fail)r);
-		tally(w->acc, k_ca, bad_ca[r], (enum an_fail)r);
+		an_dest_tally(w->acc, k_sw, bad_sw[r], (enum an_fail)r);
+		an_dest_tally(w->acc, k_ca, bad_ca[r], (enum an_fail)r);
 		fails |= (uint8_t)((bad_sw[r] ? 1u << k_sw : 0) | (bad_ca[r] ? 1u << k_ca : 0));
 	}
 	return fails;
@@ -417,6 +365,14 @@ static void conn_counts(struct an_work *w, uint32_t d)
 		fails = conn_switches(w, d, k_ca, k_sw, &maxh);
 	else
 		fails = conn_fast(w, d, k_ca, k_sw, &maxh);
+	an_dest_conn_rest(w, d, fails, maxh);
+}
+
+void an_dest_conn_rest(struct an_work *w, uint32_t d, uint8_t fails, uint32_t maxh)
+{
+	const struct an_plan *p = w->p;
+	enum an_class k_ca = d < p->c.f->nswitches ? AN_CA_SW : AN_CA_CA;
+
 	for (uint32_t i = 0; i < p->ndirect; i++) {
 		uint32_t src = p->direct[i], hops;
 		unsigned dlid;
@@ -425,7 +381,7 @@ static void conn_counts(struct an_work *w, uint32_t d)
 		if (src == d)
 			continue;
 		res = pair_at(w, FAB_NONE, src, d, 0, &dlid, &hops);
-		tally(w->acc, k_ca, 1, res);
+		an_dest_tally(w->acc, k_ca, 1, res);
 		fails |= (uint8_t)(res != AN_DELIVERED ? 1u << k_ca : 0);
 	}
 	w->dhops[d] = (uint16_t)maxh;
@@ -450,7 +406,7 @@ static void conn_pairs(struct an_work *w, uint32_t d, const uint16_t *key)
 		if (src == d)
 			continue;
 		res = pair_at(w, w->p->c.first[src], src, d, key[src] / RT_SLS, &dlid, &hops);
-		tally(w->acc, k, 1, res);
+		an_dest_tally(w->acc, k, 1, res);
 		if (res == AN_DELIVERED) {
 			maxh = hops > maxh ? hops : maxh;
 			continue;
@@ -464,30 +420,18 @@ static void conn_pairs(struct an_work *w, uint32_t d, const uint16_t *key)
 
 /* --- load ---------------------------------------------------------------- */
 
-static int is_ca(const struct fabric *f, uint32_t ep)
-{
-	return f->nodes[f->eps[ep].node].type == FAB_CA;
-}
-
-static uint32_t ep_slot(const struct fabric *f, uint32_t ep)
-{
-	return f->nodes[f->eps[ep].node].port0 + f->eps[ep].port;
-}
-
 /*
  * Push the sources counted per switch along the graph: in the reverse of
  * the settling order, every switch comes after all that send to it.
  */
-static void push(struct an_work *w, const struct fwdv *v)
+void an_dest_push(struct an_work *w, const struct fwdv *v)
 {
-	const struct fabric *f = w->p->c.f;
-
 	for (uint32_t i = v->nsettled; i--;) {
 		uint32_t s = v->settled[i], next = v->nxt[s], slot;
 
 		if (!w->acc_all[s] || v->out[s] == 0)
 			continue;
-		slot = f->nodes[f->switches[s]].port0 + v->out[s];
+		slot = w->p->pt_base[s] + v->out[s];
 		w->acc->ld[2 * slot] += w->acc_all[s];
 		w->acc->ld[2 * slot + 1] += w->acc_ca[s];
 		if (next != FAB_NONE) {
@@ -502,12 +446,12 @@ static void load_counts(struct an_work *w, uint32_t d)
 	const struct an_plan *p = w->p;
 	const struct fabric *f = p->c.f;
 	uint32_t dfirst = d < f->nswitches ? FAB_NONE : p->c.first[d];
-	int dca = is_ca(f, d), any = 0;
+	int dca = an_dest_is_ca(f, d), any = 0;
 	const struct fwdv *v;
 
 	if (!fab_ep_lid(f, d))
 		return;
-	v = fwd(w, d, 0);
+	v = an_dest_fwd(w, d, 0);
 	for (uint32_t s = 0; s < f->nswitches; s++) {
 		w->acc_all[s] = w->acc_ca[s] = 0;
 		if (v->res[s] != AN_DELIVERED)
@@ -516,277 +460,42 @@ static void load_counts(struct an_work *w, uint32_t d)
 		w->acc_ca[s] = dca ? p->n_ca[s] - (s == dfirst) : 0;
 		any |= w->acc_all[s] != 0;
 		w->acc->dall[s]++;
-		w->acc->dca[s] += (uint64_t)dca;
+		w->acc->dca[s] += (uint32_t)dca;
 	}
 	if (dfirst != FAB_NONE && v->res[dfirst] == AN_DELIVERED) {
 		/* the destination does not send to itself */
-		w->acc->ld[2 * ep_slot(f, d)]--;
-		w->acc->ld[2 * ep_slot(f, d) + 1] -= (uint64_t)dca;
+		w->acc->eld[2 * d]--;
+		w->acc->eld[2 * d + 1] -= (uint32_t)dca;
 	}
 	if (any)
-		push(w, v);
+		an_dest_push(w, v);
 }
 
 /* Per-pair routings: the sources of one LID offset, [@lo, @hi) of w->sorted. */
 static void load_off(struct an_work *w, uint32_t d, unsigned off, uint32_t lo, uint32_t hi)
 {
 	const struct fabric *f = w->p->c.f;
-	const struct fwdv *v = fwd(w, d, off);
-	int dca = is_ca(f, d), any = 0;
+	const struct fwdv *v = an_dest_fwd(w, d, off);
+	int dca = an_dest_is_ca(f, d), any = 0;
 
 	memset(w->acc_all, 0, (size_t)f->nswitches * sizeof(*w->acc_all));
 	memset(w->acc_ca, 0, (size_t)f->nswitches * sizeof(*w->acc_ca));
 	for (uint32_t i = lo; i < hi; i++) {
 		uint32_t src = w->sorted[i], first = w->p->c.first[src];
-		int both = dca && is_ca(f, src);
+		int both = dca && an_dest_is_ca(f, src);
 
 		if (first == FAB_NONE || v->res[first] != AN_DELIVERED)
 			continue;
 		any = 1;
 		w->acc_all[first]++;
-		w->acc_ca[first] += (uint64_t)both;
+		w->acc_ca[first] += (uint32_t)both;
 		if (src >= f->nswitches) {
-			w->acc->ld[2 * ep_slot(f, src)]++;
-			w->acc->ld[2 * ep_slot(f, src) + 1] += (uint64_t)both;
+			w->acc->eld[2 * src]++;
+			w->acc->eld[2 * src + 1] += (uint32_t)both;
 		}
 	}
 	if (any)
-		push(w, v);
-}
-
-/* --- channel dependency graph ----------------------------------------------- */
-
-static uint32_t chan_id(const struct an_plan *p, uint32_t sw, unsigned out, unsigned vl)
-{
-	const struct fabric *f = p->c.f;
-
-	return (f->nodes[f->switches[sw]].port0 + out) * AN_VLS + vl;
-}
-
-/*
- * Walk from state (@sw, @in) with @sl until the path ends or joins a state
- * this group expanded, counting channels and dependencies of the states
- * expanded here. *@mask_out gets the VLs of the path from (@sw, @in) on.
- * Return: 0, or -1 when out of memory.
- */
-static int walk(struct an_work *w, const struct fwdv *v, uint32_t sw, unsigned in, unsigned sl,
-		uint16_t *mask_out)
-{
-	const struct an_plan *p = w->p;
-	struct an_acc *a = w->acc;
-	uint32_t n = 0, prev = 0, prev_sw = 0;
-	unsigned prev_vl = 0, prev_out = 0;
-	uint16_t tail = 0;
-
-	for (;;) {
-		uint32_t st = an_plan_state(p, sw, in), next = v->nxt[sw], cur = 0;
-		uint8_t out = v->out[sw], res = v->sres[sw];
-		int fresh = w->stamp[st] != w->group;
-		unsigned vl = 0;
-		uint16_t bit = 0;
-
-		if (out != RT_NO_PORT && out != 0 && (res == AN_DELIVERED || res == AN_WRONG_PORT)) {
-			vl = p->vl_single ? 0 : an_vl(&p->c, sw, in, out, sl);
-			bit = (uint16_t)(1u << vl);
-			if (next != FAB_NONE) {
-				cur = an_acc_block(a, p, p->pt_base[sw] + out, vl);
-				if (!cur)
-					return -1;
-				a->arena[cur] += (uint32_t)fresh;
-				if (prev && vl == prev_vl)
-					a->arena[prev + 1 + out]++;
-				else if (prev && an_acc_cross(a, chan_id(p, prev_sw, prev_out, prev_vl),
-							      chan_id(p, sw, out, vl)))
-					return -1;
-			}
-		}
-		if (!fresh) {
-			tail = w->mask[st] | bit;	/* joined a walked path (or looped) */
-			break;
-		}
-		w->stamp[st] = w->group;
-		w->mask[st] = bit;
-		w->trail[n++] = st;
-		if (!cur || res != AN_DELIVERED)
-			break;
-		prev = cur;
-		prev_vl = vl;
-		prev_sw = sw;
-		prev_out = out;
-		in = v->nin[sw];
-		sw = next;
-	}
-	while (n--) {
-		w->mask[w->trail[n]] |= tail;
-		tail = w->mask[w->trail[n]];
-	}
-	*mask_out = tail;
-	return 0;
-}
-
-static void next_group(struct an_work *w)
-{
-	if (++w->group == 0) {
-		memset(w->stamp, 0, (size_t)w->p->nstates * sizeof(*w->stamp));
-		w->group = 1;
-	}
-}
-
-/* Walk from @e's state; count its @n sources' VLs when @count. */
-static int walk_entry(struct an_work *w, const struct fwdv *v, const struct an_entry *e,
-		      uint32_t n, unsigned sl, int count)
-{
-	uint16_t mask;
-
-	if (!n)
-		return 0;
-	if (walk(w, v, e->sw, e->in, sl, &mask))
-		return -1;
-	for (unsigned vl = 0; count && mask; vl++, mask >>= 1)
-		if (mask & 1)
-			w->acc->paths[vl] += n;
-	return 0;
-}
-
-/*
- * The plan's walk starts towards @d, in order, without @d itself. This
- * runs only with SL2VL tables (no per-pair tables, not every hop on VL
- * 0), where a start is a (switch, in port) state: one source each, so the
- * order of the starts is that of the sources.
- */
-static int walk_starts(struct an_work *w, const struct fwdv *v, uint32_t d, int count)
-{
-	const struct an_plan *p = w->p;
-
-	for (uint32_t i = 0; i < p->nent; i++)
-		if (walk_entry(w, v, &p->ent[i], p->ent[i].n - (i == p->ent_of[d]), 0, count))
-			return -1;
-	return 0;
-}
-
-/*
- * Every hop on VL 0 (no SL2VL table, no path SL): the VLs of a path are VL 0
- * as soon as its first hop leaves on a port, whatever the walk order. So
- * the walks become: mark the switches reachable from those where sources
- * enter, count each marked switch's channel and its dependency on the next
- * one; the same counts as walk(), in one pass over the switches.
- */
-static int cdg_vl0(struct an_work *w, const struct fwdv *v, uint32_t d, int count)
-{
-	const struct an_plan *p = w->p;
-	struct an_acc *a = w->acc;
-	uint32_t dent = p->ent_of[d] != FAB_NONE ? p->c.first[d] : FAB_NONE;
-	uint64_t paths = 0;
-
-	for (uint32_t s = 0; s < p->c.f->nswitches; s++) {
-		uint32_t n = p->ent_n[s] - (s == dent), t = s;
-
-		if (!n)
-			continue;
-		if ((v->sres[s] == AN_DELIVERED || v->sres[s] == AN_WRONG_PORT) && v->out[s] != 0)
-			paths += n;
-		while (w->stamp[t] != w->group) {
-			uint32_t nx = v->nxt[t], b;
-			size_t bit;
-
-			w->stamp[t] = w->group;
-			if (nx == FAB_NONE)
-				break;
-			if (p->bits) {
-				bit = (size_t)(p->pt_base[t] + v->out[t]) * p->wblk;
-				an_acc_setbit(a, bit);
-				if (v->nxt[nx] != FAB_NONE)
-					an_acc_setbit(a, bit + 1 + v->out[nx]);
-				t = nx;
-				continue;
-			}
-			b = an_acc_block(a, p, p->pt_base[t] + v->out[t], 0);
-			if (!b)
-				return -1;
-			a->arena[b]++;
-			if (v->nxt[nx] != FAB_NONE)
-				a->arena[b + 1 + v->out[nx]]++;
-			t = nx;
-		}
-	}
-	if (count)
-		a->paths[0] += paths;
-	return 0;
-}
-
-static int cdg_counts(struct an_work *w, uint32_t d)
-{
-	const struct fabric *f = w->p->c.f;
-	unsigned nlids = 1u << fab_ep_lmc(f, d);
-
-	if (!fab_ep_lid(f, d) || (w->p->o.ca_only && !is_ca(f, d)))
-		return 0;
-	for (unsigned off = 0; off < (w->p->o.all_lids ? nlids : 1); off++) {
-		const struct fwdv *v = fwd(w, d, off);
-
-		next_group(w);
-		if (w->p->vl_single ? cdg_vl0(w, v, d, off == 0) : walk_starts(w, v, d, off == 0))
-			return -1;
-	}
-	return 0;
-}
-
-/* Per-pair routings: the walk starts of sources [@lo, @hi) of w->sorted, in order. */
-static uint32_t group_starts(struct an_work *w, uint32_t lo, uint32_t hi)
-{
-	const struct an_plan *p = w->p;
-	const struct fabric *f = p->c.f;
-	uint32_t n = 0;
-
-	if (++w->gseq == 0) {
-		memset(w->gstamp, 0, (size_t)p->nstates * sizeof(*w->gstamp));
-		w->gseq = 1;
-	}
-	for (uint32_t i = lo; i < hi; i++) {
-		uint32_t src = w->sorted[i], sw = p->c.first[src], st;
-
-		if (sw == FAB_NONE || (p->o.ca_only && !is_ca(f, src)))
-			continue;
-		st = an_plan_state(p, sw, p->c.in_port[src]);
-		if (w->gstamp[st] != w->gseq) {
-			w->gstamp[st] = w->gseq;
-			w->gidx[st] = n;
-			w->gent[n++] = (struct an_entry){ .sw = sw, .state = st,
-							  .in = p->c.in_port[src] };
-		}
-		w->gent[w->gidx[st]].n++;
-	}
-	return n;
-}
-
-/* Per-pair routings: walk each (offset, SL) group of the sorted sources. */
-static int cdg_pairs(struct an_work *w, uint32_t d, const uint16_t *key)
-{
-	const struct fabric *f = w->p->c.f;
-	unsigned nlids = 1u << fab_ep_lmc(f, d);
-	uint32_t lo = 0, n = f->neps - 1;
-
-	if (!fab_ep_lid(f, d) || (w->p->o.ca_only && !is_ca(f, d)))
-		return 0;
-	while (lo < n) {
-		unsigned k = key[w->sorted[lo]], own = k / RT_SLS;
-		uint32_t hi = lo, nent;
-
-		while (hi < n && key[w->sorted[hi]] == k)
-			hi++;
-		nent = group_starts(w, lo, hi);
-		for (unsigned off = w->p->o.all_lids ? 0 : own;
-		     off < (w->p->o.all_lids ? nlids : own + 1); off++) {
-			const struct fwdv *v = fwd(w, d, off);
-
-			next_group(w);
-			for (uint32_t i = 0; i < nent; i++)
-				if (walk_entry(w, v, &w->gent[i], w->gent[i].n, k % RT_SLS, off == own))
-					return -1;
-		}
-		lo = hi;
-	}
-	return 0;
+		an_dest_push(w, v);
 }
 
 /* --- per destination --------------------------------------------------------- */
@@ -834,17 +543,21 @@ static int dest_one(struct an_work *w, uint32_t d, const uint16_t *key)
 {
 	for (uint32_t i = 0; i < w->p->nfwd; i++)
 		w->fw[i].ready = 0;
+	if (!key && w->p->fast && fab_ep_lid(w->p->c.f, d)) {
+		an_dest_fast(w, d);
+		return 0;
+	}
 	if (!key) {
 		conn_counts(w, d);
 		if (w->p->o.load)
 			load_counts(w, d);
-		return cdg_counts(w, d);
+		return an_dest_cdg_counts(w, d);
 	}
 	sort_sources(w, d, key);
 	conn_pairs(w, d, key);
 	if (w->p->o.load)
 		load_pairs(w, d, key);
-	return cdg_pairs(w, d, key);
+	return an_dest_cdg_pairs(w, d, key);
 }
 
 /* Per-pair routings: the keys of the pairs towards @d[0..@n), row j for d[j]. */

@@ -241,18 +241,24 @@ static int finish_load(const struct an_plan *p, const struct an_state *st, const
 		free(ca);
 		return -1;
 	}
-	for (uint32_t i = 0; i < f->nports; i++) {
-		all[i] = st->acc.ld[2 * i];
-		ca[i] = st->acc.ld[2 * i + 1];
-	}
+	memset(all, 0, (size_t)f->nports * sizeof(*all));
+	memset(ca, 0, (size_t)f->nports * sizeof(*ca));
+	for (uint32_t s = 0; s < f->nswitches; s++)
+		for (uint32_t q = 0, i = f->nodes[f->switches[s]].port0;
+		     p->pt_base[s] + q < p->pt_base[s + 1]; q++) {
+			all[i + q] = st->acc.ld[2 * (p->pt_base[s] + q)];
+			ca[i + q] = st->acc.ld[2 * (p->pt_base[s] + q) + 1];
+		}
 	for (uint32_t e = f->nswitches; e < f->neps; e++) {
 		uint32_t first = p->c.first[e], i = f->nodes[f->eps[e].node].port0 + f->eps[e].port;
+		uint32_t a = st->acc.eld[2 * e], c = st->acc.eld[2 * e + 1];
 
-		if (first == FAB_NONE)
-			continue;
-		all[i] += st->acc.dall[first];
-		if (f->nodes[f->eps[e].node].type == FAB_CA)
-			ca[i] += st->acc.dca[first];
+		if (first != FAB_NONE) {
+			a += st->acc.dall[first];	/* sums of 32 bits: they wrap back exactly */
+			c += f->nodes[f->eps[e].node].type == FAB_CA ? st->acc.dca[first] : 0;
+		}
+		all[i] = a;
+		ca[i] = c;
 	}
 	an_load_summarise(f, all, ca, out);
 	for (uint32_t s = 0; s < f->nswitches; s++)

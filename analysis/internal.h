@@ -70,21 +70,19 @@ int an_fabrics_match(const struct fabric *f, const struct rt_routing *r, struct 
 
 /* --- the per-destination evaluator -------------------------------------- */
 
-/* What a switch port leads to (struct an_pte.kind). */
-enum { AN_PT_DOWN = 0, AN_PT_SW = 1, AN_PT_EP = 2 };
-
-/**
- * struct an_pte - one switch port, as the passes step through it
- * @val: AN_PT_SW: the next switch; AN_PT_EP: the endpoint there (the
- *       switch's own for port 0), FAB_NONE when no endpoint
- * @kind: AN_PT_DOWN, AN_PT_SW or AN_PT_EP
- * @in: AN_PT_SW: the port of the next switch the packet comes in by
+/*
+ * One switch port, as the passes step through it, in 32 bits (the table of
+ * every switch port stays in cache): the kind (what the port leads to), for
+ * AN_PT_SW the next switch's in port, and a value: AN_PT_SW the next switch,
+ * AN_PT_EP the endpoint there (the switch's own for port 0; AN_PT_NOVAL when
+ * none).
  */
-struct an_pte {
-	uint32_t val;
-	uint8_t kind;
-	uint8_t in;
-};
+enum { AN_PT_DOWN = 0, AN_PT_SW = 1, AN_PT_EP = 2 };
+#define AN_PT_NOVAL 0x3fffffu
+#define AN_PT(kind, in, val) ((uint32_t)(kind) << 30 | (uint32_t)(in) << 22 | (val))
+#define AN_PT_KIND(e) ((e) >> 30)
+#define AN_PT_IN(e) ((uint8_t)((e) >> 22))
+#define AN_PT_VAL(e) ((e) & AN_PT_NOVAL)
 
 /**
  * struct an_entry - a CDG walk start: the state where sources enter
@@ -111,6 +109,8 @@ struct an_entry {
  * @vl_single: no SL2VL table and no path SL: every hop is on VL 0
  * @bits: @vl_single, no per-pair tables, no an_opts.incremental: channels
  *        and dependencies are kept as bits (which ones exist), not counts
+ * @fast: @bits, one LID per pair checked (no all_lids) and every switch a
+ *        walk start (not ca_only): analysis/dest_fast.c
  * @per_pair: the routing gives DLID offsets or SLs per pair
  * @nstates: CDG walk states (switches, or switch ports with SL2VL)
  * @nfwd: LIDs of the widest LMC range
@@ -126,12 +126,13 @@ struct an_plan {
 	struct an_ctx c;
 	struct an_opts o;
 	uint32_t *pt_base;
-	struct an_pte *pt;
+	uint32_t *pt;
 	uint32_t npt;
 	uint32_t wblk;
 	uint32_t nvs;
 	int vl_single;
 	int bits;
+	int fast;
 	int per_pair;
 	uint32_t nstates;
 	uint32_t nfwd;
@@ -187,8 +188,11 @@ struct an_cmap {
  * @bits: with plan->bits instead of @blk: per switch port, bit 0 the
  *        channel, bit 1 + p a dependency to port p of the next switch
  * @cross: dependencies from one VL to another
- * @ld: per port slot, pairs out of it: [2 * slot] all, [2 * slot + 1]
- *      CA-to-CA
+ * @ld: per switch port (index in the plan's port table), pairs out of it:
+ *      [2 * i] all, [2 * i + 1] CA-to-CA (32 bits are enough: at most
+ *      endpoints^2 pairs cross one link, and sums wrap exactly)
+ * @eld: per endpoint, pairs out of its own port besides those @dall and
+ *       @dca count (same layout)
  * @dall, @dca: per switch, destinations delivered from there: every
  *              non-switch (CA) source entering there sends one pair to each
  */
@@ -204,8 +208,8 @@ struct an_acc {
 	size_t alen, acap;
 	uint64_t *bits;
 	struct an_cmap cross;
-	uint64_t *ld;
-	uint64_t *dall, *dca;
+	uint32_t *ld, *eld;
+	uint32_t *dall, *dca;
 };
 
 static inline void an_acc_setbit(struct an_acc *a, size_t i)

@@ -46,20 +46,21 @@ static int build_ports(struct an_plan *p)
 		return -1;
 	for (uint32_t s = 0; s < f->nswitches; s++) {
 		uint32_t node = f->switches[s];
-		struct an_pte *e = p->pt + p->pt_base[s];
+		uint32_t *e = p->pt + p->pt_base[s];
 
-		e[0] = (struct an_pte){ .val = s, .kind = AN_PT_EP };
+		e[0] = AN_PT(AN_PT_EP, 0, s);
 		for (unsigned q = 1; q <= f->nodes[node].nports; q++) {
 			const struct fab_port *x = fab_port(f, node, q);
+			uint32_t ep;
 
-			if (x->peer == FAB_NONE)
-				e[q] = (struct an_pte){ .val = FAB_NONE, .kind = AN_PT_DOWN };
-			else if (f->nodes[x->peer].type == FAB_SWITCH)
-				e[q] = (struct an_pte){ .val = f->nodes[x->peer].swidx, .kind = AN_PT_SW,
-							.in = x->peer_port };
-			else
-				e[q] = (struct an_pte){ .val = fab_ep_of_node(f, x->peer, x->peer_port),
-							.kind = AN_PT_EP };
+			if (x->peer == FAB_NONE) {
+				e[q] = AN_PT(AN_PT_DOWN, 0, AN_PT_NOVAL);
+			} else if (f->nodes[x->peer].type == FAB_SWITCH) {
+				e[q] = AN_PT(AN_PT_SW, x->peer_port, f->nodes[x->peer].swidx);
+			} else {
+				ep = fab_ep_of_node(f, x->peer, x->peer_port);
+				e[q] = AN_PT(AN_PT_EP, 0, ep < AN_PT_NOVAL ? ep : AN_PT_NOVAL);
+			}
 		}
 	}
 	return 0;
@@ -132,6 +133,7 @@ int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_rout
 	p->vl_single = !p->c.has_sl2vl && !r->path_sl;
 	p->nvs = p->vl_single ? 1 : AN_VLS;
 	p->bits = p->vl_single && !p->per_pair && !o->incremental;
+	p->fast = p->bits && !o->all_lids && !o->ca_only;
 	p->nfwd = 1;
 	for (uint32_t e = 0; e < f->neps; e++)
 		if (p->nfwd < (1u << fab_ep_lmc(f, e)))
