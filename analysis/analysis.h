@@ -267,7 +267,8 @@ struct an_change {
  * as @prev_r routed them on @prev_f and put back as @r routes them on @f.
  * The report is the one an_evaluate() would give (same figures, cycles
  * and examples); rep->dests says how many destinations were redone. A
- * full evaluation is made instead when @prev has no state, the options
+ * full evaluation is made instead when more than half the destinations
+ * changed (it costs less then), when @prev has no state, the options
  * differ, the fabrics differ in more than links between switches (nodes,
  * ports, endpoints, LIDs, where CAs are cabled), the SL2VL tables differ,
  * or a routing has per-pair DLIDs or SLs.

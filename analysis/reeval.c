@@ -12,7 +12,9 @@
  * routes them, to put it back), and reads the report off the updated
  * sums. Only the examples of failing pairs are looked for again (the
  * first destinations that have some, at most a few), and the DLID balance
- * is recomputed for every switch.
+ * is recomputed for every switch. When more than half the destinations
+ * changed (an engine that rebalances everything), a full evaluation is
+ * cheaper than the two passes, and is made instead.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +196,10 @@ static int redo(const struct fabric *pf, const struct rt_routing *pr, const stru
 		goto out;
 	mark_lids(pf, pr, f, r, chg, mark);
 	n = affected(&p, mark, order);
+	if (2 * (uint64_t)n > f->neps) {
+		rc = 1;	/* taking out and putting back costs more than starting again */
+		goto out;
+	}
 	st->ready = 0;
 	if (update(&pp, &p, st, order, n, spread) || find_examples(&p, st, pools))
 		goto out;
@@ -231,12 +237,17 @@ int an_reevaluate(const struct fabric *prev_f, const struct rt_routing *prev_r,
 		an_state_free(st);
 		return an_evaluate(f, r, &oi, rep, err);
 	}
-	if (redo(prev_f, prev_r, f, r, &oi, chg, st, rep)) {
+	switch (redo(prev_f, prev_r, f, r, &oi, chg, st, rep)) {
+	case 0:
+		rep->state = st;
+		return 0;
+	case 1:
+		an_state_free(st);
+		return an_evaluate(f, r, &oi, rep, err);
+	default:
 		fab_err_set(err, "out of memory evaluating %u endpoints", f->neps);
 		an_report_free(rep);
 		an_state_free(st);
 		return -1;
 	}
-	rep->state = st;
-	return 0;
 }

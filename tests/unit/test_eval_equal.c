@@ -511,9 +511,15 @@ static void first_sw_link(const struct fabric *f, uint32_t from, uint32_t *node,
 	fail_msg("no switch-to-switch link");
 }
 
-/* LFT entries changed, a link down with the old tables, the link back: each redone in part. */
+/*
+ * LFT entries changed, a link down with the old tables, the link back, the
+ * first routing back. With @partial (a fabric where one link carries the
+ * paths of fewer than half the destinations), the link's changes redo only
+ * part of them; else more than half may change and a full evaluation is
+ * made instead.
+ */
 static void reeval_case(struct fabric *f, const char *chain, const struct an_opts *o,
-			const char *name)
+			const char *name, int partial)
 {
 	struct fab_err err = { { 0 } };
 	struct rt_routing *r = route_with(f, chain), *r2, *r3;
@@ -548,11 +554,11 @@ static void reeval_case(struct fabric *f, const char *chain, const struct an_opt
 	assert_int_equal(fab_finalize(g, &err), 0);
 	snprintf(what, sizeof(what), "%s: link down", name);
 	reeval_same(f, r3, &prev, g, r3, o, NULL, what, &redone);
-	assert_true(redone < f->neps);
+	assert_true(redone < f->neps || !partial);
 	/* and comes back */
 	snprintf(what, sizeof(what), "%s: link up", name);
 	reeval_same(g, r3, &prev, f, r3, o, NULL, what, &redone);
-	assert_true(redone < f->neps);
+	assert_true(redone < f->neps || !partial);
 	/* rerouted from scratch: every destination whose column changed */
 	snprintf(what, sizeof(what), "%s: back to the first routing", name);
 	reeval_same(f, r3, &prev, f, r, o, NULL, what, &redone);
@@ -576,9 +582,9 @@ static void test_reevaluate(void **state)
 		struct fabric *t = gen_small(11);	/* torus */
 		struct fabric *m = gen_small(1);	/* mport-ntree, LMC 1 */
 
-		reeval_case(f, "sftree", &sets[i], "ft648");
-		reeval_case(t, "minhop", &sets[i], "torus");
-		reeval_case(m, "ftree", &sets[i], "mport-ntree");
+		reeval_case(f, "sftree", &sets[i], "ft648", 1);
+		reeval_case(t, "minhop", &sets[i], "torus", 0);
+		reeval_case(m, "ftree", &sets[i], "mport-ntree", 0);
 		fab_free(f);
 		fab_free(t);
 		fab_free(m);
