@@ -237,8 +237,8 @@ static int make_edges(struct gbuild *b, struct an_graph *g)
 
 			if (node == FAB_NONE)
 				continue;
-			n = successors(b, node, blk_i, AN_PT_VAL(p->pt[blk_i / p->nvs]), blk_i % p->nvs, &xi,
-				       fill ? g->adj + g->off[node] : NULL);
+			n = successors(b, node, blk_i, AN_PT_VAL(p->pt[blk_i / p->nvs]),
+				       blk_i % p->nvs, &xi, fill ? g->adj + g->off[node] : NULL);
 			if (!fill)
 				g->off[node + 1] = g->off[node] + n;
 		}

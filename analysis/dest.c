@@ -142,7 +142,10 @@ static void settle(struct an_work *w, struct fwdv *v, uint32_t depth, enum an_fa
 static void resolve(struct an_work *w, struct fwdv *v, unsigned dlid, uint32_t dst)
 {
 	uint32_t nsw = w->p->c.f->nswitches;
-	const uint8_t *col = dlid - w->tlo < w->tspan ? w->tcol + (size_t)(dlid - w->tlo) * nsw : NULL;
+	const uint8_t *col = NULL;
+
+	if (dlid - w->tlo < w->tspan)
+		col = w->tcol + (size_t)(dlid - w->tlo) * nsw;
 
 	memset(w->rstate, RS_NEW, nsw);
 	v->nsettled = 0;

@@ -57,8 +57,9 @@ static int walk(struct an_work *w, const struct fwdv *v, uint32_t sw, unsigned i
 				a->arena[cur] += (uint32_t)fresh;
 				if (prev && vl == prev_vl)
 					a->arena[prev + 1 + out]++;
-				else if (prev && an_acc_cross(a, chan_id(p, prev_sw, prev_out, prev_vl),
-							      chan_id(p, sw, out, vl)))
+				else if (prev &&
+					 an_acc_cross(a, chan_id(p, prev_sw, prev_out, prev_vl),
+						      chan_id(p, sw, out, vl)))
 					return -1;
 			}
 		}
@@ -243,7 +244,8 @@ int an_dest_cdg_pairs(struct an_work *w, uint32_t d, const uint16_t *key)
 
 			next_group(w);
 			for (uint32_t i = 0; i < nent; i++)
-				if (walk_entry(w, v, &w->gent[i], w->gent[i].n, k % RT_SLS, off == own))
+				if (walk_entry(w, v, &w->gent[i], w->gent[i].n, k % RT_SLS,
+					       off == own))
 					return -1;
 		}
 		lo = hi;
