@@ -16,7 +16,7 @@
 #include <jansson.h>
 #include <sys/uio.h>
 
-#include "daemon/epoch.h"
+#include "svc/epoch.h"
 #include "daemon/pipeline.h"
 #include "store/store.h"
 
