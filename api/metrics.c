@@ -5,7 +5,9 @@
  * Prometheus text exposition (format 0.0.4) of the current epoch: fabric
  * counts, pairs and unreachable pairs by class, VLs, deadlock freedom,
  * load, timings and the epoch sequence. Gauges only; the counters
- * (reroutes, requests) come from the daemon and the server.
+ * (reroutes, requests) come from the daemon and the server. The OpenSM
+ * source's figures are formatted here (api_osm_metrics()) from the counts
+ * the daemon hands in.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,19 @@ void api_metric(FILE *o, const char *type, const char *name, const char *help, d
 static void gauge(FILE *o, const char *name, const char *help, double v)
 {
 	api_metric(o, "gauge", name, help, v);
+}
+
+void api_osm_metrics(FILE *o, int connected, uint64_t routed, uint64_t fallback, uint64_t timeout,
+		     uint64_t error)
+{
+	fprintf(o, "# HELP fabroute_osm_passes_total OpenSM routing passes, by how they ended (routed: our tables "
+		"installed; fallback, timeout, error: OpenSM's next engine routed).\n"
+		"# TYPE fabroute_osm_passes_total counter\n"
+		"fabroute_osm_passes_total{result=\"routed\"} %llu\nfabroute_osm_passes_total{result=\"fallback\"} %llu\n"
+		"fabroute_osm_passes_total{result=\"timeout\"} %llu\nfabroute_osm_passes_total{result=\"error\"} %llu\n",
+		(unsigned long long)routed, (unsigned long long)fallback, (unsigned long long)timeout,
+		(unsigned long long)error);
+	gauge(o, "fabroute_osm_connected", "1 while OpenSM's fabroute-osm plugin is connected.", connected != 0);
 }
 
 static void by_class(FILE *o, const char *name, const char *help, const uint64_t *v)

@@ -68,6 +68,9 @@ void api_stop(struct api_server *s);
 unsigned api_port(const struct api_server *s);
 /** api_metric() - one Prometheus metric of @type ("gauge", "counter") without labels. */
 void api_metric(FILE *o, const char *type, const char *name, const char *help, double v);
+/** api_osm_metrics() - fabroute_osm_passes_total{result} and fabroute_osm_connected (source opensm). */
+void api_osm_metrics(FILE *o, int connected, uint64_t routed, uint64_t fallback, uint64_t timeout,
+		     uint64_t error);
 
 /** api_set_token() - the bearer token for POSTs; NULL refuses every POST (thread-safe). */
 int api_set_token(struct api_server *s, const char *token);

@@ -269,6 +269,13 @@ static char *hook_metrics(void *ud)
 	reroute_metrics(o, &ps);
 	if (d->rb)
 		readback_metrics(o, d->rb);
+	if (d->osm) {
+		struct srco_stats os;
+
+		srco_stats(d->osm, &os);
+		api_osm_metrics(o, os.connected, os.passes[SRCO_PASS_ROUTED], os.passes[SRCO_PASS_FALLBACK],
+				os.passes[SRCO_PASS_TIMEOUT], os.passes[SRCO_PASS_ERROR]);
+	}
 	api_metric(o, "gauge", "fabroute_uptime_seconds", "Time since fabrouted started.",
 		   (double)(loop_now_ms() - d->start_ms) / 1e3);
 	if (fclose(o)) {
