@@ -281,8 +281,10 @@ static int start_api(struct daemon *d, struct fab_err *err)
 	struct api_hooks hooks = daemon_hooks(d);
 	struct api_opts o = {
 		.threads = d->cfg.api_threads, .max_connections = d->cfg.api_max_connections,
+		.max_per_address = d->cfg.api_max_connections_per_address,
 		.max_body = d->cfg.api_max_body, .rate_limit = d->cfg.api_rate_limit,
 		.write_rate_limit = d->cfg.api_write_rate_limit,
+		.header_timeout_s = d->cfg.api_header_timeout_s,
 	};
 	char host[256];
 
