@@ -36,6 +36,16 @@ void epoch_unref(struct epoch *e)
 	free(e);
 }
 
+int64_t epoch_snapshot_id(const struct epoch *e)
+{
+	return __atomic_load_n(&e->snapshot_id, __ATOMIC_ACQUIRE);
+}
+
+void epoch_set_stored(struct epoch *e, int64_t id)
+{
+	__atomic_store_n(&e->snapshot_id, id, __ATOMIC_RELEASE);
+}
+
 int epoch_ready(const struct epoch *e)
 {
 	return e && e->routing && an_connected(&e->report) && e->report.cdg.deadlock_free;

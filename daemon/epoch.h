@@ -23,7 +23,8 @@
  * struct epoch - one published routing
  * @refs: references (atomic)
  * @seq: epoch sequence number, 1 for the first, +1 per publication
- * @snapshot_id: the store's snapshot id, 0 while not stored
+ * @snapshot_id: the store's snapshot id, 0 while not stored; set after
+ *               publication: read it with epoch_snapshot_id()
  * @published_ms: wall-clock time of publication (ms since the Unix epoch)
  * @reason: what caused it: "startup", "restore", "fault", "api", "engine", "source"
  * @chain: the engine chain asked for; @engine: the engine that routed
@@ -56,6 +57,11 @@ struct epoch *epoch_new(void);
 struct epoch *epoch_ref(struct epoch *e);
 /** epoch_unref() - drop a reference; the last one frees fabric, routing and report. */
 void epoch_unref(struct epoch *e);
+
+/** epoch_snapshot_id() - @e's snapshot id, 0 while not stored (atomic read). */
+int64_t epoch_snapshot_id(const struct epoch *e);
+/** epoch_set_stored() - record that @e is stored as snapshot @id (atomic write). */
+void epoch_set_stored(struct epoch *e, int64_t id);
 
 /** epoch_ready() - routed, every pair of every class delivered, deadlock-free. */
 int epoch_ready(const struct epoch *e);
