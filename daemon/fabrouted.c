@@ -514,6 +514,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	log_set_level(log_level_parse(d.cfg.log_level));
+	json_object_seed(0);	/* before any thread: jansson seeds its hash tables once, unlocked */
 	rc = start(&d, &err);
 	if (rc) {
 		log_err("cannot start: %s", err.msg);
