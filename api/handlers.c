@@ -363,6 +363,19 @@ static void readback_check(struct api_req *rq, const struct epoch *e, json_t *ch
 	json_decref(rb);
 }
 
+/* The database must take writes: what it cannot store is lost at the next restart. */
+static void store_check(struct api_req *rq, json_t *checks, json_t *failing)
+{
+	struct store_health h;
+
+	if (!rq->store)
+		return;
+	store_health(rq->store, &h);
+	json_object_set_new(checks, "store_writable", json_boolean(h.ok));
+	if (!h.ok)
+		json_array_append_new(failing, json_sprintf("store: %s", h.error));
+}
+
 static void h_ready(struct api_req *rq, struct api_resp *rs)
 {
 	struct epoch *e = epoch_of(rq);
@@ -387,6 +400,7 @@ static void h_ready(struct api_req *rq, struct api_resp *rs)
 			json_array_append_new(failing, json_string("a channel dependency graph has a cycle"));
 	}
 	readback_check(rq, e, checks, failing);
+	store_check(rq, checks, failing);
 	rs->status = epoch_ready(e) && !json_array_size(failing) ? 200 : 503;
 	rs->json = json_pack("{s:b, s:I, s:o, s:o}", "ready", rs->status == 200,
 			     "epoch", (json_int_t)(e ? e->seq : 0), "checks", checks, "failing", failing);
@@ -396,8 +410,10 @@ static void h_ready(struct api_req *rq, struct api_resp *rs)
 static void h_health(struct api_req *rq, struct api_resp *rs)
 {
 	json_t *st = rq->hooks->status(rq->hooks->ud);
+	int ok = !json_is_false(json_object_get(json_object_get(st, "store"), "ok"));
 
-	json_object_set_new(st, "status", json_string("ok"));
+	json_object_set_new(st, "status", json_string(ok ? "ok" : "degraded"));
+	rs->status = ok ? 200 : 503;	/* degraded: the database refuses writes */
 	rs->json = st;
 }
 

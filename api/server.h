@@ -10,7 +10,10 @@
  * Limits: request bodies above max_body get 413; a client address above
  * rate_limit requests per second (write_rate_limit for POSTs) gets 429;
  * unknown query parameters get 400; POSTs need "Authorization: Bearer
- * TOKEN" (401 without it, 403 when no token is configured).
+ * TOKEN" (401 without it, 403 when no token is configured), checked before
+ * the write rate is charged (requests without the token have their own
+ * bucket). A client address holds at most max_per_address connections,
+ * and a request's headers must arrive within header_timeout_s.
  */
 #ifndef FABROUTE_API_SERVER_H
 #define FABROUTE_API_SERVER_H
@@ -53,8 +56,9 @@ struct api_hooks {
 struct api_opts {
 	const char *host;
 	unsigned port;
-	unsigned threads, max_connections, max_body;
+	unsigned threads, max_connections, max_per_address, max_body;
 	unsigned rate_limit, write_rate_limit;
+	unsigned header_timeout_s;
 };
 
 struct api_server;

@@ -12,6 +12,8 @@
 #include "api/server.h"
 
 #define API_PARAMS_MAX 3
+/* Query parameters a request may carry (414 beyond). */
+#define API_QUERY_PARAMS_MAX 64
 
 struct api_server;
 
@@ -56,6 +58,38 @@ struct api_route {
 	const char *params;
 	int write;
 };
+
+/**
+ * struct api_guard - the connections libmicrohttpd holds, for the header
+ * deadline (api/guard.c)
+ */
+struct api_guard {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thread;
+	int running, quit;
+	int64_t timeout_ms;
+	unsigned count, high;
+	uint64_t header_timeouts, reclaimed;
+	struct api_conn *head;
+};
+
+/** api_guard_start() - start the thread that enforces @header_timeout_s; 0 or -1. */
+int api_guard_start(struct api_guard *g, unsigned header_timeout_s, unsigned max_connections);
+/** api_guard_stop() - after MHD_stop_daemon(): stop the thread, free. */
+void api_guard_stop(struct api_guard *g);
+/** api_guard_notify() - MHD_OPTION_NOTIFY_CONNECTION callback (@cls: the guard). */
+void api_guard_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+		      enum MHD_ConnectionNotificationCode toe);
+/** api_guard_phase() - @c now waits for a request's headers (1) or has them (0). */
+void api_guard_phase(struct api_guard *g, struct MHD_Connection *c, int waiting_headers);
+/** api_guard_counts() - connections closed for late headers, and to make room. */
+void api_guard_counts(struct api_guard *g, uint64_t *timeouts, uint64_t *reclaimed);
+/**
+ * api_guard_uri() - check the raw request line's @uri: -1 when it was
+ * answered here (414, too many parameters) and closed; *@nul = a %00 in it.
+ */
+int api_guard_uri(struct MHD_Connection *c, const char *uri, int *nul);
 
 extern const struct api_route api_routes[];
 extern const size_t api_nroutes;

@@ -79,17 +79,20 @@ static struct rt_routing *route(struct fabric *f, const char *chain, double *sec
 {
 	struct fab_err err = { { 0 } };
 	struct eng_chain c;
-	struct eng_outcome res;
-	struct rt_routing *r = NULL;
-	double t0;
+	struct eng_req q = { .fabric = f, .chain = &c };	/* the generated LIDs, kept */
+	struct eng_res res;
+	struct rt_routing *r;
 
 	if (eng_chain_parse(&c, chain, NULL, 0, &err))
 		die("engine chain", &err);
-	t0 = now();
-	if (eng_chain_route(f, &c, &r, &res, &err) != ENG_OK)
+	if (eng_run(&q, &res, &err) != ENG_OK)
 		die("route", &err);
-	*secs = now() - t0;
+	eng_chain_free(&c);
+	*secs = res.route_ms / 1e3;
 	printf("route:         %.3f s (%s)\n", *secs, res.used->name);
+	r = res.routing;
+	res.routing = NULL;
+	eng_res_free(&res);
 	return r;
 }
 

@@ -45,6 +45,8 @@ struct config {
 	char *log_level;
 	unsigned api_threads;
 	unsigned api_max_connections;
+	unsigned api_max_connections_per_address;
+	unsigned api_header_timeout_s;
 	unsigned api_max_body;
 	unsigned api_rate_limit;
 	unsigned api_write_rate_limit;

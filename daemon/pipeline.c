@@ -38,7 +38,6 @@ struct pipeline {
 	char reason[32];
 	double first_change_ms;
 	int64_t last_start_ms;
-	uint64_t seq;
 	struct pipe_stats stats;
 	void (*cb)(void *ud, const struct epoch *e);
 	void *cb_ud;
@@ -219,7 +218,7 @@ static void store_epoch(struct pipeline *p, struct epoch *e, const struct job *j
 		log_err("epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
 		pipe_event(p->st, "error", NULL, "epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
 	} else {
-		__atomic_store_n(&e->snapshot_id, id, __ATOMIC_RELEASE);
+		epoch_set_stored(e, id);
 		if (!key || store_setting_set(p->st, "routing_key", key, &err))
 			log_err("%s", key ? err.msg : "out of memory");
 	}
@@ -228,15 +227,22 @@ static void store_epoch(struct pipeline *p, struct epoch *e, const struct job *j
 		log_err("%s", err.msg);
 }
 
-static void publish(struct pipeline *p, struct epoch *e, const char *reason)
+/*
+ * Make @e current. A new epoch's number is allocated in the store first: a
+ * number clients have seen is never given to another routing, even after a
+ * crash. When the store cannot allocate one, nothing is published.
+ */
+static int publish(struct pipeline *p, struct epoch *e, const char *reason, struct fab_err *err)
 {
+	int64_t seq = e->seq ? (int64_t)e->seq : store_seq_next(p->st, err);
+
+	if (seq < 0)
+		return -1;
+	e->seq = (uint64_t)seq;
 	snprintf(e->reason, sizeof(e->reason), "%s", reason);
 	e->published_ms = loop_wall_ms();
-	pthread_mutex_lock(&p->mu);
-	if (!e->seq)
-		e->seq = ++p->seq;
-	pthread_mutex_unlock(&p->mu);
 	epoch_slot_publish(p->slot, epoch_ref(e));
+	return 0;
 }
 
 static void account(struct pipeline *p, int ok, double ms)
@@ -286,7 +292,9 @@ static struct epoch *reroute(struct pipeline *p, struct job *j, struct fab_err *
 	if (!(f = job_fabric(p, j, &err)) || route(p, f, j, e, &err))
 		goto fail;
 	fab_free(f);
-	publish(p, e, j->reason);
+	f = NULL;
+	if (publish(p, e, j->reason, &err))
+		goto fail;
 	if (j->sync) {	/* OpenSM waits: answer before storing */
 		pthread_mutex_lock(&p->mu);
 		answer_sync(p, epoch_ref(e), &err);
@@ -602,7 +610,8 @@ int pipe_restore(struct pipeline *p)
 		fab_err_set(&err, "it does not meet publish_policy");
 		goto out;
 	}
-	publish(p, e, "restore");
+	if (publish(p, e, "restore", &err))
+		goto out;
 	log_notice("epoch %llu restored from snapshot %lld without recomputing (evaluated in %.0f ms)",
 		   (unsigned long long)e->seq, (long long)id, e->eval_ms);
 	pipe_event(p->st, "daemon", NULL, "epoch %llu restored from snapshot %lld without recomputing",
@@ -616,17 +625,6 @@ out:
 	free(stored);
 	free(key);
 	return done;
-}
-
-static uint64_t last_seq(struct store *st)
-{
-	struct fab_err err;
-	json_t *j = store_snapshots_json(st, 1, &err);
-	json_t *seq = json_object_get(json_array_get(json_object_get(j, "snapshots"), 0), "seq");
-	uint64_t s = json_is_integer(seq) ? (uint64_t)json_integer_value(seq) : 0;
-
-	json_decref(j);
-	return s;
 }
 
 /* What pipe_new() made, the worker aside. */
@@ -657,7 +655,6 @@ struct pipeline *pipe_new(struct loop *l, struct epoch_slot *slot, struct store 
 	pthread_mutex_init(&p->sync_mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	pthread_cond_init(&p->done_cv, NULL);
-	p->seq = last_seq(st);
 	p->last_start_ms = loop_now_ms() - 3600000;
 	if (pipe_settings_set(p, set, NULL, err))
 		goto fail;

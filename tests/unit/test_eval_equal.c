@@ -18,6 +18,7 @@
 #include "engines/engine.h"
 #include "fabric/gen.h"
 #include "tests/unit/testutil.h"
+#include "tests/unit/engine_call.h"
 
 static const unsigned threads[] = { 1, 2, 3 };
 
@@ -150,15 +151,7 @@ static struct rt_routing *copy_routing(const struct fabric *f, const struct rt_r
 
 static struct rt_routing *route_with(struct fabric *f, const char *chain)
 {
-	struct fab_err err = { { 0 } };
-	struct eng_chain c;
-	struct eng_outcome res;
-	struct rt_routing *r = NULL;
-
-	assert_int_equal(eng_chain_parse(&c, chain, NULL, 0, &err), 0);
-	if (eng_chain_route(f, &c, &r, &res, &err) != ENG_OK)
-		return NULL;
-	return r;
+	return eng_route_in_place(f, chain);
 }
 
 /* Entries overwritten at random: no entry, port 0, any port (loops, dead links, wrong ports). */
