@@ -49,10 +49,12 @@ struct api_hooks {
 /**
  * struct api_opts - where and how to serve
  * @host: numeric IPv4 or IPv6 address; @port: 0 picks a free port
+ * @dashboard: serve the dashboard at / (else only the API)
  */
 struct api_opts {
 	const char *host;
 	unsigned port;
+	int dashboard;
 	unsigned threads, max_connections, max_body;
 	unsigned rate_limit, write_rate_limit;
 };
@@ -68,6 +70,10 @@ void api_stop(struct api_server *s);
 unsigned api_port(const struct api_server *s);
 /** api_metric() - one Prometheus metric of @type ("gauge", "counter") without labels. */
 void api_metric(FILE *o, const char *type, const char *name, const char *help, double v);
+/** api_metric_value() - a sample value: whole numbers as integers, others rounded to 6 decimals. */
+void api_metric_value(FILE *o, double v);
+/** api_label_value() - @s escaped for a label value (backslash, double quote, newline). */
+void api_label_value(FILE *o, const char *s);
 
 /** api_set_token() - the bearer token for POSTs; NULL refuses every POST (thread-safe). */
 int api_set_token(struct api_server *s, const char *token);

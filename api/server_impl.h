@@ -17,6 +17,7 @@ struct api_server;
 
 /**
  * struct api_req - one request
+ * @epoch: for routes with an ETag, the epoch the ETag names (handlers answer from it)
  * @seg: the path's {} segments, in order
  * @body: the request body (POST), NUL-terminated
  */
@@ -25,20 +26,26 @@ struct api_req {
 	struct MHD_Connection *conn;
 	const struct api_hooks *hooks;
 	struct store *store;
+	struct epoch *epoch;
 	const char *seg[API_PARAMS_MAX];
 	const char *body;
 	size_t body_len;
 };
 
 /**
- * struct api_resp - what a handler answers: @json or @text, with @status
+ * struct api_resp - what a handler answers: @json, @text or @data, with @status
+ * @data: static bytes (an embedded file), @len of them
+ * @etag: the ETag to send (quotes included), "" for none
  */
 struct api_resp {
 	int status;
 	json_t *json;
 	char *text;
+	const void *data;
+	size_t len;
 	const char *ctype;	/* NULL: application/json, or text/plain for @text */
 	char allow[64];
+	char etag[48];
 };
 
 typedef void (*api_handler)(struct api_req *rq, struct api_resp *rs);
@@ -48,6 +55,9 @@ typedef void (*api_handler)(struct api_req *rq, struct api_resp *rs);
  * @pattern: the path, "{}" for a variable segment
  * @params: the query parameters it accepts, comma-separated
  * @write: needs the bearer token, counts against the write rate limit
+ * @etag: the answer depends only on the epoch (and the request): it gets an
+ *        ETag from the epoch, and If-None-Match gets 304
+ * @summary: what it answers, for GET /api
  */
 struct api_route {
 	const char *method;
@@ -55,6 +65,8 @@ struct api_route {
 	api_handler fn;
 	const char *params;
 	int write;
+	int etag;
+	const char *summary;
 };
 
 extern const struct api_route api_routes[];
@@ -68,7 +80,19 @@ void api_fail(struct api_resp *rs, const struct api_err *err);
 void api_fail_new(struct api_resp *rs, int status, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /** api_epoch_metrics() - the epoch's figures in Prometheus text (malloc'd); @e may be NULL. */
-char *api_epoch_metrics(const struct epoch *e);
+char *api_epoch_metrics(struct epoch *e);
+/** api_epoch_etag() - the ETag of answers computed from @e (quotes included). */
+void api_epoch_etag(const struct epoch *e, char *buf, size_t size);
+/** api_etag_matches() - the request's If-None-Match names @etag (or is "*"). */
+int api_etag_matches(struct MHD_Connection *c, const char *etag);
+/** api_h_index() - GET /api: the route table. */
+void api_h_index(struct api_req *rq, struct api_resp *rs);
+/** api_h_openapi() - GET /api/openapi.json: the embedded OpenAPI document. */
+void api_h_openapi(struct api_req *rq, struct api_resp *rs);
+/** api_unescape() - MHD_OPTION_UNESCAPE_CALLBACK: %XX decoded in place, except %00. */
+size_t api_unescape(void *cls, struct MHD_Connection *c, char *s);
+/** api_web_serve() - the dashboard file at @url (GET or HEAD); 0 when there is none. */
+int api_web_serve(struct api_req *rq, const char *url, struct api_resp *rs);
 /** api_metrics_text() - the server's own counters in Prometheus text (malloc'd). */
 char *api_metrics_text(struct api_server *s);
 

@@ -75,6 +75,8 @@ static const struct cfg_key keys[] = {
 	  "requests per second per client address (0: no limit; 429 beyond)" },
 	{ "api_write_rate_limit", U(api_write_rate_limit), "10", 0, 100000, 0, "N",
 	  "POST requests per second per client address (0: no limit; 429 beyond)" },
+	{ "dashboard", U(dashboard), "1", 0, 1, 0, "0|1",
+	  "serve the web dashboard at / (the API is served either way)" },
 	{ "readback", U(readback), "1", 0, 1, 0, "0|1",
 	  "with source opensm: read the LFTs back from the switches and report drift" },
 	{ "readback_interval_s", U(readback_interval_s), "300", 0, 86400, 0, "S",

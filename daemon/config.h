@@ -47,6 +47,7 @@ struct config {
 	unsigned api_max_body;
 	unsigned api_rate_limit;
 	unsigned api_write_rate_limit;
+	unsigned dashboard;
 	unsigned readback;
 	unsigned readback_interval_s;
 	char *readback_ca;

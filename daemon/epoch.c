@@ -13,8 +13,10 @@ struct epoch *epoch_new(void)
 {
 	struct epoch *e = calloc(1, sizeof(*e));
 
-	if (e)
+	if (e) {
 		e->refs = 1;
+		pthread_mutex_init(&e->cache_mu, NULL);
+	}
 	return e;
 }
 
@@ -33,6 +35,8 @@ void epoch_unref(struct epoch *e)
 	rt_free(e->routing);
 	fab_free(e->fabric);
 	free(e->engine_log);
+	free(e->link_routes);
+	pthread_mutex_destroy(&e->cache_mu);
 	free(e);
 }
 

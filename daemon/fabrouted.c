@@ -282,7 +282,7 @@ static int start_api(struct daemon *d, struct fab_err *err)
 	struct api_opts o = {
 		.threads = d->cfg.api_threads, .max_connections = d->cfg.api_max_connections,
 		.max_body = d->cfg.api_max_body, .rate_limit = d->cfg.api_rate_limit,
-		.write_rate_limit = d->cfg.api_write_rate_limit,
+		.write_rate_limit = d->cfg.api_write_rate_limit, .dashboard = (int)d->cfg.dashboard,
 	};
 	char host[256];
 
