@@ -144,10 +144,10 @@ async function showSource(h) {
 		const conn = metric(m.body, "fabroute_osm_connected");
 		if (conn !== null)
 			rows.push(["OpenSM connected (metric)", conn ? "yes" : "no", conn ? "ok" : "bad"]);
-		for (const res of ["ok", "fallback", "error", "timeout"]) {
+		for (const res of ["routed", "fallback", "timeout", "error"]) {
 			const v = metric(m.body, "fabroute_osm_passes_total", `result="${res}"`);
 			if (v !== null)
-				rows.push([`passes: ${res}`, num(v), res !== "ok" && v ? "warn" : ""]);
+				rows.push([`passes: ${res}`, num(v), res !== "routed" && v ? "warn" : ""]);
 		}
 	}
 	kv("source", rows);
