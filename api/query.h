@@ -18,7 +18,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "daemon/epoch.h"
+#include "svc/epoch.h"
 
 /**
  * struct api_err - why a request failed

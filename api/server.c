@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "api/server_impl.h"
-#include "daemon/log.h"
+#include "svc/log.h"
 
 /* Statuses counted separately in /metrics; the last slot counts the others. */
 static const int statuses[] = { 200, 202, 304, 400, 401, 403, 404, 405, 409, 413, 429, 500, 503, 0 };

@@ -33,6 +33,8 @@ struct cli_lids {
 
 /* cli_lids_option() - handle one of the LID options; 1 when consumed, -1 on a bad value. */
 int cli_lids_option(struct cli_lids *l, int opt, const char *arg);
+/* cli_lids_pins() - the --guid2lid entries (none without it); CLI_OK or an exit code. */
+int cli_lids_pins(const struct cli_lids *l, struct fab_lid_pin **pins, size_t *npins);
 /* cli_lids_apply() - assign LIDs as asked; CLI_OK or an exit code. */
 int cli_lids_apply(struct fabric *f, const struct cli_lids *l);
 

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "analysis/report.h"
 #include "cli/cli.h"
@@ -41,6 +40,8 @@ static void usage(FILE *out)
 	      "      --from FMT             its format: auto (default), ibnetdiscover, ibsim\n"
 	      "  -d, --out-dir DIR          where to write (created if missing)\n"
 	      "      --eval                 evaluate the routing and print the report\n"
+	      "      --lmc-max N            the largest LMC an engine that needs several LIDs\n"
+	      "                             per port may give the CA ports (default 7)\n"
 	      CLI_LIDS_HELP
 	      "  -h, --help                 show this help\n"
 	      "\n"
@@ -50,7 +51,7 @@ static void usage(FILE *out)
 	      out);
 }
 
-enum { OPT_TOPO = 0x300, OPT_EVAL };
+enum { OPT_TOPO = 0x300, OPT_EVAL, OPT_LMC_MAX };
 
 struct compute_opts {
 	const char *chain, *topology, *out_dir;
@@ -58,6 +59,7 @@ struct compute_opts {
 	size_t nkv;
 	enum fmt_topo from;
 	struct cli_lids lids;
+	unsigned lmc_max;
 	int eval, help;
 };
 
@@ -74,6 +76,7 @@ static int push_kv(struct compute_opts *o, const char *kv)
 
 static int parse_one(struct compute_opts *o, int c, const char *arg)
 {
+	unsigned long long v;
 	int fmt;
 
 	switch (c) {
@@ -82,6 +85,11 @@ static int parse_one(struct compute_opts *o, int c, const char *arg)
 	case 'd': o->out_dir = arg; return CLI_OK;
 	case OPT_TOPO: o->topology = arg; return CLI_OK;
 	case OPT_EVAL: o->eval = 1; return CLI_OK;
+	case OPT_LMC_MAX:
+		if (cli_parse_uint(arg, FAB_LMC_MAX, &v))
+			return cli_usage_err("compute", "--lmc-max '%s': expected 0 to %u", arg, FAB_LMC_MAX);
+		o->lmc_max = (unsigned)v;
+		return CLI_OK;
 	case 'h': o->help = 1; return CLI_OK;
 	case OPT_FROM:
 		fmt = fmt_topo_from_name(arg);
@@ -105,6 +113,7 @@ static int parse_args(int argc, char **argv, struct compute_opts *o)
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "out-dir", required_argument, NULL, 'd' },
 		{ "eval", no_argument, NULL, OPT_EVAL },
+		{ "lmc-max", required_argument, NULL, OPT_LMC_MAX },
 		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
 		{ "lmc", required_argument, NULL, OPT_LMC },
 		{ "renew-lids", no_argument, NULL, OPT_RENEW_LIDS },
@@ -191,10 +200,11 @@ static int write_files(const char *dir, const struct fabric *f, const struct rt_
 	return close_out(fp, path, rc) ? CLI_FAIL : CLI_OK;
 }
 
-static json_t *summary_json(const struct compute_opts *o, const struct fabric *f,
-			    const struct rt_routing *r, const struct eng_outcome *res, double ms,
+static json_t *summary_json(const struct compute_opts *o, const struct eng_res *res,
 			    int have_pathsl)
 {
+	const struct fabric *f = res->fabric;
+	const struct rt_routing *r = res->routing;
 	json_t *log = json_array();
 	char *copy = strdup(res->log), *save = NULL;
 
@@ -204,7 +214,7 @@ static json_t *summary_json(const struct compute_opts *o, const struct fabric *f
 	return json_pack("{s:s, s:s, s:s, s:o, s:f, s:s, s:{s:i, s:i, s:i, s:i}, s:o,"
 			 " s:{s:s, s:s, s:s, s:s?}}",
 			 "schema", "fabroute-compute/1", "engine", res->used->name, "chain", o->chain,
-			 "log", log, "compute_ms", ms, "notes", r->notes ? r->notes : "",
+			 "log", log, "compute_ms", res->route_ms, "notes", r->notes ? r->notes : "",
 			 "fabric", "nodes", (json_int_t)f->nnodes, "switches", (json_int_t)f->nswitches,
 			 "endpoints", (json_int_t)f->neps, "lid_top", (json_int_t)f->lid_top,
 			 "vls_used", an_json_bits(r->vls_used),
@@ -225,77 +235,90 @@ static int write_summary(const char *dir, json_t *summary)
 	return close_out(fp, path, rc) ? CLI_FAIL : CLI_OK;
 }
 
-/* Evaluate, print the report, add it to @summary; the eval exit status. */
-static int evaluate(const struct fabric *f, const struct rt_routing *r, json_t *summary)
+/* Print the evaluation the run made, add it to @summary; the eval exit status. */
+static int report(const struct eng_res *res, json_t *summary)
 {
-	struct an_opts ao = { .load = 1 };
-	struct an_report rep;
-	struct fab_err err = { { 0 } };
+	const struct an_report *rep = &res->report;
 	struct an_perm_opts po = { 0 };
-	int rc;
 
-	if (an_evaluate(f, r, &ao, &rep, &err)) {
-		cli_err("%s", err.msg);
-		return CLI_FAIL;
-	}
-	eval_print_text(stdout, f, &rep, &ao, NULL, &po);
-	json_object_set_new(summary, "evaluation", an_json_report(f, &rep, &ao));
-	rc = an_connected(&rep) ? (rep.cdg.deadlock_free ? CLI_OK : 5) :
-	     (rep.cdg.deadlock_free ? 4 : 6);
-	an_report_free(&rep);
-	return rc;
+	eval_print_text(stdout, res->fabric, rep, &res->eval_opts, NULL, &po);
+	json_object_set_new(summary, "evaluation", an_json_report(res->fabric, rep, &res->eval_opts));
+	return an_connected(rep) ? (rep->cdg.deadlock_free ? CLI_OK : 5) :
+	       (rep->cdg.deadlock_free ? 4 : 6);
 }
 
-static double ms_since(const struct timespec *t0)
+static void print_outcome(const struct compute_opts *o, const struct eng_res *res)
 {
-	struct timespec t1;
+	const struct rt_routing *r = res->routing;
 
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
-static int route(const struct compute_opts *o, struct fabric *f)
-{
-	struct eng_chain chain;
-	struct eng_outcome res;
-	struct fab_err err = { { 0 } };
-	struct rt_routing *r = NULL;
-	struct timespec t0;
-	json_t *summary;
-	int rc, have_pathsl = 0, erc = CLI_OK;
-	double ms;
-
-	if (eng_chain_parse(&chain, o->chain, o->kv, o->nkv, &err))
-		return cli_usage_err("compute", "%s", err.msg);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = eng_chain_route(f, &chain, &r, &res, &err);
-	ms = ms_since(&t0);
-	if (rc != ENG_OK) {
-		cli_err("%s", err.msg);
-		return CLI_FAIL;
-	}
-	printf("engine:       %s (chain %s), %.1f ms\n", res.used->name, o->chain, ms);
-	if (strchr(res.log, '\n') != strrchr(res.log, '\n'))
-		printf("tried:\n%s", res.log);
+	printf("engine:       %s (chain %s), %.1f ms\n", res->used->name, o->chain, res->route_ms);
+	if (strchr(res->log, '\n') != strrchr(res->log, '\n'))
+		printf("tried:\n%s", res->log);
 	if (r->notes && *r->notes)
 		printf("notes:        %s\n", r->notes);
-	rc = write_files(o->out_dir, f, r, &have_pathsl);
-	summary = rc == CLI_OK ? summary_json(o, f, r, &res, ms, have_pathsl) : NULL;
-	if (summary && o->eval)
-		erc = evaluate(f, r, summary);
+}
+
+/* The routing run's request for @f, from the command line. */
+static int make_request(const struct compute_opts *o, const struct fabric *f, struct eng_chain *c,
+			struct eng_req *req, const struct an_opts *ao)
+{
+	struct fab_lid_pin *pins;
+	size_t npins;
+	struct fab_err err = { { 0 } };
+	int rc = cli_lids_pins(&o->lids, &pins, &npins);
+
+	if (rc)
+		return rc;
+	if (eng_chain_parse(c, o->chain, o->kv, o->nkv, &err)) {
+		free(pins);
+		return cli_usage_err("compute", "%s", err.msg);
+	}
+	*req = (struct eng_req){
+		.fabric = f, .chain = c, .pins = pins, .npins = npins, .assign = 1,
+		.lid_mode = o->lids.renew ? FAB_LIDS_RENEW : FAB_LIDS_KEEP,
+		.lmc = o->lids.lmc < 0 ? 0 : (unsigned)o->lids.lmc, .lmc_budget = o->lmc_max,
+		.eval = o->eval ? ao : NULL,
+	};
+	return CLI_OK;
+}
+
+static int route(const struct compute_opts *o, const struct fabric *f)
+{
+	const struct an_opts ao = { .load = 1 };
+	struct eng_chain chain;
+	struct eng_req req;
+	struct eng_res res;
+	struct fab_err err = { { 0 } };
+	json_t *summary;
+	int rc = make_request(o, f, &chain, &req, &ao), have_pathsl = 0, erc = CLI_OK;
+
+	if (rc)
+		return rc;
+	rc = eng_run(&req, &res, &err);
+	free((void *)req.pins);
+	eng_chain_free(&chain);
+	if (rc != ENG_OK) {
+		cli_err("%s", err.msg);
+		return res.lids_failed ? CLI_INPUT : CLI_FAIL;
+	}
+	print_outcome(o, &res);
+	rc = write_files(o->out_dir, res.fabric, res.routing, &have_pathsl);
+	summary = rc == CLI_OK ? summary_json(o, &res, have_pathsl) : NULL;
+	if (summary && res.evaluated)
+		erc = report(&res, summary);
 	if (summary)
 		rc = write_summary(o->out_dir, summary);
 	if (rc == CLI_OK)
 		printf("written:      %s/{opensm-lfts.dump,guid2lid,%stopology.ibnd,summary.json}\n",
 		       o->out_dir, have_pathsl ? "path-sl," : "");
 	json_decref(summary);
-	rt_free(r);
+	eng_res_free(&res);
 	return rc == CLI_OK ? erc : rc;
 }
 
 int cmd_compute(int argc, char **argv)
 {
-	struct compute_opts o = { .from = FMT_AUTO, .lids = { .lmc = -1 } };
+	struct compute_opts o = { .from = FMT_AUTO, .lids = { .lmc = -1 }, .lmc_max = FAB_LMC_MAX };
 	struct fabric *f;
 	int rc = parse_args(argc, argv, &o);
 
@@ -306,9 +329,7 @@ int cmd_compute(int argc, char **argv)
 		return rc;
 	}
 	f = cli_load(o.topology, o.from);
-	rc = f ? cli_lids_apply(f, &o.lids) : CLI_INPUT;
-	if (rc == CLI_OK)
-		rc = route(&o, f);
+	rc = f ? route(&o, f) : CLI_INPUT;
 	fab_free(f);
 	free(o.kv);
 	return rc;
@@ -316,13 +337,31 @@ int cmd_compute(int argc, char **argv)
 
 /* --- fabroute engines ---------------------------------------------------- */
 
+static const char *const opt_types[] = {
+	[ENG_OPT_BOOL] = "bool", [ENG_OPT_INT] = "integer", [ENG_OPT_ENUM] = "enum",
+	[ENG_OPT_LIST] = "list", [ENG_OPT_FILE] = "file",
+};
+
+static json_t *option_json(const struct eng_opt *p)
+{
+	char buf[48];
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", p->name, "type",
+			      opt_types[p->type], "values", eng_opt_type_text(p, buf, sizeof(buf)),
+			      "default", p->defval, "help", p->help);
+
+	if (o && p->type == ENG_OPT_INT) {
+		json_object_set_new(o, "min", json_integer(p->min));
+		json_object_set_new(o, "max", json_integer(p->max));
+	}
+	return o;
+}
+
 static json_t *engine_json(const struct engine *e)
 {
 	json_t *opts = json_array();
 
 	for (const struct eng_opt *p = e->options; p && p->name; p++)
-		json_array_append_new(opts, json_pack("{s:s, s:s, s:s}", "name", p->name,
-						      "default", p->defval, "help", p->help));
+		json_array_append_new(opts, option_json(p));
 	return json_pack("{s:s, s:s, s:b, s:i, s:o}", "name", e->name, "summary", e->summary,
 			 "deadlock_free", e->deadlock_free, "vls", (json_int_t)e->vls,
 			 "options", opts);
@@ -355,9 +394,12 @@ int cmd_engines(int argc, char **argv)
 		printf("%-8s %s\n         %s, %u VL%s\n", all[i]->name, all[i]->summary,
 		       all[i]->deadlock_free ? "deadlock-free" : "not deadlock-free",
 		       all[i]->vls, all[i]->vls == 1 ? "" : "s");
-		for (const struct eng_opt *p = all[i]->options; p && p->name; p++)
-			printf("         -O %s.%s=...  %s (default '%s')\n", all[i]->name, p->name,
-			       p->help, p->defval);
+		for (const struct eng_opt *p = all[i]->options; p && p->name; p++) {
+			char buf[48];
+
+			printf("         -O %s.%s=%s  %s (default '%s')\n", all[i]->name, p->name,
+			       eng_opt_type_text(p, buf, sizeof(buf)), p->help, p->defval);
+		}
 	}
 	return CLI_OK;
 }

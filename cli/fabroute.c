@@ -115,30 +115,39 @@ int cli_lids_option(struct cli_lids *l, int opt, const char *arg)
 	}
 }
 
+int cli_lids_pins(const struct cli_lids *l, struct fab_lid_pin **pins, size_t *npins)
+{
+	struct fab_err err = { { 0 } };
+	char *buf;
+	size_t len;
+	int rc;
+
+	*pins = NULL;
+	*npins = 0;
+	if (!l->guid2lid)
+		return CLI_OK;
+	if (fmt_read_file(l->guid2lid, &buf, &len, &err)) {
+		cli_err("%s", err.msg);
+		return CLI_INPUT;
+	}
+	rc = fmt_guid2lid_parse(buf, len, l->guid2lid, pins, npins, &err);
+	free(buf);
+	if (rc) {
+		cli_err("%s", err.msg);
+		return CLI_INPUT;
+	}
+	return CLI_OK;
+}
+
 int cli_lids_apply(struct fabric *f, const struct cli_lids *l)
 {
 	struct fab_lid_pin *pins = NULL;
 	size_t npins = 0;
 	struct fab_err err = { { 0 } };
-	int rc = CLI_OK;
+	int rc = cli_lids_pins(l, &pins, &npins);
 
-	if (l->guid2lid) {
-		char *buf;
-		size_t len;
-
-		if (fmt_read_file(l->guid2lid, &buf, &len, &err)) {
-			cli_err("%s", err.msg);
-			return CLI_INPUT;
-		}
-		rc = fmt_guid2lid_parse(buf, len, l->guid2lid, &pins, &npins, &err);
-		free(buf);
-		if (rc) {
-			cli_err("%s", err.msg);
-			return CLI_INPUT;
-		}
-	}
-	if (fab_lids_assign(f, pins, npins, l->renew ? FAB_LIDS_RENEW : FAB_LIDS_KEEP,
-			    l->lmc < 0 ? 0 : (unsigned)l->lmc, &err)) {
+	if (rc == CLI_OK && fab_lids_assign(f, pins, npins, l->renew ? FAB_LIDS_RENEW : FAB_LIDS_KEEP,
+					    l->lmc < 0 ? 0 : (unsigned)l->lmc, &err)) {
 		cli_err("%s", err.msg);
 		rc = CLI_INPUT;
 	}

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "daemon/config.h"
-#include "daemon/log.h"
+#include "svc/log.h"
 #include "engines/engine.h"
 #include "fabric/formats.h"
 
@@ -276,52 +276,11 @@ bad:
 	return -1;
 }
 
-int config_engine_kv(const char *opts, char ***kv, size_t *n)
-{
-	char *copy = strdup(opts), *save = NULL;
-	size_t cap = 0;
-
-	*kv = NULL;
-	*n = 0;
-	if (!copy)
-		return -1;
-	for (char *t = strtok_r(copy, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-		if (*n == cap) {
-			char **g = realloc(*kv, (cap = cap * 2 + 4) * sizeof(*g));
-
-			if (!g)
-				goto fail;
-			*kv = g;
-		}
-		if (!((*kv)[*n] = strdup(t)))
-			goto fail;
-		(*n)++;
-	}
-	free(copy);
-	return 0;
-fail:
-	free(copy);
-	config_engine_kv_free(*kv, *n);
-	*kv = NULL;
-	*n = 0;
-	return -1;
-}
-
-void config_engine_kv_free(char **kv, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(kv[i]);
-	free(kv);
-}
-
 int config_check(const struct config *c, struct fab_err *err)
 {
 	struct eng_chain chain;
 	char host[256];
 	unsigned port;
-	char **kv;
-	size_t n;
-	int rc;
 
 	if (strcmp(c->source, "file") != 0 && strcmp(c->source, "opensm") != 0) {
 		fab_err_set(err, "source: expected file or opensm, found '%s'", c->source);
@@ -338,18 +297,16 @@ int config_check(const struct config *c, struct fab_err *err)
 	}
 	if (config_listen(c->listen, host, sizeof(host), &port, err))
 		return -1;
-	if (config_engine_kv(c->engine_options, &kv, &n)) {
-		fab_err_set(err, "out of memory");
-		return -1;
-	}
-	rc = eng_chain_parse(&chain, c->engine, (const char *const *)kv, n, err);
-	config_engine_kv_free(kv, n);
-	if (rc) {
+	if (eng_chain_parse_str(&chain, c->engine, c->engine_options, err)) {
 		struct fab_err why = *err;
 
-		fab_err_set(err, "engine: %s", why.msg);
+		fab_err_set(err, "%s: %s", strncmp(why.msg, "no engine", 9) &&
+			    strncmp(why.msg, "engine chain", 12) && strncmp(why.msg, "empty", 5) ?
+			    "engine_options" : "engine", why.msg);
+		return -1;
 	}
-	return rc;
+	eng_chain_free(&chain);
+	return 0;
 }
 
 void config_write(FILE *out, const struct config *c)

@@ -98,8 +98,4 @@ void config_restart_keys(const struct config *a, const struct config *b, char *b
  */
 int config_listen(const char *listen, char *host, size_t hsize, unsigned *port, struct fab_err *err);
 
-/** config_engine_kv() - split engine_options ("eng.k=v,k=v") into malloc'd strings. */
-int config_engine_kv(const char *opts, char ***kv, size_t *n);
-void config_engine_kv_free(char **kv, size_t n);
-
 #endif

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "daemon/daemon.h"
-#include "daemon/log.h"
+#include "svc/log.h"
 #include "fabric/formats.h"
 
 struct pipe_settings daemon_settings(const struct config *c, const char *chain, const char *options)

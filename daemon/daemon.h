@@ -10,7 +10,7 @@
 
 #include "api/server.h"
 #include "daemon/config.h"
-#include "daemon/epoch.h"
+#include "svc/epoch.h"
 #include "daemon/loop.h"
 #include "daemon/pipeline.h"
 #include "daemon/readback.h"

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "daemon/daemon.h"
-#include "daemon/log.h"
+#include "svc/log.h"
 
 enum { EXIT_USAGE = 2, EXIT_CONFIG = 3 };
 

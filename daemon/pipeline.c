@@ -16,9 +16,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "daemon/log.h"
+#include "svc/log.h"
 #include "daemon/pipeline.h"
-#include "daemon/config.h"
 #include "analysis/report.h"
 #include "engines/engine.h"
 
@@ -60,6 +59,7 @@ struct job {
 	unsigned lmc, keep, max_age_days;
 	double first_change_ms;
 	struct fabric *fabric;	/* given (routed with its own LIDs), or NULL: the source's */
+	int given;
 	int sync;		/* pipe_route_fabric() waits: answer it right after publication */
 };
 
@@ -113,37 +113,71 @@ static int assign_lids(struct pipeline *p, struct fabric *f, unsigned lmc, struc
 	return rc;
 }
 
-static int route(struct fabric *f, const struct job *j, struct epoch *e, struct fab_err *err)
-{
-	struct eng_chain chain;
-	struct eng_outcome out;
-	char **kv;
-	size_t nkv;
-	double t0;
-	int rc;
+static const struct an_opts eval_opts = { .load = 1, .parallel = 1 };
 
-	if (config_engine_kv(j->options, &kv, &nkv)) {
-		fab_err_set(err, "out of memory");
-		return -1;
-	}
-	rc = eng_chain_parse(&chain, j->chain, (const char *const *)kv, nkv, err);
-	t0 = loop_now_fms();
-	if (rc == 0)
-		rc = eng_chain_route(f, &chain, &e->routing, &out, err);
-	e->compute_ms = loop_now_fms() - t0;
-	config_engine_kv_free(kv, nkv);
-	if (rc)
-		return -1;
-	snprintf(e->engine, sizeof(e->engine), "%s", out.used->name);
-	e->engine_log = strdup(out.log);
-	return 0;
+/* Move what the routing run gave into @e. */
+static void take_result(struct epoch *e, struct eng_res *res)
+{
+	e->fabric = res->fabric;
+	e->routing = res->routing;
+	e->opts = res->eval_opts;
+	e->report = res->report;
+	e->compute_ms = res->route_ms;
+	e->eval_ms = res->eval_ms;
+	e->topo_hash = fab_topology_hash(e->fabric);
+	snprintf(e->engine, sizeof(e->engine), "%s", res->used->name);
+	e->engine_log = strdup(res->log);
+	res->fabric = NULL;
+	res->routing = NULL;
+	res->evaluated = 0;
+	eng_res_free(res);
 }
 
+/*
+ * Route @f with the job's chain through eng_run(): a given fabric (OpenSM's)
+ * keeps its LIDs; the source's gets the stored ones. The current epoch is
+ * the previous routing.
+ */
+static int route(struct pipeline *p, const struct fabric *f, const struct job *j,
+		 struct epoch *e, struct fab_err *err)
+{
+	struct eng_chain chain;
+	struct eng_req req = { .fabric = f, .chain = &chain, .eval = &eval_opts };
+	struct eng_res res;
+	struct fab_lid_pin *pins = NULL;
+	struct epoch *prev = epoch_slot_get(p->slot);
+	size_t npins = 0;
+	int rc = -1;
+
+	if (!j->given) {
+		if (store_lids_pins(p->st, &pins, &npins, err))
+			goto out;
+		req = (struct eng_req){ .fabric = f, .chain = &chain, .eval = &eval_opts, .pins = pins,
+					.npins = npins, .assign = 1, .lid_mode = FAB_LIDS_KEEP,
+					.lmc = j->lmc, .lmc_budget = FAB_LMC_MAX };
+	}
+	if (prev) {
+		req.prev_fabric = prev->fabric;
+		req.prev = prev->routing;
+	}
+	if (eng_chain_parse_str(&chain, j->chain, j->options, err))
+		goto out;
+	rc = eng_run(&req, &res, err) == ENG_OK ? 0 : -1;
+	eng_chain_free(&chain);
+	if (rc == 0)
+		take_result(e, &res);
+out:
+	epoch_unref(prev);
+	free(pins);
+	return rc;
+}
+
+/* Evaluate a restored epoch (a routing run evaluates its own). */
 static int evaluate(struct epoch *e, struct fab_err *err)
 {
 	double t0 = loop_now_fms();
 
-	e->opts = (struct an_opts){ .load = 1, .parallel = 1 };
+	e->opts = eval_opts;
 	if (an_evaluate(e->fabric, e->routing, &e->opts, &e->report, err))
 		return -1;
 	e->eval_ms = loop_now_fms() - t0;
@@ -221,20 +255,14 @@ static void account(struct pipeline *p, int ok, double ms)
 
 static void answer_sync(struct pipeline *p, struct epoch *e, const struct fab_err *err);
 
-/* The fabric to route: the one given (its LIDs kept), or the source's with the stored LIDs. */
+/* The fabric to route: the one given (its LIDs kept), or the source's (taken). */
 static struct fabric *job_fabric(struct pipeline *p, struct job *j, struct fab_err *err)
 {
 	struct fabric *f = j->fabric;
 
 	j->fabric = NULL;
-	if (f)
-		return f;
-	f = srcf_fabric(p->src, err);
-	if (f && assign_lids(p, f, j->lmc, err)) {
-		fab_free(f);
-		f = NULL;
-	}
-	return f;
+	j->given = f != NULL;
+	return f ? f : srcf_fabric(p->src, err);
 }
 
 /* One reroute; the published epoch (a reference), or NULL with @err. */
@@ -242,6 +270,7 @@ static struct epoch *reroute(struct pipeline *p, struct job *j, struct fab_err *
 {
 	struct epoch *e = epoch_new();
 	struct fab_err err = { { 0 } };
+	struct fabric *f = NULL;
 	json_t *summary;
 	double latency;
 
@@ -250,8 +279,9 @@ static struct epoch *reroute(struct pipeline *p, struct job *j, struct fab_err *
 		goto fail;
 	}
 	snprintf(e->chain, sizeof(e->chain), "%s", j->chain);
-	if (!(e->fabric = job_fabric(p, j, &err)) || route(e->fabric, j, e, &err) || evaluate(e, &err))
+	if (!(f = job_fabric(p, j, &err)) || route(p, f, j, e, &err))
 		goto fail;
+	fab_free(f);
 	publish(p, e, j->reason);
 	if (j->sync) {	/* OpenSM waits: answer before storing */
 		pthread_mutex_lock(&p->mu);
@@ -270,6 +300,7 @@ static struct epoch *reroute(struct pipeline *p, struct job *j, struct fab_err *
 		     e->engine, j->reason);
 	return e;
 fail:
+	fab_free(f);
 	epoch_unref(e);
 	account(p, 0, 0);
 	log_err("reroute (%s) failed, the last good epoch stays: %s", j->reason, err.msg);
@@ -463,17 +494,11 @@ void pipe_chain(struct pipeline *p, char *buf, size_t size)
 static int check_chain(const char *chain, const char *options, struct fab_err *err)
 {
 	struct eng_chain c;
-	char **kv;
-	size_t n;
-	int rc;
 
-	if (config_engine_kv(options, &kv, &n)) {
-		fab_err_set(err, "out of memory");
+	if (eng_chain_parse_str(&c, chain, options, err))
 		return -1;
-	}
-	rc = eng_chain_parse(&c, chain, (const char *const *)kv, n, err);
-	config_engine_kv_free(kv, n);
-	return rc;
+	eng_chain_free(&c);
+	return 0;
 }
 
 int pipe_settings_set(struct pipeline *p, const struct pipe_settings *set, int *changed,

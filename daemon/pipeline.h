@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "daemon/epoch.h"
+#include "svc/epoch.h"
 #include "daemon/loop.h"
 #include "daemon/source_file.h"
 #include "store/store.h"

@@ -18,7 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "daemon/log.h"
+#include "svc/log.h"
 #include "daemon/loop.h"
 #include "daemon/source_osm.h"
 #include "opensm/proto.h"

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /**
- * DOC: engine registry, arguments and chains
+ * DOC: engine registry, typed options and chains
  *
- * The table of engines, option parsing against each engine's schema, and
- * the chain runner that tries engines in turn and prepares LIDs for those
- * that need several per port.
+ * The table of engines, the option schema's checks (every value is checked
+ * when a chain is parsed, so engines read options that are known to be
+ * good), and the parsing of chains with their options. The routing run
+ * itself is engines/run.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,9 +14,7 @@
 #include <string.h>
 
 #include "engines/engine.h"
-
-extern const struct engine eng_minhop, eng_updn, eng_ftree, eng_sftree;
-extern const struct engine eng_dmodk, eng_smodk, eng_opt;
+#include "fabric/formats.h"
 
 static const struct engine *const engines[] = {
 	&eng_sftree, &eng_ftree, &eng_opt, &eng_dmodk, &eng_smodk, &eng_updn, &eng_minhop,
@@ -35,6 +34,8 @@ const struct engine *eng_find(const char *name)
 	return NULL;
 }
 
+/* --- options ---------------------------------------------------------------- */
+
 static int opt_index(const struct eng_opt *schema, const char *name, size_t len)
 {
 	for (int i = 0; schema && schema[i].name; i++)
@@ -43,33 +44,128 @@ static int opt_index(const struct eng_opt *schema, const char *name, size_t len)
 	return -1;
 }
 
+static int arg_index(const struct eng_args *a, const char *name)
+{
+	return a ? opt_index(a->schema, name, strlen(name)) : -1;
+}
+
 const char *eng_arg(const struct eng_args *a, const char *name)
 {
-	int i = opt_index(a->schema, name, strlen(name));
+	int i = arg_index(a, name);
 
 	if (i < 0)
 		return NULL;
 	return a->val[i] ? a->val[i] : a->schema[i].defval;
 }
 
-int eng_arg_uint(const struct eng_args *a, const char *name, unsigned max, unsigned *out,
-		 struct fab_err *err)
+int eng_arg_bool(const struct eng_args *a, const char *name)
 {
 	const char *v = eng_arg(a, name);
-	char *end;
-	unsigned long x;
 
-	if (!v || !*v || *v == '-' || *v == '+') {
-		fab_err_set(err, "option %s=%s: expected an unsigned integer", name, v ? v : "");
-		return -1;
+	return v && v[0] == '1';
+}
+
+long eng_arg_int(const struct eng_args *a, const char *name)
+{
+	const char *v = eng_arg(a, name);
+
+	return v && *v ? strtol(v, NULL, 0) : 0;
+}
+
+/* Position of @v among the '|'-separated @values; -1 when absent. */
+static int enum_pos(const char *values, const char *v)
+{
+	size_t len = strlen(v);
+	int pos = 0;
+
+	for (const char *p = values; p && *p; pos++) {
+		const char *bar = strchr(p, '|');
+		size_t n = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (n == len && !strncmp(p, v, n))
+			return pos;
+		p = bar ? bar + 1 : NULL;
 	}
+	return -1;
+}
+
+unsigned eng_arg_enum(const struct eng_args *a, const char *name)
+{
+	int i = arg_index(a, name);
+	int pos = i < 0 ? -1 : enum_pos(a->schema[i].values, eng_arg(a, name));
+
+	return pos < 0 ? 0 : (unsigned)pos;
+}
+
+const char *eng_arg_file(const struct eng_args *a, const char *name, size_t *len)
+{
+	int i = arg_index(a, name);
+
+	*len = i < 0 ? 0 : a->file_len[i];
+	return i < 0 ? NULL : a->file[i];
+}
+
+const char *eng_opt_type_text(const struct eng_opt *o, char *buf, size_t size)
+{
+	switch (o->type) {
+	case ENG_OPT_BOOL:
+		return "0|1";
+	case ENG_OPT_INT:
+		snprintf(buf, size, "%ld..%ld", o->min, o->max);
+		return buf;
+	case ENG_OPT_ENUM:
+		return o->values;
+	case ENG_OPT_LIST:
+		return "LIST";
+	default:
+		return "FILE";
+	}
+}
+
+static int check_int(const char *v, long min, long max)
+{
+	char *end;
+	long x;
+
+	if (!*v || *v == '+' || (*v == '-' && min >= 0))
+		return -1;
 	errno = 0;
-	x = strtoul(v, &end, 0);
-	if (errno || *end || x > max) {
-		fab_err_set(err, "option %s=%s: expected an integer from 0 to %u", name, v, max);
+	x = strtol(v, &end, 0);
+	return errno || *end || x < min || x > max ? -1 : 0;
+}
+
+int eng_opt_check(const char *engine, const struct eng_opt *o, const char *v,
+		  struct fab_err *err)
+{
+	char range[48];
+	int bad;
+
+	switch (o->type) {
+	case ENG_OPT_BOOL:
+		bad = strcmp(v, "0") && strcmp(v, "1");
+		break;
+	case ENG_OPT_INT:
+		bad = check_int(v, o->min, o->max);
+		break;
+	case ENG_OPT_ENUM:
+		bad = enum_pos(o->values, v) < 0;
+		break;
+	case ENG_OPT_LIST:
+		bad = strstr(v, ",,") || *v == ',' || (*v && v[strlen(v) - 1] == ',');
+		break;
+	default:
+		bad = 0;	/* a file: read by the chain */
+		break;
+	}
+	if (bad) {
+		const char *want = eng_opt_type_text(o, range, sizeof(range));
+
+		fab_err_set(err, "option %s.%s=%s: expected %s%s", engine, o->name, v,
+			    o->type == ENG_OPT_LIST ? "items separated by single commas" :
+			    o->type == ENG_OPT_INT ? "an integer from " : "one of ",
+			    o->type == ENG_OPT_LIST ? "" : want);
 		return -1;
 	}
-	*out = (unsigned)x;
 	return 0;
 }
 
@@ -127,11 +223,22 @@ int eng_arg_nodes(const struct eng_args *a, const char *name, const struct fabri
 	return 0;
 }
 
+/* --- chains ------------------------------------------------------------------- */
+
+void eng_chain_free(struct eng_chain *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		for (unsigned k = 0; k < ENG_OPTS_MAX; k++) {
+			free(c->args[i].val[k]);
+			free(c->args[i].file[k]);
+		}
+	memset(c, 0, sizeof(*c));
+}
+
 static int chain_engines(struct eng_chain *c, const char *chain, struct fab_err *err)
 {
 	const char *p = chain;
 
-	memset(c, 0, sizeof(*c));
 	while (*p) {
 		const char *e = strchr(p, ',');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
@@ -164,6 +271,32 @@ static int chain_engines(struct eng_chain *c, const char *chain, struct fab_err 
 	return 0;
 }
 
+/* Set option @k of chain engine @i to @v: checked, a file read. 0 or -1. */
+static int set_value(struct eng_chain *c, size_t i, int k, const char *v, struct fab_err *err)
+{
+	const struct eng_opt *o = &c->e[i]->options[k];
+	struct eng_args *a = &c->args[i];
+
+	if (eng_opt_check(c->e[i]->name, o, v, err))
+		return -1;
+	free(a->val[k]);
+	free(a->file[k]);
+	a->file[k] = NULL;
+	a->file_len[k] = 0;
+	if (!(a->val[k] = strdup(v))) {
+		fab_err_set(err, "out of memory");
+		return -1;
+	}
+	if (o->type == ENG_OPT_FILE && *v &&
+	    fmt_read_file_max(v, ENG_OPT_FILE_MAX, &a->file[k], &a->file_len[k], err)) {
+		struct fab_err why = *err;
+
+		fab_err_set(err, "option %s.%s: %s", c->e[i]->name, o->name, why.msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* Apply "[engine.]option=value" to the engines it names; 0 or -1. */
 static int chain_option(struct eng_chain *c, const char *kv, struct fab_err *err)
 {
@@ -187,7 +320,8 @@ static int chain_option(struct eng_chain *c, const char *kv, struct fab_err *err
 		k = opt_index(c->e[i]->options, opt, (size_t)(eq - opt));
 		if (k < 0)
 			continue;
-		c->args[i].val[k] = eq + 1;
+		if (set_value(c, i, k, eq + 1, err))
+			return -1;
 		hits++;
 	}
 	if (!hits) {
@@ -198,114 +332,92 @@ static int chain_option(struct eng_chain *c, const char *kv, struct fab_err *err
 	return 0;
 }
 
+/* Check the defaults of file options too: an engine may read one by default. */
+static int chain_defaults(struct eng_chain *c, struct fab_err *err)
+{
+	for (size_t i = 0; i < c->n; i++)
+		for (int k = 0; c->e[i]->options && c->e[i]->options[k].name; k++) {
+			const struct eng_opt *o = &c->e[i]->options[k];
+
+			if (!c->args[i].val[k] && o->type == ENG_OPT_FILE && *o->defval &&
+			    set_value(c, i, k, o->defval, err))
+				return -1;
+		}
+	return 0;
+}
+
 int eng_chain_parse(struct eng_chain *c, const char *chain, const char *const *kv, size_t nkv,
 		    struct fab_err *err)
 {
+	memset(c, 0, sizeof(*c));
 	if (chain_engines(c, chain, err))
-		return -1;
+		goto fail;
 	for (size_t i = 0; i < nkv; i++)
 		if (chain_option(c, kv[i], err))
-			return -1;
+			goto fail;
+	if (chain_defaults(c, err))
+		goto fail;
 	return 0;
-}
-
-/* LIDs of every endpoint, to put back when an engine that changed them does not apply. */
-struct lid_save {
-	uint16_t *lid;
-	uint8_t *lmc;
-};
-
-static int lids_save(const struct fabric *f, struct lid_save *s)
-{
-	s->lid = malloc(((size_t)f->neps + 1) * sizeof(*s->lid));
-	s->lmc = malloc((size_t)f->neps + 1);
-	if (!s->lid || !s->lmc)
-		return -1;
-	for (uint32_t e = 0; e < f->neps; e++) {
-		s->lid[e] = fab_ep_lid(f, e);
-		s->lmc[e] = fab_ep_lmc(f, e);
-	}
-	return 0;
-}
-
-static int lids_restore(struct fabric *f, const struct lid_save *s, struct fab_err *err)
-{
-	struct fab_lid_pin *pins = malloc(((size_t)f->neps + 1) * sizeof(*pins));
-	size_t n = 0;
-	int rc;
-
-	if (!pins) {
-		fab_err_set(err, "out of memory");
-		return -1;
-	}
-	for (uint32_t e = 0; e < f->neps; e++)
-		if (s->lid[e])
-			pins[n++] = (struct fab_lid_pin){
-				fab_port(f, f->eps[e].node, f->eps[e].port)->guid, s->lid[e], s->lmc[e] };
-	rc = fab_lids_assign(f, pins, n, FAB_LIDS_RENEW, 0, err);
-	free(pins);
-	return rc;
+fail:
+	eng_chain_free(c);
+	return -1;
 }
 
 /*
- * Give CA ports at least the LMC engine @e needs (switches keep LMC 0);
- * ports that already have as many LIDs keep them.
+ * Split "a=1,b.c=x,y d=2" into "a=1", "b.c=x,y", "d=2": pieces separated by
+ * commas or blanks; a piece without '=' continues the value before it.
  */
-static int prepare_lids(struct fabric *f, const struct engine *e, const struct eng_args *a,
-			struct fab_err *err)
+/* Append ",@t" to *@v; 0 or -1. */
+static int append_item(char **v, const char *t)
 {
-	unsigned lmc = e->lmc ? e->lmc(f, a) : 0;
+	size_t a = strlen(*v), b = strlen(t);
+	char *g = realloc(*v, a + b + 2);
 
-	for (uint32_t ep = 0; ep < f->neps; ep++)
-		if (f->nodes[f->eps[ep].node].type != FAB_SWITCH && fab_ep_lmc(f, ep) < lmc)
-			return fab_lids_assign(f, NULL, 0, FAB_LIDS_RENEW, lmc, err);
+	if (!g)
+		return -1;
+	g[a] = ',';
+	memcpy(g + a + 1, t, b + 1);
+	*v = g;
 	return 0;
 }
 
-static void log_line(struct eng_outcome *res, const char *name, const char *what)
+static int split_options(const char *s, char ***kv, size_t *n)
 {
-	size_t n = strlen(res->log);
+	char *copy = strdup(s), *save = NULL;
+	char **v = calloc(strlen(s) / 2 + 2, sizeof(*v));
+	int rc = copy && v ? 0 : -1;
 
-	snprintf(res->log + n, sizeof(res->log) - n, "%s: %s\n", name, what);
+	*n = 0;
+	*kv = v;
+	for (char *t = rc ? NULL : strtok_r(copy, ", \t\n", &save); t;
+	     t = strtok_r(NULL, ", \t\n", &save)) {
+		if (strchr(t, '=') || !*n)
+			rc = (v[(*n)++] = strdup(t)) ? 0 : -1;
+		else
+			rc = append_item(&v[*n - 1], t);
+		if (rc)
+			break;
+	}
+	free(copy);
+	return rc;
 }
 
-int eng_chain_route(struct fabric *f, const struct eng_chain *c, struct rt_routing **out,
-		    struct eng_outcome *res, struct fab_err *err)
+int eng_chain_parse_str(struct eng_chain *c, const char *chain, const char *options,
+			struct fab_err *err)
 {
-	struct lid_save save = { 0 };
-	int rc = ENG_NOT_APPLICABLE;
+	char **kv;
+	size_t n;
+	int rc;
 
-	memset(res, 0, sizeof(*res));
-	*out = NULL;
-	if (lids_save(f, &save)) {
+	if (split_options(options ? options : "", &kv, &n)) {
+		rc = -1;
+		memset(c, 0, sizeof(*c));
 		fab_err_set(err, "out of memory");
-		rc = ENG_ERROR;
+	} else {
+		rc = eng_chain_parse(c, chain, (const char *const *)kv, n, err);
 	}
-	for (size_t i = 0; rc == ENG_NOT_APPLICABLE && i < c->n; i++) {
-		const struct engine *e = c->e[i];
-
-		if (prepare_lids(f, e, &c->args[i], err)) {
-			rc = ENG_ERROR;
-			break;
-		}
-		rc = e->route(f, &c->args[i], out, err);
-		if (rc == ENG_OK) {
-			res->used = e;
-			log_line(res, e->name, "routed");
-		} else if (rc == ENG_NOT_APPLICABLE) {
-			char why[600];
-
-			snprintf(why, sizeof(why), "not applicable: %s", err->msg);
-			log_line(res, e->name, why);
-			if (lids_restore(f, &save, err))
-				rc = ENG_ERROR;
-		} else {
-			log_line(res, e->name, err->msg);
-		}
-	}
-	if (rc == ENG_NOT_APPLICABLE)
-		fab_err_set(err, "no engine of the chain applies to this fabric:\n%s", res->log);
-	free(save.lid);
-	free(save.lmc);
+	for (size_t i = 0; kv && i < n; i++)
+		free(kv[i]);
+	free(kv);
 	return rc;
 }

@@ -1,23 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /**
- * DOC: routing engines
+ * DOC: routing engines and the routing run
  *
  * A routing engine is a table of hooks (struct engine) filled with
  * designated initializers, one table per engine file, all listed in
- * engine.c. route() is a pure function: (const fabric, arguments) ->
- * routing, with no I/O and no global state; the same input gives a
- * byte-identical routing.
+ * engine.c and declared below. Its hooks are pure functions: (request,
+ * options) -> result, with no I/O and no global state; the same request
+ * gives a byte-identical result.
  *
- * An engine that cannot route a fabric says so with ENG_NOT_APPLICABLE and a
- * reason a user can read ("not a fat tree: switch 'sw-3' has no up link");
- * a chain ("sftree,updn,minhop") then tries the next engine. ENG_ERROR
- * (out of memory, a bad argument) stops the chain.
+ * eng_run() is the only place that composes a routing run, for the CLI and
+ * the daemon alike: assign LIDs (pins, then new LIDs), try the chain's
+ * engines in turn (an engine that cannot route the fabric says so with
+ * ENG_NOT_APPLICABLE and a reason a user can read, and the next one runs;
+ * ENG_ERROR stops the chain), give engines that need several LIDs per port
+ * the LMC they ask for within the request's budget, evaluate the routing
+ * and hold it to the request's publish policy.
  *
- * LIDs: engines route the LIDs the fabric carries. An engine that needs
- * several LIDs per port (opt) says how many through lmc(); when some CA port
- * has fewer, the chain runner assigns LIDs with that LMC before calling
- * route(), and puts the previous ones back when the engine does not apply.
- * Engines route every LID of every range, so a larger LMC is fine.
+ * Options have a typed schema (bool, integer range, enum, list, file),
+ * checked when a chain is parsed, so a bad value is refused where the
+ * configuration is read, naming the option. A file option is read when the
+ * chain is parsed; engines see its contents, never the file.
  */
 #ifndef FABROUTE_ENGINE_H
 #define FABROUTE_ENGINE_H
@@ -25,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/analysis.h"
 #include "fabric/fabric.h"
 #include "fabric/routing.h"
 
@@ -35,33 +38,60 @@ enum eng_status {
 };
 
 #define ENG_OPTS_MAX 8
+/** Largest file an option of type ENG_OPT_FILE may name. */
+#define ENG_OPT_FILE_MAX (16u << 20)
+
+enum eng_opt_type {
+	ENG_OPT_BOOL,	/* 0 or 1 */
+	ENG_OPT_INT,	/* an integer from @min to @max */
+	ENG_OPT_ENUM,	/* one of @values ("center|osm") */
+	ENG_OPT_LIST,	/* comma-separated items, possibly empty */
+	ENG_OPT_FILE,	/* a readable file (empty: none), read when the chain is parsed */
+};
 
 /**
  * struct eng_opt - one option of an engine (its schema entry)
  * @name: what the user writes before '='
+ * @type: enum eng_opt_type
  * @defval: the default, as the user would write it ("" for none)
  * @help: one line
+ * @min, @max: ENG_OPT_INT's range
+ * @values: ENG_OPT_ENUM's values, separated by '|'
  */
 struct eng_opt {
 	const char *name;
+	enum eng_opt_type type;
 	const char *defval;
 	const char *help;
+	long min, max;
+	const char *values;
 };
 
 /**
  * struct eng_args - the options given to one engine, checked against its
- * schema: @val[i] is the value of option i (NULL: the default)
+ * schema: @val[i] is the value of option i (NULL: the default), @file[i]
+ * and @file_len[i] the contents of a file option. Owned by the chain.
  */
 struct eng_args {
 	const struct eng_opt *schema;
-	const char *val[ENG_OPTS_MAX];
+	char *val[ENG_OPTS_MAX];
+	char *file[ENG_OPTS_MAX];
+	size_t file_len[ENG_OPTS_MAX];
 };
 
 /** eng_arg() - the value of option @name (given or default); NULL if no such option. */
 const char *eng_arg(const struct eng_args *a, const char *name);
-/** eng_arg_uint() - option @name as an unsigned integer <= @max; 0 or -1 with @err. */
-int eng_arg_uint(const struct eng_args *a, const char *name, unsigned max, unsigned *out,
-		 struct fab_err *err);
+/** eng_arg_bool() - a checked bool option: 0 or 1 (0 when @a has no such option). */
+int eng_arg_bool(const struct eng_args *a, const char *name);
+/** eng_arg_int() - a checked integer option (0 when @a has no such option). */
+long eng_arg_int(const struct eng_args *a, const char *name);
+/** eng_arg_enum() - index of a checked enum option's value in its @values (0 when none). */
+unsigned eng_arg_enum(const struct eng_args *a, const char *name);
+/**
+ * eng_arg_file() - contents of a file option: *@len bytes (not
+ * NUL-terminated), NULL when the option is empty.
+ */
+const char *eng_arg_file(const struct eng_args *a, const char *name, size_t *len);
 /**
  * eng_arg_nodes() - option @name as a comma list of nodes (descriptions or
  * 0x node GUIDs) of @f; *@nodes (free() it) gets their indexes, *@n their
@@ -70,18 +100,32 @@ int eng_arg_uint(const struct eng_args *a, const char *name, unsigned max, unsig
  */
 int eng_arg_nodes(const struct eng_args *a, const char *name, const struct fabric *f,
 		  uint32_t **nodes, size_t *n, struct fab_err *err);
+/**
+ * eng_opt_check() - check @value against option @o's type, naming it as
+ * @engine.@o->name in @err. Return: 0 or -1.
+ */
+int eng_opt_check(const char *engine, const struct eng_opt *o, const char *value,
+		  struct fab_err *err);
+/** eng_opt_type_text() - "0|1", "1..16", "center|osm", "LIST", "FILE": for help texts. */
+const char *eng_opt_type_text(const struct eng_opt *o, char *buf, size_t size);
+
+struct eng_req;
+struct eng_res;
 
 /**
  * struct engine - a routing engine
  * @name: e.g. "minhop"
  * @summary: one line for `fabroute engines`
  * @options: schema, ended by an entry with a NULL name (NULL: no options)
- * @deadlock_free: the engine guarantees an acyclic CDG (per VL)
+ * @deadlock_free: the engine guarantees an acyclic (channel, VL) dependency graph
  * @vls: VLs the engine uses at most
- * @lmc: optional; the LMC the engine needs on CA ports of @f (0 if NULL)
- * @route: compute a routing for @f. Return ENG_OK with *@out set,
- *         ENG_NOT_APPLICABLE with @err holding the reason, or ENG_ERROR
- *         with @err set. Must not keep pointers to @f or @a.
+ * @lmc: optional; the LMC the engine needs on the CA ports of @f (0 if NULL)
+ * @route: route @req->fabric: ENG_OK with @res->routing set (and, for an
+ *         engine that plans LIDs itself, @res->plan), ENG_NOT_APPLICABLE
+ *         with @err holding the reason, or ENG_ERROR with @err set. Must not
+ *         keep pointers into @req or @a.
+ * @repair: optional; used instead of @route when @req carries a previous
+ *          routing. ENG_NOT_APPLICABLE lets @route run.
  */
 struct engine {
 	const char *name;
@@ -90,9 +134,14 @@ struct engine {
 	int deadlock_free;
 	unsigned vls;
 	unsigned (*lmc)(const struct fabric *f, const struct eng_args *a);
-	int (*route)(const struct fabric *f, const struct eng_args *a, struct rt_routing **out,
+	int (*route)(const struct eng_req *req, const struct eng_args *a, struct eng_res *res,
 		     struct fab_err *err);
+	int (*repair)(const struct eng_req *req, const struct eng_args *a, struct eng_res *res,
+		      struct fab_err *err);
 };
+
+extern const struct engine eng_sftree, eng_ftree, eng_opt, eng_dmodk, eng_smodk;
+extern const struct engine eng_updn, eng_minhop;
 
 /** eng_all() - every engine, in the order `fabroute engines` lists them. */
 const struct engine *const *eng_all(size_t *n);
@@ -103,7 +152,8 @@ const struct engine *eng_find(const char *name);
 #define ENG_CHAIN_MAX 8
 
 /**
- * struct eng_chain - engines to try in turn, with their arguments
+ * struct eng_chain - engines to try in turn, with their checked options;
+ * release with eng_chain_free()
  */
 struct eng_chain {
 	size_t n;
@@ -114,32 +164,108 @@ struct eng_chain {
 /**
  * eng_chain_parse() - parse "sftree,updn,minhop" and options
  * @kv: "engine.option=value" (for that engine) or "option=value" (for every
- *      engine of the chain that has the option; an error when none has it).
- *      The strings must outlive the chain.
- * Return: 0, or -1 with @err naming the unknown engine or option.
+ *      engine of the chain that has the option; an error when none has it)
+ * Every value is checked against its option's type and file options are
+ * read. Return: 0, or -1 with @err naming the unknown engine, the unknown
+ * option or the bad value (the chain is then empty).
  */
 int eng_chain_parse(struct eng_chain *c, const char *chain, const char *const *kv, size_t nkv,
 		    struct fab_err *err);
+/**
+ * eng_chain_parse_str() - eng_chain_parse() with the options as one string
+ * "eng.k=v,k=v ..." (separated by commas or blanks; a piece without '='
+ * continues the list value before it: "updn.roots=s1,s2").
+ */
+int eng_chain_parse_str(struct eng_chain *c, const char *chain, const char *options,
+			struct fab_err *err);
+void eng_chain_free(struct eng_chain *c);
+
+/* --- the routing run ----------------------------------------------------- */
 
 /**
- * struct eng_outcome - what a chain did
- * @used: the engine whose routing was kept (NULL when none applied)
- * @log: one line per engine tried: "sftree: not applicable: reason"
+ * enum eng_policy - what eng_run() accepts from an engine
+ * @ENG_ACCEPT_ANY: any routing the engine returns
+ * @ENG_ACCEPT_CONNECTED: every pair of every class delivered
+ * @ENG_ACCEPT_PROVEN: connected and deadlock-free
+ * A routing that falls short makes eng_run() try the chain's next engine.
+ * Anything but ENG_ACCEPT_ANY needs an evaluation (@eval in the request).
  */
-struct eng_outcome {
-	const struct engine *used;
-	char log[1024];
+enum eng_policy {
+	ENG_ACCEPT_ANY = 0,
+	ENG_ACCEPT_CONNECTED,
+	ENG_ACCEPT_PROVEN,
 };
 
 /**
- * eng_chain_route() - route @f with the first engine of @c that applies
- * LIDs of @f may be reassigned (an engine's lmc()); they are left as the
- * engine that routed saw them.
- * Return: ENG_OK with *@out, ENG_NOT_APPLICABLE when no engine applied
- * (@err summarises why, @res->log has each), ENG_ERROR with @err.
+ * struct eng_req - one routing run
+ * @fabric: the fabric to route (finalized); never changed
+ * @chain: the engines to try, with their options
+ * @pins, @npins: LIDs to keep (guid2lid or the store), applied first
+ * @lid_mode: FAB_LIDS_KEEP keeps the LIDs @fabric carries after the pins;
+ *            FAB_LIDS_RENEW assigns every unpinned port anew
+ * @assign: 0: route @fabric's LIDs as they are (an SM owns them; @pins,
+ *          @lid_mode and @lmc are ignored); 1: assign LIDs as above first
+ * @lmc: LMC of the CA ports that get a new LID
+ * @lmc_budget: the largest LMC eng_run() may give CA ports for an engine
+ *              that needs more LIDs than they have (0 with @assign 0: the
+ *              LIDs are fixed, such an engine does not apply)
+ * @prev_fabric, @prev: optional previous routing (and the fabric it was
+ *                      computed for): engines with a repair hook use it
+ * @eval: evaluate each routing with these options (NULL: no evaluation)
+ * @policy: enum eng_policy
  */
-int eng_chain_route(struct fabric *f, const struct eng_chain *c, struct rt_routing **out,
-		    struct eng_outcome *res, struct fab_err *err);
+struct eng_req {
+	const struct fabric *fabric;
+	const struct eng_chain *chain;
+	const struct fab_lid_pin *pins;
+	size_t npins;
+	enum fab_lid_mode lid_mode;
+	int assign;
+	unsigned lmc, lmc_budget;
+	const struct fabric *prev_fabric;
+	const struct rt_routing *prev;
+	const struct an_opts *eval;
+	enum eng_policy policy;
+};
+
+/**
+ * struct eng_res - what a routing run gives; release with eng_res_free()
+ * @fabric: the fabric as routed: the request's with the LIDs routed
+ * @routing: the routing (LFTs, per-pair DLID offsets and SLs, SL2VL, notes)
+ * @plan, @nplan: the LID plan: every endpoint's port GUID, base LID and
+ *                LMC as routed (in @fabric's endpoint order)
+ * @lids_failed: the request's LIDs could not be assigned (ENG_ERROR: bad pins)
+ * @used: the engine that routed; @repaired: it came from its repair hook
+ * @log: one line per engine tried: "sftree: not applicable: reason"
+ * @lids_ms, @route_ms, @eval_ms: time assigning LIDs, in the engine that
+ *                                routed, evaluating its routing
+ * @evaluated: @report holds the evaluation (with @eval_opts)
+ */
+struct eng_res {
+	struct fabric *fabric;
+	struct rt_routing *routing;
+	struct fab_lid_pin *plan;
+	size_t nplan;
+	int lids_failed;
+	const struct engine *used;
+	int repaired;
+	char log[1024];
+	double lids_ms, route_ms, eval_ms;
+	int evaluated;
+	struct an_opts eval_opts;
+	struct an_report report;
+};
+
+/**
+ * eng_run() - route @req->fabric with the first engine of its chain that
+ * applies and whose routing meets @req->policy
+ * Return: ENG_OK with @res filled, ENG_NOT_APPLICABLE when no engine gave an
+ * acceptable routing (@err summarises why, @res->log has each reason),
+ * ENG_ERROR with @err (bad LIDs, out of memory, an engine's error). @res
+ * holds nothing to free but its log unless ENG_OK is returned.
+ */
+int eng_run(const struct eng_req *req, struct eng_res *res, struct fab_err *err);
+void eng_res_free(struct eng_res *res);
 
 /* --- helpers shared by the engines (engines/common.c) ------------------- */
 

@@ -401,9 +401,11 @@ static unsigned dmodk_top(const struct gft2 *g, const void *ctx, uint32_t d, uns
 	return (d + off) % g->m;
 }
 
-static int dmodk_route(const struct fabric *f, const struct eng_args *a, struct rt_routing **out,
-		       struct fab_err *err)
+static int dmodk_route(const struct eng_req *q, const struct eng_args *a, struct eng_res *res,
+		struct fab_err *err)
 {
+	const struct fabric *f = q->fabric;
+	struct rt_routing **out = &res->routing;
 	const struct gft2_rule rule = { .name = "dmodk", .lmc = 0, .lmc_why = "",
 					.top = dmodk_top };
 	struct gft2 g;
@@ -465,9 +467,11 @@ static unsigned smodk_lmc(const struct fabric *f, const struct eng_args *a)
 	return lmc;
 }
 
-static int smodk_route(const struct fabric *f, const struct eng_args *a, struct rt_routing **out,
-		       struct fab_err *err)
+static int smodk_route(const struct eng_req *q, const struct eng_args *a, struct eng_res *res,
+		struct fab_err *err)
 {
+	const struct fabric *f = q->fabric;
+	struct rt_routing **out = &res->routing;
 	struct gft2_rule rule = { .name = "smodk", .lmc_why = "one LID per top switch",
 				  .top = smodk_top, .src_off = smodk_off };
 	struct gft2 g;

@@ -261,38 +261,21 @@ static int opt_run(const struct fabric *f, const struct gft2 *g, int balanced,
 }
 
 static const struct eng_opt opt_options[] = {
-	{ "balance", "1", "1: move pairs to the top switches Fig. 2 leaves unused (papers/003 "
-			  "Section IV); 0: Fig. 2 alone" },
-	{ NULL, NULL, NULL },
+	{ .name = "balance", .type = ENG_OPT_BOOL, .defval = "1",
+	  .help = "1: move pairs to the top switches Fig. 2 leaves unused (papers/003 Section IV); 0: "
+	  "Fig. 2 alone" },
+	{ .name = NULL },
 };
 
-/*
- * Option "balance" (index 0 of opt_options), read from @a directly so that
- * the engine does not depend on the registry. Return: 0, or -1 with @err.
- */
-static int balance_arg(const struct eng_args *a, int *out, struct fab_err *err)
+static int opt_route(const struct eng_req *q, const struct eng_args *a, struct eng_res *res,
+		struct fab_err *err)
 {
-	const char *v = opt_options[0].defval;
-
-	if (a && a->schema == opt_options && a->val[0])
-		v = a->val[0];
-	if (strcmp(v, "0") && strcmp(v, "1")) {
-		fab_err_set(err, "option balance=%s: expected 0 or 1", v);
-		return -1;
-	}
-	*out = v[0] == '1';
-	return 0;
-}
-
-static int opt_route(const struct fabric *f, const struct eng_args *a, struct rt_routing **out,
-		     struct fab_err *err)
-{
+	const struct fabric *f = q->fabric;
+	struct rt_routing **out = &res->routing;
 	struct gft2 g;
-	int balanced, rc;
+	int balanced = eng_arg_bool(a, "balance"), rc;
 
 	*out = NULL;
-	if (balance_arg(a, &balanced, err))
-		return ENG_ERROR;
 	rc = gft2_recognise(f, &g, err);
 	if (rc)
 		return rc;

@@ -33,13 +33,11 @@
 #include "engines/engine.h"
 #include "engines/ucast.h"
 
-enum { OPT_COUNT_SW };
-
 static const struct eng_opt minhop_opts[] = {
-	{ "count_switch_lids", "0",
-	  "1: LIDs of switches count when balancing ports (OpenSM's port_profile_switch_nodes); "
+	{ .name = "count_switch_lids", .type = ENG_OPT_BOOL, .defval = "0",
+	  .help = "1: LIDs of switches count when balancing ports (OpenSM's port_profile_switch_nodes); "
 	  "0: only CA and router LIDs count, as OpenSM does by default" },
-	{ NULL, NULL, NULL },
+	{ .name = NULL },
 };
 
 struct minhop {
@@ -109,9 +107,11 @@ static char *minhop_notes(unsigned diameter, int count_sw)
 	return strdup(buf);
 }
 
-static int minhop_route(const struct fabric *f, const struct eng_args *a,
-			struct rt_routing **out, struct fab_err *err)
+static int minhop_route(const struct eng_req *q, const struct eng_args *a, struct eng_res *res,
+		struct fab_err *err)
 {
+	const struct fabric *f = q->fabric;
+	struct rt_routing **out = &res->routing;
 	struct ucast_adj adj = { 0 };
 	struct ucast_opts o = { 0 };
 	struct rt_routing *r = NULL;
@@ -120,8 +120,7 @@ static int minhop_route(const struct fabric *f, const struct eng_args *a,
 	int rc = ENG_ERROR;
 
 	*out = NULL;
-	if (ucast_opt_bool(a, minhop_opts, OPT_COUNT_SW, &o.count_switch_lids, err))
-		return ENG_ERROR;
+	o.count_switch_lids = eng_arg_bool(a, "count_switch_lids");
 	if (ucast_adj_build(f, &adj) || !(hops = eng_hops(f))) {
 		fab_err_set(err, "out of memory");
 		goto out;

@@ -639,9 +639,11 @@ static char *sf_notes(const struct sf *x, const struct ft_model *m, const struct
 	return s;
 }
 
-static int sftree_route(const struct fabric *f, const struct eng_args *a, struct rt_routing **out,
-			struct fab_err *err)
+static int sftree_route(const struct eng_req *q, const struct eng_args *a, struct eng_res *res,
+		struct fab_err *err)
 {
+	const struct fabric *f = q->fabric;
+	struct rt_routing **out = &res->routing;
 	struct ft_stats st;
 	struct ft_model m;
 	struct rt_routing *r;

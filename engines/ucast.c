@@ -48,24 +48,6 @@
 #include "engines/engine.h"
 #include "engines/ucast.h"
 
-const char *ucast_opt(const struct eng_args *a, const struct eng_opt *schema, unsigned i)
-{
-	return a && a->schema == schema && a->val[i] ? a->val[i] : schema[i].defval;
-}
-
-int ucast_opt_bool(const struct eng_args *a, const struct eng_opt *schema, unsigned i, int *out,
-		   struct fab_err *err)
-{
-	const char *v = ucast_opt(a, schema, i);
-
-	if (strcmp(v, "0") && strcmp(v, "1")) {
-		fab_err_set(err, "option %s=%s: expected 0 or 1", schema[i].name, v);
-		return -1;
-	}
-	*out = v[0] == '1';
-	return 0;
-}
-
 int ucast_adj_build(const struct fabric *f, struct ucast_adj *a)
 {
 	uint32_t n = 0, cap = 1;

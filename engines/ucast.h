@@ -88,14 +88,4 @@ struct ucast_opts {
 int ucast_fill(const struct fabric *f, struct rt_routing *r, const struct ucast_adj *adj,
 	       const struct ucast_opts *o, ucast_cands_fn cands, const void *ctx);
 
-/*
- * Options, read from the arguments directly so that the engines do not
- * depend on the registry (engines/engine.c): option @i of @schema, the
- * given value when @a was made for @schema, else the default.
- */
-const char *ucast_opt(const struct eng_args *a, const struct eng_opt *schema, unsigned i);
-/** ucast_opt_bool() - option @i as 0 or 1. Return: 0, or -1 with @err set. */
-int ucast_opt_bool(const struct eng_args *a, const struct eng_opt *schema, unsigned i, int *out,
-		   struct fab_err *err);
-
 #endif

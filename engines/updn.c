@@ -62,17 +62,20 @@
 #include "engines/engine.h"
 #include "engines/ucast.h"
 
-enum { OPT_ROOTS, OPT_DETECT, OPT_STRICT, OPT_COUNT_SW };
-
 static const struct eng_opt updn_opts[] = {
-	{ "roots", "", "root switches, comma-separated descriptions or 0x node GUIDs (a CA stands "
-		       "for its switch); empty: detect them" },
-	{ "detect", "center", "without roots: center (one switch with CAs, nearest to all "
-			      "switches) or osm (OpenSM's CA hop histogram: the spines of a tree)" },
-	{ "strict", "1", "1: refuse a fabric where some switch has no up/down path to another; "
-			 "0: leave those pairs unrouted, as OpenSM does" },
-	{ "count_switch_lids", "0", "1: LIDs of switches count when balancing ports (as minhop)" },
-	{ NULL, NULL, NULL },
+	{ .name = "roots", .type = ENG_OPT_LIST, .defval = "",
+	  .help = "root switches, comma-separated descriptions or 0x node GUIDs (a CA stands for its "
+	  "switch); empty: detect them" },
+	{ .name = "detect", .type = ENG_OPT_ENUM, .defval = "center",
+	  .help = "without roots: center (one switch with CAs, nearest to all switches) or osm (OpenSM's "
+	  "CA hop histogram: the spines of a tree)",
+	  .values = "center|osm" },
+	{ .name = "strict", .type = ENG_OPT_BOOL, .defval = "1",
+	  .help = "1: refuse a fabric where some switch has no up/down path to another; 0: leave those "
+	  "pairs unrouted, as OpenSM does" },
+	{ .name = "count_switch_lids", .type = ENG_OPT_BOOL, .defval = "0",
+	  .help = "1: LIDs of switches count when balancing ports (as minhop)" },
+	{ .name = NULL },
 };
 
 #define UNREACHED UINT16_MAX
@@ -242,15 +245,11 @@ static void roots_osm(struct updn *u, const uint8_t *hops, const uint32_t *cas)
 /* Roots from the option or detected; ENG_OK, ENG_NOT_APPLICABLE or ENG_ERROR. */
 static int find_roots(struct updn *u, const struct eng_args *a, struct fab_err *err)
 {
-	const char *detect = ucast_opt(a, updn_opts, OPT_DETECT);
+	int osm = eng_arg_enum(a, "detect") == 1;
 	uint32_t *cas;
 	uint8_t *hops;
 
-	if (strcmp(detect, "center") && strcmp(detect, "osm")) {
-		fab_err_set(err, "option detect=%s: expected center or osm", detect);
-		return ENG_ERROR;
-	}
-	if (roots_given(u, ucast_opt(a, updn_opts, OPT_ROOTS), err))
+	if (roots_given(u, eng_arg(a, "roots"), err))
 		return ENG_ERROR;
 	if (u->nroots)
 		return ENG_OK;
@@ -260,7 +259,7 @@ static int find_roots(struct updn *u, const struct eng_args *a, struct fab_err *
 	hops = eng_hops(u->f);
 	if (u->roots && cas && hops) {
 		count_terminals(u->f, cas);
-		if (!strcmp(detect, "osm"))
+		if (osm)
 			roots_osm(u, hops, cas);
 		else
 			roots_center(u, hops, cas);
@@ -570,19 +569,19 @@ oom:
 	return ENG_ERROR;
 }
 
-static int updn_route(const struct fabric *f, const struct eng_args *a, struct rt_routing **out,
-		      struct fab_err *err)
+static int updn_route(const struct eng_req *q, const struct eng_args *a, struct eng_res *res,
+		struct fab_err *err)
 {
+	const struct fabric *f = q->fabric;
+	struct rt_routing **out = &res->routing;
 	struct updn u = { .f = f };
 	struct ucast_opts o = { 0 };
 	struct rt_routing *r = NULL;
-	const char *given = ucast_opt(a, updn_opts, OPT_ROOTS);
-	int strict, rc;
+	const char *given = eng_arg(a, "roots");
+	int strict = eng_arg_bool(a, "strict"), rc;
 
 	*out = NULL;
-	if (ucast_opt_bool(a, updn_opts, OPT_STRICT, &strict, err) ||
-	    ucast_opt_bool(a, updn_opts, OPT_COUNT_SW, &o.count_switch_lids, err))
-		return ENG_ERROR;
+	o.count_switch_lids = eng_arg_bool(a, "count_switch_lids");
 	rc = prepare(&u, a, strict, err);
 	if (rc == ENG_OK) {
 		r = rt_new(f);

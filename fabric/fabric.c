@@ -440,3 +440,38 @@ out:
 	free(map);
 	return g;
 }
+
+static void *dup_mem(const void *p, size_t n)
+{
+	void *q = malloc(n ? n : 1);
+
+	if (q && n)
+		memcpy(q, p, n);
+	return q;
+}
+
+struct fabric *fab_copy(const struct fabric *f, struct fab_err *err)
+{
+	struct fabric *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		goto oom;
+	*g = (struct fabric){
+		.nnodes = f->nnodes, .nports = f->nports, .nodes_cap = f->nnodes,
+		.ports_cap = f->nports, .strings_len = f->strings_len, .strings_cap = f->strings_len,
+		.sm_node = f->sm_node, .sm_port = f->sm_port,
+	};
+	g->nodes = dup_mem(f->nodes, (size_t)f->nnodes * sizeof(*f->nodes));
+	g->ports = dup_mem(f->ports, (size_t)f->nports * sizeof(*f->ports));
+	g->strings = dup_mem(f->strings, f->strings_len);
+	if (!g->nodes || !g->ports || !g->strings)
+		goto oom;
+	if (fab_finalize(g, err) == 0)
+		return g;
+	fab_free(g);
+	return NULL;
+oom:
+	fab_free(g);
+	fab_err_set(err, "out of memory copying a fabric of %u nodes", f->nnodes);
+	return NULL;
+}

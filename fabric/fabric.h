@@ -283,6 +283,12 @@ uint64_t fab_topology_hash(const struct fabric *f);
  */
 struct fabric *fab_subset(const struct fabric *f, const uint8_t *drop, struct fab_err *err);
 
+/**
+ * fab_copy() - a finalized copy of the finalized fabric @f, LIDs included.
+ * Return: the copy, or NULL with @err set.
+ */
+struct fabric *fab_copy(const struct fabric *f, struct fab_err *err);
+
 /* --- deterministic random numbers (splitmix64; same seed, same numbers on
  * every platform) ------------------------------------------------------ */
 

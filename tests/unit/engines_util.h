@@ -7,13 +7,12 @@
 #define FABROUTE_ENGINES_UTIL_H
 
 #include "tests/unit/testutil.h"
+#include "tests/unit/engine_call.h"
 
 #include "analysis/analysis.h"
 #include "engines/engine.h"
 #include "fabric/gen.h"
 #include "fabric/routing.h"
-
-extern const struct engine eng_minhop, eng_updn;
 
 /* --- helpers ------------------------------------------------------------------- */
 
@@ -40,32 +39,13 @@ static inline struct fabric *build(const char *family, const char *const *kv, ui
 	return f;
 }
 
-/* Apply "name=value" to @a. */
-static inline void set_opt(struct eng_args *a, const char *kv)
-{
-	const char *eq = strchr(kv, '=');
-
-	assert_non_null(eq);
-	for (unsigned i = 0; a->schema[i].name; i++)
-		if (strlen(a->schema[i].name) == (size_t)(eq - kv) &&
-		    !strncmp(a->schema[i].name, kv, (size_t)(eq - kv))) {
-			a->val[i] = eq + 1;
-			return;
-		}
-	fail_msg("no option %s", kv);
-}
-
 /* Route @f with @e and options "name=value" (NULL-terminated); expect @want. */
 static inline struct rt_routing *route_opts(const struct engine *e, const struct fabric *f,
 				     const char *const *opts, int want, struct fab_err *err)
 {
-	struct eng_args a = { .schema = e->options };
 	struct rt_routing *r = NULL;
-	int rc;
+	int rc = eng_call(e, f, opts, &r, err);
 
-	for (unsigned i = 0; opts && opts[i]; i++)
-		set_opt(&a, opts[i]);
-	rc = e->route(f, &a, &r, err);
 	if (rc != want)
 		fail_msg("%s returned %d, expected %d: %s", e->name, rc, want, err->msg);
 	assert_true((r != NULL) == (rc == ENG_OK));

@@ -10,12 +10,12 @@
 #include <time.h>
 
 #include "tests/unit/testutil.h"
+#include "tests/unit/engine_call.h"
 
 #include "analysis/analysis.h"
 #include "engines/engine.h"
 #include "fabric/gen.h"
 
-extern const struct engine eng_ftree, eng_sftree;
 
 /* --- helpers ------------------------------------------------------------------ */
 
@@ -53,9 +53,8 @@ static inline struct fabric *gen_faulty(const char *spec, unsigned links, unsign
 static inline struct rt_routing *route(const struct engine *e, const struct fabric *f)
 {
 	struct fab_err err = { { 0 } };
-	struct eng_args a = { .schema = e->options };
 	struct rt_routing *r = NULL;
-	int rc = e->route(f, &a, &r, &err);
+	int rc = eng_call(e, f, NULL, &r, &err);
 
 	if (rc != ENG_OK)
 		fail_msg("%s: status %d: %s", e->name, rc, err.msg);

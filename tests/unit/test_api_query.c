@@ -13,31 +13,31 @@
 #include "engines/engine.h"
 #include "fabric/gen.h"
 #include "tests/unit/testutil.h"
+#include "tests/unit/engine_call.h"
 
 /* --- building epochs ---------------------------------------------------- */
 
 /* Route @f with @chain, evaluate with load, and wrap it all in an epoch. */
 static struct epoch *wrap(struct fabric *f, const char *chain)
 {
-	struct fab_err err = { { 0 } };
-	struct eng_chain c;
-	struct eng_outcome out;
+	const struct an_opts load = { .load = 1 };
+	struct eng_res res;
 	struct epoch *e = epoch_new();
 
 	assert_non_null(e);
-	e->fabric = f;
-	if (eng_chain_parse(&c, chain, NULL, 0, &err) ||
-	    eng_chain_route(f, &c, &e->routing, &out, &err) != ENG_OK)
-		fail_msg("%s: %s", chain, err.msg);
-	e->opts.load = 1;
-	if (an_evaluate(f, e->routing, &e->opts, &e->report, &err))
-		fail_msg("an_evaluate: %s", err.msg);
+	eng_run_chain(f, chain, &load, &res);
+	fab_free(f);
+	e->fabric = f = res.fabric;
+	e->routing = res.routing;
+	e->opts = res.eval_opts;
+	e->report = res.report;
 	e->seq = 7;
 	e->snapshot_id = 3;
 	e->published_ms = 1767225600123LL;	/* 2026-01-01T00:00:00.123Z */
 	snprintf(e->reason, sizeof(e->reason), "startup");
 	snprintf(e->chain, sizeof(e->chain), "%s", chain);
-	snprintf(e->engine, sizeof(e->engine), "%s", out.used->name);
+	snprintf(e->engine, sizeof(e->engine), "%s", res.used->name);
+	free(res.plan);
 	e->topo_hash = fab_topology_hash(f);
 	return e;
 }

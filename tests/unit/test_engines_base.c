@@ -357,6 +357,17 @@ static void expect_error(const struct engine *e, const struct fabric *f, const c
 		fail_msg("%s with %s: \"%s\" does not mention \"%s\"", e->name, opt, err.msg, needle);
 }
 
+/* A value of the wrong type is refused when the chain is parsed. */
+static void expect_refused(const struct engine *e, const char *opt, const char *needle)
+{
+	struct eng_chain c;
+	struct fab_err err = { { 0 } };
+
+	assert_int_equal(eng_chain_parse(&c, e->name, &opt, 1, &err), -1);
+	if (!strstr(err.msg, needle))
+		fail_msg("%s with %s: \"%s\" does not mention \"%s\"", e->name, opt, err.msg, needle);
+}
+
 static void test_bad_options(void **state)
 {
 	static const char *const kv[] = { "n=4", "m=2", "r=4", NULL };
@@ -365,9 +376,9 @@ static void test_bad_options(void **state)
 	(void)state;
 	expect_error(&eng_updn, f, "roots=leaf-00,no-such-switch", "no-such-switch");
 	expect_error(&eng_updn, f, "roots=0xdeadbeef", "0xdeadbeef");
-	expect_error(&eng_updn, f, "detect=spines", "detect=spines");
-	expect_error(&eng_updn, f, "strict=yes", "strict");
-	expect_error(&eng_minhop, f, "count_switch_lids=2", "count_switch_lids");
+	expect_refused(&eng_updn, "detect=spines", "updn.detect=spines: expected one of center|osm");
+	expect_refused(&eng_updn, "strict=yes", "updn.strict=yes: expected one of 0|1");
+	expect_refused(&eng_minhop, "count_switch_lids=2", "minhop.count_switch_lids=2");
 	fab_free(f);
 }
 

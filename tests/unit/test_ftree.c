@@ -231,10 +231,9 @@ static void test_ftree_not_applicable(void **state)
 		for (int k = 0; k < 2; k++) {
 			const struct engine *e = k ? &eng_sftree : &eng_ftree;
 			struct fab_err err = { { 0 } };
-			struct eng_args a = { .schema = e->options };
 			struct rt_routing *r = NULL;
 
-			assert_int_equal(e->route(f, &a, &r, &err), ENG_NOT_APPLICABLE);
+			assert_int_equal(eng_call(e, f, NULL, &r, &err), ENG_NOT_APPLICABLE);
 			assert_null(r);
 			assert_non_null(strstr(err.msg, "not a fat tree"));
 			if (!strncmp(specs[i], "dragonfly", 9))
@@ -276,12 +275,11 @@ static struct fabric *tiny_tree(void)
 static void expect_na(struct fabric *f, const char *why)
 {
 	struct fab_err err = { { 0 } };
-	struct eng_args a = { .schema = NULL };
 	struct rt_routing *r = NULL;
 
 	assert_int_equal(fab_finalize(f, &err), 0);
 	assert_int_equal(fab_lids_assign(f, NULL, 0, FAB_LIDS_RENEW, 0, &err), 0);
-	assert_int_equal(eng_ftree.route(f, &a, &r, &err), ENG_NOT_APPLICABLE);
+	assert_int_equal(eng_call(&eng_ftree, f, NULL, &r, &err), ENG_NOT_APPLICABLE);
 	assert_null(r);
 	if (!strstr(err.msg, why))
 		fail_msg("\"%s\" does not say \"%s\"", err.msg, why);

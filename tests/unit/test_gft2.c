@@ -14,13 +14,13 @@
 #include <math.h>
 
 #include "tests/unit/testutil.h"
+#include "tests/unit/engine_call.h"
 
 #include "analysis/analysis.h"
 #include "engines/engine.h"
 #include "fabric/gen.h"
 #include "fabric/routing.h"
 
-extern const struct engine eng_dmodk, eng_smodk, eng_opt;
 
 /*
  * The 15 topologies of papers/003. Table I and Table II list the same
@@ -89,16 +89,21 @@ static void set_lmc(struct fabric *f, unsigned lmc)
 		fail_msg("LIDs with LMC %u: %s", lmc, err.msg);
 }
 
-/* Give @f the LMC @e asks for, as the chain runner does, and route it. */
-static struct rt_routing *route_args(struct fabric *f, const struct engine *e,
-				     const struct eng_args *a)
+/* Give @f the LMC @e asks for, as the routing run does, and route it with options @kv. */
+static struct rt_routing *route_kv(struct fabric *f, const struct engine *e, const char *const *kv)
 {
 	struct fab_err err = { { 0 } };
 	struct rt_routing *r = NULL;
+	struct eng_chain c;
+	size_t n = 0;
 	int rc;
 
-	set_lmc(f, e->lmc ? e->lmc(f, a) : 0);
-	rc = e->route(f, a, &r, &err);
+	while (kv && kv[n])
+		n++;
+	assert_int_equal(eng_chain_parse(&c, e->name, kv, n, &err), 0);
+	set_lmc(f, e->lmc ? e->lmc(f, &c.args[0]) : 0);
+	eng_chain_free(&c);
+	rc = eng_call(e, f, kv, &r, &err);
 	if (rc != ENG_OK)
 		fail_msg("%s: %d: %s", e->name, rc, err.msg);
 	assert_non_null(r);
@@ -107,9 +112,7 @@ static struct rt_routing *route_args(struct fabric *f, const struct engine *e,
 
 static struct rt_routing *route(struct fabric *f, const struct engine *e)
 {
-	struct eng_args a = { .schema = e->options };
-
-	return route_args(f, e, &a);
+	return route_kv(f, e, NULL);
 }
 
 /*
@@ -159,12 +162,11 @@ static unsigned isqrt(unsigned m)
 static void check_refused(struct fabric *f, const struct engine *e, const char *needle)
 {
 	struct fab_err err = { { 0 } };
-	struct eng_args a = { .schema = e->options };
 	struct rt_routing dummy, *r = &dummy;
 
 	if (e->lmc)
-		assert_int_equal(e->lmc(f, &a), 0);
-	assert_int_equal(e->route(f, &a, &r, &err), ENG_NOT_APPLICABLE);
+		assert_int_equal(e->lmc(f, NULL), 0);
+	assert_int_equal(eng_call(e, f, NULL, &r, &err), ENG_NOT_APPLICABLE);
 	assert_null(r);
 	if (!strstr(err.msg, needle))
 		fail_msg("%s: reason \"%s\" does not contain \"%s\"", e->name, err.msg, needle);
@@ -243,14 +245,12 @@ static void within_2pct(const struct paper_row *row, const char *eng, const char
 static void sample(const struct paper_row *row, const struct engine *e, int balance,
 		   struct an_perm *p)
 {
+	static const char *const fig2[] = { "balance=0", NULL };
 	struct fabric *f = tree(row->n, row->m, row->r2);
-	struct eng_args a = { .schema = e->options };
 	struct an_perm_opts o = { .sample = 1, .seed = 2011 };
 	struct rt_routing *r;
 
-	if (e == &eng_opt && !balance)
-		a.val[0] = "0";
-	r = route_args(f, e, &a);
+	r = route_kv(f, e, e == &eng_opt && !balance ? fig2 : NULL);
 	perm(f, r, &o, p);
 	rt_free(r);
 	fab_free(f);
@@ -365,9 +365,9 @@ static void test_formulas(void **state)
 {
 	const unsigned n = 6, m = 5, rr = 4, k = 2, gs = 3;
 	struct fabric *fd = tree(n, m, rr), *fs = tree(n, m, rr), *fo = tree(n, m, rr);
-	struct eng_args fig2 = { .schema = eng_opt.options, .val = { "0" } };
+	static const char *const fig2[] = { "balance=0", NULL };
 	struct rt_routing *dm = route(fd, &eng_dmodk), *sm = route(fs, &eng_smodk);
-	struct rt_routing *op = route_args(fo, &eng_opt, &fig2);
+	struct rt_routing *op = route_kv(fo, &eng_opt, fig2);
 
 	(void)state;
 	assert_null(dm->dlid_off);
@@ -528,17 +528,13 @@ static void test_lmc(void **state)
 		{ 16, 32, 48, 5, 2 },	/* k = 5 but groups of 4: 4 groups */
 		{ 4, 1, 3, 0, 0 },	/* k = 1 */
 	};
-	struct eng_args a = { .schema = NULL };
-
 	(void)state;
 	assert_null(eng_dmodk.lmc);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		struct fabric *f = tree(want[i].n, want[i].m, want[i].r);
 
-		a.schema = eng_smodk.options;
-		assert_int_equal(eng_smodk.lmc(f, &a), want[i].smodk);
-		a.schema = eng_opt.options;
-		assert_int_equal(eng_opt.lmc(f, &a), want[i].opt);
+		assert_int_equal(eng_smodk.lmc(f, NULL), want[i].smodk);
+		assert_int_equal(eng_opt.lmc(f, NULL), want[i].opt);
 		fab_free(f);
 	}
 }
@@ -548,26 +544,23 @@ static void test_lmc_too_small(void **state)
 {
 	struct fabric *f = tree(4, 4, 6);
 	struct fab_err err = { { 0 } };
-	struct eng_args a = { .schema = eng_opt.options };
 	struct rt_routing *r;
 
 	(void)state;
 	set_lmc(f, 1);
-	assert_int_equal(eng_smodk.route(f, &a, &r, &err), ENG_ERROR);
+	assert_int_equal(eng_call(&eng_smodk, f, NULL, &r, &err), ENG_ERROR);
 	assert_null(r);
 	assert_non_null(strstr(err.msg, "smodk needs LMC 2 on the CA ports (one LID per top switch)"));
 	assert_non_null(strstr(err.msg, "has LMC 1"));
 	set_lmc(f, 0);
-	assert_int_equal(eng_opt.route(f, &a, &r, &err), ENG_ERROR);
+	assert_int_equal(eng_call(&eng_opt, f, NULL, &r, &err), ENG_ERROR);
 	assert_non_null(strstr(err.msg, "opt needs LMC 1 on the CA ports (one LID per source group)"));
 	/* a larger LMC than needed: every extra LID is routed too */
 	set_lmc(f, 3);
-	a.schema = NULL;
-	assert_int_equal(eng_dmodk.route(f, &a, &r, &err), ENG_OK);
+	assert_int_equal(eng_call(&eng_dmodk, f, NULL, &r, &err), ENG_OK);
 	check_connected(f, r, "dmodk with LMC 3", 1);
 	rt_free(r);
-	a.schema = eng_opt.options;
-	assert_int_equal(eng_opt.route(f, &a, &r, &err), ENG_OK);
+	assert_int_equal(eng_call(&eng_opt, f, NULL, &r, &err), ENG_OK);
 	check_connected(f, r, "opt with LMC 3", 1);
 	rt_free(r);
 	fab_free(f);
@@ -583,18 +576,17 @@ static void test_lid_space(void **state)
 	fab_free(f);
 }
 
+/* A bad value is refused when the chain is parsed, naming the option. */
 static void test_bad_option(void **state)
 {
-	struct fabric *f = tree(4, 4, 6);
-	struct eng_args a = { .schema = eng_opt.options, .val = { "2" } };
+	static const char *const kv[] = { "balance=2" };
+	struct eng_chain c;
 	struct fab_err err = { { 0 } };
-	struct rt_routing *r;
 
 	(void)state;
-	assert_int_equal(eng_opt.route(f, &a, &r, &err), ENG_ERROR);
-	assert_null(r);
-	assert_non_null(strstr(err.msg, "balance=2"));
-	fab_free(f);
+	assert_int_equal(eng_chain_parse(&c, "opt", kv, 1, &err), -1);
+	assert_non_null(strstr(err.msg, "opt.balance=2: expected one of 0|1"));
+	assert_int_equal(c.n, 0);
 }
 
 /* --- determinism ------------------------------------------------------------------ */

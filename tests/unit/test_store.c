@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tests/unit/testutil.h"
+#include "tests/unit/engine_call.h"
 
 #include "engines/engine.h"
 #include "fabric/gen.h"
@@ -135,17 +136,19 @@ static const char *js(const json_t *o, const char *k)
 	return v;
 }
 
-/* A generated fabric routed by @chain. */
+/* A generated fabric routed by @chain, given the LIDs routed. */
 static struct rt_routing *route(struct fabric *f, const char *chain)
 {
 	struct fab_err err = { { 0 } };
-	struct eng_chain c;
-	struct eng_outcome res;
-	struct rt_routing *r = NULL;
+	struct eng_res res;
+	struct rt_routing *r;
 
-	assert_int_equal(eng_chain_parse(&c, chain, NULL, 0, &err), 0);
-	if (eng_chain_route(f, &c, &r, &res, &err) != ENG_OK)
-		fail_msg("%s: %s", chain, err.msg);
+	eng_run_chain(f, chain, NULL, &res);
+	/* the LIDs routed (an engine needing LMC assigns new ones) */
+	assert_int_equal(fab_lids_assign(f, res.plan, res.nplan, FAB_LIDS_RENEW, 0, &err), 0);
+	r = res.routing;
+	res.routing = NULL;
+	eng_res_free(&res);
 	return r;
 }
 

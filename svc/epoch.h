@@ -9,8 +9,8 @@
  * with epoch_unref(); a reroute builds the next epoch and swaps it in with
  * epoch_slot_publish(). No request ever sees half a routing.
  */
-#ifndef FABROUTE_EPOCH_H
-#define FABROUTE_EPOCH_H
+#ifndef FABROUTE_SVC_EPOCH_H
+#define FABROUTE_SVC_EPOCH_H
 
 #include <pthread.h>
 #include <stdint.h>

@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "daemon/epoch.h"
+#include "svc/epoch.h"
 
 struct epoch *epoch_new(void)
 {

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: the routing run
+ *
+ * eng_run() composes a routing run, for `fabroute compute` and for the
+ * daemon's pipeline alike:
+ *
+ *  1. copy the request's fabric and assign LIDs (pins first, then the LIDs
+ *     the fabric carries or new ones), unless the LIDs are an SM's;
+ *  2. for each engine of the chain: give the CA ports the LMC it needs
+ *     (on a copy of its own, within the LMC budget), call its repair hook
+ *     when a previous routing is given, else its route hook; apply the LID
+ *     plan the engine made, if any; evaluate; hold the routing to the
+ *     publish policy; the first routing accepted ends the chain;
+ *  3. hand back the fabric as routed, the routing, the LID plan, the
+ *     evaluation, the chain's log and the timings.
+ *
+ * The request's fabric is never changed, so an engine that does not apply
+ * leaves nothing to undo.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engines/engine.h"
+
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void log_line(struct eng_res *res, const char *name, const char *fmt, const char *what)
+{
+	size_t n = strlen(res->log);
+
+	if (n < sizeof(res->log))
+		snprintf(res->log + n, sizeof(res->log) - n, "%s: %s%s\n", name, fmt, what);
+}
+
+void eng_res_free(struct eng_res *res)
+{
+	fab_free(res->fabric);
+	rt_free(res->routing);
+	free(res->plan);
+	if (res->evaluated)
+		an_report_free(&res->report);
+	res->fabric = NULL;
+	res->routing = NULL;
+	res->plan = NULL;
+	res->evaluated = 0;
+}
+
+/* One engine's attempt: what it routed, on which fabric. */
+struct attempt {
+	struct fabric *f;	/* owned, or the run's base */
+	struct eng_res one;	/* routing, plan (the engine's), report */
+};
+
+static void attempt_free(struct attempt *at, const struct fabric *base)
+{
+	if (at->f == base)
+		at->one.fabric = NULL;
+	else
+		at->one.fabric = at->f;
+	eng_res_free(&at->one);
+	at->f = NULL;
+}
+
+/*
+ * The fabric engine @e routes: @base, or a copy whose CA ports have the LMC
+ * the engine needs. Return: ENG_OK, ENG_NOT_APPLICABLE (budget) or ENG_ERROR.
+ */
+static int engine_fabric(const struct eng_req *req, struct fabric *base, const struct engine *e,
+			 const struct eng_args *a, struct attempt *at, struct fab_err *err)
+{
+	unsigned lmc = e->lmc ? e->lmc(base, a) : 0, have = FAB_LMC_MAX;
+
+	at->f = base;
+	for (uint32_t ep = 0; ep < base->neps; ep++)
+		if (base->nodes[base->eps[ep].node].type != FAB_SWITCH && fab_ep_lmc(base, ep) < have)
+			have = fab_ep_lmc(base, ep);
+	if (lmc <= have)
+		return ENG_OK;
+	if (!req->assign || lmc > req->lmc_budget) {
+		fab_err_set(err, "needs LMC %u on every CA port; some have LMC %u and %s", lmc, have,
+			    req->assign ? "the LMC budget is lower" : "the LIDs are the SM's");
+		return ENG_NOT_APPLICABLE;
+	}
+	at->f = fab_copy(base, err);
+	if (!at->f || fab_lids_assign(at->f, NULL, 0, FAB_LIDS_RENEW, lmc, err))
+		return ENG_ERROR;
+	return ENG_OK;
+}
+
+/* Give the fabric the LID plan the engine made (a copy of its own). */
+static int apply_plan(struct fabric *base, struct attempt *at, struct fab_err *err)
+{
+	struct eng_res *o = &at->one;
+
+	if (!o->plan)
+		return 0;
+	if (at->f == base && !(at->f = fab_copy(base, err)))
+		return -1;
+	if (fab_lids_assign(at->f, o->plan, o->nplan, FAB_LIDS_RENEW, 0, err))
+		return -1;
+	free(o->plan);
+	o->plan = NULL;
+	o->nplan = 0;
+	return 0;
+}
+
+static int call_engine(const struct eng_req *req, const struct engine *e, const struct eng_args *a,
+		       struct attempt *at, struct eng_res *res, struct fab_err *err)
+{
+	struct eng_req q = *req;
+	int rc = ENG_NOT_APPLICABLE;
+	double t0 = now_ms();
+
+	q.fabric = at->f;
+	if (req->prev && e->repair) {
+		rc = e->repair(&q, a, &at->one, err);
+		at->one.repaired = rc == ENG_OK;
+		if (rc == ENG_NOT_APPLICABLE)
+			log_line(res, e->name, "repair not applicable: ", err->msg);
+	}
+	if (rc == ENG_NOT_APPLICABLE)
+		rc = e->route(&q, a, &at->one, err);
+	at->one.route_ms = now_ms() - t0;
+	if (rc == ENG_OK && !at->one.routing) {
+		fab_err_set(err, "%s returned no routing", e->name);
+		rc = ENG_ERROR;
+	}
+	return rc;
+}
+
+/* Evaluate and judge the routing: ENG_OK, ENG_NOT_APPLICABLE (policy) or ENG_ERROR. */
+static int judge(const struct eng_req *req, struct attempt *at, struct fab_err *err)
+{
+	struct eng_res *o = &at->one;
+	const struct an_report *rep = &o->report;
+	double t0 = now_ms();
+
+	if (!req->eval && req->policy == ENG_ACCEPT_ANY)
+		return ENG_OK;
+	o->eval_opts = req->eval ? *req->eval : (struct an_opts){ 0 };
+	if (an_evaluate(at->f, o->routing, &o->eval_opts, &o->report, err))
+		return ENG_ERROR;
+	o->evaluated = 1;
+	o->eval_ms = now_ms() - t0;
+	if (req->policy != ENG_ACCEPT_ANY && !an_connected(rep)) {
+		uint64_t n = 0;
+
+		for (unsigned k = 0; k < AN_NCLASSES; k++)
+			n += rep->conn.unreachable[k];
+		fab_err_set(err, "routed, not accepted: %llu pairs unreachable", (unsigned long long)n);
+		return ENG_NOT_APPLICABLE;
+	}
+	if (req->policy == ENG_ACCEPT_PROVEN && !rep->cdg.deadlock_free) {
+		fab_err_set(err, "routed, not accepted: deadlock possible (a cycle in the dependency graph)");
+		return ENG_NOT_APPLICABLE;
+	}
+	return ENG_OK;
+}
+
+static int try_engine(const struct eng_req *req, struct fabric *base, size_t i,
+		      struct eng_res *res, struct fab_err *err)
+{
+	const struct engine *e = req->chain->e[i];
+	const struct eng_args *a = &req->chain->args[i];
+	struct attempt at = { 0 };
+	int rc = engine_fabric(req, base, e, a, &at, err);
+
+	if (rc == ENG_OK)
+		rc = call_engine(req, e, a, &at, res, err);
+	if (rc == ENG_OK && apply_plan(base, &at, err))
+		rc = ENG_ERROR;
+	if (rc == ENG_OK)
+		rc = judge(req, &at, err);
+	if (rc == ENG_OK) {
+		at.one.fabric = at.f;
+		at.one.used = e;
+		memcpy(at.one.log, res->log, sizeof(res->log));
+		at.one.lids_ms = res->lids_ms;
+		*res = at.one;
+		log_line(res, e->name, "routed", at.one.repaired ? " (repair)" : "");
+		return ENG_OK;
+	}
+	if (rc == ENG_NOT_APPLICABLE)
+		log_line(res, e->name, strncmp(err->msg, "routed, ", 8) ? "not applicable: " : "",
+			 err->msg);
+	else
+		log_line(res, e->name, "", err->msg);
+	attempt_free(&at, base);
+	return rc;
+}
+
+/* The LID plan: every endpoint's port GUID, base LID and LMC in @f. */
+static int make_plan(struct eng_res *res, struct fab_err *err)
+{
+	const struct fabric *f = res->fabric;
+
+	res->plan = malloc(((size_t)f->neps + 1) * sizeof(*res->plan));
+	if (!res->plan) {
+		fab_err_set(err, "out of memory");
+		return -1;
+	}
+	for (uint32_t e = 0; e < f->neps; e++)
+		res->plan[e] = (struct fab_lid_pin){ fab_port(f, f->eps[e].node, f->eps[e].port)->guid,
+						     fab_ep_lid(f, e), fab_ep_lmc(f, e) };
+	res->nplan = f->neps;
+	return 0;
+}
+
+int eng_run(const struct eng_req *req, struct eng_res *res, struct fab_err *err)
+{
+	struct fabric *base;
+	int rc = ENG_NOT_APPLICABLE;
+	double t0 = now_ms();
+
+	memset(res, 0, sizeof(*res));
+	base = fab_copy(req->fabric, err);
+	if (!base)
+		return ENG_ERROR;
+	if (req->assign &&
+	    fab_lids_assign(base, req->pins, req->npins, req->lid_mode, req->lmc, err)) {
+		res->lids_failed = 1;
+		fab_free(base);
+		return ENG_ERROR;
+	}
+	res->lids_ms = now_ms() - t0;
+	for (size_t i = 0; rc == ENG_NOT_APPLICABLE && i < req->chain->n; i++)
+		rc = try_engine(req, base, i, res, err);
+	if (rc == ENG_OK && res->fabric != base)
+		fab_free(base);
+	else if (rc != ENG_OK)
+		fab_free(base);
+	if (rc == ENG_OK && make_plan(res, err)) {
+		eng_res_free(res);
+		rc = ENG_ERROR;
+	}
+	if (rc == ENG_NOT_APPLICABLE)
+		fab_err_set(err, "no engine of the chain applies to this fabric:\n%s", res->log);
+	return rc;
+}
