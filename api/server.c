@@ -45,10 +45,13 @@ struct api_server {
 	char *token;
 	struct limiter rl, wrl;
 	uint64_t (*counts)[NSTATUS];	/* per route, plus one row for unknown paths */
+	struct api_latency lat;		/* request durations */
+	double start_s;			/* wall-clock start, for process_start_time_seconds */
 };
 
 /* A request's state across the access handler's calls. */
 struct conn_ctx {
+	int64_t start_us;
 	char *body;
 	size_t len;
 	int too_large;
@@ -367,6 +370,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
 	if (!cx) {
 		*con_cls = cx = calloc(1, sizeof(*cx));
+		if (cx)
+			cx->start_us = now_us();
 		return cx ? MHD_YES : MHD_NO;
 	}
 	if (*upload_size) {
@@ -380,6 +385,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		api_fail_new(&rs, 500, "internal", "out of memory");
 	__atomic_add_fetch(&s->counts[row][status_slot(rs.status)], 1, __ATOMIC_RELAXED);
 	ret = respond(c, &rs);
+	api_latency_observe(&s->lat, now_us() - cx->start_us);
 	json_decref(rs.json);
 	return ret;
 }
@@ -413,6 +419,8 @@ char *api_metrics_text(struct api_server *s)
 
 	if (!o)
 		return NULL;
+	api_process_metrics(o, s->start_s);
+	api_latency_write(&s->lat, o);
 	fputs("# HELP fabroute_api_requests_total API requests by endpoint and status.\n"
 	      "# TYPE fabroute_api_requests_total counter\n", o);
 	for (size_t r = 0; r <= api_nroutes; r++)
@@ -483,6 +491,12 @@ struct api_server *api_start(const struct api_opts *o, const struct api_hooks *h
 	s->st = st;
 	s->max_body = o->max_body;
 	s->dashboard = o->dashboard;
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s->start_s = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1e3;
+	}
 	s->rl.rate = o->rate_limit;
 	s->wrl.rate = o->write_rate_limit;
 	pthread_mutex_init(&s->tok_mu, NULL);

@@ -93,6 +93,20 @@ void api_h_openapi(struct api_req *rq, struct api_resp *rs);
 size_t api_unescape(void *cls, struct MHD_Connection *c, char *s);
 /** api_web_serve() - the dashboard file at @url (GET or HEAD); 0 when there is none. */
 int api_web_serve(struct api_req *rq, const char *url, struct api_resp *rs);
+#define API_LAT_BUCKETS 12
+
+/** struct api_latency - request durations: counts per bucket (the last: +Inf), their sum */
+struct api_latency {
+	uint64_t count[API_LAT_BUCKETS + 1];
+	uint64_t sum_us;
+};
+
+/** api_latency_observe() - count one request of @us microseconds (thread-safe). */
+void api_latency_observe(struct api_latency *l, int64_t us);
+/** api_latency_write() - fabroute_api_request_duration_seconds, a histogram. */
+void api_latency_write(struct api_latency *l, FILE *o);
+/** api_process_metrics() - fabroute_build_info and the process_* metrics; @start_s: start time (Unix seconds). */
+void api_process_metrics(FILE *o, double start_s);
 /** api_metrics_text() - the server's own counters in Prometheus text (malloc'd). */
 char *api_metrics_text(struct api_server *s);
 
