@@ -353,6 +353,41 @@ void config_help(FILE *out)
 	}
 }
 
+/* @s for roff: backslashes and dashes escaped. */
+static void roff(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '\\')
+			fputs("\\e", out);
+		else if (*s == '-')
+			fputs("\\-", out);
+		else
+			fputc(*s, out);
+}
+
+void config_man(FILE *out)
+{
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct cfg_key *k = &keys[i];
+
+		fputs(".TP\n.BI ", out);
+		roff(out, k->key);
+		fputs(" \" = \" ", out);
+		roff(out, k->arg);
+		fputc('\n', out);
+		roff(out, k->help);
+		fputs(". Default: ", out);
+		if (k->def[0]) {
+			fputs("\\fB", out);
+			roff(out, k->def);
+			fputs("\\fR", out);
+		} else {
+			fputs("empty", out);
+		}
+		fputs(k->live ? "; changes on SIGHUP.\n" : "; changes need a restart.\n", out);
+	}
+}
+
 void config_restart_keys(const struct config *a, const struct config *b, char *buf, size_t size)
 {
 	size_t len = 0;

@@ -82,6 +82,11 @@ static int parse_args(struct daemon *d, int argc, char **argv, int *check, int *
 			*stop = 1;
 			return 0;
 		}
+		if (!strcmp(a, "--man-keys")) {	/* for the build: fabrouted(8)'s key list */
+			config_man(stdout);
+			*stop = 1;
+			return 0;
+		}
 		if (!strcmp(a, "-n") || !strcmp(a, "--check")) {
 			*check = 1;
 			continue;

@@ -29,6 +29,13 @@ head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$t_tmp/token"
 keys_known=$(printf '%s\n' "$canon" | sed 's/ = .*//' | sort | tr '\n' ' ')
 keys_file=$(grep -E '^[a-z_]+ *=' "$conf" | sed 's/ *=.*//' | sort | tr '\n' ' ')
 is "fabroute.conf names every key, and only those" "$keys_file" "$keys_known"
+man8=$top_builddir/doc/fabrouted.8
+[ -f "$man8" ] || make -C "$top_builddir" -s doc/fabrouted.8 >/dev/null
+missing=""
+for k in $keys_known; do
+	grep -q "^\.BI $(printf '%s' "$k" | sed 's/-/\\\\-/g') " "$man8" || missing="$missing $k"
+done
+is "fabrouted(8) lists every configuration key" "$missing" ""
 runs "defaults alone are valid" 0 "$FABROUTED" -n
 # the file states the defaults, except the token file it points at
 printf '%s\n' "$out" >"$t_tmp/defaults"
