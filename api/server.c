@@ -19,7 +19,7 @@
 #include "svc/log.h"
 
 /* Statuses counted separately in /metrics; the last slot counts the others. */
-static const int statuses[] = { 200, 202, 400, 401, 403, 404, 405, 409, 413, 414, 429, 500, 503, 507, 0 };
+static const int statuses[] = { 200, 202, 304, 400, 401, 403, 404, 405, 409, 413, 414, 429, 500, 503, 507, 0 };
 #define NSTATUS (sizeof(statuses) / sizeof(statuses[0]))
 #define RATE_SLOTS 1024
 
@@ -41,11 +41,14 @@ struct api_server {
 	struct api_hooks hooks;
 	struct store *st;
 	unsigned max_body, port;
+	int dashboard;
 	pthread_mutex_t tok_mu;
 	char *token;
 	struct limiter rl, wrl, url;	/* reads, authorized writes, unauthorized writes */
 	struct api_guard guard;
 	uint64_t (*counts)[NSTATUS];	/* per route, plus one row for unknown paths */
+	struct api_latency lat;		/* request durations */
+	double start_s;			/* wall-clock start, for process_start_time_seconds */
 };
 
 /*
@@ -56,6 +59,7 @@ struct api_server {
  * @framing: why the body's framing is refused, or NULL
  */
 struct conn_ctx {
+	int64_t start_us;
 	char *body;
 	size_t len;
 	int too_large, started, nul;
@@ -243,10 +247,11 @@ static const struct api_route *find_route(const char *url, const char *method, c
 		if (!match(api_routes[i].pattern, url, buf, size, seg))
 			continue;
 		*row = i;
-		if (strcmp(api_routes[i].method, method) == 0)
+		if (strcmp(api_routes[i].method, method) == 0 ||
+		    (strcmp(method, "HEAD") == 0 && strcmp(api_routes[i].method, "GET") == 0))
 			return &api_routes[i];
-		snprintf(allow + strlen(allow), asize - strlen(allow), "%s%s", allow[0] ? ", " : "",
-			 api_routes[i].method);
+		snprintf(allow + strlen(allow), asize - strlen(allow), "%s%s%s", allow[0] ? ", " : "",
+			 api_routes[i].method, strcmp(api_routes[i].method, "GET") ? "" : ", HEAD");
 	}
 	return NULL;
 }
@@ -297,8 +302,9 @@ static void handle(struct api_server *s, struct MHD_Connection *c, const char *u
 		if (allow[0]) {
 			snprintf(rs->allow, sizeof(rs->allow), "%s", allow);
 			api_fail_new(rs, 405, "method_not_allowed", "%s %s: allowed: %s", method, url, allow);
-		} else {
-			api_fail_new(rs, 404, "not_found", "no endpoint %s (GET /api lists them in doc/api.md)", url);
+		} else if (!s->dashboard || (strcmp(method, "GET") && strcmp(method, "HEAD")) ||
+			   !api_web_serve(&rq, url, rs)) {
+			api_fail_new(rs, 404, "not_found", "no endpoint %s (GET /api lists them)", url);
 		}
 		return;
 	}
@@ -317,28 +323,47 @@ static void handle(struct api_server *s, struct MHD_Connection *c, const char *u
 		return;
 	}
 	rs->status = 200;
-	r->fn(&rq, rs);
+	if (r->etag) {
+		rq.epoch = s->hooks.epoch(s->hooks.ud);
+		api_epoch_etag(rq.epoch, rs->etag, sizeof(rs->etag));
+		if (rq.epoch && api_etag_matches(c, rs->etag)) {
+			rs->status = 304;
+			rs->data = "";
+		}
+	}
+	if (rs->status != 304) {
+		r->fn(&rq, rs);
+		if ((rs->status >= 300 && rs->status != 304) || (r->etag && !rq.epoch))
+			rs->etag[0] = '\0';	/* errors carry no validator */
+	}
+	epoch_unref(rq.epoch);
 }
 
 static enum MHD_Result respond(struct MHD_Connection *c, struct api_resp *rs, int close)
 {
-	char *body = rs->text ? rs->text : json_dumps(rs->json, JSON_COMPACT | JSON_REAL_PRECISION(9));
+	char *body = rs->data ? NULL : rs->text ? rs->text :
+		json_dumps(rs->json, JSON_COMPACT | JSON_REAL_PRECISION(9));
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
-	size_t n;
 
-	if (!body)
+	if (rs->data)
+		resp = MHD_create_response_from_buffer(rs->len, (void *)(uintptr_t)rs->data,
+						       MHD_RESPMEM_PERSISTENT);
+	else if (body)
+		resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+	else
 		return MHD_NO;
-	n = strlen(body);
-	body[n] = '\0';
-	resp = MHD_create_response_from_buffer(n, body, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rs->ctype ? rs->ctype :
-				rs->text ? "text/plain; charset=utf-8" : "application/json");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (rs->status != 304)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rs->ctype ? rs->ctype :
+					rs->text ? "text/plain; charset=utf-8" : "application/json");
+	if (rs->etag[0])
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, rs->etag);
+	/* answers with a validator may be kept, but are checked again each time */
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, rs->etag[0] ? "no-cache" : "no-store");
 	if (close)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (rs->status == 401)
@@ -409,6 +434,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	struct conn_ctx *cx = calloc(1, sizeof(*cx));
 
+	if (cx)
+		cx->start_us = now_us();
 	if (cx && api_guard_uri(c, uri, &cx->nul)) {
 		struct api_server *s = cls;
 
@@ -443,10 +470,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	handle(s, c, url, method, cx, &rs, &row);
-	if (!rs.json && !rs.text)
+	if (!rs.json && !rs.text && !rs.data)
 		api_fail_new(&rs, 500, "internal", "out of memory");
 	__atomic_add_fetch(&s->counts[row][status_slot(rs.status)], 1, __ATOMIC_RELAXED);
 	ret = respond(c, &rs, cx->framing || cx->nul);
+	api_latency_observe(&s->lat, now_us() - cx->start_us);
 	json_decref(rs.json);
 	return ret;
 }
@@ -484,6 +512,8 @@ char *api_metrics_text(struct api_server *s)
 
 	if (!o)
 		return NULL;
+	api_process_metrics(o, s->start_s);
+	api_latency_write(&s->lat, o);
 	fputs("# HELP fabroute_api_requests_total API requests by endpoint and status.\n"
 	      "# TYPE fabroute_api_requests_total counter\n", o);
 	for (size_t r = 0; r <= api_nroutes; r++)
@@ -562,6 +592,13 @@ struct api_server *api_start(const struct api_opts *o, const struct api_hooks *h
 	s->hooks = *h;
 	s->st = st;
 	s->max_body = o->max_body;
+	s->dashboard = o->dashboard;
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s->start_s = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1e3;
+	}
 	s->rl.rate = o->rate_limit;
 	s->wrl.rate = s->url.rate = o->write_rate_limit;
 	pthread_mutex_init(&s->tok_mu, NULL);
@@ -601,6 +638,7 @@ struct api_server *api_start(const struct api_opts *o, const struct api_hooks *h
 				  MHD_OPTION_CONNECTION_TIMEOUT, 30u,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
 				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+				  MHD_OPTION_UNESCAPE_CALLBACK, api_unescape, s,
 				  MHD_OPTION_END);
 	if (!s->mhd) {
 		fab_err_set(err, "cannot listen on %s:%u (address in use or not available)", o->host, o->port);

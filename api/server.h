@@ -52,10 +52,12 @@ struct api_hooks {
 /**
  * struct api_opts - where and how to serve
  * @host: numeric IPv4 or IPv6 address; @port: 0 picks a free port
+ * @dashboard: serve the dashboard at / (else only the API)
  */
 struct api_opts {
 	const char *host;
 	unsigned port;
+	int dashboard;
 	unsigned threads, max_connections, max_per_address, max_body;
 	unsigned rate_limit, write_rate_limit;
 	unsigned header_timeout_s;
@@ -75,6 +77,10 @@ void api_metric(FILE *o, const char *type, const char *name, const char *help, d
 /** api_osm_metrics() - fabroute_osm_passes_total{result} and fabroute_osm_connected (source opensm). */
 void api_osm_metrics(FILE *o, int connected, uint64_t routed, uint64_t fallback, uint64_t timeout,
 		     uint64_t error);
+/** api_metric_value() - a sample value: whole numbers as integers, others rounded to 6 decimals. */
+void api_metric_value(FILE *o, double v);
+/** api_label_value() - @s escaped for a label value (backslash, double quote, newline). */
+void api_label_value(FILE *o, const char *s);
 
 /** api_set_token() - the bearer token for POSTs; NULL refuses every POST (thread-safe). */
 int api_set_token(struct api_server *s, const char *token);

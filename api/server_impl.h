@@ -19,6 +19,7 @@ struct api_server;
 
 /**
  * struct api_req - one request
+ * @epoch: for routes with an ETag, the epoch the ETag names (handlers answer from it)
  * @seg: the path's {} segments, in order
  * @body: the request body (POST), NUL-terminated
  */
@@ -27,20 +28,26 @@ struct api_req {
 	struct MHD_Connection *conn;
 	const struct api_hooks *hooks;
 	struct store *store;
+	struct epoch *epoch;
 	const char *seg[API_PARAMS_MAX];
 	const char *body;
 	size_t body_len;
 };
 
 /**
- * struct api_resp - what a handler answers: @json or @text, with @status
+ * struct api_resp - what a handler answers: @json, @text or @data, with @status
+ * @data: static bytes (an embedded file), @len of them
+ * @etag: the ETag to send (quotes included), "" for none
  */
 struct api_resp {
 	int status;
 	json_t *json;
 	char *text;
+	const void *data;
+	size_t len;
 	const char *ctype;	/* NULL: application/json, or text/plain for @text */
 	char allow[64];
+	char etag[48];
 };
 
 typedef void (*api_handler)(struct api_req *rq, struct api_resp *rs);
@@ -50,6 +57,9 @@ typedef void (*api_handler)(struct api_req *rq, struct api_resp *rs);
  * @pattern: the path, "{}" for a variable segment
  * @params: the query parameters it accepts, comma-separated
  * @write: needs the bearer token, counts against the write rate limit
+ * @etag: the answer depends only on the epoch (and the request): it gets an
+ *        ETag from the epoch, and If-None-Match gets 304
+ * @summary: what it answers, for GET /api
  */
 struct api_route {
 	const char *method;
@@ -57,6 +67,8 @@ struct api_route {
 	api_handler fn;
 	const char *params;
 	int write;
+	int etag;
+	const char *summary;
 };
 
 /**
@@ -102,7 +114,33 @@ void api_fail(struct api_resp *rs, const struct api_err *err);
 void api_fail_new(struct api_resp *rs, int status, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /** api_epoch_metrics() - the epoch's figures in Prometheus text (malloc'd); @e may be NULL. */
-char *api_epoch_metrics(const struct epoch *e);
+char *api_epoch_metrics(struct epoch *e);
+/** api_epoch_etag() - the ETag of answers computed from @e (quotes included). */
+void api_epoch_etag(const struct epoch *e, char *buf, size_t size);
+/** api_etag_matches() - the request's If-None-Match names @etag (or is "*"). */
+int api_etag_matches(struct MHD_Connection *c, const char *etag);
+/** api_h_index() - GET /api: the route table. */
+void api_h_index(struct api_req *rq, struct api_resp *rs);
+/** api_h_openapi() - GET /api/openapi.json: the embedded OpenAPI document. */
+void api_h_openapi(struct api_req *rq, struct api_resp *rs);
+/** api_unescape() - MHD_OPTION_UNESCAPE_CALLBACK: %XX decoded in place, except %00. */
+size_t api_unescape(void *cls, struct MHD_Connection *c, char *s);
+/** api_web_serve() - the dashboard file at @url (GET or HEAD); 0 when there is none. */
+int api_web_serve(struct api_req *rq, const char *url, struct api_resp *rs);
+#define API_LAT_BUCKETS 12
+
+/** struct api_latency - request durations: counts per bucket (the last: +Inf), their sum */
+struct api_latency {
+	uint64_t count[API_LAT_BUCKETS + 1];
+	uint64_t sum_us;
+};
+
+/** api_latency_observe() - count one request of @us microseconds (thread-safe). */
+void api_latency_observe(struct api_latency *l, int64_t us);
+/** api_latency_write() - fabroute_api_request_duration_seconds, a histogram. */
+void api_latency_write(struct api_latency *l, FILE *o);
+/** api_process_metrics() - fabroute_build_info and the process_* metrics; @start_s: start time (Unix seconds). */
+void api_process_metrics(FILE *o, double start_s);
 /** api_metrics_text() - the server's own counters in Prometheus text (malloc'd). */
 char *api_metrics_text(struct api_server *s);
 

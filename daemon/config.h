@@ -50,6 +50,7 @@ struct config {
 	unsigned api_max_body;
 	unsigned api_rate_limit;
 	unsigned api_write_rate_limit;
+	unsigned dashboard;
 	unsigned readback;
 	unsigned readback_interval_s;
 	char *readback_ca;
@@ -88,6 +89,8 @@ int config_check(const struct config *c, struct fab_err *err);
 void config_write(FILE *out, const struct config *c);
 /** config_json() - {"key": value, ...} plus "origin": {"key": "default"|"file"|"flag"}. */
 json_t *config_json(const struct config *c);
+/** config_man() - the keys as roff .TP paragraphs, for fabrouted(8). */
+void config_man(FILE *out);
 /** config_help() - the keys as `--help` lists them. */
 void config_help(FILE *out);
 

@@ -52,6 +52,8 @@ struct daemon {
 	int sig_fd;
 	int64_t start_ms;
 	int ready_sent;
+	struct loop_timer *watchdog;	/* with WatchdogSec=: WATCHDOG=1 every @watchdog_ms */
+	int64_t watchdog_ms;
 };
 
 /** daemon_hooks() - the API's hooks into @d. */

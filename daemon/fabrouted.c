@@ -38,7 +38,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "  -c, --config FILE   configuration file (the unit uses " CONFIG_DEFAULT_PATH ");\n"
 	      "                      without it, the defaults and the flags below\n"
-	      "  -n, --check         check the configuration, print its canonical form, exit\n"
+	      "  -n, --check         check the configuration (and read the token file), print\n"
+	      "                      its canonical form, exit\n"
 	      "  -h, --help          show this help\n"
 	      "  -V, --version       show the version\n"
 	      "\n"
@@ -83,6 +84,11 @@ static int parse_args(struct daemon *d, int argc, char **argv, int *check, int *
 		}
 		if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
 			printf("fabrouted %s\n", PACKAGE_VERSION);
+			*stop = 1;
+			return 0;
+		}
+		if (!strcmp(a, "--man-keys")) {	/* for the build: fabrouted(8)'s key list */
+			config_man(stdout);
 			*stop = 1;
 			return 0;
 		}
@@ -368,7 +374,7 @@ static int start_api(struct daemon *d, struct fab_err *err)
 		.threads = d->cfg.api_threads, .max_connections = d->cfg.api_max_connections,
 		.max_per_address = d->cfg.api_max_connections_per_address,
 		.max_body = d->cfg.api_max_body, .rate_limit = d->cfg.api_rate_limit,
-		.write_rate_limit = d->cfg.api_write_rate_limit,
+		.write_rate_limit = d->cfg.api_write_rate_limit, .dashboard = (int)d->cfg.dashboard,
 		.header_timeout_s = d->cfg.api_header_timeout_s,
 	};
 	char host[256];
@@ -408,6 +414,31 @@ static int start_osm(struct daemon *d, struct fab_err *err)
 	return d->osm ? 0 : -1;
 }
 
+/* systemd's watchdog: pinged from the main loop, so a stuck loop stops the pings. */
+static void on_watchdog(struct loop *l, void *ud)
+{
+	struct daemon *d = ud;
+
+	sd_notify(0, "WATCHDOG=1");
+	loop_timer_arm(d->watchdog, d->watchdog_ms);
+}
+
+static int start_watchdog(struct daemon *d)
+{
+	uint64_t usec = 0;
+
+	if (sd_watchdog_enabled(0, &usec) <= 0 || !usec)
+		return 0;
+	d->watchdog_ms = (int64_t)(usec / 2000);	/* twice per period */
+	if (!d->watchdog_ms)
+		d->watchdog_ms = 1;
+	if (!(d->watchdog = loop_timer_new(d->loop, on_watchdog, d)))
+		return -1;
+	loop_timer_arm(d->watchdog, d->watchdog_ms);
+	log_info("systemd watchdog: pinging every %lld ms", (long long)d->watchdog_ms);
+	return 0;
+}
+
 /* Modules in dependency order: store, source, loop, pipeline, API. */
 static int start(struct daemon *d, struct fab_err *err)
 {
@@ -420,7 +451,7 @@ static int start(struct daemon *d, struct fab_err *err)
 	epoch_slot_init(&d->slot);
 	if (!(d->st = store_open(d->cfg.db, err)) || open_source(d, err))
 		return -1;
-	if (!(d->loop = loop_new()) || start_signals(d)) {
+	if (!(d->loop = loop_new()) || start_signals(d) || start_watchdog(d)) {
 		fab_err_set(err, "cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
@@ -509,6 +540,14 @@ int main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	if (check) {
+		char *tok = NULL;
+
+		if (d.cfg.token_file[0] && !(tok = daemon_read_token(d.cfg.token_file, &err))) {
+			fprintf(stderr, "fabrouted: token_file: %s\n", err.msg);
+			config_free(&d.cfg);
+			return EXIT_CONFIG;
+		}
+		free(tok);
 		config_write(stdout, &d.cfg);
 		config_free(&d.cfg);
 		return 0;

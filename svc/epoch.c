@@ -17,6 +17,7 @@ struct epoch *epoch_new(void)
 	if (e) {
 		e->refs = 1;
 		pthread_mutex_init(&e->mu, NULL);
+		pthread_mutex_init(&e->cache_mu, NULL);
 	}
 	return e;
 }
@@ -47,6 +48,8 @@ void epoch_unref(struct epoch *e)
 	fab_free(e->fabric);
 	free(e->engine_log);
 	pthread_mutex_destroy(&e->mu);
+	free(e->link_routes);
+	pthread_mutex_destroy(&e->cache_mu);
 	free(e);
 }
 

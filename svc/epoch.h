@@ -35,6 +35,9 @@
  * @fabric: the fabric routed, finalized, with LIDs
  * @routing: the routing
  * @opts, @report: the evaluation (switches included, with load)
+ * @cache_mu: guards @link_routes, computed on first use (api_link_routes())
+ * @link_routes: per port slot (fabric->nodes[n].port0 + p), the pairs whose
+ *               path leaves through that port under all-to-all traffic
  */
 struct epoch {
 	int refs;
@@ -52,6 +55,8 @@ struct epoch {
 	struct rt_routing *routing;
 	struct an_opts opts;
 	struct an_report report;
+	pthread_mutex_t cache_mu;
+	uint64_t *link_routes;
 };
 
 /** epoch_new() - a zeroed epoch holding one reference; NULL when out of memory. */

@@ -83,6 +83,8 @@ like "status --json holds the three answers" "$(printf '%s' "$out" | tr -d '\n '
 	'^\{"fabric":\{"epoch".*"ready":\{"ready":true.*"health":\{'
 is "status --json parses, switches" "$(printf '%s' "$out" | jq .fabric.switches)" 54
 runs "FABROUTE_URL gives the URL" 0 env FABROUTE_URL="$URL" "$F" status
+runs "a proxy in the environment is not used for loopback" 0 \
+	env http_proxy=http://127.0.0.1:1 HTTP_PROXY=http://127.0.0.1:1 no_proxy=example.org "$F" status $U
 
 runs "route node-000 node-645" 0 "$F" route node-000 node-645 $U
 like "route shows DLID, SL and hop count" "$out" "^DLID 700, SL 0, 3 hops"
