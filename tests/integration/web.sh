@@ -72,6 +72,8 @@ for p in /../etc/passwd /%2e%2e/etc/passwd /..%2fetc%2fpasswd //etc/passwd /inde
 		diag "status $(status), $(head -c 200 "$t_tmp/b")"
 	fi
 done
+head_of '/index.html%00.js'
+is "/index.html%00.js: 400, not a file" "$(status)" 400
 head_of / -X POST
 is "POST /: 404" "$(status)" 404
 
