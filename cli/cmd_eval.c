@@ -16,6 +16,7 @@
 #include "analysis/report.h"
 #include "cli/cli.h"
 #include "cli/eval_text.h"
+#include "cli/progress.h"
 
 static void usage(FILE *out)
 {
@@ -43,8 +44,12 @@ static void usage(FILE *out)
 	      "      --ca-only         only CA-to-CA paths enter the dependency graph (as ibdmchk)\n"
 	      "      --all-lids        check every LID of each destination's LMC range\n"
 	      "      --seed N          seed for sampled metrics (default 1)\n"
+	      "      --threads N       evaluate on N threads (default 0: one per CPU)\n"
 	      "      --json            print JSON (schema fabroute-eval/1, doc/eval-json.md)\n"
 	      "  -h, --help            show this help\n"
+	      "\n"
+	      "On a terminal, steps that run over a second show their progress on\n"
+	      "standard error. LFT dumps are read in pieces: there is no size limit.\n"
 	      "\n"
 	      "Exit status: 0 connected and deadlock-free, 4 some pair unreachable,\n"
 	      "5 a dependency cycle (deadlock possible), 6 both; 2 bad command line,\n"
@@ -59,6 +64,7 @@ struct eval_opts {
 	struct an_opts an;
 	struct an_perm_opts perm;
 	int json, help;
+	struct cli_progress *progress;
 };
 
 static int parse_metrics(struct eval_opts *o, const char *list)
@@ -88,7 +94,7 @@ static int parse_metrics(struct eval_opts *o, const char *list)
 }
 
 enum { OPT_TOPOLOGY = 0x200, OPT_SUBNET, OPT_LFTS, OPT_FDBS, OPT_PATH_SL, OPT_SL2VL,
-       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS };
+       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_THREADS };
 
 static int parse_opt(struct eval_opts *o, int c, const char *arg)
 {
@@ -113,6 +119,11 @@ static int parse_opt(struct eval_opts *o, int c, const char *arg)
 		if (cli_parse_uint(arg, UINT64_MAX, &v))
 			return cli_usage_err("eval", "--seed '%s': expected an unsigned integer", arg);
 		o->perm.seed = v;
+		break;
+	case OPT_THREADS:
+		if (cli_parse_uint(arg, 1024, &v))
+			return cli_usage_err("eval", "--threads '%s': expected 0 to 1024", arg);
+		o->an.threads = (unsigned)v;
 		break;
 	case OPT_FROM:
 		fmt = fmt_topo_from_name(arg);
@@ -141,6 +152,7 @@ static int parse_args(int argc, char **argv, struct eval_opts *o)
 		{ "ca-only", no_argument, NULL, OPT_CA_ONLY },
 		{ "all-lids", no_argument, NULL, OPT_ALL_LIDS },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -207,13 +219,23 @@ static int parse_subnet(const char *buf, size_t len, const char *name, void *ctx
 	return l->f ? 0 : -1;
 }
 
-static int parse_routing(const char *buf, size_t len, const char *name, void *ctx)
+static int parse_fdbs(const char *buf, size_t len, const char *name, void *ctx)
 {
 	struct loaded *l = ctx;
 
-	l->r = l->o->lfts ? fmt_lfts_parse(buf, len, name, l->f, &l->err) :
-			    fmt_fdbs_parse(buf, len, name, l->f, &l->err);
+	l->r = fmt_fdbs_parse(buf, len, name, l->f, &l->err);
 	return l->r ? 0 : -1;
+}
+
+/* The LFT dump, read in pieces whatever its size; CLI_OK or CLI_INPUT. */
+static int load_lfts(struct loaded *l)
+{
+	cli_progress_step(l->o->progress, "reading the LFTs", "MiB");
+	l->r = fmt_lfts_load(l->o->lfts, l->f, cli_progress_cb, l->o->progress, &l->err);
+	if (l->r)
+		return CLI_OK;
+	cli_err("%s", l->err.msg);
+	return CLI_INPUT;
 }
 
 static int parse_sl2vl(const char *buf, size_t len, const char *name, void *ctx)
@@ -235,6 +257,7 @@ static int load(struct loaded *l)
 	const struct eval_opts *o = l->o;
 	int rc;
 
+	cli_progress_step(o->progress, "reading the fabric", NULL);
 	if (o->topology) {
 		l->f = cli_load(o->topology, o->from);
 		rc = l->f ? CLI_OK : CLI_INPUT;
@@ -243,8 +266,12 @@ static int load(struct loaded *l)
 	}
 	if (rc == CLI_OK && o->lids.guid2lid)
 		rc = cli_lids_apply(l->f, &o->lids);
-	if (rc == CLI_OK)
-		rc = read_and(o->lfts ? o->lfts : o->fdbs, FMT_DUMP_SIZE_MAX, &l->err, parse_routing, l);
+	if (rc == CLI_OK && o->lfts)
+		rc = load_lfts(l);
+	else if (rc == CLI_OK)
+		rc = read_and(o->fdbs, FMT_DUMP_SIZE_MAX, &l->err, parse_fdbs, l);
+	if (o->sl2vl || o->path_sl)
+		cli_progress_step(o->progress, "reading SL2VL tables and path SLs", NULL);
 	if (rc == CLI_OK && o->sl2vl)
 		rc = read_and(o->sl2vl, FMT_DUMP_SIZE_MAX, &l->err, parse_sl2vl, l);
 	if (rc == CLI_OK && o->path_sl)
@@ -283,29 +310,45 @@ static int print_json(const struct loaded *l, const struct an_report *rep, const
 	return rc;
 }
 
+/* The evaluation and the permutation metrics, with their times; CLI_OK or CLI_FAIL. */
+static int compute(struct loaded *l, struct an_report *rep, struct an_perm *perm, double *ms,
+		   double *perm_ms)
+{
+	struct an_opts ao = l->o->an;
+	struct timespec t0;
+
+	ao.progress = cli_progress_cb;
+	ao.progress_arg = l->o->progress;
+	cli_progress_step(l->o->progress, "evaluating", "destinations");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (an_evaluate(l->f, l->r, &ao, rep, &l->err)) {
+		cli_err("%s", l->err.msg);
+		return CLI_FAIL;
+	}
+	*ms = ms_since(&t0);
+	if (l->o->perm.worst || l->o->perm.sample) {
+		cli_progress_step(l->o->progress, "permutation metrics", NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (an_perm_run(l->f, l->r, &l->o->perm, perm, &l->err)) {
+			cli_err("%s", l->err.msg);
+			an_report_free(rep);
+			return CLI_FAIL;
+		}
+		*perm_ms = ms_since(&t0);
+	}
+	return CLI_OK;
+}
+
 static int evaluate(struct loaded *l)
 {
 	struct an_report rep;
 	struct an_perm perm = { 0 };
-	struct timespec t0;
-	double ms, perm_ms = 0;
-	int rc;
+	double ms = 0, perm_ms = 0;
+	int rc = compute(l, &rep, &perm, &ms, &perm_ms);
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (an_evaluate(l->f, l->r, &l->o->an, &rep, &l->err)) {
-		cli_err("%s", l->err.msg);
-		return CLI_FAIL;
-	}
-	ms = ms_since(&t0);
-	if (l->o->perm.worst || l->o->perm.sample) {
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (an_perm_run(l->f, l->r, &l->o->perm, &perm, &l->err)) {
-			cli_err("%s", l->err.msg);
-			an_report_free(&rep);
-			return CLI_FAIL;
-		}
-		perm_ms = ms_since(&t0);
-	}
+	cli_progress_end(l->o->progress);
+	if (rc != CLI_OK)
+		return rc;
 	if (l->o->json) {
 		rc = print_json(l, &rep, &perm);
 	} else {
@@ -324,7 +367,7 @@ static int evaluate(struct loaded *l)
 int cmd_eval(int argc, char **argv)
 {
 	struct eval_opts o = { .from = FMT_AUTO, .lids = { .lmc = -1 },
-			       .an = { .load = 1 }, .perm = { .seed = 1 } };
+			       .an = { .load = 1, .parallel = 1 }, .perm = { .seed = 1 } };
 	struct loaded l = { .o = &o };
 	int rc = parse_args(argc, argv, &o);
 
@@ -333,9 +376,12 @@ int cmd_eval(int argc, char **argv)
 			usage(stdout);
 		return rc;
 	}
+	o.progress = cli_progress_start("eval");
 	rc = load(&l);
 	if (rc == CLI_OK)
 		rc = evaluate(&l);
+	else
+		cli_progress_end(o.progress);
 	rt_free(l.r);
 	fab_free(l.f);
 	return rc;

@@ -2,6 +2,7 @@
 # fabroute compute and fabroute engines: files written, chains, evaluation,
 # exit codes, errors.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+need jq
 
 F=$FABROUTE
 D=$t_tmp
@@ -11,9 +12,7 @@ for e in minhop updn ftree sftree dmodk smodk opt ftdlr; do
 	like "engines shows $e" "$out" "^$e "
 done
 runs "engines --json" 0 "$F" engines --json
-if command -v jq >/dev/null 2>&1; then
-	is "engines --json names 8 engines" "$(printf '%s' "$out" | jq length)" 8
-fi
+is "engines --json names 8 engines" "$(printf '%s' "$out" | jq length)" 8
 runs "compute --help" 0 "$F" compute --help
 
 "$F" gen ft648 -o "$D/ft648.ibnd"
@@ -24,12 +23,10 @@ like "evaluation printed" "$out" "connectivity: connected"
 for file in opensm-lfts.dump guid2lid topology.ibnd summary.json; do
 	is "wrote $file" "$(test -s "$D/out/$file" && echo yes)" yes
 done
-if command -v jq >/dev/null 2>&1; then
-	is "summary names the engine" "$(jq -r .engine "$D/out/summary.json")" sftree
-	is "summary holds the evaluation" "$(jq .evaluation.connectivity.connected "$D/out/summary.json")" true
-	is "summary: SW-SW all reachable" \
-		"$(jq '.evaluation.connectivity.classes["sw-sw"].unreachable' "$D/out/summary.json")" 0
-fi
+is "summary names the engine" "$(jq -r .engine "$D/out/summary.json")" sftree
+is "summary holds the evaluation" "$(jq .evaluation.connectivity.connected "$D/out/summary.json")" true
+is "summary: SW-SW all reachable" \
+	"$(jq '.evaluation.connectivity.classes["sw-sw"].unreachable' "$D/out/summary.json")" 0
 is "no path-sl when every pair uses SL 0" "$(test -e "$D/out/path-sl" && echo written || echo absent)" absent
 runs "eval reads what compute wrote" 0 "$F" eval --topology "$D/out/topology.ibnd" \
 	--lfts "$D/out/opensm-lfts.dump"
