@@ -336,6 +336,40 @@ static int check_updown(struct fd *x, struct fab_err *err)
 	return rc;
 }
 
+/*
+ * The base's turning switches: where some switch LID's path comes down and
+ * goes up again (sftree turns its switch pairs in the subtree of its root).
+ * Detours prefer to U-turn there too: when every U-turn of a routing is at
+ * one switch, no dependency chain can leave it and come back (papers/000,
+ * Lemma 5.9), which keeps a one-VL repair acyclic where sftree's turns and
+ * the detours would otherwise meet.
+ */
+static int setup_turning(struct fd *x)
+{
+	const struct fabric *bf = x->bf;
+
+	x->turning = calloc((size_t)x->nsw + 1, 1);
+	if (!x->turning)
+		return -1;
+	for (uint32_t d = 0; d < x->nsw; d++) {
+		unsigned lid = fab_port(bf, bf->switches[d], 0)->lid;
+
+		for (uint32_t s = 0; lid && s < x->nsw; s++) {
+			uint8_t p = rt_lft_get(x->br, s, lid), q;
+			uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, s, p), y, f;
+
+			if (e == FD_NONE || is_up_link(x, s, e))
+				continue;
+			y = x->m.links[e].peer;
+			q = rt_lft_get(x->br, y, lid);
+			f = q == RT_NO_PORT ? FD_NONE : fd_link(x, y, q);
+			if (f != FD_NONE && is_up_link(x, y, f))
+				x->turning[y] = 1;
+		}
+	}
+	return 0;
+}
+
 /* --- the repaired routing's frame -------------------------------------------------- */
 
 /* @r gets the base's entries, SL2VL tables and pair tables, mapped by GUID. */
@@ -344,6 +378,7 @@ static int copy_base(struct fd *x)
 	const struct fabric *bf = x->bf, *cf = x->cf;
 	const struct rt_routing *br = x->br;
 	struct rt_routing *r = x->r;
+	uint32_t *map;
 
 	for (uint32_t s = 0; s < x->nsw; s++) {
 		uint32_t c = x->cur[s];
@@ -360,20 +395,18 @@ static int copy_base(struct fd *x)
 	r->vls_used = br->vls_used;
 	if (!br->path_sl && !br->dlid_off)
 		return 0;
-	if (rt_pairs_alloc(r))
+	if (rt_pairs_alloc(r) || !(map = malloc(((size_t)cf->neps + 1) * sizeof(*map))))
 		return -1;
-	for (uint32_t a = 0; a < cf->neps; a++) {
-		uint32_t ba = fab_ep_by_port_guid(bf, fab_port(cf, cf->eps[a].node, cf->eps[a].port)->guid);
-
+	for (uint32_t a = 0; a < cf->neps; a++)	/* every endpoint of @cf is one of the base's */
+		map[a] = fab_ep_by_port_guid(bf, fab_port(cf, cf->eps[a].node, cf->eps[a].port)->guid);
+	for (uint32_t a = 0; a < cf->neps; a++)
 		for (uint32_t b = 0; b < cf->neps; b++) {
-			uint32_t bb = fab_ep_by_port_guid(bf, fab_port(cf, cf->eps[b].node,
-							   cf->eps[b].port)->guid);
-			size_t i = (size_t)ba * br->neps + bb, o = (size_t)a * r->neps + b;
+			size_t i = (size_t)map[a] * br->neps + map[b], o = (size_t)a * r->neps + b;
 
 			r->path_sl[o] = br->path_sl ? br->path_sl[i] : 0;
 			r->dlid_off[o] = br->dlid_off ? br->dlid_off[i] : 0;
 		}
-	}
+	free(map);
 	return 0;
 }
 
@@ -438,6 +471,7 @@ static void fd_fini(struct fd *x)
 	free(x->col);
 	free(x->dirt);
 	free(x->clean);
+	free(x->turning);
 	free(x->ustar);
 	free(x->wsel);
 	free(x->lstar);
@@ -503,7 +537,7 @@ static int fd_setup(struct fd *x, struct fab_err *err)
 		rc = check_updown(x, err);
 	if (rc != ENG_OK)
 		return rc;
-	if (setup_columns(x) || setup_dirt(x))
+	if (setup_columns(x) || setup_dirt(x) || setup_turning(x))
 		return ENG_ERROR;
 	x->r = rt_new_len(x->cf, x->br->lft_len);
 	if (!x->r || fd_alloc(x) || copy_base(x))

@@ -213,7 +213,7 @@ static unsigned sl_mask(const struct tw *w, uint32_t dst, unsigned lid)
 	if (!w->b->path_sl && !w->a->path_sl)
 		return 1;
 	for (uint32_t e = 0; e < w->f->neps; e++)
-		if (e != dst && rt_dlid(w->b, w->f, e, dst) == lid)
+		if (e != dst && (!w->b->dlid_off || rt_dlid(w->b, w->f, e, dst) == lid))
 			mask |= 1u << rt_path_sl(w->b, e, dst) | 1u << old_sl(w, e, dst);
 	return mask;
 }

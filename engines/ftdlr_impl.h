@@ -32,6 +32,8 @@
  * @ustar: per base switch y, the upper switch detours to y go through
  * @wsel: per model down link x->y, the U-turn switch w of its detour
  * @lstar: per dead base switch, the label its detours turn to
+ * @turning: per base switch, some switch LID's base path U-turns there
+ *            (sftree's subtree root and the ancestors its pairs turn at)
  * @scope: enum ftdlr_scope
  * @row, @fixed, @mark, @dist, @stack: per base switch, for the LID at hand
  * @sw_broken: per LID, a switch LID the rule left some switch without a way to
@@ -53,6 +55,7 @@ struct fd {
 	uint8_t *clean;
 	uint32_t kmax, ncols;
 	uint32_t *ustar, *wsel, *lstar;
+	uint8_t *turning;
 	enum ftdlr_scope scope;
 	uint8_t *row, *fixed, *mark;
 	uint32_t *dist, *stack;
@@ -68,6 +71,12 @@ static inline uint32_t fd_link(const struct fd *x, uint32_t s, unsigned p)
 	if (p < 1 || p > f->nodes[f->switches[s]].nports)
 		return FD_NONE;
 	return x->plink[f->nodes[f->switches[s]].port0 + p];
+}
+
+/* Model link @e of base switch @s goes up. */
+static inline int is_up_link(const struct fd *x, uint32_t s, uint32_t e)
+{
+	return e < ft_first(&x->m, s, FT_DOWN);
 }
 
 static inline int fd_dead(const struct fd *x, uint32_t s)

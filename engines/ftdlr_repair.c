@@ -341,27 +341,38 @@ static uint32_t pick_kept_w(const struct fd *x, const struct dst *d, uint32_t c,
 {
 	uint32_t n = ft_end(&x->m, c, FT_DOWN) - ft_first(&x->m, c, FT_DOWN);
 
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t w = child_after(x, c, y, i);
-		uint8_t bp;
+	for (int pass = 0; pass < 2; pass++)	/* the base's turning switches first */
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t w = child_after(x, c, y, i);
+			uint8_t bp;
 
-		if (w == FD_NONE)
-			continue;
-		bp = rt_lft_get(x->br, w, d->lid);
-		*base = !x->fixed[w];
-		if (x->fixed[w] ? (!direct && climbs_ok(x, d, c, y, w, x->row[w])) :
-		    direct ? base_reaches(x, d, w, c) : climbs_ok(x, d, c, y, w, bp))
-			return w;
-	}
+			if (w == FD_NONE || x->turning[w] != !pass)
+				continue;
+			bp = rt_lft_get(x->br, w, d->lid);
+			*base = !x->fixed[w];
+			if (x->fixed[w] ? (!direct && climbs_ok(x, d, c, y, w, x->row[w])) :
+			    direct ? base_reaches(x, d, w, c) : climbs_ok(x, d, c, y, w, bp))
+				return w;
+		}
 	return FD_NONE;
 }
 
-/* A free child w of @c linked to @u (wsel()'s choice first), FD_NONE if none. */
+/*
+ * A free child w of @c linked to @u, FD_NONE if none: one of the base's
+ * turning switches first, then wsel()'s choice, then any.
+ */
 static uint32_t pick_free_w(struct fd *x, uint32_t c, uint32_t e, uint32_t u)
 {
-	uint32_t y = x->m.links[e].peer, w = wsel(x, c, e);
+	uint32_t y = x->m.links[e].peer, w;
 	uint32_t n = ft_end(&x->m, c, FT_DOWN) - ft_first(&x->m, c, FT_DOWN);
 
+	for (uint32_t i = 0; i < n; i++) {
+		w = child_after(x, c, y, i);
+		if (w != FD_NONE && x->turning[w] && !x->fixed[w] &&
+		    alive_link(x, w, u) != FD_NONE)
+			return w;
+	}
+	w = wsel(x, c, e);
 	if (w != FD_NONE && !x->fixed[w])
 		return w;
 	for (uint32_t i = 0; i < n; i++) {

@@ -273,16 +273,17 @@ static struct rt_routing *copy_b(const struct fabric *f, const struct rt_routing
 }
 
 /*
- * The SL of pair (@s, @d) in @a. A pair @a did not have (an endpoint came
- * back) takes the largest SL @a gives a pair towards the same kind of node:
- * a switch that returns while a repair runs switch destinations on VL 1
- * stays on VL 1 until the move ends, as every other switch does.
+ * The SL of @a's pair (@s, @d) (indexes of @a), @dflt when @a lacks it
+ * (FAB_NONE). must_break() gives a pair @a did not have (an endpoint came
+ * back) the largest SL @a gives a pair towards the same kind of node: a
+ * switch that returns while a repair runs switch destinations on VL 1 stays
+ * on VL 1 until the move ends, as every other switch does.
  */
-static unsigned old_sl(const struct sg *g, uint32_t s, uint32_t d)
+static inline unsigned sl_of(const struct rt_routing *a, uint32_t s, uint32_t d, unsigned dflt)
 {
-	if (g->ea[s] == FAB_NONE || g->ea[d] == FAB_NONE)	/* a's largest towards its kind */
-		return g->a_sl[g->f->nodes[g->f->eps[d].node].type == FAB_SWITCH];
-	return rt_path_sl(g->a, g->ea[s], g->ea[d]);
+	if (s == FAB_NONE || d == FAB_NONE)
+		return dflt;
+	return a->path_sl ? a->path_sl[(size_t)s * a->neps + d] : 0;
 }
 
 /*
@@ -302,7 +303,8 @@ static uint8_t *must_break(const struct sg *g)
 		uint8_t how = f->nodes[f->eps[d].node].type == FAB_SWITCH ? BRK_SWITCH : BRK_NO;
 
 		for (uint32_t s = 0; (g->a->path_sl || g->b->path_sl) && s < f->neps; s++)
-			if (s != d && old_sl(g, s, d) != rt_path_sl(g->b, s, d)) {
+			if (s != d && sl_of(g->a, g->ea[s], g->ea[d], g->a_sl[how == BRK_SWITCH]) !=
+				      rt_path_sl(g->b, s, d)) {
 				how = BRK_SL;
 				break;
 			}
@@ -321,10 +323,10 @@ static int old_sls(const struct sg *g, struct rt_routing *r)
 		return -1;
 	for (uint32_t s = 0; s < g->f->neps; s++)
 		for (uint32_t d = 0; d < g->f->neps; d++) {
-			int known = g->ea[s] != FAB_NONE && g->ea[d] != FAB_NONE;
+			size_t i = (size_t)s * r->neps + d;
 
-			r->path_sl[(size_t)s * r->neps + d] =
-				(uint8_t)(known ? old_sl(g, s, d) : rt_path_sl(g->b, s, d));
+			r->path_sl[i] = (uint8_t)sl_of(g->a, g->ea[s], g->ea[d],
+						       g->b->path_sl ? g->b->path_sl[i] : 0);
 		}
 	return 0;
 }
