@@ -48,6 +48,17 @@ static const struct cfg_key keys[] = {
 	  "what a routing must be to be published and installed: proven (every pair connected, "
 	  "switches included, and deadlock-free), connected, or any; one that falls short lets the "
 	  "chain's next engine route (or, under OpenSM, OpenSM's)" },
+	{ "repair", S(repair), "ftdlr", 0, 0, 1, "ftdlr|none",
+	  "ftdlr: when a change only takes down or brings back links or switches of a fat tree "
+	  "routed by ftree, sftree or ftdlr, publish at once the local repair of the last full "
+	  "routing (papers/001) if it is proven, else route with the chain; none: always the chain" },
+	{ "rebalance_delay_s", U(rebalance_delay_s), "30", 0, 86400, 1, "S",
+	  "after this long without a change, compute the chain's routing for the repaired fabric "
+	  "and adopt it if it connects at least as many pairs, every step from the repair to it "
+	  "is deadlock-free while switches update one at a time, and it changes at most "
+	  "rebalance_max_blocks LFT blocks (0: never rebalance)" },
+	{ "rebalance_max_blocks", U(rebalance_max_blocks), "0", 0, 4000000000u, 1, "N",
+	  "most 64-LID LFT blocks a rebalance may change (0: no limit)" },
 	{ "source", S(source), "file", 0, 0, 0, "file|opensm",
 	  "where the topology comes from: file (a topology file, faults through the API) or opensm "
 	  "(OpenSM's fabroute-osm plugin, through socket)" },
@@ -315,6 +326,10 @@ int config_check(const struct config *c, struct fab_err *err)
 	if (config_policy(c->publish_policy) < 0) {
 		fab_err_set(err, "publish_policy: expected proven, connected or any, found '%s'",
 			    c->publish_policy);
+		return -1;
+	}
+	if (strcmp(c->repair, "ftdlr") != 0 && strcmp(c->repair, "none") != 0) {
+		fab_err_set(err, "repair: expected ftdlr or none, found '%s'", c->repair);
 		return -1;
 	}
 	if (fmt_topo_from_name(c->topology_format) < 0) {

@@ -31,6 +31,9 @@ struct config {
 	char *engine;
 	char *engine_options;
 	char *publish_policy;
+	char *repair;
+	unsigned rebalance_delay_s;
+	unsigned rebalance_max_blocks;
 	char *source;
 	char *socket;
 	char *topology;
@@ -58,7 +61,7 @@ struct config {
 	unsigned readback_rate;
 	unsigned readback_timeout_ms;
 	unsigned readback_retries;
-	unsigned char origin[32];
+	unsigned char origin[40];
 };
 
 /** config_defaults() - every key at its default. 0, or -1 when out of memory. */

@@ -30,6 +30,8 @@ struct pipe_settings daemon_settings(const struct config *c, const char *chain, 
 		.chain = chain ? chain : c->engine, .options = options ? options : c->engine_options,
 		.lmc = c->lmc, .holddown_ms = c->holddown_ms, .keep = c->snapshot_keep,
 		.max_age_days = c->snapshot_max_age_days, .policy = config_policy(c->publish_policy),
+		.repair = !strcmp(c->repair, "ftdlr"), .rebalance_delay_s = c->rebalance_delay_s,
+		.rebalance_max_blocks = c->rebalance_max_blocks,
 	};
 }
 

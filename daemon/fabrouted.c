@@ -154,6 +154,16 @@ static void on_done(void *ud, const struct epoch *e)
 	}
 }
 
+/* A rebalance is due with source opensm: ask OpenSM for a routing pass. */
+static void ask_sweep(void *ud)
+{
+	struct daemon *d = ud;
+	struct fab_err err;
+
+	if (d->osm && srco_sweep(d->osm, 0, &err))
+		log_info("rebalance: no routing pass asked of OpenSM: %s", err.msg);
+}
+
 static int apply_token(struct daemon *d, const struct config *c, struct fab_err *err)
 {
 	char *tok = NULL;
@@ -472,6 +482,7 @@ static int start(struct daemon *d, struct fab_err *err)
 	}
 	loop_timer_arm(d->store_timer, 2000);
 	pipe_set_done_cb(d->pipe, on_done, d);
+	pipe_set_sweep_cb(d->pipe, d->src ? NULL : ask_sweep, d);
 	restored = d->src && pipe_restore(d->pipe);
 	if (!d->src && start_osm(d, err))
 		return -1;

@@ -10,7 +10,9 @@
  * the stored LIDs, route with the engine chain, evaluate, publish a new
  * epoch, store it as a snapshot, record an event. A failed or
  * non-applicable routing keeps the last good epoch and records an error
- * event. The API never waits for any of it.
+ * event. The API never waits for any of it. A fault of a fat tree is first
+ * repaired locally, and the chain's routing replaces the repair once the
+ * fabric is stable (daemon/repair.h).
  */
 #ifndef FABROUTE_DAEMON_PIPELINE_H
 #define FABROUTE_DAEMON_PIPELINE_H
@@ -33,11 +35,17 @@
  * @holddown_ms: see DOC
  * @keep, @max_age_days: snapshot retention
  * @policy: enum eng_policy: what a routing must be to be published
+ * @repair: publish ftdlr's repair of the last full routing on a fault
+ *          (daemon/repair.h) before trying the chain
+ * @rebalance_delay_s, @rebalance_max_blocks: when and how far the chain's
+ *                                            routing replaces a repair
  */
 struct pipe_settings {
 	const char *chain, *options;
 	unsigned lmc, holddown_ms, keep, max_age_days;
 	int policy;
+	int repair;
+	unsigned rebalance_delay_s, rebalance_max_blocks;
 };
 
 /**
@@ -82,6 +90,13 @@ int pipe_restore(struct pipeline *p);
  * good epoch stays).
  */
 struct epoch *pipe_route_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err);
+
+/**
+ * pipe_set_sweep_cb() - with a source that routes on its own schedule
+ * (OpenSM), call @cb (in the loop's thread) to ask it for a routing pass
+ * when a rebalance is due; without one, the pipeline reroutes itself
+ */
+void pipe_set_sweep_cb(struct pipeline *p, void (*cb)(void *ud), void *ud);
 
 /** pipe_request() - a change happened (thread-safe): reroute soon. */
 void pipe_request(struct pipeline *p, const char *reason);
