@@ -217,7 +217,7 @@ static struct epoch *repair_base(struct pipeline *p)
 		p->base = NULL;
 		p->repaired = 0;
 	}
-	return on && p->base ? epoch_ref(p->base) : NULL;
+	return on && p->base && repair_base_ok(p->base) ? epoch_ref(p->base) : NULL;
 }
 
 /*
@@ -525,8 +525,7 @@ static struct epoch *reroute(struct pipeline *p, struct job *j, struct fab_err *
 		epoch_unref(e);
 		return rebalance_keep(p, j);
 	}
-	if (publish(p, e, j->kind == JOB_REPAIR ? "repair" : j->kind == JOB_REBALANCE ?
-		    "rebalance" : j->reason, &err))
+	if (publish(p, e, j->kind == JOB_REBALANCE ? "rebalance" : j->reason, &err))
 		goto fail;
 	if (j->sync) {	/* OpenSM waits: answer before storing */
 		pthread_mutex_lock(&p->mu);
@@ -541,8 +540,8 @@ static struct epoch *reroute(struct pipeline *p, struct job *j, struct fab_err *
 		 an_connected(&e->report) ? "connected" : "NOT connected",
 		 e->report.cdg.deadlock_free ? "deadlock-free" : "deadlock POSSIBLE", latency);
 	store_epoch(p, e, j, summary);
-	pipe_event(p->st, "reroute", summary, "epoch %llu: %s routed (%s)", (unsigned long long)e->seq,
-		     e->engine, e->reason);
+	pipe_event(p->st, "reroute", summary, "epoch %llu: %s %s (%s)", (unsigned long long)e->seq,
+		     e->engine, j->kind == JOB_REPAIR ? "repaired" : "routed", e->reason);
 	repair_after(p, e, j, latency);
 	return e;
 fail:
@@ -855,7 +854,7 @@ int pipe_restore(struct pipeline *p)
 	}
 	if (publish(p, e, "restore", &err))
 		goto out;
-	if (!snap.reason || strcmp(snap.reason, "repair"))	/* a repair's base is not known */
+	if (!repair_routing(e->routing))	/* a stored repair's base is not known */
 		p->base = epoch_ref(e);
 	log_notice("epoch %llu restored from snapshot %lld without recomputing (evaluated in %.0f ms)",
 		   (unsigned long long)e->seq, (long long)id, e->eval_ms);

@@ -26,6 +26,17 @@ int repair_applies(const char *reason)
 	return !strcmp(reason, "fault") || !strcmp(reason, "opensm") || !strcmp(reason, "source");
 }
 
+int repair_routing(const struct rt_routing *r)
+{
+	return r->notes && !strncmp(r->notes, "repair (", 8);
+}
+
+int repair_base_ok(const struct epoch *base)
+{
+	return !strcmp(base->engine, "sftree") || !strcmp(base->engine, "ftree") ||
+	       !strcmp(base->engine, "ftdlr");
+}
+
 void repair_result_free(struct repair_result *res)
 {
 	fab_free(res->f);

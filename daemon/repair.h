@@ -25,6 +25,12 @@
 /** repair_applies() - a change with this reason may be repaired (a fault, OpenSM's pass, a re-read topology). */
 int repair_applies(const char *reason);
 
+/** repair_routing() - @r is a repair (its notes say so, also once stored and restored). */
+int repair_routing(const struct rt_routing *r);
+
+/** repair_base_ok() - @base was routed by a fat-tree engine whose routing ftdlr repairs (ftree, sftree, ftdlr). */
+int repair_base_ok(const struct epoch *base);
+
 /**
  * struct repair_result - a repair of the base, evaluated
  * @f, @r: the current fabric (with the base's LIDs) and its repair

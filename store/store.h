@@ -191,7 +191,7 @@ int store_prune(struct store *s, unsigned keep, int64_t max_age_ms, int64_t now_
 
 /**
  * store_event_add() - record an event
- * @type: "trap", "fault", "reroute", "error", "engine", "config", "daemon"
+ * @type: "trap", "fault", "reroute", "repair", "rebalance", "error", "engine", "config", "daemon"
  * @details: JSON object or NULL (stored as text)
  * Return: the event id (> 0), or -1.
  */

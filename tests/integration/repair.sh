@@ -1,0 +1,80 @@
+#!/bin/sh
+# Repair now, rebalance later (fabrouted, file source): a link fault of the
+# 648-port tree routed by sftree is repaired at once (a "repair" event with
+# the blocks changed, ftdlr's tables, only the fault's group touched); once
+# the fabric is stable the chain's routing replaces it, or not when it would
+# change more blocks than allowed; the link's return gives the base's tables
+# back; repair = none routes with the chain.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+. "$top_srcdir/tests/integration/daemon_lib.sh"
+
+# d_wait_event TYPE: wait for an event of TYPE; its details in $body.
+d_wait_event() {
+	i=0
+	while :; do
+		api GET "/api/events?type=$1&limit=1"
+		[ "$(jf '.events | length')" -ge 1 ] 2>/dev/null && { body=$(jf '.events[0]'); return 0; }
+		i=$((i + 1))
+		[ $i -gt $((200 * T_SLOW)) ] && { diag "no $1 event"; return 1; }
+		sleep 0.05
+	done
+}
+
+d_start r --topology gen:ft648 --holddown-ms 0 --rebalance-delay-s 1 ||
+	{ not_ok "fabrouted starts"; done_testing; }
+d_wait_epoch 1
+api GET /api/lfts
+printf '%s' "$body" >"$t_tmp/base.lfts"
+api POST /api/faults '{"action":"down","link":"leaf-03:20"}'
+is "fault accepted" "$code" 202
+d_wait_epoch 2
+api GET /api/fabric
+is "the fault: epoch 2 by ftdlr" "$(jf .epoch.engine)" ftdlr
+is "the fault: reason fault" "$(jf .epoch.reason)" fault
+is "the repair is connected and deadlock-free" "$(jf .routing.ready)" true
+d_wait_event repair
+like "repair event: blocks counted" "$(jf .message)" "local repair, [1-9][0-9]* LFT entries in [1-9][0-9]* blocks on [1-4] switches changed from epoch 1"
+is "repair event: deadlock-free" "$(jf .details.deadlock_free)" true
+is "repair event: at most 4 switches" "$(jf '.details.changed.switches <= 4')" true
+d_wait_event rebalance
+is "rebalance adopted once stable" "$(jf .details.adopted)" true
+is "rebalance: as many pairs" "$(jf '.details.pairs_after >= .details.pairs_before')" true
+is "rebalance: every step deadlock-free" "$(jf .details.steps_deadlock_free)" true
+api GET /api/fabric
+is "rebalance: epoch 3" "$(jf .epoch.seq)" 3
+is "rebalance: by the chain" "$(jf .epoch.engine)" sftree
+is "rebalance: reason rebalance" "$(jf .epoch.reason)" rebalance
+d_stop
+is "stopped cleanly" "$D_STATUS" 0
+
+# a rebalance that would change too many blocks is declined; recovery gives the base back
+d_start m --topology gen:ft648 --holddown-ms 0 --rebalance-delay-s 1 --rebalance-max-blocks 10 ||
+	{ not_ok "fabrouted starts (max blocks)"; done_testing; }
+d_wait_epoch 1
+api POST /api/faults '{"action":"down","link":"leaf-03:20"}'
+d_wait_epoch 2
+d_wait_event rebalance
+is "rebalance declined over rebalance_max_blocks" "$(jf .details.adopted)" false
+like "says why" "$(jf .details.why)" "changes [0-9]+ LFT blocks, rebalance_max_blocks is 10"
+api GET /api/fabric
+is "the repair stays" "$(jf .epoch.engine)/$(jf .epoch.seq)" ftdlr/2
+api POST /api/faults '{"action":"up","link":"leaf-03:20"}'
+d_wait_epoch 3
+api GET /api/fabric
+is "recovery: repaired from the base" "$(jf .epoch.engine)" ftdlr
+api GET /api/lfts
+is "recovery: the base's tables byte for byte" "$(printf '%s' "$body" | cmp -s - "$t_tmp/base.lfts" && echo same)" same
+d_stop
+
+# repair = none: the chain routes every change
+d_start n --topology gen:ft648 --holddown-ms 0 --repair none ||
+	{ not_ok "fabrouted starts (repair none)"; done_testing; }
+d_wait_epoch 1
+api POST /api/faults '{"action":"down","link":"leaf-03:20"}'
+d_wait_epoch 2
+api GET /api/fabric
+is "repair none: the chain routes" "$(jf .epoch.engine)" sftree
+api GET "/api/events?type=repair"
+is "repair none: no repair event" "$(jf '.events | length')" 0
+d_stop
+done_testing
