@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_ftdlr: figures of ftdlr's local repair (papers/001).
+ *
+ *   bench_ftdlr fig11 [SETS]    papers/001 Fig. 11 by Monte Carlo: the
+ *                               4-ary 3-tree (4..10 faults) and the 2-ary
+ *                               6-tree (2..10), SETS uniform link-fault sets
+ *                               per point (default 2000), disconnecting sets
+ *                               included
+ *   bench_ftdlr ft648 [SETS]    SETS sets of 17 link faults on the 648-port
+ *                               tree (default 1000), each repair checked by
+ *                               the evaluator
+ *   bench_ftdlr time [N]        repair and proof times per single link fault,
+ *                               the 648-port tree and the 4-ary 3-tree
+ *   bench_ftdlr loss MS...      the paper's packets-lost arithmetic for the
+ *                               given reconfiguration times
+ *
+ * Fig. 11 columns: the share of sets in which the fabric itself still
+ * connects every CA pair ("physical"); in which a full recompute (sftree on
+ * the degraded fabric: the paper's DDRC) connects them all; in which the
+ * local repair of the base routing does ("repair"); and in which the repair
+ * is also deadlock-free on its own, CA paths ("acyclic CA") and the whole
+ * routing with the switch paths ("acyclic all"), no switch-LID fallback
+ * ("local": the switch LIDs were not recomputed either). The base is
+ * ftdlr's own (sftree, switch destinations on VL 1). Same seed, same sets.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/analysis.h"
+#include "bench/ftdlr_loss.h"
+#include "engines/ftdlr.h"
+#include "engines/ftree.h"
+#include "fabric/gen.h"
+
+static void die(const char *what, const struct fab_err *err)
+{
+	fprintf(stderr, "bench_ftdlr: %s: %s\n", what, err ? err->msg : "");
+	exit(1);
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* A fabric, its switch-to-switch links (node, port of the upper end), its base routing. */
+struct tree {
+	struct fabric *f;
+	struct rt_routing *r;
+	uint32_t *node;
+	uint8_t *port;
+	uint32_t nlinks;
+};
+
+/* @e's routing of @f; NULL when @e does not apply (a leaf cut off the tree). */
+static struct rt_routing *try_route(const struct engine *e, const struct fabric *f)
+{
+	struct eng_chain c;
+	struct eng_req q = { .fabric = f, .chain = &c };
+	struct eng_res res;
+	struct fab_err err = { { 0 } };
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	if (eng_chain_parse(&c, e->name, NULL, 0, &err))
+		die(e->name, &err);
+	rc = e->route(&q, &c.args[0], &res, &err);
+	eng_chain_free(&c);
+	if (rc == ENG_ERROR)
+		die(e->name, &err);
+	return rc == ENG_OK ? res.routing : NULL;
+}
+
+static struct rt_routing *route(const struct engine *e, const struct fabric *f)
+{
+	struct rt_routing *r = try_route(e, f);
+
+	if (!r) {
+		fprintf(stderr, "bench_ftdlr: %s does not apply\n", e->name);
+		exit(1);
+	}
+	return r;
+}
+
+static void tree_init(struct tree *t, const char *family, const char *const *kv, size_t n)
+{
+	struct fab_err err = { { 0 } };
+	struct ft_model m;
+
+	t->f = gen_build(family, kv, n, 1, &err);
+	if (!t->f || ft_model_init(&m, t->f, &err) != ENG_OK)
+		die(family, &err);
+	t->r = route(&eng_ftdlr, t->f);
+	t->node = malloc((m.nlinks + 1) * sizeof(*t->node));
+	t->port = malloc(m.nlinks + 1);
+	t->nlinks = 0;
+	for (uint32_t s = 0; s < t->f->nswitches; s++)
+		for (uint32_t i = ft_first(&m, s, FT_DOWN); i < ft_end(&m, s, FT_DOWN); i++) {
+			t->node[t->nlinks] = t->f->switches[s];
+			t->port[t->nlinks++] = m.links[i].port;
+		}
+	ft_model_fini(&m);
+}
+
+static void tree_fini(struct tree *t)
+{
+	fab_free(t->f);
+	rt_free(t->r);
+	free(t->node);
+	free(t->port);
+}
+
+/* @n distinct links of @t, uniformly. */
+static void draw(struct fab_rng *rng, const struct tree *t, uint32_t *l, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k;
+
+		do {
+			l[i] = (uint32_t)fab_rng_below(rng, t->nlinks);
+			for (k = 0; k < i && l[k] != l[i]; k++)
+				;
+		} while (k < i);
+	}
+}
+
+static struct fabric *degrade(const struct tree *t, const uint32_t *l, unsigned n)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = fab_copy(t->f, &err);
+
+	if (!f)
+		die("copy", &err);
+	for (unsigned i = 0; i < n; i++)
+		fab_link_remove(f, t->node[l[i]], t->port[l[i]]);
+	if (fab_finalize(f, &err))
+		die("finalize", &err);
+	return f;
+}
+
+/* Every CA's switch reaches every other's over live links. */
+static int physical(const struct fabric *f)
+{
+	uint32_t n = f->nswitches, *q = malloc((n + 1) * sizeof(*q)), head = 0, tail = 0;
+	uint8_t *seen = calloc(n + 1, 1);
+	int ok = 1;
+
+	q[tail++] = 0;
+	seen[0] = 1;
+	while (head < tail) {
+		uint32_t s = q[head++];
+
+		for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++) {
+			uint32_t t = eng_sw_peer(f, s, p);
+
+			if (t != FAB_NONE && !seen[t]) {
+				seen[t] = 1;
+				q[tail++] = t;
+			}
+		}
+	}
+	for (uint32_t e = 0; e < f->neps && ok; e++) {
+		const struct fab_port *p = fab_port(f, f->eps[e].node, f->eps[e].port);
+
+		if (f->nodes[f->eps[e].node].type != FAB_SWITCH)
+			ok = seen[f->nodes[p->peer].swidx];
+	}
+	free(q);
+	free(seen);
+	return ok;
+}
+
+static void eval(const struct fabric *f, const struct rt_routing *r, int ca_only,
+		 struct an_report *rep)
+{
+	struct fab_err err = { { 0 } };
+	struct an_opts o = { .ca_only = ca_only };
+
+	if (an_evaluate(f, r, &o, rep, &err))
+		die("evaluate", &err);
+}
+
+/* One point of Fig. 11: counts of sets meeting each column. */
+struct point {
+	unsigned sets, phys, ddrc, rep, acyc_ca, acyc_all, local;
+};
+
+static void one_set(const struct tree *t, const uint32_t *l, unsigned n, struct point *pt)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = degrade(t, l, n);
+	struct rt_routing *full = NULL, *r = NULL;
+	struct ftdlr_stats st;
+	struct an_report rep;
+
+	pt->sets++;
+	pt->phys += physical(f);
+	if ((full = try_route(&eng_sftree, f))) {
+		eval(f, full, 1, &rep);
+		pt->ddrc += rep.conn.unreachable[AN_CA_CA] == 0;
+		an_report_free(&rep);
+	}
+	if (ftdlr_repair(t->f, t->r, f, FTDLR_MINIMAL, &r, &st, &err) == ENG_OK) {
+		int conn;
+
+		eval(f, r, 1, &rep);
+		conn = rep.conn.unreachable[AN_CA_CA] == 0;
+		pt->rep += conn;
+		pt->acyc_ca += conn && rep.cdg.deadlock_free;
+		an_report_free(&rep);
+		eval(f, r, 0, &rep);
+		pt->acyc_all += conn && rep.cdg.deadlock_free;
+		pt->local += conn && rep.cdg.deadlock_free && !st.sw_fallback;
+		an_report_free(&rep);
+	}
+	rt_free(full);
+	rt_free(r);
+	fab_free(f);
+}
+
+static void fig11(const char *title, const char *family, const char *const *kv, size_t nkv,
+		  unsigned from, unsigned to, unsigned sets)
+{
+	struct tree t;
+	struct fab_rng rng;
+	uint32_t l[32];
+	double t0 = now_ms();
+
+	tree_init(&t, family, kv, nkv);
+	fab_rng_seed(&rng, 11);
+	printf("%s: %u switch links, %u sets per point\n", title, t.nlinks, sets);
+	printf("%7s %9s %9s %9s %11s %11s %9s\n", "faults", "physical", "full", "repair",
+	       "acyclic CA", "acyclic all", "local");
+	for (unsigned n = from; n <= to; n++) {
+		struct point pt = { 0 };
+
+		for (unsigned s = 0; s < sets; s++) {
+			draw(&rng, &t, l, n);
+			one_set(&t, l, n, &pt);
+		}
+		printf("%7u %9.4f %9.4f %9.4f %11.4f %11.4f %9.4f\n", n, (double)pt.phys / sets,
+		       (double)pt.ddrc / sets, (double)pt.rep / sets, (double)pt.acyc_ca / sets,
+		       (double)pt.acyc_all / sets, (double)pt.local / sets);
+		fflush(stdout);
+	}
+	printf("(%.0f s)\n\n", (now_ms() - t0) / 1e3);
+	tree_fini(&t);
+}
+
+/* 648-port tree, @sets sets of 17 link faults: every repair checked. */
+static void ft648(unsigned sets)
+{
+	struct tree t;
+	struct fab_rng rng;
+	uint32_t l[17];
+	unsigned ok = 0, fallback = 0, proven = 0;
+	uint64_t most = 0;
+	uint32_t mostsw = 0;
+
+	tree_init(&t, "ft648", NULL, 0);
+	fab_rng_seed(&rng, 17);
+	for (unsigned s = 0; s < sets; s++) {
+		struct fab_err err = { { 0 } };
+		struct fabric *f;
+		struct rt_routing *r;
+		struct ftdlr_stats st;
+		struct an_report rep;
+
+		draw(&rng, &t, l, 17);
+		f = degrade(&t, l, 17);
+		if (ftdlr_repair(t.f, t.r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK)
+			die("repair", &err);
+		eval(f, r, 0, &rep);
+		ok += an_connected(&rep);
+		proven += an_connected(&rep) && rep.cdg.deadlock_free;
+		fallback += st.sw_fallback > 0;
+		most = st.entries > most ? st.entries : most;
+		mostsw = st.switches > mostsw ? st.switches : mostsw;
+		an_report_free(&rep);
+		rt_free(r);
+		fab_free(f);
+	}
+	printf("648-port tree, %u sets of 17 link faults (k - 1 = 17): connected %u, connected and "
+	       "deadlock-free %u, switch LIDs recomputed in %u; at most %llu entries on %u switches\n\n",
+	       sets, ok, proven, fallback, (unsigned long long)most, mostsw);
+	tree_fini(&t);
+}
+
+/* Repair and proof times per single link fault on @family, base @e. */
+static void timing(const char *family, const char *const *kv, size_t nkv, const struct engine *e,
+		   unsigned n)
+{
+	struct tree t;
+	double rep_ms = 0, eval_ms = 0, stage_ms = 0, worst = 0;
+	unsigned proven = 0;
+
+	tree_init(&t, family, kv, nkv);
+	rt_free(t.r);
+	t.r = route(e, t.f);
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t l = (uint32_t)((uint64_t)i * t.nlinks / n);
+		struct fab_err err = { { 0 } };
+		struct fabric *f = degrade(&t, &l, 1);
+		struct rt_routing *r, **steps;
+		struct ftdlr_stats st;
+		struct an_report rep;
+		unsigned ns;
+		double t0 = now_ms(), t1, t2, t3;
+
+		if (ftdlr_repair(t.f, t.r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK)
+			die("repair", &err);
+		t1 = now_ms();
+		eval(f, r, 0, &rep);
+		t2 = now_ms();
+		if (ftdlr_stages(f, t.f, t.r, r, &steps, &ns, &err))
+			die("stages", &err);
+		t3 = now_ms();
+		ftdlr_stages_free(steps, ns);
+		proven += an_connected(&rep) && rep.cdg.deadlock_free;
+		rep_ms += t1 - t0;
+		eval_ms += t2 - t1;
+		stage_ms += t3 - t2;
+		worst = t2 - t0 > worst ? t2 - t0 : worst;
+		an_report_free(&rep);
+		rt_free(r);
+		fab_free(f);
+	}
+	printf("%-14s base %-6s: repair %6.2f ms, proof (full evaluation, 1 thread) %6.2f ms, "
+	       "repair + proof at most %6.2f ms, steps %5.2f ms; proven %u of %u\n", family, e->name,
+	       rep_ms / n, eval_ms / n, worst, stage_ms / n, proven, n);
+	tree_fini(&t);
+}
+
+static void loss(int argc, char **argv)
+{
+	const struct loss_tree t = { .accepted = 18, .nodes = 64, .up_share = 0.75 };
+
+	printf("papers/001's arithmetic (saturated 4-ary 3-tree, 18 packets/cycle): 0.03 s = %.0f "
+	       "cycles; %.2f packets/cycle on a bottom link, %.2f on a top link; %.0f and %.0f "
+	       "packets lost per fault (the paper: 32812 and 24704); %.0fx DDLR's 1.5\n",
+	       loss_cycles(0.03), loss_rate_bottom(&t), loss_rate_top(&t),
+	       loss_packets(0.03, 0.56), loss_packets(0.03, 0.42), loss_packets(0.03, 0.56) / 1.5);
+	for (int i = 0; i < argc; i++) {
+		double s = atof(argv[i]) / 1e3;
+
+		printf("  %8.1f ms to the last LFT write: %9.0f packets lost on a bottom link, "
+		       "%9.0f on a top link (%.0fx DDLR)\n", s * 1e3, loss_packets(s, 0.56),
+		       loss_packets(s, 0.42), loss_packets(s, 0.56) / 1.5);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const k43[] = { "k=4", "n=3" }, *const k26[] = { "k=2", "n=6" };
+	unsigned sets = argc > 2 ? (unsigned)atoi(argv[2]) : 0;
+
+	if (argc > 1 && !strcmp(argv[1], "fig11")) {
+		fig11("4-ary 3-tree (papers/001 Fig. 11a)", "kary-ntree", k43, 2, 4, 10,
+		      sets ? sets : 2000);
+		fig11("2-ary 6-tree (papers/001 Fig. 11b)", "kary-ntree", k26, 2, 2, 10,
+		      sets ? sets : 2000);
+	} else if (argc > 1 && !strcmp(argv[1], "ft648")) {
+		ft648(sets ? sets : 1000);
+	} else if (argc > 1 && !strcmp(argv[1], "time")) {
+		timing("ft648", NULL, 0, &eng_sftree, sets ? sets : 100);
+		timing("ft648", NULL, 0, &eng_ftdlr, sets ? sets : 100);
+		timing("kary-ntree", k43, 2, &eng_sftree, sets ? sets : 128);
+		timing("kary-ntree", k43, 2, &eng_ftdlr, sets ? sets : 128);
+	} else if (argc > 1 && !strcmp(argv[1], "loss")) {
+		loss(argc - 2, argv + 2);
+	} else {
+		fprintf(stderr, "usage: bench_ftdlr fig11 [SETS] | ft648 [SETS] | time [N] | loss MS...\n");
+		return 2;
+	}
+	return 0;
+}
