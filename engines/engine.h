@@ -142,6 +142,7 @@ struct engine {
 
 extern const struct engine eng_sftree, eng_ftree, eng_opt, eng_dmodk, eng_smodk;
 extern const struct engine eng_updn, eng_minhop;
+extern const struct engine eng_pathsel, eng_swidest, eng_rename, eng_explicit;
 
 /** eng_all() - every engine, in the order `fabroute engines` lists them. */
 const struct engine *const *eng_all(size_t *n);

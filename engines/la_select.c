@@ -1,0 +1,630 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: lidassign - the paths of the path-based engines (papers/002 §5)
+ *
+ * Path selection. Every machine pair gets the shortest legal Up*\/Down*
+ * paths between its switches as candidates, at most @max of them (depth
+ * first in port order; papers/002: "a maximum of 16 shortest paths ... some
+ * pairs may not have 16"). Most-loaded-link-first (Koibuchi et al.) then
+ * removes candidates until each pair has one: a directed switch link's load
+ * is the sum over the pairs of (their candidates on it) / (their candidate
+ * count), kept exactly as integers scaled by lcm(1..16) = 720720; the most
+ * loaded link (ties: the lower link index) loses one candidate of a pair
+ * that still has more than one: the longest, then the one whose pair has
+ * the most candidates, then the lowest (pair, candidate) index. A link none
+ * of whose candidates can go any more is left alone. Per link, a heap of
+ * (length, count, index) keys finds that candidate; entries made stale by a
+ * count change are dropped when met.
+ *
+ * Shortest-widest. Pair after pair, every link starting at weight 1: among
+ * the shortest legal paths, the one whose links weigh least in sum (or,
+ * with bottleneck, whose heaviest link is lightest, then the sum), ties to
+ * the lower port at the first differing hop; each link of the chosen path
+ * then weighs one more. Weights are per directed link, like the loads.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/la_impl.h"
+
+#define SCALE 720720u	/* lcm(1..16): every 1/count is an integer */
+
+int la_ctx_init(struct la_ctx *c, const struct fabric *f, const struct la_updn *u,
+		struct fab_err *err)
+{
+	uint32_t ns = f->nswitches, *q = malloc(2 * ((size_t)ns + 1) * sizeof(*q));
+
+	memset(c, 0, sizeof(*c));
+	c->f = f;
+	c->u = u;
+	c->ns = ns;
+	c->nports = 1;
+	for (uint32_t s = 0; s < ns; s++)
+		if (f->nodes[f->switches[s]].nports + 1u > c->nports)
+			c->nports = f->nodes[f->switches[s]].nports + 1u;
+	c->ca = malloc(((size_t)f->neps + 1) * sizeof(*c->ca));
+	c->epsw = malloc(((size_t)f->neps + 1) * sizeof(*c->epsw));
+	c->linkof = malloc(((size_t)ns * c->nports + 1) * sizeof(*c->linkof));
+	c->du = malloc(((size_t)ns * ns + 1) * sizeof(*c->du));
+	c->dd = malloc(((size_t)ns * ns + 1) * sizeof(*c->dd));
+	if (!q || !c->ca || !c->epsw || !c->linkof || !c->du || !c->dd) {
+		free(q);
+		la_ctx_free(c);
+		fab_err_set(err, "out of memory");
+		return -1;
+	}
+	for (uint32_t e = 0; e < f->neps; e++) {
+		uint32_t node = f->eps[e].node;
+		const struct fab_port *p = fab_port(f, node, f->eps[e].port);
+
+		if (f->nodes[node].type == FAB_SWITCH) {
+			c->epsw[e] = f->nodes[node].swidx;
+			continue;
+		}
+		c->epsw[e] = p->peer != FAB_NONE && f->nodes[p->peer].type == FAB_SWITCH ?
+			     f->nodes[p->peer].swidx : FAB_NONE;
+		if (c->epsw[e] != FAB_NONE)
+			c->ca[c->nca++] = e;
+	}
+	for (size_t i = 0; i < (size_t)ns * c->nports; i++)
+		c->linkof[i] = UINT32_MAX;
+	for (uint32_t s = 0; s < ns; s++)
+		for (uint32_t k = u->adj.off[s]; k < u->adj.off[s + 1]; k++)
+			c->linkof[(size_t)s * c->nports + u->adj.port[k]] = k;
+	for (uint32_t t = 0; t < ns; t++)
+		la_updn_dist(u, t, c->du + (size_t)t * ns, c->dd + (size_t)t * ns, q);
+	free(q);
+	return 0;
+}
+
+void la_ctx_free(struct la_ctx *c)
+{
+	free(c->ca);
+	free(c->epsw);
+	free(c->linkof);
+	free(c->du);
+	free(c->dd);
+	memset(c, 0, sizeof(*c));
+}
+
+int la_ctx_add(const struct la_ctx *c, struct fmt_paths *ps, uint32_t src, uint32_t dst,
+	       const struct la_hop *h, uint32_t n)
+{
+	const struct fabric *f = c->f;
+	struct fmt_hop hops[256];
+	uint32_t dsw = c->epsw[dst];
+
+	if (n + 1 > sizeof(hops) / sizeof(hops[0]))
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		hops[i] = (struct fmt_hop){ f->switches[h[i].node], (uint8_t)h[i].port };
+	hops[n] = (struct fmt_hop){ f->switches[dsw],
+				    (uint8_t)(f->nodes[f->eps[dst].node].type == FAB_SWITCH ? 0 :
+					      fab_port(f, f->eps[dst].node, f->eps[dst].port)->peer_port) };
+	return fmt_paths_add(ps, src, dst, 0, hops, n + 1);
+}
+
+/* --- path selection --------------------------------------------------------------- */
+
+struct lheap {
+	uint64_t *e;
+	uint32_t n, cap;
+};
+
+/*
+ * struct sel - path selection at work
+ * @spoff, @spn: per switch pair (a * ns + b), where its candidates start in
+ *               @hops and how many there are; each is du[a] hops long
+ * @alive, @cnt: per machine pair, its candidates left (bit c) and how many
+ * @load: per link, scaled load; @lh: per link, its removable candidates
+ * @gh, @gpos, @gn: the links with removable candidates, a max-heap by load
+ */
+struct sel {
+	const struct la_ctx *c;
+	uint32_t npairs;
+	size_t *spoff;
+	uint8_t *spn;
+	struct la_hop *hops;
+	size_t nhops, hcap;
+	uint16_t *alive;
+	uint8_t *cnt;
+	uint64_t *load;
+	struct lheap *lh;
+	uint32_t *gh, *gpos, gn, nlinks;
+};
+
+static void pair_ends(const struct sel *s, uint32_t p, uint32_t *a, uint32_t *b)
+{
+	uint32_t n = s->c->nca, i = p / (n - 1), j = p % (n - 1);
+
+	*a = s->c->epsw[s->c->ca[i]];
+	*b = s->c->epsw[s->c->ca[j >= i ? j + 1 : j]];
+}
+
+static uint32_t pair_len(const struct sel *s, uint32_t p)
+{
+	uint32_t a, b;
+
+	pair_ends(s, p, &a, &b);
+	return s->c->du[(size_t)b * s->c->ns + a];
+}
+
+static const struct la_hop *cand(const struct sel *s, uint32_t p, uint32_t k)
+{
+	uint32_t a, b;
+
+	pair_ends(s, p, &a, &b);
+	return s->hops + s->spoff[(size_t)a * s->c->ns + b] +
+	       (size_t)k * s->c->du[(size_t)b * s->c->ns + a];
+}
+
+static uint32_t link_of(const struct sel *s, const struct la_hop *h)
+{
+	return s->c->linkof[(size_t)h->node * s->c->nports + h->port];
+}
+
+/* Candidates of every switch pair holding machines at both ends. */
+static int sel_cands(struct sel *s, uint32_t max)
+{
+	const struct la_ctx *c = s->c;
+	uint32_t ns = c->ns;
+	uint8_t *has = calloc((size_t)ns + 1, 1);
+
+	if (!has)
+		return -1;
+	for (uint32_t i = 0; i < c->nca; i++)
+		has[c->epsw[c->ca[i]]] = 1;
+	for (uint32_t a = 0; a < ns; a++)
+		for (uint32_t b = 0; b < ns; b++) {
+			uint32_t len = c->du[(size_t)b * ns + a];
+			size_t need = (size_t)len * max;
+
+			if (!has[a] || !has[b] || len == UINT16_MAX)
+				continue;
+			if (s->nhops + need > s->hcap) {
+				size_t cap = s->hcap ? s->hcap * 2 : 4096;
+				struct la_hop *h;
+
+				while (cap < s->nhops + need)
+					cap *= 2;
+				if (!(h = realloc(s->hops, cap * sizeof(*h)))) {
+					free(has);
+					return -1;
+				}
+				s->hops = h;
+				s->hcap = cap;
+			}
+			s->spoff[(size_t)a * ns + b] = s->nhops;
+			s->spn[(size_t)a * ns + b] = (uint8_t)la_updn_paths(c->u, a, b,
+				c->du + (size_t)b * ns, c->dd + (size_t)b * ns, max, s->hops + s->nhops);
+			s->nhops += (size_t)len * s->spn[(size_t)a * ns + b];
+		}
+	free(has);
+	return 0;
+}
+
+/* --- the heaps ---- */
+
+static int gless(const struct sel *s, uint32_t x, uint32_t y)	/* x above y */
+{
+	return s->load[x] != s->load[y] ? s->load[x] > s->load[y] : x < y;
+}
+
+static void gswap(struct sel *s, uint32_t i, uint32_t j)
+{
+	uint32_t t = s->gh[i];
+
+	s->gh[i] = s->gh[j];
+	s->gh[j] = t;
+	s->gpos[s->gh[i]] = i;
+	s->gpos[s->gh[j]] = j;
+}
+
+static void gfix(struct sel *s, uint32_t l)
+{
+	uint32_t i = s->gpos[l];
+
+	if (i == UINT32_MAX)
+		return;
+	while (i && gless(s, s->gh[i], s->gh[(i - 1) / 2])) {
+		gswap(s, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		uint32_t a = 2 * i + 1, b = a + 1, m = i;
+
+		if (a < s->gn && gless(s, s->gh[a], s->gh[m]))
+			m = a;
+		if (b < s->gn && gless(s, s->gh[b], s->gh[m]))
+			m = b;
+		if (m == i)
+			return;
+		gswap(s, i, m);
+		i = m;
+	}
+}
+
+static void gremove(struct sel *s, uint32_t l)
+{
+	uint32_t i = s->gpos[l], last = s->gh[--s->gn];
+
+	s->gpos[l] = UINT32_MAX;
+	if (last == l)
+		return;
+	s->gh[i] = last;
+	s->gpos[last] = i;
+	gfix(s, last);
+}
+
+static int lpush(struct lheap *h, uint64_t key)
+{
+	uint32_t i;
+
+	if (h->n == h->cap) {
+		uint32_t cap = h->cap ? h->cap * 2 : 8;
+		uint64_t *e = realloc(h->e, cap * sizeof(*e));
+
+		if (!e)
+			return -1;
+		h->e = e;
+		h->cap = cap;
+	}
+	for (i = h->n++; i && h->e[(i - 1) / 2] > key; i = (i - 1) / 2)
+		h->e[i] = h->e[(i - 1) / 2];
+	h->e[i] = key;
+	return 0;
+}
+
+static void lpop(struct lheap *h)
+{
+	uint64_t x = h->e[--h->n];
+	uint32_t i = 0;
+
+	for (;;) {
+		uint32_t a = 2 * i + 1, m = a;
+
+		if (a >= h->n)
+			break;
+		if (a + 1 < h->n && h->e[a + 1] < h->e[a])
+			m = a + 1;
+		if (h->e[m] >= x)
+			break;
+		h->e[i] = h->e[m];
+		i = m;
+	}
+	if (h->n)
+		h->e[i] = x;
+}
+
+/* Key: longest first, then most candidates, then lowest (pair, candidate). */
+static uint64_t key(uint32_t len, uint32_t cnt, uint32_t p, uint32_t k)
+{
+	return (uint64_t)(63 - (len > 63 ? 63 : len)) << 58 | (uint64_t)(31 - cnt) << 53 |
+	       (uint64_t)p << 4 | k;
+}
+
+/* The entries of pair @p's live candidates, with its current count. */
+static int push_pair(struct sel *s, uint32_t p)
+{
+	uint32_t len = pair_len(s, p);
+
+	if (s->cnt[p] < 2)
+		return 0;
+	for (uint32_t k = 0; k < 16; k++) {
+		const struct la_hop *h;
+
+		if (!(s->alive[p] >> k & 1))
+			continue;
+		h = cand(s, p, k);
+		for (uint32_t i = 0; i < len; i++)
+			if (lpush(&s->lh[link_of(s, &h[i])], key(len, s->cnt[p], p, k)))
+				return -1;
+	}
+	return 0;
+}
+
+/* Add @sign x SCALE / cnt for each link of each live candidate of @p. */
+static void pair_load(struct sel *s, uint32_t p, int sign)
+{
+	uint32_t len = pair_len(s, p);
+	uint64_t w = SCALE / s->cnt[p];
+
+	for (uint32_t k = 0; k < 16; k++) {
+		const struct la_hop *h;
+
+		if (!(s->alive[p] >> k & 1))
+			continue;
+		h = cand(s, p, k);
+		for (uint32_t i = 0; i < len; i++) {
+			uint32_t l = link_of(s, &h[i]);
+
+			s->load[l] = sign > 0 ? s->load[l] + w : s->load[l] - w;
+			gfix(s, l);
+		}
+	}
+}
+
+static int remove_cand(struct sel *s, uint32_t p, uint32_t k)
+{
+	pair_load(s, p, -1);
+	s->alive[p] &= (uint16_t)~(1u << k);
+	s->cnt[p]--;
+	pair_load(s, p, +1);
+	return push_pair(s, p);
+}
+
+static int sel_init(struct sel *s, uint64_t *cands)
+{
+	uint32_t nl = s->nlinks;
+
+	s->alive = malloc(((size_t)s->npairs + 1) * sizeof(*s->alive));
+	s->cnt = malloc((size_t)s->npairs + 1);
+	s->load = calloc((size_t)nl + 1, sizeof(*s->load));
+	s->lh = calloc((size_t)nl + 1, sizeof(*s->lh));
+	s->gh = malloc(((size_t)nl + 1) * sizeof(*s->gh));
+	s->gpos = malloc(((size_t)nl + 1) * sizeof(*s->gpos));
+	if (!s->alive || !s->cnt || !s->load || !s->lh || !s->gh || !s->gpos)
+		return -1;
+	for (uint32_t l = 0; l < nl; l++)
+		s->gpos[l] = UINT32_MAX;
+	for (uint32_t p = 0; p < s->npairs; p++) {
+		uint32_t a, b;
+
+		pair_ends(s, p, &a, &b);
+		s->cnt[p] = a == b ? 1 : s->spn[(size_t)a * s->c->ns + b];
+		s->alive[p] = (uint16_t)((1u << s->cnt[p]) - 1);
+		*cands += s->cnt[p];
+		if (!s->cnt[p])
+			continue;
+		if (a != b)
+			pair_load(s, p, +1);
+		if (push_pair(s, p))
+			return -1;
+	}
+	for (uint32_t l = 0; l < nl; l++)
+		if (s->lh[l].n) {
+			s->gh[s->gn] = l;
+			s->gpos[l] = s->gn++;
+			gfix(s, l);
+		}
+	return 0;
+}
+
+/* Most loaded link first, until no link has a removable candidate. */
+static int mllf(struct sel *s, uint64_t *removed)
+{
+	while (s->gn) {
+		uint32_t l = s->gh[0], p, k;
+		struct lheap *h = &s->lh[l];
+		uint64_t e;
+
+		if (!h->n) {
+			gremove(s, l);
+			continue;
+		}
+		e = h->e[0];
+		lpop(h);
+		p = (uint32_t)(e >> 4 & ((1ull << 49) - 1));
+		k = (uint32_t)(e & 15);
+		if (!(s->alive[p] >> k & 1) || s->cnt[p] != 31 - (e >> 53 & 31) || s->cnt[p] < 2)
+			continue;
+		if (remove_cand(s, p, k))
+			return -1;
+		++*removed;
+	}
+	return 0;
+}
+
+static void sel_free(struct sel *s)
+{
+	for (uint32_t l = 0; s->lh && l < s->nlinks; l++)
+		free(s->lh[l].e);
+	free(s->lh);
+	free(s->spoff);
+	free(s->spn);
+	free(s->hops);
+	free(s->alive);
+	free(s->cnt);
+	free(s->load);
+	free(s->gh);
+	free(s->gpos);
+}
+
+int la_paths_select(const struct la_ctx *c, uint32_t max, struct fmt_paths *ps,
+		    struct la_sel_stats *st, struct fab_err *err)
+{
+	struct sel s = { .c = c, .nlinks = c->u->adj.off[c->ns] };
+	size_t nsp = (size_t)c->ns * c->ns + 1;
+	int rc = -1;
+
+	memset(st, 0, sizeof(*st));
+	if (max > 16)
+		max = 16;
+	if (c->nca < 2)
+		return 0;
+	s.npairs = c->nca * (c->nca - 1);
+	s.spoff = calloc(nsp, sizeof(*s.spoff));
+	s.spn = calloc(nsp, 1);
+	if (!s.spoff || !s.spn || sel_cands(&s, max) || sel_init(&s, &st->cands) ||
+	    mllf(&s, &st->removed)) {
+		fab_err_set(err, "out of memory");
+		goto out;
+	}
+	for (uint32_t p = 0; p < s.npairs; p++) {
+		uint32_t i = p / (c->nca - 1), j = p % (c->nca - 1), a, b;
+
+		j += j >= i;
+		pair_ends(&s, p, &a, &b);
+		if (!s.cnt[p]) {
+			fab_err_set(err, "no legal up/down path from switch '%s' to switch '%s'",
+				    fab_desc(c->f, c->f->switches[a]), fab_desc(c->f, c->f->switches[b]));
+			goto out;
+		}
+		if (la_ctx_add(c, ps, c->ca[i], c->ca[j], a == b ? NULL : cand(&s, p,
+			       (uint32_t)__builtin_ctz(s.alive[p])), a == b ? 0 : pair_len(&s, p))) {
+			fab_err_set(err, "out of memory");
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	sel_free(&s);
+	return rc;
+}
+
+/* --- shortest-widest ------------------------------------------------------------ */
+
+struct wide {
+	const struct la_ctx *c;
+	const uint16_t *du, *dd;
+	uint32_t *w;		/* per link weight */
+	uint64_t *cost;		/* per state (x, phase): best (max << 32 | sum) to the end */
+	uint32_t *stamp, *choice, round;
+	int bottleneck;
+};
+
+static uint64_t combine(const struct wide *w, uint32_t lw, uint64_t rest)
+{
+	uint64_t mx = rest >> 32, sum = (rest & 0xffffffffu) + lw;
+
+	if (!w->bottleneck)
+		return sum;
+	return (lw > mx ? lw : mx) << 32 | sum;
+}
+
+/* Least cost from state (x, down) to the destination along shortest legal hops. */
+static uint64_t best(struct wide *w, uint32_t x, int down)
+{
+	const struct la_updn *u = w->c->u;
+	uint32_t st = x * 2 + (uint32_t)down;
+	uint16_t left = down ? w->dd[x] : w->du[x];
+	uint64_t bc = UINT64_MAX;
+
+	if (w->stamp[st] == w->round)
+		return w->cost[st];
+	w->stamp[st] = w->round;
+	w->choice[st] = UINT32_MAX;
+	if (!left)
+		bc = 0;
+	for (uint32_t k = u->adj.off[x]; k < u->adj.off[x + 1] && left; k++) {
+		uint32_t y = u->adj.peer[k];
+		int up = la_updn_up(u, x, y), nd;
+		uint64_t cst;
+
+		if (up && !down && w->du[y] == left - 1)
+			nd = 0;
+		else if (!up && w->dd[y] == left - 1)
+			nd = 1;
+		else
+			continue;
+		cst = combine(w, w->w[k], best(w, y, nd));
+		if (cst < bc) {
+			bc = cst;
+			w->choice[st] = k;
+		}
+	}
+	w->cost[st] = bc;
+	return bc;
+}
+
+static int widest_pair(struct wide *w, struct fmt_paths *ps, uint32_t src, uint32_t dst)
+{
+	const struct la_ctx *c = w->c;
+	uint32_t a = c->epsw[src], b = c->epsw[dst], n = 0, x = a;
+	struct la_hop hops[256];
+	int down = 0;
+
+	w->du = c->du + (size_t)b * c->ns;
+	w->dd = c->dd + (size_t)b * c->ns;
+	if (w->du[a] == UINT16_MAX || w->du[a] >= 256)
+		return 1;
+	w->round++;
+	best(w, a, 0);
+	while (x != b) {
+		uint32_t k = w->choice[x * 2 + (uint32_t)down], y = c->u->adj.peer[k];
+
+		hops[n++] = (struct la_hop){ x, c->u->adj.port[k] };
+		w->w[k]++;
+		down = !la_updn_up(c->u, x, y);
+		x = y;
+	}
+	return la_ctx_add(c, ps, src, dst, hops, n) ? -1 : 0;
+}
+
+int la_paths_widest(const struct la_ctx *c, int dst_major, int bottleneck, struct fmt_paths *ps,
+		    struct fab_err *err)
+{
+	size_t nst = 2 * (size_t)c->ns + 1;
+	struct wide w = { .c = c, .bottleneck = bottleneck };
+	int rc = -1;
+
+	w.w = malloc(((size_t)c->u->adj.off[c->ns] + 1) * sizeof(*w.w));
+	w.cost = malloc(nst * sizeof(*w.cost));
+	w.stamp = calloc(nst, sizeof(*w.stamp));
+	w.choice = malloc(nst * sizeof(*w.choice));
+	if (!w.w || !w.cost || !w.stamp || !w.choice) {
+		fab_err_set(err, "out of memory");
+		goto out;
+	}
+	for (uint32_t l = 0; l < c->u->adj.off[c->ns]; l++)
+		w.w[l] = 1;
+	for (uint32_t i = 0; i < c->nca; i++)
+		for (uint32_t j = 0; j < c->nca; j++) {
+			uint32_t s = dst_major ? c->ca[j] : c->ca[i], d = dst_major ? c->ca[i] : c->ca[j];
+			int r;
+
+			if (i == j)
+				continue;
+			r = widest_pair(&w, ps, s, d);
+			if (r > 0)
+				fab_err_set(err, "no legal up/down path from switch '%s' to switch '%s'",
+					    fab_desc(c->f, c->f->switches[c->epsw[s]]),
+					    fab_desc(c->f, c->f->switches[c->epsw[d]]));
+			else if (r < 0)
+				fab_err_set(err, "out of memory");
+			if (r)
+				goto out;
+		}
+	rc = 0;
+out:
+	free(w.w);
+	free(w.cost);
+	free(w.stamp);
+	free(w.choice);
+	return rc;
+}
+
+/* --- paths traced through tables ------------------------------------------------------ */
+
+int la_paths_trace(const struct la_ctx *c, const struct rt_routing *r, struct fmt_paths *ps,
+		   struct fab_err *err)
+{
+	const struct fabric *f = c->f;
+	struct la_hop hops[256];
+
+	for (uint32_t i = 0; i < c->nca; i++)
+		for (uint32_t j = 0; j < c->nca; j++) {
+			uint32_t s = c->ca[i], d = c->ca[j], x = c->epsw[s], n = 0;
+			unsigned lid = fab_ep_lid(f, d);
+
+			if (i == j)
+				continue;
+			while (x != c->epsw[d]) {
+				unsigned port = rt_lft_get(r, x, lid);
+				uint32_t y = port == RT_NO_PORT ? FAB_NONE : eng_sw_peer(f, x, port);
+
+				if (y == FAB_NONE || n == 255) {
+					fab_err_set(err, "LID %u is not routed from switch '%s'", lid,
+						    fab_desc(f, f->switches[x]));
+					return -1;
+				}
+				hops[n++] = (struct la_hop){ x, port };
+				x = y;
+			}
+			if (la_ctx_add(c, ps, s, d, hops, n)) {
+				fab_err_set(err, "out of memory");
+				return -1;
+			}
+		}
+	return 0;
+}
