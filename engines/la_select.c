@@ -115,6 +115,7 @@ struct lheap {
  * struct sel - path selection at work
  * @spoff, @spn: per switch pair (a * ns + b), where its candidates start in
  *               @hops and how many there are; each is du[a] hops long
+ * @psp, @plen: per machine pair, its switch pair and its paths' length
  * @alive, @cnt: per machine pair, its candidates left (bit c) and how many
  * @load: per link, scaled load; @lh: per link, its removable candidates
  * @gh, @gpos, @gn: the links with removable candidates, a max-heap by load
@@ -126,9 +127,13 @@ struct sel {
 	uint8_t *spn;
 	struct la_hop *hops;
 	size_t nhops, hcap;
+	uint32_t *psp;
+	uint8_t *plen;
 	uint16_t *alive;
 	uint8_t *cnt;
 	uint64_t *load;
+	int64_t *delta;		/* per link, the change being summed up */
+	uint32_t *dl, ndl;	/* the links with a change */
 	struct lheap *lh;
 	uint32_t *gh, *gpos, gn, nlinks;
 };
@@ -143,19 +148,12 @@ static void pair_ends(const struct sel *s, uint32_t p, uint32_t *a, uint32_t *b)
 
 static uint32_t pair_len(const struct sel *s, uint32_t p)
 {
-	uint32_t a, b;
-
-	pair_ends(s, p, &a, &b);
-	return s->c->du[(size_t)b * s->c->ns + a];
+	return s->plen[p];
 }
 
 static const struct la_hop *cand(const struct sel *s, uint32_t p, uint32_t k)
 {
-	uint32_t a, b;
-
-	pair_ends(s, p, &a, &b);
-	return s->hops + s->spoff[(size_t)a * s->c->ns + b] +
-	       (size_t)k * s->c->du[(size_t)b * s->c->ns + a];
+	return s->hops + s->spoff[s->psp[p]] + (size_t)k * s->plen[p];
 }
 
 static uint32_t link_of(const struct sel *s, const struct la_hop *h)
@@ -323,34 +321,51 @@ static int push_pair(struct sel *s, uint32_t p)
 	return 0;
 }
 
-/* Add @sign x SCALE / cnt for each link of each live candidate of @p. */
-static void pair_load(struct sel *s, uint32_t p, int sign)
+/* Add @w to the load of each link of each live candidate of @p (summed in s->delta). */
+static void pair_delta(struct sel *s, uint32_t p, int64_t w)
 {
 	uint32_t len = pair_len(s, p);
-	uint64_t w = SCALE / s->cnt[p];
 
-	for (uint32_t k = 0; k < 16; k++) {
-		const struct la_hop *h;
+	for (uint16_t m = s->alive[p]; m; m &= (uint16_t)(m - 1)) {
+		const struct la_hop *h = cand(s, p, (uint32_t)__builtin_ctz(m));
 
-		if (!(s->alive[p] >> k & 1))
-			continue;
-		h = cand(s, p, k);
 		for (uint32_t i = 0; i < len; i++) {
 			uint32_t l = link_of(s, &h[i]);
 
-			s->load[l] = sign > 0 ? s->load[l] + w : s->load[l] - w;
-			gfix(s, l);
+			if (!s->delta[l])
+				s->dl[s->ndl++] = l;
+			else if (s->delta[l] == INT64_MIN)
+				s->delta[l] = 0;
+			s->delta[l] += w;
+			if (!s->delta[l])	/* back to 0: keep it listed once */
+				s->delta[l] = INT64_MIN;
 		}
 	}
 }
 
-static int remove_cand(struct sel *s, uint32_t p, uint32_t k)
+/* Apply the summed changes; each changed link moves in the heap once. */
+static void apply_delta(struct sel *s)
 {
-	pair_load(s, p, -1);
+	for (uint32_t i = 0; i < s->ndl; i++) {
+		uint32_t l = s->dl[i];
+		int64_t d = s->delta[l] == INT64_MIN ? 0 : s->delta[l];
+
+		s->delta[l] = 0;
+		if (!d)
+			continue;
+		s->load[l] = (uint64_t)((int64_t)s->load[l] + d);
+		gfix(s, l);
+	}
+	s->ndl = 0;
+}
+
+static void remove_cand(struct sel *s, uint32_t p, uint32_t k)
+{
+	pair_delta(s, p, -(int64_t)(SCALE / s->cnt[p]));
 	s->alive[p] &= (uint16_t)~(1u << k);
 	s->cnt[p]--;
-	pair_load(s, p, +1);
-	return push_pair(s, p);
+	pair_delta(s, p, (int64_t)(SCALE / s->cnt[p]));
+	apply_delta(s);
 }
 
 static int sel_init(struct sel *s, uint64_t *cands)
@@ -359,11 +374,16 @@ static int sel_init(struct sel *s, uint64_t *cands)
 
 	s->alive = malloc(((size_t)s->npairs + 1) * sizeof(*s->alive));
 	s->cnt = malloc((size_t)s->npairs + 1);
+	s->psp = malloc(((size_t)s->npairs + 1) * sizeof(*s->psp));
+	s->plen = malloc((size_t)s->npairs + 1);
+	s->delta = calloc((size_t)nl + 1, sizeof(*s->delta));
+	s->dl = malloc(((size_t)nl + 1) * sizeof(*s->dl));
 	s->load = calloc((size_t)nl + 1, sizeof(*s->load));
 	s->lh = calloc((size_t)nl + 1, sizeof(*s->lh));
 	s->gh = malloc(((size_t)nl + 1) * sizeof(*s->gh));
 	s->gpos = malloc(((size_t)nl + 1) * sizeof(*s->gpos));
-	if (!s->alive || !s->cnt || !s->load || !s->lh || !s->gh || !s->gpos)
+	if (!s->alive || !s->cnt || !s->load || !s->lh || !s->gh || !s->gpos || !s->psp ||
+	    !s->plen || !s->delta || !s->dl)
 		return -1;
 	for (uint32_t l = 0; l < nl; l++)
 		s->gpos[l] = UINT32_MAX;
@@ -371,16 +391,24 @@ static int sel_init(struct sel *s, uint64_t *cands)
 		uint32_t a, b;
 
 		pair_ends(s, p, &a, &b);
+		s->psp[p] = a * s->c->ns + b;
+		s->plen[p] = (uint8_t)(a == b ? 0 : s->c->du[(size_t)b * s->c->ns + a]);
 		s->cnt[p] = a == b ? 1 : s->spn[(size_t)a * s->c->ns + b];
 		s->alive[p] = (uint16_t)((1u << s->cnt[p]) - 1);
 		*cands += s->cnt[p];
 		if (!s->cnt[p])
 			continue;
-		if (a != b)
-			pair_load(s, p, +1);
+		pair_delta(s, p, (int64_t)(SCALE / s->cnt[p]));
 		if (push_pair(s, p))
 			return -1;
 	}
+	for (uint32_t i = 0; i < s->ndl; i++) {
+		uint32_t l = s->dl[i];
+
+		s->load[l] = s->delta[l] == INT64_MIN ? 0 : (uint64_t)s->delta[l];
+		s->delta[l] = 0;
+	}
+	s->ndl = 0;
 	for (uint32_t l = 0; l < nl; l++)
 		if (s->lh[l].n) {
 			s->gh[s->gn] = l;
@@ -390,11 +418,17 @@ static int sel_init(struct sel *s, uint64_t *cands)
 	return 0;
 }
 
-/* Most loaded link first, until no link has a removable candidate. */
+/*
+ * Most loaded link first, until no link has a removable candidate. A
+ * candidate's heap entry carries its pair's count when it was made; counts
+ * only drop, so an entry's key only grows: an entry met with an old count
+ * goes back with the current one (the heap's top is then still the true
+ * first).
+ */
 static int mllf(struct sel *s, uint64_t *removed)
 {
 	while (s->gn) {
-		uint32_t l = s->gh[0], p, k;
+		uint32_t l = s->gh[0], p, k, cnt;
 		struct lheap *h = &s->lh[l];
 		uint64_t e;
 
@@ -406,10 +440,15 @@ static int mllf(struct sel *s, uint64_t *removed)
 		lpop(h);
 		p = (uint32_t)(e >> 4 & ((1ull << 49) - 1));
 		k = (uint32_t)(e & 15);
-		if (!(s->alive[p] >> k & 1) || s->cnt[p] != 31 - (e >> 53 & 31) || s->cnt[p] < 2)
+		cnt = 31 - (uint32_t)(e >> 53 & 31);
+		if (!(s->alive[p] >> k & 1) || s->cnt[p] < 2)
 			continue;
-		if (remove_cand(s, p, k))
-			return -1;
+		if (s->cnt[p] != cnt) {
+			if (lpush(h, key(pair_len(s, p), s->cnt[p], p, k)))
+				return -1;
+			continue;
+		}
+		remove_cand(s, p, k);
 		++*removed;
 	}
 	return 0;
@@ -425,6 +464,10 @@ static void sel_free(struct sel *s)
 	free(s->hops);
 	free(s->alive);
 	free(s->cnt);
+	free(s->psp);
+	free(s->plen);
+	free(s->delta);
+	free(s->dl);
 	free(s->load);
 	free(s->gh);
 	free(s->gpos);
