@@ -51,6 +51,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_compute(int argc, char **argv);
 int cmd_engines(int argc, char **argv);
+int cmd_lids(int argc, char **argv);
 
 /* Long option ids shared by the commands. */
 enum {

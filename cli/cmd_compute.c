@@ -18,6 +18,7 @@
 #include "analysis/report.h"
 #include "cli/cli.h"
 #include "cli/eval_text.h"
+#include "cli/paths.h"
 #include "engines/engine.h"
 
 static void usage(FILE *out)
@@ -31,6 +32,8 @@ static void usage(FILE *out)
 	      "  path-sl           path SLs, the format 'ibdmchk -c' reads (only when the\n"
 	      "                    engine uses SLs other than 0: one line per node and LID)\n"
 	      "  topology.ibnd     the topology with those LIDs (ibnetdiscover format)\n"
+	      "  paths             engines that plan paths (pathsel, swidest, rename, explicit):\n"
+	      "                    every machine pair's path with its DLID, one per line\n"
 	      "  summary.json      engine used, time, notes, and the evaluation with --eval\n"
 	      "\n"
 	      "Options:\n"
@@ -290,7 +293,7 @@ static int route(const struct compute_opts *o, const struct fabric *f)
 	struct eng_res res;
 	struct fab_err err = { { 0 } };
 	json_t *summary;
-	int rc = make_request(o, f, &chain, &req, &ao), have_pathsl = 0, erc = CLI_OK;
+	int rc = make_request(o, f, &chain, &req, &ao), have_pathsl = 0, have_paths = 0, erc = CLI_OK;
 
 	if (rc)
 		return rc;
@@ -303,14 +306,18 @@ static int route(const struct compute_opts *o, const struct fabric *f)
 	}
 	print_outcome(o, &res);
 	rc = write_files(o->out_dir, res.fabric, res.routing, &have_pathsl);
+	if (rc == CLI_OK)
+		rc = paths_compute_file(o->out_dir, res.used, res.fabric, res.routing, &have_paths);
 	summary = rc == CLI_OK ? summary_json(o, &res, have_pathsl) : NULL;
+	if (summary && have_paths)
+		json_object_set_new(json_object_get(summary, "files"), "paths", json_string("paths"));
 	if (summary && res.evaluated)
 		erc = report(&res, summary);
 	if (summary)
 		rc = write_summary(o->out_dir, summary);
 	if (rc == CLI_OK)
-		printf("written:      %s/{opensm-lfts.dump,guid2lid,%stopology.ibnd,summary.json}\n",
-		       o->out_dir, have_pathsl ? "path-sl," : "");
+		printf("written:      %s/{opensm-lfts.dump,guid2lid,%stopology.ibnd,%ssummary.json}\n",
+		       o->out_dir, have_pathsl ? "path-sl," : "", have_paths ? "paths," : "");
 	json_decref(summary);
 	eng_res_free(&res);
 	return rc == CLI_OK ? erc : rc;

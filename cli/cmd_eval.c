@@ -16,6 +16,7 @@
 #include "analysis/report.h"
 #include "cli/cli.h"
 #include "cli/eval_text.h"
+#include "cli/paths.h"
 
 static void usage(FILE *out)
 {
@@ -42,18 +43,21 @@ static void usage(FILE *out)
 	      "                        (default conn,cdg,load; conn and cdg are always on)\n"
 	      "      --ca-only         only CA-to-CA paths enter the dependency graph (as ibdmchk)\n"
 	      "      --all-lids        check every LID of each destination's LMC range\n"
+	      "      --paths FILE      check that the tables follow every path of FILE hop by\n"
+	      "                        hop with its DLID (the 'paths' file compute writes);\n"
+	      "                        the pairs it lists are evaluated with those DLIDs\n"
 	      "      --seed N          seed for sampled metrics (default 1)\n"
 	      "      --json            print JSON (schema fabroute-eval/1, doc/eval-json.md)\n"
 	      "  -h, --help            show this help\n"
 	      "\n"
 	      "Exit status: 0 connected and deadlock-free, 4 some pair unreachable,\n"
-	      "5 a dependency cycle (deadlock possible), 6 both; 2 bad command line,\n"
-	      "3 bad input file, 1 failure.\n",
+	      "5 a dependency cycle (deadlock possible), 6 both; 7 a path of --paths is\n"
+	      "not followed; 2 bad command line, 3 bad input file, 1 failure.\n",
 	      out);
 }
 
 struct eval_opts {
-	const char *topology, *subnet, *lfts, *fdbs, *path_sl, *sl2vl;
+	const char *topology, *subnet, *lfts, *fdbs, *path_sl, *sl2vl, *paths;
 	enum fmt_topo from;
 	struct cli_lids lids;
 	struct an_opts an;
@@ -88,7 +92,7 @@ static int parse_metrics(struct eval_opts *o, const char *list)
 }
 
 enum { OPT_TOPOLOGY = 0x200, OPT_SUBNET, OPT_LFTS, OPT_FDBS, OPT_PATH_SL, OPT_SL2VL,
-       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS };
+       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_PATHS };
 
 static int parse_opt(struct eval_opts *o, int c, const char *arg)
 {
@@ -102,6 +106,7 @@ static int parse_opt(struct eval_opts *o, int c, const char *arg)
 	case OPT_FDBS: o->fdbs = arg; break;
 	case OPT_PATH_SL: o->path_sl = arg; break;
 	case OPT_SL2VL: o->sl2vl = arg; break;
+	case OPT_PATHS: o->paths = arg; break;
 	case OPT_GUID2LID: o->lids.guid2lid = arg; break;
 	case OPT_CA_ONLY: o->an.ca_only = 1; break;
 	case OPT_ALL_LIDS: o->an.all_lids = 1; break;
@@ -140,6 +145,7 @@ static int parse_args(int argc, char **argv, struct eval_opts *o)
 		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "ca-only", no_argument, NULL, OPT_CA_ONLY },
 		{ "all-lids", no_argument, NULL, OPT_ALL_LIDS },
+		{ "paths", required_argument, NULL, OPT_PATHS },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
@@ -196,8 +202,16 @@ struct loaded {
 	const struct eval_opts *o;
 	struct fabric *f;
 	struct rt_routing *r;
+	struct fmt_paths paths;
 	struct fab_err err;
 };
+
+static int parse_paths(const char *buf, size_t len, const char *name, void *ctx)
+{
+	struct loaded *l = ctx;
+
+	return fmt_paths_parse(buf, len, name, l->f, FMT_PATHS_DLID_NEEDED, &l->paths, &l->err);
+}
 
 static int parse_subnet(const char *buf, size_t len, const char *name, void *ctx)
 {
@@ -249,6 +263,10 @@ static int load(struct loaded *l)
 		rc = read_and(o->sl2vl, FMT_DUMP_SIZE_MAX, &l->err, parse_sl2vl, l);
 	if (rc == CLI_OK && o->path_sl)
 		rc = read_and(o->path_sl, FMT_DUMP_SIZE_MAX, &l->err, parse_pathsl, l);
+	if (rc == CLI_OK && o->paths)
+		rc = read_and(o->paths, FMT_DUMP_SIZE_MAX, &l->err, parse_paths, l);
+	if (rc == CLI_OK && o->paths)
+		rc = paths_apply_dlids(l->f, l->r, &l->paths);
 	return rc;
 }
 
@@ -269,13 +287,35 @@ static int verdict(const struct an_report *rep)
 	return !conn && !free_ ? 6 : !conn ? 4 : 5;
 }
 
-static int print_json(const struct loaded *l, const struct an_report *rep, const struct an_perm *perm)
+static json_t *paths_json(const struct paths_report *pr)
+{
+	json_t *ex = json_array();
+
+	for (unsigned i = 0; i < pr->nex; i++)
+		json_array_append_new(ex, json_string(pr->ex[i]));
+	return json_pack("{s:I, s:I, s:I, s:o}", "checked", (json_int_t)pr->checked, "followed",
+			 (json_int_t)pr->followed, "not_followed",
+			 (json_int_t)(pr->checked - pr->followed), "examples", ex);
+}
+
+static void paths_text(const struct paths_report *pr)
+{
+	printf("paths:        %llu of %llu listed paths followed hop by hop with their DLID\n",
+	       (unsigned long long)pr->followed, (unsigned long long)pr->checked);
+	for (unsigned i = 0; i < pr->nex; i++)
+		printf("  not followed: %s\n", pr->ex[i]);
+}
+
+static int print_json(const struct loaded *l, const struct an_report *rep, const struct an_perm *perm,
+		      const struct paths_report *pr)
 {
 	json_t *root = an_json_report(l->f, rep, &l->o->an);
 	int rc = CLI_FAIL;
 
 	if (root && (l->o->perm.worst || l->o->perm.sample))
 		json_object_set_new(root, "permutation", an_json_perm(l->f, perm, &l->o->perm));
+	if (root && l->o->paths)
+		json_object_set_new(root, "paths", paths_json(pr));
 	if (root && json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
 		rc = CLI_OK;
 	putchar('\n');
@@ -287,6 +327,7 @@ static int evaluate(struct loaded *l)
 {
 	struct an_report rep;
 	struct an_perm perm = { 0 };
+	struct paths_report pr = { 0 };
 	struct timespec t0;
 	double ms, perm_ms = 0;
 	int rc;
@@ -306,17 +347,23 @@ static int evaluate(struct loaded *l)
 		}
 		perm_ms = ms_since(&t0);
 	}
+	if (l->o->paths && paths_check(l->f, l->r, &l->paths, l->o->paths, &pr)) {
+		an_report_free(&rep);
+		return CLI_FAIL;
+	}
 	if (l->o->json) {
-		rc = print_json(l, &rep, &perm);
+		rc = print_json(l, &rep, &perm, &pr);
 	} else {
 		eval_print_text(stdout, l->f, &rep, &l->o->an, &perm, &l->o->perm);
 		printf("time:         %.1f ms evaluation%s", ms, perm_ms > 0 ? "" : "\n");
 		if (perm_ms > 0)
 			printf(", %.1f ms permutation metrics\n", perm_ms);
+		if (l->o->paths)
+			paths_text(&pr);
 		rc = CLI_OK;
 	}
 	if (rc == CLI_OK)
-		rc = verdict(&rep);
+		rc = pr.followed < pr.checked ? 7 : verdict(&rep);
 	an_report_free(&rep);
 	return rc;
 }
@@ -336,6 +383,7 @@ int cmd_eval(int argc, char **argv)
 	rc = load(&l);
 	if (rc == CLI_OK)
 		rc = evaluate(&l);
+	fmt_paths_free(&l.paths);
 	rt_free(l.r);
 	fab_free(l.f);
 	return rc;

@@ -29,6 +29,7 @@ static const char usage[] =
 	"  compute -e CHAIN --topology F -d DIR\n"
 	"                               route a topology; write LFTs, LIDs, path SLs\n"
 	"  engines                      list the routing engines and their options\n"
+	"  lids --topology F --paths P  realise a path set with the fewest LIDs (papers/002)\n"
 	"  help [COMMAND]               show help for a command\n"
 	"\n"
 	"Commands that ask a running fabrouted (--url URL, else $FABROUTE_URL):\n"
@@ -53,7 +54,8 @@ static const char usage[] =
 	"Run 'fabroute COMMAND --help' for a command's options; see fabroute(1).\n"
 	"Exit status: 0 done, 1 failed (for the daemon's commands: it answered an\n"
 	"error or could not be reached), 2 bad command line, 3 bad input file\n"
-	"(eval: 4 not connected, 5 deadlock possible, 6 both; status: 4 not ready;\n"
+	"(eval: 4 not connected, 5 deadlock possible, 6 both, 7 a --paths path not\n"
+	"followed; status: 4 not ready;\n"
 	"route: 4 not delivered).\n";
 
 void cli_err(const char *fmt, ...)
@@ -202,6 +204,7 @@ static const struct command commands[] = {
 	{ "eval", cmd_eval },
 	{ "compute", cmd_compute },
 	{ "engines", cmd_engines },
+	{ "lids", cmd_lids },
 	{ "status", cmd_status },
 	{ "route", cmd_route },
 	{ "reach", cmd_reach },
@@ -232,7 +235,7 @@ static int help(int argc, char **argv)
 	}
 	c = find_command(argv[1]);
 	if (!c) {
-		cli_err("no command '%s'; commands: gen, show, convert, eval, compute, engines, status, "
+		cli_err("no command '%s'; commands: gen, show, convert, eval, compute, engines, lids, status, "
 			"route, reach, vl, events, snapshots, engine, reroute, fault", argv[1]);
 		return CLI_USAGE;
 	}

@@ -192,24 +192,32 @@ static int too_many(struct asg *g, uint32_t d, uint32_t k)
 	return 1;
 }
 
-/* Colour the paths of order[b .. e) (one destination). */
-static int one_dest(struct asg *g, size_t b, size_t e)
+/* R_d of the distinct paths of order[b .. e) (one destination). */
+static struct la_rd dest_rd(struct asg *g, size_t b, size_t e)
 {
-	uint32_t d = g->order[b].dst, n = 0, k = 0;
 	struct la_rd rd = { .p = g->p, .len = g->len, .nnodes = g->f->nswitches };
-	struct la_graph gr;
-	char why[200];
-	int rc;
 
 	for (size_t i = b; i < e; i++) {
 		size_t x = g->order[i].i;
 
 		if (g->rep[x] != x)
 			continue;
-		g->p[n] = g->hop + g->ps->off[x];
-		g->len[n++] = (uint32_t)(g->ps->off[x + 1] - g->ps->off[x]);
+		g->p[rd.n] = g->hop + g->ps->off[x];
+		g->len[rd.n++] = (uint32_t)(g->ps->off[x + 1] - g->ps->off[x]);
 	}
-	rd.n = n;
+	return rd;
+}
+
+/* Colour the paths of order[b .. e) (one destination). */
+static int one_dest(struct asg *g, size_t b, size_t e)
+{
+	uint32_t d = g->order[b].dst, n, k = 0;
+	struct la_rd rd = dest_rd(g, b, e);
+	struct la_graph gr;
+	char why[200];
+	int rc;
+
+	n = rd.n;
 	if (la_colour(&rd, g->o, g->colour, &k) || la_graph_build(&rd, &gr)) {
 		fab_err_set(g->err, "out of memory");
 		return -1;
@@ -329,6 +337,60 @@ out:
 	free(g.rank);
 	if (rc)
 		la_assign_free(a);
+	return rc;
+}
+
+int la_optimum(const struct fabric *f, const struct fmt_paths *ps, const struct la_opts *o,
+	       double max_ms, uint32_t *opt, uint8_t *proven, struct fab_err *err)
+{
+	struct la_assign a = { 0 };
+	struct asg g = { .f = f, .ps = ps, .o = o, .a = &a, .err = err };
+	int rc = -1;
+
+	for (uint32_t e = 0; e < f->neps; e++) {
+		opt[e] = 0;
+		proven[e] = 1;
+	}
+	if (asg_alloc(&g)) {
+		fab_err_set(err, "out of memory");
+		goto out;
+	}
+	if (check_paths(&g))
+		goto out;
+	group(&g);
+	for (size_t b = 0, e; b < ps->n; b = e) {
+		struct la_rd rd;
+		struct la_graph gr;
+		struct la_exact ex;
+		uint32_t k, d = g.order[b].dst;
+
+		for (e = b + 1; e < ps->n && g.order[e].dst == d; e++)
+			;
+		rd = dest_rd(&g, b, e);
+		if (la_colour(&rd, o, g.colour, &k) || la_graph_build(&rd, &gr)) {
+			fab_err_set(err, "out of memory");
+			goto out;
+		}
+		rc = la_exact_colour(&gr, g.colour, k, 0, max_ms, &ex);
+		la_graph_free(&gr);
+		if (rc) {
+			fab_err_set(err, "out of memory");
+			goto out;
+		}
+		rc = -1;
+		opt[d] = ex.k;
+		proven[d] = (uint8_t)ex.optimal;
+	}
+	rc = 0;
+out:
+	free(g.order);
+	free(g.hop);
+	free(g.rep);
+	free(g.p);
+	free(g.len);
+	free(g.colour);
+	free(g.rank);
+	la_assign_free(&a);
 	return rc;
 }
 

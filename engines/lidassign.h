@@ -221,6 +221,16 @@ int la_assign(const struct fabric *f, const struct fmt_paths *ps, const struct l
 void la_assign_free(struct la_assign *a);
 
 /**
+ * la_optimum() - the fewest configurations per destination, for reports
+ * Per destination port, la_exact_colour() from heuristic @o's colouring,
+ * capped at @max_ms of CPU time each: @opt[ep] the best count found (0
+ * without paths), @proven[ep] 1 when it is the optimum.
+ * Return: 0, or -1 with @err set.
+ */
+int la_optimum(const struct fabric *f, const struct fmt_paths *ps, const struct la_opts *o,
+	       double max_ms, uint32_t *opt, uint8_t *proven, struct fab_err *err);
+
+/**
  * la_plan() - a LID plan: every endpoint of @f, CA and router ports with
  * LMC @lmc[ep] and switches with LMC 0
  * CA and router ports by LMC (largest first), then port GUID, each in the

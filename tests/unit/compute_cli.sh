@@ -7,12 +7,12 @@ F=$FABROUTE
 D=$t_tmp
 
 runs "engines lists the engines" 0 "$F" engines
-for e in minhop updn ftree sftree dmodk smodk opt; do
+for e in minhop updn ftree sftree dmodk smodk opt pathsel swidest rename explicit; do
 	like "engines shows $e" "$out" "^$e "
 done
 runs "engines --json" 0 "$F" engines --json
 if command -v jq >/dev/null 2>&1; then
-	is "engines --json names 7 engines" "$(printf '%s' "$out" | jq length)" 7
+	is "engines --json names 11 engines" "$(printf '%s' "$out" | jq length)" 11
 fi
 runs "compute --help" 0 "$F" compute --help
 
