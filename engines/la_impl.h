@@ -46,11 +46,12 @@ struct la_sel_stats {
 };
 
 /*
- * la_paths_select() - papers/002 "path selection": up to @max shortest legal
- * paths per machine pair, then most-loaded-link-first until each pair has
- * one. Pairs in (source, destination) order.
+ * la_paths_select() - papers/002 "path selection": up to @max legal paths
+ * per machine pair (the shortest ones; with @yen the @max shortest, longer
+ * ones included), then most-loaded-link-first until each pair has one.
+ * Pairs in (source, destination) order.
  */
-int la_paths_select(const struct la_ctx *c, uint32_t max, struct fmt_paths *ps,
+int la_paths_select(const struct la_ctx *c, uint32_t max, int yen, struct fmt_paths *ps,
 		    struct la_sel_stats *st, struct fab_err *err);
 
 /*
@@ -61,6 +62,13 @@ int la_paths_select(const struct la_ctx *c, uint32_t max, struct fmt_paths *ps,
  */
 int la_paths_widest(const struct la_ctx *c, int dst_major, int bottleneck, struct fmt_paths *ps,
 		    struct fab_err *err);
+
+/*
+ * la_paths_explicit() - fully explicit routing: per destination one tree,
+ * what completion builds from empty tables (all-down routes first, then up
+ * hops, nearest first, the least loaded port), traced for every pair.
+ */
+int la_paths_explicit(struct la_ctx *c, struct fmt_paths *ps, struct fab_err *err);
 
 /*
  * la_paths_trace() - the machine-to-machine paths the LFTs of @r give

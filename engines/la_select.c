@@ -113,9 +113,10 @@ struct lheap {
 
 /*
  * struct sel - path selection at work
- * @spoff, @spn: per switch pair (a * ns + b), where its candidates start in
- *               @hops and how many there are; each is du[a] hops long
- * @psp, @plen: per machine pair, its switch pair and its paths' length
+ * @cstart, @spn: per switch pair (a * ns + b), its first candidate and how
+ *                many there are; candidate i is the @clen[i] hops at
+ *                @hops + @cofs[i]
+ * @psp: per machine pair, its switch pair
  * @alive, @cnt: per machine pair, its candidates left (bit c) and how many
  * @load: per link, scaled load; @lh: per link, its removable candidates
  * @gh, @gpos, @gn: the links with removable candidates, a max-heap by load
@@ -123,12 +124,14 @@ struct lheap {
 struct sel {
 	const struct la_ctx *c;
 	uint32_t npairs;
-	size_t *spoff;
+	uint32_t *cstart;
 	uint8_t *spn;
 	struct la_hop *hops;
 	size_t nhops, hcap;
+	size_t *cofs;
+	uint8_t *clen;
+	uint32_t ncands, ccap;
 	uint32_t *psp;
-	uint8_t *plen;
 	uint16_t *alive;
 	uint8_t *cnt;
 	uint64_t *load;
@@ -146,14 +149,14 @@ static void pair_ends(const struct sel *s, uint32_t p, uint32_t *a, uint32_t *b)
 	*b = s->c->epsw[s->c->ca[j >= i ? j + 1 : j]];
 }
 
-static uint32_t pair_len(const struct sel *s, uint32_t p)
+static uint32_t cand_len(const struct sel *s, uint32_t p, uint32_t k)
 {
-	return s->plen[p];
+	return s->clen[s->cstart[s->psp[p]] + k];
 }
 
 static const struct la_hop *cand(const struct sel *s, uint32_t p, uint32_t k)
 {
-	return s->hops + s->spoff[s->psp[p]] + (size_t)k * s->plen[p];
+	return s->hops + s->cofs[s->cstart[s->psp[p]] + k];
 }
 
 static uint32_t link_of(const struct sel *s, const struct la_hop *h)
@@ -161,44 +164,87 @@ static uint32_t link_of(const struct sel *s, const struct la_hop *h)
 	return s->c->linkof[(size_t)h->node * s->c->nports + h->port];
 }
 
-/* Candidates of every switch pair holding machines at both ends. */
-static int sel_cands(struct sel *s, uint32_t max)
+/* Room for @nh more hops and @nc more candidates; 0 or -1. */
+static int sel_room(struct sel *s, size_t nh, uint32_t nc)
+{
+	if (s->nhops + nh > s->hcap) {
+		size_t cap = s->hcap ? s->hcap * 2 : 4096;
+		struct la_hop *h;
+
+		while (cap < s->nhops + nh)
+			cap *= 2;
+		if (!(h = realloc(s->hops, cap * sizeof(*h))))
+			return -1;
+		s->hops = h;
+		s->hcap = cap;
+	}
+	if (s->ncands + nc > s->ccap) {
+		uint32_t cap = s->ccap ? s->ccap * 2 : 1024;
+		size_t *o;
+		uint8_t *l;
+
+		while (cap < s->ncands + nc)
+			cap *= 2;
+		if (!(o = realloc(s->cofs, cap * sizeof(*o))))
+			return -1;
+		s->cofs = o;
+		if (!(l = realloc(s->clen, cap)))
+			return -1;
+		s->clen = l;
+		s->ccap = cap;
+	}
+	return 0;
+}
+
+/* The candidates of switch pair (@a, @b): the shortest legal paths, or Yen's (@yen). */
+static int pair_cands(struct sel *s, uint32_t a, uint32_t b, uint32_t max, int yen,
+		      struct la_hop *tmp, uint32_t *tlen)
 {
 	const struct la_ctx *c = s->c;
-	uint32_t ns = c->ns;
-	uint8_t *has = calloc((size_t)ns + 1, 1);
+	uint32_t ns = c->ns, n, len = c->du[(size_t)b * ns + a];
 
-	if (!has)
+	if (yen) {
+		n = la_updn_kpaths(c->u, a, b, max, tmp, tlen);
+	} else {
+		n = la_updn_paths(c->u, a, b, c->du + (size_t)b * ns, c->dd + (size_t)b * ns, max, tmp);
+		for (uint32_t i = 0; i < n; i++)
+			tlen[i] = len;
+	}
+	if (sel_room(s, (size_t)ns * n, n))
 		return -1;
-	for (uint32_t i = 0; i < c->nca; i++)
-		has[c->epsw[c->ca[i]]] = 1;
-	for (uint32_t a = 0; a < ns; a++)
-		for (uint32_t b = 0; b < ns; b++) {
-			uint32_t len = c->du[(size_t)b * ns + a];
-			size_t need = (size_t)len * max;
+	s->cstart[(size_t)a * ns + b] = s->ncands;
+	s->spn[(size_t)a * ns + b] = (uint8_t)n;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct la_hop *h = yen ? tmp + (size_t)i * ns : tmp + (size_t)i * len;
 
-			if (!has[a] || !has[b] || len == UINT16_MAX)
-				continue;
-			if (s->nhops + need > s->hcap) {
-				size_t cap = s->hcap ? s->hcap * 2 : 4096;
-				struct la_hop *h;
-
-				while (cap < s->nhops + need)
-					cap *= 2;
-				if (!(h = realloc(s->hops, cap * sizeof(*h)))) {
-					free(has);
-					return -1;
-				}
-				s->hops = h;
-				s->hcap = cap;
-			}
-			s->spoff[(size_t)a * ns + b] = s->nhops;
-			s->spn[(size_t)a * ns + b] = (uint8_t)la_updn_paths(c->u, a, b,
-				c->du + (size_t)b * ns, c->dd + (size_t)b * ns, max, s->hops + s->nhops);
-			s->nhops += (size_t)len * s->spn[(size_t)a * ns + b];
-		}
-	free(has);
+		if (tlen[i] > 63)
+			return -1;
+		memcpy(s->hops + s->nhops, h, tlen[i] * sizeof(*h));
+		s->cofs[s->ncands] = s->nhops;
+		s->clen[s->ncands++] = (uint8_t)tlen[i];
+		s->nhops += tlen[i];
+	}
 	return 0;
+}
+
+/* Candidates of every switch pair holding machines at both ends. */
+static int sel_cands(struct sel *s, uint32_t max, int yen)
+{
+	const struct la_ctx *c = s->c;
+	uint32_t ns = c->ns, tlen[16];
+	uint8_t *has = calloc((size_t)ns + 1, 1);
+	struct la_hop *tmp = malloc(((size_t)ns * max + 1) * sizeof(*tmp));
+	int rc = has && tmp ? 0 : -1;
+
+	for (uint32_t i = 0; !rc && i < c->nca; i++)
+		has[c->epsw[c->ca[i]]] = 1;
+	for (uint32_t a = 0; !rc && a < ns; a++)
+		for (uint32_t b = 0; !rc && b < ns; b++)
+			if (has[a] && has[b] && c->du[(size_t)b * ns + a] != UINT16_MAX)
+				rc = pair_cands(s, a, b, max, yen, tmp, tlen);
+	free(has);
+	free(tmp);
+	return rc;
 }
 
 /* --- the heaps ---- */
@@ -304,16 +350,16 @@ static uint64_t key(uint32_t len, uint32_t cnt, uint32_t p, uint32_t k)
 /* The entries of pair @p's live candidates, with its current count. */
 static int push_pair(struct sel *s, uint32_t p)
 {
-	uint32_t len = pair_len(s, p);
-
 	if (s->cnt[p] < 2)
 		return 0;
 	for (uint32_t k = 0; k < 16; k++) {
 		const struct la_hop *h;
+		uint32_t len;
 
 		if (!(s->alive[p] >> k & 1))
 			continue;
 		h = cand(s, p, k);
+		len = cand_len(s, p, k);
 		for (uint32_t i = 0; i < len; i++)
 			if (lpush(&s->lh[link_of(s, &h[i])], key(len, s->cnt[p], p, k)))
 				return -1;
@@ -324,10 +370,9 @@ static int push_pair(struct sel *s, uint32_t p)
 /* Add @w to the load of each link of each live candidate of @p (summed in s->delta). */
 static void pair_delta(struct sel *s, uint32_t p, int64_t w)
 {
-	uint32_t len = pair_len(s, p);
-
 	for (uint16_t m = s->alive[p]; m; m &= (uint16_t)(m - 1)) {
 		const struct la_hop *h = cand(s, p, (uint32_t)__builtin_ctz(m));
+		uint32_t len = cand_len(s, p, (uint32_t)__builtin_ctz(m));
 
 		for (uint32_t i = 0; i < len; i++) {
 			uint32_t l = link_of(s, &h[i]);
@@ -375,7 +420,6 @@ static int sel_init(struct sel *s, uint64_t *cands)
 	s->alive = malloc(((size_t)s->npairs + 1) * sizeof(*s->alive));
 	s->cnt = malloc((size_t)s->npairs + 1);
 	s->psp = malloc(((size_t)s->npairs + 1) * sizeof(*s->psp));
-	s->plen = malloc((size_t)s->npairs + 1);
 	s->delta = calloc((size_t)nl + 1, sizeof(*s->delta));
 	s->dl = malloc(((size_t)nl + 1) * sizeof(*s->dl));
 	s->load = calloc((size_t)nl + 1, sizeof(*s->load));
@@ -383,7 +427,7 @@ static int sel_init(struct sel *s, uint64_t *cands)
 	s->gh = malloc(((size_t)nl + 1) * sizeof(*s->gh));
 	s->gpos = malloc(((size_t)nl + 1) * sizeof(*s->gpos));
 	if (!s->alive || !s->cnt || !s->load || !s->lh || !s->gh || !s->gpos || !s->psp ||
-	    !s->plen || !s->delta || !s->dl)
+	    !s->delta || !s->dl)
 		return -1;
 	for (uint32_t l = 0; l < nl; l++)
 		s->gpos[l] = UINT32_MAX;
@@ -392,7 +436,6 @@ static int sel_init(struct sel *s, uint64_t *cands)
 
 		pair_ends(s, p, &a, &b);
 		s->psp[p] = a * s->c->ns + b;
-		s->plen[p] = (uint8_t)(a == b ? 0 : s->c->du[(size_t)b * s->c->ns + a]);
 		s->cnt[p] = a == b ? 1 : s->spn[(size_t)a * s->c->ns + b];
 		s->alive[p] = (uint16_t)((1u << s->cnt[p]) - 1);
 		*cands += s->cnt[p];
@@ -444,7 +487,7 @@ static int mllf(struct sel *s, uint64_t *removed)
 		if (!(s->alive[p] >> k & 1) || s->cnt[p] < 2)
 			continue;
 		if (s->cnt[p] != cnt) {
-			if (lpush(h, key(pair_len(s, p), s->cnt[p], p, k)))
+			if (lpush(h, key(cand_len(s, p, k), s->cnt[p], p, k)))
 				return -1;
 			continue;
 		}
@@ -459,13 +502,14 @@ static void sel_free(struct sel *s)
 	for (uint32_t l = 0; s->lh && l < s->nlinks; l++)
 		free(s->lh[l].e);
 	free(s->lh);
-	free(s->spoff);
+	free(s->cstart);
 	free(s->spn);
 	free(s->hops);
+	free(s->cofs);
+	free(s->clen);
 	free(s->alive);
 	free(s->cnt);
 	free(s->psp);
-	free(s->plen);
 	free(s->delta);
 	free(s->dl);
 	free(s->load);
@@ -473,7 +517,7 @@ static void sel_free(struct sel *s)
 	free(s->gpos);
 }
 
-int la_paths_select(const struct la_ctx *c, uint32_t max, struct fmt_paths *ps,
+int la_paths_select(const struct la_ctx *c, uint32_t max, int yen, struct fmt_paths *ps,
 		    struct la_sel_stats *st, struct fab_err *err)
 {
 	struct sel s = { .c = c, .nlinks = c->u->adj.off[c->ns] };
@@ -486,15 +530,15 @@ int la_paths_select(const struct la_ctx *c, uint32_t max, struct fmt_paths *ps,
 	if (c->nca < 2)
 		return 0;
 	s.npairs = c->nca * (c->nca - 1);
-	s.spoff = calloc(nsp, sizeof(*s.spoff));
+	s.cstart = calloc(nsp, sizeof(*s.cstart));
 	s.spn = calloc(nsp, 1);
-	if (!s.spoff || !s.spn || sel_cands(&s, max) || sel_init(&s, &st->cands) ||
+	if (!s.cstart || !s.spn || sel_cands(&s, max, yen) || sel_init(&s, &st->cands) ||
 	    mllf(&s, &st->removed)) {
 		fab_err_set(err, "out of memory");
 		goto out;
 	}
 	for (uint32_t p = 0; p < s.npairs; p++) {
-		uint32_t i = p / (c->nca - 1), j = p % (c->nca - 1), a, b;
+		uint32_t i = p / (c->nca - 1), j = p % (c->nca - 1), a, b, k;
 
 		j += j >= i;
 		pair_ends(&s, p, &a, &b);
@@ -503,8 +547,9 @@ int la_paths_select(const struct la_ctx *c, uint32_t max, struct fmt_paths *ps,
 				    fab_desc(c->f, c->f->switches[a]), fab_desc(c->f, c->f->switches[b]));
 			goto out;
 		}
-		if (la_ctx_add(c, ps, c->ca[i], c->ca[j], a == b ? NULL : cand(&s, p,
-			       (uint32_t)__builtin_ctz(s.alive[p])), a == b ? 0 : pair_len(&s, p))) {
+		k = (uint32_t)__builtin_ctz(s.alive[p]);
+		if (la_ctx_add(c, ps, c->ca[i], c->ca[j], a == b ? NULL : cand(&s, p, k),
+			       a == b ? 0 : cand_len(&s, p, k))) {
 			fab_err_set(err, "out of memory");
 			goto out;
 		}
@@ -670,4 +715,44 @@ int la_paths_trace(const struct la_ctx *c, const struct rt_routing *r, struct fm
 			}
 		}
 	return 0;
+}
+
+/* --- fully explicit ------------------------------------------------------------------- */
+
+int la_paths_explicit(struct la_ctx *c, struct fmt_paths *ps, struct fab_err *err)
+{
+	const struct fabric *f = c->f;
+	struct fmt_paths none = { 0 };
+	struct la_assign zero = { 0 };
+	struct fab_lid_pin *pins = NULL;
+	struct fabric *g = NULL;
+	struct rt_routing *r = NULL;
+	struct la_stats st;
+	size_t n;
+	int rc = -1;
+
+	zero.k = calloc((size_t)f->neps + 1, sizeof(*zero.k));
+	zero.lmc = calloc((size_t)f->neps + 1, 1);
+	if (!zero.k || !zero.lmc) {
+		fab_err_set(err, "out of memory");
+		goto out;
+	}
+	if (la_plan(f, zero.lmc, &pins, &n, err) || !(g = fab_copy(f, err)) ||
+	    fab_lids_assign(g, pins, n, FAB_LIDS_RENEW, 0, err))
+		goto out;
+	if (!(r = rt_new(g))) {
+		fab_err_set(err, "out of memory");
+		goto out;
+	}
+	c->f = g;
+	rc = la_realise(g, &none, &zero, c->u, r, &st, err) || la_paths_trace(c, r, ps, err) ?
+	     -1 : 0;
+	c->f = f;
+out:
+	free(zero.k);
+	free(zero.lmc);
+	free(pins);
+	rt_free(r);
+	fab_free(g);
+	return rc;
 }

@@ -27,7 +27,8 @@
  * @dist: per switch, hops to the destination switch on the LID's route
  * @down: per switch, its route only goes down
  * @head, @next: buckets of switches by distance
- * @best, @bport: per switch, the best candidate of the level being done
+ * @bport, @bpeer, @bdown: per switch, the best candidate of the level being
+ *                         done (port, switch, all-down route)
  * @touched: switches with a candidate
  */
 struct tab {
@@ -37,7 +38,7 @@ struct tab {
 	struct la_stats *st;
 	uint32_t nports;
 	uint32_t *load, *dist, *head, *next, *touched, *bpeer;
-	uint8_t *down, *bport;
+	uint8_t *down, *bport, *bdown;
 };
 
 static uint32_t *load_of(struct tab *t, uint32_t sw, unsigned port)
@@ -98,8 +99,12 @@ static void push(struct tab *t, uint32_t s)
 	t->head[t->dist[s]] = s;
 }
 
-/* Consider the hop s -> w (port @port) for switch @s at the level being done. */
-static void offer(struct tab *t, uint32_t s, unsigned port, uint32_t w, unsigned lid,
+/*
+ * Consider the hop s -> w (port @port) for switch @s at the level being
+ * done; @down: s's route would then only go down. Kept: the one giving an
+ * all-down route, then the least loaded port, then the lower port.
+ */
+static void offer(struct tab *t, uint32_t s, unsigned port, uint32_t w, int down, unsigned lid,
 		  uint32_t *ntouched)
 {
 	uint8_t *lft = rt_lft(t->r, s);
@@ -108,20 +113,27 @@ static void offer(struct tab *t, uint32_t s, unsigned port, uint32_t w, unsigned
 		return;
 	if (t->bport[s] == RT_NO_PORT) {
 		t->touched[(*ntouched)++] = s;
+	} else if (down != t->bdown[s]) {
+		if (!down)
+			return;
 	} else if (*load_of(t, s, port) > *load_of(t, s, t->bport[s]) ||
 		   (*load_of(t, s, port) == *load_of(t, s, t->bport[s]) && port > t->bport[s])) {
 		return;
 	}
 	t->bport[s] = (uint8_t)port;
 	t->bpeer[s] = w;
+	t->bdown[s] = (uint8_t)down;
 }
 
 /*
  * One phase of completion: from the routed switches in the buckets, nearest
- * first, unrouted switches hop to them: down hops only to all-down routes
- * (@downs), else up hops only.
+ * first, unrouted switches hop to them: @hops says which hops count:
+ * HOP_DOWN down hops to all-down routes only, HOP_UP up hops only, HOP_ANY
+ * both.
  */
-static void spread(struct tab *t, unsigned lid, int downs)
+enum { HOP_ANY, HOP_DOWN, HOP_UP };
+
+static void spread(struct tab *t, unsigned lid, int hops)
 {
 	const struct ucast_adj *adj = &t->u->adj;
 	uint32_t ns = t->f->nswitches;
@@ -134,10 +146,11 @@ static void spread(struct tab *t, unsigned lid, int downs)
 				uint32_t s = adj->peer[k];
 				int up = la_updn_up(t->u, s, w);	/* the hop s -> w */
 
-				if (downs ? !up && t->down[w] : up)
-					for (uint32_t j = adj->off[s]; j < adj->off[s + 1]; j++)
-						if (adj->peer[j] == w)
-							offer(t, s, adj->port[j], w, lid, &nt);
+				if (up ? hops == HOP_DOWN : hops == HOP_UP || !t->down[w])
+					continue;
+				for (uint32_t j = adj->off[s]; j < adj->off[s + 1]; j++)
+					if (adj->peer[j] == w)
+						offer(t, s, adj->port[j], w, !up, lid, &nt);
 			}
 		for (uint32_t i = 0; i < nt; i++) {
 			uint32_t s = t->touched[i];
@@ -145,13 +158,25 @@ static void spread(struct tab *t, unsigned lid, int downs)
 			rt_lft(t->r, s)[lid] = t->bport[s];
 			++*load_of(t, s, t->bport[s]);
 			t->dist[s] = lvl + 1;
-			t->down[s] = downs;
+			t->down[s] = t->bdown[s];
 			t->bport[s] = RT_NO_PORT;
 			if (lvl + 1 < ns)
 				push(t, s);
 			t->st->filled++;
 		}
 	}
+}
+
+/* Seed the buckets with the routed switches (all-down ones only with @downs). */
+static void seed(struct tab *t, int downs)
+{
+	uint32_t ns = t->f->nswitches;
+
+	for (uint32_t s = 0; s < ns; s++)
+		t->head[s] = FAB_NONE;
+	for (uint32_t s = ns; s-- > 0;)
+		if (t->dist[s] != NO_DIST && t->dist[s] < ns && (!downs || t->down[s]))
+			push(t, s);
 }
 
 /* Route @lid (delivered from switch @dsw) from every switch. */
@@ -161,19 +186,19 @@ static void complete(struct tab *t, uint32_t dsw, unsigned lid)
 
 	for (uint32_t s = 0; s < ns; s++) {
 		t->dist[s] = NO_DIST;
-		t->head[s] = FAB_NONE;
 		t->down[s] = 0;
 	}
 	for (uint32_t s = 0; s < ns; s++)
 		if (rt_lft(t->r, s)[lid] != RT_NO_PORT)
 			resolve(t, s, dsw, lid, t->touched);
-	for (int phase = 1; phase >= 0; phase--) {
-		for (uint32_t s = 0; s < ns; s++)
-			t->head[s] = FAB_NONE;
-		for (uint32_t s = ns; s-- > 0;)
-			if (t->dist[s] != NO_DIST && t->dist[s] < ns && (!phase || t->down[s]))
-				push(t, s);
-		spread(t, lid, phase);
+	if (t->u->fill == LA_FILL_DOWN_FIRST) {
+		seed(t, 1);
+		spread(t, lid, HOP_DOWN);
+		seed(t, 0);
+		spread(t, lid, HOP_UP);
+	} else {
+		seed(t, 0);
+		spread(t, lid, HOP_ANY);
 	}
 	for (uint32_t s = 0; s < ns; s++)
 		t->st->unrouted += rt_lft(t->r, s)[lid] == RT_NO_PORT;
@@ -253,8 +278,9 @@ static int tab_alloc(struct tab *t)
 	t->bpeer = malloc(ns * sizeof(*t->bpeer));
 	t->down = malloc(ns);
 	t->bport = malloc(ns);
+	t->bdown = malloc(ns);
 	if (!t->load || !t->dist || !t->head || !t->next || !t->touched || !t->bpeer || !t->down ||
-	    !t->bport)
+	    !t->bport || !t->bdown)
 		return -1;
 	memset(t->bport, RT_NO_PORT, ns);
 	return 0;
@@ -270,6 +296,7 @@ static void tab_free(struct tab *t)
 	free(t->bpeer);
 	free(t->down);
 	free(t->bport);
+	free(t->bdown);
 }
 
 int la_realise(const struct fabric *f, const struct fmt_paths *ps, const struct la_assign *a,

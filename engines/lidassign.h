@@ -276,6 +276,12 @@ int la_realise(const struct fabric *f, const struct fmt_paths *ps, const struct 
 
 /* --- Up*\/Down* (engines/la_updn.c) ----------------------------------------- */
 
+/** How la_realise() completes a LID's table (struct la_updn.fill). */
+enum la_fill {
+	LA_FILL_NEAREST = 0,	/* nearest first; all-down routes, then load, break ties */
+	LA_FILL_DOWN_FIRST,	/* every all-down route first, however long; then up hops */
+};
+
 /**
  * struct la_updn - an Up*\/Down* orientation of the switch graph
  * @root: the root switch (index in fabric->switches)
@@ -283,10 +289,13 @@ int la_realise(const struct fabric *f, const struct fmt_paths *ps, const struct 
  * @pos: place in the (level, node GUID) order: a hop to a switch with a
  *       lower place goes up; legal paths never go up after going down
  * @adj: switch links by port
+ * @fill: enum la_fill, how completion builds routes (la_updn_build() sets
+ *        LA_FILL_NEAREST)
  */
 struct la_updn {
 	const struct fabric *f;
 	uint32_t root;
+	int fill;
 	uint32_t *level, *pos;
 	struct ucast_adj adj;
 };
@@ -328,6 +337,16 @@ void la_updn_dist(const struct la_updn *u, uint32_t t, uint16_t *du, uint16_t *d
  */
 uint32_t la_updn_paths(const struct la_updn *u, uint32_t s, uint32_t t, const uint16_t *du,
 		       const uint16_t *dd, uint32_t max, struct la_hop *hops);
+
+/**
+ * la_updn_kpaths() - Yen's k shortest paths among the legal switch-simple
+ * paths from @s to @t: up to @max, shortest first (ties: the first
+ * differing hop, lower switch then lower port), longer ones included; path
+ * i is the @len[i] hops @hops[i * nswitches ..] (switch index, port).
+ * Return: the number found.
+ */
+uint32_t la_updn_kpaths(const struct la_updn *u, uint32_t s, uint32_t t, uint32_t max,
+			struct la_hop *hops, uint32_t *len);
 
 /* --- the engines (engines/pathsel.c) ----------------------------------------- */
 

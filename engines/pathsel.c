@@ -57,7 +57,10 @@ enum kind { K_SELECT, K_WIDEST, K_RENAME, K_EXPLICIT };
 static const struct eng_opt select_opts[] = {
 	OPT_LIDS,
 	{ .name = "paths", .type = ENG_OPT_INT, .defval = "16",
-	  .help = "most shortest legal paths per pair to select from", .min = 1, .max = 16 },
+	  .help = "most legal paths per pair to select from", .min = 1, .max = 16 },
+	{ .name = "cands", .type = ENG_OPT_ENUM, .defval = "yen",
+	  .help = "candidates: the shortest legal paths, or Yen's k shortest (longer ones too)",
+	  .values = "shortest|yen" },
 	OPT_ROOT, OPT_SEED, OPT_DEGREE, { .name = NULL },
 };
 static const struct eng_opt widest_opts[] = {
@@ -97,57 +100,18 @@ static void run_free(struct run *x)
 	free(x->pins);
 }
 
-/* Fully explicit: the trees completion builds from empty tables, traced. */
-static int explicit_paths(struct run *x, struct fab_err *err)
-{
-	const struct fabric *f = x->q->fabric;
-	struct fmt_paths none = { 0 };
-	struct la_assign zero = { 0 };
-	struct fab_lid_pin *pins = NULL;
-	struct fabric *g = NULL;
-	struct rt_routing *r = NULL;
-	struct la_stats st;
-	size_t n;
-	int rc = -1;
-
-	zero.k = calloc((size_t)f->neps + 1, sizeof(*zero.k));
-	zero.lmc = calloc((size_t)f->neps + 1, 1);
-	if (!zero.k || !zero.lmc) {
-		fab_err_set(err, "out of memory");
-		goto out;
-	}
-	if (la_plan(f, zero.lmc, &pins, &n, err) || !(g = fab_copy(f, err)) ||
-	    fab_lids_assign(g, pins, n, FAB_LIDS_RENEW, 0, err))
-		goto out;
-	if (!(r = rt_new(g))) {
-		fab_err_set(err, "out of memory");
-		goto out;
-	}
-	x->c.f = g;
-	rc = la_realise(g, &none, &zero, &x->u, r, &st, err) ||
-	     la_paths_trace(&x->c, r, &x->ps, err) ? -1 : 0;
-	x->c.f = f;
-out:
-	free(zero.k);
-	free(zero.lmc);
-	free(pins);
-	rt_free(r);
-	fab_free(g);
-	return rc;
-}
-
 static int make_paths(struct run *x, struct fab_err *err)
 {
 	switch (x->kind) {
 	case K_SELECT:
-		return la_paths_select(&x->c, (uint32_t)eng_arg_int(x->a, "paths"), &x->ps, &x->sel,
-				       err);
+		return la_paths_select(&x->c, (uint32_t)eng_arg_int(x->a, "paths"),
+				       eng_arg_enum(x->a, "cands") == 1, &x->ps, &x->sel, err);
 	case K_WIDEST:
 	case K_RENAME:
 		return la_paths_widest(&x->c, x->kind == K_RENAME,
 				       eng_arg_enum(x->a, "weight") == 1, &x->ps, err);
 	default:
-		return explicit_paths(x, err);
+		return la_paths_explicit(&x->c, &x->ps, err);
 	}
 }
 

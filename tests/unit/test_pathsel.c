@@ -149,7 +149,7 @@ static void test_realised_every_heuristic(void **state)
 
 		assert_int_equal(la_updn_build(f, (uint32_t)seed % f->nswitches, &u, &err), 0);
 		assert_int_equal(la_ctx_init(&c, f, &u, &err), 0);
-		assert_int_equal(la_paths_select(&c, 16, &sel, &ss, &err), 0);
+		assert_int_equal(la_paths_select(&c, 16, 0, &sel, &ss, &err), 0);
 		assert_int_equal(la_paths_widest(&c, 0, 0, &wide, &err), 0);
 		assert_int_equal(sel.n, 40 * 39);
 		assert_int_equal(wide.n, 40 * 39);
