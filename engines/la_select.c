@@ -2,10 +2,12 @@
 /**
  * DOC: lidassign - the paths of the path-based engines (papers/002 §5)
  *
- * Path selection. Every machine pair gets the shortest legal Up*\/Down*
- * paths between its switches as candidates, at most @max of them (depth
- * first in port order; papers/002: "a maximum of 16 shortest paths ... some
- * pairs may not have 16"). Most-loaded-link-first (Koibuchi et al.) then
+ * Path selection. Every machine pair gets legal Up*\/Down* paths between
+ * its switches as candidates, at most @max of them: Yen's k shortest
+ * (la_updn_kpaths(), longer paths included), or only the minimal-length
+ * ones (depth first in port order; papers/002: "a maximum of 16 shortest
+ * paths ... some pairs may not have 16"). Most-loaded-link-first (Koibuchi
+ * et al.) then
  * removes candidates until each pair has one: a directed switch link's load
  * is the sum over the pairs of (their candidates on it) / (their candidate
  * count), kept exactly as integers scaled by lcm(1..16) = 720720; the most

@@ -5,8 +5,10 @@
  * Four ways to choose one Up*\/Down*-legal path per machine pair, each
  * realised by lidassign (engines/lidassign.h) with the LIDs it plans:
  *
- *  - pathsel: path selection, up to `paths` shortest legal paths per pair,
- *    most-loaded-link-first (papers/002's "Separate" with lids=color-l);
+ *  - pathsel: path selection, up to `paths` legal paths per pair (Yen's k
+ *    shortest, longer ones included; cands=shortest: minimal-length ones
+ *    only), most-loaded-link-first (papers/002's "Separate" with
+ *    lids=color-l);
  *  - swidest: shortest-widest, pair by pair in (source, destination) order;
  *  - rename: destination renaming (López, Flich, Duato), as papers/002 uses
  *    it: shortest legal paths destination by destination, sources in order,
