@@ -9,10 +9,11 @@
  *  - shortest-widest paths, realised with each of the five heuristics
  *    (Table 1): total LIDs, each port 2^ceil(lg k);
  *  - path-selection paths, the same (Table 2);
- *  - fully explicit, destination renaming and Separate (path selection +
- *    color/L): the largest load of a directed link when each machine sends
- *    1 in all to the others (pairs on the link / (machines - 1)) and the
- *    LIDs (Table 3);
+ *  - fully explicit, destination renaming (shortest-widest paths, LIDs first
+ *    fit: Table 1's greedy column) and Separate (path selection + color/L):
+ *    the largest load of a directed link when each machine sends 1 in all
+ *    to the others (pairs on the link / (machines - 1)) and the LIDs
+ *    (Table 3); renaming destination by destination as a variant;
  *  - variants: color/L with the degree among the candidates left, and
  *    shortest-widest by its heaviest link; with --exact MS, the exact
  *    optimum of color/L's configurations on path selection (MS ms per
@@ -132,9 +133,10 @@ static void one(unsigned machines, unsigned switches, uint64_t seed, double exac
 		printf(" t2y.%s=%llu", la_heur_name(hs[i]), lids(f, &yen, hs[i], 0));
 	printf(" t3y.sep.load=%.4f", max_load(&c, &yen));
 	printf(" t3.fx.load=%.4f t3.fx.lids=%llu t3.ren.load=%.4f t3.ren.lids=%llu"
-	       " t3.sep.load=%.4f t3.sep.lids=%llu", max_load(&c, &fx), lids(f, &fx, LA_GREEDY, 0),
-	       max_load(&c, &ren), lids(f, &ren, LA_GREEDY, 0), max_load(&c, &sel),
-	       lids(f, &sel, LA_COLOR_L, 0));
+	       " v.rendst.load=%.4f v.rendst.lids=%llu t3.sep.load=%.4f t3.sep.lids=%llu",
+	       max_load(&c, &fx), lids(f, &fx, LA_GREEDY, 0), max_load(&c, &sw),
+	       lids(f, &sw, LA_GREEDY, 0), max_load(&c, &ren), lids(f, &ren, LA_GREEDY, 0),
+	       max_load(&c, &sel), lids(f, &sel, LA_COLOR_L, 0));
 	printf(" t1.sw.greedy=%llu v.t1.color-l-dyn=%llu v.t2.color-l-dyn=%llu v.t1max.color-l=%llu"
 	       " v.t1max.load=%.4f t1.sw.load=%.4f", lids(f, &sw, LA_GREEDY, 0),
 	       lids(f, &sw, LA_COLOR_L, 1), lids(f, &sel, LA_COLOR_L, 1),
