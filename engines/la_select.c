@@ -217,10 +217,10 @@ static int pair_cands(struct sel *s, uint32_t a, uint32_t b, uint32_t max, int y
 	s->cstart[(size_t)a * ns + b] = s->ncands;
 	s->spn[(size_t)a * ns + b] = (uint8_t)n;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct la_hop *h = yen ? tmp + (size_t)i * ns : tmp + (size_t)i * len;
+		const struct la_hop *h = yen ? tmp + (size_t)i * LA_HOPS_MAX : tmp + (size_t)i * len;
 
-		if (tlen[i] > 63)
-			return -1;
+		if (tlen[i] > LA_HOPS_MAX)
+			return 1;
 		memcpy(s->hops + s->nhops, h, tlen[i] * sizeof(*h));
 		s->cofs[s->ncands] = s->nhops;
 		s->clen[s->ncands++] = (uint8_t)tlen[i];
@@ -235,7 +235,8 @@ static int sel_cands(struct sel *s, uint32_t max, int yen)
 	const struct la_ctx *c = s->c;
 	uint32_t ns = c->ns, tlen[16];
 	uint8_t *has = calloc((size_t)ns + 1, 1);
-	struct la_hop *tmp = malloc(((size_t)ns * max + 1) * sizeof(*tmp));
+	struct la_hop *tmp = malloc(((size_t)(ns > LA_HOPS_MAX ? ns : LA_HOPS_MAX) * max + 1) *
+				    sizeof(*tmp));
 	int rc = has && tmp ? 0 : -1;
 
 	for (uint32_t i = 0; !rc && i < c->nca; i++)
@@ -534,11 +535,18 @@ int la_paths_select(const struct la_ctx *c, uint32_t max, int yen, struct fmt_pa
 	s.npairs = c->nca * (c->nca - 1);
 	s.cstart = calloc(nsp, sizeof(*s.cstart));
 	s.spn = calloc(nsp, 1);
-	if (!s.cstart || !s.spn || sel_cands(&s, max, yen) || sel_init(&s, &st->cands) ||
-	    mllf(&s, &st->removed)) {
-		fab_err_set(err, "out of memory");
+	rc = s.cstart && s.spn ? sel_cands(&s, max, yen) : -1;
+	if (rc > 0) {
+		fab_err_set(err, "a shortest legal up/down path is longer than %u hops", LA_HOPS_MAX);
+		rc = -1;
 		goto out;
 	}
+	if (rc || sel_init(&s, &st->cands) || mllf(&s, &st->removed)) {
+		fab_err_set(err, "out of memory");
+		rc = -1;
+		goto out;
+	}
+	rc = -1;
 	for (uint32_t p = 0; p < s.npairs; p++) {
 		uint32_t i = p / (c->nca - 1), j = p % (c->nca - 1), a, b, k;
 

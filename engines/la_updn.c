@@ -257,8 +257,11 @@ struct yen {
 	uint8_t *noswitch, *noedge;
 };
 
-/* Shortest legal path from state (@x, @down) to @t avoiding the bans: into @out; its length or -1. */
-static int spur_bfs(struct yen *y, uint32_t x, int down, struct la_hop *out)
+/*
+ * Shortest legal path from state (@x, @down) to @t avoiding the bans, at
+ * most @room hops: into @out; its length or -1.
+ */
+static int spur_bfs(struct yen *y, uint32_t x, int down, struct la_hop *out, uint32_t room)
 {
 	const struct la_updn *u = y->u;
 	uint32_t ns = u->f->nswitches, head = 0, tail = 0, st = x + (down ? ns : 0), end = UINT32_MAX;
@@ -268,7 +271,8 @@ static int spur_bfs(struct yen *y, uint32_t x, int down, struct la_hop *out)
 		y->dist[i] = UINT32_MAX;
 	y->dist[st] = 0;
 	y->queue[tail++] = st;
-	while (head < tail && end == UINT32_MAX) {
+	y->noswitch[x] = 1;	/* never back through the spur: with its first hop banned, */
+	while (head < tail && end == UINT32_MAX) {	/* a detour could take that hop */
 		uint32_t cur = y->queue[head++], v = cur % ns;
 		int dn = cur >= ns;
 
@@ -291,7 +295,8 @@ static int spur_bfs(struct yen *y, uint32_t x, int down, struct la_hop *out)
 			y->queue[tail++] = nx;
 		}
 	}
-	if (end == UINT32_MAX)
+	y->noswitch[x] = 0;
+	if (end == UINT32_MAX || y->dist[end] > room)
 		return -1;
 	n = (int)y->dist[end];
 	for (uint32_t cur = end, i = (uint32_t)n; cur != st; cur = y->from[cur]) {
@@ -354,7 +359,7 @@ static void spurs(struct yen *y, struct la_hop *tmp)
 		for (uint32_t j = 0; j < i; j++)
 			y->noswitch[last[j].node] = 1;
 		memcpy(tmp, last, i * sizeof(*tmp));
-		n = spur_bfs(y, spur, down, tmp + i);
+		n = spur_bfs(y, spur, down, tmp + i, y->maxlen - i);
 		for (uint32_t j = 0; j < i; j++)
 			y->noswitch[last[j].node] = 0;
 		if (n >= 0 && i + (uint32_t)n <= y->maxlen && y->nb < y->max * y->maxlen) {
@@ -376,7 +381,7 @@ static void spurs(struct yen *y, struct la_hop *tmp)
 uint32_t la_updn_kpaths(const struct la_updn *u, uint32_t s, uint32_t t, uint32_t max,
 			struct la_hop *hops, uint32_t *len)
 {
-	uint32_t ns = u->f->nswitches, maxlen = ns, found = 0;
+	uint32_t ns = u->f->nswitches, maxlen = LA_HOPS_MAX, found = 0;
 	struct yen y = { .u = u, .t = t, .maxlen = maxlen, .max = max };
 	struct la_hop *tmp = malloc(((size_t)maxlen + 1) * sizeof(*tmp));
 	size_t bcap = (size_t)max * maxlen + 1;
@@ -398,7 +403,7 @@ uint32_t la_updn_kpaths(const struct la_updn *u, uint32_t s, uint32_t t, uint32_
 		if (s == t) {
 			len[0] = 0;
 			found = 1;
-		} else if ((n = spur_bfs(&y, s, 0, hops)) >= 0) {
+		} else if ((n = spur_bfs(&y, s, 0, hops, maxlen)) >= 0) {
 			len[0] = (uint32_t)n;
 			y.na = 1;
 			while (y.na < max) {

@@ -45,6 +45,8 @@
 
 /** Most LIDs (and so configurations) one port may have: 2^7. */
 #define LA_LIDS_MAX 128u
+/** Longest candidate path of the path-based engines, in switch-to-switch hops. */
+#define LA_HOPS_MAX 63u
 
 /* --- one destination (engines/lidassign.c) ------------------------------- */
 
@@ -340,9 +342,10 @@ uint32_t la_updn_paths(const struct la_updn *u, uint32_t s, uint32_t t, const ui
 
 /**
  * la_updn_kpaths() - Yen's k shortest paths among the legal switch-simple
- * paths from @s to @t: up to @max, shortest first (ties: the first
- * differing hop, lower switch then lower port), longer ones included; path
- * i is the @len[i] hops @hops[i * nswitches ..] (switch index, port).
+ * paths from @s to @t of at most LA_HOPS_MAX hops: up to @max, shortest
+ * first (ties: the first differing hop, lower switch then lower port),
+ * longer ones included; path i is the @len[i] hops
+ * @hops[i * LA_HOPS_MAX ..] (switch index, port).
  * Return: the number found.
  */
 uint32_t la_updn_kpaths(const struct la_updn *u, uint32_t s, uint32_t t, uint32_t max,

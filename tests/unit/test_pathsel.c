@@ -208,6 +208,58 @@ static void test_candidates(void **state)
 	fab_free(f);
 }
 
+/* Yen: distinct legal switch-simple paths, shortest first, the first a shortest one. */
+static void test_kpaths(void **state)
+{
+	struct fabric *f = random_fabric(8);
+	struct fab_err err = { { 0 } };
+	struct la_updn u;
+	struct la_ctx c;
+	struct la_hop h[16 * LA_HOPS_MAX];
+	uint32_t len[16], more = 0;
+
+	(void)state;
+	assert_int_equal(la_updn_build(f, 3, &u, &err), 0);
+	assert_int_equal(la_ctx_init(&c, f, &u, &err), 0);
+	for (uint32_t s = 0; s < f->nswitches; s++)
+		for (uint32_t t = 0; t < f->nswitches; t++) {
+			uint32_t n = la_updn_kpaths(&u, s, t, 16, h, len);
+
+			assert_true(n >= 1 && n <= 16);
+			assert_int_equal(len[0], c.du[(size_t)t * c.ns + s]);
+			more += n == 16;
+			for (uint32_t i = 0; i < n; i++) {
+				const struct la_hop *p = h + (size_t)i * LA_HOPS_MAX;
+				uint8_t seen[64] = { 0 };
+				uint32_t x = s;
+				int down = 0;
+
+				assert_true(!i || len[i] >= len[i - 1]);
+				for (uint32_t j = 0; j < len[i]; j++) {
+					uint32_t y = eng_sw_peer(f, x, p[j].port);
+
+					assert_int_equal(p[j].node, x);
+					assert_false(seen[x]);
+					seen[x] = 1;
+					assert_false(la_updn_up(&u, x, y) && down);
+					down |= !la_updn_up(&u, x, y);
+					x = y;
+				}
+				assert_int_equal(x, t);
+				for (uint32_t k = 0; k < i; k++) {
+					const struct la_hop *q = h + (size_t)k * LA_HOPS_MAX;
+
+					if (len[k] == len[i])
+						assert_true(memcmp(p, q, len[i] * sizeof(*p)) != 0);
+				}
+			}
+		}
+	assert_true(more > 0);	/* longer paths too: some pairs reach 16 */
+	la_ctx_free(&c);
+	la_updn_free(&u);
+	fab_free(f);
+}
+
 /* --- the engines through eng_run() ------------------------------------------------ */
 
 static void run_engine(const struct fabric *f, const char *chain, int assign, int want,
@@ -439,6 +491,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_realised_every_heuristic),
 		cmocka_unit_test(test_candidates),
+		cmocka_unit_test(test_kpaths),
 		cmocka_unit_test(test_engines_route),
 		cmocka_unit_test(test_sm_lids),
 		cmocka_unit_test(test_parallel_links),
