@@ -16,8 +16,8 @@
  *    (Table 3); renaming destination by destination as a variant;
  *  - variants: color/L with the degree among the candidates left, and
  *    shortest-widest by its heaviest link; with --exact MS, the exact
- *    optimum of color/L's configurations on path selection (MS ms per
- *    destination) and how many destinations it proved;
+ *    optimum of color/L's configurations on path selection (Yen's
+ *    candidates; MS ms per destination) and how many destinations it proved;
  *  - the time of each step.
  *
  * Usage: bench_lidassign MACHINES SWITCHES SEED [SEED_TO] [--exact MS]
@@ -148,8 +148,8 @@ static void one(unsigned machines, unsigned switches, uint64_t seed, double exac
 		uint8_t *proven = calloc(f->neps, 1);
 		unsigned long long k = 0, best = 0, np = 0, nd = 0;
 
-		if (!opt || !proven || la_assign(f, &sel, &o, &a, &err) ||
-		    la_optimum(f, &sel, &o, exact_ms, opt, proven, &err))
+		if (!opt || !proven || la_assign(f, &yen, &o, &a, &err) ||
+		    la_optimum(f, &yen, &o, exact_ms, opt, proven, &err))
 			die("exact", &err);
 		for (uint32_t e = 0; e < f->neps; e++)
 			if (a.k[e]) {
