@@ -53,13 +53,13 @@ int paths_write_routed(const char *path, const struct fabric *f, const struct rt
 			    f->nodes[f->eps[d].node].type == FAB_SWITCH)
 				continue;
 			rc = an_trace(f, r, s, dlid, rt_path_sl(r, s, d), &p);
-			if (!rc && p.fail != AN_DELIVERED)
-				continue;	/* not routed: nothing to list */
-			one.n = one.nhops = 0;
-			rc = rc ? rc : fmt_paths_add(&one, s, d, dlid, h, to_hops(&p, h, f->nswitches));
-			rc = rc ? rc : fmt_paths_write(fp, f, &one);
+			if (!rc && p.fail == AN_DELIVERED) {	/* not routed: nothing to list */
+				one.n = one.nhops = 0;
+				rc = fmt_paths_add(&one, s, d, dlid, h, to_hops(&p, h, f->nswitches));
+				rc = rc ? rc : fmt_paths_write(fp, f, &one);
+			}
+			an_path_free(&p);	/* an_trace() starts a new path each time */
 		}
-	an_path_free(&p);
 	fmt_paths_free(&one);
 	free(h);
 	if (fclose(fp) || rc) {
@@ -159,9 +159,7 @@ int paths_check(const struct fabric *f, const struct rt_routing *r, const struct
 		rep->checked++;
 		if (same_walk(f, &p, h, n, ps->dst[i])) {
 			rep->followed++;
-			continue;
-		}
-		if (rep->nex < PATHS_EXAMPLES) {
+		} else if (rep->nex < PATHS_EXAMPLES) {
 			char why[256];
 
 			divergence(f, &p, h, n, why, sizeof(why));
@@ -170,7 +168,7 @@ int paths_check(const struct fabric *f, const struct rt_routing *r, const struct
 				 fab_desc(f, f->eps[ps->src[i]].node),
 				 fab_desc(f, f->eps[ps->dst[i]].node), why);
 		}
+		an_path_free(&p);	/* an_trace() starts a new path each time */
 	}
-	an_path_free(&p);
 	return CLI_OK;
 }
