@@ -52,6 +52,16 @@ int cmd_eval(int argc, char **argv);
 int cmd_compute(int argc, char **argv);
 int cmd_engines(int argc, char **argv);
 
+/**
+ * cli_default_chain() - the chain `fabroute compute` routes with when not
+ * given one: the chain of the fabrouted at @url (NULL: $FABROUTE_URL, else
+ * the default URL), else FABROUTE_ENGINE_DEFAULT when no daemon answers;
+ * says on standard error which, and why (cli/cmd_client3.c)
+ * @chain: set to a new string (free() it)
+ * Return: CLI_OK, CLI_USAGE after a message (@url is not http), CLI_FAIL.
+ */
+int cli_default_chain(const char *url, char **chain);
+
 /* Long option ids shared by the commands. */
 enum {
 	OPT_GUID2LID = 0x100,
