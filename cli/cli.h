@@ -53,6 +53,16 @@ int cmd_compute(int argc, char **argv);
 int cmd_engines(int argc, char **argv);
 
 /**
+ * eval_lids_from_dump() - give the endpoints of @f without a LID the LIDs the
+ * port GUID annotations of the LFT dump @lfts name for them (cli/eval_lids.c)
+ * @topo: the fabric's file, for messages
+ * @lfts: the dump; NULL when the routing is opensm.fdbs
+ * Return: CLI_OK (also when every endpoint has a LID), or CLI_INPUT (CLI_FAIL
+ * when out of memory) after a message saying why it cannot.
+ */
+int eval_lids_from_dump(struct fabric *f, const char *topo, const char *lfts);
+
+/**
  * cli_default_chain() - the chain `fabroute compute` routes with when not
  * given one: the chain of the fabrouted at @url (NULL: $FABROUTE_URL, else
  * the default URL), else FABROUTE_ENGINE_DEFAULT when no daemon answers;

@@ -33,6 +33,8 @@ static void usage(FILE *out)
 	      "      --from FMT        format of --topology: auto (default), ibnetdiscover, ibsim\n"
 	      "      --guid2lid FILE   LIDs and LMCs from OpenSM's guid2lid (use it when the\n"
 	      "                        topology file's LIDs are not the routing's)\n"
+	      "                        Without it, ports the fabric gives no LID (ibnetdiscover\n"
+	      "                        run before the SM) get those the --lfts annotations name.\n"
 	      "Routing:\n"
 	      "      --lfts FILE       opensm-lfts.dump (ibroute format)\n"
 	      "      --fdbs FILE       opensm.fdbs\n"
@@ -266,6 +268,8 @@ static int load(struct loaded *l)
 	}
 	if (rc == CLI_OK && o->lids.guid2lid)
 		rc = cli_lids_apply(l->f, &o->lids);
+	if (rc == CLI_OK)
+		rc = eval_lids_from_dump(l->f, o->topology ? o->topology : o->subnet, o->lfts);
 	if (rc == CLI_OK && o->lfts)
 		rc = load_lfts(l);
 	else if (rc == CLI_OK)
