@@ -204,8 +204,10 @@ static void status_readback(const json_t *rb, long long seq)
 	if (client_str(rb, "error", NULL))
 		printf(", incomplete: %s", client_str(rb, "error", ""));
 	if (client_int(rb, "entries_drifting"))
-		printf("; DRIFT: %lld LFT entries on %lld switches differ from the published tables\n",
-		       client_int(rb, "entries_drifting"), client_int(rb, "switches_drifting"));
+		printf("; DRIFT: %lld LFT entr%s on %lld switch%s differ%s from the published tables\n",
+		       client_int(rb, "entries_drifting"), client_int(rb, "entries_drifting") == 1 ? "y" : "ies",
+		       client_int(rb, "switches_drifting"), client_int(rb, "switches_drifting") == 1 ? "" : "es",
+		       client_int(rb, "entries_drifting") == 1 ? "s" : "");
 	else
 		printf("; no drift\n");
 	json_array_foreach(json_object_get(rb, "examples"), i, x)
