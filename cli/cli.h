@@ -88,8 +88,8 @@ enum {
 };
 
 #define CLI_LIDS_HELP \
-	"  --guid2lid FILE  pin LIDs from an OpenSM guid2lid file\n" \
-	"  --lmc N          LMC (0-7) for ports that get a new LID\n" \
-	"  --renew-lids     forget the LIDs in the input and assign all anew\n"
+	"      --guid2lid FILE   pin LIDs from an OpenSM guid2lid file\n" \
+	"      --lmc N           LMC (0-7) for ports that get a new LID\n" \
+	"      --renew-lids      forget the LIDs in the input and assign all anew\n"
 
 #endif
