@@ -54,7 +54,7 @@ like "guid2lid carries LMC ranges" "$(head -1 "$D/opt/guid2lid")" "^0x[0-9a-f]+ 
 like "opt's notes name the groups" "$out" "notes: .*k=3"
 
 # errors
-runs "missing --engine" 2 "$F" compute --topology "$D/ft648.ibnd" --out-dir "$D/x"
+runs "missing --out-dir" 2 "$F" compute --topology "$D/ft648.ibnd"
 runs "unknown engine" 2 "$F" compute --engine lash --topology "$D/ft648.ibnd" --out-dir "$D/x"
 like "names it" "$err" "lash"
 runs "unknown option" 2 "$F" compute --engine updn -O nosuch=1 --topology "$D/ft648.ibnd" --out-dir "$D/x"
