@@ -134,4 +134,17 @@ is "routes with the default chain" "$(jq -r .chain "$t_tmp/o4/summary.json")" sf
 is "the default chain is fabrouted's" "$("$FABROUTED" --help | grep -A1 '^  --engine CHAIN' | sed -n 's/.*(default: \(.*\))$/\1/p')" \
 	sftree,updn,minhop
 runs "--url with --engine" 2 "$F" compute -e minhop --topology "$t_tmp/t.ibnd" -d "$t_tmp/o5" $U
+
+# --- a path that is not delivered: ftree leaves spine-to-spine pairs unrouted ---------
+if d_start ftree --topology gen:kary-ntree:k=2,n=2 --engine ftree --publish-policy any && d_wait_epoch 1; then
+	U="--url $D_URL"
+	runs "route --format ibtracert, not delivered: exit 4" 4 "$F" route --format ibtracert spine-00 spine-01 $U
+	is "it stops where ibtracert stops: at the switch whose table fails" "$out" \
+		'From switch {0x0002fab100000003} portnum 0 lid 3-3 "spine-00"'
+	is "and says why on standard error" "$err" \
+		"fabroute: no route from spine-00 to spine-01: no-entry at switch 'spine-00' (DLID 4)"
+	d_stop
+else
+	not_ok "a daemon routing with ftree"
+fi
 done_testing
