@@ -93,12 +93,12 @@ const char *srco_pass_name(enum srco_pass p)
  * @a->msg. @read_ms: reading and parsing the request. The answer carries
  * "ms": where the daemon's time went, for the plugin's log line.
  */
-static int route(struct srco *s, const json_t *req, double read_ms, struct srco_answer *a)
+static int route(struct srco *s, const json_t *req, const struct osmp_rx *rx, double read_ms, struct srco_answer *a)
 {
 	const json_t *id = json_object_get(req, "id");
 	struct fab_err err = { { 0 } };
 	double t0 = loop_now_fms(), t1;
-	struct fabric *f = srco_subnet_fabric(json_object_get(req, "subnet"), &err);
+	struct fabric *f = srco_subnet_fabric(json_object_get(req, "subnet"), rx->payload, rx->len, &err);
 	struct epoch *e = NULL;
 	char size[160], chain[256];
 	int rc = -1;
@@ -134,7 +134,8 @@ static int route(struct srco *s, const json_t *req, double read_ms, struct srco_
 }
 
 /* Answer one message on a route connection; -1 when the connection must close. */
-static int serve_route(struct srco_conn *c, const json_t *m, double read_ms, char *err, size_t errlen)
+static int serve_route(struct srco_conn *c, const json_t *m, const struct osmp_rx *rx, double read_ms, char *err,
+		       size_t errlen)
 {
 	struct srco_answer a = { 0 };
 	int rc;
@@ -142,7 +143,7 @@ static int serve_route(struct srco_conn *c, const json_t *m, double read_ms, cha
 	if (strcmp(osmp_type(m), "route"))
 		a.msg = json_pack("{s:s, s:s}", "type", "error", "message", "expected a route request");
 	else
-		route(c->s, m, read_ms, &a);
+		route(c->s, m, rx, read_ms, &a);
 	rc = osmp_send(c->fd, a.msg, a.niov ? a.iov : NULL, a.niov, osmp_now_ms() + SRCO_SEND_MS, err, errlen);
 	srco_answer_free(&a);
 	return rc;
@@ -351,15 +352,19 @@ static void *conn_main(void *arg)
 	struct srco_conn *c = arg;
 	char err[256] = "";
 	int rc = hello(c, err, sizeof(err));
+	struct osmp_rx rx = { 0 };
 	double t0 = 0;
 	json_t *m;
 
-	while (rc == 0 && wait_readable(c->fd, &t0) == 0 && (m = osmp_recv(c->fd, -1, NULL, err, sizeof(err)))) {
+	while (rc == 0 && wait_readable(c->fd, &t0) == 0 &&
+	       (m = osmp_recv(c->fd, -1, c->role == ROLE_ROUTE ? &rx : NULL, err, sizeof(err)))) {
 		if (c->role == ROLE_ROUTE)
-			rc = serve_route(c, m, loop_now_fms() - t0, err, sizeof(err));
+			rc = serve_route(c, m, &rx, loop_now_fms() - t0, err, sizeof(err));
 		else if (!strcmp(osmp_type(m), "event"))
 			record(c, m);
 		json_decref(m);
+		free(rx.payload);
+		rx = (struct osmp_rx){ 0 };
 	}
 	if (rc <= 0)
 		log_notice("opensm: connection closed: %s", err);

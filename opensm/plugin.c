@@ -238,7 +238,10 @@ static enum fosm_result io_failure(int64_t deadline)
 /* Connect if needed and send the subnet as request ++f->route_id; -1 with @err and *@res. */
 static int route_send(struct fosm *f, int64_t deadline, enum fosm_result *res, char *err, size_t errlen)
 {
-	json_t *msg, *subnet;
+	json_t *msg = NULL, *subnet;
+	struct iovec iov;
+	uint8_t *buf;
+	size_t len;
 	int rc;
 
 	*res = FOSM_ERROR;
@@ -246,15 +249,18 @@ static int route_send(struct fosm *f, int64_t deadline, enum fosm_result *res, c
 		*res = io_failure(deadline);
 		return -1;
 	}
-	subnet = fosm_subnet_json(f);
-	msg = subnet ? json_pack("{s:s, s:I, s:o}", "type", "route", "id", (json_int_t)++f->route_id,
-				 "subnet", subnet) : NULL;
+	if (fosm_subnet_encode(f, &subnet, &buf, &len) == 0)
+		msg = json_pack("{s:s, s:I, s:o}", "type", "route", "id", (json_int_t)++f->route_id, "subnet", subnet);
 	if (!msg) {
 		snprintf(err, errlen, "out of memory for the route request");
+		free(buf);
 		return -1;
 	}
-	rc = osmp_send(f->route_fd, msg, NULL, 0, deadline, err, errlen);
+	iov = (struct iovec){ .iov_base = buf, .iov_len = len };
+	f->pass.request_bytes = len;
+	rc = osmp_send(f->route_fd, msg, &iov, 1, deadline, err, errlen);
 	json_decref(msg);
+	free(buf);
 	if (rc) {
 		err_prefix(err, errlen, "sending the subnet");
 		*res = io_failure(deadline);
@@ -399,10 +405,10 @@ static int route_pass(void *context)
 	engine = json_string_value(json_object_get(answer, "engine"));
 	daemon_times(answer, times, sizeof(times));
 	FOSM_LOG(f, OSM_LOG_INFO, "epoch %" JSON_INTEGER_FORMAT " routed by fabrouted's %s: "
-		 "tables of %ld switches in %" PRId64 " ms (request %" PRId64 " ms, hop matrices %s%" PRId64
+		 "tables of %ld switches in %" PRId64 " ms (request %" PRId64 " ms, %zu KiB, hop matrices %s%" PRId64
 		 " ms, waited %" PRId64 " ms, installed %" PRId64 " ms%s)\n",
 		 json_integer_value(json_object_get(answer, "epoch")), engine ? engine : "(unnamed) engine",
-		 n, osmp_now_ms() - ps->t0, ps->request_ms, ps->hops ? "" : "by OpenSM ",
+		 n, osmp_now_ms() - ps->t0, ps->request_ms, (ps->request_bytes + 1023) / 1024, ps->hops ? "" : "by OpenSM ",
 		 ps->hops ? ps->hops_ms : t1 - ps->t0 - ps->request_ms, t2 - t1, osmp_now_ms() - t2, times);
 	route_report(f, FOSM_ROUTED, ps->t0, answer, n, NULL);
 	json_decref(answer);

@@ -151,6 +151,7 @@ struct fosm_vl {
  * @sent: the request went out; else @res and @err say why not
  * @hops: the plugin filled the hop matrices (cleared again on a fallback)
  * @request_ms: connecting, encoding and sending the subnet
+ * @request_bytes: the subnet's records
  * @hops_ms: filling the hop matrices
  */
 struct fosm_pass {
@@ -159,6 +160,7 @@ struct fosm_pass {
 	enum fosm_result res;
 	char err[320];
 	int64_t request_ms, hops_ms;
+	size_t request_bytes;
 };
 
 /** enum fosm_ctl_state - the control connection, as last logged. */
@@ -247,15 +249,18 @@ struct fosm {
 int fosm_hello(struct fosm *f, int fd, const char *role, int64_t deadline, char *err, size_t errlen);
 
 /**
- * fosm_subnet_json() - the "subnet" member of a route request
+ * fosm_subnet_encode() - the subnet of a route request
  * @f: the plugin; called with osm->lock held (inside the routing pass)
+ * @subnet: gets the request's "subnet" member: sm_port_guid and the
+ *	number of node, port and link records
+ * @buf: gets the records (malloc'd): nodes, ports (a switch's port 0
+ *	included), links, as OpenSM holds them now, in the encoding of
+ *	doc/osm-protocol.md
+ * @len: gets the length of @buf
  *
- * Nodes, ports (a switch's port 0 included) and links as OpenSM holds
- * them now, in the encoding of doc/osm-protocol.md.
- *
- * Return: a new object, or NULL when out of memory.
+ * Return: 0, or -1 when out of memory (nothing left allocated).
  */
-json_t *fosm_subnet_json(struct fosm *f);
+int fosm_subnet_encode(struct fosm *f, json_t **subnet, uint8_t **buf, size_t *len);
 
 /**
  * fosm_hops_fill() - fill every switch's hop matrix as OpenSM's

@@ -29,10 +29,12 @@
  *   more (OSM_NO_PATH is 0xff).
  *
  * The search goes backwards from t: t's neighbours through any link are at
- * 1, then the search follows healthy links only. A row OpenSM would
- * allocate is allocated the same way (malloc of num_ports bytes, which
- * OpenSM frees). Everything runs with osm->lock held, inside the routing
- * pass.
+ * 1, then the search follows healthy links only; least() of every pair is
+ * kept (n^2 bytes). Then every switch's rows are written, in LID order (the
+ * order of its hops[], where the rows lie in memory once allocated in that
+ * order). A row OpenSM would allocate is allocated the same way (malloc of
+ * num_ports bytes, which OpenSM frees). Everything runs with osm->lock
+ * held, inside the routing pass.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -213,8 +215,11 @@ static void search_from(const struct hop_graph *g, uint32_t t, uint8_t *dist, ui
 	}
 }
 
-/* Row lid(t) of switch @s from the search towards t (@dist); -1 when out of memory. */
-static int fill_row(const struct hop_graph *g, uint32_t s, uint32_t t, const uint8_t *dist)
+/*
+ * Row lid(@t) of switch @s: @least[r * n + t] is least(r, t) for every
+ * switch r. -1 when out of memory.
+ */
+static int fill_row(const struct hop_graph *g, uint32_t s, uint32_t t, const uint8_t *least)
 {
 	osm_switch_t *sw = g->sw[s];
 	uint16_t lid = g->lid[t];
@@ -234,13 +239,62 @@ static int fill_row(const struct hop_graph *g, uint32_t s, uint32_t t, const uin
 		row[0] = 0;
 	for (uint32_t k = g->first[s]; k < g->first[s + 1]; k++) {
 		const struct hop_link *l = &g->out[k];
-		unsigned v = l->peer == t ? 1u : l->healthy && dist[l->peer] < HOPS_MAX ? dist[l->peer] + 1u : HOPS_NONE;
+		unsigned d = least[(size_t)l->peer * g->n + t];
+		unsigned v = l->peer == t ? 1u : l->healthy && d < HOPS_MAX ? d + 1u : HOPS_NONE;
 
 		row[l->port] = (uint8_t)v;
 		if (v < row[0])
 			row[0] = (uint8_t)v;
 	}
 	return 0;
+}
+
+/* least(r, t) of every pair into @least (n x n, row r), one search per t. */
+static int all_searches(const struct hop_graph *g, uint8_t *least)
+{
+	uint8_t *dist = malloc(g->n ? g->n : 1);
+	uint32_t *queue = malloc((g->n ? g->n : 1) * sizeof(*queue));
+
+	if (!dist || !queue) {
+		free(dist);
+		free(queue);
+		return -1;
+	}
+	for (uint32_t t = 0; t < g->n; t++) {
+		search_from(g, t, dist, queue);
+		for (uint32_t r = 0; r < g->n; r++)
+			least[(size_t)r * g->n + t] = dist[r];
+	}
+	free(dist);
+	free(queue);
+	return 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The switches by LID, so that a switch's rows are visited in the order of its hops[]. */
+static uint32_t *lid_order(const struct hop_graph *g)
+{
+	uint64_t *key = malloc((g->n ? g->n : 1) * sizeof(*key));
+	uint32_t *order = malloc((g->n ? g->n : 1) * sizeof(*order));
+
+	if (key && order) {
+		for (uint32_t i = 0; i < g->n; i++)
+			key[i] = (uint64_t)g->lid[i] << 32 | i;
+		qsort(key, g->n, sizeof(*key), u64_cmp);
+		for (uint32_t i = 0; i < g->n; i++)
+			order[i] = (uint32_t)key[i];
+	} else {
+		free(order);
+		order = NULL;
+	}
+	free(key);
+	return order;
 }
 
 /* Hop weight 1 on every switch port, as OpenSM's set_default_hop_wf(). */
@@ -258,24 +312,23 @@ static void default_hop_weights(const struct hop_graph *g)
 int fosm_hops_fill(struct fosm *f)
 {
 	struct hop_graph g;
-	uint8_t *dist;
-	uint32_t *queue;
-	int rc = 0;
+	uint8_t *least = NULL;
+	uint32_t *order = NULL;
+	int rc = -1;
 
 	if (graph_build(&f->osm->subn, &g))
 		return -1;
-	dist = malloc(g.n ? g.n : 1);
-	queue = malloc((g.n ? g.n : 1) * sizeof(*queue));
-	if (!dist || !queue)
-		rc = -1;
-	default_hop_weights(&g);
-	for (uint32_t t = 0; t < g.n && !rc; t++) {
-		search_from(&g, t, dist, queue);
-		for (uint32_t s = 0; s < g.n && !rc; s++)
-			rc = fill_row(&g, s, t, dist);
+	least = malloc(g.n * g.n + 1);
+	order = lid_order(&g);
+	if (least && order && !all_searches(&g, least)) {
+		default_hop_weights(&g);
+		rc = 0;
+		for (uint32_t i = 0; i < g.n && !rc; i++)
+			for (uint32_t k = 0; k < g.n && !rc; k++)
+				rc = fill_row(&g, order[i], order[k], least);
 	}
-	free(dist);
-	free(queue);
+	free(least);
+	free(order);
 	graph_free(&g);
 	if (rc)
 		fosm_hops_clear(f);

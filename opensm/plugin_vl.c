@@ -265,10 +265,11 @@ static void vl_ports(struct fosm *f, struct fosm_vl *v, const struct fosm_vl_sw 
 			if (in && (!pi || !pi->p_remote_physp))
 				continue;	/* nothing enters there */
 			for (unsigned sl = 0; sl < FOSM_SLS; sl++) {
-				unsigned vl = vl_of(s, in, out, sl);
+				unsigned vl;
 
 				if (!(v->sls & (1u << sl)))
 					continue;
+				vl = vl_of(s, in, out, sl);
 				v->vls |= (uint16_t)(1u << vl);
 				if (vl >= runs && !*bad) {
 					*bad = true;

@@ -44,7 +44,7 @@ print(d["nodes"]["total"], d["nodes"]["switches"], d["links"]["total"])')
 NNODES=$1 NSW=$2 NLINKS=$3
 
 cat >"$t_tmp/fake.py" <<'PYEOF'
-# fabrouted's side of doc/osm-protocol.md (version 2), for tests: answers
+# fabrouted's side of doc/osm-protocol.md (version 3), for tests: answers
 # hellos, records every message as a JSON line (--log), answers "route" as
 # --mode says, sends one {"type":"sweep"} after the control event --sweep-on
 # ("hello": at once). Mode "vl" adds SL2VL tables (SL 1 on VL 1 out of odd
@@ -82,11 +82,37 @@ def readn(c, n):
     return b
 
 
+TYPES = {1: "CA", 2: "SW", 3: "RT"}
+
+
+def decode_subnet(counts, data):
+    """A route request's records as lists: nodes (dicts), ports and links (rows)."""
+    nodes, ports, links, off = [], [], [], 0
+    for _ in range(counts["nodes"]):
+        guid, sysimg, vendor, device, typ, nports, desc = struct.unpack_from(">QQIHBB64s", data, off)
+        nodes.append({"guid": "0x%016x" % guid, "type": TYPES[typ], "ports": nports,
+                      "desc": desc.split(b"\0")[0].decode(), "sysimg": "0x%016x" % sysimg,
+                      "vendor": vendor, "device": device})
+        off += 88
+    for _ in range(counts["ports"]):
+        node, guid, lid, port, lmc, state, phys, width, speed, vls = struct.unpack_from(">IQHBBBBBBB", data, off)
+        ports.append([node, port, "0x%016x" % guid, lid, lmc, state, phys, width, speed, vls])
+        off += 24
+    for _ in range(counts["links"]):
+        a, b, pa, pb = struct.unpack_from(">IIBB", data, off)
+        links.append([a, pa, b, pb])
+        off += 12
+    if off != len(data):
+        raise ValueError("a payload of %d bytes for %d" % (len(data), off))
+    return dict(counts, nodes=nodes, ports=ports, links=links)
+
+
 def recv(c):
     (n,) = struct.unpack(">I", readn(c, 4))
     msg = json.loads(readn(c, n))
-    if msg.get("payload"):
-        readn(c, msg["payload"])
+    data = readn(c, msg["payload"]) if msg.get("payload") else b""
+    if msg.get("type") == "route":
+        msg["subnet"] = decode_subnet(msg["subnet"], data)
     return msg
 
 
@@ -95,7 +121,7 @@ def send_raw(c, data, payload=b""):
 
 
 def send(c, obj, payload=b""):
-    obj.setdefault("v", 2)
+    obj.setdefault("v", 3)
     if payload:
         obj["payload"] = len(payload)
     send_raw(c, json.dumps(obj).encode(), payload)
@@ -238,8 +264,9 @@ req = [r["msg"] for r in map(json.loads, open(fake_log)) if r["msg"].get("type")
 s = req["subnet"]
 nodes, ports, links = s["nodes"], s["ports"], s["links"]
 bad = []
-if req.get("v") != 2 or not isinstance(req.get("id"), int):
-    bad.append("request without v 2 and an id")
+if (req.get("v") != 3 or not isinstance(req.get("id"), int)
+        or req.get("payload") != len(nodes) * 88 + len(ports) * 24 + len(links) * 12):
+    bad.append("request without v 3, an id and the payload its records take")
 nsw = sum(n["type"] == "SW" for n in nodes)
 if (len(nodes), nsw, len(links)) != (int(want_nodes), int(want_sw), int(want_links)):
     bad.append("%d nodes, %d switches, %d links" % (len(nodes), nsw, len(links)))
@@ -577,11 +604,11 @@ malformed() {
 }
 malformed huge error "waiting for the routing: frame of 4294967295 bytes \(1 to 268435456 allowed\)"
 malformed garbage error "waiting for the routing: not a message: .*"
-malformed badver error "waiting for the routing: peer speaks fabroute-osm protocol 1, this build speaks 2"
+malformed badver error "waiting for the routing: peer speaks fabroute-osm protocol 1, this build speaks 3"
 malformed wrong-id error "fabrouted answered request 2, expected 1"
 malformed missing fallback "fabrouted sent no tables for switch 0x[0-9a-f]{16} \([^)]*\)"
 malformed badvl fallback "malformed routing: switch 0x[0-9a-f]{16} maps \(in 0, out 1, SL 3\) to VL 15 \(0 to 14 allowed\)"
-malformed v1 - "hello on the route connection: fabrouted closed the connection at hello \(a fabrouted that speaks another fabroute-osm protocol than version 2 does so\)"
+malformed v1 - "hello on the route connection: fabrouted closed the connection at hello \(a fabrouted that speaks another fabroute-osm protocol than version 3 does so\)"
 
 # --- 8. SL2VL tables and path SLs, QoS on -----------------------------------
 # The fake daemon answers the updn tables with SL 1 on VL 1 out of odd ports
