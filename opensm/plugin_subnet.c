@@ -297,11 +297,34 @@ static struct sw_ent *sw_find(struct sw_tab *t, uint64_t guid)
 	return bsearch(&key, t->e, t->n, sizeof(*t->e), sw_ent_cmp);
 }
 
+/*
+ * The first LID of @lft (@len entries) sent to a port the switch does not
+ * have (@nports counts port 0), or @len. 0xff (no route) + 1 wraps to 0,
+ * so one maximum over the table (which the compiler vectorises) tells
+ * whether to look further.
+ */
+static size_t lft_bad_lid(const uint8_t *lft, size_t len, unsigned nports)
+{
+	uint8_t top = 0;
+	size_t lid;
+
+	for (lid = 0; lid < len; lid++) {
+		uint8_t v = (uint8_t)(lft[lid] + 1u);
+
+		top = v > top ? v : top;
+	}
+	if (top <= nports)
+		return len;
+	for (lid = 0; lid < len && (uint8_t)(lft[lid] + 1u) <= nports; lid++)
+		;
+	return lid;
+}
+
 /* Pass 1: every GUID known, once, every switch listed; every port possible. */
 static int lfts_check(struct sw_tab *t, const json_t *lfts, const uint8_t *sec, size_t len, char *err,
 		      size_t errlen)
 {
-	size_t i;
+	size_t i, lid;
 	json_t *g;
 
 	json_array_foreach(lfts, i, g) {
@@ -325,12 +348,12 @@ static int lfts_check(struct sw_tab *t, const json_t *lfts, const uint8_t *sec, 
 		}
 		s->seen = true;
 		s->lft = lft;
-		for (size_t lid = 0; lid < len; lid++)
-			if (lft[lid] != OSM_NO_PATH && lft[lid] >= s->sw->num_ports) {
-				snprintf(err, errlen, "malformed routing: switch 0x%016" PRIx64 " sends LID %zu "
-					 "to port %u of %u", s->guid, lid, lft[lid], s->sw->num_ports - 1u);
-				return -1;
-			}
+		lid = lft_bad_lid(lft, len, s->sw->num_ports);
+		if (lid < len) {
+			snprintf(err, errlen, "malformed routing: switch 0x%016" PRIx64 " sends LID %zu "
+				 "to port %u of %u", s->guid, lid, lft[lid], s->sw->num_ports - 1u);
+			return -1;
+		}
 	}
 	for (i = 0; i < t->n; i++)
 		if (!t->e[i].seen) {
