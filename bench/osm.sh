@@ -21,11 +21,12 @@
 #     with -d 2 -D 0x07 (unbuffered; VERBOSE gives the start marker): from
 #     "ucast_mgr_route: building routing with '<engine>' ..." (the first of
 #     the pass) to "osm_ucast_mgr_process: <engine> tables configured on all
-#     switches". For fabroute this holds OpenSM's min-hop matrices (the
-#     plugin's engine leaves build_lid_matrices to OpenSM) and the plugin's
-#     whole round trip: the subnet as JSON, fabrouted's engine, its
-#     evaluation (all pairs + CDG + load), the publication, the snapshot
-#     store in SQLite, the LFTs (binary, fabroute-osm protocol 2), and filling OpenSM's new_lft.
+#     switches". For fabroute this holds the plugin's whole round trip,
+#     from its engine's build_lid_matrices: the subnet (binary records,
+#     fabroute-osm protocol 3), the hop matrices the plugin fills for
+#     OpenSM meanwhile, fabrouted's engine, its evaluation (all pairs + CDG
+#     + load), the publication, the LFTs (binary), and filling OpenSM's
+#     new_lft; fabrouted stores the snapshot in SQLite after it answered.
 #     Where the time goes comes from OpenSM's log, the plugin's line
 #     ("epoch N routed by fabrouted's E: ... in T ms"), fabrouted's log
 #     (stamped on arrival: it has no timestamps of its own) and the time of
@@ -304,7 +305,7 @@ for n in sftree ftree; do
 	     $4 != "-" && ($4 in pub) {
 		e = $4; rt0 = $6 - $5; pub[e] = w(pub[e]); if (e in st) st[e] = w(st[e]); job = pub[e] - lat[e]
 		print rt0 - $1, job - rt0, eng[e], ev[e], lat[e] - eng[e] - ev[e], (e in st) ? st[e] - pub[e] : "-",
-		      (e in st) ? $6 - st[e] : "-", $2 - $6, $5, $2 - $1 }' "$d/pubs" "$d/stored" "$d/passes" > "$d/parts"
+		      $6 - pub[e], $2 - $6, $5, $2 - $1 }' "$d/pubs" "$d/stored" "$d/passes" > "$d/parts"
 	printf "%-16s" "fabroute $n"
 	for k in 1 2 3 4 5 6 7 8 9 10; do
 		printf " %8s" "$(awk -v k=$k '$k != "-" { print $k }' "$d/parts" | median)"
@@ -312,11 +313,11 @@ for n in sftree ftree; do
 	echo
 done
 cat <<-EOT
-	  hop-mat   OpenSM's min-hop matrices before the plugin's engine runs
-	  request   the subnet as JSON in the plugin, sent, parsed by fabrouted (to the job's start)
+	  hop-mat   OpenSM before the plugin's engine starts (the plugin fills the hop matrices in its round trip)
+	  request   the subnet encoded in the plugin, sent, read by fabrouted (to the job's start)
 	  engine    fabrouted's engine compute; eval: its evaluation (all pairs, CDG, load)
-	  publish   the rest of the job up to the publication; store: the snapshot stored in SQLite
-	  answer    the LFTs (binary) sent, checked and copied into OpenSM's new_lft (the rest of the round trip)
+	  publish   the rest of the job up to the publication; store: the snapshot stored in SQLite, after the answer
+	  answer    from the publication: the LFTs (binary) sent, checked and copied into OpenSM's new_lft
 	  after     OpenSM after the plugin returned, to "tables configured"
 	  round-tr  the plugin's own figure ("tables of N switches in T ms", whole ms)
 	  store uses the reroute event's time (ms); the rest fabrouted's log lines stamped on arrival

@@ -259,7 +259,8 @@ static void vl_ports(struct fosm *f, struct fosm_vl *v, const struct fosm_vl_sw 
 		if (!po || !po->p_remote_physp)
 			continue;
 		runs = fosm_vls_count(fosm_link_vls(&f->osm->subn, po));
-		for (unsigned in = 0; in < s->dim; in++) {
+		/* the default mapping ignores the in port: port 0 (always looked at first) says it all */
+		for (unsigned in = 0; in < (s->tab ? s->dim : 1u); in++) {
 			const osm_physp_t *pi = osm_node_get_physp_ptr(node, in);
 
 			if (in && (!pi || !pi->p_remote_physp))
