@@ -18,6 +18,7 @@
 #include "analysis/report.h"
 #include "cli/cli.h"
 #include "cli/eval_text.h"
+#include "cli/progress.h"
 #include "engines/engine.h"
 
 static void usage(FILE *out)
@@ -282,9 +283,10 @@ static int make_request(const struct compute_opts *o, const struct fabric *f, st
 	return CLI_OK;
 }
 
-static int route(const struct compute_opts *o, const struct fabric *f)
+static int route(const struct compute_opts *o, const struct fabric *f, struct cli_progress *pg)
 {
-	const struct an_opts ao = { .load = 1 };
+	const struct an_opts ao = { .load = 1, .parallel = 1, .progress = cli_progress_cb,
+				    .progress_arg = pg };
 	struct eng_chain chain;
 	struct eng_req req;
 	struct eng_res res;
@@ -294,9 +296,12 @@ static int route(const struct compute_opts *o, const struct fabric *f)
 
 	if (rc)
 		return rc;
+	cli_progress_step(pg, o->eval ? "routing and evaluating" : "routing",
+			  o->eval ? "destinations" : NULL);
 	rc = eng_run(&req, &res, &err);
 	free((void *)req.pins);
 	eng_chain_free(&chain);
+	cli_progress_end(pg);
 	if (rc != ENG_OK) {
 		cli_err("%s", err.msg);
 		return res.lids_failed ? CLI_INPUT : CLI_FAIL;
@@ -319,6 +324,7 @@ static int route(const struct compute_opts *o, const struct fabric *f)
 int cmd_compute(int argc, char **argv)
 {
 	struct compute_opts o = { .from = FMT_AUTO, .lids = { .lmc = -1 }, .lmc_max = FAB_LMC_MAX };
+	struct cli_progress *pg;
 	struct fabric *f;
 	int rc = parse_args(argc, argv, &o);
 
@@ -328,8 +334,12 @@ int cmd_compute(int argc, char **argv)
 		free(o.kv);
 		return rc;
 	}
+	pg = cli_progress_start("compute");
+	cli_progress_step(pg, "reading the topology", NULL);
 	f = cli_load(o.topology, o.from);
-	rc = f ? route(&o, f) : CLI_INPUT;
+	rc = f ? route(&o, f, pg) : CLI_INPUT;
+	if (!f)
+		cli_progress_end(pg);
 	fab_free(f);
 	free(o.kv);
 	return rc;
