@@ -147,7 +147,8 @@ struct fosm_vl {
  * struct fosm_pass - the routing pass under way, from the engine's
  * build_lid_matrices (request sent, hop matrices filled) to its
  * ucast_build_fwd_tables (answer installed)
- * @t0: osmp_now_ms() at its start; the deadline is @t0 + timeout_ms
+ * @t0: osmp_now_ms() at its start; the answer's deadline is @t0 +
+ *	timeout_ms + the time the hop matrices took
  * @sent: the request went out; else @res and @err say why not
  * @hops: the plugin filled the hop matrices (cleared again on a fallback)
  * @request_ms: connecting, encoding and sending the subnet
@@ -174,7 +175,8 @@ enum fosm_ctl_state {
  * struct fosm - everything the plugin keeps (the context OpenSM passes back)
  * @osm: the running OpenSM
  * @socket_path: the daemon's socket (socket=PATH)
- * @timeout_ms: deadline of a routing pass, from its start (timeout_ms=N)
+ * @timeout_ms: how long a routing pass waits for fabrouted (timeout_ms=N),
+ *	from its start, the hop matrices' time not counted
  * @osm_hops: OpenSM builds the hop matrices itself (hop_matrices=opensm)
  * @route_fd: the route connection, -1 when closed; used only by the
  *	routing pass (OpenSM runs one at a time)
