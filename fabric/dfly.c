@@ -313,16 +313,52 @@ static int gfile_read(const struct fabric *f, const char *buf, size_t len, const
 
 /* --- numbering and verification --------------------------------------------- */
 
+/* Groups of one size, at least two: 0, or FAB_DFLY_NOT with the reason. */
+static int check_sizes(const struct fabric *f, const struct fab_dfly *d, const uint32_t *size,
+		       uint32_t best, struct fab_err *err)
+{
+	uint32_t big = 0, odd = FAB_NONE;
+
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		if (size[d->group[s]] > size[d->group[big]])
+			big = s;
+		if (odd == FAB_NONE && size[d->group[s]] != d->a)
+			odd = s;
+	}
+	if (!d->from_file && best < 3)
+		fab_err_set(err, "no three switches are linked all to all: not a dragonfly, or "
+			    "one with groups of two switches (name the groups in a file)");
+	else if (!d->from_file && size[d->group[big]] > best)
+		fab_err_set(err, "the closed neighbourhoods do not separate the groups: \"%s\" "
+			    "falls in a group of %u switches where local links have %u switches "
+			    "in common (global links score like local ones when a <= h+1); "
+			    "name the groups in a file (dla.groups)", sw_name(f, big),
+			    size[d->group[big]], best);
+	else if (odd != FAB_NONE && d->from_file)
+		fab_err_set(err, "groups of different sizes: \"%s\" is in a group of %u "
+			    "switches, \"%s\" in one of %u", sw_name(f, 0), d->a, sw_name(f, odd),
+			    size[d->group[odd]]);
+	else if (odd != FAB_NONE)
+		fab_err_set(err, "not a dragonfly of equal cliques: \"%s\" is in a group of "
+			    "%u switches, \"%s\" in one of %u (a lost local link?)", sw_name(f, 0),
+			    d->a, sw_name(f, odd), size[d->group[odd]]);
+	else if (d->ngroups < 2)
+		fab_err_set(err, "one group of %u switches: not a dragonfly", d->a);
+	else
+		return 0;
+	return FAB_DFLY_NOT;
+}
+
 /*
- * Renumber the groups (any ids below nswitches or labels) in the order of
- * their first switch, rank the switches, check the sizes. 0, FAB_DFLY_NOT, -1.
+ * Renumber the groups (any ids below @nids) in the order of their first
+ * switch, rank the switches, check the sizes. 0, FAB_DFLY_NOT or -1.
  */
 static int number(const struct fabric *f, struct fab_dfly *d, uint32_t nids, uint32_t best,
 		  struct fab_err *err)
 {
 	uint32_t n = f->nswitches, *map = malloc(((size_t)nids + 1) * sizeof(*map));
 	uint32_t *size = calloc((size_t)n + 1, sizeof(*size));
-	int rc = 0;
+	int rc;
 
 	if (!map || !size) {
 		free(map);
@@ -339,31 +375,8 @@ static int number(const struct fabric *f, struct fab_dfly *d, uint32_t nids, uin
 		d->group[s] = *m;
 		d->rank[s] = size[*m]++;
 	}
-	d->a = d->ngroups ? size[0] : 0;
-	for (uint32_t s = 0; s < n && !rc; s++) {
-		uint32_t gs = size[d->group[s]];
-
-		if (gs == d->a)
-			continue;
-		rc = FAB_DFLY_NOT;
-		if (d->from_file)
-			fab_err_set(err, "groups of different sizes: \"%s\" is in a group of %u "
-				    "switches, \"%s\" in one of %u", sw_name(f, 0),
-				    d->a, sw_name(f, s), gs);
-		else if (gs > best)
-			fab_err_set(err, "the closed neighbourhoods do not separate the groups: \"%s\" "
-				    "falls in a group of %u switches where local links have %u switches "
-				    "in common (global links score like local ones when a <= h+1); "
-				    "name the groups in a file (dla.groups)", sw_name(f, s), gs, best);
-		else
-			fab_err_set(err, "not a dragonfly of equal cliques: \"%s\" is in a group of "
-				    "%u switches, \"%s\" in one of %u (a lost local link?)",
-				    sw_name(f, 0), d->a, sw_name(f, s), gs);
-	}
-	if (!rc && d->ngroups < 2) {
-		rc = FAB_DFLY_NOT;
-		fab_err_set(err, "one group of %u switches: not a dragonfly", d->a);
-	}
+	d->a = size[0];
+	rc = check_sizes(f, d, size, best, err);
 	for (uint32_t s = 0; !rc && s < n; s++)
 		d->member[(size_t)d->group[s] * d->a + d->rank[s]] = s;
 	free(map);
