@@ -6,6 +6,7 @@
 # database and token (tests/integration/daemon_lib.sh), and stops them at
 # the end; the library's trap kills them on any exit.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+need jq
 . "$top_srcdir/tests/integration/daemon_lib.sh"
 
 F=$FABROUTE
@@ -32,7 +33,9 @@ count() { printf '%s\n' "$1" | grep -Ec -- "$2"; }
 
 # --- without a daemon: help and bad command lines ---------------------------
 runs "--help exits 0" 0 "$F" --help
-like "--help lists the daemon's commands" "$out" "status .*route SRC DST|route SRC DST"
+for c in status "route SRC DST" "reach \[SRC DST\]" vl events snapshots engine "reroute \[--wait\]" fault; do
+	like "--help lists $c" "$out" "^  $c "
+done
 like "--help names FABROUTE_URL" "$out" "FABROUTE_URL"
 for c in status route reach vl events snapshots engine reroute fault; do
 	runs "$c --help exits 0" 0 "$F" $c --help
@@ -78,9 +81,7 @@ like "status shows the reroutes" "$out" "^reroutes: +1 ok, 0 failed"
 runs "status --json" 0 "$F" status --json $U
 like "status --json holds the three answers" "$(printf '%s' "$out" | tr -d '\n ')" \
 	'^\{"fabric":\{"epoch".*"ready":\{"ready":true.*"health":\{'
-if command -v jq >/dev/null 2>&1; then
-	is "status --json parses, switches" "$(printf '%s' "$out" | jq .fabric.switches)" 54
-fi
+is "status --json parses, switches" "$(printf '%s' "$out" | jq .fabric.switches)" 54
 runs "FABROUTE_URL gives the URL" 0 env FABROUTE_URL="$URL" "$F" status
 
 runs "route node-000 node-645" 0 "$F" route node-000 node-645 $U

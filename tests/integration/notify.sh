@@ -34,8 +34,14 @@ while ! grep -q "READY=1" "$t_tmp/notify.log" 2>/dev/null && [ $i -lt 100 ]; do 
 like "READY=1 after the first routing" "$(cat "$t_tmp/notify.log")" "READY=1"
 like "STATUS names the epoch and the engine" "$(cat "$t_tmp/notify.log")" "STATUS=epoch 1: sftree, ready"
 kill -HUP "$D_PID"
-sleep 0.5
+i=0
+while [ "$(sed -n '/RELOADING=1/,$p' "$t_tmp/notify.log" | grep -c 'READY=1')" -eq 0 ] && [ $i -lt 100 ]; do
+	sleep 0.1; i=$((i + 1))
+done
 like "SIGHUP: RELOADING=1" "$(cat "$t_tmp/notify.log")" "RELOADING=1"
+is "SIGHUP: READY=1 again after RELOADING=1" \
+	"$(sed -n '/RELOADING=1/,$p' "$t_tmp/notify.log" | grep -c 'READY=1')" 1
+is "READY=1 twice in all (start, reload)" "$(grep -c 'READY=1' "$t_tmp/notify.log")" 2
 d_stop
 is "SIGTERM: exit 0" "$D_STATUS" 0
 wait "$listener" 2>/dev/null

@@ -2,6 +2,7 @@
 # fabroute compute and fabroute engines: files written, chains, evaluation,
 # exit codes, errors.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+need jq
 
 F=$FABROUTE
 D=$t_tmp
@@ -11,9 +12,7 @@ for e in minhop updn ftree sftree dmodk smodk opt dla; do
 	like "engines shows $e" "$out" "^$e "
 done
 runs "engines --json" 0 "$F" engines --json
-if command -v jq >/dev/null 2>&1; then
-	is "engines --json names 8 engines" "$(printf '%s' "$out" | jq length)" 8
-fi
+is "engines --json names 8 engines" "$(printf '%s' "$out" | jq length)" 8
 runs "compute --help" 0 "$F" compute --help
 
 "$F" gen ft648 -o "$D/ft648.ibnd"
@@ -24,12 +23,10 @@ like "evaluation printed" "$out" "connectivity: connected"
 for file in opensm-lfts.dump guid2lid topology.ibnd summary.json; do
 	is "wrote $file" "$(test -s "$D/out/$file" && echo yes)" yes
 done
-if command -v jq >/dev/null 2>&1; then
-	is "summary names the engine" "$(jq -r .engine "$D/out/summary.json")" sftree
-	is "summary holds the evaluation" "$(jq .evaluation.connectivity.connected "$D/out/summary.json")" true
-	is "summary: SW-SW all reachable" \
-		"$(jq '.evaluation.connectivity.classes["sw-sw"].unreachable' "$D/out/summary.json")" 0
-fi
+is "summary names the engine" "$(jq -r .engine "$D/out/summary.json")" sftree
+is "summary holds the evaluation" "$(jq .evaluation.connectivity.connected "$D/out/summary.json")" true
+is "summary: SW-SW all reachable" \
+	"$(jq '.evaluation.connectivity.classes["sw-sw"].unreachable' "$D/out/summary.json")" 0
 is "no path-sl when every pair uses SL 0" "$(test -e "$D/out/path-sl" && echo written || echo absent)" absent
 runs "eval reads what compute wrote" 0 "$F" eval --topology "$D/out/topology.ibnd" \
 	--lfts "$D/out/opensm-lfts.dump"
@@ -66,10 +63,8 @@ is "216 (in, out) rows map every SL to VL1" \
 	"$(grep -c ': 1  1  1  1  1  1  1  1  1  1  1  1  1  1  1  1 $' "$D/dla/opensm-sl2vl.dump")" 216
 is "36 switch records" "$(grep -c '^Switch 0x' "$D/dla/opensm-sl2vl.dump")" 36
 is "no path-sl: every pair on SL 0" "$(test -e "$D/dla/path-sl" && echo written || echo absent)" absent
-if command -v jq >/dev/null 2>&1; then
-	is "summary names the SL2VL file" "$(jq -r .files.sl2vl "$D/dla/summary.json")" opensm-sl2vl.dump
-	is "summary: VLs 0 and 1" "$(jq -c .vls_used "$D/dla/summary.json")" "[0,1]"
-fi
+is "summary names the SL2VL file" "$(jq -r .files.sl2vl "$D/dla/summary.json")" opensm-sl2vl.dump
+is "summary: VLs 0 and 1" "$(jq -c .vls_used "$D/dla/summary.json")" "[0,1]"
 runs "eval with the SL2VL tables: deadlock-free" 0 "$F" eval --topology "$D/dla/topology.ibnd" \
 	--lfts "$D/dla/opensm-lfts.dump" --sl2vl "$D/dla/opensm-sl2vl.dump" --metrics dragonfly
 like "dragonfly metrics: hops" "$out" "CA->CA hops: 0: 72 1: 720 2: 1728 3: 2592 \(5112 pairs\)"
@@ -78,13 +73,10 @@ like "dragonfly metrics: VLs of local channels" "$out" "VL0 36..36 VL1 32..32"
 like "dragonfly metrics: group shift" "$out" "at most 8 on one channel"
 runs "eval without them: all on VL0, a credit loop (exit 5)" 5 "$F" eval \
 	--topology "$D/dla/topology.ibnd" --lfts "$D/dla/opensm-lfts.dump"
-if command -v jq >/dev/null 2>&1; then
-	"$F" eval --topology "$D/dla/topology.ibnd" --lfts "$D/dla/opensm-lfts.dump" \
-		--sl2vl "$D/dla/opensm-sl2vl.dump" --metrics dragonfly --json > "$D/dla.json"
-	is "eval --json: dragonfly gc flows" "$(jq .dragonfly.flows.gc.max "$D/dla.json")" 64
-	is "eval --json: VL1 on local channels" \
-		"$(jq '.dragonfly.flows.lc.by_vl[1].max' "$D/dla.json")" 32
-fi
+"$F" eval --topology "$D/dla/topology.ibnd" --lfts "$D/dla/opensm-lfts.dump" \
+	--sl2vl "$D/dla/opensm-sl2vl.dump" --metrics dragonfly --json > "$D/dla.json"
+is "eval --json: dragonfly gc flows" "$(jq .dragonfly.flows.gc.max "$D/dla.json")" 64
+is "eval --json: VL1 on local channels" "$(jq '.dragonfly.flows.lc.by_vl[1].max' "$D/dla.json")" 32
 runs "dragonfly metrics on a fat tree: exit 3" 3 "$F" eval --topology "$D/ft648.ibnd" \
 	--lfts "$D/out/opensm-lfts.dump" --metrics dragonfly
 like "says why" "$err" "not a fully connected dragonfly"

@@ -2,6 +2,7 @@
 # fabroute eval on committed OpenSM dumps: verdicts, exit codes, JSON schema,
 # and errors that name what was wrong.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+need jq
 
 F=$FABROUTE
 D=$top_srcdir/tests/data/osm
@@ -27,17 +28,15 @@ runs "fattree from ibnetdiscover output" 0 "$F" eval --topology "$D/fattree/ibne
 
 # JSON
 runs "eval --json" 5 "$F" eval --json --subnet "$D/ring/opensm-subnet.lst" --lfts "$D/ring/opensm-lfts.dump"
-if command -v jq >/dev/null 2>&1; then
-	is "JSON schema" "$(printf '%s' "$out" | jq -r .schema)" "fabroute-eval/1"
-	is "JSON connected" "$(printf '%s' "$out" | jq .connectivity.connected)" true
-	is "JSON deadlock_free" "$(printf '%s' "$out" | jq .deadlock.deadlock_free)" false
-	is "JSON cycle length" "$(printf '%s' "$out" | jq '.deadlock.vls[0].cycle | length')" 5
-	is "JSON SW->SW pairs" "$(printf '%s' "$out" | jq '.connectivity.classes["sw-sw"].pairs')" 20
-	like "JSON load present" "$(printf '%s' "$out" | jq .load.max)" "^[0-9]+$"
-	runs "eval --metrics conn" 5 "$F" eval --json --metrics conn --subnet "$D/ring/opensm-subnet.lst" \
-		--lfts "$D/ring/opensm-lfts.dump"
-	is "no load without asking" "$(printf '%s' "$out" | jq .load)" null
-fi
+is "JSON schema" "$(printf '%s' "$out" | jq -r .schema)" "fabroute-eval/1"
+is "JSON connected" "$(printf '%s' "$out" | jq .connectivity.connected)" true
+is "JSON deadlock_free" "$(printf '%s' "$out" | jq .deadlock.deadlock_free)" false
+is "JSON cycle length" "$(printf '%s' "$out" | jq '.deadlock.vls[0].cycle | length')" 5
+is "JSON SW->SW pairs" "$(printf '%s' "$out" | jq '.connectivity.classes["sw-sw"].pairs')" 20
+like "JSON load present" "$(printf '%s' "$out" | jq .load.max)" "^[0-9]+$"
+runs "eval --metrics conn" 5 "$F" eval --json --metrics conn --subnet "$D/ring/opensm-subnet.lst" \
+	--lfts "$D/ring/opensm-lfts.dump"
+is "no load without asking" "$(printf '%s' "$out" | jq .load)" null
 
 # a black hole: one LFT entry removed -> not connected (exit 4)
 sed '0,/^0x0002 [0-9]*/s//0x0002 255/' "$D/fattree/opensm-lfts.dump" > "$t_tmp/hole.dump"
