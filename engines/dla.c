@@ -37,7 +37,8 @@
  * terminals: the (channel, VL) dependency graph is acyclic, switch paths
  * included.
  *
- * Cost: O(switches x LIDs) for the tables plus the discovery's
+ * Cost: O(switches x LIDs) for the tables (one lookup per entry where Fig. 4
+ * leaves no choice, cached in a switches^2 table) plus the discovery's
  * O(links x degree); (ports + 1)^2 x 16 bytes of SL2VL per switch.
  */
 #include <stdio.h>
@@ -224,21 +225,47 @@ static uint8_t pick(const struct dla *x, uint32_t s, uint32_t t, uint32_t k)
 	return pick_local(x, s, x->grank[e], k / (hi - lo));
 }
 
-static void fill_lfts(const struct dla *x, struct rt_routing *r)
+/* The port of @s towards @t when Fig. 4 leaves no choice, else RT_NO_PORT. */
+static uint8_t only_port(const struct dla *x, uint32_t s, uint32_t t)
+{
+	const struct fab_dfly *d = x->d;
+	size_t i = (size_t)d->group[s] * d->ngroups + d->group[t], l;
+	uint32_t lo = x->goff[i], hi = x->goff[i + 1], nown = 0;
+
+	if (d->group[s] == d->group[t]) {
+		l = (size_t)s * d->a + d->rank[t];
+		return x->loff[l + 1] - x->loff[l] == 1 ? x->lport[x->loff[l]] : RT_NO_PORT;
+	}
+	for (uint32_t e = lo; e < hi; e++)
+		nown += x->grank[e] == d->rank[s];
+	if (nown)
+		return nown == 1 ? pick(x, s, t, 0) : RT_NO_PORT;
+	l = (size_t)s * d->a + x->grank[lo];
+	return hi - lo == 1 && x->loff[l + 1] - x->loff[l] == 1 ? pick(x, s, t, 0) : RT_NO_PORT;
+}
+
+/* Every LID on every switch; @only (switches^2 bytes) caches the ports without a choice. */
+static void fill_lfts(const struct dla *x, struct rt_routing *r, uint8_t *only)
 {
 	const struct fabric *f = x->f;
+	uint32_t ns = f->nswitches;
 
 	eng_route_endpoints(f, r);
-	for (uint32_t s = 0; s < f->nswitches; s++) {
+	for (uint32_t s = 0; s < ns; s++)
+		for (uint32_t t = 0; t < ns; t++)
+			only[(size_t)s * ns + t] = t == s ? RT_NO_PORT : only_port(x, s, t);
+	for (uint32_t s = 0; s < ns; s++) {
 		uint8_t *lft = rt_lft(r, s);
+		const uint8_t *row = only + (size_t)s * ns;
 
 		for (uint32_t e = 0; e < f->neps; e++) {
 			unsigned base = fab_ep_lid(f, e), n = 1u << fab_ep_lmc(f, e);
+			uint32_t t = x->dsw[e];
 
-			if (!base || x->dsw[e] == FAB_NONE || x->dsw[e] == s)
+			if (!base || t == FAB_NONE || t == s)
 				continue;
 			for (unsigned o = 0; o < n && base + o < r->lft_len; o++)
-				lft[base + o] = pick(x, s, x->dsw[e], x->key[e] + o);
+				lft[base + o] = row[t] != RT_NO_PORT ? row[t] : pick(x, s, t, x->key[e] + o);
 		}
 	}
 }
@@ -252,11 +279,12 @@ static int fill_sl2vl(const struct dla *x, struct rt_routing *r, struct fab_err 
 		uint32_t node = f->switches[s];
 		unsigned np = f->nodes[node].nports, dim = np + 1;
 
-		if (rt_sl2vl_set(r, f, s, 0, 0, 0, 0)) {
+		/* the layout of routing.h, all VL0 to start with */
+		r->sl2vl[s] = calloc((size_t)dim * dim * RT_SLS, 1);
+		if (!r->sl2vl[s]) {
 			fab_err_set(err, "out of memory");
 			return -1;
 		}
-		memset(r->sl2vl[s], 0, (size_t)dim * dim * RT_SLS);
 		for (unsigned in = 1; in <= np; in++) {
 			if (fab_dfly_class(f, x->d, node, in) != FAB_DF_GLOBAL)
 				continue;
@@ -321,8 +349,17 @@ static int dla_route(const struct eng_req *req, const struct eng_args *a, struct
 		else if (!dla_build(&x, err) && !fill_sl2vl(&x, r, err) && !set_notes(&d, r, err))
 			rc = ENG_OK;
 	}
-	if (rc == ENG_OK)
-		fill_lfts(&x, r);
+	if (rc == ENG_OK) {
+		uint8_t *only = malloc((size_t)f->nswitches * f->nswitches + 1);
+
+		if (only)
+			fill_lfts(&x, r, only);
+		else
+			rc = ENG_ERROR;
+		free(only);
+		if (!only)
+			fab_err_set(err, "out of memory");
+	}
 	if (rc != ENG_OK)
 		rt_free(r);
 	else
