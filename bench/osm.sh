@@ -25,7 +25,7 @@
 #     plugin's engine leaves build_lid_matrices to OpenSM) and the plugin's
 #     whole round trip: the subnet as JSON, fabrouted's engine, its
 #     evaluation (all pairs + CDG + load), the publication, the snapshot
-#     store in SQLite, the LFTs as JSON, and filling OpenSM's new_lft.
+#     store in SQLite, the LFTs (binary, fabroute-osm protocol 2), and filling OpenSM's new_lft.
 #     Where the time goes comes from OpenSM's log, the plugin's line
 #     ("epoch N routed by fabrouted's E: ... in T ms"), fabrouted's log
 #     (stamped on arrival: it has no timestamps of its own) and the time of
@@ -316,7 +316,7 @@ cat <<-EOT
 	  request   the subnet as JSON in the plugin, sent, parsed by fabrouted (to the job's start)
 	  engine    fabrouted's engine compute; eval: its evaluation (all pairs, CDG, load)
 	  publish   the rest of the job up to the publication; store: the snapshot stored in SQLite
-	  answer    the LFTs as JSON, sent, parsed and copied into OpenSM's new_lft (the rest of the round trip)
+	  answer    the LFTs (binary) sent, checked and copied into OpenSM's new_lft (the rest of the round trip)
 	  after     OpenSM after the plugin returned, to "tables configured"
 	  round-tr  the plugin's own figure ("tables of N switches in T ms", whole ms)
 	  store uses the reroute event's time (ms); the rest fabrouted's log lines stamped on arrival

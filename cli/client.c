@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -111,6 +112,21 @@ static int client_option(struct client *c, int opt, const char **url, char **arg
 	}
 }
 
+/*
+ * The daemon usually listens on loopback: never send that through a proxy
+ * (http_proxy in the environment would otherwise take it). The user's own
+ * no_proxy list is kept, loopback added to it.
+ */
+static void no_proxy_loopback(struct client *c)
+{
+	const char *user = getenv("no_proxy") ? getenv("no_proxy") : getenv("NO_PROXY");
+
+	snprintf(c->noproxy, sizeof(c->noproxy), "%s%slocalhost,127.0.0.1,::1,[::1]",
+		 user && *user && strlen(user) < sizeof(c->noproxy) - 40 ? user : "",
+		 user && *user && strlen(user) < sizeof(c->noproxy) - 40 ? "," : "");
+	curl_easy_setopt(c->curl, CURLOPT_NOPROXY, c->noproxy);
+}
+
 static int client_open(struct client *c)
 {
 	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
@@ -128,6 +144,7 @@ static int client_open(struct client *c)
 	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, CLIENT_TOTAL_MS);
 	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c->curl, CURLOPT_USERAGENT, "fabroute/" PACKAGE_VERSION);
+	no_proxy_loopback(c);
 #if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
 #else

@@ -101,6 +101,7 @@ struct client {
 	int nargs;
 	CURL *curl;
 	char errbuf[CURL_ERROR_SIZE];
+	char noproxy[512];	/* CURLOPT_NOPROXY: the user's no_proxy plus loopback */
 };
 
 /**

@@ -19,6 +19,7 @@
 #include "analysis/report.h"
 #include "cli/cli.h"
 #include "cli/eval_text.h"
+#include "cli/progress.h"
 #include "engines/engine.h"
 
 static void usage(FILE *out)
@@ -298,9 +299,10 @@ static int make_request(const struct compute_opts *o, const struct fabric *f, st
 	return CLI_OK;
 }
 
-static int route(const struct compute_opts *o, const struct fabric *f)
+static int route(const struct compute_opts *o, const struct fabric *f, struct cli_progress *pg)
 {
-	const struct an_opts ao = { .load = 1 };
+	const struct an_opts ao = { .load = 1, .parallel = 1, .progress = cli_progress_cb,
+				    .progress_arg = pg };
 	struct eng_chain chain;
 	struct eng_req req;
 	struct eng_res res;
@@ -310,9 +312,12 @@ static int route(const struct compute_opts *o, const struct fabric *f)
 
 	if (rc)
 		return rc;
+	cli_progress_step(pg, o->eval ? "routing and evaluating" : "routing",
+			  o->eval ? "destinations" : NULL);
 	rc = eng_run(&req, &res, &err);
 	free((void *)req.pins);
 	eng_chain_free(&chain);
+	cli_progress_end(pg);
 	if (rc != ENG_OK) {
 		cli_err("%s", err.msg);
 		return res.lids_failed ? CLI_INPUT : CLI_FAIL;
@@ -336,6 +341,7 @@ static int route(const struct compute_opts *o, const struct fabric *f)
 int cmd_compute(int argc, char **argv)
 {
 	struct compute_opts o = { .from = FMT_AUTO, .lids = { .lmc = -1 }, .lmc_max = FAB_LMC_MAX };
+	struct cli_progress *pg;
 	struct fabric *f;
 	int rc = parse_args(argc, argv, &o);
 
@@ -345,8 +351,12 @@ int cmd_compute(int argc, char **argv)
 		free(o.kv);
 		return rc;
 	}
+	pg = cli_progress_start("compute");
+	cli_progress_step(pg, "reading the topology", NULL);
 	f = cli_load(o.topology, o.from);
-	rc = f ? route(&o, f) : CLI_INPUT;
+	rc = f ? route(&o, f, pg) : CLI_INPUT;
+	if (!f)
+		cli_progress_end(pg);
 	fab_free(f);
 	free(o.kv);
 	return rc;
@@ -354,31 +364,9 @@ int cmd_compute(int argc, char **argv)
 
 /* --- fabroute engines ---------------------------------------------------- */
 
-static const char *const opt_types[] = {
-	[ENG_OPT_BOOL] = "bool", [ENG_OPT_INT] = "integer", [ENG_OPT_ENUM] = "enum",
-	[ENG_OPT_LIST] = "list", [ENG_OPT_FILE] = "file",
-};
-
-static json_t *option_json(const struct eng_opt *p)
-{
-	char buf[48];
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", p->name, "type",
-			      opt_types[p->type], "values", eng_opt_type_text(p, buf, sizeof(buf)),
-			      "default", p->defval, "help", p->help);
-
-	if (o && p->type == ENG_OPT_INT) {
-		json_object_set_new(o, "min", json_integer(p->min));
-		json_object_set_new(o, "max", json_integer(p->max));
-	}
-	return o;
-}
-
 static json_t *engine_json(const struct engine *e)
 {
-	json_t *opts = json_array();
-
-	for (const struct eng_opt *p = e->options; p && p->name; p++)
-		json_array_append_new(opts, option_json(p));
+	json_t *opts = eng_options_json(e);
 	return json_pack("{s:s, s:s, s:b, s:i, s:o}", "name", e->name, "summary", e->summary,
 			 "deadlock_free", e->deadlock_free, "vls", (json_int_t)e->vls,
 			 "options", opts);

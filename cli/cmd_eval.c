@@ -17,6 +17,7 @@
 #include "analysis/report.h"
 #include "cli/cli.h"
 #include "cli/eval_text.h"
+#include "cli/progress.h"
 
 static void usage(FILE *out)
 {
@@ -47,8 +48,12 @@ static void usage(FILE *out)
 	      "      --ca-only         only CA-to-CA paths enter the dependency graph (as ibdmchk)\n"
 	      "      --all-lids        check every LID of each destination's LMC range\n"
 	      "      --seed N          seed for sampled metrics (default 1)\n"
+	      "      --threads N       evaluate on N threads (default 0: one per CPU)\n"
 	      "      --json            print JSON (schema fabroute-eval/1, doc/eval-json.md)\n"
 	      "  -h, --help            show this help\n"
+	      "\n"
+	      "On a terminal, steps that run over a second show their progress on\n"
+	      "standard error. LFT dumps are read in pieces: there is no size limit.\n"
 	      "\n"
 	      "Dragonfly metrics (papers/004): hop histograms, paths off [lc] gc [lc], flows\n"
 	      "per terminal, local (per VL) and global channel under all-to-all traffic, the\n"
@@ -67,6 +72,7 @@ struct eval_opts {
 	struct an_opts an;
 	struct an_perm_opts perm;
 	int json, help, dfly;
+	struct cli_progress *progress;
 };
 
 static int parse_metrics(struct eval_opts *o, const char *list)
@@ -99,7 +105,7 @@ static int parse_metrics(struct eval_opts *o, const char *list)
 }
 
 enum { OPT_TOPOLOGY = 0x200, OPT_SUBNET, OPT_LFTS, OPT_FDBS, OPT_PATH_SL, OPT_SL2VL,
-       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_GROUPS };
+       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_THREADS, OPT_GROUPS };
 
 static int parse_opt(struct eval_opts *o, int c, const char *arg)
 {
@@ -125,6 +131,11 @@ static int parse_opt(struct eval_opts *o, int c, const char *arg)
 		if (cli_parse_uint(arg, UINT64_MAX, &v))
 			return cli_usage_err("eval", "--seed '%s': expected an unsigned integer", arg);
 		o->perm.seed = v;
+		break;
+	case OPT_THREADS:
+		if (cli_parse_uint(arg, 1024, &v))
+			return cli_usage_err("eval", "--threads '%s': expected 0 to 1024", arg);
+		o->an.threads = (unsigned)v;
 		break;
 	case OPT_FROM:
 		fmt = fmt_topo_from_name(arg);
@@ -154,6 +165,7 @@ static int parse_args(int argc, char **argv, struct eval_opts *o)
 		{ "ca-only", no_argument, NULL, OPT_CA_ONLY },
 		{ "all-lids", no_argument, NULL, OPT_ALL_LIDS },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -220,13 +232,23 @@ static int parse_subnet(const char *buf, size_t len, const char *name, void *ctx
 	return l->f ? 0 : -1;
 }
 
-static int parse_routing(const char *buf, size_t len, const char *name, void *ctx)
+static int parse_fdbs(const char *buf, size_t len, const char *name, void *ctx)
 {
 	struct loaded *l = ctx;
 
-	l->r = l->o->lfts ? fmt_lfts_parse(buf, len, name, l->f, &l->err) :
-			    fmt_fdbs_parse(buf, len, name, l->f, &l->err);
+	l->r = fmt_fdbs_parse(buf, len, name, l->f, &l->err);
 	return l->r ? 0 : -1;
+}
+
+/* The LFT dump, read in pieces whatever its size; CLI_OK or CLI_INPUT. */
+static int load_lfts(struct loaded *l)
+{
+	cli_progress_step(l->o->progress, "reading the LFTs", "MiB");
+	l->r = fmt_lfts_load(l->o->lfts, l->f, cli_progress_cb, l->o->progress, &l->err);
+	if (l->r)
+		return CLI_OK;
+	cli_err("%s", l->err.msg);
+	return CLI_INPUT;
 }
 
 static int parse_sl2vl(const char *buf, size_t len, const char *name, void *ctx)
@@ -248,6 +270,7 @@ static int load(struct loaded *l)
 	const struct eval_opts *o = l->o;
 	int rc;
 
+	cli_progress_step(o->progress, "reading the fabric", NULL);
 	if (o->topology) {
 		l->f = cli_load(o->topology, o->from);
 		rc = l->f ? CLI_OK : CLI_INPUT;
@@ -256,8 +279,12 @@ static int load(struct loaded *l)
 	}
 	if (rc == CLI_OK && o->lids.guid2lid)
 		rc = cli_lids_apply(l->f, &o->lids);
-	if (rc == CLI_OK)
-		rc = read_and(o->lfts ? o->lfts : o->fdbs, FMT_DUMP_SIZE_MAX, &l->err, parse_routing, l);
+	if (rc == CLI_OK && o->lfts)
+		rc = load_lfts(l);
+	else if (rc == CLI_OK)
+		rc = read_and(o->fdbs, FMT_DUMP_SIZE_MAX, &l->err, parse_fdbs, l);
+	if (o->sl2vl || o->path_sl)
+		cli_progress_step(o->progress, "reading SL2VL tables and path SLs", NULL);
 	if (rc == CLI_OK && o->sl2vl)
 		rc = read_and(o->sl2vl, FMT_DUMP_SIZE_MAX, &l->err, parse_sl2vl, l);
 	if (rc == CLI_OK && o->path_sl)
@@ -299,6 +326,35 @@ static int print_json(const struct loaded *l, const struct an_report *rep, const
 	return rc;
 }
 
+/* The evaluation and the permutation metrics, with their times; CLI_OK or CLI_FAIL. */
+static int compute(struct loaded *l, struct an_report *rep, struct an_perm *perm, double *ms,
+		   double *perm_ms)
+{
+	struct an_opts ao = l->o->an;
+	struct timespec t0;
+
+	ao.progress = cli_progress_cb;
+	ao.progress_arg = l->o->progress;
+	cli_progress_step(l->o->progress, "evaluating", "destinations");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (an_evaluate(l->f, l->r, &ao, rep, &l->err)) {
+		cli_err("%s", l->err.msg);
+		return CLI_FAIL;
+	}
+	*ms = ms_since(&t0);
+	if (l->o->perm.worst || l->o->perm.sample) {
+		cli_progress_step(l->o->progress, "permutation metrics", NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (an_perm_run(l->f, l->r, &l->o->perm, perm, &l->err)) {
+			cli_err("%s", l->err.msg);
+			an_report_free(rep);
+			return CLI_FAIL;
+		}
+		*perm_ms = ms_since(&t0);
+	}
+	return CLI_OK;
+}
+
 /* The groups of the dragonfly: from --groups, else found. CLI_OK or CLI_INPUT. */
 static int dfly_groups(struct loaded *l, struct fab_dfly *d)
 {
@@ -330,6 +386,7 @@ static int dfly_metrics(struct loaded *l, struct an_dfly *m, double *ms)
 		return CLI_OK;
 	if ((rc = dfly_groups(l, &d)) != CLI_OK)
 		return rc;
+	cli_progress_step(l->o->progress, "dragonfly metrics", NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = an_dfly_run(l->f, l->r, &d, m, &l->err) ? CLI_FAIL : CLI_OK;
 	*ms = ms_since(&t0);
@@ -344,27 +401,14 @@ static int evaluate(struct loaded *l)
 	struct an_report rep;
 	struct an_perm perm = { 0 };
 	struct an_dfly df = { 0 };
-	struct timespec t0;
-	double ms, perm_ms = 0, df_ms = 0;
+	double ms = 0, perm_ms = 0, df_ms = 0;
 	int rc = dfly_metrics(l, &df, &df_ms);
 
-	if (rc)
+	if (rc == CLI_OK)
+		rc = compute(l, &rep, &perm, &ms, &perm_ms);
+	cli_progress_end(l->o->progress);
+	if (rc != CLI_OK)
 		return rc;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (an_evaluate(l->f, l->r, &l->o->an, &rep, &l->err)) {
-		cli_err("%s", l->err.msg);
-		return CLI_FAIL;
-	}
-	ms = ms_since(&t0);
-	if (l->o->perm.worst || l->o->perm.sample) {
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (an_perm_run(l->f, l->r, &l->o->perm, &perm, &l->err)) {
-			cli_err("%s", l->err.msg);
-			an_report_free(&rep);
-			return CLI_FAIL;
-		}
-		perm_ms = ms_since(&t0);
-	}
 	if (l->o->json) {
 		rc = print_json(l, &rep, &perm, &df);
 	} else {
@@ -388,7 +432,7 @@ static int evaluate(struct loaded *l)
 int cmd_eval(int argc, char **argv)
 {
 	struct eval_opts o = { .from = FMT_AUTO, .lids = { .lmc = -1 },
-			       .an = { .load = 1 }, .perm = { .seed = 1 } };
+			       .an = { .load = 1, .parallel = 1 }, .perm = { .seed = 1 } };
 	struct loaded l = { .o = &o };
 	int rc = parse_args(argc, argv, &o);
 
@@ -397,9 +441,12 @@ int cmd_eval(int argc, char **argv)
 			usage(stdout);
 		return rc;
 	}
+	o.progress = cli_progress_start("eval");
 	rc = load(&l);
 	if (rc == CLI_OK)
 		rc = evaluate(&l);
+	else
+		cli_progress_end(o.progress);
 	rt_free(l.r);
 	fab_free(l.f);
 	return rc;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/client.h"
@@ -60,6 +61,8 @@ void cli_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (isatty(STDERR_FILENO))
+		fputs("\r\033[K", stderr);	/* over a progress line (cli/progress.h) */
 	fputs("fabroute: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -62,17 +62,24 @@ int fosm_hello(struct fosm *f, int fd, const char *role, int64_t deadline, char 
 {
 	json_t *msg = json_pack("{s:s, s:s, s:s, s:s}", "type", "hello", "role", role,
 				"opensm", f->osm->osm_version, "plugin", FOSM_PLUGIN);
+	struct osmp_rx rx;
 	int rc;
 
 	if (!msg) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	rc = osmp_send(fd, msg, deadline, err, errlen);
+	rc = osmp_send(fd, msg, NULL, 0, deadline, err, errlen);
 	json_decref(msg);
 	if (rc)
 		return -1;
-	msg = osmp_recv(fd, deadline, err, errlen);
+	msg = osmp_recv(fd, deadline, &rx, err, errlen);
+	free(rx.payload);
+	if (!msg && rx.peer_v > 0 && strlen(err) + 20 < errlen)
+		strcat(err, ": upgrade fabrouted");
+	else if (!msg && !strcmp(err, "connection closed"))
+		snprintf(err, errlen, "fabrouted closed the connection at hello (a fabrouted that speaks another "
+			 "fabroute-osm protocol than version %d does so)", OSMP_VERSION);
 	if (!msg)
 		return -1;
 	rc = strcmp(osmp_type(msg), "hello") ? -1 : 0;
@@ -183,13 +190,15 @@ static int route_connect(struct fosm *f, int64_t deadline, char *err, size_t err
 	return 0;
 }
 
-/* Check that @msg answers request f->route_id with a routing. */
-static int route_check_answer(struct fosm *f, const json_t *msg, char *err, size_t errlen)
+/* Check that @msg answers request f->route_id with a routing; else *@res says how the pass ends. */
+static int route_check_answer(struct fosm *f, const json_t *msg, enum fosm_result *res, char *err, size_t errlen)
 {
 	const json_t *id = json_object_get(msg, "id");
 
+	*res = FOSM_ERROR;
 	if (!strcmp(osmp_type(msg), "error")) {
 		err_from_peer(err, errlen, "fabrouted could not route", msg);
+		*res = FOSM_FALLBACK;
 		return -1;
 	}
 	if (strcmp(osmp_type(msg), "routing")) {
@@ -204,14 +213,27 @@ static int route_check_answer(struct fosm *f, const json_t *msg, char *err, size
 	return 0;
 }
 
-/* Send the subnet, return the daemon's routing (checked), or NULL and @err. */
-static json_t *route_request(struct fosm *f, int64_t deadline, char *err, size_t errlen)
+/* A transport failure: a timeout once the deadline has passed, else an error. */
+static enum fosm_result io_failure(int64_t deadline)
+{
+	return osmp_now_ms() >= deadline ? FOSM_TIMEOUT : FOSM_ERROR;
+}
+
+/*
+ * Send the subnet; return the daemon's routing (checked) and its payload
+ * in @rx, or NULL with @err and *@res.
+ */
+static json_t *route_request(struct fosm *f, int64_t deadline, struct osmp_rx *rx, enum fosm_result *res,
+			     char *err, size_t errlen)
 {
 	json_t *msg, *subnet;
 	int rc;
 
-	if (route_connect(f, deadline, err, errlen))
+	*res = FOSM_ERROR;
+	if (route_connect(f, deadline, err, errlen)) {
+		*res = io_failure(deadline);
 		return NULL;
+	}
 	subnet = fosm_subnet_json(f);
 	msg = subnet ? json_pack("{s:s, s:I, s:o}", "type", "route", "id", (json_int_t)++f->route_id,
 				 "subnet", subnet) : NULL;
@@ -219,25 +241,49 @@ static json_t *route_request(struct fosm *f, int64_t deadline, char *err, size_t
 		snprintf(err, errlen, "out of memory for the route request");
 		return NULL;
 	}
-	rc = osmp_send(f->route_fd, msg, deadline, err, errlen);
+	rc = osmp_send(f->route_fd, msg, NULL, 0, deadline, err, errlen);
 	json_decref(msg);
 	if (rc) {
 		err_prefix(err, errlen, "sending the subnet");
+		*res = io_failure(deadline);
 		return NULL;
 	}
-	msg = osmp_recv(f->route_fd, deadline, err, errlen);
+	msg = osmp_recv(f->route_fd, deadline, rx, err, errlen);
 	if (!msg) {
 		err_prefix(err, errlen, "waiting for the routing");
+		*res = io_failure(deadline);
 		return NULL;
 	}
-	if (route_check_answer(f, msg, err, errlen)) {
+	if (route_check_answer(f, msg, res, err, errlen)) {
 		json_decref(msg);
 		return NULL;
 	}
 	return msg;
 }
 
-static int route_failed(struct fosm *f, const char *why, int64_t t0)
+static const char *const result_names[] = {
+	[FOSM_ROUTED] = "routed", [FOSM_FALLBACK] = "fallback", [FOSM_TIMEOUT] = "timeout", [FOSM_ERROR] = "error",
+};
+
+/* Tell the daemon how the pass ended: {"event": "pass_result", "result", "ms", ...}. */
+static void route_report(struct fosm *f, enum fosm_result res, int64_t t0, const json_t *answer, long switches,
+			 const char *why)
+{
+	json_t *ev = json_pack("{s:s, s:s, s:s, s:I}", "type", "event", "event", "pass_result",
+			       "result", result_names[res], "ms", (json_int_t)(osmp_now_ms() - t0));
+
+	if (ev && res == FOSM_ROUTED)
+		json_object_update_new(ev, json_pack("{s:O?, s:O?, s:I}", "epoch", json_object_get(answer, "epoch"),
+						     "engine", json_object_get(answer, "engine"),
+						     "switches", (json_int_t)switches));
+	else if (ev)
+		json_object_set_new(ev, "reason", json_string(why));
+	if (ev)
+		fosm_event_send(f, ev);
+	json_decref(ev);
+}
+
+static int route_failed(struct fosm *f, enum fosm_result res, const char *why, int64_t t0)
 {
 	FOSM_LOG(f, OSM_LOG_ERROR, "%s (after %" PRId64 " ms); OpenSM's next routing engine routes this pass\n",
 		 why, osmp_now_ms() - t0);
@@ -245,6 +291,8 @@ static int route_failed(struct fosm *f, const char *why, int64_t t0)
 		close(f->route_fd);
 	f->route_fd = -1;
 	f->fallbacks++;
+	fosm_vl_install(f, NULL, NULL);
+	route_report(f, res, t0, NULL, 0, why);
 	return -1;
 }
 
@@ -253,20 +301,27 @@ static int route_pass(void *context)
 {
 	struct fosm *f = context;
 	int64_t t0 = osmp_now_ms();
-	char err[256] = "unknown error";
-	json_t *answer = route_request(f, t0 + f->timeout_ms, err, sizeof(err));
-	long n = answer ? fosm_apply_lfts(f, answer, err, sizeof(err)) : -1;
+	char err[320] = "unknown error";
+	enum fosm_result res = FOSM_ERROR;
+	struct osmp_rx rx = { 0 };
+	struct fosm_vl *vl = NULL;
+	json_t *answer = route_request(f, t0 + f->timeout_ms, &rx, &res, err, sizeof(err));
+	long n = answer ? fosm_apply_routing(f, answer, &rx, &vl, err, sizeof(err)) : -1;
 	const char *engine;
 
 	if (n < 0) {
 		json_decref(answer);
-		return route_failed(f, err, t0);
+		free(rx.payload);
+		return route_failed(f, answer ? FOSM_FALLBACK : res, err, t0);
 	}
+	fosm_vl_install(f, vl, &rx);
+	free(rx.payload);
 	engine = json_string_value(json_object_get(answer, "engine"));
 	FOSM_LOG(f, OSM_LOG_INFO, "epoch %" JSON_INTEGER_FORMAT " routed by fabrouted's %s: "
 		 "tables of %ld switches in %" PRId64 " ms\n",
 		 json_integer_value(json_object_get(answer, "epoch")), engine ? engine : "(unnamed) engine",
 		 n, osmp_now_ms() - t0);
+	route_report(f, FOSM_ROUTED, t0, answer, n, NULL);
 	json_decref(answer);
 	f->passes++;
 	return 0;
@@ -280,14 +335,25 @@ static void route_destroy(void *context)
 	if (f->route_fd >= 0)
 		close(f->route_fd);
 	f->route_fd = -1;
+	f->re = NULL;	/* OpenSM frees its list entries after this */
 }
 
-/* setup() of the registered module, also used for the head insertion. */
+/*
+ * setup() of the registered module, also used for the head insertion. The
+ * SL/VL hooks stay NULL until a routing that uses SLs or VLs is installed.
+ */
 static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 {
+	struct fosm *f = re->context;
+
+	(void)osm;
 	re->build_lid_matrices = NULL;	/* OpenSM's hop matrices: multicast needs them */
 	re->ucast_build_fwd_tables = route_pass;
 	re->destroy = route_destroy;
+	re->update_sl2vl = NULL;
+	re->path_sl = NULL;
+	re->update_vlarb = NULL;
+	f->re = re;
 	return 0;
 }
 
@@ -384,6 +450,7 @@ static void fosm_free(struct fosm *f)
 		close(f->wake[1]);
 	if (f->route_fd >= 0)
 		close(f->route_fd);
+	fosm_vl_free(f->vl);
 	pthread_mutex_destroy(&f->ctl_mu);
 	free(f->socket_path);
 	free(f);

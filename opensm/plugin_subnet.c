@@ -15,7 +15,9 @@
  *
  * In: the answer is checked whole before the first new_lft byte changes,
  * so a bad answer leaves the tables as OpenSM prepared them for the next
- * engine.
+ * engine. The LFT section of the payload comes first, one table of lft_len
+ * bytes per switch in the order of the header's "lfts"; the SL2VL and
+ * path-SL sections after it are plugin_vl.c's.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -122,21 +124,46 @@ static int port_speed(const osm_physp_t *p, const osm_physp_t *cap, bool fdr10)
 	return 0;
 }
 
-/* [node, port, guid, lid, lmc, state, phys state, width, speed] */
-static json_t *port_json(uint32_t ix, const osm_physp_t *p, const osm_physp_t *cap, bool own_lid, bool fdr10)
+unsigned fosm_vls_count(unsigned enc)
 {
-	return json_pack("[I, i, o, i, i, i, i, i, i]", (json_int_t)ix, (int)p->port_num,
+	static const unsigned count[] = { 1, 1, 2, 4, 8, 15 };
+
+	return enc < sizeof(count) / sizeof(count[0]) ? count[enc] : 1;
+}
+
+/* As OpenSM sets OperVLs on a link (osm_physp_calc_link_op_vls()). */
+unsigned fosm_link_vls(const osm_subn_t *subn, const osm_physp_t *p)
+{
+	const osm_physp_t *r = p->p_remote_physp;
+	unsigned v = ib_port_info_get_vl_cap(&p->port_info);
+
+	if (r && ib_port_info_get_vl_cap(&r->port_info) < v)
+		v = ib_port_info_get_vl_cap(&r->port_info);
+	if (!r)
+		v = ib_port_info_get_op_vls(&p->port_info);
+	if (!v)
+		v = 1;
+	if (v > subn->opt.max_op_vls)
+		v = subn->opt.max_op_vls;
+	return v;
+}
+
+/* [node, port, guid, lid, lmc, state, phys state, width, speed, vls] */
+static json_t *port_json(const osm_subn_t *subn, uint32_t ix, const osm_physp_t *p, const osm_physp_t *cap,
+			 bool own_lid, bool fdr10)
+{
+	return json_pack("[I, i, o, i, i, i, i, i, i, i]", (json_int_t)ix, (int)p->port_num,
 			 osmp_guid(cl_ntoh64(p->port_guid)),
 			 own_lid ? (int)cl_ntoh16(osm_physp_get_base_lid(p)) : 0,
 			 own_lid ? (int)osm_physp_get_lmc(p) : 0,
 			 (int)osm_physp_get_port_state(p),
 			 (int)ib_port_info_get_port_phys_state(&p->port_info),
-			 (int)p->port_info.link_width_active, port_speed(p, cap, fdr10));
+			 (int)p->port_info.link_width_active, port_speed(p, cap, fdr10), (int)fosm_link_vls(subn, p));
 }
 
 /* The ports of node @ix and the links that start at it. */
-static int node_ports(json_t *ports, json_t *links, osm_node_t *node, uint32_t ix,
-		      const struct node_ix *tab, size_t n, bool fdr10)
+static int node_ports(const osm_subn_t *subn, json_t *ports, json_t *links, osm_node_t *node, uint32_t ix,
+		      const struct node_ix *tab, size_t n)
 {
 	bool sw = osm_node_get_type(node) == IB_NODE_TYPE_SWITCH;
 	const osm_physp_t *sp0 = sw ? osm_node_get_physp_ptr(node, 0) : NULL;
@@ -148,7 +175,8 @@ static int node_ports(json_t *ports, json_t *links, osm_node_t *node, uint32_t i
 
 		if (!p)
 			continue;
-		if (json_array_append_new(ports, port_json(ix, p, sp0 ? sp0 : p, !sw || i == 0, fdr10)))
+		if (json_array_append_new(ports, port_json(subn, ix, p, sp0 ? sp0 : p, !sw || i == 0,
+							   subn->opt.fdr10 != 0)))
 			return -1;
 		r = p->p_remote_physp;
 		if (!r || (rix = node_index(tab, n, r->p_node)) < 0)
@@ -191,7 +219,7 @@ static json_t *subnet_arrays(osm_subn_t *subn, json_t *nodes, json_t *ports, jso
 
 	for (size_t i = 0; i < n && !rc; i++)
 		if (json_array_append_new(nodes, node_json(list[i])) ||
-		    node_ports(ports, links, list[i], (uint32_t)i, tab, n, subn->opt.fdr10 != 0))
+		    node_ports(subn, ports, links, list[i], (uint32_t)i, tab, n))
 			rc = -1;
 	free(list);
 	free(tab);
@@ -224,6 +252,7 @@ struct sw_tab {
 	struct sw_ent {
 		uint64_t guid;
 		osm_switch_t *sw;
+		const uint8_t *lft;
 		bool seen;
 	} *e;
 	size_t n;
@@ -262,52 +291,38 @@ static struct sw_ent *sw_find(struct sw_tab *t, uint64_t guid)
 	return bsearch(&key, t->e, t->n, sizeof(*t->e), sw_ent_cmp);
 }
 
-/* One "lfts" entry: its switch, its table decoded into @buf (@len bytes). */
-static struct sw_ent *lft_entry(struct sw_tab *t, const json_t *e, uint8_t *buf, size_t len,
-				char *err, size_t errlen)
-{
-	const char *hex = json_string_value(json_object_get(e, "lft"));
-	uint64_t guid;
-	struct sw_ent *s;
-
-	if (!json_is_object(e) || osmp_guid_parse(json_object_get(e, "guid"), &guid) || !hex) {
-		snprintf(err, errlen, "malformed routing: an lfts entry without guid or lft");
-		return NULL;
-	}
-	s = sw_find(t, guid);
-	if (!s) {
-		snprintf(err, errlen, "malformed routing: tables for switch 0x%016" PRIx64
-			 ", which OpenSM does not know", guid);
-		return NULL;
-	}
-	if (osmp_unhex(hex, buf, len) != (long)len || strlen(hex) != 2 * len) {
-		snprintf(err, errlen, "malformed routing: the lft of switch 0x%016" PRIx64
-			 " is not %zu bytes of hex", guid, len);
-		return NULL;
-	}
-	return s;
-}
-
-/* Pass 1: every entry well formed, known, once; every port possible. */
-static int lfts_check(struct sw_tab *t, const json_t *lfts, uint8_t *buf, size_t len, char *err, size_t errlen)
+/* Pass 1: every GUID known, once, every switch listed; every port possible. */
+static int lfts_check(struct sw_tab *t, const json_t *lfts, const uint8_t *sec, size_t len, char *err,
+		      size_t errlen)
 {
 	size_t i;
-	json_t *e;
+	json_t *g;
 
-	json_array_foreach(lfts, i, e) {
-		struct sw_ent *s = lft_entry(t, e, buf, len, err, errlen);
+	json_array_foreach(lfts, i, g) {
+		const uint8_t *lft = sec + i * len;
+		struct sw_ent *s;
+		uint64_t guid;
 
-		if (!s)
+		if (osmp_guid_parse(g, &guid)) {
+			snprintf(err, errlen, "malformed routing: lfts[%zu] is not a GUID", i);
 			return -1;
+		}
+		s = sw_find(t, guid);
+		if (!s) {
+			snprintf(err, errlen, "malformed routing: tables for switch 0x%016" PRIx64
+				 ", which OpenSM does not know", guid);
+			return -1;
+		}
 		if (s->seen) {
 			snprintf(err, errlen, "malformed routing: switch 0x%016" PRIx64 " twice", s->guid);
 			return -1;
 		}
 		s->seen = true;
+		s->lft = lft;
 		for (size_t lid = 0; lid < len; lid++)
-			if (buf[lid] != OSM_NO_PATH && buf[lid] >= s->sw->num_ports) {
+			if (lft[lid] != OSM_NO_PATH && lft[lid] >= s->sw->num_ports) {
 				snprintf(err, errlen, "malformed routing: switch 0x%016" PRIx64 " sends LID %zu "
-					 "to port %u of %u", s->guid, lid, buf[lid], s->sw->num_ports - 1u);
+					 "to port %u of %u", s->guid, lid, lft[lid], s->sw->num_ports - 1u);
 				return -1;
 			}
 	}
@@ -321,48 +336,61 @@ static int lfts_check(struct sw_tab *t, const json_t *lfts, uint8_t *buf, size_t
 }
 
 /* Pass 2: copy into new_lft; LIDs past the answer have no route. */
-static void lfts_fill(struct sw_tab *t, const json_t *lfts, uint8_t *buf, size_t len)
+static void lfts_fill(struct sw_tab *t, size_t len)
 {
-	size_t i;
-	json_t *e;
+	for (size_t i = 0; i < t->n; i++) {
+		osm_switch_t *sw = t->e[i].sw;
+		size_t top = (size_t)sw->max_lid_ho + 1, n;
 
-	json_array_foreach(lfts, i, e) {
-		struct sw_ent *s = lft_entry(t, e, buf, len, NULL, 0);	/* checked in pass 1 */
-		osm_switch_t *sw = s ? s->sw : NULL;
-		size_t top, n;
-
-		if (!sw)
-			continue;
-		top = (size_t)sw->max_lid_ho + 1;
 		if (top > sw->lft_size)
 			top = sw->lft_size;
 		n = len < top ? len : top;
-		memcpy(sw->new_lft, buf, n);
+		memcpy(sw->new_lft, t->e[i].lft, n);
 		memset(sw->new_lft + n, OSM_NO_PATH, top - n);
 	}
 }
 
-long fosm_apply_lfts(struct fosm *f, const json_t *answer, char *err, size_t errlen)
+/* The header's lft_len and lfts, checked against the payload; -1 with @err. */
+static int lft_header(const json_t *answer, const struct osmp_rx *rx, const json_t **lfts, size_t *len,
+		      char *err, size_t errlen)
 {
-	const json_t *lfts = json_object_get(answer, "lfts"), *jlen = json_object_get(answer, "lft_len");
-	json_int_t len = json_is_integer(jlen) ? json_integer_value(jlen) : -1;
-	struct sw_tab t = { 0 };
-	uint8_t *buf;
-	long rc = -1;
+	const json_t *jlen = json_object_get(answer, "lft_len");
+	json_int_t l = json_is_integer(jlen) ? json_integer_value(jlen) : -1;
 
-	if (!json_is_array(lfts) || len < 1 || len > IB_LID_UCAST_END_HO + 1) {
-		snprintf(err, errlen, "malformed routing: %s", json_is_array(lfts) ?
+	*lfts = json_object_get(answer, "lfts");
+	if (!json_is_array(*lfts) || l < 1 || l > IB_LID_UCAST_END_HO + 1) {
+		snprintf(err, errlen, "malformed routing: %s", json_is_array(*lfts) ?
 			 "lft_len is not 1 to 49152" : "no lfts array");
 		return -1;
 	}
-	buf = malloc((size_t)len);
-	if (!buf || sw_tab_build(&f->osm->subn, &t)) {
+	*len = (size_t)l;
+	if (rx->len / *len < json_array_size(*lfts)) {
+		snprintf(err, errlen, "malformed routing: a payload of %zu bytes cannot hold %zu LFTs of %zu bytes",
+			 rx->len, json_array_size(*lfts), *len);
+		return -1;
+	}
+	return 0;
+}
+
+long fosm_apply_routing(struct fosm *f, const json_t *answer, struct osmp_rx *rx, struct fosm_vl **vl_out,
+			char *err, size_t errlen)
+{
+	const json_t *lfts;
+	struct sw_tab t = { 0 };
+	size_t len, lft_bytes;
+	long rc = -1;
+
+	*vl_out = NULL;
+	if (lft_header(answer, rx, &lfts, &len, err, errlen))
+		return -1;
+	lft_bytes = json_array_size(lfts) * len;
+	if (sw_tab_build(&f->osm->subn, &t))
 		snprintf(err, errlen, "out of memory for the routing");
-	} else if (!lfts_check(&t, lfts, buf, (size_t)len, err, errlen)) {
-		lfts_fill(&t, lfts, buf, (size_t)len);
+	else if (!lfts_check(&t, lfts, rx->payload, len, err, errlen) &&
+		 !fosm_vl_build(f, answer, rx->payload + lft_bytes, rx->len - lft_bytes, len, vl_out, err, errlen)) {
+		lfts_fill(&t, len);
 		rc = (long)t.n;
 	}
-	free(buf);
 	free(t.e);
 	return rc;
 }

@@ -48,6 +48,34 @@ runs "LMC 1 with --all-lids" 0 "$F" eval --all-lids --subnet "$D/mixed-lmc1/open
 	--guid2lid "$D/mixed-lmc1/guid2lid" --lfts "$D/mixed-lmc1/opensm-lfts.dump"
 like "on every LID" "$out" "on every LID"
 
+# threads: the same report on 1 and 3 threads
+runs "eval --threads 1" 4 "$F" eval --json --threads 1 --subnet "$D/fattree/opensm-subnet.lst" \
+	--lfts "$t_tmp/hole.dump"
+one=$out
+runs "eval --threads 3" 4 "$F" eval --json --threads 3 --subnet "$D/fattree/opensm-subnet.lst" \
+	--lfts "$t_tmp/hole.dump"
+is "same JSON on 1 and 3 threads" "$out" "$one"
+runs "bad --threads" 2 "$F" eval --threads many --subnet "$D/ring/opensm-subnet.lst" \
+	--lfts "$D/ring/opensm-lfts.dump"
+
+# the LFT dump from a pipe, in pieces (no size limit)
+out=$(cat "$D/fattree/opensm-lfts.dump" | "$F" eval --subnet "$D/fattree/opensm-subnet.lst" --lfts -)
+like "LFTs read from standard input" "$out" "deadlock: +free"
+
+# progress: only on a terminal (or when asked), on standard error, cleared at the end
+runs "no progress when stderr is no terminal" 0 "$F" eval --json --subnet "$D/fattree/opensm-subnet.lst" \
+	--lfts "$D/fattree/opensm-lfts.dump"
+is "nothing on stderr" "$err" ""
+plain=$out
+out=$(FABROUTE_PROGRESS=now "$F" eval --json --subnet "$D/fattree/opensm-subnet.lst" \
+	--lfts "$D/fattree/opensm-lfts.dump" 2> "$t_tmp/progress")
+is "progress leaves stdout alone" "$out" "$plain"
+like "progress names the steps" "$(tr '\r' '\n' < "$t_tmp/progress")" "fabroute eval: reading the LFTs"
+like "progress counts destinations" "$(cat "$t_tmp/progress")" "fabroute eval: evaluating"
+like "progress line cleared at the end" "$(od -c "$t_tmp/progress" | tail -2 | head -1)" '\\r 033   \[   K *$'
+out=$(FABROUTE_PROGRESS=now "$F" gen kary-ntree k=2 n=2 --link-faults 1 -o "$t_tmp/g.ibnd" 2>&1)
+like "gen shows its steps" "$out" "fabroute gen: applying faults"
+
 # errors
 runs "no routing given" 2 "$F" eval --subnet "$D/ring/opensm-subnet.lst"
 runs "both --lfts and --fdbs" 2 "$F" eval --subnet "$D/ring/opensm-subnet.lst" \

@@ -8,7 +8,8 @@
  *
  * Checked: the hold-down is leading-edge and then delays; a storm of
  * changes during a reroute is coalesced into one more; a failed reroute
- * keeps the last good epoch and records an error; an epoch a reader holds
+ * (source, chain, or no epoch number from the store) keeps the last good
+ * epoch and records an error; an epoch a reader holds
  * outlives the swap; a stored snapshot is restored without routing when the
  * routing inputs match, and not otherwise.
  */
@@ -36,6 +37,8 @@ struct store {
 	struct fabric *snap_f;		/* offered by store_snapshot_load() */
 	struct rt_routing *snap_r;
 	uint64_t snap_seq;
+	uint64_t seq;		/* the last number store_seq_next() gave */
+	int seq_fail;
 };
 
 struct srcf {
@@ -147,10 +150,20 @@ void store_snap_free(struct store_snap *snap)
 	rt_free(snap->r);
 }
 
-json_t *store_snapshots_json(struct store *s, unsigned limit, struct fab_err *err)
+int64_t store_seq_next(struct store *s, struct fab_err *err)
 {
-	return s->snap_f ? json_pack("{s:[{s:I}]}", "snapshots", "seq", (json_int_t)s->snap_seq) :
-			   json_pack("{s:[]}", "snapshots");
+	int64_t seq = -1;
+
+	pthread_mutex_lock(&s->mu);
+	if (s->seq_fail) {
+		fab_err_set(err, "database is full (test)");
+	} else {
+		if (s->seq < s->snap_seq)
+			s->seq = s->snap_seq;
+		seq = (int64_t)++s->seq;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return seq;
 }
 
 /* --- the fixture: a pipeline over a 2-ary 3-tree, the loop in a thread of its own ------ */
@@ -185,7 +198,8 @@ static void reset_stubs(void)
 	st.snap_f = NULL;
 	st.snap_r = NULL;
 	st.nevents = st.nsnapshots = 0;
-	st.snap_seq = 0;
+	st.snap_seq = st.seq = 0;
+	st.seq_fail = 0;
 }
 
 static struct fix *start(unsigned holddown_ms, const char *chain)
@@ -357,6 +371,20 @@ static void test_failure_keeps_epoch(void **state)
 	assert_ptr_equal(before, after);
 	assert_string_equal(st.event_type[1], "error");
 	assert_non_null(strstr(st.event_msg[1], "the last good epoch stays: topology file unreadable"));
+	epoch_unref(after);
+
+	/* no epoch number can be allocated: nothing is published, none is reused */
+	src.fail = 0;
+	st.seq_fail = 1;
+	pipe_request(x->p, "fault");
+	wait_for(x, 1, 2);
+	after = epoch_slot_get(&x->slot);
+	assert_ptr_equal(before, after);
+	assert_non_null(strstr(st.event_msg[2], "database is full"));
+	st.seq_fail = 0;
+	pipe_request(x->p, "fault");
+	wait_for(x, 2, 2);
+	assert_int_equal(current_seq(x), 2);
 	epoch_unref(before);
 	epoch_unref(after);
 	stop(x);
