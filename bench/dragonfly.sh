@@ -12,6 +12,12 @@
 # switch, a*h+1 groups):
 #  - dla: `fabroute compute -e dla` (its routing time is the engine's, from
 #    summary.json), evaluated with its SL2VL tables;
+#  - "dla/osm" (when the fabroute-osm plugin is built): dla through OpenSM,
+#    one pass of `opensm -o -Q` with the plugin and `fabrouted --source
+#    opensm --engine dla` on a fresh ibsim, timed like OpenSM's engines
+#    (the plugin's round trip to fabrouted, dla and its evaluation of all
+#    pairs included); what OpenSM programmed (opensm.fdbs and
+#    opensm-sl2vl.dump) evaluated;
 #  - each OpenSM engine: one pass of `opensm -o -Q -R ENGINE,no_fallback` on a
 #    fresh ibsim (updn with the first switch, g00-sw0, as root through -a),
 #    its routing time from its log ("Entering MASTER state" to "ENGINE tables
@@ -33,6 +39,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 fab=$build/fabroute
+plugin=${FABROUTE_OSM_PLUGIN:-$build/.libs/libfabroute-osm.so}
 umad=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 sizes=${SIZES:-4,2,2 6,3,3 8,4,4}
 wirings=${WIRINGS:-absolute relative}
@@ -44,7 +51,13 @@ for t in ibsim opensm jq; do command -v $t > /dev/null 2>&1 || die "$t is missin
 [ -x "$fab" ] || die "no fabroute in $build"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabroute-bench-df.XXXXXX")
-sim=
+sim= fr=
+if [ -r "$plugin" ] && [ -x "$build/fabrouted" ]; then
+	mkdir -p "$tmp/plugin"
+	cp "$plugin" "$tmp/plugin/libfabroute-osm.so"
+else
+	plugin=
+fi
 stop() {
 	[ -n "$1" ] || return 0
 	kill "$1" 2> /dev/null || true
@@ -54,6 +67,7 @@ stop() {
 	wait "$1" 2> /dev/null || true
 }
 cleanup() {
+	stop "$fr"
 	stop "$sim"
 	if [ "${KEEP:-0}" = 1 ]; then echo "bench/dragonfly.sh: kept $tmp" >&2; else rm -rf "$tmp"; fi
 }
@@ -102,10 +116,32 @@ dla_row() {
 	echo "  (fabroute's own minhop on this fabric: $mh ms)" > "$dir/fr-minhop.txt"
 }
 
+# fr_start OUT: fabrouted --source opensm --engine dla for the plugin, socket OUT/osm.sock
+fr_start() {
+	(cd "$1" && exec "$build/fabrouted" --listen 127.0.0.1:0 --db "$1/fr.db" --source opensm \
+		--socket "$1/osm.sock" --engine dla --readback 0 > /dev/null 2> "$1/fr.log") &
+	fr=$!
+	i=0
+	until grep -q "API listening on" "$1/fr.log" 2> /dev/null; do
+		[ $i -lt 300 ] || die "fabrouted did not start ($1/fr.log)"
+		sleep 0.1
+		i=$((i + 1))
+	done
+	printf 'event_plugin_name fabroute-osm\nevent_plugin_options socket=%s timeout_ms=60000\nrouting_engine minhop\n' \
+		"$1/osm.sock" > "$1/osm.conf"
+}
+
 # osm_run DIR ENGINE: one OpenSM pass on a fresh ibsim; dumps in DIR/ENGINE
+# (ENGINE "dla/osm": the plugin and fabrouted's dla)
 osm_run() {
 	dir=$1 e=$2 out=$1/$2
 	mkdir -p "$out"
+	conf= engine=$e,no_fallback
+	if [ "$e" = dla/osm ]; then
+		fr_start "$out"
+		conf="-F $out/osm.conf"
+		engine=minhop
+	fi
 	IBSIM_SOCKNAME="fbdf$$$e$(od -An -N2 -tx1 /dev/urandom | tr -d ' \n')"
 	export IBSIM_SOCKNAME
 	(cd "$out" && exec ibsim -n -s "$dir/fabric.net" -S 1024 -N 8192 -P 60000 > sim.log 2>&1) &
@@ -122,26 +158,33 @@ osm_run() {
 		roots="-a $out/roots"
 	fi
 	# shellcheck disable=SC2086
-	(cd "$out" && OSM_CACHE_DIR=$out OSM_TMP_DIR=$out LD_PRELOAD=$umad timeout -k 5 900 \
-		opensm -o -s 0 -Q -R "$e,no_fallback" $roots -f "$out/osm.log" -D 0x43 \
+	(cd "$out" && OSM_CACHE_DIR=$out OSM_TMP_DIR=$out LD_PRELOAD=$umad LD_LIBRARY_PATH=$tmp/plugin \
+		timeout -k 5 900 opensm -o -s 0 -Q $conf -R "$engine" $roots -f "$out/osm.log" -D 0x43 \
 		--dump_files_dir "$out" > "$out/opensm.out" 2>&1) || true
+	stop "$fr"
 	stop "$sim"
-	sim=
+	sim= fr=
 }
 
 osm_row() {
-	dir=$1 e=$2 out=$1/$2
+	dir=$1 e=$2 out=$1/$2 used=$2
+	[ "$e" = dla/osm ] && used=fabroute
 	osm_run "$dir" "$e"
-	if [ ! -s "$out/opensm.fdbs" ] || ! grep -q "$e tables configured on all switches" "$out/osm.log"; then
+	if [ ! -s "$out/opensm.fdbs" ] || ! grep -q "$used tables configured on all switches" "$out/osm.log"; then
 		printf "  %-8s did not route (%s)\n" "$e" "$(grep -m1 -i -E 'error|disabling' "$out/osm.log" | cut -c1-80)"
 		return
 	fi
 	t0=$(grep -m1 "Entering MASTER state" "$out/osm.log" | usec)
-	t1=$(grep -m1 "$e tables configured on all switches" "$out/osm.log" | usec)
+	t1=$(grep -m1 "$used tables configured on all switches" "$out/osm.log" | usec)
 	ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1000 }')
 	set -- --subnet "$out/opensm-subnet.lst" --fdbs "$out/opensm.fdbs"
 	"$fab" eval "$@" --metrics dragonfly --json > "$out/eval.json" || true
 	case $e in
+	dla/osm)
+		set -- "$@" --sl2vl "$out/opensm-sl2vl.dump"
+		"$fab" eval "$@" --metrics dragonfly --json > "$out/eval.json" || true
+		vls=$(jq -r '.deadlock.vls_used | map(tostring) | join(",")' "$out/eval.json")
+		row "$e" "2 (VL $vls, 1 SL)" "$(verdict "$dir" "$@")" "$out/eval.json" "$ms" ;;
 	lash)
 		vls=$(sed -n 's/.*Lanes needed: \([0-9]*\).*/\1/p' "$out/osm.log" | head -1)
 		row "$e" "$vls" "-" "$out/eval.json" "$ms" ;;
@@ -180,6 +223,7 @@ for size in $sizes; do
 			"eq. (2) gc $((a * p * a * p)), eq. (3) lc $((p * p + 2 * a * h * p * p)), group shift +1 bound $((a * p))"
 		header
 		dla_row "$dir"
+		[ -z "$plugin" ] || osm_row "$dir" dla/osm
 		for e in $engines; do
 			osm_row "$dir" "$e"
 		done
