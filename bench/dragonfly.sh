@@ -1,5 +1,6 @@
 #!/bin/sh
-# dla (papers/004) against OpenSM 3.3.23's own engines on the same fully
+# dla (Maglione-Mathey et al., "Leveraging InfiniBand Controller to Configure
+# Deadlock-Free Routing Engines for Dragonflies") against OpenSM 3.3.23's own engines on the same fully
 # connected dragonflies, absolute and relative wiring:
 #
 #   bench/dragonfly.sh [BUILD_DIR]       (needs ibsim, umad2sim, opensm, jq)
@@ -33,7 +34,7 @@
 # the most pairs on one channel when CA i of every group sends to CA i of
 # the next group (group shift +1); routing time.
 #
-# Printed, never pass or fail. papers/004 Table 2 and eqs. (2)-(3) are
+# Printed, never pass or fail. The paper's Table 2 and eqs. (2)-(3) are
 # printed beside the figures.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -199,7 +200,7 @@ osm_row() {
 
 table2() {
 	cat << 'EOF'
-papers/004 Table 2 (SLs / VLs on balanced fully connected dragonflies; OpenSM's engines and DLA):
+Maglione-Mathey et al., Table 2 (SLs / VLs on balanced fully connected dragonflies; OpenSM's engines and DLA):
   nodes        72 (4,2,2)  342 (6,3,3)  1056 (8,4,4)  2550 (10,5,5)
   DLA          1 / 2       1 / 2        1 / 2         1 / 2
   LASH         2 / 2       2 / 2        3 / 3         3 / 3

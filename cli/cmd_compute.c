@@ -24,7 +24,7 @@
 
 static void usage(FILE *out)
 {
-	fputs("Usage: fabroute compute --engine CHAIN --topology FILE --out-dir DIR [OPTIONS]\n"
+	fputs("Usage: fabroute compute [--engine CHAIN] --topology FILE --out-dir DIR [OPTIONS]\n"
 	      "\n"
 	      "Route a topology with the first engine of CHAIN that applies (e.g.\n"
 	      "sftree,updn,minhop) and write into DIR:\n"
@@ -38,7 +38,12 @@ static void usage(FILE *out)
 	      "  summary.json      engine used, time, notes, and the evaluation with --eval\n"
 	      "\n"
 	      "Options:\n"
-	      "  -e, --engine CHAIN         engines to try in turn ('fabroute engines' lists them)\n"
+	      "  -e, --engine CHAIN         engines to try in turn ('fabroute engines' lists them);\n"
+	      "                             default: the chain of the fabrouted at --url (said on\n"
+	      "                             standard error), else fabrouted's default chain\n"
+	      "                             " FABROUTE_ENGINE_DEFAULT "\n"
+	      "      --url URL              the fabrouted to take the chain from (default:\n"
+	      "                             $FABROUTE_URL, else http://127.0.0.1:8577)\n"
 	      "  -O, --option [ENG.]K=V     an engine option; repeatable\n"
 	      "      --topology FILE        ibnetdiscover output or ibsim net file\n"
 	      "      --from FMT             its format: auto (default), ibnetdiscover, ibsim\n"
@@ -55,10 +60,11 @@ static void usage(FILE *out)
 	      out);
 }
 
-enum { OPT_TOPO = 0x300, OPT_EVAL, OPT_LMC_MAX };
+enum { OPT_TOPO = 0x300, OPT_EVAL, OPT_LMC_MAX, OPT_URL };
 
 struct compute_opts {
-	const char *chain, *topology, *out_dir;
+	const char *chain, *topology, *out_dir, *url;
+	char *chain_owned;	/* the daemon's or the default chain, without --engine */
 	const char **kv;
 	size_t nkv;
 	enum fmt_topo from;
@@ -89,6 +95,7 @@ static int parse_one(struct compute_opts *o, int c, const char *arg)
 	case 'd': o->out_dir = arg; return CLI_OK;
 	case OPT_TOPO: o->topology = arg; return CLI_OK;
 	case OPT_EVAL: o->eval = 1; return CLI_OK;
+	case OPT_URL: o->url = arg; return CLI_OK;
 	case OPT_LMC_MAX:
 		if (cli_parse_uint(arg, FAB_LMC_MAX, &v))
 			return cli_usage_err("compute", "--lmc-max '%s': expected 0 to %u", arg, FAB_LMC_MAX);
@@ -118,6 +125,7 @@ static int parse_args(int argc, char **argv, struct compute_opts *o)
 		{ "out-dir", required_argument, NULL, 'd' },
 		{ "eval", no_argument, NULL, OPT_EVAL },
 		{ "lmc-max", required_argument, NULL, OPT_LMC_MAX },
+		{ "url", required_argument, NULL, OPT_URL },
 		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
 		{ "lmc", required_argument, NULL, OPT_LMC },
 		{ "renew-lids", no_argument, NULL, OPT_RENEW_LIDS },
@@ -140,9 +148,13 @@ static int parse_args(int argc, char **argv, struct compute_opts *o)
 		return rc;
 	if (optind < argc)
 		return cli_usage_err("compute", "unexpected argument '%s'", argv[optind]);
-	if (!o->chain || !o->topology || !o->out_dir)
-		return cli_usage_err("compute", "--engine, --topology and --out-dir are required");
-	return CLI_OK;
+	if (!o->topology || !o->out_dir)
+		return cli_usage_err("compute", "--topology and --out-dir are required");
+	if (o->chain && o->url)
+		return cli_usage_err("compute", "--url goes without --engine (it names the daemon to take the chain from)");
+	if (!o->chain && (rc = cli_default_chain(o->url, &o->chain_owned)) == CLI_OK)
+		o->chain = o->chain_owned;
+	return rc;
 }
 
 /* Open DIR/NAME for writing; NULL after printing why. */
@@ -349,6 +361,7 @@ int cmd_compute(int argc, char **argv)
 		if (o.help)
 			usage(stdout);
 		free(o.kv);
+		free(o.chain_owned);
 		return rc;
 	}
 	pg = cli_progress_start("compute");
@@ -359,6 +372,7 @@ int cmd_compute(int argc, char **argv)
 		cli_progress_end(pg);
 	fab_free(f);
 	free(o.kv);
+	free(o.chain_owned);
 	return rc;
 }
 
@@ -372,17 +386,43 @@ static json_t *engine_json(const struct engine *e)
 			 "options", opts);
 }
 
+/* The options of engines: --json, --help; CLI_OK or CLI_USAGE after a message. */
+static int engines_args(int argc, char **argv, int *json, int *help)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h')
+			*help = 1;
+		else if (c == OPT_JSON)
+			*json = 1;
+		else
+			return cli_usage_err("engines", "unknown option '%s'", argv[optind - 1]);
+	}
+	if (optind < argc && !*help)
+		return cli_usage_err("engines", "unexpected argument '%s'", argv[optind]);
+	return CLI_OK;
+}
+
 int cmd_engines(int argc, char **argv)
 {
 	size_t n;
 	const struct engine *const *all = eng_all(&n);
-	int json = argc > 1 && !strcmp(argv[1], "--json");
+	int json = 0, help = 0, rc = engines_args(argc, argv, &json, &help);
 
-	if (argc > 1 && !json) {
-		if (strcmp(argv[1], "-h") && strcmp(argv[1], "--help"))
-			return cli_usage_err("engines", "unknown argument '%s'", argv[1]);
+	if (rc)
+		return rc;
+	if (help) {
 		puts("Usage: fabroute engines [--json]\n\nList the routing engines, what they "
-		     "guarantee, and their options\n(give options to compute as -O ENGINE.NAME=VALUE).");
+		     "guarantee, and their options\n(give options to compute as -O ENGINE.NAME=VALUE).\n\n"
+		     "Options:\n      --json  print a JSON array of the engines\n  -h, --help  show this help");
 		return CLI_OK;
 	}
 	if (json) {

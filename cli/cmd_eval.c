@@ -26,7 +26,9 @@ static void usage(FILE *out)
 	      "\n"
 	      "Evaluate a routing: connectivity of every endpoint pair (CA and switch port 0,\n"
 	      "by class), deadlock freedom (channel dependency graph per VL, switch paths\n"
-	      "included), link load, and on request papers/003's permutation metrics.\n"
+	      "included), link load, and on request the permutation metrics of Nienaber,\n"
+	      "Mahapatra and Yuan (\"Improving Performance of Deterministic Single-path\n"
+	      "Routing on 2-Level Generalized Fat-trees\"): WORST, ABB, AFPB, ADB.\n"
 	      "\n"
 	      "Fabric:\n"
 	      "      --topology FILE   ibnetdiscover output or ibsim net file\n"
@@ -34,6 +36,8 @@ static void usage(FILE *out)
 	      "      --from FMT        format of --topology: auto (default), ibnetdiscover, ibsim\n"
 	      "      --guid2lid FILE   LIDs and LMCs from OpenSM's guid2lid (use it when the\n"
 	      "                        topology file's LIDs are not the routing's)\n"
+	      "                        Without it, ports the fabric gives no LID (ibnetdiscover\n"
+	      "                        run before the SM) get those the --lfts annotations name.\n"
 	      "Routing:\n"
 	      "      --lfts FILE       opensm-lfts.dump (ibroute format)\n"
 	      "      --fdbs FILE       opensm.fdbs\n"
@@ -55,9 +59,10 @@ static void usage(FILE *out)
 	      "On a terminal, steps that run over a second show their progress on\n"
 	      "standard error. LFT dumps are read in pieces: there is no size limit.\n"
 	      "\n"
-	      "Dragonfly metrics (papers/004): hop histograms, paths off [lc] gc [lc], flows\n"
-	      "per terminal, local (per VL) and global channel under all-to-all traffic, the\n"
-	      "group shift +1; the fabric must be a fully connected dragonfly.\n"
+	      "Dragonfly metrics (Maglione-Mathey et al.): hop histograms, paths off\n"
+	      "[lc] gc [lc], flows per terminal, local (per VL) and global channel under\n"
+	      "all-to-all traffic, the group shift +1; the fabric must be a fully\n"
+	      "connected dragonfly.\n"
 	      "\n"
 	      "Exit status: 0 connected and deadlock-free, 4 some pair unreachable,\n"
 	      "5 a dependency cycle (deadlock possible), 6 both; 2 bad command line,\n"
@@ -279,6 +284,8 @@ static int load(struct loaded *l)
 	}
 	if (rc == CLI_OK && o->lids.guid2lid)
 		rc = cli_lids_apply(l->f, &o->lids);
+	if (rc == CLI_OK)
+		rc = eval_lids_from_dump(l->f, o->topology ? o->topology : o->subnet, o->lfts);
 	if (rc == CLI_OK && o->lfts)
 		rc = load_lfts(l);
 	else if (rc == CLI_OK)

@@ -38,7 +38,7 @@ struct cfg_key {
 #define U(k) CFG_UINT, offsetof(struct config, k)
 
 static const struct cfg_key keys[] = {
-	{ "engine", S(engine), "sftree,updn,minhop", 0, 0, 1, "CHAIN",
+	{ "engine", S(engine), FABROUTE_ENGINE_DEFAULT, 0, 0, 1, "CHAIN",
 	  "engines to try in turn; the first that applies routes" },
 	{ "engine_options", S(engine_options), "", 0, 0, 1, "ENG.K=V,...",
 	  "engine options: ENG.K=V, or K=V for every engine of the chain that has K, separated by "

@@ -371,8 +371,10 @@ static int dla_route(const struct eng_req *req, const struct eng_args *a, struct
 
 const struct engine eng_dla = {
 	.name = "dla",
-	.summary = "minimal dragonfly routing (papers/004): [lc] gc [lc] paths, VL1 on a local hop "
-		   "after a global one through SL2VL; fully connected dragonflies only",
+	.summary = "minimal dragonfly routing (Maglione-Mathey et al., \"Leveraging InfiniBand "
+		   "Controller to Configure Deadlock-Free Routing Engines for Dragonflies\"): "
+		   "[lc] gc [lc] paths, VL1 on a local hop after a global one through SL2VL; "
+		   "fully connected dragonflies only",
 	.options = dla_opts,
 	.deadlock_free = 1,
 	.vls = 2,

@@ -153,6 +153,8 @@ struct rt_routing *fmt_lfts_load(const char *path, const struct fabric *f,
  * stream's error).
  */
 int fmt_lfts_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
+/** fmt_lfts_write_switch() - the block of switch index @sw alone (fabric/fmt_lfts_write.c). */
+int fmt_lfts_write_switch(FILE *out, const struct fabric *f, const struct rt_routing *r, uint32_t sw);
 
 /** fmt_fdbs_parse() - read opensm.fdbs (dump_ucast_routes blocks) for fabric @f. */
 struct rt_routing *fmt_fdbs_parse(const char *buf, size_t len, const char *name,

@@ -7,7 +7,7 @@ need jq
 F=$FABROUTE
 
 runs "--help exits 0" 0 "$F" --help
-for c in "gen FAMILY" "show FILE" "convert IN" "eval --topology" "compute -e CHAIN" engines "help \[COMMAND\]"; do
+for c in "gen FAMILY" "show FILE" "convert IN" "eval --topology" "compute \[-e CHAIN\]" engines "help \[COMMAND\]"; do
 	like "--help lists $c" "$out" "^  $c "
 done
 runs "--version exits 0" 0 "$F" --version

@@ -101,7 +101,7 @@ runs "a malformed groups file" 1 "$F" compute -e dla,updn -O dla.groups="$D/bad-
 like "names the line" "$err" "bad-groups.txt:1: expected \"NODE GROUP\""
 
 # errors
-runs "missing --engine" 2 "$F" compute --topology "$D/ft648.ibnd" --out-dir "$D/x"
+runs "missing --out-dir" 2 "$F" compute --topology "$D/ft648.ibnd"
 runs "unknown engine" 2 "$F" compute --engine lash --topology "$D/ft648.ibnd" --out-dir "$D/x"
 like "names it" "$err" "lash"
 runs "unknown option" 2 "$F" compute --engine updn -O nosuch=1 --topology "$D/ft648.ibnd" --out-dir "$D/x"
