@@ -5,7 +5,8 @@
  * compute routes a topology with an engine chain and writes what OpenSM and
  * the InfiniBand tools read: opensm-lfts.dump (loadable with
  * `opensm -R file -U`), guid2lid, the path SLs (the format `ibdmchk -c`
- * reads), the topology with the LIDs used, and summary.json. engines lists
+ * reads), the SL2VL tables (opensm-sl2vl.dump) of an engine that programs
+ * them, the topology with the LIDs used, and summary.json. engines lists
  * the engines with their options.
  */
 #include <errno.h>
@@ -31,6 +32,8 @@ static void usage(FILE *out)
 	      "  guid2lid          the LIDs routed (with each port's LMC)\n"
 	      "  path-sl           path SLs, the format 'ibdmchk -c' reads (only when the\n"
 	      "                    engine uses SLs other than 0: one line per node and LID)\n"
+	      "  opensm-sl2vl.dump the SL2VL tables, OpenSM's format (only when the engine\n"
+	      "                    programs them: dla)\n"
 	      "  topology.ibnd     the topology with those LIDs (ibnetdiscover format)\n"
 	      "  summary.json      engine used, time, notes, and the evaluation with --eval\n"
 	      "\n"
@@ -175,6 +178,15 @@ static int close_out(FILE *fp, const char *path, int rc)
 	return 0;
 }
 
+/* The routing has an SL2VL table for some switch. */
+static int has_sl2vl(const struct rt_routing *r)
+{
+	for (uint32_t s = 0; s < r->nswitches; s++)
+		if (r->sl2vl[s])
+			return 1;
+	return 0;
+}
+
 /* Write the files; *@have_pathsl tells whether the path SLs could be written. */
 static int write_files(const char *dir, const struct fabric *f, const struct rt_routing *r,
 		       int *have_pathsl)
@@ -195,6 +207,9 @@ static int write_files(const char *dir, const struct fabric *f, const struct rt_
 		return CLI_FAIL;
 	if (!(fp = open_out(dir, "topology.ibnd", path, sizeof(path))) ||
 	    close_out(fp, path, fmt_topo_write(fp, f, FMT_IBND)))
+		return CLI_FAIL;
+	if (has_sl2vl(r) && (!(fp = open_out(dir, "opensm-sl2vl.dump", path, sizeof(path))) ||
+			     close_out(fp, path, fmt_sl2vl_write(fp, f, r))))
 		return CLI_FAIL;
 	*have_pathsl = 0;
 	if (!r->path_sl)
@@ -225,14 +240,15 @@ static json_t *summary_json(const struct compute_opts *o, const struct eng_res *
 		json_array_append_new(log, json_string(l));
 	free(copy);
 	return json_pack("{s:s, s:s, s:s, s:o, s:f, s:s, s:{s:i, s:i, s:i, s:i}, s:o,"
-			 " s:{s:s, s:s, s:s, s:s?}}",
+			 " s:{s:s, s:s, s:s, s:s?, s:s?}}",
 			 "schema", "fabroute-compute/1", "engine", res->used->name, "chain", o->chain,
 			 "log", log, "compute_ms", res->route_ms, "notes", r->notes ? r->notes : "",
 			 "fabric", "nodes", (json_int_t)f->nnodes, "switches", (json_int_t)f->nswitches,
 			 "endpoints", (json_int_t)f->neps, "lid_top", (json_int_t)f->lid_top,
 			 "vls_used", an_json_bits(r->vls_used),
 			 "files", "lfts", "opensm-lfts.dump", "guid2lid", "guid2lid",
-			 "topology", "topology.ibnd", "path_sl", have_pathsl ? "path-sl" : NULL);
+			 "topology", "topology.ibnd", "path_sl", have_pathsl ? "path-sl" : NULL,
+			 "sl2vl", has_sl2vl(r) ? "opensm-sl2vl.dump" : NULL);
 }
 
 static int write_summary(const char *dir, json_t *summary)
@@ -326,8 +342,9 @@ static int route(const struct compute_opts *o, const struct fabric *f, struct cl
 	if (summary)
 		rc = write_summary(o->out_dir, summary);
 	if (rc == CLI_OK)
-		printf("written:      %s/{opensm-lfts.dump,guid2lid,%stopology.ibnd,summary.json}\n",
-		       o->out_dir, have_pathsl ? "path-sl," : "");
+		printf("written:      %s/{opensm-lfts.dump,guid2lid,%s%stopology.ibnd,summary.json}\n",
+		       o->out_dir, have_pathsl ? "path-sl," : "",
+		       has_sl2vl(res.routing) ? "opensm-sl2vl.dump," : "");
 	json_decref(summary);
 	eng_res_free(&res);
 	return rc == CLI_OK ? erc : rc;

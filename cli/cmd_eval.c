@@ -4,8 +4,9 @@
  *
  * Evaluates a routing given as OpenSM's dump files (or fabroute's own, which
  * use the same formats): connectivity by class, deadlock freedom per VL,
- * load, and on request the permutation metrics. The exit status tells
- * scripts whether the routing is connected and deadlock-free.
+ * load, and on request the permutation metrics and the dragonfly metrics
+ * of papers/004. The exit status tells scripts whether the routing is
+ * connected and deadlock-free.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -43,8 +44,11 @@ static void usage(FILE *out)
 	      "      --path-sl FILE    path SLs per pair (the format ibdmchk -c reads)\n"
 	      "      --sl2vl FILE      opensm-sl2vl.dump\n"
 	      "What to check:\n"
-	      "      --metrics LIST    comma list of conn, cdg, load, worst, perm, all\n"
-	      "                        (default conn,cdg,load; conn and cdg are always on)\n"
+	      "      --metrics LIST    comma list of conn, cdg, load, worst, perm, all,\n"
+	      "                        dragonfly (default conn,cdg,load; conn and cdg are\n"
+	      "                        always on; all does not include dragonfly)\n"
+	      "      --groups FILE     the dragonfly's groups (\"NODE GROUP\" lines) instead of\n"
+	      "                        finding them; implies --metrics dragonfly\n"
 	      "      --ca-only         only CA-to-CA paths enter the dependency graph (as ibdmchk)\n"
 	      "      --all-lids        check every LID of each destination's LMC range\n"
 	      "      --seed N          seed for sampled metrics (default 1)\n"
@@ -55,19 +59,24 @@ static void usage(FILE *out)
 	      "On a terminal, steps that run over a second show their progress on\n"
 	      "standard error. LFT dumps are read in pieces: there is no size limit.\n"
 	      "\n"
+	      "Dragonfly metrics (Maglione-Mathey et al.): hop histograms, paths off\n"
+	      "[lc] gc [lc], flows per terminal, local (per VL) and global channel under\n"
+	      "all-to-all traffic, the group shift +1; the fabric must be a fully\n"
+	      "connected dragonfly.\n"
+	      "\n"
 	      "Exit status: 0 connected and deadlock-free, 4 some pair unreachable,\n"
 	      "5 a dependency cycle (deadlock possible), 6 both; 2 bad command line,\n"
-	      "3 bad input file, 1 failure.\n",
+	      "3 bad input file (or not a dragonfly with --metrics dragonfly), 1 failure.\n",
 	      out);
 }
 
 struct eval_opts {
-	const char *topology, *subnet, *lfts, *fdbs, *path_sl, *sl2vl;
+	const char *topology, *subnet, *lfts, *fdbs, *path_sl, *sl2vl, *groups;
 	enum fmt_topo from;
 	struct cli_lids lids;
 	struct an_opts an;
 	struct an_perm_opts perm;
-	int json, help;
+	int json, help, dfly;
 	struct cli_progress *progress;
 };
 
@@ -90,15 +99,18 @@ static int parse_metrics(struct eval_opts *o, const char *list)
 			o->perm.sample = 1;
 		else if (!strcmp(m, "all"))
 			o->an.load = o->perm.worst = o->perm.sample = 1;
+		else if (!strcmp(m, "dragonfly"))
+			o->dfly = 1;
 		else
-			rc = cli_usage_err("eval", "--metrics: no metric '%s' (conn, cdg, load, worst, perm, all)", m);
+			rc = cli_usage_err("eval", "--metrics: no metric '%s' (conn, cdg, load, worst, perm, "
+					   "all, dragonfly)", m);
 	}
 	free(copy);
 	return rc;
 }
 
 enum { OPT_TOPOLOGY = 0x200, OPT_SUBNET, OPT_LFTS, OPT_FDBS, OPT_PATH_SL, OPT_SL2VL,
-       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_THREADS };
+       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_THREADS, OPT_GROUPS };
 
 static int parse_opt(struct eval_opts *o, int c, const char *arg)
 {
@@ -112,6 +124,7 @@ static int parse_opt(struct eval_opts *o, int c, const char *arg)
 	case OPT_FDBS: o->fdbs = arg; break;
 	case OPT_PATH_SL: o->path_sl = arg; break;
 	case OPT_SL2VL: o->sl2vl = arg; break;
+	case OPT_GROUPS: o->groups = arg; o->dfly = 1; break;
 	case OPT_GUID2LID: o->lids.guid2lid = arg; break;
 	case OPT_CA_ONLY: o->an.ca_only = 1; break;
 	case OPT_ALL_LIDS: o->an.all_lids = 1; break;
@@ -150,6 +163,7 @@ static int parse_args(int argc, char **argv, struct eval_opts *o)
 		{ "fdbs", required_argument, NULL, OPT_FDBS },
 		{ "path-sl", required_argument, NULL, OPT_PATH_SL },
 		{ "sl2vl", required_argument, NULL, OPT_SL2VL },
+		{ "groups", required_argument, NULL, OPT_GROUPS },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
@@ -302,13 +316,16 @@ static int verdict(const struct an_report *rep)
 	return !conn && !free_ ? 6 : !conn ? 4 : 5;
 }
 
-static int print_json(const struct loaded *l, const struct an_report *rep, const struct an_perm *perm)
+static int print_json(const struct loaded *l, const struct an_report *rep, const struct an_perm *perm,
+		      const struct an_dfly *df)
 {
 	json_t *root = an_json_report(l->f, rep, &l->o->an);
 	int rc = CLI_FAIL;
 
 	if (root && (l->o->perm.worst || l->o->perm.sample))
 		json_object_set_new(root, "permutation", an_json_perm(l->f, perm, &l->o->perm));
+	if (root && l->o->dfly)
+		json_object_set_new(root, "dragonfly", an_json_dfly(df));
 	if (root && json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
 		rc = CLI_OK;
 	putchar('\n');
@@ -345,23 +362,72 @@ static int compute(struct loaded *l, struct an_report *rep, struct an_perm *perm
 	return CLI_OK;
 }
 
+/* The groups of the dragonfly: from --groups, else found. CLI_OK or CLI_INPUT. */
+static int dfly_groups(struct loaded *l, struct fab_dfly *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (l->o->groups && fmt_read_file(l->o->groups, &buf, &len, &l->err)) {
+		cli_err("%s", l->err.msg);
+		return CLI_INPUT;
+	}
+	rc = fab_dfly_find(l->f, buf, len, l->o->groups, d, &l->err);
+	free(buf);
+	if (rc == FAB_DFLY_NOT)
+		cli_err("not a fully connected dragonfly: %s", l->err.msg);
+	else if (rc)
+		cli_err("%s", l->err.msg);
+	return rc ? CLI_INPUT : CLI_OK;
+}
+
+/* The dragonfly metrics when asked for; CLI_OK, CLI_INPUT or CLI_FAIL. */
+static int dfly_metrics(struct loaded *l, struct an_dfly *m, double *ms)
+{
+	struct fab_dfly d;
+	struct timespec t0;
+	int rc;
+
+	if (!l->o->dfly)
+		return CLI_OK;
+	if ((rc = dfly_groups(l, &d)) != CLI_OK)
+		return rc;
+	cli_progress_step(l->o->progress, "dragonfly metrics", NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = an_dfly_run(l->f, l->r, &d, m, &l->err) ? CLI_FAIL : CLI_OK;
+	*ms = ms_since(&t0);
+	if (rc)
+		cli_err("%s", l->err.msg);
+	fab_dfly_free(&d);
+	return rc;
+}
+
 static int evaluate(struct loaded *l)
 {
 	struct an_report rep;
 	struct an_perm perm = { 0 };
-	double ms = 0, perm_ms = 0;
-	int rc = compute(l, &rep, &perm, &ms, &perm_ms);
+	struct an_dfly df = { 0 };
+	double ms = 0, perm_ms = 0, df_ms = 0;
+	int rc = dfly_metrics(l, &df, &df_ms);
 
+	if (rc == CLI_OK)
+		rc = compute(l, &rep, &perm, &ms, &perm_ms);
 	cli_progress_end(l->o->progress);
 	if (rc != CLI_OK)
 		return rc;
 	if (l->o->json) {
-		rc = print_json(l, &rep, &perm);
+		rc = print_json(l, &rep, &perm, &df);
 	} else {
 		eval_print_text(stdout, l->f, &rep, &l->o->an, &perm, &l->o->perm);
-		printf("time:         %.1f ms evaluation%s", ms, perm_ms > 0 ? "" : "\n");
+		if (l->o->dfly)
+			eval_print_dfly(stdout, &df);
+		printf("time:         %.1f ms evaluation", ms);
 		if (perm_ms > 0)
-			printf(", %.1f ms permutation metrics\n", perm_ms);
+			printf(", %.1f ms permutation metrics", perm_ms);
+		if (l->o->dfly)
+			printf(", %.1f ms dragonfly metrics", df_ms);
+		putchar('\n');
 		rc = CLI_OK;
 	}
 	if (rc == CLI_OK)

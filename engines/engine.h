@@ -149,7 +149,7 @@ struct engine {
 };
 
 extern const struct engine eng_sftree, eng_ftree, eng_opt, eng_dmodk, eng_smodk;
-extern const struct engine eng_updn, eng_minhop;
+extern const struct engine eng_dla, eng_updn, eng_minhop;
 
 /** eng_all() - every engine, in the order `fabroute engines` lists them. */
 const struct engine *const *eng_all(size_t *n);

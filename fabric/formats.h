@@ -194,6 +194,13 @@ int fmt_sl2vl_parse(const char *buf, size_t len, const char *name, const struct 
 		    struct rt_routing *r, struct fab_err *err);
 
 /**
+ * fmt_sl2vl_write() - write @r's SL2VL tables in the format
+ * fmt_sl2vl_parse() reads: every switch's rows for its linked out ports, a
+ * single row per CA and router port. Return: 0, or -1 with errno set.
+ */
+int fmt_sl2vl_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
+
+/**
  * fmt_pathsl_parse() - read a path-SL file (the format `ibdmchk -c` reads:
  * "0xSOURCENODEGUID DLID SL" per line, see fabric/fmt_sl.c) into @r->path_sl
  * (allocated with rt_pairs_alloc()). A line sets the pairs from every port

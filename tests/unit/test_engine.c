@@ -33,11 +33,11 @@ static void test_registry(void **state)
 	size_t n;
 	const struct engine *const *all = eng_all(&n);
 	const struct engine *want[] = { &eng_minhop, &eng_updn, &eng_ftree, &eng_sftree,
-					&eng_dmodk, &eng_smodk, &eng_opt };
+					&eng_dmodk, &eng_smodk, &eng_opt, &eng_dla };
 
 	(void)state;
-	assert_int_equal(n, 7);
-	for (size_t i = 0; i < 7; i++) {
+	assert_int_equal(n, 8);
+	for (size_t i = 0; i < 8; i++) {
 		assert_ptr_equal(eng_find(want[i]->name), want[i]);
 		assert_non_null(want[i]->summary);
 		assert_non_null(want[i]->route);
