@@ -24,7 +24,12 @@
  * towards DLID d does not depend on where the packet came from, so per DLID
  * the LFTs form a functional graph over the switches, resolved once
  * (O(switches)) for all sources. Only VLs depend on the source (through the
- * path SL) and on the input port (through SL2VL).
+ * path SL) and on the input port (through SL2VL). an_evaluate() makes one
+ * pass per destination that gives its share of connectivity, dependencies
+ * and load at once, from the sources counted per switch where they enter:
+ * O(destinations x switches) when the routing has no per-pair DLIDs or
+ * SLs (O(destinations x endpoints) when it has), spread over threads.
+ * an_reevaluate() redoes only the destinations a change touched.
  *
  * Pure functions of (fabric, routing, options): no I/O, no global state.
  */
@@ -189,20 +194,43 @@ struct an_load {
  * @ca_only: only CA-to-CA pairs enter the CDG (what ibdmchk checks); the
  *           default includes paths from and to switches
  * @load: compute struct an_load
- * @parallel: build the CDG in a second thread while connectivity and load
- *            run (same results; for callers with a spare core)
+ * @parallel: spread the destinations over one thread per online CPU
+ * @threads: threads to use (overrides @parallel); 0: one, or with @parallel
+ *           one per online CPU. The report is the same whatever the count.
+ * @incremental: keep in the report what an_reevaluate() needs to redo only
+ *               the destinations a later change touches (memory: about
+ *               (ports of the widest switch + 2) x 4 bytes per switch port
+ *               and VL in use, plus 32 bytes per port)
+ * @progress: when set, called now and then with the destinations done and
+ *            their total, from the calling thread (@progress_arg passed back)
  */
 struct an_opts {
 	int all_lids;
 	int ca_only;
 	int load;
 	int parallel;
+	unsigned threads;
+	int incremental;
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
 };
 
+struct an_state;
+
+/**
+ * struct an_report - what an_evaluate() found
+ * @conn, @cdg, @load: the figures
+ * @dests: destination endpoints evaluated by the call that made the report
+ *         (all of them, or those an_reevaluate() redid)
+ * @state: with an_opts.incremental, the sums an_reevaluate() starts from
+ *         (private to analysis/; NULL otherwise)
+ */
 struct an_report {
 	struct an_conn conn;
 	struct an_cdg cdg;
 	struct an_load load;
+	uint32_t dests;
+	struct an_state *state;
 };
 
 /**
@@ -213,6 +241,74 @@ struct an_report {
 int an_evaluate(const struct fabric *f, const struct rt_routing *r, const struct an_opts *o,
 		struct an_report *rep, struct fab_err *err);
 void an_report_free(struct an_report *rep);
+
+/**
+ * struct an_change - what differs between two routings of one fabric
+ * @lids: DLIDs whose LFT entry changed on some switch; @nlids
+ * @switches: switches whose LFT changed (their rows are compared to find
+ *            the LIDs); @nswitches
+ */
+struct an_change {
+	const uint32_t *lids;
+	size_t nlids;
+	const uint32_t *switches;
+	size_t nswitches;
+};
+
+/**
+ * an_reevaluate() - evaluate (@f, @r) by redoing only what changed since
+ * (@prev_f, @prev_r), whose report @prev was made with @o->incremental
+ * @chg: the LIDs and switches whose LFT entries changed; NULL: every table
+ *       is compared (a few milliseconds per 10^7 entries)
+ *
+ * A destination is redone when its LFT column changed on some switch or
+ * some switch's entry for it points at a port whose link changed (went
+ * down, came up, or leads elsewhere): its pairs are taken out of the sums
+ * as @prev_r routed them on @prev_f and put back as @r routes them on @f.
+ * The report is the one an_evaluate() would give (same figures, cycles
+ * and examples); rep->dests says how many destinations were redone. A
+ * full evaluation is made instead when more than half the destinations
+ * changed (it costs less then), when @prev has no state, the options
+ * differ, the fabrics differ in more than links between switches (nodes,
+ * ports, endpoints, LIDs, where CAs are cabled), the SL2VL tables differ,
+ * or a routing has per-pair DLIDs or SLs.
+ *
+ * @prev's state moves to @rep (@prev keeps its figures, @prev->state
+ * becomes NULL); it is freed on failure. @o->incremental is implied.
+ * Return: 0, or -1 with @err set. Free @rep with an_report_free().
+ */
+int an_reevaluate(const struct fabric *prev_f, const struct rt_routing *prev_r,
+		  struct an_report *prev, const struct fabric *f, const struct rt_routing *r,
+		  const struct an_opts *o, const struct an_change *chg, struct an_report *rep,
+		  struct fab_err *err);
+
+/**
+ * struct an_reach - switch-to-switch reachability, as the LFTs deliver it
+ * @pairs, @unreachable: ordered (source, destination) switch pairs checked
+ *                       and not delivered, with the DLID the routing gives
+ *                       the pair
+ * @cannot: per switch (index in fabric->switches), destination switches it
+ *          cannot reach
+ * @from: per switch, source switches that cannot reach it
+ * @ex: the first failing pairs by destination then source (src and dst are
+ *      endpoint indexes, that is switch indexes); @nex of at most the
+ *      @max_examples asked
+ */
+struct an_reach {
+	uint64_t pairs, unreachable;
+	uint32_t *cannot, *from;
+	struct an_example *ex;
+	uint32_t nex;
+};
+
+/**
+ * an_reach_switches() - every ordered switch pair: per destination switch
+ * one resolution over all switches, O(switches^2) in all
+ * Return: 0, or -1 with @err set. Free with an_reach_free().
+ */
+int an_reach_switches(const struct fabric *f, const struct rt_routing *r, uint32_t max_examples,
+		      struct an_reach *out, struct fab_err *err);
+void an_reach_free(struct an_reach *out);
 
 /** an_connected() - every pair of every class delivered. */
 int an_connected(const struct an_report *rep);

@@ -3,7 +3,9 @@
  * DOC: dependency graphs
  *
  * An edge set built incrementally (open addressing, grown at half load),
- * turned into a compact CSR graph, and two searches on it: an iterative
+ * turned into a compact CSR graph (nodes in id order, each node's
+ * successors in id order: the graph does not depend on the order the
+ * edges came in), and two searches on it: an iterative
  * depth-first search that returns one cycle within a class of nodes, and
  * Tarjan's strongly connected components, iterative too (paths in big
  * fabrics are short, but dependency chains need not be, so no recursion).
@@ -76,6 +78,13 @@ int an_edges_add(struct an_edges *e, uint32_t from, uint32_t to)
 	return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 void an_graph_free(struct an_graph *g)
 {
 	free(g->id);
@@ -128,6 +137,8 @@ int an_graph_build(struct an_graph *g, const struct an_edges *e, const uint8_t *
 		free(fill);
 	}
 	free(index);
+	for (uint32_t i = 0; i < g->n; i++)
+		qsort(g->adj + g->off[i], g->off[i + 1] - g->off[i], sizeof(*g->adj), cmp_u32);
 	return 0;
 }
 

@@ -22,7 +22,8 @@ void an_edges_free(struct an_edges *e);
 
 /**
  * struct an_graph - compact graph over the ids marked used
- * @n: nodes; @id: their original ids; @off, @adj: CSR adjacency
+ * @n: nodes; @id: their original ids, ascending; @off, @adj: CSR adjacency,
+ *     each node's successors in ascending order
  */
 struct an_graph {
 	uint32_t n;

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to analysis/: resolving one DLID over all switches, and the
- * per-endpoint facts every pass needs.
+ * Private to analysis/: one step through a switch, resolving one DLID over
+ * all switches, and the parts of the per-destination evaluator (plan,
+ * accumulator, per-destination passes, graph analysis, load summary).
  */
 #ifndef FABROUTE_ANALYSIS_INTERNAL_H
 #define FABROUTE_ANALYSIS_INTERNAL_H
 
 #include "analysis/analysis.h"
+#include "analysis/graph.h"
 
 /**
  * struct an_ctx - what every pass shares
@@ -63,9 +65,206 @@ unsigned an_vl(const struct an_ctx *c, uint32_t sw, unsigned in, unsigned out, u
 /** an_class_of() - class of the pair (@src, @dst). */
 enum an_class an_class_of(const struct fabric *f, uint32_t src, uint32_t dst);
 
-int an_conn_run(const struct an_ctx *c, const struct an_opts *o, struct an_conn *out);
-int an_cdg_run(const struct an_ctx *c, const struct an_opts *o, struct an_cdg *out);
+/** an_fabrics_match() - @r was made for @f (switch and endpoint counts); -1 with @err. */
+int an_fabrics_match(const struct fabric *f, const struct rt_routing *r, struct fab_err *err);
+
+/* --- the per-destination evaluator -------------------------------------- */
+
+/*
+ * One switch port, as the passes step through it, in 32 bits (the table of
+ * every switch port stays in cache): the kind (what the port leads to), for
+ * AN_PT_SW the next switch's in port, and a value: AN_PT_SW the next switch,
+ * AN_PT_EP the endpoint there (the switch's own for port 0; AN_PT_NOVAL when
+ * none).
+ */
+enum { AN_PT_DOWN = 0, AN_PT_SW = 1, AN_PT_EP = 2 };
+#define AN_PT_NOVAL 0x3fffffu
+#define AN_PT(kind, in, val) ((uint32_t)(kind) << 30 | (uint32_t)(in) << 22 | (val))
+#define AN_PT_KIND(e) ((e) >> 30)
+#define AN_PT_IN(e) ((uint8_t)((e) >> 22))
+#define AN_PT_VAL(e) ((e) & AN_PT_NOVAL)
+
+/**
+ * struct an_entry - a CDG walk start: the state where sources enter
+ * @sw, @in: switch and in port
+ * @state: its CDG state
+ * @n: its sources
+ */
+struct an_entry {
+	uint32_t sw;
+	uint32_t state;
+	uint32_t n;
+	uint8_t in;
+};
+
+/**
+ * struct an_plan - what the passes over every destination share (read only)
+ * @c: first switch and in port of every endpoint
+ * @o: the options
+ * @pt_base: per switch, the index of its port 0 in @pt (@npt at the end)
+ * @pt: every switch port
+ * @wblk: counters per channel block: one for the channel, one per port of
+ *        the widest switch (edges to the next switch's channels)
+ * @nvs: VL slots per switch port in a block index (1 when every hop is on VL 0)
+ * @vl_single: no SL2VL table and no path SL: every hop is on VL 0
+ * @bits: @vl_single, no per-pair tables, no an_opts.incremental: channels
+ *        and dependencies are kept as bits (which ones exist), not counts
+ * @fast: @bits, one LID per pair checked (no all_lids) and every switch a
+ *        walk start (not ca_only): analysis/dest_fast.c
+ * @per_pair: the routing gives DLID offsets or SLs per pair
+ * @nstates: CDG walk states (switches, or switch ports with SL2VL)
+ * @nfwd: LIDs of the widest LMC range
+ * @n_nonsw, @n_ca: per switch, the non-switch (CA class) and the CA
+ *                  (type CA, for the load) sources entering there
+ * @direct: sources that enter no switch (a CA port cabled to a CA); @ndirect
+ * @ent: CDG walk starts in the order of their first source; @nent
+ * @ent_of: per endpoint, its walk start (FAB_NONE)
+ * @ent_n: per switch, the sources of the walk starts on it
+ * @lid_ep: per LID up to the top LID, 1 when an endpoint owns it
+ */
+struct an_plan {
+	struct an_ctx c;
+	struct an_opts o;
+	uint32_t *pt_base;
+	uint32_t *pt;
+	uint32_t npt;
+	uint32_t wblk;
+	uint32_t nvs;
+	int vl_single;
+	int bits;
+	int fast;
+	int per_pair;
+	uint32_t nstates;
+	uint32_t nfwd;
+	uint32_t *n_nonsw, *n_ca;
+	uint32_t *direct;
+	uint32_t ndirect;
+	struct an_entry *ent;
+	uint32_t nent;
+	uint32_t *ent_of;
+	uint32_t *ent_n;
+	uint8_t *lid_ep;
+};
+
+int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_routing *r,
+		 const struct an_opts *o);
+void an_plan_fini(struct an_plan *p);
+
+static inline uint32_t an_plan_state(const struct an_plan *p, uint32_t sw, unsigned in)
+{
+	return p->c.has_sl2vl ? p->pt_base[sw] + in : sw;
+}
+
+/** an_plan_order() - destinations in the order the passes take them (malloc'd); NULL when out of memory. */
+uint32_t *an_plan_order(const struct an_plan *p);
+
+/* Failing pairs kept per class: the AN_EXAMPLES smallest by (dst, src). */
+struct an_pool {
+	struct an_example ex[AN_EXAMPLES];
+	uint32_t n;
+};
+
+void an_pool_add(struct an_pool *p, const struct an_example *e);
+/** an_pool_full_before() - full with examples all before (@dst, @src): nothing there can enter. */
+int an_pool_full_before(const struct an_pool *p, uint32_t dst, uint32_t src);
+
+/* Dependency counts between channels on different VLs: (from id, to id) -> count. */
+struct an_cmap {
+	uint64_t *keys;
+	uint32_t *cnt;
+	size_t cap, n;
+};
+
+/**
+ * struct an_acc - sums over a set of destinations, added and subtracted
+ * exactly (unsigned, modulo 2^64 or 2^32: a sum of contributions is
+ * right whatever the order)
+ * @pairs, @unreachable, @by_fail: connectivity counts per class
+ * @ex: failing pairs per class
+ * @paths: pairs per VL (struct an_vl.paths)
+ * @blk: per (switch port, VL slot): offset in @arena of the channel's
+ *       block (0: none): [0] walks through the channel, [1 + p] its
+ *       dependencies to port p of the next switch on the same VL
+ * @bits: with plan->bits instead of @blk: per switch port, bit 0 the
+ *        channel, bit 1 + p a dependency to port p of the next switch
+ * @cross: dependencies from one VL to another
+ * @ld: per switch port (index in the plan's port table), pairs out of it:
+ *      [2 * i] all, [2 * i + 1] CA-to-CA (32 bits are enough: at most
+ *      endpoints^2 pairs cross one link, and sums wrap exactly)
+ * @eld: per endpoint, pairs out of its own port besides those @dall and
+ *       @dca count (same layout)
+ * @dall, @dca: per switch, destinations delivered from there: every
+ *              non-switch (CA) source entering there sends one pair to each
+ */
+struct an_acc {
+	uint64_t pairs[AN_NCLASSES];
+	uint64_t unreachable[AN_NCLASSES];
+	uint64_t by_fail[AN_NCLASSES][AN_NFAILS];
+	struct an_pool ex[AN_NCLASSES];
+	uint64_t paths[AN_VLS];
+	uint32_t *blk;
+	uint32_t nblk;
+	uint32_t *arena;
+	size_t alen, acap;
+	uint64_t *bits;
+	struct an_cmap cross;
+	uint32_t *ld, *eld;
+	uint32_t *dall, *dca;
+};
+
+static inline void an_acc_setbit(struct an_acc *a, size_t i)
+{
+	a->bits[i / 64] |= 1ull << (i % 64);
+}
+
+static inline int an_acc_bit(const struct an_acc *a, size_t i)
+{
+	return (int)(a->bits[i / 64] >> (i % 64) & 1);
+}
+
+int an_acc_init(struct an_acc *a, const struct an_plan *p);
+void an_acc_fini(struct an_acc *a);
+/** an_acc_block() - offset of the block of channel (switch port @pti, @vl); 0 when out of memory. */
+uint32_t an_acc_block(struct an_acc *a, const struct an_plan *p, uint32_t pti, unsigned vl);
+/** an_acc_cross() - count a dependency @from -> @to (graph ids); 0 or -1 (memory). */
+int an_acc_cross(struct an_acc *a, uint32_t from, uint32_t to);
+/** an_acc_add() - @into += @sign * @from (@sign 1 or -1); 0 or -1 (memory). Pools are merged when adding. */
+int an_acc_add(struct an_acc *into, const struct an_plan *p, const struct an_acc *from, int sign);
+
+/* Per-thread scratch of the per-destination passes (analysis/dest.c). */
+struct an_work;
+
+struct an_work *an_work_new(const struct an_plan *p);
+void an_work_free(struct an_work *w);
+/**
+ * an_dest_run() - add the pairs towards destinations @d[0..@n) to @acc
+ * @dhops, @dfail: per destination endpoint, the longest delivered path and
+ *                 the classes with an unreachable pair (set here)
+ * Return: 0, or -1 when out of memory.
+ */
+int an_dest_run(struct an_work *w, struct an_acc *acc, const uint32_t *d, uint32_t n,
+		uint16_t *dhops, uint8_t *dfail);
+/** an_dest_examples() - add the failing pairs towards @dst to @pools (per class). 0 or -1. */
+int an_dest_examples(struct an_work *w, uint32_t dst, struct an_pool *pools);
+
+/**
+ * an_cdg_analyse() - channels, dependencies, cycles per VL and across VLs
+ * of @g (node ids: channel ids, port slot * AN_VLS + VL) into @out, whose
+ * paths and vls_used are already set.
+ * Return: 0, or -1 when out of memory.
+ */
+int an_cdg_analyse(const struct fabric *f, const struct an_graph *g, struct an_cdg *out);
+/** an_cdg_from_acc() - the CDG of the channels and dependencies counted in @a. */
+int an_cdg_from_acc(const struct an_plan *p, const struct an_acc *a, struct an_cdg *out);
 void an_cdg_free(struct an_cdg *cdg);
-int an_load_run(const struct an_ctx *c, struct an_load *out);
+
+/** an_load_summarise() - links, max, mean, histogram, CA load from per-slot sums. */
+void an_load_summarise(const struct fabric *f, const uint64_t *all, const uint64_t *ca,
+		       struct an_load *out);
+/** an_load_spread() - DLID spread over the switch-facing ports of switch @s (0 when none). */
+uint32_t an_load_spread(const struct fabric *f, const struct rt_routing *r, const uint8_t *lid_ep,
+			uint32_t s);
+/** an_load_lid_ep() - per LID up to the top LID, 1 when an endpoint owns it (malloc'd). */
+uint8_t *an_load_lid_ep(const struct fabric *f);
 
 #endif

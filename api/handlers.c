@@ -12,12 +12,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/query_impl.h"
 #include "api/server_impl.h"
 #include "fabric/formats.h"
 
+/* The epoch to answer from: the one the ETag was made from, or the current one. */
 static struct epoch *epoch_of(struct api_req *rq)
 {
-	return rq->hooks->epoch(rq->hooks->ud);
+	return rq->epoch ? epoch_ref(rq->epoch) : rq->hooks->epoch(rq->hooks->ud);
 }
 
 static void answer(struct api_resp *rs, json_t *j, const struct api_err *err)
@@ -85,6 +87,7 @@ EPOCH_HANDLER(h_node, apiq_node(e, rq->seg[0], &err))
 EPOCH_HANDLER(h_links, apiq_links(e, &err))
 EPOCH_HANDLER(h_lids, apiq_lids(e, &err))
 EPOCH_HANDLER(h_engines, apiq_engines(e, &err))
+EPOCH_HANDLER(h_topology, apiq_topology(e, &err))
 
 static void h_fabric(struct api_req *rq, struct api_resp *rs)
 {
@@ -98,19 +101,46 @@ static void h_fabric(struct api_req *rq, struct api_resp *rs)
 	answer(rs, j, &err);
 }
 
-/* The published LFTs as opensm-lfts.dump (what `opensm -R file -U` loads, what ibroute prints). */
+/* The switch @name names in @f (a LID, GUID or description); FAB_NONE after answering 4xx. */
+static uint32_t lfts_switch(struct api_resp *rs, const struct fabric *f, const char *name)
+{
+	struct api_err err;
+	uint32_t node = apiq_resolve_node(f, "switch", name, &err);
+
+	if (node == FAB_NONE) {
+		api_fail(rs, &err);
+	} else if (f->nodes[node].type != FAB_SWITCH) {
+		api_fail_new(rs, 400, "bad_parameter", "switch: '%s' names %s '%s', not a switch", name,
+			     fab_node_type_name(f->nodes[node].type), fab_desc(f, node));
+		node = FAB_NONE;
+	}
+	return node;
+}
+
+/*
+ * The published LFTs as opensm-lfts.dump (what `opensm -R file -U` loads,
+ * what ibroute prints); with ?switch=, that switch's block alone.
+ */
 static void h_lfts(struct api_req *rq, struct api_resp *rs)
 {
+	const char *name = api_arg(rq, "switch");
 	struct epoch *e = epoch_of(rq);
+	uint32_t node = FAB_NONE;
 	size_t len = 0;
 	FILE *o;
 
-	if (!e) {
+	if (!e || !e->fabric || !e->routing) {
 		api_fail_new(rs, 503, "not_routed", "no routing published yet");
+		epoch_unref(e);
+		return;
+	}
+	if (name && (node = lfts_switch(rs, e->fabric, name)) == FAB_NONE) {
+		epoch_unref(e);
 		return;
 	}
 	o = open_memstream(&rs->text, &len);
-	if (o && (fmt_lfts_write(o, e->fabric, e->routing) | fclose(o))) {
+	if (o && ((name ? fmt_lfts_write_switch(o, e->fabric, e->routing, e->fabric->nodes[node].swidx)
+			: fmt_lfts_write(o, e->fabric, e->routing)) | fclose(o))) {
 		free(rs->text);
 		rs->text = NULL;
 	}
@@ -363,6 +393,19 @@ static void readback_check(struct api_req *rq, const struct epoch *e, json_t *ch
 	json_decref(rb);
 }
 
+/* The database must take writes: what it cannot store is lost at the next restart. */
+static void store_check(struct api_req *rq, json_t *checks, json_t *failing)
+{
+	struct store_health h;
+
+	if (!rq->store)
+		return;
+	store_health(rq->store, &h);
+	json_object_set_new(checks, "store_writable", json_boolean(h.ok));
+	if (!h.ok)
+		json_array_append_new(failing, json_sprintf("store: %s", h.error));
+}
+
 static void h_ready(struct api_req *rq, struct api_resp *rs)
 {
 	struct epoch *e = epoch_of(rq);
@@ -387,6 +430,7 @@ static void h_ready(struct api_req *rq, struct api_resp *rs)
 			json_array_append_new(failing, json_string("a channel dependency graph has a cycle"));
 	}
 	readback_check(rq, e, checks, failing);
+	store_check(rq, checks, failing);
 	rs->status = epoch_ready(e) && !json_array_size(failing) ? 200 : 503;
 	rs->json = json_pack("{s:b, s:I, s:o, s:o}", "ready", rs->status == 200,
 			     "epoch", (json_int_t)(e ? e->seq : 0), "checks", checks, "failing", failing);
@@ -396,8 +440,10 @@ static void h_ready(struct api_req *rq, struct api_resp *rs)
 static void h_health(struct api_req *rq, struct api_resp *rs)
 {
 	json_t *st = rq->hooks->status(rq->hooks->ud);
+	int ok = !json_is_false(json_object_get(json_object_get(st, "store"), "ok"));
 
-	json_object_set_new(st, "status", json_string("ok"));
+	json_object_set_new(st, "status", json_string(ok ? "ok" : "degraded"));
+	rs->status = ok ? 200 : 503;	/* degraded: the database refuses writes */
 	rs->json = st;
 }
 
@@ -423,29 +469,35 @@ static void h_metrics(struct api_req *rq, struct api_resp *rs)
 }
 
 const struct api_route api_routes[] = {
-	{ "GET", "/api/route", h_route, "src,dst", 0 },
-	{ "GET", "/api/connectivity", h_connectivity, "", 0 },
-	{ "GET", "/api/reachability/switches", h_reach, "src,dst", 0 },
-	{ "GET", "/api/vl-usage", h_vl_usage, "", 0 },
-	{ "GET", "/api/fabric", h_fabric, "", 0 },
-	{ "GET", "/api/nodes", h_nodes, "type", 0 },
-	{ "GET", "/api/nodes/{}", h_node, "", 0 },
-	{ "GET", "/api/links", h_links, "", 0 },
-	{ "GET", "/api/lids", h_lids, "", 0 },
-	{ "GET", "/api/lfts", h_lfts, "", 0 },
-	{ "GET", "/api/engines", h_engines, "", 0 },
-	{ "GET", "/api/config", h_config, "", 0 },
-	{ "GET", "/api/events", h_events, "since,type,limit", 0 },
-	{ "GET", "/api/snapshots", h_snapshots, "limit", 0 },
-	{ "GET", "/api/snapshots/{}", h_snapshot, "", 0 },
-	{ "GET", "/api/snapshots/{}/diff/{}", h_diff, "", 0 },
-	{ "GET", "/api/faults", h_faults, "", 0 },
-	{ "POST", "/api/engine", h_engine, "", 1 },
-	{ "POST", "/api/reroute", h_reroute, "", 1 },
-	{ "POST", "/api/faults", h_fault, "", 1 },
-	{ "GET", "/api/ready", h_ready, "", 0 },
-	{ "GET", "/api/health", h_health, "", 0 },
-	{ "GET", "/metrics", h_metrics, "", 0 },
+	{ "GET", "/api", api_h_index, "", 0, 0, "this list of endpoints" },
+	{ "GET", "/api/openapi.json", api_h_openapi, "", 0, 0, "the OpenAPI 3.0 description of the API" },
+	{ "GET", "/api/route", h_route, "src,dst", 0, 1, "the path from src to dst: hops, ports, VLs, DLID, SL" },
+	{ "GET", "/api/connectivity", h_connectivity, "", 0, 1, "pairs delivered and not, by class" },
+	{ "GET", "/api/reachability/switches", h_reach, "src,dst", 0, 1,
+	  "which switches reach which (switch-to-switch paths)" },
+	{ "GET", "/api/vl-usage", h_vl_usage, "", 0, 1, "VLs used and the channel dependency graph per VL" },
+	{ "GET", "/api/fabric", h_fabric, "", 0, 0, "fabric counts, shape, routing summary, read-back" },
+	{ "GET", "/api/topology", h_topology, "", 0, 1,
+	  "switches by level or group, switch-to-switch links with their routes" },
+	{ "GET", "/api/nodes", h_nodes, "type", 0, 1, "every node" },
+	{ "GET", "/api/nodes/{}", h_node, "", 0, 1, "one node with its ports" },
+	{ "GET", "/api/links", h_links, "", 0, 1, "every link" },
+	{ "GET", "/api/lids", h_lids, "", 0, 1, "every LID range" },
+	{ "GET", "/api/lfts", h_lfts, "switch", 0, 1,
+	  "the published LFTs in opensm-lfts.dump format (every switch, or one)" },
+	{ "GET", "/api/engines", h_engines, "", 0, 1, "the routing engines and their options" },
+	{ "GET", "/api/config", h_config, "", 0, 0, "the effective configuration" },
+	{ "GET", "/api/events", h_events, "since,type,limit", 0, 0, "events, oldest first" },
+	{ "GET", "/api/snapshots", h_snapshots, "limit", 0, 0, "stored snapshots, newest first" },
+	{ "GET", "/api/snapshots/{}", h_snapshot, "", 0, 0, "one snapshot" },
+	{ "GET", "/api/snapshots/{}/diff/{}", h_diff, "", 0, 0, "what changed between two snapshots" },
+	{ "GET", "/api/faults", h_faults, "", 0, 0, "the simulated faults in force" },
+	{ "POST", "/api/engine", h_engine, "", 1, 0, "select the engine chain (then reroute)" },
+	{ "POST", "/api/reroute", h_reroute, "", 1, 0, "ask for a reroute" },
+	{ "POST", "/api/faults", h_fault, "", 1, 0, "simulate a link or switch going down or up" },
+	{ "GET", "/api/ready", h_ready, "", 0, 0, "200 when every pair is delivered and every VL deadlock-free" },
+	{ "GET", "/api/health", h_health, "", 0, 0, "liveness, counters and the source's state" },
+	{ "GET", "/metrics", h_metrics, "", 0, 0, "Prometheus metrics" },
 };
 
 const size_t api_nroutes = sizeof(api_routes) / sizeof(api_routes[0]);

@@ -4,22 +4,78 @@
  *
  * Prometheus text exposition (format 0.0.4) of the current epoch: fabric
  * counts, pairs and unreachable pairs by class, VLs, deadlock freedom,
- * load, timings and the epoch sequence. Gauges only; the counters
- * (reroutes, requests) come from the daemon and the server.
+ * load (the busiest link, and the routes over every switch-to-switch link),
+ * timings and the epoch sequence. Gauges only; the counters (reroutes,
+ * requests) come from the daemon and the server. The OpenSM source's
+ * figures are formatted here (api_osm_metrics()) from the counts the daemon
+ * hands in.
+ *
+ * Values are written as integers when they are whole, else with at most
+ * six decimals: 0.1 + 0.2 is "0.3", not 0.30000000000000004.
  */
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "api/server_impl.h"
 
+void api_metric_value(FILE *o, double v)
+{
+	char buf[64];
+	size_t n;
+
+	if (isnan(v) || isinf(v)) {
+		fputs(isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", o);
+		return;
+	}
+	if (v == floor(v) && fabs(v) < 1e15) {
+		fprintf(o, "%.0f", v);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.6f", v);
+	for (n = strlen(buf); n > 1 && buf[n - 1] == '0'; n--)
+		buf[n - 1] = '\0';
+	if (buf[n - 1] == '.')
+		buf[n - 1] = '\0';
+	fputs(strcmp(buf, "-0") ? buf : "0", o);
+}
+
 void api_metric(FILE *o, const char *type, const char *name, const char *help, double v)
 {
-	fprintf(o, "# HELP %s %s\n# TYPE %s %s\n%s %.15g\n", name, help, name, type, name, v);
+	fprintf(o, "# HELP %s %s\n# TYPE %s %s\n%s ", name, help, name, type, name);
+	api_metric_value(o, v);
+	fputc('\n', o);
+}
+
+void api_label_value(FILE *o, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '\\' || *s == '"')
+			fprintf(o, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", o);
+		else
+			fputc(*s, o);
 }
 
 static void gauge(FILE *o, const char *name, const char *help, double v)
 {
 	api_metric(o, "gauge", name, help, v);
+}
+
+void api_osm_metrics(FILE *o, int connected, uint64_t routed, uint64_t fallback, uint64_t timeout,
+		     uint64_t error)
+{
+	fprintf(o, "# HELP fabroute_osm_passes_total OpenSM routing passes, by how they ended (routed: our tables "
+		"installed; fallback, timeout, error: OpenSM's next engine routed).\n"
+		"# TYPE fabroute_osm_passes_total counter\n"
+		"fabroute_osm_passes_total{result=\"routed\"} %llu\nfabroute_osm_passes_total{result=\"fallback\"} %llu\n"
+		"fabroute_osm_passes_total{result=\"timeout\"} %llu\nfabroute_osm_passes_total{result=\"error\"} %llu\n",
+		(unsigned long long)routed, (unsigned long long)fallback, (unsigned long long)timeout,
+		(unsigned long long)error);
+	gauge(o, "fabroute_osm_connected", "1 while OpenSM's fabroute-osm plugin is connected.", connected != 0);
 }
 
 static void by_class(FILE *o, const char *name, const char *help, const uint64_t *v)
@@ -44,7 +100,37 @@ static void fabric_counts(FILE *o, const struct fabric *f)
 	gauge(o, "fabroute_fabric_lid_top", "Highest LID in use.", f->lid_top);
 }
 
-char *api_epoch_metrics(const struct epoch *e)
+/* One series per directed switch-to-switch link: the pairs routed out of it. */
+static void link_routes(FILE *o, struct epoch *e)
+{
+	const struct fabric *f = e->fabric;
+	const uint64_t *routes = api_link_routes(e);
+
+	if (!routes)
+		return;
+	fputs("# HELP fabroute_link_routes Endpoint pairs routed over a switch-to-switch link, "
+	      "from guid:port to remote_guid:remote_port, under all-to-all traffic.\n"
+	      "# TYPE fabroute_link_routes gauge\n", o);
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		uint32_t n = f->switches[s];
+
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			const struct fab_port *x = fab_port(f, n, p);
+
+			if (x->peer == FAB_NONE || f->nodes[x->peer].type != FAB_SWITCH)
+				continue;
+			fprintf(o, "fabroute_link_routes{guid=\"0x%016" PRIx64 "\",port=\"%u\",node=\"",
+				f->nodes[n].guid, p);
+			api_label_value(o, fab_desc(f, n));
+			fprintf(o, "\",remote_guid=\"0x%016" PRIx64 "\",remote_port=\"%u\",remote_node=\"",
+				f->nodes[x->peer].guid, x->peer_port);
+			api_label_value(o, fab_desc(f, x->peer));
+			fprintf(o, "\"} %" PRIu64 "\n", routes[f->nodes[n].port0 + p]);
+		}
+	}
+}
+
+char *api_epoch_metrics(struct epoch *e)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -75,6 +161,7 @@ char *api_epoch_metrics(const struct epoch *e)
 		      e->compute_ms / 1e3);
 		gauge(o, "fabroute_route_eval_seconds", "Time the evaluation took for this epoch.",
 		      e->eval_ms / 1e3);
+		link_routes(o, e);
 	}
 	if (fclose(o)) {
 		free(buf);

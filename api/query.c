@@ -121,11 +121,12 @@ json_t *apiq_epoch_json(const struct epoch *e)
 	char when[48];
 
 	iso_time(e->published_ms, when, sizeof(when));
-	return json_pack("{s:I, s:I, s:s, s:o, s:o, s:o}", "seq", (json_int_t)e->seq,
-			 "snapshot_id", (json_int_t)e->snapshot_id, "published", when,
+	return json_pack("{s:I, s:I, s:s, s:o, s:o, s:o, s:s}", "seq", (json_int_t)e->seq,
+			 "snapshot_id", (json_int_t)epoch_snapshot_id(e), "published", when,
 			 "reason", fixed_string(e->reason, sizeof(e->reason)),
 			 "chain", fixed_string(e->chain, sizeof(e->chain)),
-			 "engine", fixed_string(e->engine, sizeof(e->engine)));
+			 "engine", fixed_string(e->engine, sizeof(e->engine)),
+			 "engine_log", e->engine_log ? e->engine_log : "");
 }
 
 json_t *apiq_begin(const struct epoch *e, struct api_err *err)

@@ -18,7 +18,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "daemon/epoch.h"
+#include "svc/epoch.h"
 
 /**
  * struct api_err - why a request failed
@@ -75,5 +75,15 @@ json_t *apiq_links(const struct epoch *e, struct api_err *err);
 json_t *apiq_lids(const struct epoch *e, struct api_err *err);
 /** GET /api/engines: every engine with options; "selected" marks the epoch's chain */
 json_t *apiq_engines(const struct epoch *e, struct api_err *err);
+
+/**
+ * api_link_routes() - per port slot (fabric->nodes[n].port0 + p), the
+ * endpoint pairs whose path leaves a switch through that port under
+ * all-to-all traffic; computed on first use and kept with @e
+ * Return: the counts, or NULL when @e is not routed or memory ran out.
+ */
+const uint64_t *api_link_routes(struct epoch *e);
+/** GET /api/topology: switches by level or group, switch-to-switch links with their routes */
+json_t *apiq_topology(struct epoch *e, struct api_err *err);
 
 #endif

@@ -365,22 +365,11 @@ static int in_chain(const char *chain, size_t size, const char *name)
 	return 0;
 }
 
-static json_t *options_json(const struct eng_opt *opt)
-{
-	json_t *a = json_array();
-
-	for (; a && opt && opt->name; opt++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "name", opt->name,
-						   "default", opt->defval ? opt->defval : "",
-						   "help", opt->help ? opt->help : ""));
-	return a;
-}
-
 static json_t *engine_json(const struct engine *g, const struct epoch *e)
 {
 	return json_pack("{s:s, s:s, s:b, s:i, s:o, s:b}", "name", g->name,
 			 "summary", g->summary ? g->summary : "", "deadlock_free", g->deadlock_free,
-			 "vls", (json_int_t)g->vls, "options", options_json(g->options),
+			 "vls", (json_int_t)g->vls, "options", eng_options_json(g),
 			 "selected", e && in_chain(e->chain, sizeof(e->chain), g->name));
 }
 

@@ -8,15 +8,13 @@
  * PathRecord would return). Connectivity and VL usage come from the
  * epoch's evaluation report, computed when the epoch was built.
  *
- * Switch-to-switch reachability is computed on request: per destination
- * switch, the LFTs form a functional graph over the switches, resolved
- * once for every source (an_fwd_resolve(), as the evaluation does), so all
- * pairs cost O(switches^2): about 8 ms for 864 switches.
+ * Switch-to-switch reachability is computed on request by
+ * an_reach_switches(): O(switches^2), about 8 ms for 864 switches.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/internal.h"
+#include "analysis/analysis.h"
 #include "analysis/report.h"
 #include "api/query_impl.h"
 
@@ -96,100 +94,11 @@ json_t *apiq_route(const struct epoch *e, const char *src, const char *dst, stru
 
 /* --- reachability between switches -------------------------------------- */
 
-/**
- * struct reach - all switch pairs, as the LFTs deliver them
- * @c, @w: the analysis context and one DLID resolved over every switch
- * @cannot: per switch, destination switches it cannot reach
- * @from: per switch, source switches that cannot reach it
- * @pairs, @unreachable: ordered pairs checked and not delivered
- * @examples: the first APIQ_REACH_EXAMPLES failing pairs
- *
- * Switch i is endpoint i: fabric->eps lists the switches' port 0 first.
- */
-struct reach {
-	const struct fabric *f;
-	const struct rt_routing *r;
-	struct an_ctx c;
-	struct an_fwd w;
-	uint32_t *cannot, *from;
-	uint64_t pairs, unreachable;
-	json_t *examples;
-};
-
-static void reach_record(struct reach *st, uint32_t s, uint32_t d, unsigned dlid,
-			 enum an_fail res)
-{
-	st->pairs++;
-	if (res == AN_DELIVERED)
-		return;
-	st->unreachable++;
-	st->cannot[s]++;
-	st->from[d]++;
-	if (json_array_size(st->examples) < APIQ_REACH_EXAMPLES)
-		json_array_append_new(st->examples, json_pack("{s:o, s:o, s:i, s:s}",
-			"src", an_json_endpoint(st->f, s), "dst", an_json_endpoint(st->f, d),
-			"dlid", (json_int_t)dlid, "failure", an_fail_name(res)));
-}
-
-/*
- * Every source switch towards switch @d: one resolution per LID of @d's
- * range that some source uses (one in all, since switches have LMC 0).
- */
-static void reach_dest(struct reach *st, uint32_t d)
-{
-	unsigned base = fab_ep_lid(st->f, d), nlids = 1u << fab_ep_lmc(st->f, d);
-	uint32_t n = st->f->nswitches;
-
-	for (uint32_t s = 0; !base && s < n; s++)
-		if (s != d)
-			reach_record(st, s, d, 0, AN_NO_ENTRY);
-	for (unsigned off = 0; base && off < nlids; off++) {
-		int resolved = 0;
-
-		for (uint32_t s = 0; s < n; s++) {
-			unsigned dlid = rt_dlid(st->r, st->f, s, d);
-
-			if (s == d || dlid != base + off)
-				continue;
-			if (!resolved)
-				an_fwd_resolve(&st->w, &st->c, dlid, d);
-			resolved = 1;
-			reach_record(st, s, d, dlid, (enum an_fail)st->w.res[s]);
-		}
-	}
-}
-
-static void reach_fini(struct reach *st)
-{
-	an_fwd_fini(&st->w);
-	an_ctx_fini(&st->c);
-	free(st->cannot);
-	free(st->from);
-	json_decref(st->examples);
-}
-
-static int reach_run(struct reach *st, const struct fabric *f, const struct rt_routing *r)
-{
-	memset(st, 0, sizeof(*st));
-	st->f = f;
-	st->r = r;
-	st->cannot = calloc((size_t)f->nswitches + 1, sizeof(*st->cannot));
-	st->from = calloc((size_t)f->nswitches + 1, sizeof(*st->from));
-	st->examples = json_array();
-	if (!st->cannot || !st->from || !st->examples || an_ctx_init(&st->c, f, r) ||
-	    an_fwd_init(&st->w, f))
-		return -1;
-	for (uint32_t d = 0; d < f->nswitches; d++)
-		reach_dest(st, d);
-	return 0;
-}
-
-static json_t *per_switch_json(const struct reach *st)
+static json_t *per_switch_json(const struct fabric *f, const struct an_reach *st)
 {
 	json_t *a = json_array();
 
-	for (uint32_t s = 0; a && s < st->f->nswitches; s++) {
-		const struct fabric *f = st->f;
+	for (uint32_t s = 0; a && s < f->nswitches; s++) {
 		uint32_t node = f->switches[s];
 
 		if (!st->cannot[s] && !st->from[s])
@@ -203,23 +112,37 @@ static json_t *per_switch_json(const struct reach *st)
 	return a;
 }
 
+static json_t *examples_json(const struct fabric *f, const struct an_reach *st)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; a && i < st->nex; i++) {
+		const struct an_example *x = &st->ex[i];
+
+		json_array_append_new(a, json_pack("{s:o, s:o, s:i, s:s}",
+			"src", an_json_endpoint(f, x->src), "dst", an_json_endpoint(f, x->dst),
+			"dlid", (json_int_t)x->dlid, "failure", an_fail_name((enum an_fail)x->fail)));
+	}
+	return a;
+}
+
 static json_t *reach_all(const struct epoch *e, json_t *o, struct api_err *err)
 {
-	struct reach st;
+	struct an_reach st;
+	struct fab_err ferr;
 	json_t *sum;
 
-	if (reach_run(&st, e->fabric, e->routing)) {
-		reach_fini(&st);
+	if (an_reach_switches(e->fabric, e->routing, APIQ_REACH_EXAMPLES, &st, &ferr)) {
 		json_decref(o);
-		api_err_set(err, 500, "internal", "out of memory resolving %u switches",
-			    e->fabric->nswitches);
+		api_err_set(err, 500, "internal", "%s", ferr.msg);
 		return NULL;
 	}
-	sum = json_pack("{s:i, s:I, s:I, s:b, s:o, s:O}", "switches",
+	sum = json_pack("{s:i, s:I, s:I, s:b, s:o, s:o}", "switches",
 			(json_int_t)e->fabric->nswitches, "pairs", (json_int_t)st.pairs,
 			"unreachable", (json_int_t)st.unreachable, "complete", st.unreachable == 0,
-			"per_switch", per_switch_json(&st), "examples", st.examples);
-	reach_fini(&st);
+			"per_switch", per_switch_json(e->fabric, &st),
+			"examples", examples_json(e->fabric, &st));
+	an_reach_free(&st);
 	if (!sum || json_object_update(o, sum)) {
 		json_decref(o);
 		o = NULL;

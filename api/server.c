@@ -12,13 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "api/server_impl.h"
-#include "daemon/log.h"
+#include "svc/log.h"
 
 /* Statuses counted separately in /metrics; the last slot counts the others. */
-static const int statuses[] = { 200, 202, 400, 401, 403, 404, 405, 409, 413, 429, 500, 503, 0 };
+static const int statuses[] = { 200, 202, 304, 400, 401, 403, 404, 405, 409, 413, 414, 429, 500, 503, 507, 0 };
 #define NSTATUS (sizeof(statuses) / sizeof(statuses[0]))
 #define RATE_SLOTS 1024
 
@@ -40,17 +41,29 @@ struct api_server {
 	struct api_hooks hooks;
 	struct store *st;
 	unsigned max_body, port;
+	int dashboard;
 	pthread_mutex_t tok_mu;
 	char *token;
-	struct limiter rl, wrl;
+	struct limiter rl, wrl, url;	/* reads, authorized writes, unauthorized writes */
+	struct api_guard guard;
 	uint64_t (*counts)[NSTATUS];	/* per route, plus one row for unknown paths */
+	struct api_latency lat;		/* request durations */
+	double start_s;			/* wall-clock start, for process_start_time_seconds */
 };
 
-/* A request's state across the access handler's calls. */
+/*
+ * A request's state across the access handler's calls, made when the
+ * request line arrives (on_uri()).
+ * @started: the access handler has seen the headers
+ * @nul: the path or query holds a %00
+ * @framing: why the body's framing is refused, or NULL
+ */
 struct conn_ctx {
+	int64_t start_us;
 	char *body;
 	size_t len;
-	int too_large;
+	int too_large, started, nul;
+	const char *framing;
 };
 
 void api_fail(struct api_resp *rs, const struct api_err *err)
@@ -234,12 +247,36 @@ static const struct api_route *find_route(const char *url, const char *method, c
 		if (!match(api_routes[i].pattern, url, buf, size, seg))
 			continue;
 		*row = i;
-		if (strcmp(api_routes[i].method, method) == 0)
+		if (strcmp(api_routes[i].method, method) == 0 ||
+		    (strcmp(method, "HEAD") == 0 && strcmp(api_routes[i].method, "GET") == 0))
 			return &api_routes[i];
-		snprintf(allow + strlen(allow), asize - strlen(allow), "%s%s", allow[0] ? ", " : "",
-			 api_routes[i].method);
+		snprintf(allow + strlen(allow), asize - strlen(allow), "%s%s%s", allow[0] ? ", " : "",
+			 api_routes[i].method, strcmp(api_routes[i].method, "GET") ? "" : ", HEAD");
 	}
 	return NULL;
+}
+
+/*
+ * The token is checked before any rate is charged: requests without a valid
+ * token count against their own bucket, so that they can never use up the
+ * writes of a client that has the token. 0 with @rs filled when refused.
+ */
+static int rate_ok(struct api_server *s, struct MHD_Connection *c, const struct api_route *r,
+		   struct api_resp *rs)
+{
+	uint64_t key = client_key(c);
+
+	if (r->write && !authorized(s, c, rs)) {
+		if (!limiter_take(&s->url, key))
+			api_fail_new(rs, 429, "rate_limited", "too many unauthorized requests from this "
+				     "address; slow down");
+		return 0;
+	}
+	if (!limiter_take(r->write ? &s->wrl : &s->rl, key)) {
+		api_fail_new(rs, 429, "rate_limited", "too many requests from this address; slow down");
+		return 0;
+	}
+	return 1;
 }
 
 static void handle(struct api_server *s, struct MHD_Connection *c, const char *url, const char *method,
@@ -251,6 +288,11 @@ static void handle(struct api_server *s, struct MHD_Connection *c, const char *u
 	const struct api_route *r;
 	struct param_check pc = { 0 };
 
+	if (cx->nul || cx->framing) {
+		api_fail_new(rs, 400, "bad_request", "%s", cx->nul ? "the path or query holds a NUL byte (%00)" :
+			     cx->framing);
+		return;
+	}
 	if (strlen(url) >= sizeof(buf)) {
 		api_fail_new(rs, 414, "too_large", "the path is longer than %zu bytes", sizeof(buf) - 1);
 		return;
@@ -260,21 +302,18 @@ static void handle(struct api_server *s, struct MHD_Connection *c, const char *u
 		if (allow[0]) {
 			snprintf(rs->allow, sizeof(rs->allow), "%s", allow);
 			api_fail_new(rs, 405, "method_not_allowed", "%s %s: allowed: %s", method, url, allow);
-		} else {
-			api_fail_new(rs, 404, "not_found", "no endpoint %s (GET /api lists them in doc/api.md)", url);
+		} else if (!s->dashboard || (strcmp(method, "GET") && strcmp(method, "HEAD")) ||
+			   !api_web_serve(&rq, url, rs)) {
+			api_fail_new(rs, 404, "not_found", "no endpoint %s (GET /api lists them)", url);
 		}
 		return;
 	}
-	if (!limiter_take(r->write ? &s->wrl : &s->rl, client_key(c))) {
-		api_fail_new(rs, 429, "rate_limited", "too many requests from this address; slow down");
+	if (!rate_ok(s, c, r, rs))
 		return;
-	}
 	if (cx->too_large) {
 		api_fail_new(rs, 413, "too_large", "the request body is larger than %u bytes", s->max_body);
 		return;
 	}
-	if (r->write && !authorized(s, c, rs))
-		return;
 	pc.allowed = r->params;
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_param, &pc);
 	if (pc.bad) {
@@ -284,28 +323,49 @@ static void handle(struct api_server *s, struct MHD_Connection *c, const char *u
 		return;
 	}
 	rs->status = 200;
-	r->fn(&rq, rs);
+	if (r->etag) {
+		rq.epoch = s->hooks.epoch(s->hooks.ud);
+		api_epoch_etag(rq.epoch, rs->etag, sizeof(rs->etag));
+		if (rq.epoch && api_etag_matches(c, rs->etag)) {
+			rs->status = 304;
+			rs->data = "";
+		}
+	}
+	if (rs->status != 304) {
+		r->fn(&rq, rs);
+		if ((rs->status >= 300 && rs->status != 304) || (r->etag && !rq.epoch))
+			rs->etag[0] = '\0';	/* errors carry no validator */
+	}
+	epoch_unref(rq.epoch);
 }
 
-static enum MHD_Result respond(struct MHD_Connection *c, struct api_resp *rs)
+static enum MHD_Result respond(struct MHD_Connection *c, struct api_resp *rs, int close)
 {
-	char *body = rs->text ? rs->text : json_dumps(rs->json, JSON_COMPACT | JSON_REAL_PRECISION(9));
+	char *body = rs->data ? NULL : rs->text ? rs->text :
+		json_dumps(rs->json, JSON_COMPACT | JSON_REAL_PRECISION(9));
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
-	size_t n;
 
-	if (!body)
+	if (rs->data)
+		resp = MHD_create_response_from_buffer(rs->len, (void *)(uintptr_t)rs->data,
+						       MHD_RESPMEM_PERSISTENT);
+	else if (body)
+		resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+	else
 		return MHD_NO;
-	n = strlen(body);
-	body[n] = '\0';
-	resp = MHD_create_response_from_buffer(n, body, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rs->ctype ? rs->ctype :
-				rs->text ? "text/plain; charset=utf-8" : "application/json");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (rs->status != 304)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rs->ctype ? rs->ctype :
+					rs->text ? "text/plain; charset=utf-8" : "application/json");
+	if (rs->etag[0])
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, rs->etag);
+	/* answers with a validator may be kept, but are checked again each time */
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, rs->etag[0] ? "no-cache" : "no-store");
+	if (close)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (rs->status == 401)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"fabroute\"");
 	if (rs->allow[0])
@@ -333,6 +393,57 @@ static int collect(struct api_server *s, struct conn_ctx *cx, const char *data, 
 	return 0;
 }
 
+struct header_count {
+	unsigned clen, te;
+	int chunked;
+};
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct header_count *hc = cls;
+
+	if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
+		hc->clen++;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+		hc->te++;
+		hc->chunked = !strcasecmp(value, "chunked");
+	}
+	return MHD_YES;
+}
+
+/*
+ * Ambiguous body framing, refused as RFC 9112 section 6.3 asks (a proxy in
+ * front could read the body differently): NULL when the framing is sound.
+ */
+static const char *framing_error(struct MHD_Connection *c)
+{
+	struct header_count hc = { 0 };
+
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &hc);
+	if (hc.clen > 1)
+		return "more than one Content-Length header";
+	if (hc.clen && hc.te)
+		return "both Content-Length and Transfer-Encoding";
+	if (hc.te > 1 || (hc.te && !hc.chunked))
+		return "Transfer-Encoding other than one 'chunked'";
+	return NULL;
+}
+
+/* The request line arrived: the request's state, and the raw line's checks. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct conn_ctx *cx = calloc(1, sizeof(*cx));
+
+	if (cx)
+		cx->start_us = now_us();
+	if (cx && api_guard_uri(c, uri, &cx->nul)) {
+		struct api_server *s = cls;
+
+		__atomic_add_fetch(&s->counts[api_nroutes][status_slot(414)], 1, __ATOMIC_RELAXED);
+	}
+	return cx;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **con_cls)
@@ -343,21 +454,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	enum MHD_Result ret;
 	size_t row = api_nroutes;	/* "other", until a route matches */
 
-	if (!cx) {
-		*con_cls = cx = calloc(1, sizeof(*cx));
-		return cx ? MHD_YES : MHD_NO;
-	}
-	if (*upload_size) {
+	if (!cx)
+		return MHD_NO;	/* out of memory in on_uri() */
+	if (!cx->started) {
+		cx->started = 1;
+		api_guard_phase(&s->guard, c, 0);
+		cx->framing = framing_error(c);
+		if (!cx->nul && !cx->framing)
+			return MHD_YES;
+		/* answered before the body: libmicrohttpd reads nothing more on this connection */
+	} else if (*upload_size) {
 		if (collect(s, cx, upload, *upload_size))
 			return MHD_NO;
 		*upload_size = 0;
 		return MHD_YES;
 	}
 	handle(s, c, url, method, cx, &rs, &row);
-	if (!rs.json && !rs.text)
+	if (!rs.json && !rs.text && !rs.data)
 		api_fail_new(&rs, 500, "internal", "out of memory");
 	__atomic_add_fetch(&s->counts[row][status_slot(rs.status)], 1, __ATOMIC_RELAXED);
-	ret = respond(c, &rs);
+	ret = respond(c, &rs, cx->framing || cx->nul);
+	api_latency_observe(&s->lat, now_us() - cx->start_us);
 	json_decref(rs.json);
 	return ret;
 }
@@ -365,8 +482,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
+	struct api_server *s = cls;
 	struct conn_ctx *cx = *con_cls;
 
+	api_guard_phase(&s->guard, c, 1);	/* the next request's headers are due */
 	if (cx) {
 		free(cx->body);
 		free(cx);
@@ -385,12 +504,16 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 char *api_metrics_text(struct api_server *s)
 {
+	const union MHD_DaemonInfo *di;
+	uint64_t timeouts, reclaimed;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *o = open_memstream(&buf, &len);
 
 	if (!o)
 		return NULL;
+	api_process_metrics(o, s->start_s);
+	api_latency_write(&s->lat, o);
 	fputs("# HELP fabroute_api_requests_total API requests by endpoint and status.\n"
 	      "# TYPE fabroute_api_requests_total counter\n", o);
 	for (size_t r = 0; r <= api_nroutes; r++)
@@ -407,6 +530,14 @@ char *api_metrics_text(struct api_server *s)
 			else
 				fprintf(o, "other\"} %llu\n", (unsigned long long)v);
 		}
+	api_guard_counts(&s->guard, &timeouts, &reclaimed);
+	api_metric(o, "counter", "fabroute_api_header_timeouts_total", "Connections closed because a "
+		   "request's headers did not arrive within api_header_timeout_s.", (double)timeouts);
+	api_metric(o, "counter", "fabroute_api_connections_reclaimed_total", "Connections waiting for a "
+		   "request closed to make room for new ones near api_max_connections.", (double)reclaimed);
+	di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+	api_metric(o, "gauge", "fabroute_api_connections", "HTTP connections open.",
+		   di ? (double)di->num_connections : 0);
 	if (fclose(o)) {
 		free(buf);
 		return NULL;
@@ -442,6 +573,7 @@ static void server_free(struct api_server *s)
 	pthread_mutex_destroy(&s->tok_mu);
 	pthread_mutex_destroy(&s->rl.mu);
 	pthread_mutex_destroy(&s->wrl.mu);
+	pthread_mutex_destroy(&s->url.mu);
 	free(s);
 }
 
@@ -460,28 +592,57 @@ struct api_server *api_start(const struct api_opts *o, const struct api_hooks *h
 	s->hooks = *h;
 	s->st = st;
 	s->max_body = o->max_body;
+	s->dashboard = o->dashboard;
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s->start_s = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1e3;
+	}
 	s->rl.rate = o->rate_limit;
-	s->wrl.rate = o->write_rate_limit;
+	s->wrl.rate = s->url.rate = o->write_rate_limit;
 	pthread_mutex_init(&s->tok_mu, NULL);
 	pthread_mutex_init(&s->rl.mu, NULL);
 	pthread_mutex_init(&s->wrl.mu, NULL);
+	pthread_mutex_init(&s->url.mu, NULL);
 	if (bind_addr(o->host, o->port, &ss, err)) {
 		server_free(s);
 		return NULL;
 	}
-	s->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+	if (api_guard_start(&s->guard, o->header_timeout_s, o->max_connections)) {
+		fab_err_set(err, "cannot start the HTTP connection guard");
+		server_free(s);
+		return NULL;
+	}
+	/*
+	 * poll(), not epoll: libmicrohttpd's epoll loop (0.9.75 and later)
+	 * calls epoll_wait() again, with the full timeout, whenever one call
+	 * returned its maximum of 128 events, although the connections it
+	 * just marked ready have not been served. A worker holding 128
+	 * connections that all became ready at once (keep-alive clients, a
+	 * burst of connections opened and closed) then sleeps until another
+	 * event or its 30 s timeout, and at the connection limit its listening
+	 * socket is out of the set, so nothing else wakes it. poll() serves
+	 * every ready connection on each turn.
+	 */
+	s->mhd = MHD_start_daemon(MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
 				  (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				  (uint16_t)o->port, NULL, NULL, on_request, s,
 				  MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				  MHD_OPTION_THREAD_POOL_SIZE, o->threads,
 				  MHD_OPTION_CONNECTION_LIMIT, o->max_connections,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->max_per_address,
+				  MHD_OPTION_NOTIFY_CONNECTION, api_guard_notify, &s->guard,
+				  MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
 				  MHD_OPTION_CONNECTION_TIMEOUT, 30u,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
 				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+				  MHD_OPTION_UNESCAPE_CALLBACK, api_unescape, s,
 				  MHD_OPTION_END);
 	if (!s->mhd) {
 		fab_err_set(err, "cannot listen on %s:%u (address in use or not available)", o->host, o->port);
+		api_guard_stop(&s->guard);
 		server_free(s);
 		return NULL;
 	}
@@ -500,5 +661,6 @@ void api_stop(struct api_server *s)
 	if (!s)
 		return;
 	MHD_stop_daemon(s->mhd);
+	api_guard_stop(&s->guard);
 	server_free(s);
 }

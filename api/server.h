@@ -10,7 +10,10 @@
  * Limits: request bodies above max_body get 413; a client address above
  * rate_limit requests per second (write_rate_limit for POSTs) gets 429;
  * unknown query parameters get 400; POSTs need "Authorization: Bearer
- * TOKEN" (401 without it, 403 when no token is configured).
+ * TOKEN" (401 without it, 403 when no token is configured), checked before
+ * the write rate is charged (requests without the token have their own
+ * bucket). A client address holds at most max_per_address connections,
+ * and a request's headers must arrive within header_timeout_s.
  */
 #ifndef FABROUTE_API_SERVER_H
 #define FABROUTE_API_SERVER_H
@@ -49,12 +52,15 @@ struct api_hooks {
 /**
  * struct api_opts - where and how to serve
  * @host: numeric IPv4 or IPv6 address; @port: 0 picks a free port
+ * @dashboard: serve the dashboard at / (else only the API)
  */
 struct api_opts {
 	const char *host;
 	unsigned port;
-	unsigned threads, max_connections, max_body;
+	int dashboard;
+	unsigned threads, max_connections, max_per_address, max_body;
 	unsigned rate_limit, write_rate_limit;
+	unsigned header_timeout_s;
 };
 
 struct api_server;
@@ -68,6 +74,13 @@ void api_stop(struct api_server *s);
 unsigned api_port(const struct api_server *s);
 /** api_metric() - one Prometheus metric of @type ("gauge", "counter") without labels. */
 void api_metric(FILE *o, const char *type, const char *name, const char *help, double v);
+/** api_osm_metrics() - fabroute_osm_passes_total{result} and fabroute_osm_connected (source opensm). */
+void api_osm_metrics(FILE *o, int connected, uint64_t routed, uint64_t fallback, uint64_t timeout,
+		     uint64_t error);
+/** api_metric_value() - a sample value: whole numbers as integers, others rounded to 6 decimals. */
+void api_metric_value(FILE *o, double v);
+/** api_label_value() - @s escaped for a label value (backslash, double quote, newline). */
+void api_label_value(FILE *o, const char *s);
 
 /** api_set_token() - the bearer token for POSTs; NULL refuses every POST (thread-safe). */
 int api_set_token(struct api_server *s, const char *token);

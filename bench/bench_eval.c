@@ -42,10 +42,9 @@ static int load(const char *subnet, const char *lfts, struct fabric **f, struct 
 		goto fail;
 	*f = fmt_subnet_parse(buf, len, subnet, &err);
 	free(buf);
-	if (!*f || fmt_read_file_max(lfts, FMT_DUMP_SIZE_MAX, &buf, &len, &err))
+	if (!*f)
 		goto fail;
-	*r = fmt_lfts_parse(buf, len, lfts, *f, &err);
-	free(buf);
+	*r = fmt_lfts_load(lfts, *f, NULL, NULL, &err);
 	if (*r)
 		return 0;
 fail:

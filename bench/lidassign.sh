@@ -152,7 +152,7 @@ END {
 	pap["512/64"] = "2325.8 2338.4 2330.1 2385.1 2274.4 2019.9 2075.4 2043.4 2278.6 1786.6 11.36 512 10.55 2323.4 9.54 1786.6"
 	seeds = 0
 	for (i = 1; i <= nc; i++) if (n[conf[i]] > seeds) seeds = n[conf[i]]
-	printf "papers/002 on random irregular fabrics (average switch degree 8), %d seeds per configuration;\n", seeds
+	printf "Nienaber, Yuan and Duan, \"On LID Assignment In InfiniBand Networks\", on random irregular\nfabrics (average switch degree 8), %d seeds per configuration;\n", seeds
 	print "each entry: mean±95% CI half width; 'paper' rows: the paper's means (32 GT-ITM instances)."
 
 	table("Table 1: total LIDs (2^ceil(lg k) per machine), shortest-widest paths", "t1.", 1)
@@ -190,7 +190,7 @@ END {
 
 	# --- the checks ---------------------------------------------------------------
 	print ""
-	print "Checks (papers/002 claims, as the brief states them):"
+	print "Checks of the reproduction (the paper's claims and their expected margins):"
 	cells = 0; low = 0; high = 0; lowps = 0; ncps = 0; sign = 1; signtxt = ""
 	for (i = 1; i <= nc; i++) {
 		c = conf[i]

@@ -5,7 +5,8 @@
  * compute routes a topology with an engine chain and writes what OpenSM and
  * the InfiniBand tools read: opensm-lfts.dump (loadable with
  * `opensm -R file -U`), guid2lid, the path SLs (the format `ibdmchk -c`
- * reads), the topology with the LIDs used, and summary.json. engines lists
+ * reads), the SL2VL tables (opensm-sl2vl.dump) of an engine that programs
+ * them, the topology with the LIDs used, and summary.json. engines lists
  * the engines with their options.
  */
 #include <errno.h>
@@ -19,11 +20,12 @@
 #include "cli/cli.h"
 #include "cli/eval_text.h"
 #include "cli/paths.h"
+#include "cli/progress.h"
 #include "engines/engine.h"
 
 static void usage(FILE *out)
 {
-	fputs("Usage: fabroute compute --engine CHAIN --topology FILE --out-dir DIR [OPTIONS]\n"
+	fputs("Usage: fabroute compute [--engine CHAIN] --topology FILE --out-dir DIR [OPTIONS]\n"
 	      "\n"
 	      "Route a topology with the first engine of CHAIN that applies (e.g.\n"
 	      "sftree,updn,minhop) and write into DIR:\n"
@@ -31,13 +33,20 @@ static void usage(FILE *out)
 	      "  guid2lid          the LIDs routed (with each port's LMC)\n"
 	      "  path-sl           path SLs, the format 'ibdmchk -c' reads (only when the\n"
 	      "                    engine uses SLs other than 0: one line per node and LID)\n"
+	      "  opensm-sl2vl.dump the SL2VL tables, OpenSM's format (only when the engine\n"
+	      "                    programs them: dla)\n"
 	      "  topology.ibnd     the topology with those LIDs (ibnetdiscover format)\n"
 	      "  paths             engines that plan paths (pathsel, swidest, rename, explicit):\n"
 	      "                    every machine pair's path with its DLID, one per line\n"
 	      "  summary.json      engine used, time, notes, and the evaluation with --eval\n"
 	      "\n"
 	      "Options:\n"
-	      "  -e, --engine CHAIN         engines to try in turn ('fabroute engines' lists them)\n"
+	      "  -e, --engine CHAIN         engines to try in turn ('fabroute engines' lists them);\n"
+	      "                             default: the chain of the fabrouted at --url (said on\n"
+	      "                             standard error), else fabrouted's default chain\n"
+	      "                             " FABROUTE_ENGINE_DEFAULT "\n"
+	      "      --url URL              the fabrouted to take the chain from (default:\n"
+	      "                             $FABROUTE_URL, else http://127.0.0.1:8577)\n"
 	      "  -O, --option [ENG.]K=V     an engine option; repeatable\n"
 	      "      --topology FILE        ibnetdiscover output or ibsim net file\n"
 	      "      --from FMT             its format: auto (default), ibnetdiscover, ibsim\n"
@@ -54,10 +63,11 @@ static void usage(FILE *out)
 	      out);
 }
 
-enum { OPT_TOPO = 0x300, OPT_EVAL, OPT_LMC_MAX };
+enum { OPT_TOPO = 0x300, OPT_EVAL, OPT_LMC_MAX, OPT_URL };
 
 struct compute_opts {
-	const char *chain, *topology, *out_dir;
+	const char *chain, *topology, *out_dir, *url;
+	char *chain_owned;	/* the daemon's or the default chain, without --engine */
 	const char **kv;
 	size_t nkv;
 	enum fmt_topo from;
@@ -88,6 +98,7 @@ static int parse_one(struct compute_opts *o, int c, const char *arg)
 	case 'd': o->out_dir = arg; return CLI_OK;
 	case OPT_TOPO: o->topology = arg; return CLI_OK;
 	case OPT_EVAL: o->eval = 1; return CLI_OK;
+	case OPT_URL: o->url = arg; return CLI_OK;
 	case OPT_LMC_MAX:
 		if (cli_parse_uint(arg, FAB_LMC_MAX, &v))
 			return cli_usage_err("compute", "--lmc-max '%s': expected 0 to %u", arg, FAB_LMC_MAX);
@@ -117,6 +128,7 @@ static int parse_args(int argc, char **argv, struct compute_opts *o)
 		{ "out-dir", required_argument, NULL, 'd' },
 		{ "eval", no_argument, NULL, OPT_EVAL },
 		{ "lmc-max", required_argument, NULL, OPT_LMC_MAX },
+		{ "url", required_argument, NULL, OPT_URL },
 		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
 		{ "lmc", required_argument, NULL, OPT_LMC },
 		{ "renew-lids", no_argument, NULL, OPT_RENEW_LIDS },
@@ -139,9 +151,13 @@ static int parse_args(int argc, char **argv, struct compute_opts *o)
 		return rc;
 	if (optind < argc)
 		return cli_usage_err("compute", "unexpected argument '%s'", argv[optind]);
-	if (!o->chain || !o->topology || !o->out_dir)
-		return cli_usage_err("compute", "--engine, --topology and --out-dir are required");
-	return CLI_OK;
+	if (!o->topology || !o->out_dir)
+		return cli_usage_err("compute", "--topology and --out-dir are required");
+	if (o->chain && o->url)
+		return cli_usage_err("compute", "--url goes without --engine (it names the daemon to take the chain from)");
+	if (!o->chain && (rc = cli_default_chain(o->url, &o->chain_owned)) == CLI_OK)
+		o->chain = o->chain_owned;
+	return rc;
 }
 
 /* Open DIR/NAME for writing; NULL after printing why. */
@@ -165,6 +181,15 @@ static int close_out(FILE *fp, const char *path, int rc)
 	return 0;
 }
 
+/* The routing has an SL2VL table for some switch. */
+static int has_sl2vl(const struct rt_routing *r)
+{
+	for (uint32_t s = 0; s < r->nswitches; s++)
+		if (r->sl2vl[s])
+			return 1;
+	return 0;
+}
+
 /* Write the files; *@have_pathsl tells whether the path SLs could be written. */
 static int write_files(const char *dir, const struct fabric *f, const struct rt_routing *r,
 		       int *have_pathsl)
@@ -185,6 +210,9 @@ static int write_files(const char *dir, const struct fabric *f, const struct rt_
 		return CLI_FAIL;
 	if (!(fp = open_out(dir, "topology.ibnd", path, sizeof(path))) ||
 	    close_out(fp, path, fmt_topo_write(fp, f, FMT_IBND)))
+		return CLI_FAIL;
+	if (has_sl2vl(r) && (!(fp = open_out(dir, "opensm-sl2vl.dump", path, sizeof(path))) ||
+			     close_out(fp, path, fmt_sl2vl_write(fp, f, r))))
 		return CLI_FAIL;
 	*have_pathsl = 0;
 	if (!r->path_sl)
@@ -215,14 +243,15 @@ static json_t *summary_json(const struct compute_opts *o, const struct eng_res *
 		json_array_append_new(log, json_string(l));
 	free(copy);
 	return json_pack("{s:s, s:s, s:s, s:o, s:f, s:s, s:{s:i, s:i, s:i, s:i}, s:o,"
-			 " s:{s:s, s:s, s:s, s:s?}}",
+			 " s:{s:s, s:s, s:s, s:s?, s:s?}}",
 			 "schema", "fabroute-compute/1", "engine", res->used->name, "chain", o->chain,
 			 "log", log, "compute_ms", res->route_ms, "notes", r->notes ? r->notes : "",
 			 "fabric", "nodes", (json_int_t)f->nnodes, "switches", (json_int_t)f->nswitches,
 			 "endpoints", (json_int_t)f->neps, "lid_top", (json_int_t)f->lid_top,
 			 "vls_used", an_json_bits(r->vls_used),
 			 "files", "lfts", "opensm-lfts.dump", "guid2lid", "guid2lid",
-			 "topology", "topology.ibnd", "path_sl", have_pathsl ? "path-sl" : NULL);
+			 "topology", "topology.ibnd", "path_sl", have_pathsl ? "path-sl" : NULL,
+			 "sl2vl", has_sl2vl(r) ? "opensm-sl2vl.dump" : NULL);
 }
 
 static int write_summary(const char *dir, json_t *summary)
@@ -285,9 +314,10 @@ static int make_request(const struct compute_opts *o, const struct fabric *f, st
 	return CLI_OK;
 }
 
-static int route(const struct compute_opts *o, const struct fabric *f)
+static int route(const struct compute_opts *o, const struct fabric *f, struct cli_progress *pg)
 {
-	const struct an_opts ao = { .load = 1 };
+	const struct an_opts ao = { .load = 1, .parallel = 1, .progress = cli_progress_cb,
+				    .progress_arg = pg };
 	struct eng_chain chain;
 	struct eng_req req;
 	struct eng_res res;
@@ -297,9 +327,12 @@ static int route(const struct compute_opts *o, const struct fabric *f)
 
 	if (rc)
 		return rc;
+	cli_progress_step(pg, o->eval ? "routing and evaluating" : "routing",
+			  o->eval ? "destinations" : NULL);
 	rc = eng_run(&req, &res, &err);
 	free((void *)req.pins);
 	eng_chain_free(&chain);
+	cli_progress_end(pg);
 	if (rc != ENG_OK) {
 		cli_err("%s", err.msg);
 		return res.lids_failed ? CLI_INPUT : CLI_FAIL;
@@ -316,8 +349,9 @@ static int route(const struct compute_opts *o, const struct fabric *f)
 	if (summary)
 		rc = write_summary(o->out_dir, summary);
 	if (rc == CLI_OK)
-		printf("written:      %s/{opensm-lfts.dump,guid2lid,%stopology.ibnd,%ssummary.json}\n",
-		       o->out_dir, have_pathsl ? "path-sl," : "", have_paths ? "paths," : "");
+		printf("written:      %s/{opensm-lfts.dump,guid2lid,%s%stopology.ibnd,%ssummary.json}\n",
+		       o->out_dir, have_pathsl ? "path-sl," : "",
+		       has_sl2vl(res.routing) ? "opensm-sl2vl.dump," : "", have_paths ? "paths," : "");
 	json_decref(summary);
 	eng_res_free(&res);
 	return rc == CLI_OK ? erc : rc;
@@ -326,6 +360,7 @@ static int route(const struct compute_opts *o, const struct fabric *f)
 int cmd_compute(int argc, char **argv)
 {
 	struct compute_opts o = { .from = FMT_AUTO, .lids = { .lmc = -1 }, .lmc_max = FAB_LMC_MAX };
+	struct cli_progress *pg;
 	struct fabric *f;
 	int rc = parse_args(argc, argv, &o);
 
@@ -333,58 +368,68 @@ int cmd_compute(int argc, char **argv)
 		if (o.help)
 			usage(stdout);
 		free(o.kv);
+		free(o.chain_owned);
 		return rc;
 	}
+	pg = cli_progress_start("compute");
+	cli_progress_step(pg, "reading the topology", NULL);
 	f = cli_load(o.topology, o.from);
-	rc = f ? route(&o, f) : CLI_INPUT;
+	rc = f ? route(&o, f, pg) : CLI_INPUT;
+	if (!f)
+		cli_progress_end(pg);
 	fab_free(f);
 	free(o.kv);
+	free(o.chain_owned);
 	return rc;
 }
 
 /* --- fabroute engines ---------------------------------------------------- */
 
-static const char *const opt_types[] = {
-	[ENG_OPT_BOOL] = "bool", [ENG_OPT_INT] = "integer", [ENG_OPT_ENUM] = "enum",
-	[ENG_OPT_LIST] = "list", [ENG_OPT_FILE] = "file",
-};
-
-static json_t *option_json(const struct eng_opt *p)
-{
-	char buf[48];
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", p->name, "type",
-			      opt_types[p->type], "values", eng_opt_type_text(p, buf, sizeof(buf)),
-			      "default", p->defval, "help", p->help);
-
-	if (o && p->type == ENG_OPT_INT) {
-		json_object_set_new(o, "min", json_integer(p->min));
-		json_object_set_new(o, "max", json_integer(p->max));
-	}
-	return o;
-}
-
 static json_t *engine_json(const struct engine *e)
 {
-	json_t *opts = json_array();
-
-	for (const struct eng_opt *p = e->options; p && p->name; p++)
-		json_array_append_new(opts, option_json(p));
+	json_t *opts = eng_options_json(e);
 	return json_pack("{s:s, s:s, s:b, s:i, s:o}", "name", e->name, "summary", e->summary,
 			 "deadlock_free", e->deadlock_free, "vls", (json_int_t)e->vls,
 			 "options", opts);
+}
+
+/* The options of engines: --json, --help; CLI_OK or CLI_USAGE after a message. */
+static int engines_args(int argc, char **argv, int *json, int *help)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h')
+			*help = 1;
+		else if (c == OPT_JSON)
+			*json = 1;
+		else
+			return cli_usage_err("engines", "unknown option '%s'", argv[optind - 1]);
+	}
+	if (optind < argc && !*help)
+		return cli_usage_err("engines", "unexpected argument '%s'", argv[optind]);
+	return CLI_OK;
 }
 
 int cmd_engines(int argc, char **argv)
 {
 	size_t n;
 	const struct engine *const *all = eng_all(&n);
-	int json = argc > 1 && !strcmp(argv[1], "--json");
+	int json = 0, help = 0, rc = engines_args(argc, argv, &json, &help);
 
-	if (argc > 1 && !json) {
-		if (strcmp(argv[1], "-h") && strcmp(argv[1], "--help"))
-			return cli_usage_err("engines", "unknown argument '%s'", argv[1]);
+	if (rc)
+		return rc;
+	if (help) {
 		puts("Usage: fabroute engines [--json]\n\nList the routing engines, what they "
-		     "guarantee, and their options\n(give options to compute as -O ENGINE.NAME=VALUE).");
+		     "guarantee, and their options\n(give options to compute as -O ENGINE.NAME=VALUE).\n\n"
+		     "Options:\n      --json  print a JSON array of the engines\n  -h, --help  show this help");
 		return CLI_OK;
 	}
 	if (json) {

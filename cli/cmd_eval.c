@@ -4,8 +4,9 @@
  *
  * Evaluates a routing given as OpenSM's dump files (or fabroute's own, which
  * use the same formats): connectivity by class, deadlock freedom per VL,
- * load, and on request the permutation metrics. The exit status tells
- * scripts whether the routing is connected and deadlock-free.
+ * load, and on request the permutation metrics and the dragonfly metrics
+ * of papers/004. The exit status tells scripts whether the routing is
+ * connected and deadlock-free.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "cli/cli.h"
 #include "cli/eval_text.h"
 #include "cli/paths.h"
+#include "cli/progress.h"
 
 static void usage(FILE *out)
 {
@@ -25,7 +27,9 @@ static void usage(FILE *out)
 	      "\n"
 	      "Evaluate a routing: connectivity of every endpoint pair (CA and switch port 0,\n"
 	      "by class), deadlock freedom (channel dependency graph per VL, switch paths\n"
-	      "included), link load, and on request papers/003's permutation metrics.\n"
+	      "included), link load, and on request the permutation metrics of Nienaber,\n"
+	      "Mahapatra and Yuan (\"Improving Performance of Deterministic Single-path\n"
+	      "Routing on 2-Level Generalized Fat-trees\"): WORST, ABB, AFPB, ADB.\n"
 	      "\n"
 	      "Fabric:\n"
 	      "      --topology FILE   ibnetdiscover output or ibsim net file\n"
@@ -33,36 +37,52 @@ static void usage(FILE *out)
 	      "      --from FMT        format of --topology: auto (default), ibnetdiscover, ibsim\n"
 	      "      --guid2lid FILE   LIDs and LMCs from OpenSM's guid2lid (use it when the\n"
 	      "                        topology file's LIDs are not the routing's)\n"
+	      "                        Without it, ports the fabric gives no LID (ibnetdiscover\n"
+	      "                        run before the SM) get those the --lfts annotations name.\n"
 	      "Routing:\n"
 	      "      --lfts FILE       opensm-lfts.dump (ibroute format)\n"
 	      "      --fdbs FILE       opensm.fdbs\n"
 	      "      --path-sl FILE    path SLs per pair (the format ibdmchk -c reads)\n"
 	      "      --sl2vl FILE      opensm-sl2vl.dump\n"
 	      "What to check:\n"
-	      "      --metrics LIST    comma list of conn, cdg, load, worst, perm, all\n"
-	      "                        (default conn,cdg,load; conn and cdg are always on)\n"
+	      "      --metrics LIST    comma list of conn, cdg, load, worst, perm, all,\n"
+	      "                        dragonfly (default conn,cdg,load; conn and cdg are\n"
+	      "                        always on; all does not include dragonfly)\n"
+	      "      --groups FILE     the dragonfly's groups (\"NODE GROUP\" lines) instead of\n"
+	      "                        finding them; implies --metrics dragonfly\n"
 	      "      --ca-only         only CA-to-CA paths enter the dependency graph (as ibdmchk)\n"
 	      "      --all-lids        check every LID of each destination's LMC range\n"
 	      "      --paths FILE      check that the tables follow every path of FILE hop by\n"
 	      "                        hop with its DLID (the 'paths' file compute writes);\n"
 	      "                        the pairs it lists are evaluated with those DLIDs\n"
 	      "      --seed N          seed for sampled metrics (default 1)\n"
+	      "      --threads N       evaluate on N threads (default 0: one per CPU)\n"
 	      "      --json            print JSON (schema fabroute-eval/1, doc/eval-json.md)\n"
 	      "  -h, --help            show this help\n"
 	      "\n"
+	      "On a terminal, steps that run over a second show their progress on\n"
+	      "standard error. LFT dumps are read in pieces: there is no size limit.\n"
+	      "\n"
+	      "Dragonfly metrics (Maglione-Mathey et al.): hop histograms, paths off\n"
+	      "[lc] gc [lc], flows per terminal, local (per VL) and global channel under\n"
+	      "all-to-all traffic, the group shift +1; the fabric must be a fully\n"
+	      "connected dragonfly.\n"
+	      "\n"
 	      "Exit status: 0 connected and deadlock-free, 4 some pair unreachable,\n"
 	      "5 a dependency cycle (deadlock possible), 6 both; 7 a path of --paths is\n"
-	      "not followed; 2 bad command line, 3 bad input file, 1 failure.\n",
+	      "not followed; 2 bad command line, 3 bad input file (or not a dragonfly\n"
+	      "with --metrics dragonfly), 1 failure.\n",
 	      out);
 }
 
 struct eval_opts {
-	const char *topology, *subnet, *lfts, *fdbs, *path_sl, *sl2vl, *paths;
+	const char *topology, *subnet, *lfts, *fdbs, *path_sl, *sl2vl, *groups, *paths;
 	enum fmt_topo from;
 	struct cli_lids lids;
 	struct an_opts an;
 	struct an_perm_opts perm;
-	int json, help;
+	int json, help, dfly;
+	struct cli_progress *progress;
 };
 
 static int parse_metrics(struct eval_opts *o, const char *list)
@@ -84,15 +104,18 @@ static int parse_metrics(struct eval_opts *o, const char *list)
 			o->perm.sample = 1;
 		else if (!strcmp(m, "all"))
 			o->an.load = o->perm.worst = o->perm.sample = 1;
+		else if (!strcmp(m, "dragonfly"))
+			o->dfly = 1;
 		else
-			rc = cli_usage_err("eval", "--metrics: no metric '%s' (conn, cdg, load, worst, perm, all)", m);
+			rc = cli_usage_err("eval", "--metrics: no metric '%s' (conn, cdg, load, worst, perm, "
+					   "all, dragonfly)", m);
 	}
 	free(copy);
 	return rc;
 }
 
 enum { OPT_TOPOLOGY = 0x200, OPT_SUBNET, OPT_LFTS, OPT_FDBS, OPT_PATH_SL, OPT_SL2VL,
-       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_PATHS };
+       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_THREADS, OPT_GROUPS, OPT_PATHS };
 
 static int parse_opt(struct eval_opts *o, int c, const char *arg)
 {
@@ -106,6 +129,7 @@ static int parse_opt(struct eval_opts *o, int c, const char *arg)
 	case OPT_FDBS: o->fdbs = arg; break;
 	case OPT_PATH_SL: o->path_sl = arg; break;
 	case OPT_SL2VL: o->sl2vl = arg; break;
+	case OPT_GROUPS: o->groups = arg; o->dfly = 1; break;
 	case OPT_PATHS: o->paths = arg; break;
 	case OPT_GUID2LID: o->lids.guid2lid = arg; break;
 	case OPT_CA_ONLY: o->an.ca_only = 1; break;
@@ -118,6 +142,11 @@ static int parse_opt(struct eval_opts *o, int c, const char *arg)
 		if (cli_parse_uint(arg, UINT64_MAX, &v))
 			return cli_usage_err("eval", "--seed '%s': expected an unsigned integer", arg);
 		o->perm.seed = v;
+		break;
+	case OPT_THREADS:
+		if (cli_parse_uint(arg, 1024, &v))
+			return cli_usage_err("eval", "--threads '%s': expected 0 to 1024", arg);
+		o->an.threads = (unsigned)v;
 		break;
 	case OPT_FROM:
 		fmt = fmt_topo_from_name(arg);
@@ -140,6 +169,7 @@ static int parse_args(int argc, char **argv, struct eval_opts *o)
 		{ "fdbs", required_argument, NULL, OPT_FDBS },
 		{ "path-sl", required_argument, NULL, OPT_PATH_SL },
 		{ "sl2vl", required_argument, NULL, OPT_SL2VL },
+		{ "groups", required_argument, NULL, OPT_GROUPS },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
@@ -147,6 +177,7 @@ static int parse_args(int argc, char **argv, struct eval_opts *o)
 		{ "all-lids", no_argument, NULL, OPT_ALL_LIDS },
 		{ "paths", required_argument, NULL, OPT_PATHS },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -221,13 +252,23 @@ static int parse_subnet(const char *buf, size_t len, const char *name, void *ctx
 	return l->f ? 0 : -1;
 }
 
-static int parse_routing(const char *buf, size_t len, const char *name, void *ctx)
+static int parse_fdbs(const char *buf, size_t len, const char *name, void *ctx)
 {
 	struct loaded *l = ctx;
 
-	l->r = l->o->lfts ? fmt_lfts_parse(buf, len, name, l->f, &l->err) :
-			    fmt_fdbs_parse(buf, len, name, l->f, &l->err);
+	l->r = fmt_fdbs_parse(buf, len, name, l->f, &l->err);
 	return l->r ? 0 : -1;
+}
+
+/* The LFT dump, read in pieces whatever its size; CLI_OK or CLI_INPUT. */
+static int load_lfts(struct loaded *l)
+{
+	cli_progress_step(l->o->progress, "reading the LFTs", "MiB");
+	l->r = fmt_lfts_load(l->o->lfts, l->f, cli_progress_cb, l->o->progress, &l->err);
+	if (l->r)
+		return CLI_OK;
+	cli_err("%s", l->err.msg);
+	return CLI_INPUT;
 }
 
 static int parse_sl2vl(const char *buf, size_t len, const char *name, void *ctx)
@@ -249,6 +290,7 @@ static int load(struct loaded *l)
 	const struct eval_opts *o = l->o;
 	int rc;
 
+	cli_progress_step(o->progress, "reading the fabric", NULL);
 	if (o->topology) {
 		l->f = cli_load(o->topology, o->from);
 		rc = l->f ? CLI_OK : CLI_INPUT;
@@ -258,7 +300,13 @@ static int load(struct loaded *l)
 	if (rc == CLI_OK && o->lids.guid2lid)
 		rc = cli_lids_apply(l->f, &o->lids);
 	if (rc == CLI_OK)
-		rc = read_and(o->lfts ? o->lfts : o->fdbs, FMT_DUMP_SIZE_MAX, &l->err, parse_routing, l);
+		rc = eval_lids_from_dump(l->f, o->topology ? o->topology : o->subnet, o->lfts);
+	if (rc == CLI_OK && o->lfts)
+		rc = load_lfts(l);
+	else if (rc == CLI_OK)
+		rc = read_and(o->fdbs, FMT_DUMP_SIZE_MAX, &l->err, parse_fdbs, l);
+	if (o->sl2vl || o->path_sl)
+		cli_progress_step(o->progress, "reading SL2VL tables and path SLs", NULL);
 	if (rc == CLI_OK && o->sl2vl)
 		rc = read_and(o->sl2vl, FMT_DUMP_SIZE_MAX, &l->err, parse_sl2vl, l);
 	if (rc == CLI_OK && o->path_sl)
@@ -307,13 +355,15 @@ static void paths_text(const struct paths_report *pr)
 }
 
 static int print_json(const struct loaded *l, const struct an_report *rep, const struct an_perm *perm,
-		      const struct paths_report *pr)
+		      const struct an_dfly *df, const struct paths_report *pr)
 {
 	json_t *root = an_json_report(l->f, rep, &l->o->an);
 	int rc = CLI_FAIL;
 
 	if (root && (l->o->perm.worst || l->o->perm.sample))
 		json_object_set_new(root, "permutation", an_json_perm(l->f, perm, &l->o->perm));
+	if (root && l->o->dfly)
+		json_object_set_new(root, "dragonfly", an_json_dfly(df));
 	if (root && l->o->paths)
 		json_object_set_new(root, "paths", paths_json(pr));
 	if (root && json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
@@ -323,41 +373,106 @@ static int print_json(const struct loaded *l, const struct an_report *rep, const
 	return rc;
 }
 
+/* The evaluation and the permutation metrics, with their times; CLI_OK or CLI_FAIL. */
+static int compute(struct loaded *l, struct an_report *rep, struct an_perm *perm, double *ms,
+		   double *perm_ms)
+{
+	struct an_opts ao = l->o->an;
+	struct timespec t0;
+
+	ao.progress = cli_progress_cb;
+	ao.progress_arg = l->o->progress;
+	cli_progress_step(l->o->progress, "evaluating", "destinations");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (an_evaluate(l->f, l->r, &ao, rep, &l->err)) {
+		cli_err("%s", l->err.msg);
+		return CLI_FAIL;
+	}
+	*ms = ms_since(&t0);
+	if (l->o->perm.worst || l->o->perm.sample) {
+		cli_progress_step(l->o->progress, "permutation metrics", NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (an_perm_run(l->f, l->r, &l->o->perm, perm, &l->err)) {
+			cli_err("%s", l->err.msg);
+			an_report_free(rep);
+			return CLI_FAIL;
+		}
+		*perm_ms = ms_since(&t0);
+	}
+	return CLI_OK;
+}
+
+/* The groups of the dragonfly: from --groups, else found. CLI_OK or CLI_INPUT. */
+static int dfly_groups(struct loaded *l, struct fab_dfly *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (l->o->groups && fmt_read_file(l->o->groups, &buf, &len, &l->err)) {
+		cli_err("%s", l->err.msg);
+		return CLI_INPUT;
+	}
+	rc = fab_dfly_find(l->f, buf, len, l->o->groups, d, &l->err);
+	free(buf);
+	if (rc == FAB_DFLY_NOT)
+		cli_err("not a fully connected dragonfly: %s", l->err.msg);
+	else if (rc)
+		cli_err("%s", l->err.msg);
+	return rc ? CLI_INPUT : CLI_OK;
+}
+
+/* The dragonfly metrics when asked for; CLI_OK, CLI_INPUT or CLI_FAIL. */
+static int dfly_metrics(struct loaded *l, struct an_dfly *m, double *ms)
+{
+	struct fab_dfly d;
+	struct timespec t0;
+	int rc;
+
+	if (!l->o->dfly)
+		return CLI_OK;
+	if ((rc = dfly_groups(l, &d)) != CLI_OK)
+		return rc;
+	cli_progress_step(l->o->progress, "dragonfly metrics", NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = an_dfly_run(l->f, l->r, &d, m, &l->err) ? CLI_FAIL : CLI_OK;
+	*ms = ms_since(&t0);
+	if (rc)
+		cli_err("%s", l->err.msg);
+	fab_dfly_free(&d);
+	return rc;
+}
+
 static int evaluate(struct loaded *l)
 {
 	struct an_report rep;
 	struct an_perm perm = { 0 };
+	struct an_dfly df = { 0 };
 	struct paths_report pr = { 0 };
-	struct timespec t0;
-	double ms, perm_ms = 0;
-	int rc;
+	double ms = 0, perm_ms = 0, df_ms = 0;
+	int rc = dfly_metrics(l, &df, &df_ms);
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (an_evaluate(l->f, l->r, &l->o->an, &rep, &l->err)) {
-		cli_err("%s", l->err.msg);
-		return CLI_FAIL;
-	}
-	ms = ms_since(&t0);
-	if (l->o->perm.worst || l->o->perm.sample) {
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (an_perm_run(l->f, l->r, &l->o->perm, &perm, &l->err)) {
-			cli_err("%s", l->err.msg);
-			an_report_free(&rep);
-			return CLI_FAIL;
-		}
-		perm_ms = ms_since(&t0);
-	}
+	if (rc == CLI_OK)
+		rc = compute(l, &rep, &perm, &ms, &perm_ms);
+	cli_progress_end(l->o->progress);
+	if (rc != CLI_OK)
+		return rc;
 	if (l->o->paths && paths_check(l->f, l->r, &l->paths, l->o->paths, &pr)) {
 		an_report_free(&rep);
 		return CLI_FAIL;
 	}
 	if (l->o->json) {
-		rc = print_json(l, &rep, &perm, &pr);
+		rc = print_json(l, &rep, &perm, &df, &pr);
 	} else {
 		eval_print_text(stdout, l->f, &rep, &l->o->an, &perm, &l->o->perm);
-		printf("time:         %.1f ms evaluation%s", ms, perm_ms > 0 ? "" : "\n");
+		if (l->o->dfly)
+			eval_print_dfly(stdout, &df);
+		printf("time:         %.1f ms evaluation", ms);
 		if (perm_ms > 0)
-			printf(", %.1f ms permutation metrics\n", perm_ms);
+			printf(", %.1f ms permutation metrics", perm_ms);
+		if (l->o->dfly)
+			printf(", %.1f ms dragonfly metrics", df_ms);
+		putchar('\n');
 		if (l->o->paths)
 			paths_text(&pr);
 		rc = CLI_OK;
@@ -371,7 +486,7 @@ static int evaluate(struct loaded *l)
 int cmd_eval(int argc, char **argv)
 {
 	struct eval_opts o = { .from = FMT_AUTO, .lids = { .lmc = -1 },
-			       .an = { .load = 1 }, .perm = { .seed = 1 } };
+			       .an = { .load = 1, .parallel = 1 }, .perm = { .seed = 1 } };
 	struct loaded l = { .o = &o };
 	int rc = parse_args(argc, argv, &o);
 
@@ -380,9 +495,12 @@ int cmd_eval(int argc, char **argv)
 			usage(stdout);
 		return rc;
 	}
+	o.progress = cli_progress_start("eval");
 	rc = load(&l);
 	if (rc == CLI_OK)
 		rc = evaluate(&l);
+	else
+		cli_progress_end(o.progress);
 	fmt_paths_free(&l.paths);
 	rt_free(l.r);
 	fab_free(l.f);

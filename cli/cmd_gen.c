@@ -4,6 +4,8 @@
  *
  * Generates a topology of one of the families of fabric/gen.h, optionally
  * removes links and switches, and writes it in ibnetdiscover or ibsim format.
+ * On a terminal, a run over a second shows its step on standard error
+ * (cli/progress.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "fabric/gen.h"
 
 static void usage(FILE *out)
@@ -175,18 +178,31 @@ static int generate(const struct gen_opts *o, const char *family, char **kv, int
 		.random_links = o->link_faults, .random_switches = o->switch_faults,
 		.seed = o->seed,
 	};
-	struct fabric *f = gen_build(family, (const char *const *)kv, (size_t)nkv, o->seed, &err);
+	struct cli_progress *prog = cli_progress_start("gen");
+	struct fabric *f;
 	int rc;
 
-	if (!f)
-		return cli_usage_err("gen", "%s", err.msg);
-	if (gen_faults_apply(&f, &faults, &err)) {
-		fab_free(f);
+	cli_progress_step(prog, "generating", NULL);
+	f = gen_build(family, (const char *const *)kv, (size_t)nkv, o->seed, &err);
+	if (f && (o->nlinks || o->nswitches || o->link_faults || o->switch_faults)) {
+		cli_progress_step(prog, "applying faults", NULL);
+		if (gen_faults_apply(&f, &faults, &err)) {
+			fab_free(f);
+			f = NULL;
+		}
+	}
+	if (!f) {
+		cli_progress_end(prog);
 		return cli_usage_err("gen", "%s", err.msg);
 	}
 	rc = o->lids.guid2lid ? cli_lids_apply(f, &o->lids) : CLI_OK;
+	if (o->output && strcmp(o->output, "-"))
+		cli_progress_step(prog, "writing", NULL);
+	else
+		cli_progress_end(prog), prog = NULL;	/* the output goes to the terminal too */
 	if (rc == CLI_OK)
 		rc = cli_write(o->output, f, o->fmt);
+	cli_progress_end(prog);
 	fab_free(f);
 	return rc;
 }

@@ -29,7 +29,8 @@ static void usage(FILE *out)
 {
 	fputs("Usage: fabroute lids --topology FILE --paths FILE [OPTIONS]\n"
 	      "\n"
-	      "Realise the paths of FILE with the fewest LIDs (papers/002): the paths to\n"
+	      "Realise the paths of FILE with the fewest LIDs (Nienaber, Yuan and Duan, \"On\n"
+	      "LID Assignment In InfiniBand Networks\"): the paths to\n"
 	      "each destination port are split into configurations (no two paths of one\n"
 	      "leave a switch by different ports), one LID each; a port with k of them\n"
 	      "gets 2^ceil(lg k) LIDs (its LMC). Prints, per destination port, its paths,\n"

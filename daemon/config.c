@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "daemon/config.h"
-#include "daemon/log.h"
+#include "svc/log.h"
 #include "engines/engine.h"
 #include "fabric/formats.h"
 
@@ -38,10 +38,16 @@ struct cfg_key {
 #define U(k) CFG_UINT, offsetof(struct config, k)
 
 static const struct cfg_key keys[] = {
-	{ "engine", S(engine), "sftree,updn,minhop", 0, 0, 1, "CHAIN",
+	{ "engine", S(engine), FABROUTE_ENGINE_DEFAULT, 0, 0, 1, "CHAIN",
 	  "engines to try in turn; the first that applies routes" },
 	{ "engine_options", S(engine_options), "", 0, 0, 1, "ENG.K=V,...",
-	  "engine options, comma-separated ('fabroute engines' lists them)" },
+	  "engine options: ENG.K=V, or K=V for every engine of the chain that has K, separated by "
+	  "commas or blanks; a list keeps its commas (updn.roots=s1,s2); each value is checked "
+	  "against its type ('fabroute engines' lists them) and a bad one is refused by name" },
+	{ "publish_policy", S(publish_policy), "proven", 0, 0, 1, "proven|connected|any",
+	  "what a routing must be to be published and installed: proven (every pair connected, "
+	  "switches included, and deadlock-free), connected, or any; one that falls short lets the "
+	  "chain's next engine route (or, under OpenSM, OpenSM's)" },
 	{ "source", S(source), "file", 0, 0, 0, "file|opensm",
 	  "where the topology comes from: file (a topology file, faults through the API) or opensm "
 	  "(OpenSM's fabroute-osm plugin, through socket)" },
@@ -56,7 +62,8 @@ static const struct cfg_key keys[] = {
 	{ "listen", S(listen), "127.0.0.1:8577", 0, 0, 0, "ADDR:PORT",
 	  "address and port of the REST API ([V6]:PORT for IPv6)" },
 	{ "token_file", S(token_file), "", 0, 0, 1, "PATH",
-	  "file holding the bearer token for POST requests; empty: POSTs are refused" },
+	  "file holding the bearer token for POST requests (refused when group or others may read "
+	  "or write it: chmod 600); empty: POSTs are refused" },
 	{ "lmc", U(lmc), "0", 0, 7, 1, "0-7", "LMC given to CA ports that get a new LID" },
 	{ "holddown_ms", U(holddown_ms), "50", 0, 60000, 1, "MS",
 	  "least time between two reroutes; changes within it are coalesced into one" },
@@ -68,13 +75,21 @@ static const struct cfg_key keys[] = {
 	  "messages up to this level go to stderr" },
 	{ "api_threads", U(api_threads), "2", 1, 64, 0, "N", "HTTP worker threads" },
 	{ "api_max_connections", U(api_max_connections), "256", 1, 65536, 0, "N",
-	  "concurrent HTTP connections" },
+	  "concurrent HTTP connections; past seven eighths of them each new connection closes the "
+	  "one that has waited longest for its headers, so health checks always get in" },
+	{ "api_max_connections_per_address", U(api_max_connections_per_address), "64", 0, 65536, 0, "N",
+	  "concurrent HTTP connections from one client address (0: no limit; more are closed at once)" },
+	{ "api_header_timeout_s", U(api_header_timeout_s), "10", 1, 3600, 0, "S",
+	  "time a client has to send a request's headers, from the connection's start or the last answer" },
 	{ "api_max_body", U(api_max_body), "65536", 64, 16777216, 0, "BYTES",
 	  "largest request body (413 beyond)" },
 	{ "api_rate_limit", U(api_rate_limit), "0", 0, 10000000, 0, "N",
 	  "requests per second per client address (0: no limit; 429 beyond)" },
 	{ "api_write_rate_limit", U(api_write_rate_limit), "10", 0, 100000, 0, "N",
-	  "POST requests per second per client address (0: no limit; 429 beyond)" },
+	  "POST requests per second per client address (0: no limit; 429 beyond); the token is "
+	  "checked first, and POSTs without it count against a bucket of their own" },
+	{ "dashboard", U(dashboard), "1", 0, 1, 0, "0|1",
+	  "serve the web dashboard at / (the API is served either way)" },
 	{ "readback", U(readback), "1", 0, 1, 0, "0|1",
 	  "with source opensm: read the LFTs back from the switches and report drift" },
 	{ "readback_interval_s", U(readback_interval_s), "300", 0, 86400, 0, "S",
@@ -274,6 +289,19 @@ bad:
 	return -1;
 }
 
+int config_policy(const char *name)
+{
+	static const char *const names[] = {
+		[ENG_ACCEPT_ANY] = "any", [ENG_ACCEPT_CONNECTED] = "connected",
+		[ENG_ACCEPT_PROVEN] = "proven",
+	};
+
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
 int config_check(const struct config *c, struct fab_err *err)
 {
 	struct eng_chain chain;
@@ -282,6 +310,11 @@ int config_check(const struct config *c, struct fab_err *err)
 
 	if (strcmp(c->source, "file") != 0 && strcmp(c->source, "opensm") != 0) {
 		fab_err_set(err, "source: expected file or opensm, found '%s'", c->source);
+		return -1;
+	}
+	if (config_policy(c->publish_policy) < 0) {
+		fab_err_set(err, "publish_policy: expected proven, connected or any, found '%s'",
+			    c->publish_policy);
 		return -1;
 	}
 	if (fmt_topo_from_name(c->topology_format) < 0) {
@@ -348,6 +381,41 @@ void config_help(FILE *out)
 				*p = '-';
 		fprintf(out, "  %s %s\n      %s%s (default: %s)\n", flag, k->arg, k->help,
 			k->live ? "" : "; needs a restart", k->def[0] ? k->def : "empty");
+	}
+}
+
+/* @s for roff: backslashes and dashes escaped. */
+static void roff(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '\\')
+			fputs("\\e", out);
+		else if (*s == '-')
+			fputs("\\-", out);
+		else
+			fputc(*s, out);
+}
+
+void config_man(FILE *out)
+{
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct cfg_key *k = &keys[i];
+
+		fputs(".TP\n.BI ", out);
+		roff(out, k->key);
+		fputs(" \" = \" ", out);
+		roff(out, k->arg);
+		fputc('\n', out);
+		roff(out, k->help);
+		fputs(". Default: ", out);
+		if (k->def[0]) {
+			fputs("\\fB", out);
+			roff(out, k->def);
+			fputs("\\fR", out);
+		} else {
+			fputs("empty", out);
+		}
+		fputs(k->live ? "; changes on SIGHUP.\n" : "; changes need a restart.\n", out);
 	}
 }
 

@@ -30,6 +30,7 @@ enum cfg_origin { CFG_DEFAULT, CFG_FILE, CFG_FLAG };
 struct config {
 	char *engine;
 	char *engine_options;
+	char *publish_policy;
 	char *source;
 	char *socket;
 	char *topology;
@@ -44,9 +45,12 @@ struct config {
 	char *log_level;
 	unsigned api_threads;
 	unsigned api_max_connections;
+	unsigned api_max_connections_per_address;
+	unsigned api_header_timeout_s;
 	unsigned api_max_body;
 	unsigned api_rate_limit;
 	unsigned api_write_rate_limit;
+	unsigned dashboard;
 	unsigned readback;
 	unsigned readback_interval_s;
 	char *readback_ca;
@@ -85,8 +89,13 @@ int config_check(const struct config *c, struct fab_err *err);
 void config_write(FILE *out, const struct config *c);
 /** config_json() - {"key": value, ...} plus "origin": {"key": "default"|"file"|"flag"}. */
 json_t *config_json(const struct config *c);
+/** config_man() - the keys as roff .TP paragraphs, for fabrouted(8). */
+void config_man(FILE *out);
 /** config_help() - the keys as `--help` lists them. */
 void config_help(FILE *out);
+
+/** config_policy() - publish_policy's value as an enum eng_policy; -1 if unknown. */
+int config_policy(const char *name);
 
 /** config_restart_keys() - keys whose change needs a restart, changed from @a to @b ("" if none). */
 void config_restart_keys(const struct config *a, const struct config *b, char *buf, size_t size);

@@ -7,7 +7,12 @@
  * counters for /metrics. They run in the API's threads; everything they
  * touch is thread-safe (the pipeline, the source, the store) or guarded by
  * cfg_mu.
+ *
+ * A write is acknowledged only once it is stored: a fault or an engine
+ * selection the store refuses is not applied, and the answer is 507 (disk
+ * full) or 503 (any other store error).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +20,8 @@
 #include <sys/stat.h>
 
 #include "daemon/daemon.h"
-#include "daemon/log.h"
+#include "svc/log.h"
+#include "engines/engine.h"
 #include "fabric/formats.h"
 
 struct pipe_settings daemon_settings(const struct config *c, const char *chain, const char *options)
@@ -23,7 +29,7 @@ struct pipe_settings daemon_settings(const struct config *c, const char *chain, 
 	return (struct pipe_settings){
 		.chain = chain ? chain : c->engine, .options = options ? options : c->engine_options,
 		.lmc = c->lmc, .holddown_ms = c->holddown_ms, .keep = c->snapshot_keep,
-		.max_age_days = c->snapshot_max_age_days,
+		.max_age_days = c->snapshot_max_age_days, .policy = config_policy(c->publish_policy),
 	};
 }
 
@@ -45,8 +51,17 @@ char *daemon_read_token(const char *path, struct fab_err *err)
 		free(text);
 		return NULL;
 	}
-	if (stat(path, &st) == 0 && (st.st_mode & 077))
-		log_warn("%s: readable by group or others; chmod 600 it", path);
+	if (stat(path, &st)) {
+		fab_err_set(err, "%s: %s", path, strerror(errno));
+		free(text);
+		return NULL;
+	}
+	if (st.st_mode & 077) {	/* as ssh refuses a private key others can read */
+		fab_err_set(err, "%s: readable or writable by group or others (mode %03o); chmod 600 it",
+			    path, (unsigned)(st.st_mode & 0777));
+		free(text);
+		return NULL;
+	}
 	memmove(text, s, (size_t)(e - s) + 1);
 	return text;
 }
@@ -73,24 +88,49 @@ static int hook_reroute(void *ud, struct api_err *err)
 	return -1;
 }
 
+/* The store refused a write: 507 when the disk is full, else 503. */
+static void store_refused(struct daemon *d, const char *what, const struct fab_err *err, struct api_err *aerr)
+{
+	struct store_health h;
+
+	store_health(d->st, &h);
+	log_err("%s is refused: %s", what, err->msg);
+	api_err_set(aerr, h.full ? 507 : 503, h.full ? "insufficient_storage" : "store_unavailable",
+		    "%s is not applied: it could not be stored (%s)", what, err->msg);
+}
+
+static int chain_ok(const char *chain, const char *options, struct fab_err *err)
+{
+	struct eng_chain c;
+
+	if (eng_chain_parse_str(&c, chain, options, err))
+		return -1;
+	eng_chain_free(&c);
+	return 0;
+}
+
 static int hook_engine(void *ud, const char *chain, const char *options, struct api_err *aerr)
 {
 	struct daemon *d = ud;
+	const char *kv[] = { "engine_chain", chain, "engine_options", options };
 	struct pipe_settings set;
 	struct fab_err err;
 	int rc;
 
-	pthread_mutex_lock(&d->cfg_mu);
-	set = daemon_settings(&d->cfg, chain, options);
-	rc = pipe_settings_set(d->pipe, &set, NULL, &err);
-	pthread_mutex_unlock(&d->cfg_mu);
-	if (rc) {
+	if (chain_ok(chain, options, &err)) {
 		api_err_set(aerr, 400, "bad_parameter", "chain: %s", err.msg);
 		return -1;
 	}
-	if (store_setting_set(d->st, "engine_chain", chain, &err) ||
-	    store_setting_set(d->st, "engine_options", options, &err))
-		log_err("the engine selection is not stored: %s", err.msg);
+	pthread_mutex_lock(&d->cfg_mu);
+	rc = store_settings_set(d->st, kv, 2, &err);
+	set = daemon_settings(&d->cfg, chain, options);
+	if (!rc && pipe_settings_set(d->pipe, &set, NULL, &err))
+		log_err("%s", err.msg);	/* checked above: only out of memory */
+	pthread_mutex_unlock(&d->cfg_mu);
+	if (rc) {
+		store_refused(d, "the engine selection", &err, aerr);
+		return -1;
+	}
 	log_notice("engine chain '%s' selected through the API", chain);
 	pipe_event(d->st, "engine", json_pack("{s:s, s:s}", "chain", chain, "options", options),
 		     "engine chain '%s' selected", chain);
@@ -131,16 +171,19 @@ static int fault_args(const json_t *body, int *down, enum srcf_kind *kind, const
 	return 0;
 }
 
-static void save_faults(struct daemon *d)
+static int save_faults(struct daemon *d, struct fab_err *err)
 {
 	json_t *faults = srcf_faults_json(d->src);
 	char *text = json_dumps(faults, JSON_COMPACT);
-	struct fab_err err;
+	int rc = -1;
 
-	if (!text || store_setting_set(d->st, "faults", text, &err))
-		log_err("the faults are not stored: %s", text ? err.msg : "out of memory");
+	if (!text)
+		fab_err_set(err, "out of memory");
+	else
+		rc = store_setting_set(d->st, "faults", text, err);
 	free(text);
 	json_decref(faults);
+	return rc;
 }
 
 static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
@@ -162,13 +205,25 @@ static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 	if (fault_args(body, &down, &kind, &what, aerr))
 		return NULL;
 	kname = kind == SRCF_LINK ? "link" : "switch";
+	pthread_mutex_lock(&d->fault_mu);	/* apply, store (or undo) as one */
 	rc = srcf_fault(d->src, kind, down, what, canon, sizeof(canon), &err);
 	if (rc) {
+		pthread_mutex_unlock(&d->fault_mu);
 		api_err_set(aerr, status[rc], code[rc], "%s", err.msg);
 		return NULL;
 	}
-	pipe_request(d->pipe, "fault");	/* first: the reroute's clock starts with the fault */
-	save_faults(d);
+	if (save_faults(d, &err)) {
+		char name[64], back[64];
+		struct fab_err undo;
+
+		memcpy(name, canon, sizeof(name));
+		srcf_fault(d->src, kind, !down, name, back, sizeof(back), &undo);
+		pthread_mutex_unlock(&d->fault_mu);
+		store_refused(d, "the fault", &err, aerr);
+		return NULL;
+	}
+	pthread_mutex_unlock(&d->fault_mu);
+	pipe_request(d->pipe, "fault");
 	log_notice("simulated fault: %s %s %s", kname, canon, down ? "down" : "up");
 	pipe_event(d->st, "fault", json_pack("{s:s, s:s, s:s}", "action", down ? "down" : "up", kname, canon,
 					   "named", what), "%s %s %s", kname, what, down ? "down" : "up");
@@ -196,6 +251,20 @@ static json_t *hook_config(void *ud)
 	return json_pack("{s:o, s:s, s:s?}", "config", j, "engine_in_use", chain, "file", d->cfg_path);
 }
 
+json_t *daemon_store_json(struct daemon *d)
+{
+	struct store_health h;
+	struct epoch *e = epoch_slot_get(&d->slot);
+	json_t *j;
+
+	store_health(d->st, &h);
+	j = json_pack("{s:b, s:b, s:I, s:s?, s:b}", "ok", h.ok, "disk_full", h.full,
+		      "errors", (json_int_t)h.errors, "error", h.ok ? NULL : h.error,
+		      "epoch_stored", e && epoch_snapshot_id(e) > 0);
+	epoch_unref(e);
+	return j;
+}
+
 static json_t *hook_status(void *ud)
 {
 	struct daemon *d = ud;
@@ -210,6 +279,7 @@ static json_t *hook_status(void *ud)
 		      "reroutes_ok", (json_int_t)ps.ok, "reroutes_failed", (json_int_t)ps.failed);
 	epoch_unref(e);
 	json_object_set_new(j, "source", d->osm ? srco_status(d->osm) : json_pack("{s:s}", "type", "file"));
+	json_object_set_new(j, "store", daemon_store_json(d));
 	return j;
 }
 
@@ -258,6 +328,7 @@ static void readback_metrics(FILE *o, struct readback *rb)
 static char *hook_metrics(void *ud)
 {
 	struct daemon *d = ud;
+	struct store_health h;
 	struct pipe_stats ps;
 	char *buf = NULL;
 	size_t len = 0;
@@ -269,8 +340,21 @@ static char *hook_metrics(void *ud)
 	reroute_metrics(o, &ps);
 	if (d->rb)
 		readback_metrics(o, d->rb);
+	if (d->osm) {
+		struct srco_stats os;
+
+		srco_stats(d->osm, &os);
+		api_osm_metrics(o, os.connected, os.passes[SRCO_PASS_ROUTED], os.passes[SRCO_PASS_FALLBACK],
+				os.passes[SRCO_PASS_TIMEOUT], os.passes[SRCO_PASS_ERROR]);
+	}
 	api_metric(o, "gauge", "fabroute_uptime_seconds", "Time since fabrouted started.",
 		   (double)(loop_now_ms() - d->start_ms) / 1e3);
+	store_health(d->st, &h);
+	api_metric(o, "gauge", "fabroute_store_ok", "1 while the database takes writes (0 after a failed "
+		   "write, until one succeeds).", h.ok);
+	api_metric(o, "gauge", "fabroute_store_full", "1 while the last store error was a full disk.", h.full);
+	api_metric(o, "counter", "fabroute_store_errors_total", "Database errors since fabrouted started.",
+		   (double)h.errors);
 	if (fclose(o)) {
 		free(buf);
 		return NULL;

@@ -10,7 +10,7 @@
 
 #include "api/server.h"
 #include "daemon/config.h"
-#include "daemon/epoch.h"
+#include "svc/epoch.h"
 #include "daemon/loop.h"
 #include "daemon/pipeline.h"
 #include "daemon/readback.h"
@@ -28,6 +28,15 @@
  */
 struct daemon {
 	pthread_mutex_t cfg_mu;
+	pthread_mutex_t fault_mu;	/* a fault is applied and stored (or undone) under it */
+	struct loop_timer *store_timer;	/* probes the store while it refuses writes */
+	struct {			/* SIGHUP: the topology is read in @thread, it may block */
+		pthread_t thread;
+		int running, fd;
+		struct config cfg;
+		struct fabric *f;
+		struct fab_err err;
+	} rl;
 	struct config cfg;
 	const char *cfg_path;
 	const char *flags[2 * DAEMON_FLAGS_MAX];
@@ -43,6 +52,8 @@ struct daemon {
 	int sig_fd;
 	int64_t start_ms;
 	int ready_sent;
+	struct loop_timer *watchdog;	/* with WatchdogSec=: WATCHDOG=1 every @watchdog_ms */
+	int64_t watchdog_ms;
 };
 
 /** daemon_hooks() - the API's hooks into @d. */
@@ -50,6 +61,12 @@ struct api_hooks daemon_hooks(struct daemon *d);
 
 /** daemon_settings() - the pipeline settings in @c, with @chain/@options overriding when not NULL. */
 struct pipe_settings daemon_settings(const struct config *c, const char *chain, const char *options);
+
+/**
+ * daemon_store_json() - the store's health: {"ok", "disk_full", "errors",
+ * "error" (while not ok), "epoch_stored"}
+ */
+json_t *daemon_store_json(struct daemon *d);
 
 /** daemon_read_token() - the token in @path (trimmed) into a malloc'd string; NULL with @err. */
 char *daemon_read_token(const char *path, struct fab_err *err);

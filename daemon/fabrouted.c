@@ -6,19 +6,24 @@
  * started in dependency order (store, source, pipeline, API) and stopped in
  * reverse, signals (SIGHUP reloads, SIGTERM/SIGINT stop), and readiness
  * through sd_notify(3) once the API listens and the first routing is
- * published or restored.
+ * published or restored. A reload reads the topology in a thread of its
+ * own, so that a read that blocks (a FIFO, a hung file system) never holds
+ * up the loop: SIGTERM still stops the daemon. While the database refuses
+ * writes, a timer probes it every 2 s; once it takes them again, a routing
+ * that could not be stored is published and stored anew.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "daemon/daemon.h"
-#include "daemon/log.h"
+#include "svc/log.h"
 
 enum { EXIT_USAGE = 2, EXIT_CONFIG = 3 };
 
@@ -33,7 +38,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "  -c, --config FILE   configuration file (the unit uses " CONFIG_DEFAULT_PATH ");\n"
 	      "                      without it, the defaults and the flags below\n"
-	      "  -n, --check         check the configuration, print its canonical form, exit\n"
+	      "  -n, --check         check the configuration (and read the token file), print\n"
+	      "                      its canonical form, exit\n"
 	      "  -h, --help          show this help\n"
 	      "  -V, --version       show the version\n"
 	      "\n"
@@ -78,6 +84,11 @@ static int parse_args(struct daemon *d, int argc, char **argv, int *check, int *
 		}
 		if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
 			printf("fabrouted %s\n", PACKAGE_VERSION);
+			*stop = 1;
+			return 0;
+		}
+		if (!strcmp(a, "--man-keys")) {	/* for the build: fabrouted(8)'s key list */
+			config_man(stdout);
 			*stop = 1;
 			return 0;
 		}
@@ -176,25 +187,22 @@ static struct pipe_settings effective_settings(struct daemon *d, const struct co
 	return daemon_settings(c, *chain, *chain ? *opts : NULL);
 }
 
-/* SIGHUP: a new configuration, or the old one with the reason logged. */
-static void reload(struct daemon *d)
+static void reload_refused(struct daemon *d, struct config *c, const struct fab_err *err)
 {
-	struct config c, old;
+	log_err("reload: %s; keeping the old configuration", err->msg);
+	pipe_event(d->st, "config", NULL, "reload refused, the old configuration stays: %s", err->msg);
+	config_free(c);
+	sd_notify(0, "READY=1");
+}
+
+/* The reload's second half, in the loop: @c (taken) becomes the configuration. */
+static void reload_apply(struct daemon *d, struct config c, int src_changed)
+{
+	struct config old;
 	struct fab_err err = { { 0 } };
 	struct pipe_settings set;
 	char restart[256], *chain, *opts;
-	int changed = 0, src_changed;
-
-	sd_notify(0, "RELOADING=1");
-	src_changed = 0;
-	if (build_config(d, &c, &err) ||
-	    (d->src && (src_changed = srcf_reload(d->src, c.topology, c.topology_format, &err)) < 0)) {
-		log_err("reload: %s; keeping the old configuration", err.msg);
-		pipe_event(d->st, "config", NULL, "reload refused, the old configuration stays: %s", err.msg);
-		config_free(&c);
-		sd_notify(0, "READY=1");
-		return;
-	}
+	int changed = 0;
 	config_restart_keys(&d->cfg, &c, restart, sizeof(restart));
 	if (restart[0])
 		log_warn("reload: %s changed; that takes effect after a restart", restart);
@@ -222,6 +230,89 @@ static void reload(struct daemon *d)
 	if (changed || src_changed)
 		pipe_request(d->pipe, src_changed ? "source" : "config");
 	sd_notify(0, "READY=1");
+}
+
+static void *reload_main(void *arg)
+{
+	struct daemon *d = arg;
+	uint64_t one = 1;
+
+	d->rl.f = srcf_load(d->rl.cfg.topology, d->rl.cfg.topology_format, &d->rl.err);
+	if (write(d->rl.fd, &one, sizeof(one)) < 0)
+		log_err("reload: cannot wake the loop: %s", strerror(errno));
+	return NULL;
+}
+
+/* The topology is read: apply it with the configuration read with it. */
+static void on_reloaded(struct loop *l, int fd, void *ud)
+{
+	struct daemon *d = ud;
+	uint64_t n;
+
+	if (read(fd, &n, sizeof(n)) < 0 || !d->rl.running)
+		return;
+	pthread_join(d->rl.thread, NULL);
+	d->rl.running = 0;
+	if (!d->rl.f)
+		reload_refused(d, &d->rl.cfg, &d->rl.err);
+	else
+		reload_apply(d, d->rl.cfg, srcf_replace(d->src, d->rl.f));
+	d->rl.f = NULL;
+}
+
+/* SIGHUP: a new configuration, or the old one with the reason logged. */
+static void reload(struct daemon *d)
+{
+	struct fab_err err = { { 0 } };
+	struct config c;
+
+	if (d->rl.running) {
+		log_warn("reload: the previous reload is still reading %s; this one is ignored",
+			 d->rl.cfg.topology);
+		return;
+	}
+	sd_notify(0, "RELOADING=1");
+	if (build_config(d, &c, &err)) {
+		reload_refused(d, &c, &err);
+		return;
+	}
+	if (!d->src) {
+		reload_apply(d, c, 0);
+		return;
+	}
+	d->rl.cfg = c;
+	d->rl.err = (struct fab_err){ { 0 } };
+	d->rl.running = 1;
+	if (pthread_create(&d->rl.thread, NULL, reload_main, d)) {
+		d->rl.running = 0;
+		fab_err_set(&err, "cannot start a thread to read the topology");
+		reload_refused(d, &d->rl.cfg, &err);
+	}
+}
+
+/* Every 2 s: while the store refuses writes, probe it; store a routing it missed. */
+static void on_store_timer(struct loop *l, void *ud)
+{
+	struct daemon *d = ud;
+	struct store_health h;
+	struct epoch *e = epoch_slot_get(&d->slot);
+	struct pipe_stats ps;
+	struct fab_err err;
+
+	store_health(d->st, &h);
+	pipe_stats(d->pipe, &ps);
+	if ((!h.ok || (e && epoch_snapshot_id(e) <= 0 && d->src && !ps.busy)) &&
+	    store_probe(d->st, loop_wall_ms(), &err) == 0) {
+		if (!h.ok)
+			log_notice("the database takes writes again");
+		if (e && epoch_snapshot_id(e) <= 0 && d->src) {
+			log_notice("epoch %llu was not stored: routing again to store it",
+				   (unsigned long long)e->seq);
+			pipe_request(d->pipe, "store");
+		}
+	}
+	epoch_unref(e);
+	loop_timer_arm(d->store_timer, 2000);
 }
 
 static void on_signal(struct loop *l, int fd, void *ud)
@@ -281,8 +372,10 @@ static int start_api(struct daemon *d, struct fab_err *err)
 	struct api_hooks hooks = daemon_hooks(d);
 	struct api_opts o = {
 		.threads = d->cfg.api_threads, .max_connections = d->cfg.api_max_connections,
+		.max_per_address = d->cfg.api_max_connections_per_address,
 		.max_body = d->cfg.api_max_body, .rate_limit = d->cfg.api_rate_limit,
-		.write_rate_limit = d->cfg.api_write_rate_limit,
+		.write_rate_limit = d->cfg.api_write_rate_limit, .dashboard = (int)d->cfg.dashboard,
+		.header_timeout_s = d->cfg.api_header_timeout_s,
 	};
 	char host[256];
 
@@ -321,6 +414,31 @@ static int start_osm(struct daemon *d, struct fab_err *err)
 	return d->osm ? 0 : -1;
 }
 
+/* systemd's watchdog: pinged from the main loop, so a stuck loop stops the pings. */
+static void on_watchdog(struct loop *l, void *ud)
+{
+	struct daemon *d = ud;
+
+	sd_notify(0, "WATCHDOG=1");
+	loop_timer_arm(d->watchdog, d->watchdog_ms);
+}
+
+static int start_watchdog(struct daemon *d)
+{
+	uint64_t usec = 0;
+
+	if (sd_watchdog_enabled(0, &usec) <= 0 || !usec)
+		return 0;
+	d->watchdog_ms = (int64_t)(usec / 2000);	/* twice per period */
+	if (!d->watchdog_ms)
+		d->watchdog_ms = 1;
+	if (!(d->watchdog = loop_timer_new(d->loop, on_watchdog, d)))
+		return -1;
+	loop_timer_arm(d->watchdog, d->watchdog_ms);
+	log_info("systemd watchdog: pinging every %lld ms", (long long)d->watchdog_ms);
+	return 0;
+}
+
 /* Modules in dependency order: store, source, loop, pipeline, API. */
 static int start(struct daemon *d, struct fab_err *err)
 {
@@ -333,7 +451,7 @@ static int start(struct daemon *d, struct fab_err *err)
 	epoch_slot_init(&d->slot);
 	if (!(d->st = store_open(d->cfg.db, err)) || open_source(d, err))
 		return -1;
-	if (!(d->loop = loop_new()) || start_signals(d)) {
+	if (!(d->loop = loop_new()) || start_signals(d) || start_watchdog(d)) {
 		fab_err_set(err, "cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
@@ -346,6 +464,13 @@ static int start(struct daemon *d, struct fab_err *err)
 	free(opts);
 	if (!d->pipe)
 		return -1;
+	d->rl.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	d->store_timer = loop_timer_new(d->loop, on_store_timer, d);
+	if (d->rl.fd < 0 || !d->store_timer || loop_add_fd(d->loop, d->rl.fd, on_reloaded, d)) {
+		fab_err_set(err, "cannot set up the event loop: %s", strerror(errno));
+		return -1;
+	}
+	loop_timer_arm(d->store_timer, 2000);
 	pipe_set_done_cb(d->pipe, on_done, d);
 	restored = d->src && pipe_restore(d->pipe);
 	if (!d->src && start_osm(d, err))
@@ -369,6 +494,12 @@ static int start(struct daemon *d, struct fab_err *err)
 /* Modules in reverse order; safe after a partial start. */
 static void stop(struct daemon *d)
 {
+	if (d->rl.running) {	/* a reload still reading the topology: it is abandoned */
+		pthread_cancel(d->rl.thread);
+		pthread_join(d->rl.thread, NULL);
+		config_free(&d->rl.cfg);
+		d->rl.running = 0;
+	}
 	api_stop(d->api);
 	srco_free(d->osm);
 	rb_stop(d->rb);
@@ -378,20 +509,28 @@ static void stop(struct daemon *d)
 	if (d->st)
 		pipe_event(d->st, "daemon", NULL, "fabrouted stopped");
 	store_close(d->st);
+	if (d->store_timer)
+		loop_timer_disarm(d->store_timer);
+	if (d->rl.fd >= 0) {
+		loop_del_fd(d->loop, d->rl.fd);
+		close(d->rl.fd);
+	}
 	loop_free(d->loop);
 	if (d->sig_fd >= 0)
 		close(d->sig_fd);
 	config_free(&d->cfg);
 	pthread_mutex_destroy(&d->cfg_mu);
+	pthread_mutex_destroy(&d->fault_mu);
 }
 
 int main(int argc, char **argv)
 {
-	struct daemon d = { .sig_fd = -1 };
+	struct daemon d = { .sig_fd = -1, .rl.fd = -1 };
 	struct fab_err err = { { 0 } };
 	int check = 0, done = 0, rc;
 
 	pthread_mutex_init(&d.cfg_mu, NULL);
+	pthread_mutex_init(&d.fault_mu, NULL);
 	rc = parse_args(&d, argc, argv, &check, &done);
 	if (rc || done)
 		return rc;
@@ -401,11 +540,20 @@ int main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	if (check) {
+		char *tok = NULL;
+
+		if (d.cfg.token_file[0] && !(tok = daemon_read_token(d.cfg.token_file, &err))) {
+			fprintf(stderr, "fabrouted: token_file: %s\n", err.msg);
+			config_free(&d.cfg);
+			return EXIT_CONFIG;
+		}
+		free(tok);
 		config_write(stdout, &d.cfg);
 		config_free(&d.cfg);
 		return 0;
 	}
 	log_set_level(log_level_parse(d.cfg.log_level));
+	json_object_seed(0);	/* before any thread: jansson seeds its hash tables once, unlocked */
 	rc = start(&d, &err);
 	if (rc) {
 		log_err("cannot start: %s", err.msg);

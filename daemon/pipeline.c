@@ -16,7 +16,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "daemon/log.h"
+#include "svc/log.h"
 #include "daemon/pipeline.h"
 #include "analysis/report.h"
 #include "engines/engine.h"
@@ -33,11 +33,11 @@ struct pipeline {
 	struct loop_timer *timer;
 	char *chain, *options;
 	unsigned lmc, holddown_ms, keep, max_age_days;
+	int policy;
 	int pending, job, busy, quit, completed;
 	char reason[32];
 	double first_change_ms;
 	int64_t last_start_ms;
-	uint64_t seq;
 	struct pipe_stats stats;
 	void (*cb)(void *ud, const struct epoch *e);
 	void *cb_ud;
@@ -57,6 +57,7 @@ struct job {
 	char reason[32];
 	char *chain, *options;
 	unsigned lmc, keep, max_age_days;
+	int policy;
 	double first_change_ms;
 	struct fabric *fabric;	/* given (routed with its own LIDs), or NULL: the source's */
 	int given;
@@ -142,7 +143,8 @@ static int route(struct pipeline *p, const struct fabric *f, const struct job *j
 		 struct epoch *e, struct fab_err *err)
 {
 	struct eng_chain chain;
-	struct eng_req req = { .fabric = f, .chain = &chain, .eval = &eval_opts };
+	struct eng_req req = { .fabric = f, .chain = &chain, .eval = &eval_opts,
+			       .policy = (enum eng_policy)j->policy };
 	struct eng_res res;
 	struct fab_lid_pin *pins = NULL;
 	struct epoch *prev = epoch_slot_get(p->slot);
@@ -154,7 +156,8 @@ static int route(struct pipeline *p, const struct fabric *f, const struct job *j
 			goto out;
 		req = (struct eng_req){ .fabric = f, .chain = &chain, .eval = &eval_opts, .pins = pins,
 					.npins = npins, .assign = 1, .lid_mode = FAB_LIDS_KEEP,
-					.lmc = j->lmc, .lmc_budget = FAB_LMC_MAX };
+					.lmc = j->lmc, .lmc_budget = FAB_LMC_MAX,
+					.policy = (enum eng_policy)j->policy };
 	}
 	if (prev) {
 		req.prev_fabric = prev->fabric;
@@ -215,7 +218,7 @@ static void store_epoch(struct pipeline *p, struct epoch *e, const struct job *j
 		log_err("epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
 		pipe_event(p->st, "error", NULL, "epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
 	} else {
-		__atomic_store_n(&e->snapshot_id, id, __ATOMIC_RELEASE);
+		epoch_set_stored(e, id);
 		if (!key || store_setting_set(p->st, "routing_key", key, &err))
 			log_err("%s", key ? err.msg : "out of memory");
 	}
@@ -224,15 +227,22 @@ static void store_epoch(struct pipeline *p, struct epoch *e, const struct job *j
 		log_err("%s", err.msg);
 }
 
-static void publish(struct pipeline *p, struct epoch *e, const char *reason)
+/*
+ * Make @e current. A new epoch's number is allocated in the store first: a
+ * number clients have seen is never given to another routing, even after a
+ * crash. When the store cannot allocate one, nothing is published.
+ */
+static int publish(struct pipeline *p, struct epoch *e, const char *reason, struct fab_err *err)
 {
+	int64_t seq = e->seq ? (int64_t)e->seq : store_seq_next(p->st, err);
+
+	if (seq < 0)
+		return -1;
+	e->seq = (uint64_t)seq;
 	snprintf(e->reason, sizeof(e->reason), "%s", reason);
 	e->published_ms = loop_wall_ms();
-	pthread_mutex_lock(&p->mu);
-	if (!e->seq)
-		e->seq = ++p->seq;
-	pthread_mutex_unlock(&p->mu);
 	epoch_slot_publish(p->slot, epoch_ref(e));
+	return 0;
 }
 
 static void account(struct pipeline *p, int ok, double ms)
@@ -259,10 +269,13 @@ static void answer_sync(struct pipeline *p, struct epoch *e, const struct fab_er
 static struct fabric *job_fabric(struct pipeline *p, struct job *j, struct fab_err *err)
 {
 	struct fabric *f = j->fabric;
+	char size[160];
 
 	j->fabric = NULL;
 	j->given = f != NULL;
-	return f ? f : srcf_fabric(p->src, err);
+	if (!f && (f = srcf_fabric(p->src, err)))
+		log_info("rerouting (%s): %s; chain %s", j->reason, fab_describe(f, size, sizeof(size)), j->chain);
+	return f;
 }
 
 /* One reroute; the published epoch (a reference), or NULL with @err. */
@@ -282,7 +295,9 @@ static struct epoch *reroute(struct pipeline *p, struct job *j, struct fab_err *
 	if (!(f = job_fabric(p, j, &err)) || route(p, f, j, e, &err))
 		goto fail;
 	fab_free(f);
-	publish(p, e, j->reason);
+	f = NULL;
+	if (publish(p, e, j->reason, &err))
+		goto fail;
 	if (j->sync) {	/* OpenSM waits: answer before storing */
 		pthread_mutex_lock(&p->mu);
 		answer_sync(p, epoch_ref(e), &err);
@@ -336,6 +351,7 @@ static int take_job(struct pipeline *p, struct job *j)
 	j->chain = strdup(p->chain);
 	j->options = strdup(p->options);
 	j->lmc = p->lmc;
+	j->policy = p->policy;
 	j->keep = p->keep;
 	j->max_age_days = p->max_age_days;
 	return j->chain && j->options ? 0 : -1;
@@ -518,12 +534,14 @@ int pipe_settings_set(struct pipeline *p, const struct pipe_settings *set, int *
 		return -1;
 	}
 	pthread_mutex_lock(&p->mu);
-	diff = !p->chain || strcmp(p->chain, chain) || strcmp(p->options, options) || p->lmc != set->lmc;
+	diff = !p->chain || strcmp(p->chain, chain) || strcmp(p->options, options) ||
+	       p->lmc != set->lmc || p->policy != set->policy;
 	free(p->chain);
 	free(p->options);
 	p->chain = chain;
 	p->options = options;
 	p->lmc = set->lmc;
+	p->policy = set->policy;
 	p->holddown_ms = set->holddown_ms;
 	p->keep = set->keep;
 	p->max_age_days = set->max_age_days;
@@ -559,6 +577,13 @@ static int snapshot_matches(struct pipeline *p, const struct store_snap *snap, s
 	return ok;
 }
 
+static int meets_policy(const struct an_report *rep, int policy)
+{
+	if (policy == ENG_ACCEPT_ANY)
+		return 1;
+	return an_connected(rep) && (policy != ENG_ACCEPT_PROVEN || rep->cdg.deadlock_free);
+}
+
 int pipe_restore(struct pipeline *p)
 {
 	struct store_snap snap = { 0 };
@@ -584,7 +609,12 @@ int pipe_restore(struct pipeline *p)
 	e->engine_log = strdup("restored from the store");
 	if (evaluate(e, &err))
 		goto out;
-	publish(p, e, "restore");
+	if (!meets_policy(&e->report, p->policy)) {
+		fab_err_set(&err, "it does not meet publish_policy");
+		goto out;
+	}
+	if (publish(p, e, "restore", &err))
+		goto out;
 	log_notice("epoch %llu restored from snapshot %lld without recomputing (evaluated in %.0f ms)",
 		   (unsigned long long)e->seq, (long long)id, e->eval_ms);
 	pipe_event(p->st, "daemon", NULL, "epoch %llu restored from snapshot %lld without recomputing",
@@ -598,17 +628,6 @@ out:
 	free(stored);
 	free(key);
 	return done;
-}
-
-static uint64_t last_seq(struct store *st)
-{
-	struct fab_err err;
-	json_t *j = store_snapshots_json(st, 1, &err);
-	json_t *seq = json_object_get(json_array_get(json_object_get(j, "snapshots"), 0), "seq");
-	uint64_t s = json_is_integer(seq) ? (uint64_t)json_integer_value(seq) : 0;
-
-	json_decref(j);
-	return s;
 }
 
 /* What pipe_new() made, the worker aside. */
@@ -639,7 +658,6 @@ struct pipeline *pipe_new(struct loop *l, struct epoch_slot *slot, struct store 
 	pthread_mutex_init(&p->sync_mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	pthread_cond_init(&p->done_cv, NULL);
-	p->seq = last_seq(st);
 	p->last_start_ms = loop_now_ms() - 3600000;
 	if (pipe_settings_set(p, set, NULL, err))
 		goto fail;

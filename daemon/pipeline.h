@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "daemon/epoch.h"
+#include "svc/epoch.h"
 #include "daemon/loop.h"
 #include "daemon/source_file.h"
 #include "store/store.h"
@@ -32,10 +32,12 @@
  * @lmc: LMC for CA ports that get a new LID
  * @holddown_ms: see DOC
  * @keep, @max_age_days: snapshot retention
+ * @policy: enum eng_policy: what a routing must be to be published
  */
 struct pipe_settings {
 	const char *chain, *options;
 	unsigned lmc, holddown_ms, keep, max_age_days;
+	int policy;
 };
 
 /**

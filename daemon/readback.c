@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "analysis/report.h"
-#include "daemon/log.h"
+#include "svc/log.h"
 #include "daemon/loop.h"
 #include "daemon/readback.h"
 

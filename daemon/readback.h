@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "daemon/epoch.h"
+#include "svc/epoch.h"
 
 /**
  * struct rb_opts - how to read

@@ -330,17 +330,38 @@ void srcf_faults_restore(struct srcf *s, const json_t *saved)
 					   canon, sizeof(canon), &err);
 }
 
+struct fabric *srcf_load(const char *topology, const char *format, struct fab_err *err)
+{
+	return load(topology, format, err);
+}
+
+/* Some node of @b is named otherwise in @a (the topology hash leaves names out). */
+static int renamed(const struct fabric *a, const struct fabric *b)
+{
+	for (uint32_t n = 0; n < b->nnodes; n++) {
+		uint32_t m = fab_node_by_guid(a, b->nodes[n].guid);
+
+		if (m != FAB_NONE && strcmp(fab_desc(a, m), fab_desc(b, n)))
+			return 1;
+	}
+	return 0;
+}
+
 int srcf_reload(struct srcf *s, const char *topology, const char *format, struct fab_err *err)
 {
 	struct fabric *f = load(topology, format, err);
+
+	return f ? srcf_replace(s, f) : -1;
+}
+
+int srcf_replace(struct srcf *s, struct fabric *f)
+{
 	json_t *faults;
 	int changed;
 
-	if (!f)
-		return -1;
 	faults = srcf_faults_json(s);
 	pthread_mutex_lock(&s->mu);
-	changed = fab_topology_hash(f) != fab_topology_hash(s->base);
+	changed = fab_topology_hash(f) != fab_topology_hash(s->base) || renamed(s->base, f);
 	fab_free(s->base);
 	s->base = f;
 	names_free(s->links, s->nlinks);

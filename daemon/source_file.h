@@ -28,6 +28,14 @@ void srcf_free(struct srcf *s);
  * (the old topology stays).
  */
 int srcf_reload(struct srcf *s, const char *topology, const char *format, struct fab_err *err);
+/** srcf_load() - the first half of srcf_reload(): read @topology (may block: a FIFO, a slow disk). */
+struct fabric *srcf_load(const char *topology, const char *format, struct fab_err *err);
+/**
+ * srcf_replace() - the second half: make @f (taken) the topology, faults kept
+ * as srcf_reload() does. Return: 1 when the topology or a node's description
+ * changed, 0 otherwise.
+ */
+int srcf_replace(struct srcf *s, struct fabric *f);
 
 /** srcf_fabric() - a new fabric: the topology minus the faults (caller frees). */
 struct fabric *srcf_fabric(struct srcf *s, struct fab_err *err);

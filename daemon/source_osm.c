@@ -7,6 +7,15 @@
  * deadline while idle; srco_free() shuts the sockets down to wake it.
  * Answers and sweep requests are written with deadlines, so a stuck plugin
  * costs a thread its connection, never the daemon.
+ *
+ * A plugin of another protocol version gets an "error" in its own version
+ * and the connection is closed; the daemon logs that once (a plugin
+ * retries every second) until a plugin of the right version says hello.
+ *
+ * Events are stored as they come, except lft_change, summed up into the
+ * next routing_done (blocks, and distinct switches). A trap is stored with
+ * a message naming the node from the last fabric OpenSM sent ("trap 128
+ * link state change: leaf-00"); a pass_result is counted by its result.
  */
 #include <errno.h>
 #include <poll.h>
@@ -18,7 +27,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "daemon/log.h"
+#include "svc/log.h"
 #include "daemon/loop.h"
 #include "daemon/source_osm.h"
 #include "opensm/proto.h"
@@ -26,17 +35,34 @@
 #define SRCO_CONNS_MAX 16
 #define SRCO_HELLO_MS 5000
 #define SRCO_SEND_MS 30000
+/** SRCO_LFT_GUIDS_MAX - switch GUIDs kept between two routing_done events */
+#define SRCO_LFT_GUIDS_MAX (1u << 16)
 
 enum { ROLE_NONE, ROLE_ROUTE, ROLE_CONTROL };
 
+/**
+ * struct srco_conn - one plugin connection
+ * @up: hello exchanged, the connection serves
+ * @lft_blocks: LFT_CHANGE events since the last routing_done
+ * @lft_guids: the switches they named (@nguids of @cap), to count distinct ones
+ */
 struct srco_conn {
 	struct srco *s;
 	pthread_t th;
-	int fd, role, used, done;
-	/* LFT_CHANGE events since the last routing_done: summed up, not stored one by one */
-	uint64_t lft_blocks, lft_switches, last_guid;
+	int fd, role, used, done, up;
+	uint64_t lft_blocks;
+	uint64_t *lft_guids;
+	size_t nguids, cap;
 };
 
+/**
+ * struct srco - the OpenSM source
+ * @mu: guards @conns, @last, the counters, @v_refused and writes to control sockets
+ * @last: the epoch of the last routing served (its fabric names trap subjects)
+ * @routings: route requests answered with a routing; @failures: with an error
+ * @passes: routing passes by result, as the plugin reports them
+ * @v_refused: a plugin of another version was refused and logged
+ */
 struct srco {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int lfd, stop_fd;
@@ -45,179 +71,120 @@ struct srco {
 	struct store *st;
 	void (*on_event)(void *ud, const char *event);
 	void *ud;
-	pthread_mutex_t mu;	/* guards conns[] and writes to control sockets */
+	pthread_mutex_t mu;
 	struct srco_conn conns[SRCO_CONNS_MAX];
+	struct epoch *last;
 	uint64_t routings, failures;
+	uint64_t passes[SRCO_PASS_N];
+	int v_refused;
 };
 
-/* --- the subnet ------------------------------------------------------------ */
+static const char *const pass_names[SRCO_PASS_N] = { "routed", "fallback", "timeout", "error" };
 
-static int int_at(const json_t *a, size_t i, long long min, long long max, long long *out)
+const char *srco_pass_name(enum srco_pass p)
 {
-	const json_t *v = json_array_get(a, i);
-
-	*out = json_integer_value(v);
-	return json_is_integer(v) && *out >= min && *out <= max ? 0 : -1;
-}
-
-static int add_nodes(struct fabric *f, const json_t *nodes, struct fab_err *err)
-{
-	static const char *const types[] = { [FAB_CA] = "CA", [FAB_SWITCH] = "SW", [FAB_ROUTER] = "RT" };
-	size_t i;
-	json_t *n;
-
-	if (!json_is_array(nodes) || !json_array_size(nodes)) {
-		fab_err_set(err, "subnet.nodes: expected a non-empty array");
-		return -1;
-	}
-	json_array_foreach(nodes, i, n) {
-		struct fab_node_info in = { 0 };
-		const char *t = json_string_value(json_object_get(n, "type"));
-		json_int_t ports = json_integer_value(json_object_get(n, "ports"));
-
-		for (unsigned k = FAB_CA; t && k <= FAB_ROUTER; k++)
-			if (strcmp(t, types[k]) == 0)
-				in.type = (enum fab_node_type)k;
-		if (!in.type || osmp_guid_parse(json_object_get(n, "guid"), &in.guid) ||
-		    ports < 1 || ports > FAB_PORTS_MAX) {
-			fab_err_set(err, "subnet.nodes[%zu]: expected a type (SW, CA, RT), a guid and 1..%u ports",
-				    i, FAB_PORTS_MAX);
-			return -1;
-		}
-		in.nports = (unsigned)ports;
-		in.desc = json_string_value(json_object_get(n, "desc"));
-		osmp_guid_parse(json_object_get(n, "sysimg"), &in.sysimg_guid);
-		in.vendor_id = (uint32_t)json_integer_value(json_object_get(n, "vendor"));
-		in.device_id = (uint16_t)json_integer_value(json_object_get(n, "device"));
-		if (fab_node_add(f, &in, err) != i)
-			return -1;
-	}
-	return 0;
-}
-
-/* [node, port, guid, lid, lmc, state, phys, width, speed] */
-static int set_port(struct fabric *f, const json_t *a, size_t i, struct fab_err *err)
-{
-	long long v[9];
-	uint64_t guid;
-	struct fab_port *p;
-
-	if (!json_is_array(a) || json_array_size(a) != 9 || int_at(a, 0, 0, f->nnodes - 1, &v[0]) ||
-	    int_at(a, 1, 0, f->nodes[v[0]].nports, &v[1]) || osmp_guid_parse(json_array_get(a, 2), &guid) ||
-	    int_at(a, 3, 0, FAB_LID_UCAST_MAX, &v[3]) || int_at(a, 4, 0, FAB_LMC_MAX, &v[4]) ||
-	    int_at(a, 5, 0, 15, &v[5]) || int_at(a, 6, 0, 15, &v[6]) || int_at(a, 7, 0, 255, &v[7]) ||
-	    int_at(a, 8, 0, 255, &v[8])) {
-		fab_err_set(err, "subnet.ports[%zu]: expected [node, port, guid, lid, lmc, state, phys, "
-			    "width, speed] within range", i);
-		return -1;
-	}
-	if (f->nodes[v[0]].type != FAB_SWITCH && v[1] > 0)
-		fab_port_set_guid(f, (uint32_t)v[0], (unsigned)v[1], guid);
-	p = fab_port(f, (uint32_t)v[0], (unsigned)v[1]);
-	p->lid = (uint16_t)v[3];
-	p->lmc = (uint8_t)v[4];
-	p->state = (uint8_t)v[5];
-	p->phys = (uint8_t)v[6];
-	p->width = (uint8_t)v[7];
-	p->speed = (uint8_t)v[8];
-	return 0;
-}
-
-static int add_links(struct fabric *f, const json_t *links, struct fab_err *err)
-{
-	size_t i;
-	json_t *a;
-
-	json_array_foreach(links, i, a) {
-		long long v[4];
-
-		if (!json_is_array(a) || json_array_size(a) != 4 || int_at(a, 0, 0, f->nnodes - 1, &v[0]) ||
-		    int_at(a, 1, 1, f->nodes[v[0]].nports, &v[1]) || int_at(a, 2, 0, f->nnodes - 1, &v[2]) ||
-		    int_at(a, 3, 1, f->nodes[v[2]].nports, &v[3])) {
-			fab_err_set(err, "subnet.links[%zu]: expected [node, port, node, port] within range", i);
-			return -1;
-		}
-		if (fab_link_add(f, (uint32_t)v[0], (unsigned)v[1], (uint32_t)v[2], (unsigned)v[3], err))
-			return -1;
-	}
-	return 0;
-}
-
-struct fabric *srco_subnet_fabric(const json_t *subnet, struct fab_err *err)
-{
-	struct fabric *f = fab_new();
-	const json_t *ports = json_object_get(subnet, "ports"), *links = json_object_get(subnet, "links");
-	uint64_t sm = 0;
-	size_t i;
-	json_t *a;
-
-	if (!f) {
-		fab_err_set(err, "out of memory");
-		return NULL;
-	}
-	if (!json_is_object(subnet) || !json_is_array(ports) || !json_is_array(links)) {
-		fab_err_set(err, "subnet: expected an object with nodes, ports and links arrays");
-		goto fail;
-	}
-	if (add_nodes(f, json_object_get(subnet, "nodes"), err))
-		goto fail;
-	json_array_foreach(ports, i, a)
-		if (set_port(f, a, i, err))
-			goto fail;
-	if (add_links(f, links, err) || fab_finalize(f, err))
-		goto fail;
-	if (osmp_guid_parse(json_object_get(subnet, "sm_port_guid"), &sm) == 0 &&
-	    fab_ep_by_port_guid(f, sm) != FAB_NONE) {
-		f->sm_node = f->eps[fab_ep_by_port_guid(f, sm)].node;
-		f->sm_port = f->eps[fab_ep_by_port_guid(f, sm)].port;
-	}
-	return f;
-fail:
-	fab_free(f);
-	return NULL;
+	return p < SRCO_PASS_N ? pass_names[p] : "?";
 }
 
 /* --- route connections -------------------------------------------------- */
 
-static json_t *routing_json(const struct epoch *e, const json_t *id)
-{
-	const struct fabric *f = e->fabric;
-	const struct rt_routing *r = e->routing;
-	json_t *lfts = json_array();
-
-	for (uint32_t sw = 0; lfts && sw < f->nswitches; sw++)
-		json_array_append_new(lfts, json_pack("{s:o, s:o*}", "guid",
-			osmp_guid(f->nodes[f->switches[sw]].guid), "lft", osmp_hex(rt_lft(r, sw), r->lft_len)));
-	return json_pack("{s:s, s:O?, s:I, s:s, s:I, s:o}", "type", "routing", "id", id,
-			 "epoch", (json_int_t)e->seq, "engine", e->engine, "lft_len", (json_int_t)r->lft_len,
-			 "lfts", lfts);
-}
-
-/* The answer to a "route" request. */
-static json_t *route(struct srco *s, const json_t *req)
+/*
+ * Serve a "route" request into @a; 0, or -1 with the error message in
+ * @a->msg. @read_ms: reading and parsing the request. The answer carries
+ * "ms": where the daemon's time went, for the plugin's log line.
+ */
+static int route(struct srco *s, const json_t *req, const struct osmp_rx *rx, double read_ms, struct srco_answer *a)
 {
 	const json_t *id = json_object_get(req, "id");
 	struct fab_err err = { { 0 } };
-	struct fabric *f = srco_subnet_fabric(json_object_get(req, "subnet"), &err);
-	struct epoch *e = f ? pipe_route_fabric(s->p, f, &err) : NULL;
-	json_t *ans;
+	double t0 = loop_now_fms(), t1;
+	struct fabric *f = srco_subnet_fabric(json_object_get(req, "subnet"), rx->payload, rx->len, &err);
+	struct epoch *e = NULL;
+	char size[160], chain[256];
+	int rc = -1;
 
-	pthread_mutex_lock(&s->mu);
-	if (e)
-		s->routings++;
-	else
-		s->failures++;
-	pthread_mutex_unlock(&s->mu);
-	if (!e) {
-		log_warn("opensm: routing request not served: %s", err.msg);
-		return json_pack("{s:s, s:O?, s:s}", "type", "error", "id", id, "message", err.msg);
+	t1 = loop_now_fms();
+	if (f) {
+		fab_describe(f, size, sizeof(size));
+		pipe_chain(s->p, chain, sizeof(chain));
+		log_info("opensm: routing request %lld: %s; read in %.1f ms, built in %.1f ms; chain %s",
+			 (long long)json_integer_value(id), size, read_ms, t1 - t0, chain);
+		e = pipe_route_fabric(s->p, f, &err);
 	}
-	ans = routing_json(e, id);
+	if (e && !(rc = srco_routing_answer(e, id, a, &err)))
+		json_object_set_new(a->msg, "ms", json_pack("{s:f, s:f, s:f, s:f, s:f}", "read", read_ms,
+			"subnet", t1 - t0, "route", e->compute_ms, "eval", e->eval_ms,
+			"rest", loop_now_fms() - t1 - e->compute_ms - e->eval_ms));
+	pthread_mutex_lock(&s->mu);
+	if (!rc) {
+		s->routings++;
+		epoch_unref(s->last);
+		s->last = epoch_ref(e);
+	} else {
+		s->failures++;
+	}
+	pthread_mutex_unlock(&s->mu);
 	epoch_unref(e);
-	return ans;
+	if (rc) {
+		log_warn("opensm: routing request not served: %s", err.msg);
+		*a = (struct srco_answer){ .msg = json_pack("{s:s, s:O?, s:s}", "type", "error", "id", id,
+							    "message", err.msg) };
+	}
+	return rc;
+}
+
+/* Answer one message on a route connection; -1 when the connection must close. */
+static int serve_route(struct srco_conn *c, const json_t *m, const struct osmp_rx *rx, double read_ms, char *err,
+		       size_t errlen)
+{
+	struct srco_answer a = { 0 };
+	int rc;
+
+	if (strcmp(osmp_type(m), "route"))
+		a.msg = json_pack("{s:s, s:s}", "type", "error", "message", "expected a route request");
+	else
+		route(c->s, m, rx, read_ms, &a);
+	rc = osmp_send(c->fd, a.msg, a.niov ? a.iov : NULL, a.niov, osmp_now_ms() + SRCO_SEND_MS, err, errlen);
+	srco_answer_free(&a);
+	return rc;
 }
 
 /* --- control connections -------------------------------------------------- */
+
+static int guid_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Distinct switches among the lft_change events seen since the last routing_done. */
+static uint64_t distinct_switches(struct srco_conn *c)
+{
+	uint64_t n = 0;
+
+	qsort(c->lft_guids, c->nguids, sizeof(*c->lft_guids), guid_cmp);
+	for (size_t i = 0; i < c->nguids; i++)
+		n += i == 0 || c->lft_guids[i] != c->lft_guids[i - 1];
+	return n;
+}
+
+static void lft_guid_add(struct srco_conn *c, uint64_t guid)
+{
+	if (c->nguids && c->lft_guids[c->nguids - 1] == guid)
+		return;	/* the blocks of one switch mostly come together */
+	if (c->nguids == c->cap && c->cap < SRCO_LFT_GUIDS_MAX) {
+		size_t cap = c->cap ? 2 * c->cap : 256;
+		uint64_t *g = realloc(c->lft_guids, cap * sizeof(*g));
+
+		if (g) {
+			c->lft_guids = g;
+			c->cap = cap;
+		}
+	}
+	if (c->nguids < c->cap)
+		c->lft_guids[c->nguids++] = guid;
+}
 
 /* An lft_change is counted; routing_done carries the counts. 1 when @msg is consumed. */
 static int lft_changes(struct srco_conn *c, json_t *msg, const char *ev)
@@ -227,45 +194,126 @@ static int lft_changes(struct srco_conn *c, json_t *msg, const char *ev)
 	if (!strcmp(ev, "lft_change")) {
 		osmp_guid_parse(json_object_get(msg, "guid"), &guid);
 		c->lft_blocks++;
-		c->lft_switches += guid != c->last_guid;
-		c->last_guid = guid;
+		lft_guid_add(c, guid);
 		return 1;
 	}
 	if (!strcmp(ev, "routing_done")) {
 		json_object_set_new(msg, "lft_blocks_changed", json_integer((json_int_t)c->lft_blocks));
-		json_object_set_new(msg, "switches_changed", json_integer((json_int_t)c->lft_switches));
-		c->lft_blocks = c->lft_switches = c->last_guid = 0;
+		json_object_set_new(msg, "switches_changed", json_integer((json_int_t)distinct_switches(c)));
+		c->lft_blocks = 0;
+		c->nguids = 0;
 	}
 	return 0;
+}
+
+/* "trap 128 link state change: leaf-00 port 3", the node named from the last fabric routed. */
+static void trap_message(struct srco *s, const json_t *msg, char *out, size_t len)
+{
+	const char *text = json_string_value(json_object_get(msg, "text"));
+	json_int_t lid = json_integer_value(json_object_get(msg, "lid"));
+	json_int_t port = json_integer_value(json_object_get(msg, "port"));
+	char what[96], who[96];
+
+	snprintf(what, sizeof(what), "%s", text && *text ? text : "(no text)");
+	if (what[0] >= 'A' && what[0] <= 'Z' && !(what[1] >= 'A' && what[1] <= 'Z'))
+		what[0] = (char)(what[0] - 'A' + 'a');	/* OpenSM's "Link state change" */
+	snprintf(who, sizeof(who), "LID %lld", (long long)lid);
+	pthread_mutex_lock(&s->mu);
+	if (s->last && lid > 0) {
+		uint32_t ep = fab_ep_by_lid(s->last->fabric, (unsigned)lid);
+
+		if (ep != FAB_NONE)
+			snprintf(who, sizeof(who), "%s", fab_desc(s->last->fabric, s->last->fabric->eps[ep].node));
+	}
+	pthread_mutex_unlock(&s->mu);
+	if (port > 0)
+		snprintf(out, len, "trap %lld %s: %s port %lld", (long long)json_integer_value(json_object_get(msg,
+			 "trap")), what, who, (long long)port);
+	else
+		snprintf(out, len, "trap %lld %s: %s", (long long)json_integer_value(json_object_get(msg, "trap")),
+			 what, who);
+}
+
+/* A pass_result: counted; its message says how the pass ended and why. */
+static void pass_message(struct srco *s, const json_t *msg, char *out, size_t len)
+{
+	const char *res = json_string_value(json_object_get(msg, "result"));
+	const char *why = json_string_value(json_object_get(msg, "reason"));
+	unsigned k;
+
+	for (k = 0; k < SRCO_PASS_N && (!res || strcmp(res, pass_names[k])); k++)
+		;
+	pthread_mutex_lock(&s->mu);
+	s->passes[k < SRCO_PASS_N ? k : SRCO_PASS_ERROR]++;
+	pthread_mutex_unlock(&s->mu);
+	if (k == SRCO_PASS_ROUTED)
+		snprintf(out, len, "OpenSM routing pass routed: epoch %lld (%s)",
+			 (long long)json_integer_value(json_object_get(msg, "epoch")),
+			 json_string_value(json_object_get(msg, "engine")) ?: "?");
+	else
+		snprintf(out, len, "OpenSM routing pass %s: %s", res ? res : "with an unknown result",
+			 why ? why : "no reason given");
+	if (k != SRCO_PASS_ROUTED)
+		log_warn("opensm: %s", out);
 }
 
 static void record(struct srco_conn *c, json_t *msg)
 {
 	struct srco *s = c->s;
 	const char *ev = json_string_value(json_object_get(msg, "event"));
+	char text[320];
 	struct fab_err err;
 
 	if (!ev || lft_changes(c, msg, ev))
 		return;
+	snprintf(text, sizeof(text), "%s", ev);
+	if (!strcmp(ev, "trap"))
+		trap_message(s, msg, text, sizeof(text));
+	else if (!strcmp(ev, "pass_result"))
+		pass_message(s, msg, text, sizeof(text));
 	json_object_del(msg, "type");
 	json_object_del(msg, "v");
-	if (store_event_add(s->st, loop_wall_ms(), strcmp(ev, "trap") ? "opensm" : "trap", ev, msg, &err) < 0)
+	if (store_event_add(s->st, loop_wall_ms(), strcmp(ev, "trap") ? "opensm" : "trap", text, msg, &err) < 0)
 		log_err("%s", err.msg);
-	log_debug("opensm event: %s", ev);
+	log_debug("opensm event: %s", text);
 	if (s->on_event)
 		s->on_event(s->ud, ev);
 }
 
 /* --- connections ------------------------------------------------------------ */
 
+/* A plugin of protocol @peer_v: refused in its own version, logged once. */
+static void refuse_version(struct srco_conn *c, long long peer_v, const char *why)
+{
+	char msg[160];
+	int first;
+
+	snprintf(msg, sizeof(msg), "fabrouted speaks fabroute-osm protocol %d, the plugin %lld: install the "
+		 "libfabroute-osm.so built with this fabrouted", OSMP_VERSION, peer_v);
+	osmp_refuse_version(c->fd, peer_v, msg, osmp_now_ms() + SRCO_HELLO_MS);
+	pthread_mutex_lock(&c->s->mu);
+	first = !c->s->v_refused;
+	c->s->v_refused = 1;
+	pthread_mutex_unlock(&c->s->mu);
+	if (first)
+		log_warn("opensm: %s: upgrade the OpenSM plugin (libfabroute-osm.so); connection refused", why);
+	else
+		log_debug("opensm: %s; connection refused", why);
+}
+
 static int hello(struct srco_conn *c, char *err, size_t errlen)
 {
-	json_t *m = osmp_recv(c->fd, osmp_now_ms() + SRCO_HELLO_MS, err, errlen), *ans;
+	struct osmp_rx rx;
+	json_t *m = osmp_recv(c->fd, osmp_now_ms() + SRCO_HELLO_MS, &rx, err, errlen), *ans;
 	const char *role = json_string_value(json_object_get(m, "role"));
 	int rc;
 
-	if (!m)
-		return -1;
+	free(rx.payload);
+	if (!m) {
+		if (rx.peer_v > 0)
+			refuse_version(c, rx.peer_v, err);
+		return rx.peer_v > 0 ? 1 : -1;
+	}
 	c->role = role && !strcmp(role, "route") ? ROLE_ROUTE : role && !strcmp(role, "control") ? ROLE_CONTROL : 0;
 	if (strcmp(osmp_type(m), "hello") || !c->role) {
 		snprintf(err, errlen, "expected hello with role route or control");
@@ -276,41 +324,55 @@ static int hello(struct srco_conn *c, char *err, size_t errlen)
 			   json_string_value(json_object_get(m, "opensm")) ?: "?", role);
 		ans = json_pack("{s:s, s:s}", "type", "hello", "daemon", "fabrouted " PACKAGE_VERSION);
 	}
-	rc = osmp_send(c->fd, ans, osmp_now_ms() + SRCO_HELLO_MS, err, errlen) || c->role == ROLE_NONE ? -1 : 0;
+	rc = osmp_send(c->fd, ans, NULL, 0, osmp_now_ms() + SRCO_HELLO_MS, err, errlen) || c->role == ROLE_NONE ? -1 : 0;
 	json_decref(ans);
 	json_decref(m);
+	pthread_mutex_lock(&c->s->mu);
+	c->up = rc == 0;
+	if (!rc)
+		c->s->v_refused = 0;
+	pthread_mutex_unlock(&c->s->mu);
 	return rc;
+}
+
+/* Idle until a frame starts on @fd; *@t gets the time it did. */
+static int wait_readable(int fd, double *t)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			return -1;
+	*t = loop_now_fms();
+	return 0;
 }
 
 static void *conn_main(void *arg)
 {
 	struct srco_conn *c = arg;
-	struct srco *s = c->s;
 	char err[256] = "";
+	int rc = hello(c, err, sizeof(err));
+	struct osmp_rx rx = { 0 };
+	double t0 = 0;
 	json_t *m;
 
-	if (hello(c, err, sizeof(err)) == 0)
-		while ((m = osmp_recv(c->fd, -1, err, sizeof(err)))) {
-			if (c->role == ROLE_ROUTE) {
-				json_t *ans = strcmp(osmp_type(m), "route") ? json_pack("{s:s, s:s}", "type",
-					"error", "message", "expected a route request") : route(s, m);
-				int rc = osmp_send(c->fd, ans, osmp_now_ms() + SRCO_SEND_MS, err, sizeof(err));
-
-				json_decref(ans);
-				if (rc) {
-					json_decref(m);
-					break;
-				}
-			} else if (!strcmp(osmp_type(m), "event")) {
-				record(c, m);
-			}
-			json_decref(m);
-		}
-	log_notice("opensm: connection closed: %s", err);
+	while (rc == 0 && wait_readable(c->fd, &t0) == 0 &&
+	       (m = osmp_recv(c->fd, -1, c->role == ROLE_ROUTE ? &rx : NULL, err, sizeof(err)))) {
+		if (c->role == ROLE_ROUTE)
+			rc = serve_route(c, m, &rx, loop_now_fms() - t0, err, sizeof(err));
+		else if (!strcmp(osmp_type(m), "event"))
+			record(c, m);
+		json_decref(m);
+		free(rx.payload);
+		rx = (struct osmp_rx){ 0 };
+	}
+	if (rc <= 0)
+		log_notice("opensm: connection closed: %s", err);
 	shutdown(c->fd, SHUT_RDWR);	/* the peer sees the end now; the fd is closed when reaped */
-	pthread_mutex_lock(&s->mu);
+	pthread_mutex_lock(&c->s->mu);
 	c->done = 1;
-	pthread_mutex_unlock(&s->mu);
+	c->up = 0;
+	pthread_mutex_unlock(&c->s->mu);
 	return NULL;
 }
 
@@ -325,6 +387,7 @@ static struct srco_conn *free_slot(struct srco *s)
 		if (c->used && c->done) {
 			pthread_join(c->th, NULL);
 			close(c->fd);
+			free(c->lft_guids);
 			c->used = 0;
 		}
 		if (!c->used && !slot)
@@ -383,7 +446,7 @@ int srco_sweep(struct srco *s, int heavy, struct fab_err *err)
 		if (!c->used || c->done || c->role != ROLE_CONTROL)
 			continue;
 		m = json_pack("{s:s, s:b}", "type", "sweep", "heavy", heavy);
-		sent += osmp_send(c->fd, m, osmp_now_ms() + 1000, why, sizeof(why)) == 0;
+		sent += osmp_send(c->fd, m, NULL, 0, osmp_now_ms() + 1000, why, sizeof(why)) == 0;
 		json_decref(m);
 	}
 	pthread_mutex_unlock(&s->mu);
@@ -399,13 +462,27 @@ json_t *srco_status(struct srco *s)
 
 	pthread_mutex_lock(&s->mu);
 	for (unsigned i = 0; i < SRCO_CONNS_MAX; i++)
-		if (s->conns[i].used && !s->conns[i].done)
+		if (s->conns[i].used && s->conns[i].up)
 			*(s->conns[i].role == ROLE_ROUTE ? &route : &control) += 1;
-	j = json_pack("{s:s, s:s, s:i, s:i, s:I, s:I}", "type", "opensm", "socket", s->path, "route_connections", route,
-		      "control_connections", control, "routings", (json_int_t)s->routings,
-		      "failures", (json_int_t)s->failures);
+	j = json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:{s:I, s:I, s:I, s:I}}", "type", "opensm", "socket", s->path,
+		      "route_connections", route, "control_connections", control,
+		      "routings", (json_int_t)s->routings, "failures", (json_int_t)s->failures, "passes",
+		      pass_names[SRCO_PASS_ROUTED], (json_int_t)s->passes[SRCO_PASS_ROUTED],
+		      pass_names[SRCO_PASS_FALLBACK], (json_int_t)s->passes[SRCO_PASS_FALLBACK],
+		      pass_names[SRCO_PASS_TIMEOUT], (json_int_t)s->passes[SRCO_PASS_TIMEOUT],
+		      pass_names[SRCO_PASS_ERROR], (json_int_t)s->passes[SRCO_PASS_ERROR]);
 	pthread_mutex_unlock(&s->mu);
 	return j;
+}
+
+void srco_stats(struct srco *s, struct srco_stats *out)
+{
+	*out = (struct srco_stats){ 0 };
+	pthread_mutex_lock(&s->mu);
+	for (unsigned i = 0; i < SRCO_CONNS_MAX; i++)
+		out->connected |= s->conns[i].used && s->conns[i].up;
+	memcpy(out->passes, s->passes, sizeof(out->passes));
+	pthread_mutex_unlock(&s->mu);
 }
 
 static int listen_on(struct srco *s, const char *path, struct fab_err *err)
@@ -481,7 +558,9 @@ void srco_free(struct srco *s)
 		if (s->conns[i].used) {
 			pthread_join(s->conns[i].th, NULL);
 			close(s->conns[i].fd);
+			free(s->conns[i].lft_guids);
 		}
+	epoch_unref(s->last);
 	close(s->lfd);
 	close(s->stop_fd);
 	unlink(s->path);

@@ -24,6 +24,7 @@
 #ifndef FABROUTE_ENGINE_H
 #define FABROUTE_ENGINE_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -109,6 +110,13 @@ int eng_opt_check(const char *engine, const struct eng_opt *o, const char *value
 /** eng_opt_type_text() - "0|1", "1..16", "center|osm", "LIST", "FILE": for help texts. */
 const char *eng_opt_type_text(const struct eng_opt *o, char *buf, size_t size);
 
+struct engine;
+/**
+ * eng_options_json() - @e's options: [{"name", "type", "values", "default",
+ * "help"[, "min", "max"]}, ...] (engines/json.c)
+ */
+json_t *eng_options_json(const struct engine *e);
+
 struct eng_req;
 struct eng_res;
 
@@ -141,7 +149,7 @@ struct engine {
 };
 
 extern const struct engine eng_sftree, eng_ftree, eng_opt, eng_dmodk, eng_smodk;
-extern const struct engine eng_updn, eng_minhop;
+extern const struct engine eng_dla, eng_updn, eng_minhop;
 extern const struct engine eng_pathsel, eng_swidest, eng_rename, eng_explicit;
 
 /** eng_all() - every engine, in the order `fabroute engines` lists them. */

@@ -51,7 +51,7 @@ enum kind { K_SELECT, K_WIDEST, K_RENAME, K_EXPLICIT };
 #define OPT_SEED { .name = "seed", .type = ENG_OPT_INT, .defval = "1", \
 	.help = "seed drawing the root when root is empty", .min = 0, .max = 2147483647 }
 #define OPT_LIDS { .name = "lids", .type = ENG_OPT_ENUM, .defval = "color-l", \
-	.help = "LID assignment heuristic (papers/002)", .values = LA_HEUR_VALUES }
+	.help = "LID assignment heuristic (Nienaber, Yuan and Duan)", .values = LA_HEUR_VALUES }
 #define OPT_DEGREE { .name = "degree", .type = ENG_OPT_ENUM, .defval = "round", \
 	.help = "color-s/color-l: a path's degree in the round's split graph, or among the " \
 	"candidates left", .values = "round|candidates" }
@@ -249,14 +249,14 @@ static int explicit_route(const struct eng_req *q, const struct eng_args *a, str
 
 const struct engine eng_pathsel = {
 	.name = "pathsel",
-	.summary = "papers/002 path selection: up to 16 shortest Up/Down paths per pair, most loaded "
+	.summary = "path selection (Nienaber, Yuan and Duan): 16 Up/Down paths per pair, most loaded "
 		   "link first, realised with the fewest LIDs (per-port LMC)",
 	.options = select_opts, .deadlock_free = 1, .vls = 1, .route = select_route,
 };
 
 const struct engine eng_swidest = {
 	.name = "swidest",
-	.summary = "papers/002 shortest-widest Up/Down paths, realised with the fewest LIDs",
+	.summary = "shortest-widest Up/Down paths (Nienaber, Yuan and Duan), realised with the fewest LIDs",
 	.options = widest_opts, .deadlock_free = 1, .vls = 1, .route = widest_route,
 };
 

@@ -17,31 +17,47 @@
  * the block's top LID, ibroute's the number of entries; either is
  * accepted, anything else means the block was cut.
  *
- * The reader works in two passes: the first finds the highest top LID of
- * all block headers so that the tables are allocated once, the second
- * checks and stores every line.
+ * The reader takes the text in pieces of any size (fmt_lfts_feed()), so a
+ * dump of any size is read from a file or a pipe with memory for the tables
+ * alone (fmt_lfts_read()); the tables grow when a block header names a LID
+ * past them. The writer is in fabric/fmt_lfts_write.c.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fabric/formats.h"
 
-/* The parser's state while it walks the lines. */
-struct lfts_parse {
+/**
+ * struct fmt_lfts_reader - the parser's state between pieces of text
+ * @it: the file name and the number of the current line (for messages)
+ * @first_line: per switch, the line of its block header (0: none yet)
+ * @seen: per LID, the number of the last block that listed it
+ * @sw: switch of the open block, FAB_NONE between blocks
+ * @lo, @hi: the open block's LID range
+ * @entries: entries in the open block
+ * @carry: the start of a line the last piece cut (@ncarry bytes)
+ * @failed: an error was set; everything after is ignored
+ */
+struct fmt_lfts_reader {
 	const struct fabric *f;
 	struct rt_routing *r;
-	struct fmt_lines *it;
+	struct fmt_lines it;
 	struct fab_err *err;
-	unsigned *first_line;	/* per switch: line of its block header, 0 = none yet */
-	uint8_t *seen;		/* per LID: listed in the current block */
-	uint32_t sw;		/* switch of the open block, FAB_NONE between blocks */
-	unsigned lo, hi;	/* the open block's LID range */
-	unsigned entries;	/* entries in the open block */
+	unsigned *first_line;
+	uint32_t *seen;
+	uint32_t sw;
+	unsigned lo, hi;
+	unsigned entries;
 	unsigned nblocks;
+	char *carry;
+	size_t ncarry, ccap;
+	int failed;
 };
+
 
 static const char *skip_ws(const char *p)
 {
@@ -98,29 +114,10 @@ static const char *shown(const char *s, char *buf, size_t size)
 	return buf;
 }
 
-/* First pass: the highest top LID named by any block header (bad ones are ignored here). */
-static unsigned max_header_top(const char *buf, size_t len)
-{
-	struct fmt_lines it;
-	unsigned top = 0;
-
-	fmt_lines_init(&it, buf, len, "");
-	while (fmt_lines_next(&it) > 0) {
-		const char *q = skip_ws(it.line), *dash = strchr(q, '-');
-		unsigned long v;
-
-		if (!strncmp(q, "Unicast lids [", 14) && dash &&
-		    !parse_num(dash + 1, 0, FAB_LID_UCAST_MAX, &v, &q) && v > top)
-			top = (unsigned)v;
-	}
-	fmt_lines_fini(&it);
-	return top;
-}
-
 /* The open block has no "N lids dumped": the file was cut there. */
-static int unclosed(struct lfts_parse *ps, const char *found)
+static int unclosed(struct fmt_lfts_reader *ps, const char *found)
 {
-	fmt_err_at(ps->err, ps->it, "expected \"N lids dumped\" closing the block of switch"
+	fmt_err_at(ps->err, &ps->it, "expected \"N lids dumped\" closing the block of switch"
 		   " 0x%016" PRIx64 " (line %u), found %s: the file is truncated",
 		   ps->f->nodes[ps->f->switches[ps->sw]].guid, ps->first_line[ps->sw], found);
 	return -1;
@@ -131,25 +128,25 @@ static int unclosed(struct lfts_parse *ps, const char *found)
  * of `ibroute -a` the number of entries; "N valid lids dumped" (ibroute)
  * always counts the entries.
  */
-static int close_block(struct lfts_parse *ps, unsigned long count, int valid)
+static int close_block(struct fmt_lfts_reader *ps, unsigned long count, int valid)
 {
 	if (count == ps->entries || (!valid && count == ps->hi)) {
 		ps->sw = FAB_NONE;
 		return 0;
 	}
 	if (valid || ps->entries == ps->hi)
-		fmt_err_at(ps->err, ps->it, "expected \"%u %slids dumped\", found %lu: the count"
+		fmt_err_at(ps->err, &ps->it, "expected \"%u %slids dumped\", found %lu: the count"
 			   " does not match the block's entries", ps->entries,
 			   valid ? "valid " : "", count);
 	else
-		fmt_err_at(ps->err, ps->it, "expected \"%u lids dumped\" (the block's entries) or"
+		fmt_err_at(ps->err, &ps->it, "expected \"%u lids dumped\" (the block's entries) or"
 			   " \"%u lids dumped\" (its top LID), found %lu: the count does not match"
 			   " the block", ps->entries, ps->hi, count);
 	return -1;
 }
 
 /* "... guid 0x<16 hex>" in a block header: the switch of the block. */
-static int header_switch(struct lfts_parse *ps, const char *p, uint32_t *sw)
+static int header_switch(struct fmt_lfts_reader *ps, const char *p, uint32_t *sw)
 {
 	const char *g = strstr(p, " guid 0x"), *e = NULL;
 	uint64_t guid = 0;
@@ -160,25 +157,25 @@ static int header_switch(struct lfts_parse *ps, const char *p, uint32_t *sw)
 		for (e = g + 8; (d = digit(*e, 16)) >= 0 && nd <= 16; e++, nd++)
 			guid = guid << 4 | (unsigned)d;
 	if (!g || nd == 0 || nd > 16 || (*e && *e != ' ' && *e != '\t')) {
-		fmt_err_at(ps->err, ps->it, "expected \"guid 0x\" and a switch GUID of up to"
+		fmt_err_at(ps->err, &ps->it, "expected \"guid 0x\" and a switch GUID of up to"
 			   " 16 hex digits in the block header");
 		return -1;
 	}
 	node = fab_node_by_guid(ps->f, guid);
 	if (node == FAB_NONE) {
-		fmt_err_at(ps->err, ps->it, "expected a switch of the fabric, found unknown"
+		fmt_err_at(ps->err, &ps->it, "expected a switch of the fabric, found unknown"
 			   " switch GUID 0x%016" PRIx64, guid);
 		return -1;
 	}
 	if (ps->f->nodes[node].type != FAB_SWITCH) {
-		fmt_err_at(ps->err, ps->it, "expected a switch GUID, found 0x%016" PRIx64
+		fmt_err_at(ps->err, &ps->it, "expected a switch GUID, found 0x%016" PRIx64
 			   " of %s \"%s\"", guid, fab_node_type_name(ps->f->nodes[node].type),
 			   fab_desc(ps->f, node));
 		return -1;
 	}
 	*sw = ps->f->nodes[node].swidx;
 	if (ps->first_line[*sw]) {
-		fmt_err_at(ps->err, ps->it, "expected one block per switch, found a second"
+		fmt_err_at(ps->err, &ps->it, "expected one block per switch, found a second"
 			   " block of switch 0x%016" PRIx64 " (first at line %u)", guid,
 			   ps->first_line[*sw]);
 		return -1;
@@ -186,8 +183,30 @@ static int header_switch(struct lfts_parse *ps, const char *p, uint32_t *sw)
 	return 0;
 }
 
+/* Tables of @len LIDs: the rows move to their new place. */
+static int grow(struct fmt_lfts_reader *ps, uint32_t len)
+{
+	struct rt_routing *r = rt_new_len(ps->f, len);
+	uint32_t *seen = realloc(ps->seen, ((size_t)len + 1) * sizeof(*seen));
+
+	if (seen) {
+		memset(seen + ps->r->lft_len, 0, ((size_t)len + 1 - ps->r->lft_len) * sizeof(*seen));
+		ps->seen = seen;
+	}
+	if (!r || !seen) {
+		rt_free(r);
+		fab_err_set(ps->err, "%s: out of memory", ps->it.name);
+		return -1;
+	}
+	for (uint32_t s = 0; s < r->nswitches; s++)
+		memcpy(rt_lft(r, s), rt_lft(ps->r, s), ps->r->lft_len);
+	rt_free(ps->r);
+	ps->r = r;
+	return 0;
+}
+
 /* "Unicast lids [LO-HI] of switch ... guid 0x...": open a block. */
-static int parse_header(struct lfts_parse *ps, const char *p)
+static int parse_header(struct fmt_lfts_reader *ps, const char *p)
 {
 	unsigned long lo, hi;
 	uint32_t sw;
@@ -197,63 +216,64 @@ static int parse_header(struct lfts_parse *ps, const char *p)
 	p += 14;
 	if (parse_num(p, 0, FAB_LID_UCAST_MAX, &lo, &p) || *p != '-' ||
 	    parse_num(p + 1, 0, FAB_LID_UCAST_MAX, &hi, &p) || *p != ']' || lo > hi) {
-		fmt_err_at(ps->err, ps->it, "expected a LID range \"[LO-HI]\" with"
+		fmt_err_at(ps->err, &ps->it, "expected a LID range \"[LO-HI]\" with"
 			   " LO <= HI <= 0x%x after \"Unicast lids\"", FAB_LID_UCAST_MAX);
 		return -1;
 	}
 	if (header_switch(ps, p, &sw))
 		return -1;
+	if (hi >= ps->r->lft_len && grow(ps, (uint32_t)hi + 1))
+		return -1;
 	ps->sw = sw;
 	ps->lo = (unsigned)lo;
 	ps->hi = (unsigned)hi;
 	ps->entries = 0;
-	ps->first_line[sw] = ps->it->no;
+	ps->first_line[sw] = ps->it.no;
 	ps->nblocks++;
-	memset(ps->seen, 0, ps->r->lft_len);
 	return 0;
 }
 
 /* "0xLID PORT [annotation]": one entry of the open block. */
-static int parse_entry(struct lfts_parse *ps, const char *p)
+static int parse_entry(struct fmt_lfts_reader *ps, const char *p)
 {
 	const struct fab_node *n;
 	unsigned long lid, port;
 	char buf[64];
 
 	if (ps->sw == FAB_NONE) {
-		fmt_err_at(ps->err, ps->it, "expected a \"Unicast lids [...] of switch ...\""
+		fmt_err_at(ps->err, &ps->it, "expected a \"Unicast lids [...] of switch ...\""
 			   " header before the entry \"%s\"", shown(p, buf, sizeof(buf)));
 		return -1;
 	}
 	n = &ps->f->nodes[ps->f->switches[ps->sw]];
 	if (parse_num(p + 2, 16, 0xffff, &lid, &p) || (*p && *p != ' ' && *p != '\t')) {
-		fmt_err_at(ps->err, ps->it, "expected a LID of 1 to 4 hex digits after \"0x\"");
+		fmt_err_at(ps->err, &ps->it, "expected a LID of 1 to 4 hex digits after \"0x\"");
 		return -1;
 	}
 	p = skip_ws(p);
 	if (!isdigit((unsigned char)*p) || parse_num(p, 10, 255, &port, &p) ||
 	    (*p && *p != ' ' && *p != '\t')) {
-		fmt_err_at(ps->err, ps->it, "expected a decimal output port (0 to 255) after"
+		fmt_err_at(ps->err, &ps->it, "expected a decimal output port (0 to 255) after"
 			   " LID 0x%04lx", lid);
 		return -1;
 	}
 	if (lid < ps->lo || lid > ps->hi) {
-		fmt_err_at(ps->err, ps->it, "expected a LID in the block's range [%u-%u],"
+		fmt_err_at(ps->err, &ps->it, "expected a LID in the block's range [%u-%u],"
 			   " found LID 0x%04lx", ps->lo, ps->hi, lid);
 		return -1;
 	}
 	if (port != RT_NO_PORT && port > n->nports) {
-		fmt_err_at(ps->err, ps->it, "expected a port of 0 to %u (switch 0x%016" PRIx64
+		fmt_err_at(ps->err, &ps->it, "expected a port of 0 to %u (switch 0x%016" PRIx64
 			   " has %u ports), found port %lu for LID 0x%04lx", n->nports, n->guid,
 			   n->nports, port, lid);
 		return -1;
 	}
-	if (ps->seen[lid]) {
-		fmt_err_at(ps->err, ps->it, "expected each LID once per block, found LID"
+	if (ps->seen[lid] == ps->nblocks) {
+		fmt_err_at(ps->err, &ps->it, "expected each LID once per block, found LID"
 			   " 0x%04lx a second time for switch 0x%016" PRIx64, lid, n->guid);
 		return -1;
 	}
-	ps->seen[lid] = 1;
+	ps->seen[lid] = ps->nblocks;
 	ps->entries++;
 	rt_lft(ps->r, ps->sw)[lid] = (uint8_t)port;
 	return 0;
@@ -273,9 +293,9 @@ static int is_trailer(const char *p, unsigned long *count, int *valid)
 	return *skip_ws(p + 11) == '\0';
 }
 
-static int parse_line(struct lfts_parse *ps)
+static int parse_line(struct fmt_lfts_reader *ps)
 {
-	const char *p = skip_ws(ps->it->line);
+	const char *p = skip_ws(ps->it.line);
 	unsigned long count;
 	int valid;
 	char buf[64];
@@ -288,7 +308,7 @@ static int parse_line(struct lfts_parse *ps)
 		return parse_entry(ps, p);
 	if (is_trailer(p, &count, &valid)) {
 		if (ps->sw == FAB_NONE) {
-			fmt_err_at(ps->err, ps->it, "expected \"lids dumped\" only at the end of"
+			fmt_err_at(ps->err, &ps->it, "expected \"lids dumped\" only at the end of"
 				   " a block, found it outside any");
 			return -1;
 		}
@@ -298,166 +318,225 @@ static int parse_line(struct lfts_parse *ps)
 	if (ps->sw != FAB_NONE && (!strncmp(p, "Lid ", 4) || !strncmp(p, "Port ", 5)))
 		return 0;
 	if (!strncmp(p, "Multicast mlids", 15)) {
-		fmt_err_at(ps->err, ps->it, "expected unicast tables, found a multicast dump");
+		fmt_err_at(ps->err, &ps->it, "expected unicast tables, found a multicast dump");
 		return -1;
 	}
-	fmt_err_at(ps->err, ps->it, "expected \"Unicast lids [...]\", \"0xLID PORT\" or"
+	fmt_err_at(ps->err, &ps->it, "expected \"Unicast lids [...]\", \"0xLID PORT\" or"
 		   " \"N lids dumped\", found \"%s\"", shown(p, buf, sizeof(buf)));
 	return -1;
 }
 
-static int parse_all(struct lfts_parse *ps)
-{
-	int rc;
+/* --- pieces of text ------------------------------------------------------ */
 
-	while ((rc = fmt_lines_next(ps->it)) > 0)
-		if (parse_line(ps))
-			return -1;
-	if (rc < 0) {
-		fab_err_set(ps->err, "%s: out of memory", ps->it->name);
-		return -1;
+struct fmt_lfts_reader *fmt_lfts_begin(const char *name, const struct fabric *f,
+				       struct fab_err *err)
+{
+	struct fmt_lfts_reader *rd = calloc(1, sizeof(*rd));
+
+	if (!rd) {
+		fab_err_set(err, "%s: out of memory", name);
+		return NULL;
 	}
-	if (ps->sw != FAB_NONE)
-		return unclosed(ps, "the end of the file");
-	if (!ps->nblocks && ps->f->nswitches) {
-		fab_err_set(ps->err, "%s:%u: expected at least one \"Unicast lids [...]\" block,"
-			    " found none", ps->it->name, ps->it->no);
+	rd->f = f;
+	rd->err = err;
+	rd->sw = FAB_NONE;
+	rd->it.name = name;
+	rd->r = rt_new(f);
+	rd->first_line = calloc((size_t)f->nswitches + 1, sizeof(*rd->first_line));
+	rd->seen = rd->r ? calloc((size_t)rd->r->lft_len + 1, sizeof(*rd->seen)) : NULL;
+	if (!rd->r || !rd->first_line || !rd->seen) {
+		fab_err_set(err, "%s: out of memory", name);
+		fmt_lfts_abort(rd);
+		return NULL;
+	}
+	return rd;
+}
+
+void fmt_lfts_abort(struct fmt_lfts_reader *rd)
+{
+	if (!rd)
+		return;
+	rt_free(rd->r);
+	free(rd->first_line);
+	free(rd->seen);
+	free(rd->carry);
+	free(rd);
+}
+
+/* One line, NUL-terminated at @line[@n] (a '\r' before it is dropped). */
+static int one_line(struct fmt_lfts_reader *rd, char *line, size_t n)
+{
+	if (n && line[n - 1] == '\r')
+		n--;
+	line[n] = '\0';
+	rd->it.no++;
+	rd->it.line = line;
+	if (parse_line(rd)) {
+		rd->failed = 1;
 		return -1;
 	}
 	return 0;
+}
+
+static int carry(struct fmt_lfts_reader *rd, const char *buf, size_t n)
+{
+	if (rd->ncarry + n + 1 > rd->ccap) {
+		size_t cap = (rd->ncarry + n + 1) * 2;
+		char *c = realloc(rd->carry, cap < 256 ? 256 : cap);
+
+		if (!c) {
+			fab_err_set(rd->err, "%s: out of memory", rd->it.name);
+			rd->failed = 1;
+			return -1;
+		}
+		rd->carry = c;
+		rd->ccap = cap < 256 ? 256 : cap;
+	}
+	memcpy(rd->carry + rd->ncarry, buf, n);
+	rd->ncarry += n;
+	return 0;
+}
+
+/* A NUL byte in @buf: the error names its line. */
+static int binary(struct fmt_lfts_reader *rd, const char *buf, const char *nul)
+{
+	unsigned line = rd->it.no + 1;
+
+	for (const char *p = buf; p < nul; p++)
+		line += *p == '\n';
+	fab_err_set(rd->err, "%s:%u: binary data (NUL byte), expected a text file", rd->it.name,
+		    line);
+	rd->failed = 1;
+	return -1;
+}
+
+/*
+ * The complete lines of @buf; the cut one at its end is kept. With
+ * @writable, lines are terminated in place, else copied.
+ */
+static int feed(struct fmt_lfts_reader *rd, char *wbuf, const char *buf, size_t len)
+{
+	const char *nul;
+
+	if (rd->failed)
+		return -1;
+	if ((nul = memchr(buf, '\0', len)))
+		return binary(rd, buf, nul);
+	while (len) {
+		const char *nl = memchr(buf, '\n', len);
+		size_t n = nl ? (size_t)(nl - buf) : len;
+
+		if (!nl || rd->ncarry || !wbuf) {
+			if (carry(rd, buf, n))
+				return -1;
+			if (!nl)
+				return 0;
+			if (one_line(rd, rd->carry, rd->ncarry))
+				return -1;
+			rd->ncarry = 0;
+		} else if (one_line(rd, wbuf, n)) {
+			return -1;
+		}
+		buf += n + 1;
+		wbuf = wbuf ? wbuf + n + 1 : NULL;
+		len -= n + 1;
+	}
+	return 0;
+}
+
+int fmt_lfts_feed(struct fmt_lfts_reader *rd, const char *buf, size_t len)
+{
+	return feed(rd, NULL, buf, len);
+}
+
+struct rt_routing *fmt_lfts_end(struct fmt_lfts_reader *rd)
+{
+	struct rt_routing *r = NULL;
+
+	if (!rd->failed && rd->ncarry && (carry(rd, "", 0) || one_line(rd, rd->carry, rd->ncarry)))
+		rd->failed = 1;
+	if (rd->failed) {
+		/* the error is set */
+	} else if (rd->sw != FAB_NONE) {
+		unclosed(rd, "the end of the file");
+	} else if (!rd->nblocks && rd->f->nswitches) {
+		fab_err_set(rd->err, "%s:%u: expected at least one \"Unicast lids [...]\" block,"
+			    " found none", rd->it.name, rd->it.no);
+	} else {
+		r = rd->r;
+		rd->r = NULL;
+	}
+	fmt_lfts_abort(rd);
+	return r;
 }
 
 struct rt_routing *fmt_lfts_parse(const char *buf, size_t len, const char *name,
 				  const struct fabric *f, struct fab_err *err)
 {
-	struct fmt_lines it;
-	struct lfts_parse ps = { .f = f, .it = &it, .err = err, .sw = FAB_NONE };
-	unsigned top;
+	struct fmt_lfts_reader *rd = fmt_lfts_begin(name, f, err);
 
-	if (fmt_check_size(buf, len, FMT_DUMP_SIZE_MAX, name, err))
+	if (!rd)
 		return NULL;
-	top = max_header_top(buf, len);
-	ps.r = rt_new_len(f, top + 1);
-	ps.first_line = calloc((size_t)f->nswitches + 1, sizeof(*ps.first_line));
-	ps.seen = ps.r ? malloc(ps.r->lft_len) : NULL;
-	if (!ps.r || !ps.first_line || !ps.seen) {
-		fab_err_set(err, "%s: out of memory", name);
-		goto fail;
-	}
-	fmt_lines_init(&it, buf, len, name);
-	if (parse_all(&ps)) {
-		fmt_lines_fini(&it);
-		goto fail;
-	}
-	fmt_lines_fini(&it);
-	free(ps.first_line);
-	free(ps.seen);
-	return ps.r;
-fail:
-	rt_free(ps.r);
-	free(ps.first_line);
-	free(ps.seen);
-	return NULL;
+	fmt_lfts_feed(rd, buf, len);
+	return fmt_lfts_end(rd);
 }
 
-/* --- writing -------------------------------------------------------------- */
+/* --- files and pipes ------------------------------------------------------ */
 
-/* OpenSM's names of the node types (ib_get_node_type_str()). */
-static const char *type_str(unsigned type)
+#define LFTS_PIECE (4u << 20)
+
+struct rt_routing *fmt_lfts_read(FILE *in, const char *name, const struct fabric *f,
+				 fmt_progress_fn progress, void *arg, uint64_t total,
+				 struct fab_err *err)
 {
-	switch (type) {
-	case FAB_CA:
-		return "Channel Adapter";
-	case FAB_SWITCH:
-		return "Switch";
-	case FAB_ROUTER:
-		return "Router";
+	struct fmt_lfts_reader *rd = fmt_lfts_begin(name, f, err);
+	char *buf = malloc(LFTS_PIECE);
+	uint64_t done = 0;
+	size_t n;
+
+	if (!rd || !buf) {
+		if (rd)
+			fab_err_set(err, "%s: out of memory", name);
+		fmt_lfts_abort(rd);
+		free(buf);
+		return NULL;
 	}
-	return "???";
+	while ((n = fread(buf, 1, LFTS_PIECE, in)) > 0) {
+		if (feed(rd, buf, buf, n))
+			break;
+		done += n;
+		if (progress)
+			progress(arg, done, total);
+	}
+	free(buf);
+	if (!rd->failed && ferror(in)) {
+		fab_err_set(err, "%s: read error: %s", name, strerror(errno));
+		rd->failed = 1;
+	}
+	return fmt_lfts_end(rd);
 }
 
-/* A description on one line: control characters would break the format. */
-static void put_desc(FILE *out, const char *s)
+struct rt_routing *fmt_lfts_load(const char *path, const struct fabric *f,
+				 fmt_progress_fn progress, void *arg, struct fab_err *err)
 {
-	for (; *s; s++)
-		fputc(iscntrl((unsigned char)*s) ? '?' : *s, out);
-}
+	struct stat st;
+	struct rt_routing *r;
+	FILE *fp;
 
-static void put_annotation(FILE *out, const struct fabric *f, unsigned lid)
-{
-	uint32_t ep = fab_ep_by_lid(f, lid);
-	const struct fab_ep *e;
-
-	if (ep == FAB_NONE) {
-		fputs("unknown node and type", out);
-		return;
+	if (!strcmp(path, "-"))
+		return fmt_lfts_read(stdin, "<stdin>", f, progress, arg, 0, err);
+	fp = fopen(path, "rb");
+	if (!fp) {
+		fab_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
 	}
-	e = &f->eps[ep];
-	fprintf(out, "%s portguid 0x%016" PRIx64 ": '", type_str(f->nodes[e->node].type),
-		fab_port(f, e->node, e->port)->guid);
-	put_desc(out, fab_desc(f, e->node));
-	fputc('\'', out);
-}
-
-static int check_tables(const struct fabric *f, const struct rt_routing *r)
-{
-	if (r->nswitches != f->nswitches || r->lft_len == 0 ||
-	    r->lft_len - 1 > FAB_LID_UCAST_MAX)
-		return -1;
-	for (uint32_t s = 0; s < r->nswitches; s++) {
-		unsigned np = f->nodes[f->switches[s]].nports;
-		const uint8_t *lft = rt_lft(r, s);
-
-		for (uint32_t l = 0; l < r->lft_len; l++)
-			if (lft[l] != RT_NO_PORT && lft[l] > np)
-				return -1;
+	if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fab_err_set(err, "%s: is a directory, expected a file", path);
+		fclose(fp);
+		return NULL;
 	}
-	return 0;
-}
-
-/**
- * fmt_lfts_write() - write @r as opensm-lfts.dump
- * @out: the stream to write to
- * @f: the fabric @r routes
- * @r: its routing
- *
- * One block per switch in fabric switch order, the range of every block
- * being the whole table ([0-(lft_len - 1)]), entries without a route
- * (RT_NO_PORT) left out, every entry annotated as OpenSM annotates it
- * (OpenSM's loader uses the port GUID of the annotation to follow LID
- * changes). The trailer gives the top LID, as OpenSM's does.
- *
- * Return: 0, or -1 with errno set: EINVAL when @r does not fit @f (other
- * switch count, a port beyond a switch's port count), else the stream's
- * error.
- */
-int fmt_lfts_write(FILE *out, const struct fabric *f, const struct rt_routing *r)
-{
-	unsigned top;
-
-	if (check_tables(f, r)) {
-		errno = EINVAL;
-		return -1;
-	}
-	top = r->lft_len - 1;
-	for (uint32_t s = 0; s < r->nswitches; s++) {
-		uint32_t node = f->switches[s];
-		const uint8_t *lft = rt_lft(r, s);
-
-		fprintf(out, "Unicast lids [0-%u] of switch Lid %u guid 0x%016" PRIx64 " ('",
-			top, fab_port(f, node, 0)->lid, f->nodes[node].guid);
-		put_desc(out, fab_desc(f, node));
-		fputs("'):\n", out);
-		for (unsigned lid = 0; lid <= top; lid++) {
-			if (lft[lid] == RT_NO_PORT)
-				continue;
-			fprintf(out, "0x%04x %03u # ", lid, lft[lid]);
-			put_annotation(out, f, lid);
-			fputc('\n', out);
-		}
-		fprintf(out, "%u lids dumped\n", top);
-	}
-	if (fflush(out) || ferror(out))
-		return -1;
-	return 0;
+	r = fmt_lfts_read(fp, path, f, progress, arg,
+			  S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0, err);
+	fclose(fp);
+	return r;
 }

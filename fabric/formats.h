@@ -20,6 +20,7 @@
 #define FABROUTE_FORMATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "fabric/fabric.h"
@@ -28,9 +29,10 @@
 /** Largest topology, subnet list or guid2lid file accepted (64 MiB: a full
  * 49151-LID subnet's ibnetdiscover output is ~20 MiB). */
 #define FMT_SIZE_MAX (64u << 20)
-/** Largest LFT dump accepted (opensm-lfts.dump, opensm.fdbs): 1 GiB, about
- * 17 million entries (3000 switches x 6000 LIDs). These files hold one line
- * per switch and LID, so they outgrow topology files by far. */
+/** Largest opensm.fdbs, SL2VL or path-SL file read whole: 1 GiB, about 17
+ * million entries (3000 switches x 6000 LIDs). These files hold one line per
+ * switch and LID, so they outgrow topology files by far. opensm-lfts.dump
+ * has no limit: fmt_lfts_read() reads it in pieces. */
 #define FMT_DUMP_SIZE_MAX (1024u << 20)
 
 enum fmt_topo {
@@ -106,18 +108,53 @@ int fmt_topo_write(FILE *out, const struct fabric *f, enum fmt_topo fmt);
  * fmt_lfts_parse() - read opensm-lfts.dump (ibroute output) for fabric @f
  * Switches are matched by node GUID; a switch of @f missing from the dump
  * keeps an all-RT_NO_PORT table. A switch in the dump but not in @f, a port
- * beyond the switch's port count or a malformed line is an error.
+ * beyond the switch's port count or a malformed line is an error. There is
+ * no size limit (the text is read line by line into the tables).
  */
 struct rt_routing *fmt_lfts_parse(const char *buf, size_t len, const char *name,
 				  const struct fabric *f, struct fab_err *err);
+
+/* fmt_progress_fn - told the bytes read so far and the total (0 when unknown). */
+typedef void (*fmt_progress_fn)(void *arg, uint64_t done, uint64_t total);
+
+/*
+ * Reading opensm-lfts.dump in pieces of any size, cut anywhere:
+ * fmt_lfts_begin(), fmt_lfts_feed() for each piece (-1 once an error is
+ * set; later pieces are ignored), then fmt_lfts_end() for the routing (or
+ * NULL with the error), which frees the reader. fmt_lfts_abort() frees it
+ * without a result. Memory: the tables, one line and a few bytes per LID.
+ */
+struct fmt_lfts_reader;
+
+struct fmt_lfts_reader *fmt_lfts_begin(const char *name, const struct fabric *f,
+				       struct fab_err *err);
+int fmt_lfts_feed(struct fmt_lfts_reader *rd, const char *buf, size_t len);
+struct rt_routing *fmt_lfts_end(struct fmt_lfts_reader *rd);
+void fmt_lfts_abort(struct fmt_lfts_reader *rd);
+
+/**
+ * fmt_lfts_read() - fmt_lfts_parse() of everything @in holds, read 4 MiB at
+ * a time: no size limit, and the text is never all in memory. @progress
+ * (may be NULL) is told the bytes read after each piece, out of @total.
+ */
+struct rt_routing *fmt_lfts_read(FILE *in, const char *name, const struct fabric *f,
+				 fmt_progress_fn progress, void *arg, uint64_t total,
+				 struct fab_err *err);
+/** fmt_lfts_load() - fmt_lfts_read() of file @path ("-": standard input). */
+struct rt_routing *fmt_lfts_load(const char *path, const struct fabric *f,
+				 fmt_progress_fn progress, void *arg, struct fab_err *err);
 /**
  * fmt_lfts_write() - write @r as opensm-lfts.dump, one block per switch,
  * each entry annotated with the destination's type, port GUID and
  * description as OpenSM writes them; loadable with `opensm -R file -U`.
+ * Lines are built in a buffer from a template per LID (fabric/
+ * fmt_lfts_write.c), several times faster than formatting each entry.
  * Return: 0, or -1 with errno set (EINVAL when @r does not fit @f, else the
  * stream's error).
  */
 int fmt_lfts_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
+/** fmt_lfts_write_switch() - the block of switch index @sw alone (fabric/fmt_lfts_write.c). */
+int fmt_lfts_write_switch(FILE *out, const struct fabric *f, const struct rt_routing *r, uint32_t sw);
 
 /** fmt_fdbs_parse() - read opensm.fdbs (dump_ucast_routes blocks) for fabric @f. */
 struct rt_routing *fmt_fdbs_parse(const char *buf, size_t len, const char *name,
@@ -155,6 +192,13 @@ int fmt_guid2lid_write(FILE *out, const struct fabric *f);
  */
 int fmt_sl2vl_parse(const char *buf, size_t len, const char *name, const struct fabric *f,
 		    struct rt_routing *r, struct fab_err *err);
+
+/**
+ * fmt_sl2vl_write() - write @r's SL2VL tables in the format
+ * fmt_sl2vl_parse() reads: every switch's rows for its linked out ports, a
+ * single row per CA and router port. Return: 0, or -1 with errno set.
+ */
+int fmt_sl2vl_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
 
 /**
  * fmt_pathsl_parse() - read a path-SL file (the format `ibdmchk -c` reads:

@@ -6,11 +6,18 @@
  * it ``event_plugin_options`` (``socket=PATH timeout_ms=N``). The plugin
  *
  * - adds a routing engine named "fabroute" at the head of OpenSM's engine
- *   list (plugin.c). Its ucast_build_fwd_tables sends the subnet as OpenSM
- *   sees it to fabrouted over the "route" connection (plugin_subnet.c),
- *   waits for the answer until a deadline and copies the LFTs into the
- *   switches' new_lft. On any failure it returns -1 and OpenSM's next
- *   engine routes the pass, so OpenSM never depends on the daemon;
+ *   list (plugin.c). Its build_lid_matrices sends the subnet as OpenSM sees
+ *   it to fabrouted over the "route" connection (plugin_subnet.c), then
+ *   fills the switches' hop matrices while the daemon routes
+ *   (plugin_hops.c), so that OpenSM does not build its own; its
+ *   ucast_build_fwd_tables waits for the answer until a deadline, checks
+ *   all of it and copies the LFTs into the switches' new_lft. On any
+ *   failure it clears the hop matrices and returns -1, and OpenSM's next
+ *   engine routes the pass, so OpenSM never depends on the daemon. Each
+ *   pass's outcome is reported to the daemon;
+ * - keeps the SL2VL tables and path SLs of the routing it installed and
+ *   answers OpenSM's update_sl2vl, path_sl and update_vlarb hooks from them
+ *   (plugin_vl.c), when that routing uses an SL or a VL other than 0;
  * - keeps a "control" connection from a thread of its own
  *   (plugin_events.c): OpenSM's events go to the daemon, the daemon's
  *   sweep requests go to OpenSM.
@@ -22,7 +29,10 @@
  * traps and LFT changes with osm->lock held. So the plugin never takes
  * osm->lock, and its own state is guarded by fosm.ctl_mu (the control
  * connection) or owned by one thread (the route connection belongs to the
- * routing pass, which OpenSM serialises).
+ * routing pass, which OpenSM serialises). The SL/VL state (fosm.vl) is
+ * replaced only inside the routing pass; OpenSM calls update_sl2vl and
+ * update_vlarb with osm->lock held exclusively and path_sl (SA) with it
+ * held shared, so the hooks read it without a lock of their own.
  */
 #ifndef FABROUTE_OSM_PLUGIN_H
 #define FABROUTE_OSM_PLUGIN_H
@@ -78,6 +88,82 @@
 /** FOSM_CTL_IO_MS - longest the control thread waits on a hello or a started frame. */
 #define FOSM_CTL_IO_MS 1000
 
+/** enum fosm_result - how a routing pass ended (the "pass_result" event) */
+enum fosm_result {
+	FOSM_ROUTED,	/* fabrouted's tables installed */
+	FOSM_FALLBACK,	/* fabrouted erred, or its answer was refused: OpenSM's next engine routes */
+	FOSM_TIMEOUT,	/* no answer by the deadline: OpenSM's next engine routes */
+	FOSM_ERROR,	/* no daemon, a broken connection, a protocol error: OpenSM's next engine routes */
+};
+
+/**
+ * struct fosm_vl_sw - one switch in the installed SL/VL state
+ * @guid: node GUID (host order)
+ * @dim: port count + 1 (port 0 included)
+ * @def_vls: data VLs of the default mapping, VL = SL mod @def_vls (the
+ *	fewest VLs any of the switch's linked ports runs)
+ * @tab: the routing's table, @dim^2 x 8 bytes (in port, out port, then 16
+ *	VLs packed two to a byte, SL 0 in the high nibble: IB's SL2VL table
+ *	order), pointing into fosm_vl.payload; NULL for the default mapping
+ */
+struct fosm_vl_sw {
+	uint64_t guid;
+	unsigned dim, def_vls;
+	const uint8_t *tab;
+};
+
+/**
+ * struct fosm_vl_src - a source port that uses SLs other than 0
+ * @lid_lo: its base LID; @lid_hi: its last LID (LMC range)
+ * @row: the SL of each DLID below fosm_vl.lft_len, packed two to a byte
+ */
+struct fosm_vl_src {
+	unsigned lid_lo, lid_hi;
+	const uint8_t *row;
+};
+
+/**
+ * struct fosm_vl - the SL/VL part of a routing (built, checked, installed)
+ * @sls: SLs some path uses (bit per SL; SL 0 always)
+ * @vls: VLs some switch sends a used SL on (bit per VL)
+ * @sw: every switch, by GUID (@nsw)
+ * @src: the sources with path SLs, by LID (@nsrc)
+ * @lft_len: DLIDs the routing covers
+ * @known: per LID below @lft_len, 1 when a port owned it when routed
+ * @payload: the answer's payload, which @sw[].tab and @src[].row point into
+ */
+struct fosm_vl {
+	uint16_t sls, vls;
+	struct fosm_vl_sw *sw;
+	size_t nsw;
+	struct fosm_vl_src *src;
+	size_t nsrc;
+	size_t lft_len;
+	uint8_t *known;
+	uint8_t *payload;
+};
+
+/**
+ * struct fosm_pass - the routing pass under way, from the engine's
+ * build_lid_matrices (request sent, hop matrices filled) to its
+ * ucast_build_fwd_tables (answer installed)
+ * @t0: osmp_now_ms() at its start; the answer's deadline is @t0 +
+ *	timeout_ms + the time the hop matrices took
+ * @sent: the request went out; else @res and @err say why not
+ * @hops: the plugin filled the hop matrices (cleared again on a fallback)
+ * @request_ms: connecting, encoding and sending the subnet
+ * @request_bytes: the subnet's records
+ * @hops_ms: filling the hop matrices
+ */
+struct fosm_pass {
+	int64_t t0;
+	bool sent, hops;
+	enum fosm_result res;
+	char err[320];
+	int64_t request_ms, hops_ms;
+	size_t request_bytes;
+};
+
 /** enum fosm_ctl_state - the control connection, as last logged. */
 enum fosm_ctl_state {
 	FOSM_CTL_NEW,	/* no attempt yet */
@@ -89,10 +175,16 @@ enum fosm_ctl_state {
  * struct fosm - everything the plugin keeps (the context OpenSM passes back)
  * @osm: the running OpenSM
  * @socket_path: the daemon's socket (socket=PATH)
- * @timeout_ms: deadline of a routing pass, from its start (timeout_ms=N)
+ * @timeout_ms: how long a routing pass waits for fabrouted (timeout_ms=N),
+ *	from its start, the hop matrices' time not counted
+ * @osm_hops: OpenSM builds the hop matrices itself (hop_matrices=opensm)
  * @route_fd: the route connection, -1 when closed; used only by the
  *	routing pass (OpenSM runs one at a time)
  * @route_id: id of the last "route" request
+ * @pass: the routing pass under way (the routing pass's own)
+ * @re: the fabroute engine's entry in OpenSM's list (its SL/VL hooks are
+ *	set while an installed routing uses SLs or VLs other than 0)
+ * @vl: the SL/VL state of the installed routing, NULL when it uses none
  * @passes: routing passes served by the daemon
  * @fallbacks: routing passes left to OpenSM's next engine
  * @ctl_mu: guards @ctl_fd, @ctl_broken, @ctl_why and the event counters
@@ -113,9 +205,13 @@ struct fosm {
 	osm_opensm_t *osm;
 	char *socket_path;
 	int timeout_ms;
+	bool osm_hops;
 
 	int route_fd;
 	uint64_t route_id;
+	struct fosm_pass pass;
+	struct osm_routing_engine *re;
+	struct fosm_vl *vl;
 	unsigned long passes, fallbacks;
 
 	pthread_mutex_t ctl_mu;
@@ -155,31 +251,111 @@ struct fosm {
 int fosm_hello(struct fosm *f, int fd, const char *role, int64_t deadline, char *err, size_t errlen);
 
 /**
- * fosm_subnet_json() - the "subnet" member of a route request
+ * fosm_subnet_encode() - the subnet of a route request
  * @f: the plugin; called with osm->lock held (inside the routing pass)
+ * @subnet: gets the request's "subnet" member: sm_port_guid and the
+ *	number of node, port and link records
+ * @buf: gets the records (malloc'd): nodes, ports (a switch's port 0
+ *	included), links, as OpenSM holds them now, in the encoding of
+ *	doc/osm-protocol.md
+ * @len: gets the length of @buf
  *
- * Nodes, ports (a switch's port 0 included) and links as OpenSM holds
- * them now, in the encoding of doc/osm-protocol.md.
- *
- * Return: a new object, or NULL when out of memory.
+ * Return: 0, or -1 when out of memory (nothing left allocated).
  */
-json_t *fosm_subnet_json(struct fosm *f);
+int fosm_subnet_encode(struct fosm *f, json_t **subnet, uint8_t **buf, size_t *len);
 
 /**
- * fosm_apply_lfts() - check a "routing" answer and fill every new_lft
+ * fosm_hops_fill() - fill every switch's hop matrix as OpenSM's
+ * osm_ucast_mgr_build_lid_matrices() would (hop weights 1)
+ * @f: the plugin; called with osm->lock held, after OpenSM prepared the
+ *	switches for the pass
+ *
+ * Return: 0, or -1 when out of memory (the matrices are then cleared).
+ */
+int fosm_hops_fill(struct fosm *f);
+
+/** fosm_hops_clear() - clear every switch's hop matrix (osm->lock held). */
+void fosm_hops_clear(struct fosm *f);
+
+/**
+ * fosm_link_vls() - the OperVLs encoding (1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7,
+ * 5 VL0-14) port @p runs, or will run once OpenSM configures the link:
+ * the smaller VLCap of both ends, capped by max_op_vls
+ */
+unsigned fosm_link_vls(const osm_subn_t *subn, const osm_physp_t *p);
+
+/** fosm_vls_count() - data VLs of an OperVLs encoding (1 when invalid). */
+unsigned fosm_vls_count(unsigned enc);
+
+/**
+ * fosm_apply_routing() - check a "routing" answer and fill every new_lft
  * @f: the plugin; called with osm->lock held
  * @answer: the daemon's "routing" message
+ * @rx: its payload; taken over by the SL/VL state when installed
+ * @vl_out: gets the SL/VL state to install (NULL when the routing uses
+ *	SL 0 and VL 0 only)
  * @err: reason on failure
  * @errlen: size of @err
  *
- * Nothing is written unless the whole answer is good: an entry for every
- * switch OpenSM knows, each "lft" exactly lft_len bytes of hex, every port
- * 0xff or below the switch's port count. LIDs past lft_len get 0xff, bytes
- * past the switch's highest LID are ignored.
+ * Nothing is written unless the whole answer is good: the payload is
+ * exactly the sections the header lists; an LFT for every switch OpenSM
+ * knows, every port 0xff or below the switch's port count; the SL2VL
+ * tables and path SLs pass fosm_vl_build(). LIDs past lft_len get 0xff,
+ * bytes past the switch's highest LID are ignored.
  *
  * Return: the number of switches filled, or -1.
  */
-long fosm_apply_lfts(struct fosm *f, const json_t *answer, char *err, size_t errlen);
+long fosm_apply_routing(struct fosm *f, const json_t *answer, struct osmp_rx *rx, struct fosm_vl **vl_out,
+			char *err, size_t errlen);
+
+/**
+ * fosm_vl_build() - check the SL2VL and path-SL sections of an answer
+ * @f: the plugin; called with osm->lock held
+ * @answer: the "routing" header (its "sl2vl" and "path_sl" lists)
+ * @sec: the payload after the LFT section, @len bytes
+ * @lft_len: the answer's lft_len
+ * @out: gets the state (NULL when the routing uses SL 0 and VL 0 only)
+ * @err: reason on failure
+ * @errlen: size of @err
+ *
+ * Every listed switch and source port must be known to OpenSM, listed
+ * once, with VLs 0 to 14; @len must be exactly what the lists take. When
+ * the routing uses an SL or a VL other than 0, OpenSM must program SL2VL
+ * tables (QoS on), every switch must have the SL-map capability, and no
+ * linked port may be sent a VL it does not run.
+ *
+ * Return: 0, or -1 with @err (nothing allocated is left).
+ */
+int fosm_vl_build(struct fosm *f, const json_t *answer, const uint8_t *sec, size_t len, size_t lft_len,
+		  struct fosm_vl **out, char *err, size_t errlen);
+
+/**
+ * fosm_vl_install() - make @vl (may be NULL) the installed SL/VL state,
+ * free the previous one, and set or clear the engine's SL/VL hooks
+ * @f: the plugin; called with osm->lock held (inside the routing pass)
+ * @vl: the new state, whose payload @rx owns until now
+ * @rx: the answer's payload, moved into @vl
+ */
+void fosm_vl_install(struct fosm *f, struct fosm_vl *vl, struct osmp_rx *rx);
+
+/** fosm_vl_free() - free a state fosm_vl_build() made (NULL is fine). */
+void fosm_vl_free(struct fosm_vl *vl);
+
+/** fosm_update_sl2vl() - OpenSM's update_sl2vl hook: the routing's table for (@in, @out). */
+void fosm_update_sl2vl(void *context, osm_physp_t *port, uint8_t in, uint8_t out, ib_slvl_table_t *t);
+
+/** fosm_update_vlarb() - OpenSM's update_vlarb hook: weight for every VL in use. */
+void fosm_update_vlarb(void *context, osm_physp_t *port, uint8_t port_num, ib_vl_arb_table_t *block,
+		       unsigned block_length, unsigned block_num);
+
+/** fosm_path_sl() - OpenSM's path_sl hook: the routing's SL for (source port, DLID). */
+uint8_t fosm_path_sl(void *context, uint8_t hint, const ib_net16_t slid, const ib_net16_t dlid);
+
+/**
+ * fosm_event_send() - write an event (a message without "v") on the control
+ * connection, or count it as dropped; never waits longer than FOSM_EVENT_MS
+ */
+void fosm_event_send(struct fosm *f, json_t *ev);
 
 /**
  * fosm_events_start() - connect the control connection and start its thread

@@ -71,7 +71,7 @@ static json_t *trap_event(const ib_mad_notice_attr_t *n)
 	trap_subject(n, generic ? num : 0, &lid, &port);
 	if (ev && json_object_update_new(ev, json_pack("{s:i, s:i, s:i, s:i, s:s}", "trap", (int)num,
 			"lid", (int)lid, "port", (int)port, "issuer", (int)cl_ntoh16(n->issuer_lid),
-			"text", generic ? ib_get_trap_str(num) : "vendor-specific trap")))
+			"text", generic ? ib_get_trap_str(cl_hton16(num)) : "vendor-specific trap")))
 		goto fail;
 	if (ev && !generic && json_object_set_new(ev, "vendor", json_true()))
 		goto fail;
@@ -164,14 +164,14 @@ static json_t *event_json(struct fosm *f, osm_epi_event_id_t id, void *event)
 }
 
 /* Write @ev to the daemon if it is there; otherwise count it as dropped. */
-static void ctl_send(struct fosm *f, json_t *ev)
+void fosm_event_send(struct fosm *f, json_t *ev)
 {
 	char err[160];
 
 	pthread_mutex_lock(&f->ctl_mu);
 	if (f->ctl_fd < 0 || f->ctl_broken) {
 		f->events_dropped++;
-	} else if (osmp_send(f->ctl_fd, ev, osmp_now_ms() + FOSM_EVENT_MS, err, sizeof(err))) {
+	} else if (osmp_send(f->ctl_fd, ev, NULL, 0, osmp_now_ms() + FOSM_EVENT_MS, err, sizeof(err))) {
 		f->events_dropped++;
 		f->ctl_broken = true;
 		if (snprintf(f->ctl_why, sizeof(f->ctl_why), "sending an event: %s", err) < 0)
@@ -189,7 +189,7 @@ void fosm_report(void *data, osm_epi_event_id_t id, void *event)
 	json_t *ev = event_json(f, id, event);
 
 	if (ev)
-		ctl_send(f, ev);
+		fosm_event_send(f, ev);
 	json_decref(ev);
 }
 
@@ -291,7 +291,7 @@ static void ctl_serve(struct fosm *f)
 
 	if (poll(p, 2, -1) < 0 || !p[0].revents)
 		return;	/* EINTR or stop */
-	msg = osmp_recv(f->ctl_fd, osmp_now_ms() + FOSM_CTL_IO_MS, err, sizeof(err));
+	msg = osmp_recv(f->ctl_fd, osmp_now_ms() + FOSM_CTL_IO_MS, NULL, err, sizeof(err));
 	if (!msg) {
 		ctl_close(f, err);
 		return;

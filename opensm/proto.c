@@ -3,7 +3,9 @@
  * DOC: the fabroute-osm protocol
  *
  * Frames are read and written with poll() against a deadline, so that
- * neither OpenSM nor the daemon can be held by a slow or silent peer.
+ * neither OpenSM nor the daemon can be held by a slow or silent peer. A
+ * payload is written with writev() straight from the caller's buffers (the
+ * daemon's LFTs are sent where the routing keeps them).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,24 +64,41 @@ static int wait_fd(int fd, short events, int64_t deadline, char *err, size_t err
 	}
 }
 
-static int write_all(int fd, const char *b, size_t n, int64_t deadline, char *err, size_t errlen)
+/* Write the @n buffers of @iov (consumed as written) before @deadline. */
+static int write_iov(int fd, struct iovec *iov, int n, int64_t deadline, char *err, size_t errlen)
 {
-	while (n) {
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+
+	for (;;) {
 		ssize_t w;
 
+		while (mh.msg_iovlen && !mh.msg_iov->iov_len) {
+			mh.msg_iov++;
+			mh.msg_iovlen--;
+		}
+		if (!mh.msg_iovlen)
+			return 0;
 		if (wait_fd(fd, POLLOUT, deadline, err, errlen))
 			return -1;
-		w = send(fd, b, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		w = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (w <= 0) {
 			seterr(err, errlen, "write: %s", w < 0 ? strerror(errno) : "nothing written");
 			return -1;
 		}
-		b += w;
-		n -= (size_t)w;
+		for (size_t left = (size_t)w; left;) {
+			size_t k = left < mh.msg_iov->iov_len ? left : mh.msg_iov->iov_len;
+
+			mh.msg_iov->iov_base = (char *)mh.msg_iov->iov_base + k;
+			mh.msg_iov->iov_len -= k;
+			left -= k;
+			if (!mh.msg_iov->iov_len && left) {
+				mh.msg_iov++;
+				mh.msg_iovlen--;
+			}
+		}
 	}
-	return 0;
 }
 
 static int read_all(int fd, char *b, size_t n, int64_t deadline, char *err, size_t errlen)
@@ -102,14 +121,39 @@ static int read_all(int fd, char *b, size_t n, int64_t deadline, char *err, size
 	return 0;
 }
 
-int osmp_send(int fd, json_t *msg, int64_t deadline_ms, char *err, size_t errlen)
+/* The frame's payload length: the sum of @pay, or -1 when above OSMP_PAYLOAD_MAX. */
+static long long payload_len(const struct iovec *pay, int npay)
 {
+	size_t n = 0;
+
+	for (int i = 0; i < npay; i++) {
+		if (pay[i].iov_len > OSMP_PAYLOAD_MAX - n)
+			return -1;
+		n += pay[i].iov_len;
+	}
+	return (long long)n;
+}
+
+#define OSMP_IOV_MAX 8
+
+int osmp_send(int fd, json_t *msg, const struct iovec *pay, int npay, int64_t deadline_ms,
+	      char *err, size_t errlen)
+{
+	long long plen = payload_len(pay, npay);
+	struct iovec iov[OSMP_IOV_MAX + 2];
+	unsigned char hdr[4];
 	char *text;
 	size_t n;
-	unsigned char hdr[4];
 	int rc;
 
+	if (plen < 0 || npay > OSMP_IOV_MAX) {
+		seterr(err, errlen, "payload larger than %u bytes or in more than %d parts",
+		       OSMP_PAYLOAD_MAX, OSMP_IOV_MAX);
+		return -1;
+	}
 	json_object_set_new(msg, "v", json_integer(OSMP_VERSION));
+	if (plen)
+		json_object_set_new(msg, "payload", json_integer(plen));
 	text = json_dumps(msg, JSON_COMPACT);
 	if (!text) {
 		seterr(err, errlen, "cannot encode the message (out of memory?)");
@@ -125,17 +169,21 @@ int osmp_send(int fd, json_t *msg, int64_t deadline_ms, char *err, size_t errlen
 	hdr[1] = (unsigned char)(n >> 16);
 	hdr[2] = (unsigned char)(n >> 8);
 	hdr[3] = (unsigned char)n;
-	rc = write_all(fd, (const char *)hdr, 4, deadline_ms, err, errlen) ||
-	     write_all(fd, text, n, deadline_ms, err, errlen) ? -1 : 0;
+	iov[0] = (struct iovec){ .iov_base = hdr, .iov_len = 4 };
+	iov[1] = (struct iovec){ .iov_base = text, .iov_len = n };
+	for (int i = 0; i < npay; i++)
+		iov[2 + i] = pay[i];
+	rc = write_iov(fd, iov, 2 + npay, deadline_ms, err, errlen);
 	free(text);
 	return rc;
 }
 
-json_t *osmp_recv(int fd, int64_t deadline_ms, char *err, size_t errlen)
+/* The frame's JSON object, or NULL with @err. */
+static json_t *recv_object(int fd, int64_t deadline_ms, char *err, size_t errlen)
 {
 	unsigned char hdr[4];
 	json_error_t je;
-	json_t *msg, *v;
+	json_t *msg;
 	uint32_t n;
 	char *buf;
 
@@ -162,14 +210,89 @@ json_t *osmp_recv(int fd, int64_t deadline_ms, char *err, size_t errlen)
 		json_decref(msg);
 		return NULL;
 	}
+	return msg;
+}
+
+/* Read the payload @msg announces into @rx; 0 or -1 with @err. */
+static int recv_payload(int fd, const json_t *msg, int64_t deadline_ms, struct osmp_rx *rx,
+			char *err, size_t errlen)
+{
+	const json_t *p = json_object_get(msg, "payload");
+	json_int_t n = json_integer_value(p);
+
+	if (!p)
+		return 0;
+	if (!json_is_integer(p) || n < 0 || n > OSMP_PAYLOAD_MAX) {
+		seterr(err, errlen, "payload of %s bytes (0 to %u allowed)",
+		       json_is_integer(p) ? "too many" : "a non-integer number of", OSMP_PAYLOAD_MAX);
+		return -1;
+	}
+	if (n && !rx) {
+		seterr(err, errlen, "a '%s' message with a payload of %lld bytes (none expected)",
+		       osmp_type(msg), (long long)n);
+		return -1;
+	}
+	if (!n)
+		return 0;
+	rx->payload = malloc((size_t)n);
+	if (!rx->payload) {
+		seterr(err, errlen, "out of memory for a payload of %lld bytes", (long long)n);
+		return -1;
+	}
+	rx->len = (size_t)n;
+	if (read_all(fd, (char *)rx->payload, (size_t)n, deadline_ms, err, errlen)) {
+		free(rx->payload);
+		rx->payload = NULL;
+		rx->len = 0;
+		return -1;
+	}
+	return 0;
+}
+
+json_t *osmp_recv(int fd, int64_t deadline_ms, struct osmp_rx *rx, char *err, size_t errlen)
+{
+	json_t *msg, *v;
+
+	if (rx)
+		*rx = (struct osmp_rx){ 0 };
+	msg = recv_object(fd, deadline_ms, err, errlen);
+	if (!msg)
+		return NULL;
 	v = json_object_get(msg, "v");
 	if (!json_is_integer(v) || json_integer_value(v) != OSMP_VERSION) {
-		seterr(err, errlen, "protocol version %lld, expected %d",
-		       json_is_integer(v) ? (long long)json_integer_value(v) : -1LL, OSMP_VERSION);
+		long long pv = json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+
+		if (pv > 0)
+			seterr(err, errlen, "peer speaks fabroute-osm protocol %lld, this build speaks %d", pv,
+			       OSMP_VERSION);
+		else
+			seterr(err, errlen, "a message without a protocol version (\"v\")");
+		if (rx)
+			rx->peer_v = pv;
+		json_decref(msg);
+		return NULL;
+	}
+	if (recv_payload(fd, msg, deadline_ms, rx, err, errlen)) {
 		json_decref(msg);
 		return NULL;
 	}
 	return msg;
+}
+
+void osmp_refuse_version(int fd, long long peer_v, const char *message, int64_t deadline_ms)
+{
+	json_t *m = json_pack("{s:s, s:I, s:s}", "type", "error", "v", (json_int_t)peer_v, "message", message);
+	char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
+	size_t n = text ? strlen(text) : 0;
+	unsigned char hdr[4] = { (unsigned char)(n >> 24), (unsigned char)(n >> 16), (unsigned char)(n >> 8),
+				 (unsigned char)n };
+	struct iovec iov[2] = { { .iov_base = hdr, .iov_len = 4 }, { .iov_base = text, .iov_len = n } };
+	char err[64];
+
+	if (text)
+		write_iov(fd, iov, 2, deadline_ms, err, sizeof(err));	/* best effort: the peer is leaving */
+	free(text);
+	json_decref(m);
 }
 
 int osmp_connect(const char *path, int64_t deadline_ms, char *err, size_t errlen)
@@ -211,43 +334,10 @@ const char *osmp_type(const json_t *msg)
 	return t ? t : "";
 }
 
-json_t *osmp_hex(const uint8_t *b, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	char *s = malloc(2 * n + 1);
-	json_t *j;
-
-	if (!s)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		s[2 * i] = digits[b[i] >> 4];
-		s[2 * i + 1] = digits[b[i] & 15];
-	}
-	j = json_stringn(s, 2 * n);
-	free(s);
-	return j;
-}
-
 static int hexval(char c)
 {
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
 	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-long osmp_unhex(const char *hex, uint8_t *out, size_t cap)
-{
-	size_t n = strlen(hex);
-
-	if (n % 2 || n / 2 > cap)
-		return -1;
-	for (size_t i = 0; i < n / 2; i++) {
-		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -1;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return (long)(n / 2);
 }
 
 json_t *osmp_guid(uint64_t guid)

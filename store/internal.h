@@ -27,12 +27,16 @@ struct store {
 	sqlite3 *db;
 	pthread_mutex_t lock;
 	char *path;
+	pthread_mutex_t hmu;	/* guards @health alone: read without waiting for @lock */
+	struct store_health health;
 };
 
 /* --- SQLite helpers (store.c); callers hold @s->lock ------------------------ */
 
-/** store_db_err() - set @err to "store: WHAT: <sqlite3_errmsg>". */
+/** store_db_err() - set @err to "store: WHAT: <sqlite3_errmsg>"; the store's health records it. */
 void store_db_err(struct store *s, struct fab_err *err, const char *what);
+/** store_db_ok() - a write was committed: the store is healthy again. */
+void store_db_ok(struct store *s);
 /** store_db_prepare() - prepare @sql; -1 with @err set on failure. */
 int store_db_prepare(struct store *s, const char *sql, sqlite3_stmt **st, struct fab_err *err);
 /**

@@ -38,10 +38,12 @@ int64_t store_event_add(struct store *s, int64_t time_ms, const char *type, cons
 	sqlite3_bind_text(st, 3, message ? message : "", -1, SQLITE_STATIC);
 	if (text)
 		sqlite3_bind_text(st, 4, text, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_DONE)
+	if (sqlite3_step(st) == SQLITE_DONE) {
 		id = sqlite3_last_insert_rowid(s->db);
-	else
+		store_db_ok(s);
+	} else {
 		store_db_err(s, err, "adding an event");
+	}
 	sqlite3_finalize(st);
 out:
 	pthread_mutex_unlock(&s->lock);

@@ -64,7 +64,31 @@ static const char *const our_tables[] = {
 
 void store_db_err(struct store *s, struct fab_err *err, const char *what)
 {
+	int code = sqlite3_extended_errcode(s->db);
+
 	fab_err_set(err, "store: %s: %s", what, sqlite3_errmsg(s->db));
+	pthread_mutex_lock(&s->hmu);
+	s->health.ok = 0;
+	s->health.full = (code & 0xff) == SQLITE_FULL;
+	s->health.errors++;
+	snprintf(s->health.error, sizeof(s->health.error), "%s", err->msg);
+	pthread_mutex_unlock(&s->hmu);
+}
+
+void store_db_ok(struct store *s)
+{
+	pthread_mutex_lock(&s->hmu);
+	s->health.ok = 1;
+	s->health.full = 0;
+	s->health.error[0] = '\0';
+	pthread_mutex_unlock(&s->hmu);
+}
+
+void store_health(struct store *s, struct store_health *out)
+{
+	pthread_mutex_lock(&s->hmu);
+	*out = s->health;
+	pthread_mutex_unlock(&s->hmu);
 }
 
 json_t *store_rows_json(struct store *s, sqlite3_stmt *st, json_t *(*row)(sqlite3_stmt *st),
@@ -117,8 +141,10 @@ void store_db_rollback(struct store *s)
 
 int store_db_commit(struct store *s, struct fab_err *err)
 {
-	if (!store_db_exec(s, "COMMIT", "committing", err))
+	if (!store_db_exec(s, "COMMIT", "committing", err)) {
+		store_db_ok(s);
 		return 0;
+	}
 	store_db_rollback(s);
 	return -1;
 }
@@ -195,7 +221,8 @@ static int check_ours(struct store *s, int64_t version, struct fab_err *err)
 static int pragmas(struct store *s, struct fab_err *err)
 {
 	static const char *const sql[] = {
-		"PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL",
+		/* FULL: a commit is on disk before it is acknowledged (NORMAL may lose it on power loss) */
+		"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL",
 		"PRAGMA foreign_keys = ON",
 	};
 
@@ -278,6 +305,8 @@ struct store *store_open(const char *path, struct fab_err *err)
 		fab_err_set(err, "%s: cannot create the store's mutex", path);
 		return NULL;
 	}
+	pthread_mutex_init(&s->hmu, NULL);
+	s->health.ok = 1;
 	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			     SQLITE_OPEN_FULLMUTEX, NULL);
 	if (rc != SQLITE_OK) {
@@ -306,6 +335,7 @@ void store_close(struct store *s)
 		return;
 	sqlite3_close(s->db);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->hmu);
 	free(s->path);
 	free(s);
 }
@@ -374,14 +404,93 @@ int store_setting_set(struct store *s, const char *key, const char *val, struct 
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	if (val)
 		sqlite3_bind_text(st, 2, val, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_DONE)
+	if (sqlite3_step(st) == SQLITE_DONE) {
 		rc = 0;
-	else
+		store_db_ok(s);
+	} else {
 		store_db_err(s, err, "writing a setting");
+	}
 	sqlite3_finalize(st);
 out:
 	pthread_mutex_unlock(&s->lock);
 	return rc;
+}
+
+int store_settings_set(struct store *s, const char *const *kv, size_t n, struct fab_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	pthread_mutex_lock(&s->lock);
+	if (store_db_begin(s, err) ||
+	    store_db_prepare(s, "INSERT INTO settings (key, value) VALUES (?1, ?2) "
+			     "ON CONFLICT (key) DO UPDATE SET value = excluded.value", &st, err))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, kv[2 * i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, kv[2 * i + 1], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			store_db_err(s, err, "writing a setting");
+			goto out;
+		}
+	}
+	rc = store_db_commit(s, err);
+out:
+	sqlite3_finalize(st);
+	if (rc)
+		store_db_rollback(s);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_probe(struct store *s, int64_t now_ms, struct fab_err *err)
+{
+	char when[32];
+
+	snprintf(when, sizeof(when), "%lld", (long long)now_ms);
+	return store_setting_set(s, "probe", when, err);
+}
+
+/* --- epoch sequence numbers ------------------------------------------------------- */
+
+int64_t store_seq_next(struct store *s, struct fab_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t seq = -1;
+
+	pthread_mutex_lock(&s->lock);
+	if (store_db_begin(s, err) ||
+	    store_db_prepare(s, "SELECT max(coalesce((SELECT CAST(value AS INTEGER) FROM settings"
+			     " WHERE key = 'epoch_seq'), 0), coalesce((SELECT max(seq) FROM snapshots), 0))"
+			     " + 1", &st, err))
+		goto out;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		store_db_err(s, err, "allocating an epoch number");
+		goto out;
+	}
+	seq = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (store_db_prepare(s, "INSERT INTO settings (key, value) VALUES ('epoch_seq', ?1) "
+			     "ON CONFLICT (key) DO UPDATE SET value = excluded.value", &st, err))
+		goto fail;
+	sqlite3_bind_int64(st, 1, seq);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		store_db_err(s, err, "allocating an epoch number");
+		goto fail;
+	}
+	if (store_db_commit(s, err))
+		goto fail;
+	goto out;
+fail:
+	seq = -1;
+out:
+	sqlite3_finalize(st);
+	if (seq < 0)
+		store_db_rollback(s);
+	pthread_mutex_unlock(&s->lock);
+	return seq;
 }
 
 /* --- retention --------------------------------------------------------------------- */

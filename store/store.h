@@ -41,11 +41,43 @@ void store_close(struct store *s);
 /** store_integrity_ok() - PRAGMA integrity_check says "ok". */
 int store_integrity_ok(struct store *s);
 
+/**
+ * struct store_health - how the database's writes fare
+ * @ok: no error since the last committed write
+ * @full: the last error was "database or disk is full" (SQLITE_FULL)
+ * @errors: errors since the store was opened
+ * @error: the last error's message ("" while @ok)
+ */
+struct store_health {
+	int ok, full;
+	uint64_t errors;
+	char error[512];
+};
+
+/** store_health() - a copy of @s's health; never waits for a write in progress. */
+void store_health(struct store *s, struct store_health *out);
+/**
+ * store_probe() - commit a small write (the "probe" setting) to find out
+ * whether the database takes writes again; 0 (and healthy), or -1 with @err.
+ */
+int store_probe(struct store *s, int64_t now_ms, struct fab_err *err);
+
+/**
+ * store_seq_next() - allocate the next epoch sequence number, durably,
+ * before the epoch is published: one more than the highest ever allocated
+ * or stored. A number is never handed out twice in the database's life
+ * (a crash may leave one unused).
+ * Return: the number (> 0), or -1 with @err (nothing allocated).
+ */
+int64_t store_seq_next(struct store *s, struct fab_err *err);
+
 /* --- settings: small key/value strings that survive a restart --------- */
 
 /** store_setting_get() - *@val = malloc'd value, or NULL when unset. 0 or -1. */
 int store_setting_get(struct store *s, const char *key, char **val, struct fab_err *err);
 int store_setting_set(struct store *s, const char *key, const char *val, struct fab_err *err);
+/** store_settings_set() - @n "key", "value" pairs in @kv, all or none (one transaction). */
+int store_settings_set(struct store *s, const char *const *kv, size_t n, struct fab_err *err);
 
 /* --- LID allocations ---------------------------------------------------- */
 

@@ -17,6 +17,16 @@ diag() { echo "# $*"; }
 # done_testing: print the plan at the end and exit with the right status.
 done_testing() { echo "1..$t_count"; [ "$t_failed" -eq 0 ]; exit $?; }
 
+# need CMD...: commands scripts/setup.sh installs; a missing one fails the
+# test file (it is not skipped: a missing set-up step must show).
+need() {
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 && continue
+		not_ok "$c is installed (scripts/setup.sh installs it)"
+		done_testing
+	done
+}
+
 # is DESC GOT WANT
 is() {
 	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diag "got '$2', want '$3'"; fi

@@ -273,8 +273,10 @@ static const struct epoch *fixed_epoch(void)
 {
 	static struct epoch *e;
 	struct fab_err err = { { 0 } };
+	static const struct an_opts load = { .load = 1 };
 	struct eng_chain chain;
-	struct eng_outcome out;
+	struct eng_req q = { .chain = &chain, .eval = &load };	/* the LIDs given, kept */
+	struct eng_res out;
 	struct api_err aerr;
 	struct fabric *f;
 	json_t *all;
@@ -292,14 +294,16 @@ static const struct epoch *fixed_epoch(void)
 		fixed_fail("fab_lids_assign", &err);
 	if (!(e = epoch_new()))
 		abort();
-	e->fabric = f;
+	q.fabric = f;
 	if (eng_chain_parse(&chain, "sftree,minhop", NULL, 0, &err))
 		fixed_fail("eng_chain_parse", &err);
-	if (eng_chain_route(f, &chain, &e->routing, &out, &err) != ENG_OK)
-		fixed_fail("eng_chain_route", &err);
-	e->opts = (struct an_opts){ .load = 1 };
-	if (an_evaluate(f, e->routing, &e->opts, &e->report, &err))
-		fixed_fail("an_evaluate", &err);
+	if (eng_run(&q, &out, &err) != ENG_OK)
+		fixed_fail("eng_run", &err);
+	fab_free(f);
+	e->fabric = f = out.fabric;
+	e->routing = out.routing;
+	e->opts = out.eval_opts;
+	e->report = out.report;
 	e->seq = 1;
 	e->published_ms = 1767225600123LL;
 	snprintf(e->reason, sizeof(e->reason), "startup");
@@ -310,6 +314,8 @@ static const struct epoch *fixed_epoch(void)
 		fprintf(stderr, "the fixed epoch is not ready:\n%s\n", out.log);
 		abort();
 	}
+	free(out.plan);
+	eng_chain_free(&chain);
 	/* every switch pair is delivered (once: it does not depend on the input) */
 	all = apiq_reach_switches(e, NULL, NULL, &aerr);
 	if (!all || !json_is_true(json_object_get(all, "complete"))) {

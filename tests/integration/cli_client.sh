@@ -6,6 +6,7 @@
 # database and token (tests/integration/daemon_lib.sh), and stops them at
 # the end; the library's trap kills them on any exit.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+need jq
 . "$top_srcdir/tests/integration/daemon_lib.sh"
 
 F=$FABROUTE
@@ -32,7 +33,9 @@ count() { printf '%s\n' "$1" | grep -Ec -- "$2"; }
 
 # --- without a daemon: help and bad command lines ---------------------------
 runs "--help exits 0" 0 "$F" --help
-like "--help lists the daemon's commands" "$out" "status .*route SRC DST|route SRC DST"
+for c in status "route SRC DST" "reach \[SRC DST\]" vl events snapshots engine "reroute \[--wait\]" fault; do
+	like "--help lists $c" "$out" "^  $c "
+done
 like "--help names FABROUTE_URL" "$out" "FABROUTE_URL"
 for c in status route reach vl events snapshots engine reroute fault; do
 	runs "$c --help exits 0" 0 "$F" $c --help
@@ -60,7 +63,7 @@ like "says which URL cannot be reached" "$err" "^fabroute: cannot reach fabroute
 # --- a daemon on the 648-port fat tree ----------------------------------------
 # (daemon_lib.sh wrote the token to $t_tmp/token; its trap kills the daemons.)
 echo "not-the-token-at-all-0123456789" > "$t_tmp/badtoken"
-if d_start ft648 --topology gen:ft648 --api-write-rate-limit 0 && wait_routed; then
+if d_start ft648 --topology gen:ft648 --api-write-rate-limit 0 --publish-policy any && wait_routed; then
 	ok "fabrouted started on $URL"
 else
 	not_ok "fabrouted started"
@@ -78,10 +81,10 @@ like "status shows the reroutes" "$out" "^reroutes: +1 ok, 0 failed"
 runs "status --json" 0 "$F" status --json $U
 like "status --json holds the three answers" "$(printf '%s' "$out" | tr -d '\n ')" \
 	'^\{"fabric":\{"epoch".*"ready":\{"ready":true.*"health":\{'
-if command -v jq >/dev/null 2>&1; then
-	is "status --json parses, switches" "$(printf '%s' "$out" | jq .fabric.switches)" 54
-fi
+is "status --json parses, switches" "$(printf '%s' "$out" | jq .fabric.switches)" 54
 runs "FABROUTE_URL gives the URL" 0 env FABROUTE_URL="$URL" "$F" status
+runs "a proxy in the environment is not used for loopback" 0 \
+	env http_proxy=http://127.0.0.1:1 HTTP_PROXY=http://127.0.0.1:1 no_proxy=example.org "$F" status $U
 
 runs "route node-000 node-645" 0 "$F" route node-000 node-645 $U
 like "route shows DLID, SL and hop count" "$out" "^DLID 700, SL 0, 3 hops"
@@ -210,7 +213,7 @@ caguid=0x2fab2000000b0
 Ca	1 "H-0002fab2000000b0"		# "island b"
 [1](2fab2000000b1) 	"H-0002fab2000000a0"[1](2fab2000000a1)		# "island a"
 EOF
-if d_start island --topology "$t_tmp/island.ibnd" && wait_routed; then
+if d_start island --topology "$t_tmp/island.ibnd" --publish-policy any && wait_routed; then
 	ok "fabrouted started on the island fabric"
 	runs "status of a fabric not connected exits 4" 4 "$F" status --url "$URL"
 	like "says which pairs fail" "$out" "failing: +ca-ca: [0-9]+ of [0-9]+ pairs unreachable"

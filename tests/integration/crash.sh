@@ -11,7 +11,7 @@ topo=$t_tmp/tree.ibnd
 "$FABROUTE" gen kary-ntree k=12 n=3 -o "$topo"
 db=$t_tmp/c.db
 
-d_start c --topology "$topo" --engine ftree --holddown-ms 0 || { not_ok "fabrouted starts"; done_testing; }
+d_start c --topology "$topo" --engine ftree --holddown-ms 0 --publish-policy any || { not_ok "fabrouted starts"; done_testing; }
 d_wait_epoch 1
 for delay in 0.05 0.15 0.3 0.45; do
 	d_wait_idle
@@ -23,7 +23,7 @@ for delay in 0.05 0.15 0.3 0.45; do
 	diag "kill -9 after ${delay}s, reroute in progress: $(jf .reroute_in_progress)"
 	d_stop KILL
 	is "kill -9 after ${delay}s: the database is intact" "$(sqlite3 "$db" 'PRAGMA integrity_check;')" ok
-	d_start c --topology "$topo" --engine ftree --holddown-ms 0
+	d_start c --topology "$topo" --engine ftree --holddown-ms 0 --publish-policy any
 	d_wait_epoch 1
 	api GET /api/snapshots
 	after=$(jf '[.snapshots[].id] | join(",")')

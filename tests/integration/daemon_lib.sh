@@ -6,7 +6,7 @@
 : "${FABROUTED_WRAPPER:=}"
 : "${T_SLOW:=1}"
 
-command -v curl >/dev/null 2>&1 && command -v jq >/dev/null 2>&1 || skip_all "curl and jq are needed"
+need curl jq
 
 head -c 30 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$t_tmp/token"
 chmod 600 "$t_tmp/token"

@@ -21,7 +21,8 @@ What must hold:
   alive      GET /api/health answers 200 throughout, and at the end;
   no5xx      no status >= 500 but 503 from /api/ready ({"ready": false}) or
              with code not_routed;
-  wellformed every answer is JSON (Prometheus text for GET /metrics 200),
+  wellformed every answer is JSON (Prometheus text for GET /metrics 200, the
+             dashboard's files for GET / and its other files),
              every 4xx is {"error": {"code": "...", "message": "..."}}, 405
              has Allow, 401 has WWW-Authenticate;
   answered   every request http.client can send gets an answer (no reset,
@@ -77,6 +78,10 @@ CHAINS = ["sftree,updn,minhop", "updn", "updn,minhop", "ftree,updn", "sftree", "
 ENGINE_OPTIONS = ["", "updn.detect=osm", "updn.strict=0", "minhop.count_switch_lids=1",
                   "opt.balance=0", "updn.roots=spine-00", "strict=0", "nope=1", "updn.roots=,,,"]
 EVENT_TYPES = ["trap", "fault", "reroute", "error", "engine", "config", "daemon"]
+# The dashboard's files and their content types (web/, served at /).
+DASHBOARD = {"/": "text/html; charset=utf-8", "/index.html": "text/html; charset=utf-8",
+             "/style.css": "text/css; charset=utf-8", "/app.js": "text/javascript; charset=utf-8",
+             "/topo.js": "text/javascript; charset=utf-8"}
 PROM_LINE = re.compile(r'^(#.*|[a-zA-Z_:][a-zA-Z0-9_:]*'
                        r'(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\.)*",?)*\})? ([-+0-9.eE]+|[-+]?Inf|NaN))$')
 REROUTING = ("/api/faults", "/api/engine", "/api/reroute")
@@ -504,6 +509,8 @@ def judge(st, what, method, path, status, hdrs, data):
         if bad:
             st.failed("wellformed", "%s: Prometheus line %r" % (what, short(bad[0])))
         return
+    if status in (200, 304) and method == "GET" and route in DASHBOARD and ctype == DASHBOARD[route]:
+        return  # the dashboard's files (web/), served whatever the query string
     if not ctype.startswith("application/json"):
         st.failed("wellformed", "%s: %d with Content-Type %r: %s" % (what, status, ctype, short(data)))
         return

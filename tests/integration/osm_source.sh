@@ -1,8 +1,11 @@
 #!/bin/sh
 # fabrouted --source opensm against a script playing the plugin
-# (doc/osm-protocol.md): a subnet in, the right LFTs out, epochs and
-# events stored; malformed frames rejected without harm; sweep requests
-# from POST /api/reroute. The real plugin under OpenSM: tests/sim/.
+# (doc/osm-protocol.md, version 3): a subnet in, the right LFTs out
+# (binary), epochs and events stored (traps named, LFT changes summed up by
+# distinct switch, pass results counted for /metrics); malformed frames
+# rejected without harm; a plugin of protocol 1 refused with one log line;
+# sweep requests from POST /api/reroute. The real plugin under OpenSM:
+# tests/sim/.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$top_srcdir/tests/integration/daemon_lib.sh"
 command -v python3 >/dev/null 2>&1 || skip_all "python3 is needed to play the plugin"
@@ -35,9 +38,36 @@ api GET /api/health
 is "the daemon is unharmed" "$code" 200
 is "events are accepted" "$(play control)" ok
 api GET "/api/events?type=trap"
-is "a trap is stored as a trap event" "$(jf '.events[0].details.trap')" 128
+is "a trap is stored as a trap event" "$(jf '[.events[].details.trap] | sort | join(",")')" 128,129
+is "the trap's message names it and the switch its LID belongs to" \
+	"$(jf '.events[] | select(.details.trap == 128) | .message')" "trap 128 link state change: swA"
+is "... and the port, when the notice has one" \
+	"$(jf '.events[] | select(.details.trap == 129) | .message')" \
+	"trap 129 local Link integrity threshold reached: h1 port 1"
 api GET "/api/events?type=opensm"
-is "other events are stored as opensm events" "$(jf '.events[0].message')" subnet_up
+is "other events are stored as opensm events" "$(jf '[.events[].message] | map(select(. == "subnet_up")) | length')" 1
+is "routing_done counts LFT blocks and distinct switches (5 blocks of 2 switches, interleaved)" \
+	"$(jf '.events[] | select(.message == "routing_done") | "\(.details.lft_blocks_changed) \(.details.switches_changed)"')" \
+	"5 2"
+is "lft_change events are not stored one by one" "$(jf '[.events[] | select(.message == "lft_change")] | length')" 0
+
+is "pass results are accepted" "$(play passes)" ok
+api GET /api/health
+is "health counts the passes by result" "$(jf '.source.passes | "\(.routed) \(.fallback) \(.timeout) \(.error)"')" "1 1 1 1"
+api GET "/api/events?type=opensm"
+like "a refused pass is an event with its reason" \
+	"$(jf '.events[] | select(.message | startswith("OpenSM routing pass fallback")) | .message')" \
+	"OpenSM routing pass fallback: the routing uses SLs 0,1 and VLs 0,1, but OpenSM's QoS is off"
+api GET /metrics
+for r in routed fallback timeout error; do
+	like "metrics: fabroute_osm_passes_total{result=\"$r\"}" "$body" "fabroute_osm_passes_total\{result=\"$r\"\} 1"
+done
+like "metrics: fabroute_osm_connected is 1 while a plugin is connected" "$body" "fabroute_osm_connected 1"
+
+is "a plugin of protocol 1 gets an error in its version naming both, and the connection closes" "$(play v1_plugin)" ok
+sleep 0.2
+is "the daemon logs the refusal once for three attempts" \
+	"$(grep -c "peer speaks fabroute-osm protocol 1, this build speaks 3: upgrade the OpenSM plugin" "$D_LOG.new")" 1
 play sweep >"$t_tmp/sweep.out" &
 player=$!
 i=0
@@ -47,6 +77,9 @@ api POST /api/reroute ""
 is "reroute with a plugin: 202" "$code" 202
 wait $player
 is "the plugin gets a heavy sweep request" "$(tail -1 "$t_tmp/sweep.out")" ok
+sleep 0.2
+api GET /metrics
+like "metrics: fabroute_osm_connected is 0 once no plugin is connected" "$body" "fabroute_osm_connected 0"
 d_stop
 is "SIGTERM: exit 0" "$D_STATUS" 0
 [ ! -e "$sock" ] && ok "the socket file is removed" || not_ok "the socket file is removed"

@@ -56,17 +56,32 @@ is "SIGHUP, bad file: still serving" "$code" 200
 api GET /api/config
 is "SIGHUP, bad file: old configuration" "$(jf .config.holddown_ms)" 50
 # a good file with another engine wins over the API's selection
-printf 'topology = %s\nengine = minhop\nholddown_ms = 10\n' "$topo" >"$conf"
+printf 'topology = %s\nengine = sftree\nholddown_ms = 10\n' "$topo" >"$conf"
 kill -HUP "$D_PID"
 d_wait_epoch 5
 api GET /api/config
 is "SIGHUP: new value applied" "$(jf .config.holddown_ms)" 10
 api GET /api/fabric
-is "SIGHUP: the file's new engine routes" "$(jf .epoch.engine)" minhop
+is "SIGHUP: the file's new engine routes" "$(jf .epoch.engine)" sftree
 api GET "/api/events?type=config"
 like "SIGHUP: events recorded" "$(jf '[.events[].message] | join(";")')" "reload refused.*;configuration reloaded"
 d_stop
 is "stopped cleanly again" "$D_STATUS" 0
+
+# publish_policy proven (the default): minhop's routing of the tree has a
+# credit loop through the switch paths, so updn routes instead
+d_start p --topology "$topo" --engine minhop,updn --db "$t_tmp/p.db"
+d_wait_epoch 1
+api GET /api/fabric
+is "publish_policy proven: the next engine routes" "$(jf .epoch.engine)" updn
+like "publish_policy proven: the chain's log says why" "$(jf -r .epoch.engine_log)" \
+	"minhop: routed, not accepted: deadlock possible"
+d_stop
+d_start p2 --topology "$topo" --engine minhop --publish-policy any --db "$t_tmp/p2.db"
+d_wait_epoch 1
+api GET /api/fabric
+is "publish_policy any: minhop's routing is published" "$(jf .epoch.engine)" minhop
+d_stop
 
 # fabrouted -n prints the canonical form; bad files exit 3 naming the line
 runs "-n: exit 0" 0 "$FABROUTED" -n -c "$conf"
@@ -84,6 +99,10 @@ runs "bad flag: exit 2" 2 "$FABROUTED" --no-such
 runs "unknown key as a flag: exit 3" 3 "$FABROUTED" -n --no-such-key 1
 runs "bad engine chain: exit 3" 3 "$FABROUTED" -n --engine nope
 like "bad engine chain: named" "$err" "engine: "
+runs "bad engine option value: exit 3" 3 "$FABROUTED" -n --engine updn --engine-options updn.detect=sideways
+like "bad engine option value: named" "$err" "engine_options: option updn.detect=sideways: expected one of center|osm"
+runs "bad publish_policy: exit 3" 3 "$FABROUTED" -n --publish-policy sometimes
+like "bad publish_policy: named" "$err" "publish_policy: expected proven, connected or any"
 runs "--help: exit 0" 0 "$FABROUTED" --help
 like "--help lists every key" "$out" "--snapshot-max-age-days"
 

@@ -131,6 +131,12 @@ run_case() {
 	check_eval "$name" "$dir" "$v" "ibdmchk -a"
 }
 
+# sa_sl SLID DLID: the SL of the SA's path record, in hex; empty when none came.
+sa_sl() {
+	sim_run timeout 10 saquery -p --src-to-dst "$1:$2" 2>/dev/null </dev/null |
+		sed -n 's/^[[:space:]]*sl\.*0x\([0-9a-fA-F]*\)$/\1/p'
+}
+
 # path_sls DIR: ask the running OpenSM's SA for the SL of every ordered pair
 # of LIDs; write DIR/path-sl as `ibdmchk -c` reads it (source node GUID).
 path_sls() {
@@ -143,9 +149,9 @@ path_sls() {
 	while read -r slid sguid; do
 		while read -r dlid _; do
 			[ "$slid" = "$dlid" ] && continue
-			sl=$(sim_run timeout 5 saquery -p --src-to-dst "$slid:$dlid" 2>/dev/null </dev/null |
-				sed -n 's/^[[:space:]]*sl\.*0x\([0-9a-fA-F]*\)$/\1/p')
-			[ -n "$sl" ] || return 1
+			sl=$(sa_sl "$slid" "$dlid")
+			[ -n "$sl" ] || sl=$(sa_sl "$slid" "$dlid")	# once more: a loaded machine
+			[ -n "$sl" ] || { diag "no path record for $slid -> $dlid"; return 1; }
 			echo "$sguid $dlid $((0x$sl))" >>"$1/path-sl"
 		done <"$1/lids"
 	done <"$1/lids"
@@ -164,7 +170,7 @@ run_sl_case() {
 	fi
 	OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir
 	export OSM_CACHE_DIR OSM_TMP_DIR
-	( cd "$t_tmp" && LD_PRELOAD="$UMAD2SIM" exec timeout 30 opensm -s 0 -d 2 -R "$engine" "$@" \
+	( cd "$t_tmp" && LD_PRELOAD="$UMAD2SIM" exec timeout 300 opensm -s 0 -d 2 -R "$engine" "$@" \
 		-f "$dir/osm.log" -D 0x43 --dump_files_dir "$dir" >"$dir/osm.out" 2>&1 </dev/null ) &
 	osm_pid=$!
 	i=0

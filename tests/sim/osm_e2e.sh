@@ -113,6 +113,12 @@ sim_cmd "Unlink $link"
 d_wait_epoch $((seq0 + 1)) && ok "Unlink: fabrouted rerouted" || not_ok "Unlink: fabrouted rerouted"
 api GET "/api/events?type=trap"
 [ "$(jf '.events | length')" -ge 1 ] && ok "Unlink: the trap reached fabrouted" || not_ok "Unlink: the trap reached fabrouted"
+like "Unlink: the trap is stored with OpenSM's name for it and the switch it came from" \
+	"$(jf '[.events[].message] | join("\n")')" "trap 128 link state change: (leaf-00|spine-00)"
+api GET "/api/events?type=opensm"
+like "Unlink: routing_done counts the distinct switches whose tables changed" \
+	"$(jf '[.events[] | select(.message == "routing_done") | .details.switches_changed] | map(tostring) | join(" ")')" \
+	"[1-9]"
 api GET /api/connectivity
 is "Unlink: every pair reachable, switches included" "$(jf .connected)" true
 wait_log "SUBNET UP" 2
@@ -126,6 +132,12 @@ wait_log "SUBNET UP" 3
 sleep 0.5
 same_tables "ReLink: the switches hold fabrouted's tables"
 cmp -s ours.txt "$orig" && ok "ReLink: the original tables are back" || not_ok "ReLink: the original tables are back"
+api GET /metrics
+passes=$(printf '%s\n' "$body" | sed -n 's/^fabroute_osm_passes_total{result="routed"} //p')
+[ "${passes:-0}" -ge 3 ] && ok "metrics: the plugin reported its routed passes ($passes)" ||
+	not_ok "metrics: the plugin reported its routed passes (${passes:-none})"
+like "metrics: no pass fell back" "$body" 'fabroute_osm_passes_total\{result="fallback"\} 0'
+like "metrics: the plugin is connected" "$body" "fabroute_osm_connected 1"
 
 # --- fabrouted away, and back ---------------------------------------------------
 d_stop

@@ -7,7 +7,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
 have_ibsim || skip_all "ibsim, umad2sim or ibnetdiscover not installed"
-command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
+need jq
 
 F=$FABROUTE
 hash_of() { "$F" show --json "$1" | jq -r .hash; }

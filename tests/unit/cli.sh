@@ -2,11 +2,14 @@
 # The fabroute command line: help, exit codes, gen/show/convert end to end,
 # determinism, and errors that name what was wrong.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+need jq
 
 F=$FABROUTE
 
 runs "--help exits 0" 0 "$F" --help
-like "--help lists the commands" "$out" "gen FAMILY.*show FILE.*convert IN|gen FAMILY"
+for c in "gen FAMILY" "show FILE" "convert IN" "eval --topology" "compute \[-e CHAIN\]" engines "help \[COMMAND\]"; do
+	like "--help lists $c" "$out" "^  $c "
+done
 runs "--version exits 0" 0 "$F" --version
 like "--version prints the version" "$out" "^fabroute [0-9]+\.[0-9]+"
 runs "no arguments is a usage error" 2 "$F"
@@ -30,11 +33,9 @@ like "ft648 is a 2-level tree" "$out" "shape: +tree, 2 switch levels"
 like "ft648 has 18 roots" "$out" "level 2 +18 switches"
 like "ft648 LIDs are 1..702" "$out" "LIDs: +1\.\.702"
 runs "show --json" 0 "$F" show --json "$t_tmp/ft648.ibnd"
-if command -v jq >/dev/null 2>&1; then
-	is "JSON switch count" "$(printf '%s' "$out" | jq .nodes.switches)" 54
-	is "JSON shape kind" "$(printf '%s' "$out" | jq -r .shape.kind)" tree
-	hash=$(printf '%s' "$out" | jq -r .hash)
-fi
+is "JSON switch count" "$(printf '%s' "$out" | jq .nodes.switches)" 54
+is "JSON shape kind" "$(printf '%s' "$out" | jq -r .shape.kind)" tree
+hash=$(printf '%s' "$out" | jq -r .hash)
 runs "show reads stdin" 0 sh -c "'$F' gen ft648 | '$F' show -"
 like "show - names stdin" "$out" "fabric: +- \(ibnetdiscover\)"
 
@@ -76,6 +77,8 @@ runs "gen with an unknown parameter" 2 "$F" gen kary-ntree q=3
 like "names the parameter" "$err" "q"
 runs "gen with a bad value" 2 "$F" gen kary-ntree k=four
 like "names the value" "$err" "four"
+runs "gen dragonfly with an unknown wiring" 2 "$F" gen dragonfly wiring=diagonal
+like "lists the wirings" "$err" "absolute\|relative\|circulant"
 runs "gen with a bad option value" 2 "$F" gen ft648 --seed -3
 runs "gen with an unknown option" 2 "$F" gen ft648 --frob
 runs "convert to a bad format" 2 "$F" convert --to xml "$t_tmp/ft648.ibnd"

@@ -55,4 +55,33 @@ static inline void eng_run_chain(const struct fabric *f, const char *chain,
 	eng_chain_free(&c);
 }
 
+/*
+ * eng_route_in_place() - route @f with @chain as eng_run_chain() does, give
+ * @f the LIDs routed (an engine needing LMC assigns new ones) and return
+ * the routing; NULL when no engine of the chain applies.
+ */
+static inline struct rt_routing *eng_route_in_place(struct fabric *f, const char *chain)
+{
+	struct fab_err err = { { 0 } };
+	struct eng_chain c;
+	struct eng_req q = { .fabric = f, .chain = &c, .assign = 1, .lid_mode = FAB_LIDS_KEEP,
+			     .lmc_budget = FAB_LMC_MAX };
+	struct eng_res res;
+	struct rt_routing *r;
+
+	if (eng_chain_parse(&c, chain, NULL, 0, &err))
+		fail_msg("%s: %s", chain, err.msg);
+	if (eng_run(&q, &res, &err) != ENG_OK) {
+		eng_chain_free(&c);
+		return NULL;
+	}
+	eng_chain_free(&c);
+	if (fab_lids_assign(f, res.plan, res.nplan, FAB_LIDS_RENEW, 0, &err))
+		fail_msg("%s: the LIDs routed: %s", chain, err.msg);
+	r = res.routing;
+	res.routing = NULL;
+	eng_res_free(&res);
+	return r;
+}
+
 #endif

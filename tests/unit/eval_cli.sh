@@ -2,6 +2,7 @@
 # fabroute eval on committed OpenSM dumps: verdicts, exit codes, JSON schema,
 # and errors that name what was wrong.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+need jq
 
 F=$FABROUTE
 D=$top_srcdir/tests/data/osm
@@ -27,17 +28,15 @@ runs "fattree from ibnetdiscover output" 0 "$F" eval --topology "$D/fattree/ibne
 
 # JSON
 runs "eval --json" 5 "$F" eval --json --subnet "$D/ring/opensm-subnet.lst" --lfts "$D/ring/opensm-lfts.dump"
-if command -v jq >/dev/null 2>&1; then
-	is "JSON schema" "$(printf '%s' "$out" | jq -r .schema)" "fabroute-eval/1"
-	is "JSON connected" "$(printf '%s' "$out" | jq .connectivity.connected)" true
-	is "JSON deadlock_free" "$(printf '%s' "$out" | jq .deadlock.deadlock_free)" false
-	is "JSON cycle length" "$(printf '%s' "$out" | jq '.deadlock.vls[0].cycle | length')" 5
-	is "JSON SW->SW pairs" "$(printf '%s' "$out" | jq '.connectivity.classes["sw-sw"].pairs')" 20
-	like "JSON load present" "$(printf '%s' "$out" | jq .load.max)" "^[0-9]+$"
-	runs "eval --metrics conn" 5 "$F" eval --json --metrics conn --subnet "$D/ring/opensm-subnet.lst" \
-		--lfts "$D/ring/opensm-lfts.dump"
-	is "no load without asking" "$(printf '%s' "$out" | jq .load)" null
-fi
+is "JSON schema" "$(printf '%s' "$out" | jq -r .schema)" "fabroute-eval/1"
+is "JSON connected" "$(printf '%s' "$out" | jq .connectivity.connected)" true
+is "JSON deadlock_free" "$(printf '%s' "$out" | jq .deadlock.deadlock_free)" false
+is "JSON cycle length" "$(printf '%s' "$out" | jq '.deadlock.vls[0].cycle | length')" 5
+is "JSON SW->SW pairs" "$(printf '%s' "$out" | jq '.connectivity.classes["sw-sw"].pairs')" 20
+like "JSON load present" "$(printf '%s' "$out" | jq .load.max)" "^[0-9]+$"
+runs "eval --metrics conn" 5 "$F" eval --json --metrics conn --subnet "$D/ring/opensm-subnet.lst" \
+	--lfts "$D/ring/opensm-lfts.dump"
+is "no load without asking" "$(printf '%s' "$out" | jq .load)" null
 
 # a black hole: one LFT entry removed -> not connected (exit 4)
 sed '0,/^0x0002 [0-9]*/s//0x0002 255/' "$D/fattree/opensm-lfts.dump" > "$t_tmp/hole.dump"
@@ -48,6 +47,34 @@ like "black hole: no-entry reported" "$out" "no-entry"
 runs "LMC 1 with --all-lids" 0 "$F" eval --all-lids --subnet "$D/mixed-lmc1/opensm-subnet.lst" \
 	--guid2lid "$D/mixed-lmc1/guid2lid" --lfts "$D/mixed-lmc1/opensm-lfts.dump"
 like "on every LID" "$out" "on every LID"
+
+# threads: the same report on 1 and 3 threads
+runs "eval --threads 1" 4 "$F" eval --json --threads 1 --subnet "$D/fattree/opensm-subnet.lst" \
+	--lfts "$t_tmp/hole.dump"
+one=$out
+runs "eval --threads 3" 4 "$F" eval --json --threads 3 --subnet "$D/fattree/opensm-subnet.lst" \
+	--lfts "$t_tmp/hole.dump"
+is "same JSON on 1 and 3 threads" "$out" "$one"
+runs "bad --threads" 2 "$F" eval --threads many --subnet "$D/ring/opensm-subnet.lst" \
+	--lfts "$D/ring/opensm-lfts.dump"
+
+# the LFT dump from a pipe, in pieces (no size limit)
+out=$(cat "$D/fattree/opensm-lfts.dump" | "$F" eval --subnet "$D/fattree/opensm-subnet.lst" --lfts -)
+like "LFTs read from standard input" "$out" "deadlock: +free"
+
+# progress: only on a terminal (or when asked), on standard error, cleared at the end
+runs "no progress when stderr is no terminal" 0 "$F" eval --json --subnet "$D/fattree/opensm-subnet.lst" \
+	--lfts "$D/fattree/opensm-lfts.dump"
+is "nothing on stderr" "$err" ""
+plain=$out
+out=$(FABROUTE_PROGRESS=now "$F" eval --json --subnet "$D/fattree/opensm-subnet.lst" \
+	--lfts "$D/fattree/opensm-lfts.dump" 2> "$t_tmp/progress")
+is "progress leaves stdout alone" "$out" "$plain"
+like "progress names the steps" "$(tr '\r' '\n' < "$t_tmp/progress")" "fabroute eval: reading the LFTs"
+like "progress counts destinations" "$(cat "$t_tmp/progress")" "fabroute eval: evaluating"
+like "progress line cleared at the end" "$(od -c "$t_tmp/progress" | tail -2 | head -1)" '\\r 033   \[   K *$'
+out=$(FABROUTE_PROGRESS=now "$F" gen kary-ntree k=2 n=2 --link-faults 1 -o "$t_tmp/g.ibnd" 2>&1)
+like "gen shows its steps" "$out" "fabroute gen: applying faults"
 
 # errors
 runs "no routing given" 2 "$F" eval --subnet "$D/ring/opensm-subnet.lst"

@@ -41,6 +41,7 @@ opt|opt|
 opt0|opt|-O opt.balance=0
 dmodk|dmodk|
 smodk|smodk|
+dla|dla|
 updn|updn|
 updnosm|updn|-O updn.detect=osm
 updnlax|updn|-O updn.strict=0

@@ -37,6 +37,7 @@ static struct epoch *wrap(struct fabric *f, const char *chain)
 	snprintf(e->reason, sizeof(e->reason), "startup");
 	snprintf(e->chain, sizeof(e->chain), "%s", chain);
 	snprintf(e->engine, sizeof(e->engine), "%s", res.used->name);
+	e->engine_log = strdup(res.log);
 	free(res.plan);
 	e->topo_hash = fab_topology_hash(f);
 	return e;
@@ -179,7 +180,8 @@ static void test_epoch_and_errors(void **state)
 	json_t *j = apiq_connectivity(e, &err), *ep;
 	const char *want = "{\"epoch\": {\"seq\": 7, \"snapshot_id\": 3, "
 			   "\"published\": \"2026-01-01T00:00:00.123Z\", \"reason\": \"startup\", "
-			   "\"chain\": \"sftree\", \"engine\": \"sftree\"}, ";
+			   "\"chain\": \"sftree\", \"engine\": \"sftree\", "
+			   "\"engine_log\": \"sftree: routed\\n\"}, ";
 	char *text;
 
 	assert_non_null(j);

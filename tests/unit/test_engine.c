@@ -33,12 +33,12 @@ static void test_registry(void **state)
 	size_t n;
 	const struct engine *const *all = eng_all(&n);
 	const struct engine *want[] = { &eng_minhop, &eng_updn, &eng_ftree, &eng_sftree,
-					&eng_dmodk, &eng_smodk, &eng_opt, &eng_pathsel,
+					&eng_dmodk, &eng_smodk, &eng_opt, &eng_dla, &eng_pathsel,
 					&eng_swidest, &eng_rename, &eng_explicit };
 
 	(void)state;
-	assert_int_equal(n, 11);
-	for (size_t i = 0; i < 11; i++) {
+	assert_int_equal(n, 12);
+	for (size_t i = 0; i < 12; i++) {
 		assert_ptr_equal(eng_find(want[i]->name), want[i]);
 		assert_non_null(want[i]->summary);
 		assert_non_null(want[i]->route);

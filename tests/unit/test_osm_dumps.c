@@ -325,6 +325,181 @@ static void test_lfts_write_edges(void **state)
 	fab_free(f);
 }
 
+/* --- reading in pieces ------------------------------------------------------- */
+
+/* @text fed in pieces of @piece bytes: the routing, or NULL with @err. */
+static struct rt_routing *in_pieces(const struct fabric *f, const char *text, size_t len,
+				    size_t piece, struct fab_err *err)
+{
+	struct fmt_lfts_reader *rd = fmt_lfts_begin("pieces", f, err);
+
+	assert_non_null(rd);
+	for (size_t at = 0; at < len; at += piece)
+		fmt_lfts_feed(rd, text + at, len - at < piece ? len - at : piece);
+	return fmt_lfts_end(rd);
+}
+
+static char *crlf(const char *text, size_t len, size_t *out_len)
+{
+	char *out = malloc(2 * len + 1);
+	size_t n = 0;
+
+	assert_non_null(out);
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\n')
+			out[n++] = '\r';
+		out[n++] = text[i];
+	}
+	*out_len = n;
+	return out;
+}
+
+/* Cut anywhere (in a line, between '\r' and '\n'), the text reads the same. */
+static void test_lfts_pieces(void **state)
+{
+	static const size_t pieces[] = { 1, 2, 3, 7, 64, 4093 };
+
+	(void)state;
+	for (size_t c = 0; c < NCASES; c++) {
+		struct fab_err err = { { 0 } };
+		struct fabric *f = subnet_of(cases[c]);
+		struct rt_routing *whole, *r;
+		size_t len, len2;
+		char *text, *text2;
+
+		pin_lids(f, cases[c]);
+		whole = fixture(LFTS, cases[c], "opensm-lfts.dump", f);
+		text = load(cases[c], "opensm-lfts.dump", &len);
+		text2 = crlf(text, len, &len2);
+		for (size_t i = 0; i < sizeof(pieces) / sizeof(pieces[0]); i++) {
+			r = in_pieces(f, i % 2 ? text2 : text, i % 2 ? len2 : len, pieces[i], &err);
+			if (!r)
+				fail_msg("%s in pieces of %zu: %s", cases[c], pieces[i], err.msg);
+			assert_true(rt_equal_lfts(whole, r));
+			assert_int_equal(r->lft_len, whole->lft_len);
+			rt_free(r);
+		}
+		rt_free(whole);
+		free(text);
+		free(text2);
+		fab_free(f);
+	}
+}
+
+/* Errors name the same line whatever the pieces; a NUL byte in a later piece too. */
+static void test_lfts_pieces_errors(void **state)
+{
+	struct fab_err whole = { { 0 } }, err = { { 0 } };
+	struct fabric *f = subnet_of("mixed");
+	size_t len;
+	char *text = load("mixed", "opensm-lfts.dump", &len);
+	char *bad = replaced(text, "8 lids dumped", "7 lids dumped", 0);
+
+	(void)state;
+	assert_null(fmt_lfts_parse(bad, strlen(bad), "pieces", f, &whole));
+	assert_null(in_pieces(f, bad, strlen(bad), 5, &err));
+	assert_string_equal(err.msg, whole.msg);
+	assert_non_null(strstr(err.msg, "pieces:"));
+	text[len - 3] = '\0';	/* in the last line */
+	assert_null(fmt_lfts_parse(text, len, "pieces", f, &whole));
+	assert_null(in_pieces(f, text, len, 3, &err));
+	assert_string_equal(err.msg, whole.msg);
+	assert_non_null(strstr(err.msg, "binary data"));
+	free(bad);
+	free(text);
+	fab_free(f);
+}
+
+/* A block naming LIDs past the tables grows them; earlier rows stay. */
+static void test_lfts_grow(void **state)
+{
+	static const char text[] =
+		"Unicast lids [0-8] of switch Lid 2 guid 0x0000000000200000 ('S1'):\n"
+		"0x0001 001\n"
+		"8 lids dumped\n"
+		"Unicast lids [0-40] of switch Lid 3 guid 0x0000000000200001 ('S2'):\n"
+		"0x0028 003\n"
+		"40 lids dumped\n";
+	struct fab_err err = { { 0 } };
+	struct fabric *f = subnet_of("mixed");
+	uint32_t s1 = f->nodes[node_named(f, "S1")].swidx, s2 = f->nodes[node_named(f, "S2")].swidx;
+
+	(void)state;
+	for (size_t piece = 1; piece <= sizeof(text); piece += 9) {
+		struct rt_routing *r = in_pieces(f, text, sizeof(text) - 1, piece, &err);
+
+		if (!r)
+			fail_msg("%s", err.msg);
+		assert_int_equal(r->lft_len, 41);
+		assert_int_equal(rt_lft(r, s1)[1], 1);
+		assert_int_equal(rt_lft(r, s1)[2], RT_NO_PORT);
+		assert_int_equal(rt_lft(r, s2)[40], 3);
+		rt_free(r);
+	}
+	fab_free(f);
+}
+
+struct bytes_seen {
+	uint64_t done, total;
+	unsigned calls;
+};
+
+static void on_bytes(void *arg, uint64_t done, uint64_t total)
+{
+	struct bytes_seen *b = arg;
+
+	assert_true(done > b->done);
+	b->done = done;
+	b->total = total;
+	b->calls++;
+}
+
+/* From a file, a stream that is no file, and a path; the bytes read are told. */
+static void test_lfts_read_stream(void **state)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = subnet_of("fattree");
+	struct rt_routing *r, *back;
+	struct bytes_seen seen = { 0 };
+	size_t len;
+	char *text, path[1100];
+	FILE *fp = tmpfile(), *mem;
+
+	(void)state;
+	pin_lids(f, "fattree");
+	r = fixture(FDBS, "fattree", "opensm.fdbs", f);
+	text = lfts_text(f, r, &len);
+	assert_non_null(fp);
+	assert_int_equal(fmt_lfts_write(fp, f, r), 0);
+	rewind(fp);
+	back = fmt_lfts_read(fp, "tmp", f, on_bytes, &seen, len, &err);
+	assert_non_null(back);
+	assert_true(rt_equal_lfts(r, back));
+	assert_int_equal(seen.done, len);
+	assert_int_equal(seen.total, len);
+	rt_free(back);
+	fclose(fp);
+	mem = fmemopen(text, len, "r");
+	assert_non_null(mem);
+	back = fmt_lfts_read(mem, "mem", f, NULL, NULL, 0, &err);
+	assert_non_null(back);
+	assert_true(rt_equal_lfts(r, back));
+	rt_free(back);
+	fclose(mem);
+	snprintf(path, sizeof(path), "%s", tu_data("osm/fattree/opensm-lfts.dump"));
+	back = fmt_lfts_load(path, f, NULL, NULL, &err);
+	assert_non_null(back);
+	assert_true(rt_equal_lfts(r, back));
+	rt_free(back);
+	assert_null(fmt_lfts_load(tu_data("osm/fattree/none"), f, NULL, NULL, &err));
+	assert_non_null(strstr(err.msg, "cannot open"));
+	assert_null(fmt_lfts_load(tu_data("osm/fattree"), f, NULL, NULL, &err));
+	assert_non_null(strstr(err.msg, "is a directory"));
+	free(text);
+	rt_free(r);
+	fab_free(f);
+}
+
 /*
  * ibroute's and dump_fts' own layout with ibroute -a's unrouted entries;
  * fdbs with UNREACHABLE, HOPS UNKNOWN, non-optimal entries, ibdiagnet's prefix.
@@ -458,6 +633,10 @@ int main(void)
 		cmocka_unit_test(test_lfts_write_as_opensm),
 		cmocka_unit_test(test_lfts_round_trip),
 		cmocka_unit_test(test_lfts_write_edges),
+		cmocka_unit_test(test_lfts_pieces),
+		cmocka_unit_test(test_lfts_pieces_errors),
+		cmocka_unit_test(test_lfts_grow),
+		cmocka_unit_test(test_lfts_read_stream),
 		cmocka_unit_test(test_other_layouts),
 		cmocka_unit_test(test_guid2lid_fixtures),
 		cmocka_unit_test(test_guid2lid_write),

@@ -2,38 +2,73 @@
 /**
  * DOC: epochs
  *
- * Reference counting with GCC atomics; the slot's mutex is held only long
+ * Reference counting under the epoch's own mutex (which also guards the
+ * snapshot id, set after publication); the slot's mutex is held only long
  * enough to take a reference or swap the pointer.
  */
 #include <stdlib.h>
 
-#include "daemon/epoch.h"
+#include "svc/epoch.h"
 
 struct epoch *epoch_new(void)
 {
 	struct epoch *e = calloc(1, sizeof(*e));
 
-	if (e)
+	if (e) {
 		e->refs = 1;
+		pthread_mutex_init(&e->mu, NULL);
+		pthread_mutex_init(&e->cache_mu, NULL);
+	}
 	return e;
 }
 
 struct epoch *epoch_ref(struct epoch *e)
 {
-	if (e)
-		__atomic_add_fetch(&e->refs, 1, __ATOMIC_RELAXED);
+	if (e) {
+		pthread_mutex_lock(&e->mu);
+		e->refs++;
+		pthread_mutex_unlock(&e->mu);
+	}
 	return e;
 }
 
 void epoch_unref(struct epoch *e)
 {
-	if (!e || __atomic_sub_fetch(&e->refs, 1, __ATOMIC_ACQ_REL) != 0)
+	int last;
+
+	if (!e)
+		return;
+	pthread_mutex_lock(&e->mu);
+	last = --e->refs == 0;
+	pthread_mutex_unlock(&e->mu);
+	if (!last)
 		return;
 	an_report_free(&e->report);
 	rt_free(e->routing);
 	fab_free(e->fabric);
 	free(e->engine_log);
+	pthread_mutex_destroy(&e->mu);
+	free(e->link_routes);
+	pthread_mutex_destroy(&e->cache_mu);
 	free(e);
+}
+
+int64_t epoch_snapshot_id(const struct epoch *e)
+{
+	struct epoch *w = (struct epoch *)e;	/* the lock only: the epoch stays as it is */
+	int64_t id;
+
+	pthread_mutex_lock(&w->mu);
+	id = e->snapshot_id;
+	pthread_mutex_unlock(&w->mu);
+	return id;
+}
+
+void epoch_set_stored(struct epoch *e, int64_t id)
+{
+	pthread_mutex_lock(&e->mu);
+	e->snapshot_id = id;
+	pthread_mutex_unlock(&e->mu);
 }
 
 int epoch_ready(const struct epoch *e)

@@ -9,8 +9,8 @@
  * with epoch_unref(); a reroute builds the next epoch and swaps it in with
  * epoch_slot_publish(). No request ever sees half a routing.
  */
-#ifndef FABROUTE_EPOCH_H
-#define FABROUTE_EPOCH_H
+#ifndef FABROUTE_SVC_EPOCH_H
+#define FABROUTE_SVC_EPOCH_H
 
 #include <pthread.h>
 #include <stdint.h>
@@ -21,9 +21,11 @@
 
 /**
  * struct epoch - one published routing
- * @refs: references (atomic)
- * @seq: epoch sequence number, 1 for the first, +1 per publication
- * @snapshot_id: the store's snapshot id, 0 while not stored
+ * @refs: references (guarded by @mu)
+ * @seq: epoch sequence number, 1 for the first, +1 per publication, allocated
+ *        in the store before publication (store_seq_next())
+ * @snapshot_id: the store's snapshot id, 0 while not stored; set after
+ *               publication: read it with epoch_snapshot_id()
  * @published_ms: wall-clock time of publication (ms since the Unix epoch)
  * @reason: what caused it: "startup", "restore", "fault", "api", "engine", "source"
  * @chain: the engine chain asked for; @engine: the engine that routed
@@ -33,9 +35,13 @@
  * @fabric: the fabric routed, finalized, with LIDs
  * @routing: the routing
  * @opts, @report: the evaluation (switches included, with load)
+ * @cache_mu: guards @link_routes, computed on first use (api_link_routes())
+ * @link_routes: per port slot (fabric->nodes[n].port0 + p), the pairs whose
+ *               path leaves through that port under all-to-all traffic
  */
 struct epoch {
 	int refs;
+	pthread_mutex_t mu;	/* guards @snapshot_id, the one member set after publication */
 	uint64_t seq;
 	int64_t snapshot_id;
 	int64_t published_ms;
@@ -49,6 +55,8 @@ struct epoch {
 	struct rt_routing *routing;
 	struct an_opts opts;
 	struct an_report report;
+	pthread_mutex_t cache_mu;
+	uint64_t *link_routes;
 };
 
 /** epoch_new() - a zeroed epoch holding one reference; NULL when out of memory. */
@@ -56,6 +64,11 @@ struct epoch *epoch_new(void);
 struct epoch *epoch_ref(struct epoch *e);
 /** epoch_unref() - drop a reference; the last one frees fabric, routing and report. */
 void epoch_unref(struct epoch *e);
+
+/** epoch_snapshot_id() - @e's snapshot id, 0 while not stored (thread-safe). */
+int64_t epoch_snapshot_id(const struct epoch *e);
+/** epoch_set_stored() - record that @e is stored as snapshot @id (thread-safe). */
+void epoch_set_stored(struct epoch *e, int64_t id);
 
 /** epoch_ready() - routed, every pair of every class delivered, deadlock-free. */
 int epoch_ready(const struct epoch *e);

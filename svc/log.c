@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/log.h"
+#include "svc/log.h"
 
 static int log_level = LOG_INFO;
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /**
- * DOC: daemon log
+ * DOC: log
  *
- * fabrouted logs one line per message to stderr, prefixed with the
+ * fabrouted and its modules (api/, daemon/) log one line per message to stderr, prefixed with the
  * syslog level in the "<N>" form journald understands (sd-daemon(3)), so
  * `journalctl -p warning -u fabroute` filters by level. Messages above the
  * configured level are dropped.
  */
-#ifndef FABROUTE_DAEMON_LOG_H
-#define FABROUTE_DAEMON_LOG_H
+#ifndef FABROUTE_SVC_LOG_H
+#define FABROUTE_SVC_LOG_H
 
 #include <syslog.h>
 

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to analysis/dest*.c: one thread's scratch for the passes over
+ * destinations, and what the files of those passes share.
+ */
+#ifndef FABROUTE_ANALYSIS_DEST_IMPL_H
+#define FABROUTE_ANALYSIS_DEST_IMPL_H
+
+#include "analysis/internal.h"
+
+#define AN_CHUNK 32u
+/* Most LIDs whose LFT columns a chunk copies out (LIDs x switches bytes). */
+#define AN_TSPAN 128u
+
+enum { RS_NEW = 0, RS_ACTIVE = 1, RS_DONE = 2 };
+
+/*
+ * One DLID over every switch: the steps, the settled results, and the
+ * delivering switches in the order they were settled (each after the
+ * switch its packets go to next).
+ */
+struct fwdv {
+	uint8_t *out, *sres, *nin, *res;
+	uint32_t *nxt;
+	uint16_t *hops;
+	uint32_t *settled;
+	uint32_t nsettled;
+	int ready;
+};
+
+/**
+ * struct an_work - one thread's scratch
+ * @fw: per LID offset of the destination's range
+ * @rstate, @stack: settling the functional graph
+ * @acc_all, @acc_ca: the load push
+ * @stamp, @mask, @trail, @group: the CDG walks
+ * @tcol, @tlo, @tspan: the LFT columns of LIDs @tlo .. @tlo + @tspan - 1,
+ *                      one after the other (@tspan 0: none)
+ * @keys: per-pair routings: (LID offset * RT_SLS + SL) per source, one row
+ *        per destination of the chunk
+ * @sorted, @kcount: sources sorted by key
+ * @gent, @gidx, @gstamp, @gseq: walk starts of one key
+ */
+struct an_work {
+	const struct an_plan *p;
+	struct an_acc *acc;
+	uint16_t *dhops;
+	uint8_t *dfail;
+	struct fwdv *fw;
+	uint8_t *rstate;
+	uint32_t *stack;
+	uint32_t *acc_all, *acc_ca;
+	uint32_t *stamp;
+	uint16_t *mask;
+	uint32_t *trail;
+	uint32_t group;
+	uint8_t *tcol;
+	uint32_t tlo, tspan;
+	uint16_t *keys;
+	uint32_t *sorted, *kcount;
+	struct an_entry *gent;
+	uint32_t *gidx, *gstamp;
+	uint32_t gseq;
+};
+
+/** an_dest_tally() - @n pairs of class @k with result @res. */
+void an_dest_tally(struct an_acc *a, enum an_class k, uint64_t n, enum an_fail res);
+/**
+ * an_dest_conn_rest() - after the switches' sources towards @d (failing
+ * classes @fails, longest path @maxh): the direct sources, the facts kept
+ * per destination, and the examples while they can enter.
+ */
+void an_dest_conn_rest(struct an_work *w, uint32_t d, uint8_t fails, uint32_t maxh);
+/** an_dest_push() - push w->acc_all and w->acc_ca along @v into the per-port sums. */
+void an_dest_push(struct an_work *w, const struct fwdv *v);
+/** an_dest_fast() - connectivity, load and CDG towards @d in one pass (struct an_plan.fast). */
+void an_dest_fast(struct an_work *w, uint32_t d);
+/** an_dest_fwd() - LID offset @off of @dst resolved over every switch (once per destination). */
+const struct fwdv *an_dest_fwd(struct an_work *w, uint32_t dst, unsigned off);
+/** an_dest_cdg_counts() - the CDG walks towards @d, from the plan's walk starts. 0 or -1 (memory). */
+int an_dest_cdg_counts(struct an_work *w, uint32_t d);
+/** an_dest_cdg_pairs() - the same with per-pair keys (w->sorted sorted by @key). 0 or -1. */
+int an_dest_cdg_pairs(struct an_work *w, uint32_t d, const uint16_t *key);
+
+static inline int an_dest_is_ca(const struct fabric *f, uint32_t ep)
+{
+	return f->nodes[f->eps[ep].node].type == FAB_CA;
+}
+
+#endif

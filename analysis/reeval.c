@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: re-evaluation after a change
+ *
+ * A destination's share of every sum depends only on the LFT entries of
+ * its LIDs and on the links those entries lead over. When a repair
+ * rewrites some entries or a link goes down or comes back, only the
+ * destinations whose column changed, or whose entries point at a port
+ * whose link changed, have a different share: an_reevaluate() runs the
+ * per-destination passes over those alone, twice (as the old routing
+ * routed them on the old fabric, to take their share out; as the new one
+ * routes them, to put it back), and reads the report off the updated
+ * sums. Only the examples of failing pairs are looked for again (the
+ * first destinations that have some, at most a few), and the DLID balance
+ * is recomputed for every switch. When more than half the destinations
+ * changed (an engine that rebalances everything), a full evaluation is
+ * cheaper than the two passes, and is made instead.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/eval_impl.h"
+
+static int same_nodes(const struct fabric *a, const struct fabric *b)
+{
+	if (a->nnodes != b->nnodes || a->nports != b->nports || a->nswitches != b->nswitches ||
+	    a->neps != b->neps || a->lid_top != b->lid_top)
+		return 0;
+	for (uint32_t n = 0; n < a->nnodes; n++) {
+		const struct fab_node *x = &a->nodes[n], *y = &b->nodes[n];
+
+		if (x->guid != y->guid || x->type != y->type || x->nports != y->nports ||
+		    x->port0 != y->port0 || x->vl_cap != y->vl_cap)
+			return 0;
+	}
+	for (uint32_t e = 0; e < a->neps; e++) {
+		const struct fab_port *x, *y;
+
+		if (a->eps[e].node != b->eps[e].node || a->eps[e].port != b->eps[e].port)
+			return 0;
+		x = fab_port(a, a->eps[e].node, a->eps[e].port);
+		y = fab_port(b, b->eps[e].node, b->eps[e].port);
+		if (x->lid != y->lid || x->lmc != y->lmc)
+			return 0;
+		if (e >= a->nswitches && (x->peer != y->peer || x->peer_port != y->peer_port))
+			return 0;	/* a CA cabled elsewhere: its pairs as a source change */
+	}
+	return 1;
+}
+
+static int same_sl2vl(const struct fabric *f, const struct rt_routing *a, const struct rt_routing *b)
+{
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		size_t dim = (size_t)f->nodes[f->switches[s]].nports + 1;
+
+		if (!a->sl2vl[s] != !b->sl2vl[s])
+			return 0;
+		if (a->sl2vl[s] && memcmp(a->sl2vl[s], b->sl2vl[s], dim * dim * RT_SLS))
+			return 0;
+	}
+	return 1;
+}
+
+/* The sums of (@pf, @pr) can become those of (@f, @r) destination by destination. */
+static int compatible(const struct an_state *st, const struct an_opts *o,
+		      const struct fabric *pf, const struct rt_routing *pr,
+		      const struct fabric *f, const struct rt_routing *r)
+{
+	return st && st->ready && st->o.all_lids == o->all_lids && st->o.ca_only == o->ca_only &&
+	       st->o.load == o->load && same_nodes(pf, f) && pr->lft_len == r->lft_len &&
+	       !pr->dlid_off && !pr->path_sl && !r->dlid_off && !r->path_sl &&
+	       same_sl2vl(f, pr, r);
+}
+
+static void mark_row_diff(const struct rt_routing *pr, const struct rt_routing *r, uint32_t s,
+			  uint8_t *mark)
+{
+	const uint8_t *a = rt_lft(pr, s), *b = rt_lft(r, s);
+
+	if (!memcmp(a, b, r->lft_len))
+		return;
+	for (uint32_t l = 0; l < r->lft_len; l++)
+		mark[l] |= a[l] != b[l];
+}
+
+/* LIDs whose entries changed, or lead over a port whose link changed. */
+static void mark_lids(const struct fabric *pf, const struct rt_routing *pr, const struct fabric *f,
+		      const struct rt_routing *r, const struct an_change *chg, uint8_t *mark)
+{
+	for (size_t i = 0; chg && i < chg->nlids; i++)
+		if (chg->lids[i] < r->lft_len)
+			mark[chg->lids[i]] = 1;
+	for (size_t i = 0; chg && i < chg->nswitches; i++)
+		if (chg->switches[i] < f->nswitches)
+			mark_row_diff(pr, r, chg->switches[i], mark);
+	for (uint32_t s = 0; !chg && s < f->nswitches; s++)
+		mark_row_diff(pr, r, s, mark);
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		uint32_t node = f->switches[s];
+
+		for (unsigned q = 1; q <= f->nodes[node].nports; q++) {
+			const struct fab_port *x = fab_port(pf, node, q), *y = fab_port(f, node, q);
+			const uint8_t *a = rt_lft(pr, s), *b = rt_lft(r, s);
+
+			if (x->peer == y->peer && x->peer_port == y->peer_port)
+				continue;
+			for (uint32_t l = 0; l < r->lft_len; l++)
+				mark[l] |= a[l] == q || b[l] == q;
+		}
+	}
+}
+
+/* The destinations with a marked LID, in the plan's order; their count. */
+static uint32_t affected(const struct an_plan *p, const uint8_t *mark, uint32_t *order)
+{
+	const struct fabric *f = p->c.f;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < f->neps; i++) {
+		uint32_t e = order[i];
+		unsigned base = fab_ep_lid(f, e), nlids = 1u << fab_ep_lmc(f, e);
+		int hit = 0;
+
+		for (unsigned l = 0; base && l < nlids && !hit; l++)
+			hit = base + l < p->c.r->lft_len && mark[base + l];
+		if (hit)
+			order[n++] = e;
+	}
+	return n;
+}
+
+/* The first failing pairs again, from the destinations known to have some. */
+static int find_examples(const struct an_plan *p, const struct an_state *st, struct an_pool *pools)
+{
+	struct an_work *w = an_work_new(p);
+
+	if (!w)
+		return -1;
+	for (uint32_t d = 0; d < p->c.f->neps; d++) {
+		uint8_t open = 0;
+
+		for (unsigned k = 0; k < AN_NCLASSES; k++)
+			open |= (uint8_t)(pools[k].n < AN_EXAMPLES ? 1u << k : 0);
+		if (!open)
+			break;
+		if (st->dfail[d] & open)
+			an_dest_examples(w, d, pools);
+	}
+	an_work_free(w);
+	return 0;
+}
+
+/* Take the share of @dests out as (@pp) routed them, put it back as (@p) does. */
+static int update(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
+		  const uint32_t *dests, uint32_t n, uint32_t *spread)
+{
+	const struct fabric *f = p->c.f;
+	uint16_t *oh = calloc((size_t)f->neps + 1, sizeof(*oh));
+	uint8_t *of = calloc((size_t)f->neps + 1, sizeof(*of));
+	struct an_acc old, cur;
+	int rc = -1;
+
+	if (!oh || !of || an_eval_run(pp, &p->o, dests, n, &old, oh, of, NULL))
+		goto out;
+	if (!an_eval_run(p, &p->o, dests, n, &cur, st->dhops, st->dfail, spread)) {
+		rc = an_acc_add(&st->acc, p, &old, -1) || an_acc_add(&st->acc, p, &cur, 1) ? -1 : 0;
+		an_acc_fini(&cur);
+	}
+	an_acc_fini(&old);
+out:
+	free(oh);
+	free(of);
+	return rc;
+}
+
+static int redo(const struct fabric *pf, const struct rt_routing *pr, const struct fabric *f,
+		const struct rt_routing *r, const struct an_opts *o, const struct an_change *chg,
+		struct an_state *st, struct an_report *rep)
+{
+	struct an_plan pp, p;
+	struct an_pool pools[AN_NCLASSES];
+	uint8_t *mark = calloc((size_t)r->lft_len + 1, 1);
+	uint32_t *order = NULL, *spread = NULL, n;
+	int rc = -1;
+
+	memset(pools, 0, sizeof(pools));
+	if (an_plan_init(&pp, pf, pr, o)) {
+		free(mark);
+		return -1;
+	}
+	if (an_plan_init(&p, f, r, o))
+		goto out_pp;
+	order = an_plan_order(&p);
+	spread = o->load ? calloc((size_t)f->nswitches + 1, sizeof(*spread)) : NULL;
+	if (!mark || !order || (o->load && !spread))
+		goto out;
+	mark_lids(pf, pr, f, r, chg, mark);
+	n = affected(&p, mark, order);
+	if (2 * (uint64_t)n > f->neps) {
+		rc = 1;	/* taking out and putting back costs more than starting again */
+		goto out;
+	}
+	st->ready = 0;
+	if (update(&pp, &p, st, order, n, spread) || find_examples(&p, st, pools))
+		goto out;
+	st->ready = 1;
+	rc = an_eval_finish(&p, st, pools, spread, rep);
+	rep->dests = n;
+out:
+	an_plan_fini(&p);
+out_pp:
+	an_plan_fini(&pp);
+	free(mark);
+	free(order);
+	free(spread);
+	return rc;
+}
+
+int an_reevaluate(const struct fabric *prev_f, const struct rt_routing *prev_r,
+		  struct an_report *prev, const struct fabric *f, const struct rt_routing *r,
+		  const struct an_opts *o, const struct an_change *chg, struct an_report *rep,
+		  struct fab_err *err)
+{
+	struct an_state *st = prev->state;
+	struct an_opts oi = *o;
+	struct fab_err perr;
+
+	prev->state = NULL;
+	oi.incremental = 1;
+	memset(rep, 0, sizeof(*rep));
+	if (an_fabrics_match(f, r, err)) {
+		an_state_free(st);
+		return -1;
+	}
+	if (an_fabrics_match(prev_f, prev_r, &perr) ||
+	    !compatible(st, o, prev_f, prev_r, f, r)) {
+		an_state_free(st);
+		return an_evaluate(f, r, &oi, rep, err);
+	}
+	switch (redo(prev_f, prev_r, f, r, &oi, chg, st, rep)) {
+	case 0:
+		rep->state = st;
+		return 0;
+	case 1:
+		an_state_free(st);
+		return an_evaluate(f, r, &oi, rep, err);
+	default:
+		fab_err_set(err, "out of memory evaluating %u endpoints", f->neps);
+		an_report_free(rep);
+		an_state_free(st);
+		return -1;
+	}
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: routes per link
+ *
+ * How many endpoint pairs route through each directed link under
+ * all-to-all traffic (every ordered pair of endpoints, switches' port 0
+ * included, one unit each, with the DLID the routing assigns to the pair),
+ * counted at the switch port the link leaves from (CA ports count nothing),
+ * for the dashboard's topology picture, GET /api/topology and the
+ * fabroute_link_routes metric.
+ *
+ * The path towards a DLID does not depend on the source, so per DLID the
+ * sources are counted at the switch where they enter and each such switch
+ * is walked once towards the destination; only walks that deliver to the
+ * destination count, as in the epoch's evaluation (whose maximum over the
+ * switch-to-switch links is the same figure). Computed once per epoch, on
+ * first use, and kept with the epoch.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/query_impl.h"
+
+struct walk {
+	const struct fabric *f;
+	const struct rt_routing *r;
+	uint64_t *routes;	/* per port slot */
+	uint64_t *acc;		/* per switch index: sources entering there */
+	uint32_t *path;		/* port slots of the walk under way */
+};
+
+/* The switch where endpoint @ep's packets enter the fabric, or FAB_NONE. */
+static uint32_t entry_switch(const struct fabric *f, uint32_t ep)
+{
+	const struct fab_node *n = &f->nodes[f->eps[ep].node];
+	const struct fab_port *p;
+
+	if (n->type == FAB_SWITCH)
+		return n->swidx;
+	p = fab_port(f, f->eps[ep].node, f->eps[ep].port);
+	if (p->peer == FAB_NONE || f->nodes[p->peer].type != FAB_SWITCH)
+		return FAB_NONE;
+	return f->nodes[p->peer].swidx;
+}
+
+/* Walk from switch @s towards @dlid; add @count to each link when it reaches endpoint @dst. */
+static void walk_one(struct walk *w, uint32_t s, unsigned dlid, uint32_t dst, uint64_t count)
+{
+	const struct fabric *f = w->f;
+	uint32_t node = f->switches[s], dnode = f->eps[dst].node, n = 0;
+	unsigned dport = f->eps[dst].port;
+
+	for (uint32_t step = 0; step <= f->nswitches; step++) {
+		unsigned out = rt_lft_get(w->r, f->nodes[node].swidx, dlid);
+		const struct fab_port *p;
+
+		if (out == 0) {
+			if (node != dnode || dport != 0)
+				return;
+			break;
+		}
+		if (out > f->nodes[node].nports)
+			return;
+		p = fab_port(f, node, out);
+		if (p->peer == FAB_NONE)
+			return;
+		w->path[n++] = f->nodes[node].port0 + out;
+		if (f->nodes[p->peer].type != FAB_SWITCH) {
+			if (p->peer != dnode || p->peer_port != dport)
+				return;
+			break;
+		}
+		node = p->peer;
+		if (step == f->nswitches)
+			return;	/* a loop */
+	}
+	for (uint32_t i = 0; i < n; i++)
+		w->routes[w->path[i]] += count;
+}
+
+/* All sources using LID offset @off of @dst. */
+static void route_lid(struct walk *w, uint32_t dst, unsigned off)
+{
+	const struct fabric *f = w->f;
+	const struct rt_routing *r = w->r;
+	unsigned mask = (1u << fab_ep_lmc(f, dst)) - 1;
+
+	memset(w->acc, 0, (size_t)f->nswitches * sizeof(*w->acc));
+	for (uint32_t src = 0; src < f->neps; src++) {
+		uint32_t s;
+
+		if (src == dst || (r->dlid_off ? r->dlid_off[(size_t)src * r->neps + dst] & mask : 0) != off)
+			continue;
+		s = entry_switch(f, src);
+		if (s == FAB_NONE)
+			continue;
+		w->acc[s]++;
+	}
+	for (uint32_t s = 0; s < f->nswitches; s++)
+		if (w->acc[s])
+			walk_one(w, s, fab_ep_lid(f, dst) + off, dst, w->acc[s]);
+}
+
+static uint64_t *compute(const struct fabric *f, const struct rt_routing *r)
+{
+	struct walk w = { .f = f, .r = r };
+
+	w.routes = calloc((size_t)f->nports + 1, sizeof(*w.routes));
+	w.acc = malloc(((size_t)f->nswitches + 1) * sizeof(*w.acc));
+	w.path = malloc(((size_t)f->nswitches + 1) * sizeof(*w.path));
+	if (w.routes && w.acc && w.path)
+		for (uint32_t dst = 0; dst < f->neps; dst++)
+			for (unsigned off = 0; off < 1u << fab_ep_lmc(f, dst); off++)
+				route_lid(&w, dst, off);
+	free(w.acc);
+	free(w.path);
+	if (!w.acc || !w.path) {
+		free(w.routes);
+		return NULL;
+	}
+	return w.routes;
+}
+
+const uint64_t *api_link_routes(struct epoch *e)
+{
+	const uint64_t *v;
+
+	if (!e || !e->fabric || !e->routing)
+		return NULL;
+	pthread_mutex_lock(&e->cache_mu);
+	if (!e->link_routes)
+		e->link_routes = compute(e->fabric, e->routing);
+	v = e->link_routes;
+	pthread_mutex_unlock(&e->cache_mu);
+	return v;
+}
