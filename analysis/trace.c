@@ -144,7 +144,8 @@ static void trace_direct(const struct fabric *f, uint32_t src, uint32_t dst, str
 int an_trace(const struct fabric *f, const struct rt_routing *r, uint32_t src, unsigned dlid,
 	     unsigned sl, struct an_path *p)
 {
-	struct an_ctx c = { .f = f, .r = r };
+	/* has_sl2vl: every hop reads the tables (a VL shift may sit on SL 0) */
+	struct an_ctx c = { .f = f, .r = r, .has_sl2vl = 1 };
 	uint32_t dst = fab_ep_by_lid(f, dlid), sw;
 	uint8_t in = 0;
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/query_impl.h"
 #include "api/server_impl.h"
 #include "fabric/formats.h"
 
@@ -100,19 +101,46 @@ static void h_fabric(struct api_req *rq, struct api_resp *rs)
 	answer(rs, j, &err);
 }
 
-/* The published LFTs as opensm-lfts.dump (what `opensm -R file -U` loads, what ibroute prints). */
+/* The switch @name names in @f (a LID, GUID or description); FAB_NONE after answering 4xx. */
+static uint32_t lfts_switch(struct api_resp *rs, const struct fabric *f, const char *name)
+{
+	struct api_err err;
+	uint32_t node = apiq_resolve_node(f, "switch", name, &err);
+
+	if (node == FAB_NONE) {
+		api_fail(rs, &err);
+	} else if (f->nodes[node].type != FAB_SWITCH) {
+		api_fail_new(rs, 400, "bad_parameter", "switch: '%s' names %s '%s', not a switch", name,
+			     fab_node_type_name(f->nodes[node].type), fab_desc(f, node));
+		node = FAB_NONE;
+	}
+	return node;
+}
+
+/*
+ * The published LFTs as opensm-lfts.dump (what `opensm -R file -U` loads,
+ * what ibroute prints); with ?switch=, that switch's block alone.
+ */
 static void h_lfts(struct api_req *rq, struct api_resp *rs)
 {
+	const char *name = api_arg(rq, "switch");
 	struct epoch *e = epoch_of(rq);
+	uint32_t node = FAB_NONE;
 	size_t len = 0;
 	FILE *o;
 
-	if (!e) {
+	if (!e || !e->fabric || !e->routing) {
 		api_fail_new(rs, 503, "not_routed", "no routing published yet");
+		epoch_unref(e);
+		return;
+	}
+	if (name && (node = lfts_switch(rs, e->fabric, name)) == FAB_NONE) {
+		epoch_unref(e);
 		return;
 	}
 	o = open_memstream(&rs->text, &len);
-	if (o && (fmt_lfts_write(o, e->fabric, e->routing) | fclose(o))) {
+	if (o && ((name ? fmt_lfts_write_switch(o, e->fabric, e->routing, e->fabric->nodes[node].swidx)
+			: fmt_lfts_write(o, e->fabric, e->routing)) | fclose(o))) {
 		free(rs->text);
 		rs->text = NULL;
 	}
@@ -456,7 +484,8 @@ const struct api_route api_routes[] = {
 	{ "GET", "/api/nodes/{}", h_node, "", 0, 1, "one node with its ports" },
 	{ "GET", "/api/links", h_links, "", 0, 1, "every link" },
 	{ "GET", "/api/lids", h_lids, "", 0, 1, "every LID range" },
-	{ "GET", "/api/lfts", h_lfts, "", 0, 1, "the published LFTs in opensm-lfts.dump format" },
+	{ "GET", "/api/lfts", h_lfts, "switch", 0, 1,
+	  "the published LFTs in opensm-lfts.dump format (every switch, or one)" },
 	{ "GET", "/api/engines", h_engines, "", 0, 1, "the routing engines and their options" },
 	{ "GET", "/api/config", h_config, "", 0, 0, "the effective configuration" },
 	{ "GET", "/api/events", h_events, "since,type,limit", 0, 0, "events, oldest first" },

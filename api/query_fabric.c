@@ -308,8 +308,8 @@ static json_t *lid_json(const struct fabric *f, uint32_t ep)
 {
 	const struct fab_ep *x = &f->eps[ep];
 
-	return json_pack("{s:i, s:i, s:o, s:s, s:i, s:s}", "lid", (json_int_t)fab_ep_lid(f, ep),
-			 "lmc", (json_int_t)fab_ep_lmc(f, ep),
+	return json_pack("{s:i, s:i, s:i, s:o, s:s, s:i, s:s}", "lid", (json_int_t)fab_ep_lid(f, ep),
+			 "lmc", (json_int_t)fab_ep_lmc(f, ep), "lids", (json_int_t)1 << fab_ep_lmc(f, ep),
 			 "guid", an_json_guid(fab_port(f, x->node, x->port)->guid),
 			 "node", fab_desc(f, x->node), "port", (json_int_t)x->port,
 			 "type", fab_node_type_name(f->nodes[x->node].type));
@@ -321,6 +321,7 @@ json_t *apiq_lids(const struct epoch *e, struct api_err *err)
 	const struct fabric *f;
 	struct lid_ep *v;
 	uint32_t n = 0;
+	json_int_t total = 0;
 
 	if (!o)
 		return NULL;
@@ -328,8 +329,10 @@ json_t *apiq_lids(const struct epoch *e, struct api_err *err)
 	v = malloc(((size_t)f->neps + 1) * sizeof(*v));
 	list = json_array();
 	for (uint32_t ep = 0; v && ep < f->neps; ep++)
-		if (fab_ep_lid(f, ep))
+		if (fab_ep_lid(f, ep)) {
 			v[n++] = (struct lid_ep){ fab_ep_lid(f, ep), ep };
+			total += (json_int_t)1 << fab_ep_lmc(f, ep);
+		}
 	if (v)
 		qsort(v, n, sizeof(*v), lid_cmp);
 	for (uint32_t i = 0; v && list && i < n; i++)
@@ -339,7 +342,8 @@ json_t *apiq_lids(const struct epoch *e, struct api_err *err)
 		list = NULL;
 	}
 	free(v);
-	return merge(o, json_pack("{s:i, s:o}", "count", (json_int_t)n, "lids", list), err);
+	return merge(o, json_pack("{s:i, s:I, s:o}", "count", (json_int_t)n, "lids_total", total,
+				  "lids", list), err);
 }
 
 /* --- GET /api/engines ---------------------------------------------------- */

@@ -77,6 +77,7 @@ json_t *apiq_route(const struct epoch *e, const char *src, const char *dst, stru
 	json_object_set_new(o, "src", an_json_endpoint(e->fabric, s));
 	json_object_set_new(o, "dst", an_json_endpoint(e->fabric, d));
 	json_object_set_new(o, "dlid", json_integer(dlid));
+	json_object_set_new(o, "dlid_offset", json_integer(dlid - fab_ep_lid(e->fabric, d)));
 	json_object_set_new(o, "sl", json_integer(sl));
 	path = an_json_path(e->fabric, &p);
 	if (!path) {

@@ -12,7 +12,11 @@
 #   OpenSM ftree      routing_engine ftree, no plugin;
 #   fabroute sftree   the plugin + fabrouted --engine sftree,ftree (OpenSM's
 #                     routing_engine ftree behind it);
-#   fabroute ftree    the same with fabrouted --engine ftree (fabroute's ftree).
+#   fabroute ftree    the same with fabrouted --engine ftree (fabroute's ftree)
+#                     and --publish-policy any: ftree leaves switch pairs
+#                     without an up/down path unrouted, which the default
+#                     policy (proven) refuses, and OpenSM's engines would
+#                     route every pass.
 # fabrouted runs with --readback 0 (READBACK=1: the default read-back, 1 s
 # after each routing pass, which then competes for the CPU; on this fabric a
 # read takes 10 s: 20000 SMPs at readback_rate 2000/s).
@@ -21,11 +25,12 @@
 #     with -d 2 -D 0x07 (unbuffered; VERBOSE gives the start marker): from
 #     "ucast_mgr_route: building routing with '<engine>' ..." (the first of
 #     the pass) to "osm_ucast_mgr_process: <engine> tables configured on all
-#     switches". For fabroute this holds OpenSM's min-hop matrices (the
-#     plugin's engine leaves build_lid_matrices to OpenSM) and the plugin's
-#     whole round trip: the subnet as JSON, fabrouted's engine, its
-#     evaluation (all pairs + CDG + load), the publication, the snapshot
-#     store in SQLite, the LFTs (binary, fabroute-osm protocol 2), and filling OpenSM's new_lft.
+#     switches". For fabroute this holds the plugin's whole round trip,
+#     from its engine's build_lid_matrices: the subnet (binary records,
+#     fabroute-osm protocol 3), the hop matrices the plugin fills for
+#     OpenSM meanwhile, fabrouted's engine, its evaluation (all pairs + CDG
+#     + load), the publication, the LFTs (binary), and filling OpenSM's
+#     new_lft; fabrouted stores the snapshot in SQLite after it answered.
 #     Where the time goes comes from OpenSM's log, the plugin's line
 #     ("epoch N routed by fabrouted's E: ... in T ms"), fabrouted's log
 #     (stamped on arrival: it has no timestamps of its own) and the time of
@@ -162,7 +167,7 @@ osm_start() {
 }
 osm_stop() { stop "$osm"; osm=; }
 
-# fr_start DIR CHAIN: fabrouted --source opensm, its stderr stamped on arrival
+# fr_start DIR CHAIN [POLICY]: fabrouted --source opensm, its stderr stamped on arrival
 # ("SEC.USEC-since-midnight LINE") into DIR/fr.log
 fr_start() {
 	mkfifo "$1/fr.pipe"
@@ -172,7 +177,7 @@ fr_start() {
 	if [ "$readback" = 1 ]; then pre="env LD_PRELOAD=$umad"; else pre=; fi
 	# shellcheck disable=SC2086
 	(cd "$run" && exec $pre "$build/fabrouted" --listen 127.0.0.1:0 --db "$1/db" --source opensm \
-		--socket "$1/osm.sock" --engine "$2" --readback "$readback" --readback-interval-s 0 \
+		--socket "$1/osm.sock" --engine "$2" --publish-policy "${3:-proven}" --readback "$readback" --readback-interval-s 0 \
 		--log-level info > /dev/null 2> "$1/fr.pipe") &
 	fr=$!
 	wait_new "$1/fr.log" 0 "API listening on" 1 30 "$fr" || { cat "$1/fr.log" >&2; die "fabrouted did not start"; }
@@ -185,14 +190,14 @@ link_list() {
 	awk -v n="$links" 'BEGIN { for (i = 0; i < n; i++) printf "\"leaf-%02d\"[%d]\n", (10 + 23 * i) % 100, 21 + (5 * i) % 20 }'
 }
 
-# setup NAME LABEL CHAIN (CHAIN empty: OpenSM alone)
+# setup NAME LABEL CHAIN [POLICY] (CHAIN empty: OpenSM alone; POLICY: fabrouted's publish_policy)
 setup() {
-	name=$1 label=$2 chain=$3
+	name=$1 label=$2 chain=$3 policy=${4:-proven}
 	d=$tmp/$name
 	mkdir -p "$d"
 	c0_sim=$(cpu "$sim")
 	if [ -n "$chain" ]; then
-		fr_start "$d" "$chain"
+		fr_start "$d" "$chain" "$policy"
 		cat > "$d/osm.conf" <<-EOC
 			event_plugin_name fabroute-osm
 			event_plugin_options socket=$d/osm.sock timeout_ms=10000
@@ -216,7 +221,8 @@ setup() {
 	osm_lines "$d/p1.log" | awk '
 		/building routing with/ { if (!inpass) { inpass = 1; start = $1 } next }
 		function w(x) { return x < start - 43200000 ? x + 86400000 : x }
-		/fabroute: epoch [0-9]+ routed/ { ep = $4; rt = $(NF - 1); rtend = w($1); next }
+		/fabroute: epoch [0-9]+ routed/ { ep = $4; rtend = w($1)
+			rt = substr($0, match($0, / switches in [0-9]+ ms/) + 13); sub(/ .*/, "", rt); next }
 		/next routing engine routes this pass/ { fb++; next }
 		/tables configured on all switches/ {
 			if (inpass) printf "%s %s %s %s %s %s %d\n", start, w($1), $3, ep == "" ? "-" : ep, rt == "" ? "-" : rt, rtend == "" ? "-" : rtend, fb
@@ -267,7 +273,7 @@ setup() {
 
 setup osm "OpenSM ftree" ""
 setup sftree "fabroute sftree" "sftree,ftree"
-setup ftree "fabroute ftree" "ftree"
+setup ftree "fabroute ftree" "ftree" any
 
 # --- 1. the routing phase -------------------------------------------------------
 echo "--- 1. routing phase of a heavy sweep (kill -HUP), OpenSM -d 2 -D 0x07, ms"
@@ -304,7 +310,7 @@ for n in sftree ftree; do
 	     $4 != "-" && ($4 in pub) {
 		e = $4; rt0 = $6 - $5; pub[e] = w(pub[e]); if (e in st) st[e] = w(st[e]); job = pub[e] - lat[e]
 		print rt0 - $1, job - rt0, eng[e], ev[e], lat[e] - eng[e] - ev[e], (e in st) ? st[e] - pub[e] : "-",
-		      (e in st) ? $6 - st[e] : "-", $2 - $6, $5, $2 - $1 }' "$d/pubs" "$d/stored" "$d/passes" > "$d/parts"
+		      $6 - pub[e], $2 - $6, $5, $2 - $1 }' "$d/pubs" "$d/stored" "$d/passes" > "$d/parts"
 	printf "%-16s" "fabroute $n"
 	for k in 1 2 3 4 5 6 7 8 9 10; do
 		printf " %8s" "$(awk -v k=$k '$k != "-" { print $k }' "$d/parts" | median)"
@@ -312,11 +318,11 @@ for n in sftree ftree; do
 	echo
 done
 cat <<-EOT
-	  hop-mat   OpenSM's min-hop matrices before the plugin's engine runs
-	  request   the subnet as JSON in the plugin, sent, parsed by fabrouted (to the job's start)
+	  hop-mat   OpenSM before the plugin's engine starts (the plugin fills the hop matrices in its round trip)
+	  request   the subnet encoded in the plugin, sent, read by fabrouted (to the job's start)
 	  engine    fabrouted's engine compute; eval: its evaluation (all pairs, CDG, load)
-	  publish   the rest of the job up to the publication; store: the snapshot stored in SQLite
-	  answer    the LFTs (binary) sent, checked and copied into OpenSM's new_lft (the rest of the round trip)
+	  publish   the rest of the job up to the publication; store: the snapshot stored in SQLite, after the answer
+	  answer    from the publication: the LFTs (binary) sent, checked and copied into OpenSM's new_lft
 	  after     OpenSM after the plugin returned, to "tables configured"
 	  round-tr  the plugin's own figure ("tables of N switches in T ms", whole ms)
 	  store uses the reroute event's time (ms); the rest fabrouted's log lines stamped on arrival

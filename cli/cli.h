@@ -51,6 +51,27 @@ int cmd_convert(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_compute(int argc, char **argv);
 int cmd_engines(int argc, char **argv);
+int cmd_lids(int argc, char **argv);
+
+/**
+ * eval_lids_from_dump() - give the endpoints of @f without a LID the LIDs the
+ * port GUID annotations of the LFT dump @lfts name for them (cli/eval_lids.c)
+ * @topo: the fabric's file, for messages
+ * @lfts: the dump; NULL when the routing is opensm.fdbs
+ * Return: CLI_OK (also when every endpoint has a LID), or CLI_INPUT (CLI_FAIL
+ * when out of memory) after a message saying why it cannot.
+ */
+int eval_lids_from_dump(struct fabric *f, const char *topo, const char *lfts);
+
+/**
+ * cli_default_chain() - the chain `fabroute compute` routes with when not
+ * given one: the chain of the fabrouted at @url (NULL: $FABROUTE_URL, else
+ * the default URL), else FABROUTE_ENGINE_DEFAULT when no daemon answers;
+ * says on standard error which, and why (cli/cmd_client3.c)
+ * @chain: set to a new string (free() it)
+ * Return: CLI_OK, CLI_USAGE after a message (@url is not http), CLI_FAIL.
+ */
+int cli_default_chain(const char *url, char **chain);
 
 /* Long option ids shared by the commands. */
 enum {
@@ -68,8 +89,8 @@ enum {
 };
 
 #define CLI_LIDS_HELP \
-	"  --guid2lid FILE  pin LIDs from an OpenSM guid2lid file\n" \
-	"  --lmc N          LMC (0-7) for ports that get a new LID\n" \
-	"  --renew-lids     forget the LIDs in the input and assign all anew\n"
+	"      --guid2lid FILE   pin LIDs from an OpenSM guid2lid file\n" \
+	"      --lmc N           LMC (0-7) for ports that get a new LID\n" \
+	"      --renew-lids      forget the LIDs in the input and assign all anew\n"
 
 #endif

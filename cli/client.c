@@ -180,7 +180,13 @@ int client_args(struct client *c, const struct client_cmd *cmd, int argc, char *
 				     cmd->args ? cmd->args : "no arguments", c->nargs,
 				     c->nargs == 1 ? "" : "s", c->nargs ? " ('" : "",
 				     c->nargs ? c->args[c->nargs - 1] : "", c->nargs ? "')" : "");
-	rc = client_set_url(c, url);
+	return client_connect(c, url);
+}
+
+int client_connect(struct client *c, const char *url)
+{
+	int rc = client_set_url(c, url);
+
 	return rc ? rc : client_open(c);
 }
 
@@ -345,17 +351,30 @@ static struct curl_slist *client_headers(const struct client *c, int post)
 	return h;
 }
 
+/* Why a request failed: printed, or kept in c->why when c->quiet. */
+__attribute__((format(printf, 2, 3)))
+static void client_fail(struct client *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	va_end(ap);
+	if (!c->quiet)
+		cli_err("%s", c->why);
+}
+
 /* A transfer that failed: which message, CLI_FAIL. */
-static int client_transfer_err(const struct client *c, const char *url, CURLcode res,
+static int client_transfer_err(struct client *c, const char *url, CURLcode res,
 			       const struct client_sink *s)
 {
 	if (s->too_big)
-		cli_err("%s: the answer is larger than %u MiB", url, CLIENT_BODY_MAX >> 20);
+		client_fail(c, "%s: the answer is larger than %u MiB", url, CLIENT_BODY_MAX >> 20);
 	else if (s->nomem)
-		cli_err("%s: out of memory reading the answer", url);
+		client_fail(c, "%s: out of memory reading the answer", url);
 	else
-		cli_err("cannot reach fabrouted at %s: %s", c->url,
-			c->errbuf[0] ? c->errbuf : curl_easy_strerror(res));
+		client_fail(c, "cannot reach fabrouted at %s: %s", c->url,
+			    c->errbuf[0] ? c->errbuf : curl_easy_strerror(res));
 	return CLI_FAIL;
 }
 
@@ -370,7 +389,7 @@ static void client_snippet(const struct client_resp *r, char *out, size_t size)
 }
 
 /* An answer the caller does not take: the daemon's message, CLI_FAIL. */
-static int client_answer_err(const struct client *c, const char *method, const char *url,
+static int client_answer_err(struct client *c, const char *method, const char *url,
 			     const struct client_resp *r)
 {
 	const json_t *e = json_object_get(r->json, "error");
@@ -378,29 +397,49 @@ static int client_answer_err(const struct client *c, const char *method, const c
 	char snip[128];
 
 	if (msg) {
-		cli_err("%s (%s, HTTP %ld)", msg, client_str(e, "code", "no code"), r->status);
-		if (r->status == 401 && !c->token_file)
+		client_fail(c, "%s (%s, HTTP %ld)", msg, client_str(e, "code", "no code"), r->status);
+		if (r->status == 401 && !c->token_file && !c->quiet)
 			cli_err("give the API token with --token-file FILE or FABROUTE_TOKEN_FILE");
 		return CLI_FAIL;
 	}
 	client_snippet(r, snip, sizeof(snip));
 	if (r->status >= 200 && r->status < 300)
-		cli_err("%s %s: the answer is not JSON: '%s'", method, url, snip);
+		client_fail(c, "%s %s: the answer is not JSON: '%s'", method, url, snip);
 	else
-		cli_err("%s %s: HTTP %ld: '%s'", method, url, r->status, snip);
+		client_fail(c, "%s %s: HTTP %ld: '%s'", method, url, r->status, snip);
 	return CLI_FAIL;
 }
 
-/* Whether @r is an answer to take: JSON with a 2xx status or @ok_status. */
-static int client_taken(const struct client_resp *r, long ok_status)
+/* Whether @r is an answer to take: a 2xx status or @ok_status, and JSON when @json. */
+static int client_taken(const struct client_resp *r, long ok_status, int json)
 {
 	int ok = (r->status >= 200 && r->status < 300) || (ok_status && r->status == ok_status);
 
-	return ok && r->json;
+	return ok && (r->json || !json);
+}
+
+/* Keeps the ETag header of an answer (the epoch it was computed from). */
+static size_t client_header_cb(char *data, size_t size, size_t nmemb, void *ud)
+{
+	struct client_resp *r = ud;
+	size_t n = size * nmemb, k = strlen("ETag:");
+
+	if (n > k && !strncasecmp(data, "ETag:", k)) {
+		const char *v = data + k;
+		size_t len = n - k;
+
+		while (len && (*v == ' ' || *v == '\t'))
+			v++, len--;
+		while (len && (v[len - 1] == '\r' || v[len - 1] == '\n' || v[len - 1] == ' '))
+			len--;
+		if (len < sizeof(r->etag))
+			snprintf(r->etag, sizeof(r->etag), "%.*s", (int)len, v);
+	}
+	return n;
 }
 
 static int client_request(struct client *c, const char *method, const char *path,
-			  const char *body, long ok_status, struct client_resp *r)
+			  const char *body, long ok_status, int json, struct client_resp *r)
 {
 	struct client_sink sink = { .r = r };
 	struct curl_slist *hdrs = client_headers(c, body != NULL);
@@ -420,6 +459,8 @@ static int client_request(struct client *c, const char *method, const char *path
 	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, client_write);
 	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &sink);
+	curl_easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, client_header_cb);
+	curl_easy_setopt(c->curl, CURLOPT_HEADERDATA, r);
 	if (body) {
 		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
@@ -435,7 +476,7 @@ static int client_request(struct client *c, const char *method, const char *path
 	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
 	if (r->body)
 		r->json = json_loadb(r->body, r->len, 0, NULL);
-	if (!client_taken(r, ok_status))
+	if (!client_taken(r, ok_status, json))
 		rc = client_answer_err(c, method, url, r);
 out:
 	curl_slist_free_all(hdrs);
@@ -445,7 +486,12 @@ out:
 
 int client_get(struct client *c, const char *path, long ok_status, struct client_resp *r)
 {
-	return client_request(c, "GET", path, NULL, ok_status, r);
+	return client_request(c, "GET", path, NULL, ok_status, 1, r);
+}
+
+int client_get_text(struct client *c, const char *path, struct client_resp *r)
+{
+	return client_request(c, "GET", path, NULL, 0, 0, r);
 }
 
 int client_post(struct client *c, const char *path, const json_t *body, struct client_resp *r)
@@ -461,7 +507,7 @@ int client_post(struct client *c, const char *path, const json_t *body, struct c
 		cli_err("out of memory building the body of POST %s", path);
 		return CLI_FAIL;
 	}
-	rc = client_request(c, "POST", path, text, 0, r);
+	rc = client_request(c, "POST", path, text, 0, 1, r);
 	free(text);
 	return rc;
 }

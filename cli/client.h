@@ -46,6 +46,7 @@ enum {
 	CLIENT_OPT_LINK,
 	CLIENT_OPT_SWITCH,
 	CLIENT_OPT_WAIT,
+	CLIENT_OPT_FORMAT,
 };
 
 /** The options every client subcommand takes, for its help text. */
@@ -89,6 +90,8 @@ struct client_cmd {
  * @nargs: how many
  * @curl: the libcurl handle, reused by every request
  * @errbuf: libcurl's last error message
+ * @quiet: keep why a request failed in @why instead of printing it
+ * @why: why the last request failed
  */
 struct client {
 	const struct client_cmd *cmd;
@@ -102,6 +105,8 @@ struct client {
 	CURL *curl;
 	char errbuf[CURL_ERROR_SIZE];
 	char noproxy[512];	/* CURLOPT_NOPROXY: the user's no_proxy plus loopback */
+	int quiet;
+	char why[512];
 };
 
 /**
@@ -110,12 +115,14 @@ struct client {
  * @body: the raw body, NUL-terminated (owned)
  * @len: its length
  * @json: the body parsed (owned), NULL when it is not JSON
+ * @etag: the ETag header ("eSEQ-MS" for answers computed from an epoch), "" when none
  */
 struct client_resp {
 	long status;
 	char *body;
 	size_t len;
 	json_t *json;
+	char etag[64];
 };
 
 /**
@@ -129,6 +136,13 @@ struct client_resp {
  * Return: CLI_OK, CLI_USAGE after a message, or CLI_FAIL (libcurl failed).
  */
 int client_args(struct client *c, const struct client_cmd *cmd, int argc, char **argv, void *ctx);
+
+/**
+ * client_connect() - open @c (filled by client_args(), or zeroed with @c->cmd
+ * set) on @url, else $FABROUTE_URL, else CLIENT_URL_DEFAULT
+ * Return: CLI_OK, CLI_USAGE after a message (a URL that is not http), CLI_FAIL.
+ */
+int client_connect(struct client *c, const char *url);
 
 /**
  * client_done() - release @c and check that standard output was written
@@ -155,6 +169,13 @@ char *client_path(struct client *c, const char *base, ...);
  * reached, answers an error or something that is not JSON.
  */
 int client_get(struct client *c, const char *path, long ok_status, struct client_resp *r);
+
+/**
+ * client_get_text() - GET @path, whose answer is not JSON (GET /api/lfts)
+ * Fills @r as client_get() does, @r->body being the text (NULL when empty).
+ * Return: CLI_OK for a 2xx answer; CLI_FAIL after a message otherwise.
+ */
+int client_get_text(struct client *c, const char *path, struct client_resp *r);
 
 /**
  * client_post() - POST @body (NULL: "{}") to @path with the bearer token
@@ -193,5 +214,27 @@ int cmd_snapshots(int argc, char **argv);
 int cmd_engine(int argc, char **argv);
 int cmd_reroute(int argc, char **argv);
 int cmd_fault(int argc, char **argv);
+int cmd_nodes(int argc, char **argv);
+int cmd_links(int argc, char **argv);
+int cmd_lft(int argc, char **argv);
+int cmd_config(int argc, char **argv);
+
+/*
+ * The layouts of infiniband-diags (cli/ibfmt.c), from the daemon's answers.
+ */
+/**
+ * ibfmt_route() - print a GET /api/route answer @route as ibtracert prints
+ * the path, asking the daemon (@c) for the ports' GUIDs, LIDs and LMCs
+ * Return: CLI_OK, CLIENT_EXIT_NOT_OK when the path is not delivered (why on
+ * stderr), CLI_FAIL after a message.
+ */
+int ibfmt_route(struct client *c, const json_t *route);
+/**
+ * ibfmt_lft() - print one switch's block of GET /api/lfts (@dump, @len bytes,
+ * opensm-lfts.dump) as ibroute prints it; @lids: GET /api/lids of the same
+ * epoch (for the "path #" lines of LMC ranges)
+ * Return: CLI_OK, or CLI_FAIL after a message when @dump is not one block.
+ */
+int ibfmt_lft(const char *dump, size_t len, const json_t *lids);
 
 #endif

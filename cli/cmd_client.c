@@ -3,10 +3,12 @@
  * DOC: fabroute status, route, reach, vl, events
  *
  * The read-only questions to a running fabrouted: its state on one screen
- * (GET /api/fabric, /api/ready, /api/health), the path of one pair
- * (/api/route), switch-to-switch reachability (/api/reachability/switches),
- * VL usage and deadlock freedom (/api/vl-usage) and the event history
- * (/api/events). Each prints text, or the daemon's JSON with --json.
+ * (GET /api/fabric, /api/ready, /api/health: epoch, fabric, readiness,
+ * source, read-back drift, store), the path of one pair (/api/route, also
+ * in ibtracert's layout: cli/ibfmt.c), switch-to-switch reachability
+ * (/api/reachability/switches), VL usage and deadlock freedom
+ * (/api/vl-usage) and the event history (/api/events). Each prints text,
+ * or the daemon's JSON with --json.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,7 +99,10 @@ static const struct client_cmd status_cmd = {
 		 "\n"
 		 "Summarise the running fabrouted on one screen: the epoch in use (sequence,\n"
 		 "engine, why and when it was published), the fabric, whether the daemon is\n"
-		 "ready (and the checks that fail), and the reroutes.\n"
+		 "ready (and the checks that fail), the reroutes, the source (with OpenSM:\n"
+		 "the plugin's connections and its routing passes routed, fallen back, timed\n"
+		 "out or failed), the LFT read-back (entries the switches hold that differ\n"
+		 "from the published tables) and the store.\n"
 		 "With --json, prints {\"fabric\", \"ready\", \"health\"}: the three answers.\n"
 		 "Exit status: 0 ready, 4 not ready, 1 no answer or an error answer.\n",
 };
@@ -161,6 +166,71 @@ static void status_ready(const json_t *ready, const json_t *health)
 	       client_real(health, "uptime_s"));
 }
 
+/* Where the fabric comes from: the file, or OpenSM's plugin with its connections and passes. */
+static void status_source(const json_t *health)
+{
+	const json_t *src = json_object_get(health, "source"), *p = json_object_get(src, "passes");
+	long long route = client_int(src, "route_connections"), control = client_int(src, "control_connections");
+
+	if (strcmp(client_str(src, "type", "?"), "opensm")) {
+		printf("source:     %s\n", client_str(src, "type", "?"));
+		return;
+	}
+	printf("source:     opensm, plugin %s on %s (%lld route, %lld control connection%s)\n",
+	       route + control ? "connected" : "NOT connected", client_str(src, "socket", "?"), route, control,
+	       control == 1 ? "" : "s");
+	printf("passes:     %lld routed, %lld fallback, %lld timeout, %lld error; %lld routings answered, "
+	       "%lld failed\n", client_int(p, "routed"), client_int(p, "fallback"), client_int(p, "timeout"),
+	       client_int(p, "error"), client_int(src, "routings"), client_int(src, "failures"));
+}
+
+/* The last LFT read-back (source opensm): the switches' tables against the published ones. */
+static void status_readback(const json_t *rb, long long seq)
+{
+	size_t i;
+	json_t *x;
+
+	if (!rb)
+		return;
+	if (!client_bool(rb, "enabled") || json_is_null(json_object_get(rb, "epoch"))) {
+		printf("read-back:  %s\n", client_bool(rb, "enabled") ? "on, nothing read yet" : "off");
+		return;
+	}
+	printf("read-back:  epoch %lld", client_int(rb, "epoch"));
+	if (client_int(rb, "epoch") != seq)
+		printf(" (epoch %lld in use)", seq);
+	printf(": %lld of %lld switches read in %.0f ms", client_int(rb, "switches_read"),
+	       client_int(rb, "switches"), client_real(rb, "ms"));
+	if (client_str(rb, "error", NULL))
+		printf(", incomplete: %s", client_str(rb, "error", ""));
+	if (client_int(rb, "entries_drifting"))
+		printf("; DRIFT: %lld LFT entr%s on %lld switch%s differ%s from the published tables\n",
+		       client_int(rb, "entries_drifting"), client_int(rb, "entries_drifting") == 1 ? "y" : "ies",
+		       client_int(rb, "switches_drifting"), client_int(rb, "switches_drifting") == 1 ? "" : "es",
+		       client_int(rb, "entries_drifting") == 1 ? "s" : "");
+	else
+		printf("; no drift\n");
+	json_array_foreach(json_object_get(rb, "examples"), i, x)
+		printf("  drift:    %s %s LID %lld: port %lld programmed, %lld computed\n",
+		       client_str(x, "node", "?"), client_str(x, "guid", "?"), client_int(x, "lid"),
+		       client_int(x, "programmed"), client_int(x, "computed"));
+}
+
+/* The store: writable or not (and why), and whether the epoch in use is stored. */
+static void status_store(const json_t *st)
+{
+	if (!st)
+		return;
+	if (client_bool(st, "ok"))
+		printf("store:      ok, %s; %lld errors since the start\n",
+		       client_bool(st, "epoch_stored") ? "epoch stored" : "epoch not stored yet",
+		       client_int(st, "errors"));
+	else
+		printf("store:      NOT writable%s: %s; %lld errors since the start\n",
+		       client_bool(st, "disk_full") ? " (disk full)" : "", client_str(st, "error", "?"),
+		       client_int(st, "errors"));
+}
+
 static int status_print(struct client *c, json_t *fab, json_t *ready, json_t *health)
 {
 	json_t *all;
@@ -169,6 +239,10 @@ static int status_print(struct client *c, json_t *fab, json_t *ready, json_t *he
 	if (!c->json) {
 		status_fabric(fab);
 		status_ready(ready, health);
+		status_source(health);
+		status_readback(json_object_get(fab, "readback"),
+				client_int(json_object_get(fab, "epoch"), "seq"));
+		status_store(json_object_get(health, "store"));
 		return CLI_OK;
 	}
 	all = json_pack("{s:O, s:O, s:O}", "fabric", fab, "ready", ready, "health", health);
@@ -207,6 +281,20 @@ int cmd_status(int argc, char **argv)
 
 /* --- route -------------------------------------------------------------- */
 
+static const struct option route_longopts[] = {
+	{ "format", required_argument, NULL, CLIENT_OPT_FORMAT },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* --format: 0 text, 1 ibtracert. */
+static int route_option(void *ctx, int opt, const char *arg)
+{
+	if (strcmp(arg, "text") && strcmp(arg, "ibtracert"))
+		return cli_usage_err("route", "--format '%s': expected text or ibtracert", arg);
+	*(int *)ctx = !strcmp(arg, "ibtracert");
+	return CLI_OK;
+}
+
 static const struct client_cmd route_cmd = {
 	.name = "route",
 	.args = "SRC and DST",
@@ -217,9 +305,16 @@ static const struct client_cmd route_cmd = {
 		 "(node, GUID, in port -> out port, VL). SRC and DST are LIDs, port or node\n"
 		 "GUIDs (0x...) or node descriptions.\n"
 		 "Exit status: 0 delivered, 4 not delivered, 1 no answer or an error answer\n"
-		 "(an unknown node, for one).\n",
+		 "(an unknown node, for one).\n"
+		 "\n"
+		 "Options:\n"
+		 "      --format F  text (default) or ibtracert: the layout 'ibtracert SLID\n"
+		 "                  DLID' prints the path in (From, one line per port\n"
+		 "                  entered, To), for the DLID the routing gives the pair\n",
 	.min_args = 2,
 	.max_args = 2,
+	.extra = route_longopts,
+	.option = route_option,
 };
 
 static void route_text(const json_t *r)
@@ -244,13 +339,17 @@ int cmd_route(int argc, char **argv)
 	struct client_resp r = { 0 };
 	struct client c;
 	char *path = NULL;
-	int printed, rc = client_args(&c, &route_cmd, argc, argv, NULL);
+	int printed, tracert = 0, rc = client_args(&c, &route_cmd, argc, argv, &tracert);
 
+	if (rc == CLI_OK && !c.help && tracert && c.json)
+		rc = cli_usage_err("route", "give --json or --format ibtracert, not both");
 	if (rc || c.help)
 		return client_done(&c, rc);
 	path = client_path(&c, "/api/route", "src", c.args[0], "dst", c.args[1], NULL);
 	rc = path ? client_query(&c, path, &r, &printed) : CLI_FAIL;
-	if (rc == CLI_OK && !printed)
+	if (rc == CLI_OK && tracert)
+		rc = ibfmt_route(&c, r.json);
+	else if (rc == CLI_OK && !printed)
 		route_text(r.json);
 	if (rc == CLI_OK && !client_bool(r.json, "delivered"))
 		rc = CLIENT_EXIT_NOT_OK;

@@ -5,7 +5,8 @@
  * compute routes a topology with an engine chain and writes what OpenSM and
  * the InfiniBand tools read: opensm-lfts.dump (loadable with
  * `opensm -R file -U`), guid2lid, the path SLs (the format `ibdmchk -c`
- * reads), the topology with the LIDs used, and summary.json. With --base DIR
+ * reads), the SL2VL tables (opensm-sl2vl.dump) of an engine that programs
+ * them, the topology with the LIDs used, and summary.json. With --base DIR
  * (an earlier compute's output) the run starts from that routing: an engine
  * with a repair hook (ftdlr) repairs it, the routing must be proven
  * connected and deadlock-free, and the summary says what changed from the
@@ -22,12 +23,13 @@
 #include "cli/cli.h"
 #include "cli/compute_base.h"
 #include "cli/eval_text.h"
+#include "cli/paths.h"
 #include "cli/progress.h"
 #include "engines/engine.h"
 
 static void usage(FILE *out)
 {
-	fputs("Usage: fabroute compute --engine CHAIN --topology FILE --out-dir DIR [OPTIONS]\n"
+	fputs("Usage: fabroute compute [--engine CHAIN] --topology FILE --out-dir DIR [OPTIONS]\n"
 	      "\n"
 	      "Route a topology with the first engine of CHAIN that applies (e.g.\n"
 	      "sftree,updn,minhop) and write into DIR:\n"
@@ -35,11 +37,20 @@ static void usage(FILE *out)
 	      "  guid2lid          the LIDs routed (with each port's LMC)\n"
 	      "  path-sl           path SLs, the format 'ibdmchk -c' reads (only when the\n"
 	      "                    engine uses SLs other than 0: one line per node and LID)\n"
+	      "  opensm-sl2vl.dump the SL2VL tables, OpenSM's format (only when the engine\n"
+	      "                    programs them: dla)\n"
 	      "  topology.ibnd     the topology with those LIDs (ibnetdiscover format)\n"
+	      "  paths             engines that plan paths (pathsel, swidest, rename, explicit):\n"
+	      "                    every machine pair's path with its DLID, one per line\n"
 	      "  summary.json      engine used, time, notes, and the evaluation with --eval\n"
 	      "\n"
 	      "Options:\n"
-	      "  -e, --engine CHAIN         engines to try in turn ('fabroute engines' lists them)\n"
+	      "  -e, --engine CHAIN         engines to try in turn ('fabroute engines' lists them);\n"
+	      "                             default: the chain of the fabrouted at --url (said on\n"
+	      "                             standard error), else fabrouted's default chain\n"
+	      "                             " FABROUTE_ENGINE_DEFAULT "\n"
+	      "      --url URL              the fabrouted to take the chain from (default:\n"
+	      "                             $FABROUTE_URL, else http://127.0.0.1:8577)\n"
 	      "  -O, --option [ENG.]K=V     an engine option; repeatable\n"
 	      "      --topology FILE        ibnetdiscover output or ibsim net file\n"
 	      "      --from FMT             its format: auto (default), ibnetdiscover, ibsim\n"
@@ -63,10 +74,11 @@ static void usage(FILE *out)
 	      out);
 }
 
-enum { OPT_TOPO = 0x300, OPT_EVAL, OPT_LMC_MAX, OPT_BASE };
+enum { OPT_TOPO = 0x300, OPT_EVAL, OPT_LMC_MAX, OPT_URL, OPT_BASE };
 
 struct compute_opts {
-	const char *chain, *topology, *out_dir, *base;
+	const char *chain, *topology, *out_dir, *url, *base;
+	char *chain_owned;	/* the daemon's or the default chain, without --engine */
 	const char **kv;
 	size_t nkv;
 	enum fmt_topo from;
@@ -97,6 +109,7 @@ static int parse_one(struct compute_opts *o, int c, const char *arg)
 	case 'd': o->out_dir = arg; return CLI_OK;
 	case OPT_TOPO: o->topology = arg; return CLI_OK;
 	case OPT_EVAL: o->eval = 1; return CLI_OK;
+	case OPT_URL: o->url = arg; return CLI_OK;
 	case OPT_BASE: o->base = arg; return CLI_OK;
 	case OPT_LMC_MAX:
 		if (cli_parse_uint(arg, FAB_LMC_MAX, &v))
@@ -127,6 +140,7 @@ static int parse_args(int argc, char **argv, struct compute_opts *o)
 		{ "out-dir", required_argument, NULL, 'd' },
 		{ "eval", no_argument, NULL, OPT_EVAL },
 		{ "lmc-max", required_argument, NULL, OPT_LMC_MAX },
+		{ "url", required_argument, NULL, OPT_URL },
 		{ "base", required_argument, NULL, OPT_BASE },
 		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
 		{ "lmc", required_argument, NULL, OPT_LMC },
@@ -150,9 +164,13 @@ static int parse_args(int argc, char **argv, struct compute_opts *o)
 		return rc;
 	if (optind < argc)
 		return cli_usage_err("compute", "unexpected argument '%s'", argv[optind]);
-	if (!o->chain || !o->topology || !o->out_dir)
-		return cli_usage_err("compute", "--engine, --topology and --out-dir are required");
-	return CLI_OK;
+	if (!o->topology || !o->out_dir)
+		return cli_usage_err("compute", "--topology and --out-dir are required");
+	if (o->chain && o->url)
+		return cli_usage_err("compute", "--url goes without --engine (it names the daemon to take the chain from)");
+	if (!o->chain && (rc = cli_default_chain(o->url, &o->chain_owned)) == CLI_OK)
+		o->chain = o->chain_owned;
+	return rc;
 }
 
 /* Open DIR/NAME for writing; NULL after printing why. */
@@ -176,6 +194,15 @@ static int close_out(FILE *fp, const char *path, int rc)
 	return 0;
 }
 
+/* The routing has an SL2VL table for some switch. */
+static int has_sl2vl(const struct rt_routing *r)
+{
+	for (uint32_t s = 0; s < r->nswitches; s++)
+		if (r->sl2vl[s])
+			return 1;
+	return 0;
+}
+
 /* Write the files; *@have_pathsl tells whether the path SLs could be written. */
 static int write_files(const char *dir, const struct fabric *f, const struct rt_routing *r,
 		       int *have_pathsl)
@@ -196,6 +223,9 @@ static int write_files(const char *dir, const struct fabric *f, const struct rt_
 		return CLI_FAIL;
 	if (!(fp = open_out(dir, "topology.ibnd", path, sizeof(path))) ||
 	    close_out(fp, path, fmt_topo_write(fp, f, FMT_IBND)))
+		return CLI_FAIL;
+	if (has_sl2vl(r) && (!(fp = open_out(dir, "opensm-sl2vl.dump", path, sizeof(path))) ||
+			     close_out(fp, path, fmt_sl2vl_write(fp, f, r))))
 		return CLI_FAIL;
 	*have_pathsl = 0;
 	if (!r->path_sl)
@@ -226,14 +256,15 @@ static json_t *summary_json(const struct compute_opts *o, const struct eng_res *
 		json_array_append_new(log, json_string(l));
 	free(copy);
 	return json_pack("{s:s, s:s, s:s, s:o, s:f, s:s, s:{s:i, s:i, s:i, s:i}, s:o,"
-			 " s:{s:s, s:s, s:s, s:s?}}",
+			 " s:{s:s, s:s, s:s, s:s?, s:s?}}",
 			 "schema", "fabroute-compute/1", "engine", res->used->name, "chain", o->chain,
 			 "log", log, "compute_ms", res->route_ms, "notes", r->notes ? r->notes : "",
 			 "fabric", "nodes", (json_int_t)f->nnodes, "switches", (json_int_t)f->nswitches,
 			 "endpoints", (json_int_t)f->neps, "lid_top", (json_int_t)f->lid_top,
 			 "vls_used", an_json_bits(r->vls_used),
 			 "files", "lfts", "opensm-lfts.dump", "guid2lid", "guid2lid",
-			 "topology", "topology.ibnd", "path_sl", have_pathsl ? "path-sl" : NULL);
+			 "topology", "topology.ibnd", "path_sl", have_pathsl ? "path-sl" : NULL,
+			 "sl2vl", has_sl2vl(r) ? "opensm-sl2vl.dump" : NULL);
 }
 
 static int write_summary(const char *dir, json_t *summary)
@@ -321,7 +352,7 @@ static int route(const struct compute_opts *o, const struct fabric *f, const str
 	struct eng_res res;
 	struct fab_err err = { { 0 } };
 	json_t *summary;
-	int rc = make_request(o, f, &chain, &req, &ao, b), have_pathsl = 0, erc = CLI_OK;
+	int rc = make_request(o, f, &chain, &req, &ao, b), have_pathsl = 0, have_paths = 0, erc = CLI_OK;
 
 	if (rc)
 		return rc;
@@ -337,7 +368,11 @@ static int route(const struct compute_opts *o, const struct fabric *f, const str
 	}
 	print_outcome(o, &res);
 	rc = write_files(o->out_dir, res.fabric, res.routing, &have_pathsl);
+	if (rc == CLI_OK)
+		rc = paths_compute_file(o->out_dir, res.used, res.fabric, res.routing, &have_paths);
 	summary = rc == CLI_OK ? summary_json(o, &res, have_pathsl) : NULL;
+	if (summary && have_paths)
+		json_object_set_new(json_object_get(summary, "files"), "paths", json_string("paths"));
 	if (summary && b->r)
 		json_object_set_new(summary, "base", cli_base_changes(o->base, b, &res));
 	if (summary && res.evaluated && o->eval)
@@ -345,8 +380,9 @@ static int route(const struct compute_opts *o, const struct fabric *f, const str
 	if (summary)
 		rc = write_summary(o->out_dir, summary);
 	if (rc == CLI_OK)
-		printf("written:      %s/{opensm-lfts.dump,guid2lid,%stopology.ibnd,summary.json}\n",
-		       o->out_dir, have_pathsl ? "path-sl," : "");
+		printf("written:      %s/{opensm-lfts.dump,guid2lid,%s%stopology.ibnd,%ssummary.json}\n",
+		       o->out_dir, have_pathsl ? "path-sl," : "",
+		       has_sl2vl(res.routing) ? "opensm-sl2vl.dump," : "", have_paths ? "paths," : "");
 	json_decref(summary);
 	eng_res_free(&res);
 	return rc == CLI_OK ? erc : rc;
@@ -364,6 +400,7 @@ int cmd_compute(int argc, char **argv)
 		if (o.help)
 			usage(stdout);
 		free(o.kv);
+		free(o.chain_owned);
 		return rc;
 	}
 	pg = cli_progress_start("compute");
@@ -381,6 +418,7 @@ int cmd_compute(int argc, char **argv)
 	cli_base_free(&base);
 	fab_free(f);
 	free(o.kv);
+	free(o.chain_owned);
 	return rc;
 }
 
@@ -394,17 +432,43 @@ static json_t *engine_json(const struct engine *e)
 			 "options", opts);
 }
 
+/* The options of engines: --json, --help; CLI_OK or CLI_USAGE after a message. */
+static int engines_args(int argc, char **argv, int *json, int *help)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h')
+			*help = 1;
+		else if (c == OPT_JSON)
+			*json = 1;
+		else
+			return cli_usage_err("engines", "unknown option '%s'", argv[optind - 1]);
+	}
+	if (optind < argc && !*help)
+		return cli_usage_err("engines", "unexpected argument '%s'", argv[optind]);
+	return CLI_OK;
+}
+
 int cmd_engines(int argc, char **argv)
 {
 	size_t n;
 	const struct engine *const *all = eng_all(&n);
-	int json = argc > 1 && !strcmp(argv[1], "--json");
+	int json = 0, help = 0, rc = engines_args(argc, argv, &json, &help);
 
-	if (argc > 1 && !json) {
-		if (strcmp(argv[1], "-h") && strcmp(argv[1], "--help"))
-			return cli_usage_err("engines", "unknown argument '%s'", argv[1]);
+	if (rc)
+		return rc;
+	if (help) {
 		puts("Usage: fabroute engines [--json]\n\nList the routing engines, what they "
-		     "guarantee, and their options\n(give options to compute as -O ENGINE.NAME=VALUE).");
+		     "guarantee, and their options\n(give options to compute as -O ENGINE.NAME=VALUE).\n\n"
+		     "Options:\n      --json  print a JSON array of the engines\n  -h, --help  show this help");
 		return CLI_OK;
 	}
 	if (json) {

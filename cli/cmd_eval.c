@@ -4,8 +4,9 @@
  *
  * Evaluates a routing given as OpenSM's dump files (or fabroute's own, which
  * use the same formats): connectivity by class, deadlock freedom per VL,
- * load, and on request the permutation metrics. The exit status tells
- * scripts whether the routing is connected and deadlock-free.
+ * load, and on request the permutation metrics and the dragonfly metrics
+ * of papers/004. The exit status tells scripts whether the routing is
+ * connected and deadlock-free.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "analysis/report.h"
 #include "cli/cli.h"
 #include "cli/eval_text.h"
+#include "cli/paths.h"
 #include "cli/progress.h"
 
 static void usage(FILE *out)
@@ -25,7 +27,9 @@ static void usage(FILE *out)
 	      "\n"
 	      "Evaluate a routing: connectivity of every endpoint pair (CA and switch port 0,\n"
 	      "by class), deadlock freedom (channel dependency graph per VL, switch paths\n"
-	      "included), link load, and on request papers/003's permutation metrics.\n"
+	      "included), link load, and on request the permutation metrics of Nienaber,\n"
+	      "Mahapatra and Yuan (\"Improving Performance of Deterministic Single-path\n"
+	      "Routing on 2-Level Generalized Fat-trees\"): WORST, ABB, AFPB, ADB.\n"
 	      "\n"
 	      "Fabric:\n"
 	      "      --topology FILE   ibnetdiscover output or ibsim net file\n"
@@ -33,16 +37,24 @@ static void usage(FILE *out)
 	      "      --from FMT        format of --topology: auto (default), ibnetdiscover, ibsim\n"
 	      "      --guid2lid FILE   LIDs and LMCs from OpenSM's guid2lid (use it when the\n"
 	      "                        topology file's LIDs are not the routing's)\n"
+	      "                        Without it, ports the fabric gives no LID (ibnetdiscover\n"
+	      "                        run before the SM) get those the --lfts annotations name.\n"
 	      "Routing:\n"
 	      "      --lfts FILE       opensm-lfts.dump (ibroute format)\n"
 	      "      --fdbs FILE       opensm.fdbs\n"
 	      "      --path-sl FILE    path SLs per pair (the format ibdmchk -c reads)\n"
 	      "      --sl2vl FILE      opensm-sl2vl.dump\n"
 	      "What to check:\n"
-	      "      --metrics LIST    comma list of conn, cdg, load, worst, perm, all\n"
-	      "                        (default conn,cdg,load; conn and cdg are always on)\n"
+	      "      --metrics LIST    comma list of conn, cdg, load, worst, perm, all,\n"
+	      "                        dragonfly (default conn,cdg,load; conn and cdg are\n"
+	      "                        always on; all does not include dragonfly)\n"
+	      "      --groups FILE     the dragonfly's groups (\"NODE GROUP\" lines) instead of\n"
+	      "                        finding them; implies --metrics dragonfly\n"
 	      "      --ca-only         only CA-to-CA paths enter the dependency graph (as ibdmchk)\n"
 	      "      --all-lids        check every LID of each destination's LMC range\n"
+	      "      --paths FILE      check that the tables follow every path of FILE hop by\n"
+	      "                        hop with its DLID (the 'paths' file compute writes);\n"
+	      "                        the pairs it lists are evaluated with those DLIDs\n"
 	      "      --seed N          seed for sampled metrics (default 1)\n"
 	      "      --threads N       evaluate on N threads (default 0: one per CPU)\n"
 	      "      --json            print JSON (schema fabroute-eval/1, doc/eval-json.md)\n"
@@ -51,19 +63,25 @@ static void usage(FILE *out)
 	      "On a terminal, steps that run over a second show their progress on\n"
 	      "standard error. LFT dumps are read in pieces: there is no size limit.\n"
 	      "\n"
+	      "Dragonfly metrics (Maglione-Mathey et al.): hop histograms, paths off\n"
+	      "[lc] gc [lc], flows per terminal, local (per VL) and global channel under\n"
+	      "all-to-all traffic, the group shift +1; the fabric must be a fully\n"
+	      "connected dragonfly.\n"
+	      "\n"
 	      "Exit status: 0 connected and deadlock-free, 4 some pair unreachable,\n"
-	      "5 a dependency cycle (deadlock possible), 6 both; 2 bad command line,\n"
-	      "3 bad input file, 1 failure.\n",
+	      "5 a dependency cycle (deadlock possible), 6 both; 7 a path of --paths is\n"
+	      "not followed; 2 bad command line, 3 bad input file (or not a dragonfly\n"
+	      "with --metrics dragonfly), 1 failure.\n",
 	      out);
 }
 
 struct eval_opts {
-	const char *topology, *subnet, *lfts, *fdbs, *path_sl, *sl2vl;
+	const char *topology, *subnet, *lfts, *fdbs, *path_sl, *sl2vl, *groups, *paths;
 	enum fmt_topo from;
 	struct cli_lids lids;
 	struct an_opts an;
 	struct an_perm_opts perm;
-	int json, help;
+	int json, help, dfly;
 	struct cli_progress *progress;
 };
 
@@ -86,15 +104,18 @@ static int parse_metrics(struct eval_opts *o, const char *list)
 			o->perm.sample = 1;
 		else if (!strcmp(m, "all"))
 			o->an.load = o->perm.worst = o->perm.sample = 1;
+		else if (!strcmp(m, "dragonfly"))
+			o->dfly = 1;
 		else
-			rc = cli_usage_err("eval", "--metrics: no metric '%s' (conn, cdg, load, worst, perm, all)", m);
+			rc = cli_usage_err("eval", "--metrics: no metric '%s' (conn, cdg, load, worst, perm, "
+					   "all, dragonfly)", m);
 	}
 	free(copy);
 	return rc;
 }
 
 enum { OPT_TOPOLOGY = 0x200, OPT_SUBNET, OPT_LFTS, OPT_FDBS, OPT_PATH_SL, OPT_SL2VL,
-       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_THREADS };
+       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_THREADS, OPT_GROUPS, OPT_PATHS };
 
 static int parse_opt(struct eval_opts *o, int c, const char *arg)
 {
@@ -108,6 +129,8 @@ static int parse_opt(struct eval_opts *o, int c, const char *arg)
 	case OPT_FDBS: o->fdbs = arg; break;
 	case OPT_PATH_SL: o->path_sl = arg; break;
 	case OPT_SL2VL: o->sl2vl = arg; break;
+	case OPT_GROUPS: o->groups = arg; o->dfly = 1; break;
+	case OPT_PATHS: o->paths = arg; break;
 	case OPT_GUID2LID: o->lids.guid2lid = arg; break;
 	case OPT_CA_ONLY: o->an.ca_only = 1; break;
 	case OPT_ALL_LIDS: o->an.all_lids = 1; break;
@@ -146,11 +169,13 @@ static int parse_args(int argc, char **argv, struct eval_opts *o)
 		{ "fdbs", required_argument, NULL, OPT_FDBS },
 		{ "path-sl", required_argument, NULL, OPT_PATH_SL },
 		{ "sl2vl", required_argument, NULL, OPT_SL2VL },
+		{ "groups", required_argument, NULL, OPT_GROUPS },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "ca-only", no_argument, NULL, OPT_CA_ONLY },
 		{ "all-lids", no_argument, NULL, OPT_ALL_LIDS },
+		{ "paths", required_argument, NULL, OPT_PATHS },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -208,8 +233,16 @@ struct loaded {
 	const struct eval_opts *o;
 	struct fabric *f;
 	struct rt_routing *r;
+	struct fmt_paths paths;
 	struct fab_err err;
 };
+
+static int parse_paths(const char *buf, size_t len, const char *name, void *ctx)
+{
+	struct loaded *l = ctx;
+
+	return fmt_paths_parse(buf, len, name, l->f, FMT_PATHS_DLID_NEEDED, &l->paths, &l->err);
+}
 
 static int parse_subnet(const char *buf, size_t len, const char *name, void *ctx)
 {
@@ -266,6 +299,8 @@ static int load(struct loaded *l)
 	}
 	if (rc == CLI_OK && o->lids.guid2lid)
 		rc = cli_lids_apply(l->f, &o->lids);
+	if (rc == CLI_OK)
+		rc = eval_lids_from_dump(l->f, o->topology ? o->topology : o->subnet, o->lfts);
 	if (rc == CLI_OK && o->lfts)
 		rc = load_lfts(l);
 	else if (rc == CLI_OK)
@@ -276,6 +311,10 @@ static int load(struct loaded *l)
 		rc = read_and(o->sl2vl, FMT_DUMP_SIZE_MAX, &l->err, parse_sl2vl, l);
 	if (rc == CLI_OK && o->path_sl)
 		rc = read_and(o->path_sl, FMT_DUMP_SIZE_MAX, &l->err, parse_pathsl, l);
+	if (rc == CLI_OK && o->paths)
+		rc = read_and(o->paths, FMT_DUMP_SIZE_MAX, &l->err, parse_paths, l);
+	if (rc == CLI_OK && o->paths)
+		rc = paths_apply_dlids(l->f, l->r, &l->paths);
 	return rc;
 }
 
@@ -296,13 +335,37 @@ static int verdict(const struct an_report *rep)
 	return !conn && !free_ ? 6 : !conn ? 4 : 5;
 }
 
-static int print_json(const struct loaded *l, const struct an_report *rep, const struct an_perm *perm)
+static json_t *paths_json(const struct paths_report *pr)
+{
+	json_t *ex = json_array();
+
+	for (unsigned i = 0; i < pr->nex; i++)
+		json_array_append_new(ex, json_string(pr->ex[i]));
+	return json_pack("{s:I, s:I, s:I, s:o}", "checked", (json_int_t)pr->checked, "followed",
+			 (json_int_t)pr->followed, "not_followed",
+			 (json_int_t)(pr->checked - pr->followed), "examples", ex);
+}
+
+static void paths_text(const struct paths_report *pr)
+{
+	printf("paths:        %llu of %llu listed paths followed hop by hop with their DLID\n",
+	       (unsigned long long)pr->followed, (unsigned long long)pr->checked);
+	for (unsigned i = 0; i < pr->nex; i++)
+		printf("  not followed: %s\n", pr->ex[i]);
+}
+
+static int print_json(const struct loaded *l, const struct an_report *rep, const struct an_perm *perm,
+		      const struct an_dfly *df, const struct paths_report *pr)
 {
 	json_t *root = an_json_report(l->f, rep, &l->o->an);
 	int rc = CLI_FAIL;
 
 	if (root && (l->o->perm.worst || l->o->perm.sample))
 		json_object_set_new(root, "permutation", an_json_perm(l->f, perm, &l->o->perm));
+	if (root && l->o->dfly)
+		json_object_set_new(root, "dragonfly", an_json_dfly(df));
+	if (root && l->o->paths)
+		json_object_set_new(root, "paths", paths_json(pr));
 	if (root && json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
 		rc = CLI_OK;
 	putchar('\n');
@@ -339,27 +402,83 @@ static int compute(struct loaded *l, struct an_report *rep, struct an_perm *perm
 	return CLI_OK;
 }
 
+/* The groups of the dragonfly: from --groups, else found. CLI_OK or CLI_INPUT. */
+static int dfly_groups(struct loaded *l, struct fab_dfly *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (l->o->groups && fmt_read_file(l->o->groups, &buf, &len, &l->err)) {
+		cli_err("%s", l->err.msg);
+		return CLI_INPUT;
+	}
+	rc = fab_dfly_find(l->f, buf, len, l->o->groups, d, &l->err);
+	free(buf);
+	if (rc == FAB_DFLY_NOT)
+		cli_err("not a fully connected dragonfly: %s", l->err.msg);
+	else if (rc)
+		cli_err("%s", l->err.msg);
+	return rc ? CLI_INPUT : CLI_OK;
+}
+
+/* The dragonfly metrics when asked for; CLI_OK, CLI_INPUT or CLI_FAIL. */
+static int dfly_metrics(struct loaded *l, struct an_dfly *m, double *ms)
+{
+	struct fab_dfly d;
+	struct timespec t0;
+	int rc;
+
+	if (!l->o->dfly)
+		return CLI_OK;
+	if ((rc = dfly_groups(l, &d)) != CLI_OK)
+		return rc;
+	cli_progress_step(l->o->progress, "dragonfly metrics", NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = an_dfly_run(l->f, l->r, &d, m, &l->err) ? CLI_FAIL : CLI_OK;
+	*ms = ms_since(&t0);
+	if (rc)
+		cli_err("%s", l->err.msg);
+	fab_dfly_free(&d);
+	return rc;
+}
+
 static int evaluate(struct loaded *l)
 {
 	struct an_report rep;
 	struct an_perm perm = { 0 };
-	double ms = 0, perm_ms = 0;
-	int rc = compute(l, &rep, &perm, &ms, &perm_ms);
+	struct an_dfly df = { 0 };
+	struct paths_report pr = { 0 };
+	double ms = 0, perm_ms = 0, df_ms = 0;
+	int rc = dfly_metrics(l, &df, &df_ms);
 
+	if (rc == CLI_OK)
+		rc = compute(l, &rep, &perm, &ms, &perm_ms);
 	cli_progress_end(l->o->progress);
 	if (rc != CLI_OK)
 		return rc;
+	if (l->o->paths && paths_check(l->f, l->r, &l->paths, l->o->paths, &pr)) {
+		an_report_free(&rep);
+		return CLI_FAIL;
+	}
 	if (l->o->json) {
-		rc = print_json(l, &rep, &perm);
+		rc = print_json(l, &rep, &perm, &df, &pr);
 	} else {
 		eval_print_text(stdout, l->f, &rep, &l->o->an, &perm, &l->o->perm);
-		printf("time:         %.1f ms evaluation%s", ms, perm_ms > 0 ? "" : "\n");
+		if (l->o->dfly)
+			eval_print_dfly(stdout, &df);
+		printf("time:         %.1f ms evaluation", ms);
 		if (perm_ms > 0)
-			printf(", %.1f ms permutation metrics\n", perm_ms);
+			printf(", %.1f ms permutation metrics", perm_ms);
+		if (l->o->dfly)
+			printf(", %.1f ms dragonfly metrics", df_ms);
+		putchar('\n');
+		if (l->o->paths)
+			paths_text(&pr);
 		rc = CLI_OK;
 	}
 	if (rc == CLI_OK)
-		rc = verdict(&rep);
+		rc = pr.followed < pr.checked ? 7 : verdict(&rep);
 	an_report_free(&rep);
 	return rc;
 }
@@ -382,6 +501,7 @@ int cmd_eval(int argc, char **argv)
 		rc = evaluate(&l);
 	else
 		cli_progress_end(o.progress);
+	fmt_paths_free(&l.paths);
 	rt_free(l.r);
 	fab_free(l.f);
 	return rc;

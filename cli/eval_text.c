@@ -137,3 +137,47 @@ void eval_print_text(FILE *out, const struct fabric *f, const struct an_report *
 	if (po->worst || po->sample)
 		print_perm(out, f, perm, po);
 }
+
+static void print_hops(FILE *out, const char *what, const uint64_t *h, uint64_t pairs,
+		       uint64_t lost)
+{
+	fprintf(out, "  %s hops:", what);
+	for (unsigned i = 0; i < AN_DF_HOPS; i++)
+		if (h[i])
+			fprintf(out, " %u%s: %" PRIu64, i, i == AN_DF_HOPS - 1 ? "+" : "", h[i]);
+	fprintf(out, " (%" PRIu64 " pairs", pairs);
+	if (lost)
+		fprintf(out, ", %" PRIu64 " not delivered", lost);
+	fputs(")\n", out);
+}
+
+static void flows(FILE *out, const char *name, const struct an_df_flows *fl)
+{
+	fprintf(out, " %s %" PRIu64 "..%" PRIu64, name, fl->min, fl->max);
+}
+
+void eval_print_dfly(FILE *out, const struct an_dfly *m)
+{
+	fprintf(out, "dragonfly:    %u groups of %u switches, %u global links per switch\n",
+		m->groups, m->a, m->h);
+	print_hops(out, "CA->CA", m->ca_hops, m->ca_pairs, m->ca_lost);
+	fprintf(out, "  CA->CA average %.4f, longest %u\n", m->ca_avg_hops, m->ca_max_hops);
+	print_hops(out, "SW->SW", m->sw_hops, m->sw_pairs, m->sw_lost);
+	fprintf(out, "  paths not [lc] gc [lc]: %" PRIu64 "; CA pairs with 2+ global hops: %" PRIu64
+		"\n", m->off_shape, m->multi_gc);
+	fputs("  all-to-all CA flows per channel (min..max):", out);
+	flows(out, "tc", &m->tc);
+	flows(out, "lc", &m->lc);
+	flows(out, "gc", &m->gc);
+	fputc('\n', out);
+	fputs("  local channels by VL:", out);
+	for (unsigned v = 0; v < AN_VLS; v++)
+		if (m->lc_vls >> v & 1) {
+			char name[8];
+
+			snprintf(name, sizeof(name), "VL%u", v);
+			flows(out, name, &m->lc_vl[v]);
+		}
+	fprintf(out, "\n  group shift +1: %" PRIu64 " pairs, at most %" PRIu64 " on one channel\n",
+		m->shift_pairs, m->shift_max);
+}

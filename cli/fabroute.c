@@ -4,8 +4,9 @@
  *
  * Dispatches to the subcommands and holds what they share: messages, exit
  * codes, loading and writing topologies, LID options. The offline commands
- * work on files; status, route, reach, vl, events, snapshots, engine,
- * reroute and fault ask a running fabrouted (cli/client.h).
+ * work on files; status, route, reach, vl, nodes, links, lft, config,
+ * events, snapshots, engine, reroute and fault ask a running fabrouted
+ * (cli/client.h).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -27,16 +28,21 @@ static const char usage[] =
 	"  show FILE                    summarise a topology: counts, levels, groups, LIDs\n"
 	"  convert IN [-o OUT]          convert between ibnetdiscover and ibsim formats\n"
 	"  eval --topology F --lfts D   evaluate a routing: connectivity, deadlocks, load\n"
-	"  compute -e CHAIN --topology F -d DIR\n"
+	"  compute [-e CHAIN] --topology F -d DIR\n"
 	"                               route a topology; write LFTs, LIDs, path SLs\n"
 	"  engines                      list the routing engines and their options\n"
+	"  lids --topology F --paths P  realise a path set with the fewest LIDs\n"
 	"  help [COMMAND]               show help for a command\n"
 	"\n"
 	"Commands that ask a running fabrouted (--url URL, else $FABROUTE_URL):\n"
-	"  status                       epoch, fabric, readiness, reroutes\n"
-	"  route SRC DST                the path of one pair, hop by hop\n"
+	"  status                       epoch, fabric, readiness, source, drift, store\n"
+	"  route SRC DST                the path of one pair, hop by hop (or as ibtracert)\n"
 	"  reach [SRC DST]              switch-to-switch reachability, or one pair\n"
 	"  vl                           VL usage and deadlock freedom\n"
+	"  nodes [--type T]             the nodes of the routed fabric\n"
+	"  links                        the links, with the routes over each direction\n"
+	"  lft SWITCH                   one switch's LFT, as ibroute prints it\n"
+	"  config                       the daemon's effective configuration\n"
 	"  events [--since ID|TIME] [--type T] [--limit N]\n"
 	"                               the event history\n"
 	"  snapshots [ID | A B]         stored routings: list, one, or a diff\n"
@@ -54,7 +60,8 @@ static const char usage[] =
 	"Run 'fabroute COMMAND --help' for a command's options; see fabroute(1).\n"
 	"Exit status: 0 done, 1 failed (for the daemon's commands: it answered an\n"
 	"error or could not be reached), 2 bad command line, 3 bad input file\n"
-	"(eval: 4 not connected, 5 deadlock possible, 6 both; status: 4 not ready;\n"
+	"(eval: 4 not connected, 5 deadlock possible, 6 both, 7 a --paths path not\n"
+	"followed; status: 4 not ready;\n"
 	"route: 4 not delivered).\n";
 
 void cli_err(const char *fmt, ...)
@@ -205,6 +212,7 @@ static const struct command commands[] = {
 	{ "eval", cmd_eval },
 	{ "compute", cmd_compute },
 	{ "engines", cmd_engines },
+	{ "lids", cmd_lids },
 	{ "status", cmd_status },
 	{ "route", cmd_route },
 	{ "reach", cmd_reach },
@@ -214,11 +222,17 @@ static const struct command commands[] = {
 	{ "engine", cmd_engine },
 	{ "reroute", cmd_reroute },
 	{ "fault", cmd_fault },
+	{ "nodes", cmd_nodes },
+	{ "links", cmd_links },
+	{ "lft", cmd_lft },
+	{ "config", cmd_config },
 };
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static const struct command *find_command(const char *name)
 {
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (!strcmp(commands[i].name, name))
 			return &commands[i];
 	return NULL;
@@ -229,16 +243,18 @@ static int help(int argc, char **argv)
 	const struct command *c;
 	char *args[] = { NULL, (char *)"--help", NULL };
 
-	if (argc < 2) {
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(usage, stdout);
 		return CLI_OK;
 	}
 	c = find_command(argv[1]);
 	if (!c) {
-		cli_err("no command '%s'; commands: gen, show, convert, eval, compute, engines, status, "
-			"route, reach, vl, events, snapshots, engine, reroute, fault", argv[1]);
+		cli_err("no command '%s'; run 'fabroute --help' for the list", argv[1]);
 		return CLI_USAGE;
 	}
+	if (argc > 2)
+		return cli_usage_err("help", "expected at most one COMMAND, found '%s' after '%s'", argv[2],
+				     argv[1]);
 	args[0] = argv[1];
 	return c->run(2, args);
 }

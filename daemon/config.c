@@ -38,7 +38,7 @@ struct cfg_key {
 #define U(k) CFG_UINT, offsetof(struct config, k)
 
 static const struct cfg_key keys[] = {
-	{ "engine", S(engine), "sftree,updn,minhop", 0, 0, 1, "CHAIN",
+	{ "engine", S(engine), FABROUTE_ENGINE_DEFAULT, 0, 0, 1, "CHAIN",
 	  "engines to try in turn; the first that applies routes" },
 	{ "engine_options", S(engine_options), "", 0, 0, 1, "ENG.K=V,...",
 	  "engine options: ENG.K=V, or K=V for every engine of the chain that has K, separated by "
@@ -51,7 +51,7 @@ static const struct cfg_key keys[] = {
 	{ "repair", S(repair), "ftdlr", 0, 0, 1, "ftdlr|none",
 	  "ftdlr: when a change only takes down or brings back links or switches of a fat tree "
 	  "routed by ftree, sftree or ftdlr, publish at once the local repair of the last full "
-	  "routing (papers/001) if it is proven, else route with the chain; none: always the chain" },
+	  "routing (dynamic local rerouting in k-ary n-trees) if it is proven, else route with the chain; none: always the chain" },
 	{ "rebalance_delay_s", U(rebalance_delay_s), "30", 0, 86400, 1, "S",
 	  "after this long without a change, compute the chain's routing for the repaired fabric "
 	  "and adopt it if it connects at least as many pairs, every step from the repair to it "

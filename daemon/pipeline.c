@@ -497,10 +497,13 @@ static void answer_sync(struct pipeline *p, struct epoch *e, const struct fab_er
 static struct fabric *job_fabric(struct pipeline *p, struct job *j, struct fab_err *err)
 {
 	struct fabric *f = j->fabric;
+	char size[160];
 
 	j->fabric = NULL;
 	j->given = f != NULL;
-	return f ? f : srcf_fabric(p->src, err);
+	if (!f && (f = srcf_fabric(p->src, err)))
+		log_info("rerouting (%s): %s; chain %s", j->reason, fab_describe(f, size, sizeof(size)), j->chain);
+	return f;
 }
 
 /* One reroute; the published epoch (a reference), or NULL with @err. */

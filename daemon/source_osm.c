@@ -88,15 +88,33 @@ const char *srco_pass_name(enum srco_pass p)
 
 /* --- route connections -------------------------------------------------- */
 
-/* Serve a "route" request into @a; 0, or -1 with the error message in @a->msg. */
-static int route(struct srco *s, const json_t *req, struct srco_answer *a)
+/*
+ * Serve a "route" request into @a; 0, or -1 with the error message in
+ * @a->msg. @read_ms: reading and parsing the request. The answer carries
+ * "ms": where the daemon's time went, for the plugin's log line.
+ */
+static int route(struct srco *s, const json_t *req, const struct osmp_rx *rx, double read_ms, struct srco_answer *a)
 {
 	const json_t *id = json_object_get(req, "id");
 	struct fab_err err = { { 0 } };
-	struct fabric *f = srco_subnet_fabric(json_object_get(req, "subnet"), &err);
-	struct epoch *e = f ? pipe_route_fabric(s->p, f, &err) : NULL;
-	int rc = e ? srco_routing_answer(e, id, a, &err) : -1;
+	double t0 = loop_now_fms(), t1;
+	struct fabric *f = srco_subnet_fabric(json_object_get(req, "subnet"), rx->payload, rx->len, &err);
+	struct epoch *e = NULL;
+	char size[160], chain[256];
+	int rc = -1;
 
+	t1 = loop_now_fms();
+	if (f) {
+		fab_describe(f, size, sizeof(size));
+		pipe_chain(s->p, chain, sizeof(chain));
+		log_info("opensm: routing request %lld: %s; read in %.1f ms, built in %.1f ms; chain %s",
+			 (long long)json_integer_value(id), size, read_ms, t1 - t0, chain);
+		e = pipe_route_fabric(s->p, f, &err);
+	}
+	if (e && !(rc = srco_routing_answer(e, id, a, &err)))
+		json_object_set_new(a->msg, "ms", json_pack("{s:f, s:f, s:f, s:f, s:f}", "read", read_ms,
+			"subnet", t1 - t0, "route", e->compute_ms, "eval", e->eval_ms,
+			"rest", loop_now_fms() - t1 - e->compute_ms - e->eval_ms));
 	pthread_mutex_lock(&s->mu);
 	if (!rc) {
 		s->routings++;
@@ -116,7 +134,8 @@ static int route(struct srco *s, const json_t *req, struct srco_answer *a)
 }
 
 /* Answer one message on a route connection; -1 when the connection must close. */
-static int serve_route(struct srco_conn *c, const json_t *m, char *err, size_t errlen)
+static int serve_route(struct srco_conn *c, const json_t *m, const struct osmp_rx *rx, double read_ms, char *err,
+		       size_t errlen)
 {
 	struct srco_answer a = { 0 };
 	int rc;
@@ -124,7 +143,7 @@ static int serve_route(struct srco_conn *c, const json_t *m, char *err, size_t e
 	if (strcmp(osmp_type(m), "route"))
 		a.msg = json_pack("{s:s, s:s}", "type", "error", "message", "expected a route request");
 	else
-		route(c->s, m, &a);
+		route(c->s, m, rx, read_ms, &a);
 	rc = osmp_send(c->fd, a.msg, a.niov ? a.iov : NULL, a.niov, osmp_now_ms() + SRCO_SEND_MS, err, errlen);
 	srco_answer_free(&a);
 	return rc;
@@ -316,19 +335,36 @@ static int hello(struct srco_conn *c, char *err, size_t errlen)
 	return rc;
 }
 
+/* Idle until a frame starts on @fd; *@t gets the time it did. */
+static int wait_readable(int fd, double *t)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			return -1;
+	*t = loop_now_fms();
+	return 0;
+}
+
 static void *conn_main(void *arg)
 {
 	struct srco_conn *c = arg;
 	char err[256] = "";
 	int rc = hello(c, err, sizeof(err));
+	struct osmp_rx rx = { 0 };
+	double t0 = 0;
 	json_t *m;
 
-	while (rc == 0 && (m = osmp_recv(c->fd, -1, NULL, err, sizeof(err)))) {
+	while (rc == 0 && wait_readable(c->fd, &t0) == 0 &&
+	       (m = osmp_recv(c->fd, -1, c->role == ROLE_ROUTE ? &rx : NULL, err, sizeof(err)))) {
 		if (c->role == ROLE_ROUTE)
-			rc = serve_route(c, m, err, sizeof(err));
+			rc = serve_route(c, m, &rx, loop_now_fms() - t0, err, sizeof(err));
 		else if (!strcmp(osmp_type(m), "event"))
 			record(c, m);
 		json_decref(m);
+		free(rx.payload);
+		rx = (struct osmp_rx){ 0 };
 	}
 	if (rc <= 0)
 		log_notice("opensm: connection closed: %s", err);

@@ -67,10 +67,15 @@ struct srco_stats {
 void srco_stats(struct srco *s, struct srco_stats *out);
 
 /**
- * srco_subnet_fabric() - the fabric described by a "route" message's
- * "subnet" (with its LIDs); NULL with @err naming what is wrong.
+ * srco_subnet_fabric() - the fabric a "route" message describes (with its LIDs)
+ * @subnet: the message's "subnet": sm_port_guid and the record counts
+ * @pay: the message's payload, the node, port and link records
+ * @len: its length, which must be exactly what the counts take
+ * @err: names what is wrong (the section and record index)
+ *
+ * Return: the fabric, or NULL with @err.
  */
-struct fabric *srco_subnet_fabric(const json_t *subnet, struct fab_err *err);
+struct fabric *srco_subnet_fabric(const json_t *subnet, const uint8_t *pay, size_t len, struct fab_err *err);
 
 /** srco_vls_count() - data VLs of an OperVLs/VLCap encoding (1 VL0 .. 5 VL0-14; others 1). */
 unsigned srco_vls_count(unsigned enc);

@@ -2,7 +2,8 @@
 /**
  * DOC: OpenSM source: the subnet in, the routing out
  *
- * A "route" message's subnet becomes a fabric with OpenSM's LIDs; a
+ * A "route" message's subnet, node, port and link records in its payload
+ * (doc/osm-protocol.md), becomes a fabric with OpenSM's LIDs; a
  * node's VL capacity (fab_node.vl_cap, what the default SL2VL mapping
  * "VL = SL mod vl_cap" uses) is the fewest data VLs any of its linked
  * ports will run, as the plugin reports them, so that both sides agree on
@@ -22,95 +23,108 @@
 
 /* --- the subnet ------------------------------------------------------------ */
 
-#define PORT_COLS 10
+/* The subnet's record counts, checked against the payload's length. */
+struct counts {
+	size_t nodes, ports, links;
+};
 
-static int int_at(const json_t *a, size_t i, long long min, long long max, long long *out)
+static int get_count(const json_t *subnet, const char *key, size_t *out)
 {
-	const json_t *v = json_array_get(a, i);
+	const json_t *v = json_object_get(subnet, key);
 
-	*out = json_integer_value(v);
-	return json_is_integer(v) && *out >= min && *out <= max ? 0 : -1;
+	*out = (size_t)json_integer_value(v);
+	return json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= OSMP_PAYLOAD_MAX ? 0 : -1;
 }
 
-static int add_nodes(struct fabric *f, const json_t *nodes, struct fab_err *err)
+static int subnet_counts(const json_t *subnet, size_t len, struct counts *c, struct fab_err *err)
 {
-	static const char *const types[] = { [FAB_CA] = "CA", [FAB_SWITCH] = "SW", [FAB_ROUTER] = "RT" };
-	size_t i;
-	json_t *n;
-
-	if (!json_is_array(nodes) || !json_array_size(nodes)) {
-		fab_err_set(err, "subnet.nodes: expected a non-empty array");
+	if (!json_is_object(subnet) || get_count(subnet, "nodes", &c->nodes) || get_count(subnet, "ports", &c->ports) ||
+	    get_count(subnet, "links", &c->links) || !c->nodes) {
+		fab_err_set(err, "subnet: expected an object with the number of nodes (at least 1), ports and links");
 		return -1;
 	}
-	json_array_foreach(nodes, i, n) {
-		struct fab_node_info in = { 0 };
-		const char *t = json_string_value(json_object_get(n, "type"));
-		json_int_t ports = json_integer_value(json_object_get(n, "ports"));
+	if (len != c->nodes * OSMP_NODE_REC + c->ports * OSMP_PORT_REC + c->links * OSMP_LINK_REC) {
+		fab_err_set(err, "subnet: a payload of %zu bytes, but %zu nodes, %zu ports and %zu links take %zu",
+			    len, c->nodes, c->ports, c->links,
+			    c->nodes * OSMP_NODE_REC + c->ports * OSMP_PORT_REC + c->links * OSMP_LINK_REC);
+		return -1;
+	}
+	return 0;
+}
 
-		for (unsigned k = FAB_CA; t && k <= FAB_ROUTER; k++)
-			if (strcmp(t, types[k]) == 0)
-				in.type = (enum fab_node_type)k;
-		if (!in.type || osmp_guid_parse(json_object_get(n, "guid"), &in.guid) ||
-		    ports < 1 || ports > FAB_PORTS_MAX) {
-			fab_err_set(err, "subnet.nodes[%zu]: expected a type (SW, CA, RT), a guid and 1..%u ports",
-				    i, FAB_PORTS_MAX);
+/* NodeDescription: up to its first NUL; bytes outside printable ASCII become '?'. */
+static void desc_text(const uint8_t *r, char out[OSMP_DESC_LEN + 1])
+{
+	size_t i;
+
+	for (i = 0; i < OSMP_DESC_LEN && r[i]; i++)
+		out[i] = r[i] >= 0x20 && r[i] < 0x7f ? (char)r[i] : '?';
+	out[i] = '\0';
+}
+
+static int add_nodes(struct fabric *f, const uint8_t *rec, size_t n, struct fab_err *err)
+{
+	static const enum fab_node_type types[] = { [OSMP_NODE_CA] = FAB_CA, [OSMP_NODE_SW] = FAB_SWITCH,
+						    [OSMP_NODE_RT] = FAB_ROUTER };
+
+	for (size_t i = 0; i < n; i++, rec += OSMP_NODE_REC) {
+		char desc[OSMP_DESC_LEN + 1];
+		struct fab_node_info in = {
+			.guid = osmp_get64(rec), .sysimg_guid = osmp_get64(rec + 8), .vendor_id = osmp_get32(rec + 16),
+			.device_id = osmp_get16(rec + 20), .nports = rec[23], .desc = desc,
+		};
+
+		if (rec[22] < OSMP_NODE_CA || rec[22] > OSMP_NODE_RT || !in.nports || in.nports > FAB_PORTS_MAX) {
+			fab_err_set(err, "subnet.nodes[%zu]: expected a type (1 CA, 2 switch, 3 router) and 1..%u ports, "
+				    "found type %u and %u ports", i, FAB_PORTS_MAX, rec[22], rec[23]);
 			return -1;
 		}
-		in.nports = (unsigned)ports;
-		in.desc = json_string_value(json_object_get(n, "desc"));
-		osmp_guid_parse(json_object_get(n, "sysimg"), &in.sysimg_guid);
-		in.vendor_id = (uint32_t)json_integer_value(json_object_get(n, "vendor"));
-		in.device_id = (uint16_t)json_integer_value(json_object_get(n, "device"));
+		in.type = types[rec[22]];
+		desc_text(rec + 24, desc);
 		if (fab_node_add(f, &in, err) != i)
 			return -1;
 	}
 	return 0;
 }
 
-/* [node, port, guid, lid, lmc, state, phys, width, speed, vls]; @vls gets the port's VL encoding. */
-static int set_port(struct fabric *f, const json_t *a, size_t i, uint8_t *vls, struct fab_err *err)
+/* Port record @i [node, guid, lid, port, lmc, state, phys, width, speed, vls]; @vls gets the port's VLs. */
+static int set_port(struct fabric *f, const uint8_t *r, size_t i, uint8_t *vls, struct fab_err *err)
 {
-	long long v[PORT_COLS];
-	uint64_t guid;
+	uint32_t node = osmp_get32(r);
+	unsigned port = r[14];
+	uint16_t lid = osmp_get16(r + 12);
 	struct fab_port *p;
 
-	if (!json_is_array(a) || json_array_size(a) != PORT_COLS || int_at(a, 0, 0, f->nnodes - 1, &v[0]) ||
-	    int_at(a, 1, 0, f->nodes[v[0]].nports, &v[1]) || osmp_guid_parse(json_array_get(a, 2), &guid) ||
-	    int_at(a, 3, 0, FAB_LID_UCAST_MAX, &v[3]) || int_at(a, 4, 0, FAB_LMC_MAX, &v[4]) ||
-	    int_at(a, 5, 0, 15, &v[5]) || int_at(a, 6, 0, 15, &v[6]) || int_at(a, 7, 0, 255, &v[7]) ||
-	    int_at(a, 8, 0, 255, &v[8]) || int_at(a, 9, 0, 15, &v[9])) {
-		fab_err_set(err, "subnet.ports[%zu]: expected [node, port, guid, lid, lmc, state, phys, "
-			    "width, speed, vls] within range", i);
+	if (node >= f->nnodes || port > f->nodes[node].nports || lid > FAB_LID_UCAST_MAX || r[15] > FAB_LMC_MAX ||
+	    r[16] > 15 || r[17] > 15 || r[20] > 15) {
+		fab_err_set(err, "subnet.ports[%zu]: expected [node, guid, lid, port, lmc, state, phys, width, speed, "
+			    "vls] within range", i);
 		return -1;
 	}
-	if (f->nodes[v[0]].type != FAB_SWITCH && v[1] > 0)
-		fab_port_set_guid(f, (uint32_t)v[0], (unsigned)v[1], guid);
-	p = fab_port(f, (uint32_t)v[0], (unsigned)v[1]);
-	p->lid = (uint16_t)v[3];
-	p->lmc = (uint8_t)v[4];
-	p->state = (uint8_t)v[5];
-	p->phys = (uint8_t)v[6];
-	p->width = (uint8_t)v[7];
-	p->speed = (uint8_t)v[8];
-	vls[p - f->ports] = (uint8_t)v[9];
+	if (f->nodes[node].type != FAB_SWITCH && port > 0)
+		fab_port_set_guid(f, node, port, osmp_get64(r + 4));
+	p = fab_port(f, node, port);
+	p->lid = lid;
+	p->lmc = r[15];
+	p->state = r[16];
+	p->phys = r[17];
+	p->width = r[18];
+	p->speed = r[19];
+	vls[p - f->ports] = r[20];
 	return 0;
 }
 
-static int add_links(struct fabric *f, const json_t *links, struct fab_err *err)
+static int add_links(struct fabric *f, const uint8_t *r, size_t n, struct fab_err *err)
 {
-	size_t i;
-	json_t *a;
+	for (size_t i = 0; i < n; i++, r += OSMP_LINK_REC) {
+		uint32_t a = osmp_get32(r), b = osmp_get32(r + 4);
 
-	json_array_foreach(links, i, a) {
-		long long v[4];
-
-		if (!json_is_array(a) || json_array_size(a) != 4 || int_at(a, 0, 0, f->nnodes - 1, &v[0]) ||
-		    int_at(a, 1, 1, f->nodes[v[0]].nports, &v[1]) || int_at(a, 2, 0, f->nnodes - 1, &v[2]) ||
-		    int_at(a, 3, 1, f->nodes[v[2]].nports, &v[3])) {
-			fab_err_set(err, "subnet.links[%zu]: expected [node, port, node, port] within range", i);
+		if (a >= f->nnodes || b >= f->nnodes || !r[8] || r[8] > f->nodes[a].nports || !r[9] ||
+		    r[9] > f->nodes[b].nports) {
+			fab_err_set(err, "subnet.links[%zu]: expected [node, node, port, port] within range", i);
 			return -1;
 		}
-		if (fab_link_add(f, (uint32_t)v[0], (unsigned)v[1], (uint32_t)v[2], (unsigned)v[3], err))
+		if (fab_link_add(f, a, r[8], b, r[9], err))
 			return -1;
 	}
 	return 0;
@@ -151,33 +165,30 @@ static void set_sm(struct fabric *f, const json_t *subnet)
 	}
 }
 
-struct fabric *srco_subnet_fabric(const json_t *subnet, struct fab_err *err)
+struct fabric *srco_subnet_fabric(const json_t *subnet, const uint8_t *pay, size_t len, struct fab_err *err)
 {
 	struct fabric *f = fab_new();
-	const json_t *ports = json_object_get(subnet, "ports"), *links = json_object_get(subnet, "links");
+	const uint8_t *ports, *links;
+	struct counts c;
 	uint8_t *vls = NULL;
-	size_t i;
-	json_t *a;
 
 	if (!f) {
 		fab_err_set(err, "out of memory");
 		return NULL;
 	}
-	if (!json_is_object(subnet) || !json_is_array(ports) || !json_is_array(links)) {
-		fab_err_set(err, "subnet: expected an object with nodes, ports and links arrays");
-		goto fail;
-	}
-	if (add_nodes(f, json_object_get(subnet, "nodes"), err))
+	if (subnet_counts(subnet, len, &c, err) || add_nodes(f, pay, c.nodes, err))
 		goto fail;
 	vls = calloc((size_t)f->nports + 1, 1);
 	if (!vls) {
 		fab_err_set(err, "out of memory");
 		goto fail;
 	}
-	json_array_foreach(ports, i, a)
-		if (set_port(f, a, i, vls, err))
+	ports = pay + c.nodes * OSMP_NODE_REC;
+	links = ports + c.ports * OSMP_PORT_REC;
+	for (size_t i = 0; i < c.ports; i++)
+		if (set_port(f, ports + i * OSMP_PORT_REC, i, vls, err))
 			goto fail;
-	if (add_links(f, links, err))
+	if (add_links(f, links, c.links, err))
 		goto fail;
 	set_vl_caps(f, vls);
 	if (fab_finalize(f, err))

@@ -17,8 +17,8 @@
 #include "fabric/formats.h"
 
 static const struct engine *const engines[] = {
-	&eng_sftree, &eng_ftree, &eng_opt, &eng_dmodk, &eng_smodk, &eng_updn, &eng_minhop,
-	&eng_ftdlr,
+	&eng_sftree, &eng_ftree, &eng_opt, &eng_dmodk, &eng_smodk, &eng_dla, &eng_updn,
+	&eng_minhop, &eng_pathsel, &eng_swidest, &eng_rename, &eng_explicit, &eng_ftdlr,
 };
 
 const struct engine *const *eng_all(size_t *n)

@@ -149,7 +149,8 @@ struct engine {
 };
 
 extern const struct engine eng_sftree, eng_ftree, eng_opt, eng_dmodk, eng_smodk;
-extern const struct engine eng_updn, eng_minhop, eng_ftdlr;
+extern const struct engine eng_dla, eng_updn, eng_minhop;
+extern const struct engine eng_pathsel, eng_swidest, eng_rename, eng_explicit, eng_ftdlr;
 
 /** eng_all() - every engine, in the order `fabroute engines` lists them. */
 const struct engine *const *eng_all(size_t *n);

@@ -651,9 +651,9 @@ static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
 
 const struct engine eng_ftdlr = {
 	.name = "ftdlr",
-	.summary = "local repair of a fat-tree routing around faults (papers/001): rewrites only "
-		   "the faults' groups, base back on recovery; without a routing to repair, "
-		   "sftree with switch destinations on VL 1",
+	.summary = "local repair of a fat-tree routing around faults (dynamic local rerouting "
+		   "in k-ary n-trees, DDLR): rewrites only the faults' groups, base back on "
+		   "recovery; without a routing to repair, sftree with switch destinations on VL 1",
 	.options = ftdlr_opts,
 	.deadlock_free = 1,
 	.vls = 2,

@@ -426,8 +426,9 @@ static int dmodk_route(const struct eng_req *q, const struct eng_args *a, struct
 
 const struct engine eng_dmodk = {
 	.name = "dmodk",
-	.summary = "D-mod-k on 2-level generalized fat trees T(n+m, r) (papers/003): pair (s, d) "
-		   "through top switch d mod m",
+	.summary = "D-mod-k on 2-level generalized fat trees T(n+m, r) (Nienaber, Mahapatra and Yuan, "
+		   "\"Improving Performance of Deterministic Single-path Routing on 2-Level Generalized "
+		   "Fat-trees\"): pair (s, d) through top switch d mod m",
 	.options = NULL,
 	.deadlock_free = 1,
 	.vls = 1,
@@ -500,8 +501,10 @@ static int smodk_route(const struct eng_req *q, const struct eng_args *a, struct
 
 const struct engine eng_smodk = {
 	.name = "smodk",
-	.summary = "S-mod-k on 2-level generalized fat trees T(n+m, r) (papers/003): pair (s, d) "
-		   "through top switch s mod m; needs LMC ceil(log2 m), one LID per top switch",
+	.summary = "S-mod-k on 2-level generalized fat trees T(n+m, r) (Nienaber, Mahapatra and Yuan, "
+		   "\"Improving Performance of Deterministic Single-path Routing on 2-Level Generalized "
+		   "Fat-trees\"): pair (s, d) through top switch s mod m; needs LMC ceil(log2 m), one LID "
+		   "per top switch",
 	.options = NULL,
 	.deadlock_free = 1,
 	.vls = 1,

@@ -286,9 +286,10 @@ static int opt_route(const struct eng_req *q, const struct eng_args *a, struct e
 
 const struct engine eng_opt = {
 	.name = "opt",
-	.summary = "OPT on 2-level generalized fat trees T(n+m, r) (papers/003 Fig. 2, balanced): "
-		   "optimal worst-case permutation load ceil(n / floor(sqrt(m))); needs LMC "
-		   "ceil(log2 source groups)",
+	.summary = "OPT on 2-level generalized fat trees T(n+m, r) (Nienaber, Mahapatra and Yuan, "
+		   "\"Improving Performance of Deterministic Single-path Routing on 2-Level Generalized "
+		   "Fat-trees\", Fig. 2, balanced): optimal worst-case permutation load "
+		   "ceil(n / floor(sqrt(m))); needs LMC ceil(log2 source groups)",
 	.options = opt_options,
 	.deadlock_free = 1,
 	.vls = 1,

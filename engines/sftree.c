@@ -674,8 +674,8 @@ static int sftree_route(const struct eng_req *q, const struct eng_args *a, struc
 
 const struct engine eng_sftree = {
 	.name = "sftree",
-	.summary = "sFtree (papers/000): ftree plus deadlock-free switch-to-switch routing "
-		   "through one subtree root, all on one VL",
+	.summary = "sFtree (as proposed in \"...Routing Algorithm for Fat-Trees\"): ftree plus "
+		   "deadlock-free switch-to-switch routing through one subtree root, all on one VL",
 	.options = NULL,
 	.deadlock_free = 1,
 	.vls = 1,

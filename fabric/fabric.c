@@ -475,3 +475,18 @@ oom:
 	fab_err_set(err, "out of memory copying a fabric of %u nodes", f->nnodes);
 	return NULL;
 }
+
+const char *fab_describe(const struct fabric *f, char *out, size_t len)
+{
+	uint32_t cas = 0, routers = 0, lids = 0;
+
+	for (uint32_t n = 0; n < f->nnodes; n++) {
+		cas += f->nodes[n].type == FAB_CA;
+		routers += f->nodes[n].type == FAB_ROUTER;
+	}
+	for (uint32_t ep = 0; ep < f->neps; ep++)
+		lids += fab_ep_lid(f, ep) ? 1u << fab_ep_lmc(f, ep) : 0;
+	snprintf(out, len, "%u nodes (%u switches, %u CAs, %u routers), %u LIDs, %u links", f->nnodes,
+		 f->nswitches, cas, routers, lids, f->nlinks);
+	return out;
+}

@@ -265,6 +265,15 @@ uint32_t fab_node_by_desc(const struct fabric *f, const char *desc, unsigned *co
 uint32_t fab_ep_of_node(const struct fabric *f, uint32_t node, unsigned port);
 
 /**
+ * fab_describe() - "N nodes (S switches, C CAs, R routers), L LIDs, K links"
+ * into @out (@len bytes): how big @f is, for a log line. L counts every
+ * LID of every endpoint's LMC range (LIDs not assigned yet count 0).
+ *
+ * Return: @out.
+ */
+const char *fab_describe(const struct fabric *f, char *out, size_t len);
+
+/**
  * fab_topology_hash() - identity of the physical graph
  *
  * A 64-bit FNV-1a hash over the sorted node records (type, node GUID, port

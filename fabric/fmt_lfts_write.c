@@ -163,6 +163,38 @@ static void put_block(struct out *o, const struct lines *l, const uint8_t *lft, 
 	o->len += (size_t)sprintf(room(o, 32), "%u lids dumped\n", top);
 }
 
+/* The blocks of switches @first to @last - 1; 0 or -1 with errno set. */
+static int write_blocks(FILE *out, const struct fabric *f, const struct rt_routing *r,
+			uint32_t first, uint32_t last)
+{
+	struct out o = { .fp = out };
+	struct lines l = { 0 };
+	unsigned top;
+	int rc = -1;
+
+	if (check_tables(f, r) || last > r->nswitches || first > last) {
+		errno = EINVAL;
+		return -1;
+	}
+	top = r->lft_len - 1;
+	o.buf = malloc(LFTS_OUT_BUF);
+	if (!o.buf || make_lines(f, top, &l)) {
+		errno = ENOMEM;
+		goto out;
+	}
+	for (uint32_t s = first; s < last && !o.err; s++) {
+		put_header(&o, f, f->switches[s], top);
+		put_block(&o, &l, rt_lft(r, s), top);
+	}
+	flush(&o);
+	rc = o.err || fflush(out) || ferror(out) ? -1 : 0;
+out:
+	free(o.buf);
+	free(l.text);
+	free(l.at);
+	return rc;
+}
+
 /**
  * fmt_lfts_write() - write @r as opensm-lfts.dump
  * @out: the stream to write to
@@ -181,30 +213,19 @@ static void put_block(struct out *o, const struct lines *l, const uint8_t *lft, 
  */
 int fmt_lfts_write(FILE *out, const struct fabric *f, const struct rt_routing *r)
 {
-	struct out o = { .fp = out };
-	struct lines l = { 0 };
-	unsigned top;
-	int rc = -1;
+	return write_blocks(out, f, r, 0, r->nswitches);
+}
 
-	if (check_tables(f, r)) {
+/**
+ * fmt_lfts_write_switch() - the block of switch @sw (an index of
+ * f->switches) alone, as fmt_lfts_write() writes it
+ * Return: as fmt_lfts_write(); EINVAL also when @sw is out of range.
+ */
+int fmt_lfts_write_switch(FILE *out, const struct fabric *f, const struct rt_routing *r, uint32_t sw)
+{
+	if (sw >= r->nswitches) {
 		errno = EINVAL;
 		return -1;
 	}
-	top = r->lft_len - 1;
-	o.buf = malloc(LFTS_OUT_BUF);
-	if (!o.buf || make_lines(f, top, &l)) {
-		errno = ENOMEM;
-		goto out;
-	}
-	for (uint32_t s = 0; s < r->nswitches && !o.err; s++) {
-		put_header(&o, f, f->switches[s], top);
-		put_block(&o, &l, rt_lft(r, s), top);
-	}
-	flush(&o);
-	rc = o.err || fflush(out) || ferror(out) ? -1 : 0;
-out:
-	free(o.buf);
-	free(l.text);
-	free(l.at);
-	return rc;
+	return write_blocks(out, f, r, sw, sw + 1);
 }

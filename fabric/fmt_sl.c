@@ -384,6 +384,94 @@ out:
 	return rc;
 }
 
+/* --- writing opensm-sl2vl.dump ------------------------------------------- */
+
+static int cmp_guid_ep(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void sl2vl_write_row(FILE *out, unsigned in, unsigned o, const uint8_t vl[RT_SLS])
+{
+	fprintf(out, "%-4u%-4u:", in, o);
+	for (unsigned sl = 0; sl < RT_SLS; sl++)
+		fprintf(out, " %-2u", vl[sl]);
+	fputc('\n', out);
+}
+
+/* One record: the header, then the rows of a switch or a CA's single row. */
+static void sl2vl_write_record(FILE *out, const struct fabric *f, const struct rt_routing *r,
+			       uint32_t ep, int sl0_only)
+{
+	uint32_t node = f->eps[ep].node;
+	const struct fab_node *n = &f->nodes[node];
+	uint8_t vl[RT_SLS];
+
+	fprintf(out, "%s0x%016" PRIx64 ", base LID %u, \"%s\"\n",
+		rec_types[n->type == FAB_SWITCH ? 0 : n->type == FAB_CA ? 1 : 2],
+		fab_port(f, node, f->eps[ep].port)->guid, fab_ep_lid(f, ep), fab_desc(f, node));
+	fputs("#in out : 0  1  2  3  4  5  6  7  8  9  10 11 12 13 14 15\n", out);
+	fputs("#--------------------------------------------------------\n", out);
+	if (n->type != FAB_SWITCH) {
+		for (unsigned sl = 0; sl < RT_SLS; sl++)
+			vl[sl] = (uint8_t)(sl0_only ? 0 : sl % (n->vl_cap ? n->vl_cap : 1));
+		sl2vl_write_row(out, 0, 0, vl);
+	}
+	for (unsigned o = 1; n->type == FAB_SWITCH && o <= n->nports; o++) {
+		if (!fab_port_linked(f, node, o))
+			continue;
+		for (unsigned in = 0; in <= n->nports; in++) {
+			for (unsigned sl = 0; sl < RT_SLS; sl++)
+				vl[sl] = (uint8_t)rt_sl2vl_get(r, f, n->swidx, in, o, sl);
+			sl2vl_write_row(out, in, o, vl);
+		}
+	}
+	fputs("#--------------------------------------------------------\n\n", out);
+}
+
+/* Every pair on SL 0. */
+static int sl0_only(const struct rt_routing *r)
+{
+	for (size_t i = 0; r->path_sl && i < (size_t)r->neps * r->neps; i++)
+		if (r->path_sl[i])
+			return 0;
+	return 1;
+}
+
+/**
+ * fmt_sl2vl_write() - write @r's SL2VL tables as opensm-sl2vl.dump
+ *
+ * One record per endpoint in port GUID order. A switch gets a row for every
+ * linked out port and every in port 0..N (what OpenSM programs), from its
+ * table or the default mapping. The model keeps no tables for CAs and
+ * routers: their single row maps every SL to VL 0 when every path uses
+ * SL 0, else SL to SL mod their VL count.
+ * Return: 0, or -1 on a write error (errno set).
+ */
+int fmt_sl2vl_write(FILE *out, const struct fabric *f, const struct rt_routing *r)
+{
+	uint64_t *key = malloc(((size_t)f->neps + 1) * 2 * sizeof(*key));
+	int only0 = sl0_only(r);
+
+	if (!key) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (uint32_t e = 0; e < f->neps; e++) {
+		key[2 * e] = fab_port(f, f->eps[e].node, f->eps[e].port)->guid;
+		key[2 * e + 1] = e;
+	}
+	qsort(key, f->neps, 2 * sizeof(*key), cmp_guid_ep);
+	for (uint32_t i = 0; i < f->neps; i++)
+		sl2vl_write_record(out, f, r, (uint32_t)key[2 * i + 1], only0);
+	free(key);
+	if (fflush(out) || ferror(out))
+		return -1;
+	return 0;
+}
+
 /* --- path SLs (ibdmchk -c) --------------------------------------------- */
 
 /**

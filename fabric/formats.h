@@ -153,6 +153,8 @@ struct rt_routing *fmt_lfts_load(const char *path, const struct fabric *f,
  * stream's error).
  */
 int fmt_lfts_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
+/** fmt_lfts_write_switch() - the block of switch index @sw alone (fabric/fmt_lfts_write.c). */
+int fmt_lfts_write_switch(FILE *out, const struct fabric *f, const struct rt_routing *r, uint32_t sw);
 
 /** fmt_fdbs_parse() - read opensm.fdbs (dump_ucast_routes blocks) for fabric @f. */
 struct rt_routing *fmt_fdbs_parse(const char *buf, size_t len, const char *name,
@@ -192,6 +194,13 @@ int fmt_sl2vl_parse(const char *buf, size_t len, const char *name, const struct 
 		    struct rt_routing *r, struct fab_err *err);
 
 /**
+ * fmt_sl2vl_write() - write @r's SL2VL tables in the format
+ * fmt_sl2vl_parse() reads: every switch's rows for its linked out ports, a
+ * single row per CA and router port. Return: 0, or -1 with errno set.
+ */
+int fmt_sl2vl_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
+
+/**
  * fmt_pathsl_parse() - read a path-SL file (the format `ibdmchk -c` reads:
  * "0xSOURCENODEGUID DLID SL" per line, see fabric/fmt_sl.c) into @r->path_sl
  * (allocated with rt_pairs_alloc()). A line sets the pairs from every port
@@ -208,6 +217,67 @@ int fmt_pathsl_parse(const char *buf, size_t len, const char *name, const struct
  * destination, which the format cannot say).
  */
 int fmt_pathsl_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
+
+/* --- path files (fabric/fmt_paths.c) ------------------------------------ */
+
+/** struct fmt_hop - a path leaves switch node @node by @port (0: delivered to the switch). */
+struct fmt_hop {
+	uint32_t node;
+	uint8_t port;
+};
+
+/**
+ * struct fmt_paths - explicit paths between endpoints
+ * @n: paths; path i goes from endpoint @src[i] to endpoint @dst[i] through
+ *     hops @hop[@off[i] .. @off[i + 1])
+ * @dlid: the DLID of each path, 0 when not given
+ * @line: the line each path was read from (0 when built in memory)
+ */
+struct fmt_paths {
+	size_t n, cap;
+	uint32_t *src, *dst;
+	uint16_t *dlid;
+	uint32_t *line;
+	size_t *off;
+	struct fmt_hop *hop;
+	size_t nhops, hcap;
+};
+
+/** How fmt_paths_parse() treats DLIDs: optional, required (eval), refused. */
+enum fmt_paths_dlid {
+	FMT_PATHS_DLID_ANY = 0,
+	FMT_PATHS_DLID_NEEDED,
+	FMT_PATHS_DLID_NONE,
+};
+
+/** fmt_paths_add() - append a path (copied). Return: 0, or -1 when out of memory. */
+int fmt_paths_add(struct fmt_paths *p, uint32_t src, uint32_t dst, unsigned dlid,
+		  const struct fmt_hop *hops, size_t nhops);
+void fmt_paths_free(struct fmt_paths *p);
+
+/**
+ * fmt_paths_check() - the @n hops @h lead from endpoint @src to @dst over
+ * links of @f, crossing no switch twice. Return: 0, or -1 with @why set.
+ */
+int fmt_paths_check(const struct fabric *f, const struct fmt_hop *h, size_t n, uint32_t src,
+		    uint32_t dst, char *why, size_t len);
+
+/**
+ * fmt_paths_parse() - read a path file ("SRC DST [DLID] SWITCH:PORT ..." per
+ * line, see fabric/fmt_paths.c) for fabric @f; every path is checked with
+ * fmt_paths_check(). Files up to FMT_DUMP_SIZE_MAX.
+ * Return: 0 with @p filled (fmt_paths_free() it), or -1 with @err set
+ * ("NAME:LINE: what is wrong") and @p empty.
+ */
+int fmt_paths_parse(const char *buf, size_t len, const char *name, const struct fabric *f,
+		    enum fmt_paths_dlid mode, struct fmt_paths *p, struct fab_err *err);
+
+/**
+ * fmt_paths_write() - one line per path: port GUIDs in hex, the DLID in
+ * decimal (when set), then SWITCH_GUID:PORT per hop.
+ * Return: 0, or -1 on a write error (errno set).
+ */
+int fmt_paths_write(FILE *out, const struct fabric *f, const struct fmt_paths *p);
 
 /* --- shared by the parsers (fabric/fmt_lines.c) ------------------------ */
 

@@ -31,10 +31,13 @@
  * struct gen_limit - what the parser accepts for one parameter
  * @min, @max: range of every value
  * @maxn: 1 for a single value, else the most values of a comma list
+ * @words: NULL for numbers, else the words the value may be, separated by
+ *         '|'; the value parsed is the word's position
  */
 struct gen_limit {
 	uint32_t min, max;
 	uint32_t maxn;
+	const char *words;
 };
 
 /* Parsed parameters of one gen_build() call. */
@@ -56,10 +59,11 @@ struct gen_impl {
 /* --- parameter tables ---------------------------------------------------- */
 
 #define LMC_PARAM { "lmc", "0", "LID mask control of the CA ports: 2^lmc LIDs each (0 to 7)" }
-#define LMC_LIMIT { 0, FAB_LMC_MAX, 1 }
+#define LMC_LIMIT SCALAR(0, FAB_LMC_MAX)
 #define END_PARAM { NULL, NULL, NULL }
-#define SCALAR(lo, hi) { (lo), (hi), 1 }
-#define LIST(lo, hi, n) { (lo), (hi), (n) }
+#define SCALAR(lo, hi) { (lo), (hi), 1, NULL }
+#define LIST(lo, hi, n) { (lo), (hi), (n), NULL }
+#define WORDS(w) { 0, 0, 1, (w) }
 
 static const struct gen_param p_kary[] = {
 	{ "k", "4", "arity: every switch has k down and k up ports (2k ports), 1 to 127" },
@@ -129,13 +133,15 @@ static const struct gen_limit l_multicore[] = {
 static const struct gen_param p_dragonfly[] = {
 	{ "a", "4", "switches per group, linked all to all" },
 	{ "p", "2", "nodes per switch" },
-	{ "h", "2", "global links per switch; a*h+1 groups, global link j of group g goes to "
-		     "group j if j < g, else j+1 (consecutive arrangement)" },
+	{ "h", "2", "global links per switch; a*h+1 groups, one global link per pair of groups" },
+	{ "wiring", "absolute", "where global link j of group i goes: absolute (group j if j < i, "
+				"else j+1), relative (group i+j+1 mod g), circulant (link 2k to group "
+				"i+k+1, link 2k+1 to i-k-1; a*h even)" },
 	LMC_PARAM, END_PARAM,
 };
 static const struct gen_limit l_dragonfly[] = {
 	SCALAR(1, FAB_PORTS_MAX), SCALAR(0, FAB_PORTS_MAX - 1), SCALAR(1, FAB_PORTS_MAX - 1),
-	LMC_LIMIT,
+	WORDS("absolute|relative|circulant"), LMC_LIMIT,
 };
 
 static const struct gen_param p_random[] = {
@@ -244,7 +250,8 @@ static struct fabric *b_multicore(const struct gen_args *a, uint64_t seed, struc
 
 static struct fabric *b_dragonfly(const struct gen_args *a, uint64_t seed, struct fab_err *err)
 {
-	return gen_direct_dragonfly(arg(a, "a"), arg(a, "p"), arg(a, "h"), err);
+	return gen_direct_dragonfly(arg(a, "a"), arg(a, "p"), arg(a, "h"),
+				    (enum gen_df_wiring)arg(a, "wiring"), err);
 }
 
 static struct fabric *b_random(const struct gen_args *a, uint64_t seed, struct fab_err *err)
@@ -378,6 +385,28 @@ static int out_of_range(const struct gen_param *p, const struct gen_limit *lim, 
 	return -1;
 }
 
+/* @val as one of @lim->words: its position in *@v. */
+static int parse_word(const struct gen_param *p, const struct gen_limit *lim, const char *val,
+		      uint32_t *v, uint32_t *n, struct fab_err *err)
+{
+	size_t len = strlen(val);
+	uint32_t pos = 0;
+
+	for (const char *w = lim->words; w; pos++) {
+		const char *bar = strchr(w, '|');
+		size_t wl = bar ? (size_t)(bar - w) : strlen(w);
+
+		if (wl == len && !strncmp(w, val, len)) {
+			*v = pos;
+			*n = 1;
+			return 0;
+		}
+		w = bar ? bar + 1 : NULL;
+	}
+	fab_err_set(err, "%s=\"%.64s\": expected one of %s", p->name, val, lim->words);
+	return -1;
+}
+
 static int parse_value(const struct gen_param *p, const struct gen_limit *lim, const char *val,
 		       uint32_t *v, uint32_t *n, struct fab_err *err)
 {
@@ -385,6 +414,8 @@ static int parse_value(const struct gen_param *p, const struct gen_limit *lim, c
 	uint64_t x;
 
 	*n = 0;
+	if (lim->words)
+		return parse_word(p, lim, val, v, n, err);
 	for (;;) {
 		if (parse_uint(&s, &x) || (*s && (*s != ',' || lim->maxn == 1)))
 			return bad_value(p, lim, val, err);

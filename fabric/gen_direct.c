@@ -8,10 +8,15 @@
  * Dragonfly (a, p, h), fully connected: g = a*h+1 groups of a switches,
  * switch s of group G is "gGG-swS". Ports 1..p hold nodes, the next a-1
  * ports go to the other switches of the group in index order, the last h
- * are global. Global links use the consecutive arrangement: group G's
- * global link j (0 <= j < a*h, on switch j / h, global port j % h) goes
- * to group j when j < G and to group j+1 otherwise, so every pair of
- * groups shares exactly one global link.
+ * are global: group G's global link j (0 <= j < a*h) sits on switch j / h,
+ * global port j % h. Every pair of groups shares exactly one global link;
+ * where link j goes depends on the wiring:
+ *  - absolute (BookSim2's): to group j when j < G, else j+1, where it is
+ *    link G when G < j+1, else G-1;
+ *  - relative: to group (G+j+1) mod g, where it is link a*h-1-j;
+ *  - circulant (a*h even): link 2k to group G+k+1, where it is link 2k+1,
+ *    and link 2k+1 to group G-k-1 (mod g), where it is link 2k.
+ * OpenSM's engines route these differently; dla does not care.
  *
  * Random: a random spanning tree (every switch, in a random order, joins
  * one already placed) plus random extra links up to switches*degree/2 links
@@ -88,7 +93,31 @@ static int df_add_switches(struct fabric *f, unsigned a, unsigned g, unsigned np
 	return 0;
 }
 
-static int df_link(struct fabric *f, unsigned a, unsigned p, unsigned h, struct fab_err *err)
+/*
+ * Global link @j of group @G: the group @T it leads to and the index @j2 of
+ * the same link in @T's numbering.
+ */
+static void df_global(enum gen_df_wiring w, unsigned g, unsigned G, unsigned j, unsigned *T,
+		      unsigned *j2)
+{
+	switch (w) {
+	case GEN_DF_RELATIVE:
+		*T = (G + j + 1) % g;
+		*j2 = g - 2 - j;
+		break;
+	case GEN_DF_CIRCULANT:
+		*T = j % 2 ? (G + g - j / 2 - 1) % g : (G + j / 2 + 1) % g;
+		*j2 = j % 2 ? j - 1 : j + 1;
+		break;
+	default:
+		*T = j < G ? j : j + 1;
+		*j2 = G < *T ? G : G - 1;
+		break;
+	}
+}
+
+static int df_link(struct fabric *f, unsigned a, unsigned p, unsigned h, enum gen_df_wiring w,
+		   struct fab_err *err)
 {
 	unsigned g = a * h + 1, gbase = p + a - 1;
 
@@ -97,12 +126,13 @@ static int df_link(struct fabric *f, unsigned a, unsigned p, unsigned h, struct 
 			for (unsigned t = s + 1; t < a; t++)
 				if (fab_link_add(f, G * a + s, p + t, G * a + t, p + s + 1, err))
 					return -1;
-		/* global links j >= G lead to the higher groups j + 1: add them from here */
-		for (unsigned j = G; j < a * h; j++) {
-			unsigned G2 = j + 1, j2 = G;
+		/* each global link is added from the lower-numbered group */
+		for (unsigned j = 0; j < a * h; j++) {
+			unsigned G2, j2;
 
-			if (fab_link_add(f, G * a + j / h, gbase + j % h + 1,
-					 G2 * a + j2 / h, gbase + j2 % h + 1, err))
+			df_global(w, g, G, j, &G2, &j2);
+			if (G2 > G && fab_link_add(f, G * a + j / h, gbase + j % h + 1,
+						   G2 * a + j2 / h, gbase + j2 % h + 1, err))
 				return -1;
 		}
 	}
@@ -111,9 +141,11 @@ static int df_link(struct fabric *f, unsigned a, unsigned p, unsigned h, struct 
 
 /**
  * gen_direct_dragonfly() - fully connected dragonfly (a, p, h), see the DOC comment
+ * @w: the arrangement of the global links
  * Return: an unfinalized fabric, or NULL with @err set.
  */
-struct fabric *gen_direct_dragonfly(unsigned a, unsigned p, unsigned h, struct fab_err *err)
+struct fabric *gen_direct_dragonfly(unsigned a, unsigned p, unsigned h, enum gen_df_wiring w,
+				    struct fab_err *err)
 {
 	uint64_t g = (uint64_t)a * h + 1, nsw = g * a;
 	struct fabric *f;
@@ -121,11 +153,16 @@ struct fabric *gen_direct_dragonfly(unsigned a, unsigned p, unsigned h, struct f
 	if (gen_check_ports("switches (p+a-1+h)", (uint64_t)p + a - 1 + h, err) ||
 	    gen_check_size(nsw, nsw * p, err))
 		return NULL;
+	if (w == GEN_DF_CIRCULANT && (a * h) % 2) {
+		fab_err_set(err, "wiring=circulant pairs global links 2k and 2k+1: a*h must be even, "
+			    "a=%u h=%u give %u", a, h, a * h);
+		return NULL;
+	}
 	f = new_fabric(err);
 	if (!f)
 		return NULL;
 	if (df_add_switches(f, a, (unsigned)g, p + a - 1 + h, err) ||
-	    add_hosts(f, 0, (uint32_t)nsw, p, err) || df_link(f, a, p, h, err)) {
+	    add_hosts(f, 0, (uint32_t)nsw, p, err) || df_link(f, a, p, h, w, err)) {
 		fab_free(f);
 		return NULL;
 	}

@@ -30,7 +30,11 @@ struct fabric *gen_tree_rack(unsigned racks, unsigned hosts, unsigned uplinks, u
 			     struct fab_err *err);
 struct fabric *gen_tree_multicore(unsigned cores, unsigned n, unsigned m, unsigned r,
 				  unsigned hlinks, struct fab_err *err);
-struct fabric *gen_direct_dragonfly(unsigned a, unsigned p, unsigned h, struct fab_err *err);
+/* Where a dragonfly's global links go (see gen_direct.c). */
+enum gen_df_wiring { GEN_DF_ABSOLUTE, GEN_DF_RELATIVE, GEN_DF_CIRCULANT };
+
+struct fabric *gen_direct_dragonfly(unsigned a, unsigned p, unsigned h, enum gen_df_wiring w,
+				    struct fab_err *err);
 struct fabric *gen_direct_random(unsigned switches, unsigned machines, unsigned degree,
 				 unsigned radix, uint64_t seed, struct fab_err *err);
 struct fabric *gen_direct_ring(unsigned switches, unsigned hosts, struct fab_err *err);

@@ -14,10 +14,14 @@
  * where OpenSM's setup_routing_engines() appends the configured engines
  * after it. OpenSM owns and frees the list entry.
  *
- * A routing pass: connect (once; the connection is kept), send the subnet,
- * wait for the LFTs until timeout_ms after the pass began, fill new_lft.
- * Every failure is one log line and -1, so that OpenSM's next engine routes
- * the pass; the route connection is then closed, which also drops a late
+ * A routing pass spans the engine's two hooks. build_lid_matrices: connect
+ * (once; the connection is kept), send the subnet, then fill the hop
+ * matrices while fabrouted routes. ucast_build_fwd_tables: wait for the
+ * LFTs until timeout_ms after the request went out (the time the hop
+ * matrices took not counted: OpenSM's work either way), fill new_lft. Every failure
+ * is one log line and -1 from the second hook, so that OpenSM's next
+ * engine routes the pass with the hop matrices cleared as OpenSM left
+ * them; the route connection is then closed, which also drops a late
  * answer.
  */
 #include <errno.h>
@@ -40,8 +44,10 @@
 static void err_prefix(char *err, size_t len, const char *what)
 {
 	char tail[256];
+	size_t n = strnlen(err, sizeof(tail) - 1);
 
-	snprintf(tail, sizeof(tail), "%s", err);
+	memcpy(tail, err, n);
+	tail[n] = '\0';
 	if (snprintf(err, len, "%s: %s", what, tail) >= (int)len)
 		err[len - 1] = '\0';	/* truncated: a log line is still useful */
 }
@@ -124,9 +130,20 @@ static void set_socket(struct fosm *f, const char *path)
 	f->socket_path = copy;
 }
 
+static void set_hop_matrices(struct fosm *f, const char *val)
+{
+	if (!strcmp(val, "fabroute") || !strcmp(val, "opensm"))
+		f->osm_hops = !strcmp(val, "opensm");
+	else
+		FOSM_LOG(f, OSM_LOG_ERROR, "option hop_matrices='%s': expected fabroute or opensm; using %s\n",
+			 val, f->osm_hops ? "opensm" : "fabroute");
+}
+
 static void set_option(struct fosm *f, const char *key, const char *val)
 {
-	if (val && !strcmp(key, "socket"))
+	if (val && !strcmp(key, "hop_matrices"))
+		set_hop_matrices(f, val);
+	else if (val && !strcmp(key, "socket"))
 		set_socket(f, val);
 	else if (val && !strcmp(key, "timeout_ms")) {
 		if (parse_timeout(val, &f->timeout_ms))
@@ -134,7 +151,7 @@ static void set_option(struct fosm *f, const char *key, const char *val)
 				 val, FOSM_TIMEOUT_MIN, FOSM_TIMEOUT_MAX, f->timeout_ms);
 	} else
 		FOSM_LOG(f, OSM_LOG_ERROR, "unknown option '%s%s%s' in event_plugin_options ignored "
-			 "(known: socket=PATH timeout_ms=N)\n", key, val ? "=" : "", val ? val : "");
+			 "(known: socket=PATH timeout_ms=N hop_matrices=fabroute|opensm)\n", key, val ? "=" : "", val ? val : "");
 }
 
 /* event_plugin_options: KEY=VALUE words, separated by blanks or commas. */
@@ -219,36 +236,46 @@ static enum fosm_result io_failure(int64_t deadline)
 	return osmp_now_ms() >= deadline ? FOSM_TIMEOUT : FOSM_ERROR;
 }
 
-/*
- * Send the subnet; return the daemon's routing (checked) and its payload
- * in @rx, or NULL with @err and *@res.
- */
-static json_t *route_request(struct fosm *f, int64_t deadline, struct osmp_rx *rx, enum fosm_result *res,
-			     char *err, size_t errlen)
+/* Connect if needed and send the subnet as request ++f->route_id; -1 with @err and *@res. */
+static int route_send(struct fosm *f, int64_t deadline, enum fosm_result *res, char *err, size_t errlen)
 {
-	json_t *msg, *subnet;
+	json_t *msg = NULL, *subnet;
+	struct iovec iov;
+	uint8_t *buf;
+	size_t len;
 	int rc;
 
 	*res = FOSM_ERROR;
 	if (route_connect(f, deadline, err, errlen)) {
 		*res = io_failure(deadline);
-		return NULL;
+		return -1;
 	}
-	subnet = fosm_subnet_json(f);
-	msg = subnet ? json_pack("{s:s, s:I, s:o}", "type", "route", "id", (json_int_t)++f->route_id,
-				 "subnet", subnet) : NULL;
+	if (fosm_subnet_encode(f, &subnet, &buf, &len) == 0)
+		msg = json_pack("{s:s, s:I, s:o}", "type", "route", "id", (json_int_t)++f->route_id, "subnet", subnet);
 	if (!msg) {
 		snprintf(err, errlen, "out of memory for the route request");
-		return NULL;
+		free(buf);
+		return -1;
 	}
-	rc = osmp_send(f->route_fd, msg, NULL, 0, deadline, err, errlen);
+	iov = (struct iovec){ .iov_base = buf, .iov_len = len };
+	f->pass.request_bytes = len;
+	rc = osmp_send(f->route_fd, msg, &iov, 1, deadline, err, errlen);
 	json_decref(msg);
+	free(buf);
 	if (rc) {
 		err_prefix(err, errlen, "sending the subnet");
 		*res = io_failure(deadline);
-		return NULL;
+		return -1;
 	}
-	msg = osmp_recv(f->route_fd, deadline, rx, err, errlen);
+	return 0;
+}
+
+/* The daemon's routing (checked) and its payload in @rx, or NULL with @err and *@res. */
+static json_t *route_receive(struct fosm *f, int64_t deadline, struct osmp_rx *rx, enum fosm_result *res,
+			     char *err, size_t errlen)
+{
+	json_t *msg = osmp_recv(f->route_fd, deadline, rx, err, errlen);
+
 	if (!msg) {
 		err_prefix(err, errlen, "waiting for the routing");
 		*res = io_failure(deadline);
@@ -283,10 +310,18 @@ static void route_report(struct fosm *f, enum fosm_result res, int64_t t0, const
 	json_decref(ev);
 }
 
+/*
+ * The pass is OpenSM's next engine's: the hop matrices go back to how
+ * OpenSM prepared them for the pass (cleared), so that engine builds its
+ * own exactly as it would have without the plugin.
+ */
 static int route_failed(struct fosm *f, enum fosm_result res, const char *why, int64_t t0)
 {
 	FOSM_LOG(f, OSM_LOG_ERROR, "%s (after %" PRId64 " ms); OpenSM's next routing engine routes this pass\n",
 		 why, osmp_now_ms() - t0);
+	if (f->pass.hops)
+		fosm_hops_clear(f);
+	f->pass.hops = false;
 	if (f->route_fd >= 0)
 		close(f->route_fd);
 	f->route_fd = -1;
@@ -296,32 +331,90 @@ static int route_failed(struct fosm *f, enum fosm_result res, const char *why, i
 	return -1;
 }
 
-/* ucast_build_fwd_tables of the fabroute engine (osm->lock held). */
+/*
+ * build_lid_matrices of the fabroute engine (osm->lock held), the start of
+ * the pass: the subnet goes to fabrouted, then, while it routes, the
+ * plugin fills the hop matrices OpenSM's multicast routing reads
+ * (plugin_hops.c). Returns 1 (OpenSM builds them itself) with
+ * hop_matrices=opensm, or when the plugin's fill runs out of memory; 0
+ * otherwise, also when the request failed: route_pass() then reports it
+ * and hands the pass over.
+ */
+static int route_start(void *context)
+{
+	struct fosm *f = context;
+	struct fosm_pass *ps = &f->pass;
+	int64_t t1;
+
+	*ps = (struct fosm_pass){ .t0 = osmp_now_ms(), .res = FOSM_ERROR };
+	snprintf(ps->err, sizeof(ps->err), "unknown error");
+	ps->sent = !route_send(f, ps->t0 + f->timeout_ms, &ps->res, ps->err, sizeof(ps->err));
+	t1 = osmp_now_ms();
+	ps->request_ms = t1 - ps->t0;
+	if (!ps->sent)
+		return 0;
+	if (f->osm_hops)
+		return 1;
+	if (fosm_hops_fill(f)) {
+		FOSM_LOG(f, OSM_LOG_ERROR, "out of memory for the hop matrices; OpenSM builds them\n");
+		return 1;
+	}
+	ps->hops = true;
+	ps->hops_ms = osmp_now_ms() - t1;
+	return 0;
+}
+
+/* "; fabrouted: read 3, subnet 2, sftree 20, evaluation 31, rest 1 ms" from the answer's "ms". */
+static void daemon_times(const json_t *answer, char *out, size_t len)
+{
+	const json_t *ms = json_object_get(answer, "ms");
+	const char *engine = json_string_value(json_object_get(answer, "engine"));
+
+	*out = '\0';
+	if (json_is_object(ms))
+		snprintf(out, len, "; fabrouted: read %.0f, subnet %.0f, %s %.0f, evaluation %.0f, rest %.0f ms",
+			 json_number_value(json_object_get(ms, "read")), json_number_value(json_object_get(ms, "subnet")),
+			 engine ? engine : "engine", json_number_value(json_object_get(ms, "route")),
+			 json_number_value(json_object_get(ms, "eval")), json_number_value(json_object_get(ms, "rest")));
+}
+
+/* ucast_build_fwd_tables of the fabroute engine (osm->lock held): the answer, checked and installed. */
 static int route_pass(void *context)
 {
 	struct fosm *f = context;
-	int64_t t0 = osmp_now_ms();
-	char err[320] = "unknown error";
-	enum fosm_result res = FOSM_ERROR;
+	struct fosm_pass *ps = &f->pass;
+	int64_t t1 = osmp_now_ms(), t2;
+	/* the hop matrices are OpenSM's work, done in either case: not counted against fabrouted */
+	int64_t matrices_ms = ps->hops ? ps->hops_ms : t1 - ps->t0 - ps->request_ms;
+	char err[320] = "unknown error", times[200];
+	enum fosm_result res = ps->res;
 	struct osmp_rx rx = { 0 };
 	struct fosm_vl *vl = NULL;
-	json_t *answer = route_request(f, t0 + f->timeout_ms, &rx, &res, err, sizeof(err));
-	long n = answer ? fosm_apply_routing(f, answer, &rx, &vl, err, sizeof(err)) : -1;
+	json_t *answer = ps->sent ? route_receive(f, ps->t0 + f->timeout_ms + matrices_ms, &rx, &res, err,
+						  sizeof(err)) : NULL;
+	long n;
 	const char *engine;
 
+	if (!ps->sent)
+		return route_failed(f, ps->res, ps->err, ps->t0);
+	t2 = osmp_now_ms();
+	n = answer ? fosm_apply_routing(f, answer, &rx, &vl, err, sizeof(err)) : -1;
 	if (n < 0) {
 		json_decref(answer);
 		free(rx.payload);
-		return route_failed(f, answer ? FOSM_FALLBACK : res, err, t0);
+		return route_failed(f, answer ? FOSM_FALLBACK : res, err, ps->t0);
 	}
 	fosm_vl_install(f, vl, &rx);
 	free(rx.payload);
 	engine = json_string_value(json_object_get(answer, "engine"));
+	daemon_times(answer, times, sizeof(times));
 	FOSM_LOG(f, OSM_LOG_INFO, "epoch %" JSON_INTEGER_FORMAT " routed by fabrouted's %s: "
-		 "tables of %ld switches in %" PRId64 " ms\n",
+		 "tables of %ld switches in %" PRId64 " ms (request %" PRId64 " ms, %zu KiB, hop matrices %s%" PRId64
+		 " ms, waited %" PRId64 " ms, installed %" PRId64 " ms%s)\n",
 		 json_integer_value(json_object_get(answer, "epoch")), engine ? engine : "(unnamed) engine",
-		 n, osmp_now_ms() - t0);
-	route_report(f, FOSM_ROUTED, t0, answer, n, NULL);
+		 n, osmp_now_ms() - ps->t0, ps->request_ms, (ps->request_bytes + 1023) / 1024, ps->hops ? "" : "by OpenSM ",
+		 matrices_ms, t2 - t1, osmp_now_ms() - t2, times);
+	route_report(f, FOSM_ROUTED, ps->t0, answer, n, NULL);
 	json_decref(answer);
 	f->passes++;
 	return 0;
@@ -347,7 +440,7 @@ static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 	struct fosm *f = re->context;
 
 	(void)osm;
-	re->build_lid_matrices = NULL;	/* OpenSM's hop matrices: multicast needs them */
+	re->build_lid_matrices = route_start;
 	re->ucast_build_fwd_tables = route_pass;
 	re->destroy = route_destroy;
 	re->update_sl2vl = NULL;
@@ -491,8 +584,9 @@ static void *fosm_create(osm_opensm_t *osm)
 	}
 	/* nothing may fail after this: OpenSM keeps pointers to f and to our code */
 	engine_register(f);
-	FOSM_LOG(f, OSM_LOG_INFO, "%s loaded into %s: daemon socket %s, timeout %d ms, engines %s%s%s\n",
-		 FOSM_PLUGIN, osm->osm_version, f->socket_path, f->timeout_ms,
+	FOSM_LOG(f, OSM_LOG_INFO, "%s loaded into %s: daemon socket %s, timeout %d ms, hop matrices by %s, "
+		 "engines %s%s%s\n", FOSM_PLUGIN, osm->osm_version, f->socket_path, f->timeout_ms,
+		 f->osm_hops ? "OpenSM" : "the plugin",
 		 names_engine(osm->subn.opt.routing_engine_names, FOSM_ENGINE) ? "" : FOSM_ENGINE " then ",
 		 osm->subn.opt.routing_engine_names ? osm->subn.opt.routing_engine_names : "minhop",
 		 names_engine(osm->subn.opt.routing_engine_names, FOSM_ENGINE) ? " (as configured)" : "");

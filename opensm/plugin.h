@@ -6,12 +6,15 @@
  * it ``event_plugin_options`` (``socket=PATH timeout_ms=N``). The plugin
  *
  * - adds a routing engine named "fabroute" at the head of OpenSM's engine
- *   list (plugin.c). Its ucast_build_fwd_tables sends the subnet as OpenSM
- *   sees it to fabrouted over the "route" connection (plugin_subnet.c),
- *   waits for the answer until a deadline, checks all of it and copies the
- *   LFTs into the switches' new_lft. On any failure it returns -1 and
- *   OpenSM's next engine routes the pass, so OpenSM never depends on the
- *   daemon. Each pass's outcome is reported to the daemon;
+ *   list (plugin.c). Its build_lid_matrices sends the subnet as OpenSM sees
+ *   it to fabrouted over the "route" connection (plugin_subnet.c), then
+ *   fills the switches' hop matrices while the daemon routes
+ *   (plugin_hops.c), so that OpenSM does not build its own; its
+ *   ucast_build_fwd_tables waits for the answer until a deadline, checks
+ *   all of it and copies the LFTs into the switches' new_lft. On any
+ *   failure it clears the hop matrices and returns -1, and OpenSM's next
+ *   engine routes the pass, so OpenSM never depends on the daemon. Each
+ *   pass's outcome is reported to the daemon;
  * - keeps the SL2VL tables and path SLs of the routing it installed and
  *   answers OpenSM's update_sl2vl, path_sl and update_vlarb hooks from them
  *   (plugin_vl.c), when that routing uses an SL or a VL other than 0;
@@ -140,6 +143,27 @@ struct fosm_vl {
 	uint8_t *payload;
 };
 
+/**
+ * struct fosm_pass - the routing pass under way, from the engine's
+ * build_lid_matrices (request sent, hop matrices filled) to its
+ * ucast_build_fwd_tables (answer installed)
+ * @t0: osmp_now_ms() at its start; the answer's deadline is @t0 +
+ *	timeout_ms + the time the hop matrices took
+ * @sent: the request went out; else @res and @err say why not
+ * @hops: the plugin filled the hop matrices (cleared again on a fallback)
+ * @request_ms: connecting, encoding and sending the subnet
+ * @request_bytes: the subnet's records
+ * @hops_ms: filling the hop matrices
+ */
+struct fosm_pass {
+	int64_t t0;
+	bool sent, hops;
+	enum fosm_result res;
+	char err[320];
+	int64_t request_ms, hops_ms;
+	size_t request_bytes;
+};
+
 /** enum fosm_ctl_state - the control connection, as last logged. */
 enum fosm_ctl_state {
 	FOSM_CTL_NEW,	/* no attempt yet */
@@ -151,10 +175,13 @@ enum fosm_ctl_state {
  * struct fosm - everything the plugin keeps (the context OpenSM passes back)
  * @osm: the running OpenSM
  * @socket_path: the daemon's socket (socket=PATH)
- * @timeout_ms: deadline of a routing pass, from its start (timeout_ms=N)
+ * @timeout_ms: how long a routing pass waits for fabrouted (timeout_ms=N),
+ *	from its start, the hop matrices' time not counted
+ * @osm_hops: OpenSM builds the hop matrices itself (hop_matrices=opensm)
  * @route_fd: the route connection, -1 when closed; used only by the
  *	routing pass (OpenSM runs one at a time)
  * @route_id: id of the last "route" request
+ * @pass: the routing pass under way (the routing pass's own)
  * @re: the fabroute engine's entry in OpenSM's list (its SL/VL hooks are
  *	set while an installed routing uses SLs or VLs other than 0)
  * @vl: the SL/VL state of the installed routing, NULL when it uses none
@@ -178,9 +205,11 @@ struct fosm {
 	osm_opensm_t *osm;
 	char *socket_path;
 	int timeout_ms;
+	bool osm_hops;
 
 	int route_fd;
 	uint64_t route_id;
+	struct fosm_pass pass;
 	struct osm_routing_engine *re;
 	struct fosm_vl *vl;
 	unsigned long passes, fallbacks;
@@ -222,15 +251,31 @@ struct fosm {
 int fosm_hello(struct fosm *f, int fd, const char *role, int64_t deadline, char *err, size_t errlen);
 
 /**
- * fosm_subnet_json() - the "subnet" member of a route request
+ * fosm_subnet_encode() - the subnet of a route request
  * @f: the plugin; called with osm->lock held (inside the routing pass)
+ * @subnet: gets the request's "subnet" member: sm_port_guid and the
+ *	number of node, port and link records
+ * @buf: gets the records (malloc'd): nodes, ports (a switch's port 0
+ *	included), links, as OpenSM holds them now, in the encoding of
+ *	doc/osm-protocol.md
+ * @len: gets the length of @buf
  *
- * Nodes, ports (a switch's port 0 included) and links as OpenSM holds
- * them now, in the encoding of doc/osm-protocol.md.
- *
- * Return: a new object, or NULL when out of memory.
+ * Return: 0, or -1 when out of memory (nothing left allocated).
  */
-json_t *fosm_subnet_json(struct fosm *f);
+int fosm_subnet_encode(struct fosm *f, json_t **subnet, uint8_t **buf, size_t *len);
+
+/**
+ * fosm_hops_fill() - fill every switch's hop matrix as OpenSM's
+ * osm_ucast_mgr_build_lid_matrices() would (hop weights 1)
+ * @f: the plugin; called with osm->lock held, after OpenSM prepared the
+ *	switches for the pass
+ *
+ * Return: 0, or -1 when out of memory (the matrices are then cleared).
+ */
+int fosm_hops_fill(struct fosm *f);
+
+/** fosm_hops_clear() - clear every switch's hop matrix (osm->lock held). */
+void fosm_hops_clear(struct fosm *f);
 
 /**
  * fosm_link_vls() - the OperVLs encoding (1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7,

@@ -5,10 +5,11 @@
  * Both run inside the routing pass, with osm->lock held, so OpenSM's tables
  * cannot change underneath.
  *
- * Out: every node of node_guid_tbl, in the table's order, is a node index;
- * every valid physical port (a switch's port 0 included) is a port row,
- * and every p_remote_physp pair is a link, written once from its lower
- * (node, port) end. Links are not filtered on PortState: during the first
+ * Out: the records of doc/osm-protocol.md, written straight into one
+ * buffer. Every node of node_guid_tbl, in the table's order, is a node
+ * index; every valid physical port (a switch's port 0 included) is a port
+ * record, and every p_remote_physp pair is a link, written once from its
+ * lower (node, port) end. Links are not filtered on PortState: during the first
  * sweep OpenSM routes while the links are still INIT, and it routes over
  * every p_remote_physp itself. A LID belongs to CA and router ports and to
  * a switch's port 0; a switch's external ports carry LID 0.
@@ -50,44 +51,33 @@ static long node_index(const struct node_ix *tab, size_t n, const osm_node_t *no
 	return hit ? (long)hit->ix : -1;
 }
 
-static const char *node_type_name(uint8_t type)
+static uint8_t node_type_code(uint8_t type)
 {
 	switch (type) {
 	case IB_NODE_TYPE_SWITCH:
-		return "SW";
+		return OSMP_NODE_SW;
 	case IB_NODE_TYPE_ROUTER:
-		return "RT";
+		return OSMP_NODE_RT;
 	default:
-		return "CA";
+		return OSMP_NODE_CA;
 	}
 }
 
-/* NodeDescription: 64 bytes, not NUL-terminated, not necessarily text. */
-static void node_desc_text(const osm_node_t *node, char out[IB_NODE_DESCRIPTION_SIZE + 1])
+/* A node record; NodeDescription's bytes up to its first NUL, unprintable ones as '?'. */
+static void put_node(uint8_t *r, const osm_node_t *node)
 {
-	size_t i;
-
-	for (i = 0; i < IB_NODE_DESCRIPTION_SIZE && node->node_desc.description[i]; i++) {
+	memset(r, 0, OSMP_NODE_REC);
+	osmp_put64(r, cl_ntoh64(osm_node_get_node_guid(node)));
+	osmp_put64(r + 8, cl_ntoh64(node->node_info.sys_guid));
+	osmp_put32(r + 16, cl_ntoh32(ib_node_info_get_vendor_id(&node->node_info)));
+	osmp_put16(r + 20, cl_ntoh16(node->node_info.device_id));
+	r[22] = node_type_code(osm_node_get_type(node));
+	r[23] = node->node_info.num_ports;
+	for (size_t i = 0; i < OSMP_DESC_LEN && node->node_desc.description[i]; i++) {
 		uint8_t c = node->node_desc.description[i];
 
-		out[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+		r[24 + i] = c >= 0x20 && c < 0x7f ? c : '?';
 	}
-	out[i] = '\0';
-}
-
-static json_t *node_json(const osm_node_t *node)
-{
-	char desc[IB_NODE_DESCRIPTION_SIZE + 1];
-
-	node_desc_text(node, desc);
-	return json_pack("{s:o, s:s, s:s, s:i, s:o, s:I, s:i}",
-			 "guid", osmp_guid(cl_ntoh64(osm_node_get_node_guid(node))),
-			 "type", node_type_name(osm_node_get_type(node)),
-			 "desc", desc,
-			 "ports", (int)node->node_info.num_ports,
-			 "sysimg", osmp_guid(cl_ntoh64(node->node_info.sys_guid)),
-			 "vendor", (json_int_t)cl_ntoh32(ib_node_info_get_vendor_id(&node->node_info)),
-			 "device", (int)cl_ntoh16(node->node_info.device_id));
 }
 
 /*
@@ -148,22 +138,32 @@ unsigned fosm_link_vls(const osm_subn_t *subn, const osm_physp_t *p)
 	return v;
 }
 
-/* [node, port, guid, lid, lmc, state, phys state, width, speed, vls] */
-static json_t *port_json(const osm_subn_t *subn, uint32_t ix, const osm_physp_t *p, const osm_physp_t *cap,
-			 bool own_lid, bool fdr10)
+/* A port record: [node, guid, lid, port, lmc, state, phys state, width, speed, vls]. */
+static void put_port(uint8_t *r, const osm_subn_t *subn, uint32_t ix, const osm_physp_t *p, const osm_physp_t *cap,
+		     bool own_lid)
 {
-	return json_pack("[I, i, o, i, i, i, i, i, i, i]", (json_int_t)ix, (int)p->port_num,
-			 osmp_guid(cl_ntoh64(p->port_guid)),
-			 own_lid ? (int)cl_ntoh16(osm_physp_get_base_lid(p)) : 0,
-			 own_lid ? (int)osm_physp_get_lmc(p) : 0,
-			 (int)osm_physp_get_port_state(p),
-			 (int)ib_port_info_get_port_phys_state(&p->port_info),
-			 (int)p->port_info.link_width_active, port_speed(p, cap, fdr10), (int)fosm_link_vls(subn, p));
+	memset(r, 0, OSMP_PORT_REC);
+	osmp_put32(r, ix);
+	osmp_put64(r + 4, cl_ntoh64(p->port_guid));
+	osmp_put16(r + 12, own_lid ? cl_ntoh16(osm_physp_get_base_lid(p)) : 0);
+	r[14] = p->port_num;
+	r[15] = own_lid ? osm_physp_get_lmc(p) : 0;
+	r[16] = osm_physp_get_port_state(p);
+	r[17] = ib_port_info_get_port_phys_state(&p->port_info);
+	r[18] = p->port_info.link_width_active;
+	r[19] = (uint8_t)port_speed(p, cap, subn->opt.fdr10 != 0);
+	r[20] = (uint8_t)fosm_link_vls(subn, p);
 }
 
+/* The encoding under way: records written so far. */
+struct enc {
+	uint8_t *nodes, *ports, *links;
+	size_t nnodes, nports, nlinks;
+};
+
 /* The ports of node @ix and the links that start at it. */
-static int node_ports(const osm_subn_t *subn, json_t *ports, json_t *links, osm_node_t *node, uint32_t ix,
-		      const struct node_ix *tab, size_t n)
+static void node_ports(const osm_subn_t *subn, struct enc *e, osm_node_t *node, uint32_t ix,
+		       const struct node_ix *tab, size_t n)
 {
 	bool sw = osm_node_get_type(node) == IB_NODE_TYPE_SWITCH;
 	const osm_physp_t *sp0 = sw ? osm_node_get_physp_ptr(node, 0) : NULL;
@@ -172,77 +172,83 @@ static int node_ports(const osm_subn_t *subn, json_t *ports, json_t *links, osm_
 		const osm_physp_t *p = osm_node_get_physp_ptr(node, i);
 		const osm_physp_t *r;
 		long rix;
+		uint8_t *l;
 
 		if (!p)
 			continue;
-		if (json_array_append_new(ports, port_json(subn, ix, p, sp0 ? sp0 : p, !sw || i == 0,
-							   subn->opt.fdr10 != 0)))
-			return -1;
+		put_port(e->ports + e->nports++ * OSMP_PORT_REC, subn, ix, p, sp0 ? sp0 : p, !sw || i == 0);
 		r = p->p_remote_physp;
 		if (!r || (rix = node_index(tab, n, r->p_node)) < 0)
 			continue;
 		if ((long)ix > rix || ((long)ix == rix && i > r->port_num))
 			continue;	/* written from the other end */
-		if (json_array_append_new(links, json_pack("[I, i, I, i]", (json_int_t)ix, (int)i,
-							   (json_int_t)rix, (int)r->port_num)))
-			return -1;
+		l = e->links + e->nlinks++ * OSMP_LINK_REC;
+		memset(l, 0, OSMP_LINK_REC);
+		osmp_put32(l, ix);
+		osmp_put32(l + 4, (uint32_t)rix);
+		l[8] = (uint8_t)i;
+		l[9] = r->port_num;
 	}
-	return 0;
 }
 
-/* All nodes in node_guid_tbl order (@nodes) and by address (@tab). */
-static int node_tables(osm_subn_t *subn, osm_node_t ***nodes, struct node_ix **tab, size_t *n)
+/* All nodes in node_guid_tbl order (@nodes) and by address (@tab); *@nports gets their valid ports. */
+static int node_tables(osm_subn_t *subn, osm_node_t ***nodes, struct node_ix **tab, size_t *n, size_t *nports)
 {
 	cl_qmap_t *map = &subn->node_guid_tbl;
 	size_t i = 0;
 
 	*n = cl_qmap_count(map);
+	*nports = 0;
 	*nodes = calloc(*n ? *n : 1, sizeof(**nodes));
 	*tab = calloc(*n ? *n : 1, sizeof(**tab));
 	if (!*nodes || !*tab)
 		return -1;
 	for (cl_map_item_t *it = cl_qmap_head(map); it != cl_qmap_end(map) && i < *n; it = cl_qmap_next(it), i++) {
-		(*nodes)[i] = (osm_node_t *)it;
-		(*tab)[i] = (struct node_ix){ .node = (osm_node_t *)it, .ix = (uint32_t)i };
+		osm_node_t *node = (osm_node_t *)it;
+
+		(*nodes)[i] = node;
+		(*tab)[i] = (struct node_ix){ .node = node, .ix = (uint32_t)i };
+		for (uint32_t k = 0; k < osm_node_get_num_physp(node); k++)
+			*nports += osm_node_get_physp_ptr(node, k) != NULL;
 	}
 	*n = i;
 	qsort(*tab, *n, sizeof(**tab), node_ix_cmp);
 	return 0;
 }
 
-static json_t *subnet_arrays(osm_subn_t *subn, json_t *nodes, json_t *ports, json_t *links)
-{
-	osm_node_t **list = NULL;
-	struct node_ix *tab = NULL;
-	size_t n = 0;
-	int rc = node_tables(subn, &list, &tab, &n);
-
-	for (size_t i = 0; i < n && !rc; i++)
-		if (json_array_append_new(nodes, node_json(list[i])) ||
-		    node_ports(subn, ports, links, list[i], (uint32_t)i, tab, n))
-			rc = -1;
-	free(list);
-	free(tab);
-	return rc ? NULL : nodes;
-}
-
-json_t *fosm_subnet_json(struct fosm *f)
+int fosm_subnet_encode(struct fosm *f, json_t **subnet, uint8_t **buf, size_t *len)
 {
 	osm_subn_t *subn = &f->osm->subn;
-	json_t *s = json_object(), *nodes = json_array(), *ports = json_array(), *links = json_array();
+	osm_node_t **list = NULL;
+	struct node_ix *tab = NULL;
+	struct enc e = { 0 };
+	size_t n = 0, nports = 0;
+	int rc = -1;
 
-	if (!s || !nodes || !ports || !links || !subnet_arrays(subn, nodes, ports, links) ||
-	    json_object_set_new(s, "sm_port_guid", osmp_guid(cl_ntoh64(subn->sm_port_guid)))) {
-		json_decref(s);
-		json_decref(nodes);
-		json_decref(ports);
-		json_decref(links);
-		return NULL;
+	*subnet = NULL;
+	*buf = NULL;
+	/* a link per port at most: the links are put after the ports, and the buffer cut to size */
+	if (node_tables(subn, &list, &tab, &n, &nports) == 0 &&
+	    (*buf = malloc(n * OSMP_NODE_REC + nports * (OSMP_PORT_REC + OSMP_LINK_REC) + 1))) {
+		e.nodes = *buf;
+		e.ports = e.nodes + n * OSMP_NODE_REC;
+		e.links = e.ports + nports * OSMP_PORT_REC;
+		for (size_t i = 0; i < n; i++) {
+			put_node(e.nodes + i * OSMP_NODE_REC, list[i]);
+			node_ports(subn, &e, list[i], (uint32_t)i, tab, n);
+		}
+		*len = n * OSMP_NODE_REC + e.nports * OSMP_PORT_REC + e.nlinks * OSMP_LINK_REC;
+		*subnet = json_pack("{s:o, s:I, s:I, s:I}", "sm_port_guid", osmp_guid(cl_ntoh64(subn->sm_port_guid)),
+				    "nodes", (json_int_t)n, "ports", (json_int_t)e.nports, "links", (json_int_t)e.nlinks);
+		rc = *subnet ? 0 : -1;
 	}
-	json_object_set_new(s, "nodes", nodes);
-	json_object_set_new(s, "ports", ports);
-	json_object_set_new(s, "links", links);
-	return s;
+	free(list);
+	free(tab);
+	if (rc) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return rc;
 }
 
 /* --------------------------------------------------------------- LFTs in */
@@ -291,11 +297,34 @@ static struct sw_ent *sw_find(struct sw_tab *t, uint64_t guid)
 	return bsearch(&key, t->e, t->n, sizeof(*t->e), sw_ent_cmp);
 }
 
+/*
+ * The first LID of @lft (@len entries) sent to a port the switch does not
+ * have (@nports counts port 0), or @len. 0xff (no route) + 1 wraps to 0,
+ * so one maximum over the table (which the compiler vectorises) tells
+ * whether to look further.
+ */
+static size_t lft_bad_lid(const uint8_t *lft, size_t len, unsigned nports)
+{
+	uint8_t top = 0;
+	size_t lid;
+
+	for (lid = 0; lid < len; lid++) {
+		uint8_t v = (uint8_t)(lft[lid] + 1u);
+
+		top = v > top ? v : top;
+	}
+	if (top <= nports)
+		return len;
+	for (lid = 0; lid < len && (uint8_t)(lft[lid] + 1u) <= nports; lid++)
+		;
+	return lid;
+}
+
 /* Pass 1: every GUID known, once, every switch listed; every port possible. */
 static int lfts_check(struct sw_tab *t, const json_t *lfts, const uint8_t *sec, size_t len, char *err,
 		      size_t errlen)
 {
-	size_t i;
+	size_t i, lid;
 	json_t *g;
 
 	json_array_foreach(lfts, i, g) {
@@ -319,12 +348,12 @@ static int lfts_check(struct sw_tab *t, const json_t *lfts, const uint8_t *sec, 
 		}
 		s->seen = true;
 		s->lft = lft;
-		for (size_t lid = 0; lid < len; lid++)
-			if (lft[lid] != OSM_NO_PATH && lft[lid] >= s->sw->num_ports) {
-				snprintf(err, errlen, "malformed routing: switch 0x%016" PRIx64 " sends LID %zu "
-					 "to port %u of %u", s->guid, lid, lft[lid], s->sw->num_ports - 1u);
-				return -1;
-			}
+		lid = lft_bad_lid(lft, len, s->sw->num_ports);
+		if (lid < len) {
+			snprintf(err, errlen, "malformed routing: switch 0x%016" PRIx64 " sends LID %zu "
+				 "to port %u of %u", s->guid, lid, lft[lid], s->sw->num_ports - 1u);
+			return -1;
+		}
 	}
 	for (i = 0; i < t->n; i++)
 		if (!t->e[i].seen) {

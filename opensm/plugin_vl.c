@@ -259,16 +259,18 @@ static void vl_ports(struct fosm *f, struct fosm_vl *v, const struct fosm_vl_sw 
 		if (!po || !po->p_remote_physp)
 			continue;
 		runs = fosm_vls_count(fosm_link_vls(&f->osm->subn, po));
-		for (unsigned in = 0; in < s->dim; in++) {
+		/* the default mapping ignores the in port: port 0 (always looked at first) says it all */
+		for (unsigned in = 0; in < (s->tab ? s->dim : 1u); in++) {
 			const osm_physp_t *pi = osm_node_get_physp_ptr(node, in);
 
 			if (in && (!pi || !pi->p_remote_physp))
 				continue;	/* nothing enters there */
 			for (unsigned sl = 0; sl < FOSM_SLS; sl++) {
-				unsigned vl = vl_of(s, in, out, sl);
+				unsigned vl;
 
 				if (!(v->sls & (1u << sl)))
 					continue;
+				vl = vl_of(s, in, out, sl);
 				v->vls |= (uint16_t)(1u << vl);
 				if (vl >= runs && !*bad) {
 					*bad = true;

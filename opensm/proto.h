@@ -12,13 +12,14 @@
  *   defines. A frame out of bounds, JSON that does not parse, a missing
  *   type or another version ends the connection.
  * - The plugin opens two connections, each starting with
- *   {"type":"hello","v":2,"role":"route"|"control","opensm":VERSION,"plugin":VERSION}
- *   and the daemon's {"type":"hello","v":2,"daemon":VERSION} (or
+ *   {"type":"hello","v":3,"role":"route"|"control","opensm":VERSION,"plugin":VERSION}
+ *   and the daemon's {"type":"hello","v":3,"daemon":VERSION} (or
  *   {"type":"error",...} and close). A peer of another version is refused
  *   with one log line on each side.
- * - route: request/answer. {"type":"route","id":N,"subnet":{...}} gets
- *   {"type":"routing","id":N,...,"payload":P} and P bytes of LFTs, SL2VL
- *   tables and path SLs, or {"type":"error","id":N,"message":TEXT}.
+ * - route: request/answer. {"type":"route","id":N,"subnet":{counts},
+ *   "payload":P} and P bytes of node, port and link records (the subnet,
+ *   binary) gets {"type":"routing","id":N,...,"payload":P} and P bytes of
+ *   LFTs, SL2VL tables and path SLs, or {"type":"error","id":N,"message":TEXT}.
  * - control: the plugin sends {"type":"event",...} (a "pass_result" after
  *   each routing pass); the daemon may send {"type":"sweep","heavy":B}.
  *
@@ -32,10 +33,10 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#define OSMP_VERSION 2
-/** Largest JSON part of a frame: the subnet of 48k endpoints fits well below. */
+#define OSMP_VERSION 3
+/** Largest JSON part of a frame (the subnet travels in the payload). */
 #define OSMP_MSG_MAX (256u << 20)
-/** Largest binary payload after it (LFTs, SL2VL tables and path SLs of a routing). */
+/** Largest binary payload after it (a subnet; LFTs, SL2VL tables and path SLs of a routing). */
 #define OSMP_PAYLOAD_MAX (1u << 30)
 /** Default socket path (event_plugin_options socket=PATH, fabrouted --socket PATH). */
 #define OSMP_SOCKET_DEFAULT "/run/fabroute/osm.sock"
@@ -74,7 +75,7 @@ struct osmp_rx {
  * Return: the object (caller decrefs) with a string "type" and "v" ==
  * OSMP_VERSION, or NULL with @err ("timed out", "connection closed",
  * "frame of N bytes", "not a message: ...", "peer speaks fabroute-osm
- * protocol N, this build speaks 2").
+ * protocol N, this build speaks 3").
  */
 json_t *osmp_recv(int fd, int64_t deadline_ms, struct osmp_rx *rx, char *err, size_t errlen);
 
@@ -106,6 +107,54 @@ static inline unsigned osmp_nibble(const uint8_t *b, size_t i)
 static inline void osmp_set_nibble(uint8_t *b, size_t i, unsigned v)
 {
 	b[i / 2] = (uint8_t)(i % 2 ? (b[i / 2] & 0xf0u) | (v & 15u) : (b[i / 2] & 15u) | (v & 15u) << 4);
+}
+
+/*
+ * The records of a route request's payload, back to back: nodes, ports,
+ * links; integers big-endian (doc/osm-protocol.md has the offsets).
+ */
+#define OSMP_NODE_REC 88	/* guid 8, sysimg 8, vendor 4, device 2, type 1, ports 1, desc 64 */
+#define OSMP_PORT_REC 24	/* node 4, guid 8, lid 2, port, lmc, state, phys, width, speed, vls, 3 zero */
+#define OSMP_LINK_REC 12	/* node a 4, node b 4, port a, port b, 2 zero */
+#define OSMP_DESC_LEN 64	/* NodeDescription */
+/* Node types in a node record (IB's NodeType). */
+#define OSMP_NODE_CA 1
+#define OSMP_NODE_SW 2
+#define OSMP_NODE_RT 3
+
+/** osmp_put16(), osmp_put32(), osmp_put64() - store @v big-endian at @b. */
+static inline void osmp_put16(uint8_t *b, uint16_t v)
+{
+	b[0] = (uint8_t)(v >> 8);
+	b[1] = (uint8_t)v;
+}
+
+static inline void osmp_put32(uint8_t *b, uint32_t v)
+{
+	osmp_put16(b, (uint16_t)(v >> 16));
+	osmp_put16(b + 2, (uint16_t)v);
+}
+
+static inline void osmp_put64(uint8_t *b, uint64_t v)
+{
+	osmp_put32(b, (uint32_t)(v >> 32));
+	osmp_put32(b + 4, (uint32_t)v);
+}
+
+/** osmp_get16(), osmp_get32(), osmp_get64() - load a big-endian integer from @b. */
+static inline uint16_t osmp_get16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+static inline uint32_t osmp_get32(const uint8_t *b)
+{
+	return (uint32_t)osmp_get16(b) << 16 | osmp_get16(b + 2);
+}
+
+static inline uint64_t osmp_get64(const uint8_t *b)
+{
+	return (uint64_t)osmp_get32(b) << 32 | osmp_get32(b + 4);
 }
 
 /** osmp_guid() - a GUID as the JSON string "0x%016llx". */

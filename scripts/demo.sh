@@ -55,7 +55,7 @@ wait_for fabrouted.log "API listening" fabrouted
 cat >osm.conf <<EOC
 event_plugin_name fabroute-osm
 event_plugin_options socket=$dir/osm.sock timeout_ms=2000
-routing_engine ftree,updn,minhop
+routing_engine ftree,updn
 EOC
 LD_PRELOAD=$umad LD_LIBRARY_PATH=$dir/plugin OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir \
 	opensm -F osm.conf -s 30 -d 2 -f osm.log -D 0x43 --dump_files_dir "$dir" >osm.out 2>&1 &

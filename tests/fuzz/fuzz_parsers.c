@@ -2,7 +2,7 @@
 /**
  * DOC: libFuzzer harness for the file parsers
  *
- * One source built six times, one target per parser (see README.md):
+ * One source built nine times, one target per parser (see README.md):
  *
  *  -DFUZZ_IBND     fmt_topo_parse(FMT_IBND): then writes the fabric in both
  *                  formats and checks that the ibnetdiscover text parses back
@@ -14,7 +14,11 @@
  *  -DFUZZ_GUID2LID fmt_guid2lid_parse();
  *  -DFUZZ_SL2VL    fmt_sl2vl_parse() against the fixed fabric;
  *  -DFUZZ_PATHSL   fmt_pathsl_parse() against the fixed fabric, then writes
- *                  the path SLs back.
+ *                  the path SLs back;
+ *  -DFUZZ_GROUPS   fab_dfly_find() with the input as a groups file, against
+ *                  the dragonfly a=3 p=1 h=2 (whose groups discovery cannot
+ *                  tell): a verified grouping must be a partition into
+ *                  cliques, a refusal must say why.
  *
  * The input is handed over as it comes, without a terminating NUL, so that
  * a parser reading past its length shows up under AddressSanitizer. Any
@@ -27,6 +31,10 @@
 #include <string.h>
 
 #include "fabric/formats.h"
+#ifdef FUZZ_GROUPS
+#include "fabric/dfly.h"
+#include "fabric/gen.h"
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -120,6 +128,28 @@ static void check_rewrite(const struct fabric *f, enum fmt_topo fmt)
 }
 #endif
 
+#ifdef FUZZ_GROUPS
+/* A verified grouping: ranks and members agree, every two switches of a group are linked. */
+static void check_groups(const struct fabric *f, const struct fab_dfly *d)
+{
+	if ((uint64_t)d->ngroups * d->a != f->nswitches)
+		abort();
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		if (d->member[(size_t)d->group[s] * d->a + d->rank[s]] != s)
+			abort();
+		for (uint32_t r = 0; r < d->a; r++) {
+			uint32_t t = d->member[(size_t)d->group[s] * d->a + r], node = f->switches[s];
+			unsigned linked = t == s;
+
+			for (unsigned p = 1; p <= f->nodes[node].nports && !linked; p++)
+				linked = fab_port(f, node, p)->peer == f->switches[t];
+			if (!linked)
+				abort();
+		}
+	}
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *buf = (const char *)data;
@@ -181,8 +211,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fmt_guid2lid_parse(buf, size, "fuzz", &pins, &npins, &err) == 0)
 		free(pins);
+#elif defined(FUZZ_GROUPS)
+	static struct fabric *f;
+	static const char *const kv[] = { "a=3", "p=1", "h=2" };
+	struct fab_dfly d;
+
+	if (!f && !(f = gen_build("dragonfly", kv, 3, 1, &err)))
+		abort();
+	if (fab_dfly_find(f, buf, size, "fuzz", &d, &err) == 0) {
+		check_groups(f, &d);
+		fab_dfly_free(&d);
+	} else if (!err.msg[0]) {
+		abort();	/* a refusal says why */
+	}
 #else
-#error "define one of FUZZ_IBND, FUZZ_IBSIM, FUZZ_LFTS, FUZZ_FDBS, FUZZ_SUBNET, FUZZ_GUID2LID, FUZZ_SL2VL, FUZZ_PATHSL"
+#error "define one of FUZZ_IBND, FUZZ_IBSIM, FUZZ_LFTS, FUZZ_FDBS, FUZZ_SUBNET, FUZZ_GUID2LID, FUZZ_SL2VL, FUZZ_PATHSL, FUZZ_GROUPS"
 #endif
 	return 0;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Play the fabroute-osm plugin (protocol 2) against fabrouted --source opensm.
+"""Play the fabroute-osm plugin (protocol 3) against fabrouted --source opensm.
 
 osm_source.py SOCKET CHECK: runs one check and prints "ok" or a reason.
 """
@@ -21,12 +21,35 @@ SUBNET = {
     ],
     "links": [[0, 1, 2, 1], [1, 1, 3, 1], [0, 3, 1, 3]],
 }
+TYPES = {"CA": 1, "SW": 2, "RT": 3}
+
+
+def encode(subnet):
+    """The "subnet" member and the payload of a route request (doc/osm-protocol.md)."""
+    data = b""
+    for n in subnet["nodes"]:
+        data += struct.pack(">QQIHBB64s", int(n["guid"], 16), 0, 0, 0, TYPES[n["type"]], n["ports"],
+                            n["desc"].encode())
+    for node, port, guid, lid, lmc, state, phys, width, speed, vls in subnet["ports"]:
+        data += struct.pack(">IQHBBBBBBB3x", node, int(guid, 16), lid, port, lmc, state, phys, width, speed, vls)
+    for a, pa, b, pb in subnet["links"]:
+        data += struct.pack(">IIBB2x", a, b, pa, pb)
+    counts = {"sm_port_guid": subnet["sm_port_guid"], "nodes": len(subnet["nodes"]),
+              "ports": len(subnet["ports"]), "links": len(subnet["links"])}
+    return counts, data
+
+
+def route_request(rid, subnet):
+    counts, data = encode(subnet)
+    return {"type": "route", "v": 3, "id": rid, "subnet": counts, "payload": len(data)}, data
+
+
 WANT = {"0x0000000000000010": [0, 3, 1, 3], "0x0000000000000020": [3, 0, 3, 1]}
 
 
-def send(s, obj, raw=None):
+def send(s, obj, payload=b"", raw=None):
     data = raw if raw is not None else json.dumps(obj).encode()
-    s.sendall(struct.pack(">I", len(data)) + data)
+    s.sendall(struct.pack(">I", len(data)) + data + payload)
 
 
 def readn(s, n):
@@ -56,13 +79,13 @@ def recv(s):
     return recv_frame(s)[0]
 
 
-def connect(path, role, v=2):
+def connect(path, role, v=3):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(20)
     s.connect(path)
     send(s, {"type": "hello", "v": v, "role": role, "opensm": "OpenSM test", "plugin": "osm_source.py"})
     ans = recv(s)
-    if not ans or ans.get("type") != "hello" or ans.get("v") != 2:
+    if not ans or ans.get("type") != "hello" or ans.get("v") != 3:
         raise SystemExit("no hello: %r" % ans)
     return s
 
@@ -75,7 +98,7 @@ def lfts_of(ans, payload):
 
 def check_route(path):
     s = connect(path, "route")
-    send(s, {"type": "route", "v": 2, "id": 7, "subnet": SUBNET})
+    send(s, *route_request(7, SUBNET))
     ans, payload = recv_frame(s)
     if ans.get("type") != "routing" or ans.get("id") != 7:
         return "answer: %r" % ans
@@ -90,20 +113,20 @@ def check_route(path):
 def check_bad_subnet(path):
     s = connect(path, "route")
     bad = dict(SUBNET, links=[[0, 9, 2, 1]])
-    send(s, {"type": "route", "v": 2, "id": 8, "subnet": bad})
+    send(s, *route_request(8, bad))
     ans = recv(s)
     if ans.get("type") != "error" or "subnet.links[0]" not in ans.get("message", ""):
         return "answer: %r" % ans
-    send(s, {"type": "route", "v": 2, "id": 9, "subnet": SUBNET})  # the connection still serves
+    send(s, *route_request(9, SUBNET))  # the connection still serves
     ans = recv(s)
     return "ok" if ans.get("type") == "routing" else "after an error: %r" % ans
 
 
 def check_malformed(path):
-    for raw in (b"{not json", json.dumps({"type": "route", "v": 3}).encode(), b"[]",
-                json.dumps({"type": "route", "v": 2, "payload": 5}).encode() + b"12345"):
+    for raw in (b"{not json", json.dumps({"type": "route", "v": 2}).encode(), b"[]",
+                json.dumps({"type": "route", "v": 3, "payload": 2 ** 31}).encode()):
         s = connect(path, "route")
-        send(s, None, raw)
+        send(s, None, raw=raw)
         if recv(s) is not None:
             return "the daemon answered a malformed frame %r" % raw
     s = connect(path, "route")
@@ -115,15 +138,15 @@ def check_malformed(path):
 
 def check_control(path):
     s = connect(path, "control")
-    send(s, {"type": "event", "v": 2, "event": "trap", "trap": 128, "lid": 1, "port": 0, "issuer": 1,
+    send(s, {"type": "event", "v": 3, "event": "trap", "trap": 128, "lid": 1, "port": 0, "issuer": 1,
              "text": "Link state change"})
-    send(s, {"type": "event", "v": 2, "event": "trap", "trap": 129, "lid": 3, "port": 1, "issuer": 3,
+    send(s, {"type": "event", "v": 3, "event": "trap", "trap": 129, "lid": 3, "port": 1, "issuer": 3,
              "text": "Local Link integrity threshold reached"})
     # three switches' blocks, interleaved as LFT receivers report them: 5 blocks, 2 switches
     for guid in ("0x10", "0x20", "0x10", "0x20", "0x10"):
-        send(s, {"type": "event", "v": 2, "event": "lft_change", "guid": guid, "block": 0})
-    send(s, {"type": "event", "v": 2, "event": "routing_done", "reroute": False, "engine": "fabroute"})
-    send(s, {"type": "event", "v": 2, "event": "subnet_up"})
+        send(s, {"type": "event", "v": 3, "event": "lft_change", "guid": guid, "block": 0})
+    send(s, {"type": "event", "v": 3, "event": "routing_done", "reroute": False, "engine": "fabroute"})
+    send(s, {"type": "event", "v": 3, "event": "subnet_up"})
     time.sleep(0.3)
     s.setblocking(False)
     try:
@@ -137,12 +160,12 @@ def check_control(path):
 def check_passes(path):
     """One pass of each result, as the plugin reports them."""
     s = connect(path, "control")
-    send(s, {"type": "event", "v": 2, "event": "pass_result", "result": "routed", "ms": 12, "epoch": 1,
+    send(s, {"type": "event", "v": 3, "event": "pass_result", "result": "routed", "ms": 12, "epoch": 1,
              "engine": "minhop", "switches": 2})
     for res, why in (("fallback", "the routing uses SLs 0,1 and VLs 0,1, but OpenSM's QoS is off"),
                      ("timeout", "waiting for the routing: timed out"),
                      ("error", "cannot reach fabrouted")):
-        send(s, {"type": "event", "v": 2, "event": "pass_result", "result": res, "ms": 5, "reason": why})
+        send(s, {"type": "event", "v": 3, "event": "pass_result", "result": res, "ms": 5, "reason": why})
     time.sleep(0.3)
     return "ok"
 
@@ -155,7 +178,7 @@ def check_v1_plugin(path):
         s.connect(path)
         send(s, {"type": "hello", "v": 1, "role": role, "opensm": "OpenSM test", "plugin": "fabroute-osm 0.0.1"})
         ans = recv(s)
-        if not ans or ans.get("type") != "error" or ans.get("v") != 1 or "protocol 2" not in ans.get("message", ""):
+        if not ans or ans.get("type") != "error" or ans.get("v") != 1 or "protocol 3" not in ans.get("message", ""):
             return "answer to a v1 hello: %r" % ans
         if recv(s) is not None:
             return "the connection stayed open after the refusal"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # fabrouted --source opensm against a script playing the plugin
-# (doc/osm-protocol.md, version 2): a subnet in, the right LFTs out
+# (doc/osm-protocol.md, version 3): a subnet in, the right LFTs out
 # (binary), epochs and events stored (traps named, LFT changes summed up by
 # distinct switch, pass results counted for /metrics); malformed frames
 # rejected without harm; a plugin of protocol 1 refused with one log line;
@@ -67,7 +67,7 @@ like "metrics: fabroute_osm_connected is 1 while a plugin is connected" "$body" 
 is "a plugin of protocol 1 gets an error in its version naming both, and the connection closes" "$(play v1_plugin)" ok
 sleep 0.2
 is "the daemon logs the refusal once for three attempts" \
-	"$(grep -c "peer speaks fabroute-osm protocol 1, this build speaks 2: upgrade the OpenSM plugin" "$D_LOG.new")" 1
+	"$(grep -c "peer speaks fabroute-osm protocol 1, this build speaks 3: upgrade the OpenSM plugin" "$D_LOG.new")" 1
 play sweep >"$t_tmp/sweep.out" &
 player=$!
 i=0

@@ -12,8 +12,11 @@
 #  - control: events reach the daemon, a "sweep" from it causes a heavy
 #    sweep, a trap reaches it, the plugin reconnects after a daemon restart;
 #  - malformed answers (huge frame, not JSON, wrong version, wrong id, a
-#    switch missing, VL 15 in an SL2VL table) and a daemon of protocol 1:
-#    logged, OpenSM's next engine routes;
+#    switch missing, a port the switch does not have, VL 15 in an SL2VL
+#    table) and a daemon of protocol 1: logged, OpenSM's next engine routes
+#    with OpenSM's own hop matrices;
+#  - the hop matrices the plugin fills when it routes are those OpenSM
+#    builds (opensm-lid-matrix.dump);
 #  - SL2VL tables and path SLs (QoS on): OpenSM programs the tables
 #    (opensm-sl2vl.dump, smpquery sl2vl), the SA answers the routing's SL
 #    (saquery -p), VLArb gives the VL in use weight (smpquery vlarb); with
@@ -44,7 +47,7 @@ print(d["nodes"]["total"], d["nodes"]["switches"], d["links"]["total"])')
 NNODES=$1 NSW=$2 NLINKS=$3
 
 cat >"$t_tmp/fake.py" <<'PYEOF'
-# fabrouted's side of doc/osm-protocol.md (version 2), for tests: answers
+# fabrouted's side of doc/osm-protocol.md (version 3), for tests: answers
 # hellos, records every message as a JSON line (--log), answers "route" as
 # --mode says, sends one {"type":"sweep"} after the control event --sweep-on
 # ("hello": at once). Mode "vl" adds SL2VL tables (SL 1 on VL 1 out of odd
@@ -58,7 +61,8 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--socket", required=True)
 ap.add_argument("--log", required=True)
 ap.add_argument("--mode", default="error", choices=[
-    "error", "silent", "lfts", "vl", "missing", "wrong-id", "huge", "garbage", "badver", "badvl", "v1"])
+    "error", "silent", "lfts", "vl", "missing", "wrong-id", "huge", "garbage", "badver", "badvl", "badport",
+    "v1"])
 ap.add_argument("--lfts", help="the opensm-lfts.dump to answer with")
 ap.add_argument("--sweep-on")
 args = ap.parse_args()
@@ -82,11 +86,37 @@ def readn(c, n):
     return b
 
 
+TYPES = {1: "CA", 2: "SW", 3: "RT"}
+
+
+def decode_subnet(counts, data):
+    """A route request's records as lists: nodes (dicts), ports and links (rows)."""
+    nodes, ports, links, off = [], [], [], 0
+    for _ in range(counts["nodes"]):
+        guid, sysimg, vendor, device, typ, nports, desc = struct.unpack_from(">QQIHBB64s", data, off)
+        nodes.append({"guid": "0x%016x" % guid, "type": TYPES[typ], "ports": nports,
+                      "desc": desc.split(b"\0")[0].decode(), "sysimg": "0x%016x" % sysimg,
+                      "vendor": vendor, "device": device})
+        off += 88
+    for _ in range(counts["ports"]):
+        node, guid, lid, port, lmc, state, phys, width, speed, vls = struct.unpack_from(">IQHBBBBBBB", data, off)
+        ports.append([node, port, "0x%016x" % guid, lid, lmc, state, phys, width, speed, vls])
+        off += 24
+    for _ in range(counts["links"]):
+        a, b, pa, pb = struct.unpack_from(">IIBB", data, off)
+        links.append([a, pa, b, pb])
+        off += 12
+    if off != len(data):
+        raise ValueError("a payload of %d bytes for %d" % (len(data), off))
+    return dict(counts, nodes=nodes, ports=ports, links=links)
+
+
 def recv(c):
     (n,) = struct.unpack(">I", readn(c, 4))
     msg = json.loads(readn(c, n))
-    if msg.get("payload"):
-        readn(c, msg["payload"])
+    data = readn(c, msg["payload"]) if msg.get("payload") else b""
+    if msg.get("type") == "route":
+        msg["subnet"] = decode_subnet(msg["subnet"], data)
     return msg
 
 
@@ -95,7 +125,7 @@ def send_raw(c, data, payload=b""):
 
 
 def send(c, obj, payload=b""):
-    obj.setdefault("v", 2)
+    obj.setdefault("v", 3)
     if payload:
         obj["payload"] = len(payload)
     send_raw(c, json.dumps(obj).encode(), payload)
@@ -166,6 +196,8 @@ def routing(req):
     if args.mode == "missing":
         guids.pop()
         payload = payload[:-(top + 1)]
+    if args.mode == "badport":  # the first switch sends LID 3 to a port it does not have
+        payload = payload[:3] + bytes([200]) + payload[4:]
     ans = {"type": "routing", "id": req["id"] + (args.mode == "wrong-id"), "epoch": 40 + req["id"],
            "engine": "fake", "lft_len": top + 1, "lfts": guids}
     if args.mode in ("vl", "badvl"):
@@ -238,8 +270,9 @@ req = [r["msg"] for r in map(json.loads, open(fake_log)) if r["msg"].get("type")
 s = req["subnet"]
 nodes, ports, links = s["nodes"], s["ports"], s["links"]
 bad = []
-if req.get("v") != 2 or not isinstance(req.get("id"), int):
-    bad.append("request without v 2 and an id")
+if (req.get("v") != 3 or not isinstance(req.get("id"), int)
+        or req.get("payload") != len(nodes) * 88 + len(ports) * 24 + len(links) * 12):
+    bad.append("request without v 3, an id and the payload its records take")
 nsw = sum(n["type"] == "SW" for n in nodes)
 if (len(nodes), nsw, len(links)) != (int(want_nodes), int(want_sw), int(want_links)):
     bad.append("%d nodes, %d switches, %d links" % (len(nodes), nsw, len(links)))
@@ -387,6 +420,16 @@ fallback_checks() {
 	is "$name: OpenSM's next engine routed" "$(count "$dir/osm.log" "minhop tables configured on all switches")" 1
 	is "$name: OpenSM brought the subnet up and exited normally" \
 		"$(count "$dir/osm.log" "SUBNET UP")/$osm_st" "1/0"
+	same_hops "$name: OpenSM's next engine had OpenSM's own hop matrices"
+}
+# same_hops DESC: the hop matrices (opensm-lid-matrix.dump) are those OpenSM's minhop built
+same_hops() {
+	if [ -s "$HOPS" ] && cmp -s "$HOPS" "$dir/opensm-lid-matrix.dump"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diff "$HOPS" "$dir/opensm-lid-matrix.dump" 2>&1 | head -5 | sed 's/^/# /'
+	fi
 }
 
 # --- 0. reference: OpenSM's own updn tables, and its LIDs (guid2lid) ------
@@ -399,6 +442,17 @@ sim_stop
 REF=$dir
 is "reference: updn configured the switches (no plugin)" \
 	"$(count "$REF/osm.log" "updn tables configured on all switches")" 1
+# OpenSM's min-hop matrices (updn keeps its own up/down hop counts instead)
+dir=$t_tmp/ref-minhop
+mkdir -p "$dir"
+cp "$REF/guid2lid" "$dir/guid2lid"
+sim_start "$NET"
+( cd "$dir" && osm_env timeout 60 opensm -o -s 0 -R minhop -f "$dir/osm.log" -D 0x43 \
+	--dump_files_dir "$dir" >"$dir/opensm.out" 2>&1 )
+sim_stop
+HOPS=$dir/opensm-lid-matrix.dump
+is "reference: minhop configured the switches (no plugin)" \
+	"$(count "$dir/osm.log" "minhop tables configured on all switches")" 1
 
 # --- 1 + 4. the daemon answers with an error; its request is checked ----
 new_case error
@@ -488,6 +542,7 @@ else
 	diff "$dir/want.t" "$dir/switches.t" | head -5 | sed 's/^/# /'
 	show_log
 fi
+same_hops "lfts: the hop matrices the plugin filled are those OpenSM builds (multicast reads them)"
 lft_entries "$t_tmp/error/opensm-lfts.dump" >"$dir/minhop.t"
 if ! cmp -s "$dir/minhop.t" "$dir/switches.t"; then
 	ok "lfts: ... which are not what the fallback (minhop) would have programmed"
@@ -577,11 +632,12 @@ malformed() {
 }
 malformed huge error "waiting for the routing: frame of 4294967295 bytes \(1 to 268435456 allowed\)"
 malformed garbage error "waiting for the routing: not a message: .*"
-malformed badver error "waiting for the routing: peer speaks fabroute-osm protocol 1, this build speaks 2"
+malformed badver error "waiting for the routing: peer speaks fabroute-osm protocol 1, this build speaks 3"
 malformed wrong-id error "fabrouted answered request 2, expected 1"
 malformed missing fallback "fabrouted sent no tables for switch 0x[0-9a-f]{16} \([^)]*\)"
+malformed badport fallback "malformed routing: switch 0x[0-9a-f]{16} sends LID 3 to port 200 of [0-9]+"
 malformed badvl fallback "malformed routing: switch 0x[0-9a-f]{16} maps \(in 0, out 1, SL 3\) to VL 15 \(0 to 14 allowed\)"
-malformed v1 - "hello on the route connection: fabrouted closed the connection at hello \(a fabrouted that speaks another fabroute-osm protocol than version 2 does so\)"
+malformed v1 - "hello on the route connection: fabrouted closed the connection at hello \(a fabrouted that speaks another fabroute-osm protocol than version 3 does so\)"
 
 # --- 8. SL2VL tables and path SLs, QoS on -----------------------------------
 # The fake daemon answers the updn tables with SL 1 on VL 1 out of odd ports

@@ -7,7 +7,7 @@ need jq
 F=$FABROUTE
 
 runs "--help exits 0" 0 "$F" --help
-for c in "gen FAMILY" "show FILE" "convert IN" "eval --topology" "compute -e CHAIN" engines "help \[COMMAND\]"; do
+for c in "gen FAMILY" "show FILE" "convert IN" "eval --topology" "compute \[-e CHAIN\]" engines "help \[COMMAND\]"; do
 	like "--help lists $c" "$out" "^  $c "
 done
 runs "--version exits 0" 0 "$F" --version
@@ -77,6 +77,8 @@ runs "gen with an unknown parameter" 2 "$F" gen kary-ntree q=3
 like "names the parameter" "$err" "q"
 runs "gen with a bad value" 2 "$F" gen kary-ntree k=four
 like "names the value" "$err" "four"
+runs "gen dragonfly with an unknown wiring" 2 "$F" gen dragonfly wiring=diagonal
+like "lists the wirings" "$err" "absolute\|relative\|circulant"
 runs "gen with a bad option value" 2 "$F" gen ft648 --seed -3
 runs "gen with an unknown option" 2 "$F" gen ft648 --frob
 runs "convert to a bad format" 2 "$F" convert --to xml "$t_tmp/ft648.ibnd"

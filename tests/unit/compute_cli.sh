@@ -8,11 +8,11 @@ F=$FABROUTE
 D=$t_tmp
 
 runs "engines lists the engines" 0 "$F" engines
-for e in minhop updn ftree sftree dmodk smodk opt ftdlr; do
+for e in minhop updn ftree sftree dmodk smodk opt dla pathsel swidest rename explicit ftdlr; do
 	like "engines shows $e" "$out" "^$e "
 done
 runs "engines --json" 0 "$F" engines --json
-is "engines --json names 8 engines" "$(printf '%s' "$out" | jq length)" 8
+is "engines --json names 13 engines" "$(printf '%s' "$out" | jq length)" 13
 runs "compute --help" 0 "$F" compute --help
 
 "$F" gen ft648 -o "$D/ft648.ibnd"
@@ -53,8 +53,55 @@ runs "opt on T(9+9,18)" 0 "$F" compute --engine opt --topology "$D/t9.ibnd" --ou
 like "guid2lid carries LMC ranges" "$(head -1 "$D/opt/guid2lid")" "^0x[0-9a-f]+ 0x[0-9a-f]+ 0x[0-9a-f]+"
 like "opt's notes name the groups" "$out" "notes: .*k=3"
 
+# dla on a dragonfly: SL2VL tables written in OpenSM's format, proven only with them
+"$F" gen dragonfly a=4 p=2 h=2 wiring=relative -o "$D/df.ibnd"
+runs "dla on a=4 p=2 h=2 with --eval" 0 "$F" compute -e dla --topology "$D/df.ibnd" \
+	--out-dir "$D/dla" --eval
+like "VLs 0 and 1" "$out" "deadlock: +free: .*VLs used: 0 1"
+like "lists opensm-sl2vl.dump as written" "$out" "written: .*opensm-sl2vl.dump"
+is "216 (in, out) rows map every SL to VL1" \
+	"$(grep -c ': 1  1  1  1  1  1  1  1  1  1  1  1  1  1  1  1 $' "$D/dla/opensm-sl2vl.dump")" 216
+is "36 switch records" "$(grep -c '^Switch 0x' "$D/dla/opensm-sl2vl.dump")" 36
+is "no path-sl: every pair on SL 0" "$(test -e "$D/dla/path-sl" && echo written || echo absent)" absent
+is "summary names the SL2VL file" "$(jq -r .files.sl2vl "$D/dla/summary.json")" opensm-sl2vl.dump
+is "summary: VLs 0 and 1" "$(jq -c .vls_used "$D/dla/summary.json")" "[0,1]"
+runs "eval with the SL2VL tables: deadlock-free" 0 "$F" eval --topology "$D/dla/topology.ibnd" \
+	--lfts "$D/dla/opensm-lfts.dump" --sl2vl "$D/dla/opensm-sl2vl.dump" --metrics dragonfly
+like "dragonfly metrics: hops" "$out" "CA->CA hops: 0: 72 1: 720 2: 1728 3: 2592 \(5112 pairs\)"
+like "dragonfly metrics: flows" "$out" "tc 71..71 lc 68..68 gc 64..64"
+like "dragonfly metrics: VLs of local channels" "$out" "VL0 36..36 VL1 32..32"
+like "dragonfly metrics: group shift" "$out" "at most 8 on one channel"
+runs "eval without them: all on VL0, a credit loop (exit 5)" 5 "$F" eval \
+	--topology "$D/dla/topology.ibnd" --lfts "$D/dla/opensm-lfts.dump"
+"$F" eval --topology "$D/dla/topology.ibnd" --lfts "$D/dla/opensm-lfts.dump" \
+	--sl2vl "$D/dla/opensm-sl2vl.dump" --metrics dragonfly --json > "$D/dla.json"
+is "eval --json: dragonfly gc flows" "$(jq .dragonfly.flows.gc.max "$D/dla.json")" 64
+is "eval --json: VL1 on local channels" "$(jq '.dragonfly.flows.lc.by_vl[1].max' "$D/dla.json")" 32
+runs "dragonfly metrics on a fat tree: exit 3" 3 "$F" eval --topology "$D/ft648.ibnd" \
+	--lfts "$D/out/opensm-lfts.dump" --metrics dragonfly
+like "says why" "$err" "not a fully connected dragonfly"
+
+# a=3 h=2: groups ambiguous; the chain falls back, a groups file lets dla route
+"$F" gen dragonfly a=3 p=2 h=2 -o "$D/cellia.ibnd"
+runs "a=3 h=2: dla falls back to updn" 0 "$F" compute -e dla,updn --topology "$D/cellia.ibnd" \
+	--out-dir "$D/cellia"
+like "says the groups are ambiguous" "$out" "dla: not applicable: .*name the groups in a file"
+for g in 0 1 2 3 4 5 6; do
+	for s in 0 1 2; do echo "\"g0$g-sw$s\" G$g"; done
+done > "$D/groups.txt"
+runs "with dla.groups: dla routes" 0 "$F" compute -e dla -O dla.groups="$D/groups.txt" \
+	--topology "$D/cellia.ibnd" --out-dir "$D/cellia2" --eval
+like "from the groups file" "$out" "7 groups of 3 switches.*groups file"
+runs "a groups file that does not exist" 2 "$F" compute -e dla -O dla.groups="$D/nope" \
+	--topology "$D/cellia.ibnd" --out-dir "$D/x"
+like "names the option" "$err" "dla.groups"
+echo "g00-sw0" > "$D/bad-groups.txt"
+runs "a malformed groups file" 1 "$F" compute -e dla,updn -O dla.groups="$D/bad-groups.txt" \
+	--topology "$D/cellia.ibnd" --out-dir "$D/x"
+like "names the line" "$err" "bad-groups.txt:1: expected \"NODE GROUP\""
+
 # errors
-runs "missing --engine" 2 "$F" compute --topology "$D/ft648.ibnd" --out-dir "$D/x"
+runs "missing --out-dir" 2 "$F" compute --topology "$D/ft648.ibnd"
 runs "unknown engine" 2 "$F" compute --engine lash --topology "$D/ft648.ibnd" --out-dir "$D/x"
 like "names it" "$err" "lash"
 runs "unknown option" 2 "$F" compute --engine updn -O nosuch=1 --topology "$D/ft648.ibnd" --out-dir "$D/x"

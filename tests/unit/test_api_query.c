@@ -440,6 +440,42 @@ static void test_lmc(void **state)
 	epoch_unref(e);
 }
 
+/* pathsel plans LIDs: /api/route gives each pair its planned DLID, /api/lids each port's LMC. */
+static void test_planned_lids(void **state)
+{
+	static const char *const kv[] = { "switches=8", "machines=32", "degree=4" };
+	struct epoch *e = gen_epoch("random", kv, 3, "pathsel");
+	const struct fabric *f = e->fabric;
+	struct api_err err;
+	uint32_t s, d;
+	json_t *a, *l, *v;
+	json_int_t total = 0;
+	size_t i;
+	int lmc_seen[FAB_LMC_MAX + 1] = { 0 };
+
+	(void)state;
+	assert_int_equal(offset_pair(f, e->routing, &s, &d), 0);
+	a = apiq_route(e, fab_desc(f, f->eps[s].node), fab_desc(f, f->eps[d].node), &err);
+	assert_non_null(a);
+	assert_int_equal(jint(a, "dlid"), rt_dlid(e->routing, f, s, d));
+	assert_int_equal(jint(a, "dlid_offset"), rt_dlid(e->routing, f, s, d) - fab_ep_lid(f, d));
+	assert_true(jint(a, "dlid_offset") > 0);
+	assert_true(json_is_true(json_object_get(a, "delivered")));
+	expect_trace(e, a, s);
+	json_decref(a);
+	l = apiq_lids(e, &err);
+	assert_non_null(l);
+	json_array_foreach(json_object_get(l, "lids"), i, v) {
+		assert_int_equal(jint(v, "lids"), 1 << jint(v, "lmc"));
+		total += jint(v, "lids");
+		lmc_seen[jint(v, "lmc")] = 1;
+	}
+	assert_int_equal(jint(l, "lids_total"), total);
+	assert_true(lmc_seen[0] && (lmc_seen[1] || lmc_seen[2]));	/* per-port LMC */
+	json_decref(l);
+	epoch_unref(e);
+}
+
 /* The per_switch entry of @desc, NULL when the switch has no problem. */
 static json_t *per_switch(json_t *reach, const char *desc)
 {
@@ -756,6 +792,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_errors),
 		cmocka_unit_test(test_ambiguous_and_unlinked),
 		cmocka_unit_test(test_lmc),
+		cmocka_unit_test(test_planned_lids),
 		cmocka_unit_test(test_black_hole),
 		cmocka_unit_test(test_reach_ft648),
 		cmocka_unit_test(test_vl_usage),

@@ -33,11 +33,12 @@ static void test_registry(void **state)
 	size_t n;
 	const struct engine *const *all = eng_all(&n);
 	const struct engine *want[] = { &eng_minhop, &eng_updn, &eng_ftree, &eng_sftree,
-					&eng_dmodk, &eng_smodk, &eng_opt, &eng_ftdlr };
+					&eng_dmodk, &eng_smodk, &eng_opt, &eng_dla, &eng_pathsel,
+					&eng_swidest, &eng_rename, &eng_explicit, &eng_ftdlr };
 
 	(void)state;
-	assert_int_equal(n, 8);
-	for (size_t i = 0; i < 8; i++) {
+	assert_int_equal(n, 13);
+	for (size_t i = 0; i < 13; i++) {
 		assert_ptr_equal(eng_find(want[i]->name), want[i]);
 		assert_non_null(want[i]->summary);
 		assert_non_null(want[i]->route);
@@ -441,9 +442,9 @@ static void test_pure(void **state)
 	static const char *const rnd[] = { "switches=12", "machines=30", "degree=4" };
 
 	(void)state;
-	check_pure("gft2", gft2, 3, 8);		/* every engine */
-	check_pure("kary-ntree", kary, 2, 5);	/* the tree engines, updn, minhop */
-	check_pure("random", rnd, 3, 2);	/* updn, minhop */
+	check_pure("gft2", gft2, 3, 12);	/* every engine */
+	check_pure("kary-ntree", kary, 2, 9);	/* the tree engines (ftdlr too), updn, minhop, lidassign's */
+	check_pure("random", rnd, 3, 6);	/* updn, minhop, lidassign's four */
 }
 
 int main(void)

@@ -318,6 +318,76 @@ static void check_dragonfly(unsigned a, unsigned p, unsigned h)
 	fab_free(f);
 }
 
+/*
+ * Where global link j of group i lands, per the wiring's definition (the
+ * group and that group's index of the link), worked out independently.
+ */
+static void df_target(const char *w, unsigned g, unsigned i, unsigned j, unsigned *t, unsigned *j2)
+{
+	if (!strcmp(w, "relative")) {
+		*t = (i + j + 1) % g;
+		*j2 = g - 2 - j;
+	} else if (!strcmp(w, "circulant")) {
+		unsigned k = j / 2;
+
+		*t = j % 2 ? (i + g - k - 1) % g : (i + k + 1) % g;
+		*j2 = j % 2 ? 2 * k : 2 * k + 1;
+	} else {
+		*t = j < i ? j : j + 1;
+		*j2 = i < *t ? i : i - 1;
+	}
+}
+
+/* Every global link j of group i on switch j / h, port p+a+(j mod h), to where the wiring says. */
+static void check_wiring(unsigned a, unsigned p, unsigned h, const char *w)
+{
+	unsigned g = a * h + 1;
+	char params[96];
+	struct fabric *f;
+
+	snprintf(params, sizeof(params), "a=%u p=%u h=%u wiring=%s", a, p, h, w);
+	f = gen("dragonfly", params);
+	check_all_ports(f, p + a - 1 + h);
+	for (unsigned i = 0; i < g; i++)
+		for (unsigned j = 0; j < a * h; j++) {
+			unsigned t, j2;
+			const struct fab_port *x = fab_port(f, i * a + j / h, p + a + j % h);
+
+			df_target(w, g, i, j, &t, &j2);
+			assert_int_equal(x->peer, t * a + j2 / h);
+			assert_int_equal(x->peer_port, p + a + j2 % h);
+		}
+	fab_free(f);
+}
+
+static void test_dragonfly_wiring(void **state)
+{
+	static const char *const w[] = { "absolute", "relative", "circulant" };
+	struct fabric *x, *y;
+
+	(void)state;
+	for (unsigned k = 0; k < 3; k++) {
+		check_wiring(4, 2, 2, w[k]);
+		check_wiring(6, 3, 3, w[k]);
+		check_wiring(3, 2, 2, w[k]);
+		check_wiring(2, 1, 1, w[k]);
+	}
+	check_wiring(3, 1, 3, "relative");
+	/* absolute is the default, and the arrangements differ */
+	x = gen("dragonfly", "a=4 p=2 h=2");
+	y = gen("dragonfly", "a=4 p=2 h=2 wiring=absolute");
+	assert_int_equal(fab_topology_hash(x), fab_topology_hash(y));
+	fab_free(y);
+	y = gen("dragonfly", "a=4 p=2 h=2 wiring=relative");
+	assert_int_not_equal(fab_topology_hash(x), fab_topology_hash(y));
+	fab_free(y);
+	fab_free(x);
+	gen_fails("dragonfly", "a=3 p=1 h=3 wiring=circulant", "a*h must be even, a=3 h=3 give 9");
+	gen_fails("dragonfly", "wiring=diagonal", "wiring=\"diagonal\": expected one of "
+		  "absolute|relative|circulant");
+	gen_fails("dragonfly", "wiring=1", "expected one of");
+}
+
 static void test_dragonfly(void **state)
 {
 	(void)state;
@@ -500,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_ft648_rack),
 		cmocka_unit_test(test_multicore),
 		cmocka_unit_test(test_dragonfly),
+		cmocka_unit_test(test_dragonfly_wiring),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_ring_mesh_torus),
 		cmocka_unit_test(test_param_errors),

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fabroute-osm protocol, version 2, without OpenSM: frames with a
+ * The fabroute-osm protocol, version 3, without OpenSM: frames with a
  * binary payload over a socket pair (written in parts, read whole), a peer
  * of another version refused by name, payloads where none may be, the
- * nibble packing; and the daemon's side of a routing answer: a subnet's VL
- * counts becoming the nodes' vl_cap, the LFT section sent from the
+ * nibble packing and big-endian integers; the subnet's records decoded
+ * into a fabric, and records out of range or a payload of the wrong
+ * length refused by name; and the daemon's side of a routing answer: a
+ * subnet's VL counts becoming the nodes' vl_cap, the LFT section sent from the
  * routing's buffer, only the SL2VL tables that differ from the default
  * mapping, and path-SL rows for the sources that use SLs (every LID of an
  * LMC range).
@@ -41,7 +43,7 @@ static void test_payload_roundtrip(void **state)
 	assert_int_equal(osmp_send(fd[0], m, iov, 2, osmp_now_ms() + 2000, err, sizeof(err)), 0);
 	got = osmp_recv(fd[1], osmp_now_ms() + 2000, &rx, err, sizeof(err));
 	assert_non_null(got);
-	assert_int_equal(json_integer_value(json_object_get(got, "v")), 2);
+	assert_int_equal(json_integer_value(json_object_get(got, "v")), 3);
 	assert_int_equal(json_integer_value(json_object_get(got, "payload")), sizeof(a) + sizeof(b));
 	assert_int_equal(json_integer_value(json_object_get(got, "id")), 7);
 	assert_int_equal(rx.len, sizeof(a) + sizeof(b));
@@ -87,7 +89,7 @@ static void test_other_version(void **state)
 	pair(fd);
 	raw(fd[0], "{\"type\":\"hello\",\"v\":1,\"role\":\"route\"}", NULL);
 	assert_null(osmp_recv(fd[1], osmp_now_ms() + 2000, &rx, err, sizeof(err)));
-	assert_string_equal(err, "peer speaks fabroute-osm protocol 1, this build speaks 2");
+	assert_string_equal(err, "peer speaks fabroute-osm protocol 1, this build speaks 3");
 	assert_int_equal(rx.peer_v, 1);
 	raw(fd[0], "{\"type\":\"hello\"}", NULL);
 	assert_null(osmp_recv(fd[1], osmp_now_ms() + 2000, &rx, err, sizeof(err)));
@@ -116,20 +118,20 @@ static void test_bad_payloads(void **state)
 
 	(void)state;
 	pair(fd);
-	raw(fd[0], "{\"type\":\"event\",\"v\":2,\"payload\":3}", "abc");
+	raw(fd[0], "{\"type\":\"event\",\"v\":3,\"payload\":3}", "abc");
 	assert_null(osmp_recv(fd[1], osmp_now_ms() + 2000, NULL, err, sizeof(err)));
 	assert_string_equal(err, "a 'event' message with a payload of 3 bytes (none expected)");
 	close(fd[0]);
 	close(fd[1]);
 	pair(fd);
-	raw(fd[0], "{\"type\":\"routing\",\"v\":2,\"payload\":2147483648}", NULL);
+	raw(fd[0], "{\"type\":\"routing\",\"v\":3,\"payload\":2147483648}", NULL);
 	assert_null(osmp_recv(fd[1], osmp_now_ms() + 2000, &rx, err, sizeof(err)));
 	assert_string_equal(err, "payload of too many bytes (0 to 1073741824 allowed)");
-	raw(fd[0], "{\"type\":\"routing\",\"v\":2,\"payload\":\"9\"}", NULL);
+	raw(fd[0], "{\"type\":\"routing\",\"v\":3,\"payload\":\"9\"}", NULL);
 	assert_null(osmp_recv(fd[1], osmp_now_ms() + 2000, &rx, err, sizeof(err)));
 	assert_string_equal(err, "payload of a non-integer number of bytes (0 to 1073741824 allowed)");
 	/* announced, never sent: the deadline holds */
-	raw(fd[0], "{\"type\":\"routing\",\"v\":2,\"payload\":10}", "12345");
+	raw(fd[0], "{\"type\":\"routing\",\"v\":3,\"payload\":10}", "12345");
 	assert_null(osmp_recv(fd[1], osmp_now_ms() + 200, &rx, err, sizeof(err)));
 	assert_string_equal(err, "timed out");
 	assert_null(rx.payload);
@@ -157,26 +159,72 @@ static void test_nibbles(void **state)
  * Two 4-port switches (LIDs 1, 2), h1 on swA[1] (LID 4, LMC 1: LIDs 4-5),
  * h2 on swB[1] (LID 8). swA's ports run VL0-7 (4), swB's port 3 VL0-3 (3).
  */
-static const char SUBNET[] = "{\"sm_port_guid\": \"0x101\", \"nodes\": ["
-	"{\"guid\": \"0x10\", \"type\": \"SW\", \"desc\": \"swA\", \"ports\": 4},"
-	"{\"guid\": \"0x20\", \"type\": \"SW\", \"desc\": \"swB\", \"ports\": 4},"
-	"{\"guid\": \"0x100\", \"type\": \"CA\", \"desc\": \"h1\", \"ports\": 1},"
-	"{\"guid\": \"0x200\", \"type\": \"CA\", \"desc\": \"h2\", \"ports\": 1}],"
-	"\"ports\": [[0, 0, \"0x10\", 1, 0, 4, 5, 2, 4, 4], [0, 1, \"0x10\", 0, 0, 4, 5, 2, 4, 4],"
-	"[0, 3, \"0x10\", 0, 0, 4, 5, 2, 4, 4], [1, 0, \"0x20\", 2, 0, 4, 5, 2, 4, 4],"
-	"[1, 1, \"0x20\", 0, 0, 4, 5, 2, 4, 4], [1, 3, \"0x20\", 0, 0, 4, 5, 2, 4, 3],"
-	"[2, 1, \"0x101\", 4, 1, 4, 5, 2, 4, 4], [3, 1, \"0x201\", 8, 0, 4, 5, 2, 4, 4]],"
-	"\"links\": [[0, 1, 2, 1], [1, 1, 3, 1], [0, 3, 1, 3]]}";
+static const struct {
+	uint64_t guid;
+	uint8_t type, ports;
+	const char *desc;
+} NODES[] = { { 0x10, OSMP_NODE_SW, 4, "swA" }, { 0x20, OSMP_NODE_SW, 4, "swB" },
+	      { 0x100, OSMP_NODE_CA, 1, "h1" }, { 0x200, OSMP_NODE_CA, 1, "h2" } };
+/* node, port, guid, lid, lmc, vls (state 4, phys 5, width 2, speed 4) */
+static const struct {
+	uint32_t node;
+	uint8_t port;
+	uint64_t guid;
+	uint16_t lid;
+	uint8_t lmc, vls;
+} PORTS[] = { { 0, 0, 0x10, 1, 0, 4 }, { 0, 1, 0x10, 0, 0, 4 }, { 0, 3, 0x10, 0, 0, 4 }, { 1, 0, 0x20, 2, 0, 4 },
+	      { 1, 1, 0x20, 0, 0, 4 }, { 1, 3, 0x20, 0, 0, 3 }, { 2, 1, 0x101, 4, 1, 4 }, { 3, 1, 0x201, 8, 0, 4 } };
+static const uint32_t LINKS[][4] = { { 0, 1, 2, 1 }, { 1, 1, 3, 1 }, { 0, 3, 1, 3 } };
+#define NN (sizeof(NODES) / sizeof(NODES[0]))
+#define NP (sizeof(PORTS) / sizeof(PORTS[0]))
+#define NL (sizeof(LINKS) / sizeof(LINKS[0]))
+#define SUBNET_LEN (NN * OSMP_NODE_REC + NP * OSMP_PORT_REC + NL * OSMP_LINK_REC)
+
+/* The records of the subnet above into @b (SUBNET_LEN bytes), its counts into a new object. */
+static json_t *subnet_records(uint8_t *b)
+{
+	memset(b, 0, SUBNET_LEN);
+	for (size_t i = 0; i < NN; i++, b += OSMP_NODE_REC) {
+		osmp_put64(b, NODES[i].guid);
+		osmp_put64(b + 8, 0x5000);
+		osmp_put32(b + 16, 0x2c9);
+		osmp_put16(b + 20, 0xbd36);
+		b[22] = NODES[i].type;
+		b[23] = NODES[i].ports;
+		memcpy(b + 24, NODES[i].desc, strlen(NODES[i].desc));
+	}
+	for (size_t i = 0; i < NP; i++, b += OSMP_PORT_REC) {
+		osmp_put32(b, PORTS[i].node);
+		osmp_put64(b + 4, PORTS[i].guid);
+		osmp_put16(b + 12, PORTS[i].lid);
+		b[14] = PORTS[i].port;
+		b[15] = PORTS[i].lmc;
+		b[16] = 4;
+		b[17] = 5;
+		b[18] = 2;
+		b[19] = 4;
+		b[20] = PORTS[i].vls;
+	}
+	for (size_t i = 0; i < NL; i++, b += OSMP_LINK_REC) {
+		osmp_put32(b, LINKS[i][0]);
+		osmp_put32(b + 4, LINKS[i][2]);
+		b[8] = (uint8_t)LINKS[i][1];
+		b[9] = (uint8_t)LINKS[i][3];
+	}
+	return json_pack("{s:s, s:i, s:i, s:i}", "sm_port_guid", "0x101", "nodes", (int)NN, "ports", (int)NP,
+			 "links", (int)NL);
+}
 
 static struct epoch *subnet_epoch(void)
 {
 	struct fab_err err = { { 0 } };
-	json_t *j = json_loads(SUBNET, 0, NULL);
+	uint8_t b[SUBNET_LEN];
+	json_t *j = subnet_records(b);
 	struct epoch *e = epoch_new();
 
 	assert_non_null(j);
 	assert_non_null(e);
-	e->fabric = srco_subnet_fabric(j, &err);
+	e->fabric = srco_subnet_fabric(j, b, sizeof(b), &err);
 	json_decref(j);
 	if (!e->fabric)
 		fail_msg("subnet: %s", err.msg);
@@ -185,6 +233,87 @@ static struct epoch *subnet_epoch(void)
 	e->seq = 12;
 	snprintf(e->engine, sizeof(e->engine), "test");
 	return e;
+}
+
+static void test_subnet_records(void **state)
+{
+	struct epoch *e = subnet_epoch();
+	const struct fabric *f = e->fabric;
+	uint32_t h1 = tu_node(f, 0x100), swb = tu_node(f, 0x20), ep;
+
+	(void)state;
+	assert_int_equal(f->nnodes, 4);
+	assert_int_equal(f->nswitches, 2);
+	assert_int_equal(f->nlinks, 3);
+	assert_string_equal(fab_desc(f, h1), "h1");
+	assert_int_equal(f->nodes[h1].type, FAB_CA);
+	assert_int_equal(f->nodes[swb].type, FAB_SWITCH);
+	assert_int_equal(f->nodes[swb].nports, 4);
+	assert_int_equal(f->nodes[h1].vendor_id, 0x2c9);
+	assert_int_equal(f->nodes[h1].device_id, 0xbd36);
+	assert_int_equal(f->nodes[h1].sysimg_guid, 0x5000);
+	ep = fab_ep_by_port_guid(f, 0x101);
+	assert_int_not_equal(ep, FAB_NONE);
+	assert_int_equal(fab_ep_lid(f, ep), 4);
+	assert_int_equal(fab_ep_lmc(f, ep), 1);
+	assert_int_equal(fab_ep_by_lid(f, 5), ep);
+	assert_int_equal(fab_port(f, swb, 0)->lid, 2);
+	assert_int_equal(fab_port(f, swb, 3)->speed, 4);
+	assert_int_equal(fab_port(f, swb, 3)->width, 2);
+	assert_int_equal(fab_port(f, swb, 3)->state, 4);
+	assert_int_equal(f->sm_node, h1);
+	epoch_unref(e);
+}
+
+/* srco_subnet_fabric() on the subnet with byte @off set to @val (or @len bytes): its error. */
+static void refused(size_t off, uint8_t val, size_t len, const char *want)
+{
+	struct fab_err err = { { 0 } };
+	uint8_t b[SUBNET_LEN + 1];
+	json_t *j = subnet_records(b);
+
+	b[off] = val;
+	assert_null(srco_subnet_fabric(j, b, len, &err));
+	if (!strstr(err.msg, want))
+		fail_msg("error '%s', expected '%s'", err.msg, want);
+	json_decref(j);
+}
+
+static void test_subnet_bad_records(void **state)
+{
+	const size_t ports = NN * OSMP_NODE_REC, links = ports + NP * OSMP_PORT_REC;
+	struct fab_err err = { { 0 } };
+	json_t *j;
+
+	(void)state;
+	refused(22, 7, SUBNET_LEN, "subnet.nodes[0]: expected a type (1 CA, 2 switch, 3 router)");
+	refused(2 * OSMP_NODE_REC + 23, 0, SUBNET_LEN, "subnet.nodes[2]: expected a type");
+	refused(ports + 3 * OSMP_PORT_REC + 14, 5, SUBNET_LEN, "subnet.ports[3]: expected [node, guid");
+	refused(ports + 1 * OSMP_PORT_REC + 3, 9, SUBNET_LEN, "subnet.ports[1]:");	/* node 9 */
+	refused(ports + 6 * OSMP_PORT_REC + 15, 8, SUBNET_LEN, "subnet.ports[6]:");	/* LMC 8 */
+	refused(links + 2 * OSMP_LINK_REC + 9, 5, SUBNET_LEN, "subnet.links[2]: expected [node, node, port, port]");
+	refused(links + 8, 0, SUBNET_LEN, "subnet.links[0]:");	/* port 0 */
+	refused(0, 0, SUBNET_LEN - 1, "subnet: a payload of 579 bytes, but 4 nodes, 8 ports and 3 links take 580");
+	refused(0, 0, SUBNET_LEN + 1, "a payload of 581 bytes");
+	j = json_pack("{s:i, s:i}", "nodes", 0, "ports", 0);
+	assert_null(srco_subnet_fabric(j, NULL, 0, &err));
+	assert_string_equal(err.msg, "subnet: expected an object with the number of nodes (at least 1), ports and links");
+	json_decref(j);
+	assert_null(srco_subnet_fabric(NULL, NULL, 0, &err));
+}
+
+static void test_be(void **state)
+{
+	uint8_t b[8];
+
+	(void)state;
+	osmp_put64(b, 0x0102030405060708ull);
+	assert_memory_equal(b, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+	assert_int_equal(osmp_get64(b), 0x0102030405060708ull);
+	assert_int_equal(osmp_get32(b + 4), 0x05060708u);
+	assert_int_equal(osmp_get16(b + 6), 0x0708u);
+	osmp_put16(b, 0xfffe);
+	assert_int_equal(osmp_get16(b), 0xfffe);
 }
 
 static void test_vl_caps(void **state)
@@ -278,6 +407,9 @@ int main(void)
 		cmocka_unit_test(test_other_version),
 		cmocka_unit_test(test_bad_payloads),
 		cmocka_unit_test(test_nibbles),
+		cmocka_unit_test(test_be),
+		cmocka_unit_test(test_subnet_records),
+		cmocka_unit_test(test_subnet_bad_records),
 		cmocka_unit_test(test_vl_caps),
 		cmocka_unit_test(test_answer_sl0),
 		cmocka_unit_test(test_answer_vls),

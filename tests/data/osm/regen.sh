@@ -41,6 +41,8 @@ until grep -q 'Network simulator ready' sim.log; do
 	i=$((i + 1)); [ $i -lt 50 ] || { cat sim.log >&2; exit 1; }
 	sleep 0.1
 done
+# what discovery sees before any SM ran: every LID 0
+LD_PRELOAD=$umad timeout 30 ibnetdiscover >ibnetdiscover-presm.out 2>/dev/null
 LD_PRELOAD=$umad timeout 60 opensm -o -s 0 -R minhop "$@" -f "$tmp/osm.log" -D 0x43 \
 	--dump_files_dir "$tmp/dump" >osm.out 2>&1
 grep -q 'Exiting SM' osm.out
@@ -50,5 +52,6 @@ for f in opensm-lfts.dump opensm.fdbs opensm-subnet.lst guid2lid; do
 	cp "dump/$f" "$here/$case_dir/$f"
 done
 cp ibnetdiscover.out "$here/$case_dir/ibnetdiscover.out"
+cp ibnetdiscover-presm.out "$here/$case_dir/ibnetdiscover-presm.out"
 cp dump_fts.out "$here/$case_dir/dump_fts.out"
 echo "$case_dir: opensm -o -s 0 -R minhop $* -D 0x43; $(grep -c . "$here/$case_dir/opensm-subnet.lst") link ends"
