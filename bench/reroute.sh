@@ -3,6 +3,10 @@
 # 36 leaves, 18 spines, 648 CAs), faults injected through the REST API.
 #
 #   bench/reroute.sh [BUILD_DIR] [N]        (N faults, default 30; needs python3)
+#   REPAIR=none bench/reroute.sh ...        (fabrouted's repair setting, default
+#                                            ftdlr: a link fault is published as
+#                                            the local repair of the last routing;
+#                                            none: the chain routes every fault)
 #
 # For each hold-down (0 ms, then the default 50 ms) a fresh daemon in a
 # temporary directory, then:
@@ -39,10 +43,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
 n=${2:-30}
 poll_ms=${POLL_MS:-0.5}
+repair=${REPAIR:-ftdlr}
 
 die() { echo "reroute.sh: $*" >&2; exit 1; }
 command -v python3 > /dev/null || die "python3 not found (it drives the faults and polls the API)"
 command -v curl > /dev/null || die "curl not found"
+case $repair in ftdlr | none) ;; *) die "REPAIR must be ftdlr or none, found '$repair'" ;; esac
 case $n in '' | *[!0-9]*) die "N must be a whole number, found '$n'" ;; esac
 [ "$n" -ge 2 ] || die "N must be at least 2"
 [ "$n" -le 600 ] || die "N must be at most 600 (distinct spine-to-leaf links)"
@@ -306,11 +312,11 @@ ref_eval() {
 	done | sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "yardstick: the same evaluation offline (fabroute eval, 7 runs): min %.1f ms, median %.1f ms\n", v[1], v[int((NR + 1) / 2)] }'
 }
 
-echo "fabrouted reroute latency: gen:ft648 (648 CAs, 54 switches), $n faults; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "fabrouted reroute latency: gen:ft648 (648 CAs, 54 switches), repair = $repair, $n faults; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "(the daemon, this python3 client and its poller share the cores; /api/fabric polled every $poll_ms ms)"
 ref_eval
 for hd in 0 50; do
-	start_daemon "hd$hd" --holddown-ms "$hd" --api-write-rate-limit 0
+	start_daemon "hd$hd" --holddown-ms "$hd" --api-write-rate-limit 0 --repair "$repair"
 	echo
 	echo "=== holddown_ms = $hd"
 	echo "-- $n faults, one at a time, on an idle daemon"
