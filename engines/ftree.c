@@ -84,12 +84,23 @@ enum ft_state {
  * @cnt_sec: per link: secondary entries through it (steps 1 and 4)
  * @load: per switch: dedicated downward paths crossing it
  * @state, @oport, @hops: per switch, for the current destination: enum
- *        ft_state, output port, links to the destination
+ *        ft_state, output port (RT_NO_PORT while the state is ST_NONE; a
+ *        row of @blk), links to the destination
  * @best, @stamp, @round: per switch, the best candidate link of the current
  *                        round (valid when stamp == round)
  * @chain, @cur, @next: switch lists
- * @blk, @blk_lid, @nblk: entries of up to FT_BLOCK destinations, written to
- *                       the LFTs switch by switch (emit(), flush())
+ * @dn, @ndn: the switches of state ST_DOWN, level l's in dn[lvl_off[l] ..
+ *            lvl_off[l] + ndn[l])
+ * @blk, @blk_lid, @nblk: the output ports of up to FT_BLOCK destinations,
+ *                       one row of nsw bytes each, written to the LFTs
+ *                       switch by switch (emit(), flush())
+ * @umin, @umask, @uw: per switch, the lowest @cnt_sec of its up links and
+ *                     the bit set (@uw words) of the up links holding it,
+ *                     kept by up_inc(): the least used up link at a glance
+ * @ucls, @crep, @cstamp, @ceven: per switch, its class (switches with the
+ *        same up links' peers in the same order; UINT32_MAX without up
+ *        link); per class, a member, and whether all those peers have an
+ *        up/down entry at one distance (valid when cstamp == round)
  */
 struct ft_run {
 	const struct ft_model *m;
@@ -99,9 +110,15 @@ struct ft_run {
 	uint32_t *best, *stamp;
 	uint32_t round;
 	uint32_t *chain, *cur, *next;
+	uint32_t *dn, *ndn;
 	uint8_t *blk;
 	uint16_t blk_lid[FT_BLOCK];
 	uint32_t nblk;
+	uint32_t *umin;
+	uint64_t *umask;
+	uint32_t uw;
+	uint32_t *ucls, *crep, *cstamp;
+	uint8_t *ceven;
 };
 
 static void run_fini(struct ft_run *x)
@@ -111,14 +128,108 @@ static void run_fini(struct ft_run *x)
 	free(x->cnt_sec);
 	free(x->load);
 	free(x->state);
-	free(x->oport);
 	free(x->hops);
 	free(x->best);
 	free(x->stamp);
 	free(x->chain);
 	free(x->cur);
 	free(x->next);
+	free(x->dn);
+	free(x->ndn);
 	free(x->blk);
+	free(x->umin);
+	free(x->umask);
+	free(x->ucls);
+	free(x->crep);
+	free(x->cstamp);
+	free(x->ceven);
+}
+
+/* Rebuild the bit set of switch @s: its up links whose @cnt_sec is umin[s]. */
+static void umask_fill(struct ft_run *x, uint32_t s)
+{
+	const struct ft_model *m = x->m;
+	uint64_t *w = x->umask + (size_t)s * x->uw;
+	uint32_t first = ft_first(m, s, FT_UP);
+
+	memset(w, 0, x->uw * sizeof(*w));
+	for (uint32_t e = first; e < ft_end(m, s, FT_UP); e++)
+		if (x->cnt_sec[e] == x->umin[s])
+			w[(e - first) / 64] |= 1ull << (e - first) % 64;
+}
+
+/* A hash of the peers of switch @s's up links, in port order. */
+static uint64_t up_hash(const struct ft_model *m, uint32_t s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (uint32_t e = ft_first(m, s, FT_UP); e < ft_end(m, s, FT_UP); e++)
+		h = (h ^ m->links[e].peer) * 1099511628211ull;
+	return h;
+}
+
+/* Switches @a and @b have up links to the same peers in the same order. */
+static int same_up(const struct ft_model *m, uint32_t a, uint32_t b)
+{
+	uint32_t ea = ft_first(m, a, FT_UP), eb = ft_first(m, b, FT_UP);
+	uint32_t n = ft_end(m, a, FT_UP) - ea;
+
+	if (ft_end(m, b, FT_UP) - eb != n)
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (m->links[ea + i].peer != m->links[eb + i].peer)
+			return 0;
+	return 1;
+}
+
+struct up_key {
+	uint64_t hash;
+	uint32_t sw;
+};
+
+static int cmp_up_key(const void *a, const void *b)
+{
+	const struct up_key *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->sw < y->sw ? -1 : x->sw > y->sw;
+}
+
+/*
+ * ucls[] and crep[]: switches sorted by the hash of their up links' peers;
+ * a run of equal hashes whose peers are those of its first switch is one
+ * class (a hash collision only costs an extra class).
+ */
+static int classes_init(struct ft_run *x)
+{
+	const struct ft_model *m = x->m;
+	struct up_key *k = malloc(((size_t)m->nsw + 1) * sizeof(*k));
+	uint32_t n = 0, ncls = 0;
+
+	x->ucls = malloc(((size_t)m->nsw + 1) * sizeof(*x->ucls));
+	x->crep = malloc(((size_t)m->nsw + 1) * sizeof(*x->crep));
+	x->cstamp = calloc((size_t)m->nsw + 1, sizeof(*x->cstamp));
+	x->ceven = calloc((size_t)m->nsw + 1, 1);
+	if (!k || !x->ucls || !x->crep || !x->cstamp || !x->ceven) {
+		free(k);
+		return -1;
+	}
+	for (uint32_t s = 0; s < m->nsw; s++) {
+		x->ucls[s] = UINT32_MAX;
+		if (m->level[s] && ft_first(m, s, FT_UP) < ft_end(m, s, FT_UP))
+			k[n++] = (struct up_key){ up_hash(m, s), s };
+	}
+	qsort(k, n, sizeof(*k), cmp_up_key);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = k[i].sw;
+
+		if (!i || k[i].hash != k[i - 1].hash || !same_up(m, x->crep[ncls - 1], s))
+			x->crep[ncls++] = s;
+		x->ucls[s] = ncls - 1;
+	}
+	free(k);
+	return 0;
 }
 
 static int run_init(struct ft_run *x, const struct ft_model *m)
@@ -132,19 +243,31 @@ static int run_init(struct ft_run *x, const struct ft_model *m)
 	x->cnt_sec = calloc(nl, sizeof(*x->cnt_sec));
 	x->load = calloc(ns, sizeof(*x->load));
 	x->state = calloc(ns, 1);
-	x->oport = calloc(ns, 1);
 	x->hops = calloc(ns, sizeof(*x->hops));
 	x->best = calloc(ns, sizeof(*x->best));
 	x->stamp = calloc(ns, sizeof(*x->stamp));
 	x->chain = malloc(ns * sizeof(*x->chain));
 	x->cur = malloc(ns * sizeof(*x->cur));
 	x->next = malloc(ns * sizeof(*x->next));
+	x->dn = malloc(ns * sizeof(*x->dn));
+	x->ndn = calloc((size_t)m->nlevels + 2, sizeof(*x->ndn));
 	x->blk = malloc(ns * FT_BLOCK);
-	if (!x->cnt_down || !x->cnt_up || !x->cnt_sec || !x->load || !x->state || !x->oport ||
-	    !x->hops || !x->best || !x->stamp || !x->chain || !x->cur || !x->next || !x->blk) {
+	for (uint32_t s = 0; s < m->nsw; s++) {
+		uint32_t k = ft_end(m, s, FT_UP) - ft_first(m, s, FT_UP);
+
+		x->uw = (k + 63) / 64 > x->uw ? (k + 63) / 64 : x->uw;
+	}
+	x->umin = calloc(ns, sizeof(*x->umin));
+	x->umask = calloc(ns * x->uw + 1, sizeof(*x->umask));
+	if (!x->cnt_down || !x->cnt_up || !x->cnt_sec || !x->load || !x->state || !x->hops ||
+	    !x->best || !x->stamp || !x->chain || !x->cur || !x->next || !x->dn || !x->ndn ||
+	    !x->blk || !x->umin || !x->umask || classes_init(x)) {
 		run_fini(x);
 		return -1;
 	}
+	x->oport = x->blk;
+	for (uint32_t s = 0; s < m->nsw; s++)
+		umask_fill(x, s);
 	return 0;
 }
 
@@ -183,7 +306,7 @@ static void offer(struct ft_run *x, uint32_t t, uint32_t link, int counted, uint
 	}
 }
 
-/* Give switch @t the entry of its best link @e. */
+/* Give switch @t the entry of its best link @e; @counted < 0: the caller counts. */
 static void take(struct ft_run *x, uint32_t t, uint32_t e, enum ft_state st, int counted)
 {
 	const struct ft_link *l = &x->m->links[e];
@@ -191,13 +314,49 @@ static void take(struct ft_run *x, uint32_t t, uint32_t e, enum ft_state st, int
 	x->state[t] = (uint8_t)st;
 	x->oport[t] = l->port;
 	x->hops[t] = (uint16_t)(x->hops[l->peer] + 1);
-	if (counted)
+	if (counted > 0)
 		x->cnt_up[e]++;
-	else
+	else if (!counted)
 		x->cnt_sec[e]++;
 }
 
+/* Count one more secondary entry through up link @e of switch @s (cnt_sec, umin, umask). */
+static void up_inc(struct ft_run *x, uint32_t s, uint32_t e)
+{
+	uint64_t *w = x->umask + (size_t)s * x->uw;
+	uint32_t i = e - ft_first(x->m, s, FT_UP), k;
+
+	if (x->cnt_sec[e]++ != x->umin[s])
+		return;
+	w[i / 64] &= ~(1ull << i % 64);
+	for (k = 0; k < x->uw && !w[k]; k++)
+		;
+	if (k == x->uw) {
+		x->umin[s]++;
+		umask_fill(x, s);
+	}
+}
+
+/* The up link of switch @s (which has one) with the fewest secondary entries, lowest port first. */
+static uint32_t up_least(const struct ft_run *x, uint32_t s)
+{
+	const uint64_t *w = x->umask + (size_t)s * x->uw;
+	uint32_t k = 0;
+
+	while (!w[k])
+		k++;
+	return ft_first(x->m, s, FT_UP) + 64 * k + (uint32_t)__builtin_ctzll(w[k]);
+}
+
 /* --- one destination ------------------------------------------------------------ */
+
+/* Switch @s, of level 1 or more, just got state ST_DOWN. */
+static inline void push_down(struct ft_run *x, uint32_t s)
+{
+	uint32_t l = x->m->level[s];
+
+	x->dn[x->m->lvl_off[l] + x->ndn[l]++] = s;
+}
 
 /* Start a destination at switch @home, delivered through @port; step 1 when @sibs. */
 static void dest_begin(struct ft_run *x, uint32_t home, uint8_t port, uint16_t hops, int sibs)
@@ -206,9 +365,13 @@ static void dest_begin(struct ft_run *x, uint32_t home, uint8_t port, uint16_t h
 	uint32_t n = 0;
 
 	memset(x->state, ST_NONE, m->nsw);
+	x->oport = x->blk + (size_t)x->nblk * m->nsw;
+	memset(x->oport, RT_NO_PORT, m->nsw);
+	memset(x->ndn, 0, ((size_t)m->nlevels + 2) * sizeof(*x->ndn));
 	x->state[home] = ST_DOWN;
 	x->oport[home] = port;
 	x->hops[home] = hops;
+	push_down(x, home);
 	if (!sibs)
 		return;
 	x->round++;
@@ -249,6 +412,7 @@ static uint32_t chain_up(struct ft_run *x, uint32_t home)
 		x->state[u] = ST_DOWN;
 		x->oport[u] = m->links[e].peer_port;
 		x->hops[u] = (uint16_t)(x->hops[s] + 1);
+		push_down(x, u);
 		x->chain[n++] = u;
 		s = u;
 	}
@@ -289,7 +453,10 @@ static void main_paths(struct ft_run *x, uint32_t home)
 		descend(x, x->chain[i]);
 }
 
-/* Step 4a: switches above a down-only switch go down, levels upwards. */
+/*
+ * Step 4a: switches above a down-only switch go down, levels upwards. The
+ * best link of each switch does not depend on the order of the offers.
+ */
 static void extend_down(struct ft_run *x)
 {
 	const struct ft_model *m = x->m;
@@ -298,11 +465,9 @@ static void extend_down(struct ft_run *x)
 		uint32_t n = 0;
 
 		x->round++;
-		for (uint32_t i = m->lvl_off[l]; i < m->lvl_off[l + 1]; i++) {
-			uint32_t s = m->order[i];
+		for (uint32_t i = m->lvl_off[l]; i < m->lvl_off[l] + x->ndn[l]; i++) {
+			uint32_t s = x->dn[i];
 
-			if (x->state[s] != ST_DOWN)
-				continue;
 			for (uint32_t e = ft_first(m, s, FT_UP); e < ft_end(m, s, FT_UP); e++) {
 				uint32_t p = m->links[e].peer;
 
@@ -310,8 +475,10 @@ static void extend_down(struct ft_run *x)
 					offer(x, p, m->links[e].back, 0, x->cur, &n);
 			}
 		}
-		for (uint32_t i = 0; i < n; i++)
+		for (uint32_t i = 0; i < n; i++) {
 			take(x, x->cur[i], x->best[x->cur[i]], ST_DOWN, 0);
+			push_down(x, x->cur[i]);
+		}
 	}
 }
 
@@ -337,18 +504,49 @@ static uint32_t pull(const struct ft_run *x, uint32_t s, enum ft_dir d)
 	return best;
 }
 
+/*
+ * The up links of the switches of class @c all lead to switches with an
+ * up/down entry, all at the same distance: then pull(s, FT_UP) of a member
+ * is its least used up link. Worked out once per round.
+ */
+static int class_even(struct ft_run *x, uint32_t c)
+{
+	const struct ft_model *m = x->m;
+	uint32_t s = x->crep[c], e = ft_first(m, s, FT_UP);
+	uint16_t h = x->hops[m->links[e].peer];
+	int even = 1;
+
+	if (x->cstamp[c] == x->round)
+		return x->ceven[c];
+	for (; e < ft_end(m, s, FT_UP) && even; e++) {
+		uint32_t p = m->links[e].peer;
+
+		even = (x->state[p] == ST_DOWN || x->state[p] == ST_UP) && x->hops[p] == h;
+	}
+	x->cstamp[c] = x->round;
+	x->ceven[c] = (uint8_t)even;
+	return even;
+}
+
 /* Steps 4b and 4c: up to the nearest routed parent (levels downwards), then siblings. */
 static void fill_rest(struct ft_run *x)
 {
 	const struct ft_model *m = x->m;
 
-	for (uint32_t l = m->nlevels - 1; l >= 1; l--)
+	x->round++;
+	for (uint32_t l = m->nlevels - 1; l >= 1; l--) {
 		for (uint32_t i = m->lvl_off[l]; i < m->lvl_off[l + 1]; i++) {
 			uint32_t s = m->order[i], e;
 
-			if (x->state[s] == ST_NONE && (e = pull(x, s, FT_UP)) != UINT32_MAX)
-				take(x, s, e, ST_UP, 0);
+			if (x->state[s] != ST_NONE || x->ucls[s] == UINT32_MAX)
+				continue;
+			e = class_even(x, x->ucls[s]) ? up_least(x, s) : pull(x, s, FT_UP);
+			if (e == UINT32_MAX)
+				continue;
+			take(x, s, e, ST_UP, -1);
+			up_inc(x, s, e);
 		}
+	}
 	for (uint32_t i = m->lvl_off[1]; i < m->lvl_off[2]; i++) {
 		uint32_t s = m->order[i], e;
 
@@ -360,24 +558,21 @@ static void fill_rest(struct ft_run *x)
 /* Write the gathered entries to the LFTs, one switch row at a time. */
 static void flush(struct ft_run *x, struct rt_routing *r)
 {
-	for (uint32_t s = 0; s < x->m->nsw; s++) {
+	uint32_t n = x->m->nsw;
+
+	for (uint32_t s = 0; s < n; s++) {
 		uint8_t *row = rt_lft(r, s);
-		const uint8_t *b = x->blk + (size_t)s * FT_BLOCK;
 
 		for (uint32_t j = 0; j < x->nblk; j++)
-			row[x->blk_lid[j]] = b[j];
+			row[x->blk_lid[j]] = x->blk[(size_t)j * n + s];
 	}
 	x->nblk = 0;
 }
 
-/* Gather the current destination's entries for @lid (< r->lft_len). */
+/* Keep the current destination's entries (the row x->oport) for @lid (< r->lft_len). */
 static void emit(struct ft_run *x, struct rt_routing *r, unsigned lid)
 {
-	uint32_t j = x->nblk++;
-
-	x->blk_lid[j] = (uint16_t)lid;
-	for (uint32_t s = 0; s < x->m->nsw; s++)
-		x->blk[(size_t)s * FT_BLOCK + j] = x->state[s] != ST_NONE ? x->oport[s] : RT_NO_PORT;
+	x->blk_lid[x->nblk++] = (uint16_t)lid;
 	if (x->nblk == FT_BLOCK)
 		flush(x, r);
 }
