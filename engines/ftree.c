@@ -97,10 +97,11 @@ enum ft_state {
  * @umin, @umask, @uw: per switch, the lowest @cnt_sec of its up links and
  *                     the bit set (@uw words) of the up links holding it,
  *                     kept by up_inc(): the least used up link at a glance
- * @ucls, @crep, @cstamp, @ceven: per switch, its class (switches with the
- *        same up links' peers in the same order; UINT32_MAX without up
- *        link); per class, a member, and whether all those peers have an
- *        up/down entry at one distance (valid when cstamp == round)
+ * @cmem, @coff, @clvl, @cand: the switches with up links by class
+ *        (switches of one level whose up links lead to the same peers in
+ *        the same order): class c is cmem[coff[c] .. coff[c + 1]), the
+ *        classes of level l are clvl[l] .. clvl[l + 1] - 1; @cand: scratch
+ * @sibl, @nsibl: the leaves with sibling links
  */
 struct ft_run {
 	const struct ft_model *m;
@@ -117,8 +118,8 @@ struct ft_run {
 	uint32_t *umin;
 	uint64_t *umask;
 	uint32_t uw;
-	uint32_t *ucls, *crep, *cstamp;
-	uint8_t *ceven;
+	uint32_t *cmem, *coff, *clvl, *cand;
+	uint32_t *sibl, nsibl;
 };
 
 static void run_fini(struct ft_run *x)
@@ -139,10 +140,11 @@ static void run_fini(struct ft_run *x)
 	free(x->blk);
 	free(x->umin);
 	free(x->umask);
-	free(x->ucls);
-	free(x->crep);
-	free(x->cstamp);
-	free(x->ceven);
+	free(x->cmem);
+	free(x->coff);
+	free(x->clvl);
+	free(x->cand);
+	free(x->sibl);
 }
 
 /* Rebuild the bit set of switch @s: its up links whose @cnt_sec is umin[s]. */
@@ -183,53 +185,67 @@ static int same_up(const struct ft_model *m, uint32_t a, uint32_t b)
 }
 
 struct up_key {
-	uint64_t hash;
+	uint32_t level;
 	uint32_t sw;
+	uint64_t hash;
 };
 
 static int cmp_up_key(const void *a, const void *b)
 {
 	const struct up_key *x = a, *y = b;
 
+	if (x->level != y->level)
+		return x->level < y->level ? -1 : 1;
 	if (x->hash != y->hash)
 		return x->hash < y->hash ? -1 : 1;
 	return x->sw < y->sw ? -1 : x->sw > y->sw;
 }
 
 /*
- * ucls[] and crep[]: switches sorted by the hash of their up links' peers;
- * a run of equal hashes whose peers are those of its first switch is one
- * class (a hash collision only costs an extra class).
+ * The classes: switches with up links sorted by level, then by the hash of
+ * their up links' peers; a run of equal hashes whose peers are those of
+ * its first switch is one class (a hash collision only costs a class).
  */
 static int classes_init(struct ft_run *x)
 {
 	const struct ft_model *m = x->m;
-	struct up_key *k = malloc(((size_t)m->nsw + 1) * sizeof(*k));
-	uint32_t n = 0, ncls = 0;
+	size_t ns = (size_t)m->nsw + 1;
+	struct up_key *k = malloc(ns * sizeof(*k));
+	uint32_t n = 0, ncls = 0, maxup = 0;
 
-	x->ucls = malloc(((size_t)m->nsw + 1) * sizeof(*x->ucls));
-	x->crep = malloc(((size_t)m->nsw + 1) * sizeof(*x->crep));
-	x->cstamp = calloc((size_t)m->nsw + 1, sizeof(*x->cstamp));
-	x->ceven = calloc((size_t)m->nsw + 1, 1);
-	if (!k || !x->ucls || !x->crep || !x->cstamp || !x->ceven) {
+	x->cmem = malloc(ns * sizeof(*x->cmem));
+	x->coff = malloc((ns + 1) * sizeof(*x->coff));
+	x->clvl = calloc((size_t)m->nlevels + 2, sizeof(*x->clvl));
+	x->sibl = malloc(ns * sizeof(*x->sibl));
+	if (!k || !x->cmem || !x->coff || !x->clvl || !x->sibl) {
 		free(k);
 		return -1;
 	}
 	for (uint32_t s = 0; s < m->nsw; s++) {
-		x->ucls[s] = UINT32_MAX;
-		if (m->level[s] && ft_first(m, s, FT_UP) < ft_end(m, s, FT_UP))
-			k[n++] = (struct up_key){ up_hash(m, s), s };
+		uint32_t up = ft_end(m, s, FT_UP) - ft_first(m, s, FT_UP);
+
+		if (m->level[s] && up)
+			k[n++] = (struct up_key){ m->level[s], s, up_hash(m, s) };
+		maxup = up > maxup ? up : maxup;
 	}
 	qsort(k, n, sizeof(*k), cmp_up_key);
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t s = k[i].sw;
-
-		if (!i || k[i].hash != k[i - 1].hash || !same_up(m, x->crep[ncls - 1], s))
-			x->crep[ncls++] = s;
-		x->ucls[s] = ncls - 1;
+		x->cmem[i] = k[i].sw;
+		if (i && k[i].level == k[i - 1].level && k[i].hash == k[i - 1].hash &&
+		    same_up(m, x->cmem[x->coff[ncls - 1]], k[i].sw))
+			continue;
+		x->coff[ncls++] = i;
+		x->clvl[k[i].level + 1] = ncls;
 	}
+	x->coff[ncls] = n;
+	for (uint32_t l = 1; l <= m->nlevels + 1; l++)
+		x->clvl[l] = x->clvl[l] > x->clvl[l - 1] ? x->clvl[l] : x->clvl[l - 1];
+	for (uint32_t i = m->lvl_off[1]; i < m->lvl_off[2]; i++)
+		if (ft_first(m, m->order[i], FT_SIB) < ft_end(m, m->order[i], FT_SIB))
+			x->sibl[x->nsibl++] = m->order[i];
 	free(k);
-	return 0;
+	x->cand = malloc(((size_t)maxup + 1) * sizeof(*x->cand));
+	return x->cand ? 0 : -1;
 }
 
 static int run_init(struct ft_run *x, const struct ft_model *m)
@@ -505,50 +521,72 @@ static uint32_t pull(const struct ft_run *x, uint32_t s, enum ft_dir d)
 }
 
 /*
- * The up links of the switches of class @c all lead to switches with an
- * up/down entry, all at the same distance: then pull(s, FT_UP) of a member
- * is its least used up link. Worked out once per round.
+ * The up link positions (0 = the first up link) whose peers have an
+ * up/down entry at the least distance, for the switches of class @c, into
+ * x->cand; returns their count. pull(s, FT_UP) of a member is the one of
+ * them with the fewest secondary entries, the first on a tie.
  */
-static int class_even(struct ft_run *x, uint32_t c)
+static uint32_t class_cands(struct ft_run *x, uint32_t c)
 {
 	const struct ft_model *m = x->m;
-	uint32_t s = x->crep[c], e = ft_first(m, s, FT_UP);
-	uint16_t h = x->hops[m->links[e].peer];
-	int even = 1;
+	uint32_t s = x->cmem[x->coff[c]], first = ft_first(m, s, FT_UP), n = 0;
+	uint16_t h = UINT16_MAX;
 
-	if (x->cstamp[c] == x->round)
-		return x->ceven[c];
-	for (; e < ft_end(m, s, FT_UP) && even; e++) {
+	for (uint32_t e = first; e < ft_end(m, s, FT_UP); e++) {
 		uint32_t p = m->links[e].peer;
 
-		even = (x->state[p] == ST_DOWN || x->state[p] == ST_UP) && x->hops[p] == h;
+		if (x->state[p] != ST_DOWN && x->state[p] != ST_UP)
+			continue;
+		if (x->hops[p] < h) {
+			h = x->hops[p];
+			n = 0;
+		}
+		if (x->hops[p] == h)
+			x->cand[n++] = e - first;
 	}
-	x->cstamp[c] = x->round;
-	x->ceven[c] = (uint8_t)even;
-	return even;
+	return n;
 }
 
-/* Steps 4b and 4c: up to the nearest routed parent (levels downwards), then siblings. */
+/* pull(s, FT_UP) for switch @s of a class with the @n candidates x->cand. */
+static uint32_t class_pick(const struct ft_run *x, uint32_t s, uint32_t n)
+{
+	uint32_t first = ft_first(x->m, s, FT_UP), best = first + x->cand[0];
+
+	if (n == ft_end(x->m, s, FT_UP) - first)
+		return up_least(x, s);
+	for (uint32_t i = 1; i < n; i++)
+		if (x->cnt_sec[first + x->cand[i]] < x->cnt_sec[best])
+			best = first + x->cand[i];
+	return best;
+}
+
+/*
+ * Steps 4b and 4c: up to the nearest routed parent (levels downwards), then
+ * siblings. A switch's choice depends on the level above and its own
+ * counters only, so switches are visited class by class.
+ */
 static void fill_rest(struct ft_run *x)
 {
 	const struct ft_model *m = x->m;
 
-	x->round++;
-	for (uint32_t l = m->nlevels - 1; l >= 1; l--) {
-		for (uint32_t i = m->lvl_off[l]; i < m->lvl_off[l + 1]; i++) {
-			uint32_t s = m->order[i], e;
+	for (uint32_t l = m->nlevels - 1; l >= 1; l--)
+		for (uint32_t c = x->clvl[l]; c < x->clvl[l + 1]; c++) {
+			uint32_t n = UINT32_MAX;
 
-			if (x->state[s] != ST_NONE || x->ucls[s] == UINT32_MAX)
-				continue;
-			e = class_even(x, x->ucls[s]) ? up_least(x, s) : pull(x, s, FT_UP);
-			if (e == UINT32_MAX)
-				continue;
-			take(x, s, e, ST_UP, -1);
-			up_inc(x, s, e);
+			for (uint32_t i = x->coff[c]; i < x->coff[c + 1] && n; i++) {
+				uint32_t s = x->cmem[i], e;
+
+				if (x->state[s] != ST_NONE)
+					continue;
+				if (n == UINT32_MAX && !(n = class_cands(x, c)))
+					break;
+				e = class_pick(x, s, n);
+				take(x, s, e, ST_UP, -1);
+				up_inc(x, s, e);
+			}
 		}
-	}
-	for (uint32_t i = m->lvl_off[1]; i < m->lvl_off[2]; i++) {
-		uint32_t s = m->order[i], e;
+	for (uint32_t i = 0; i < x->nsibl; i++) {
+		uint32_t s = x->sibl[i], e;
 
 		if (x->state[s] == ST_NONE && (e = pull(x, s, FT_SIB)) != UINT32_MAX)
 			take(x, s, e, ST_SIB, 0);
