@@ -86,8 +86,9 @@ enum ft_state {
  * @state, @oport, @hops: per switch, for the current destination: enum
  *        ft_state, output port (RT_NO_PORT while the state is ST_NONE; a
  *        row of @blk), links to the destination
- * @best, @stamp, @round: per switch, the best candidate link of the current
- *                        round (valid when stamp == round)
+ * @best, @brank, @stamp, @round: per switch, the best candidate link of the
+ *        current round and its rank (valid when stamp == round)
+ * @lport: per link, its port (links[].port, packed)
  * @chain, @cur, @next: switch lists
  * @dn, @ndn: the switches of state ST_DOWN, level l's in dn[lvl_off[l] ..
  *            lvl_off[l] + ndn[l])
@@ -109,6 +110,8 @@ struct ft_run {
 	uint8_t *state, *oport;
 	uint16_t *hops;
 	uint32_t *best, *stamp;
+	uint64_t *brank;
+	uint8_t *lport;
 	uint32_t round;
 	uint32_t *chain, *cur, *next;
 	uint32_t *dn, *ndn;
@@ -131,6 +134,8 @@ static void run_fini(struct ft_run *x)
 	free(x->state);
 	free(x->hops);
 	free(x->best);
+	free(x->brank);
+	free(x->lport);
 	free(x->stamp);
 	free(x->chain);
 	free(x->cur);
@@ -261,6 +266,8 @@ static int run_init(struct ft_run *x, const struct ft_model *m)
 	x->state = calloc(ns, 1);
 	x->hops = calloc(ns, sizeof(*x->hops));
 	x->best = calloc(ns, sizeof(*x->best));
+	x->brank = calloc(ns, sizeof(*x->brank));
+	x->lport = malloc(nl);
 	x->stamp = calloc(ns, sizeof(*x->stamp));
 	x->chain = malloc(ns * sizeof(*x->chain));
 	x->cur = malloc(ns * sizeof(*x->cur));
@@ -276,12 +283,14 @@ static int run_init(struct ft_run *x, const struct ft_model *m)
 	x->umin = calloc(ns, sizeof(*x->umin));
 	x->umask = calloc(ns * x->uw + 1, sizeof(*x->umask));
 	if (!x->cnt_down || !x->cnt_up || !x->cnt_sec || !x->load || !x->state || !x->hops ||
-	    !x->best || !x->stamp || !x->chain || !x->cur || !x->next || !x->dn || !x->ndn ||
+	    !x->best || !x->brank || !x->lport || !x->stamp || !x->chain || !x->cur || !x->next || !x->dn || !x->ndn ||
 	    !x->blk || !x->umin || !x->umask || classes_init(x)) {
 		run_fini(x);
 		return -1;
 	}
 	x->oport = x->blk;
+	for (uint32_t e = 0; e < m->nlinks; e++)
+		x->lport[e] = m->links[e].port;
 	for (uint32_t s = 0; s < m->nsw; s++)
 		umask_fill(x, s);
 	return 0;
@@ -290,50 +299,52 @@ static int run_init(struct ft_run *x, const struct ft_model *m)
 /* --- candidates: the best link of a switch towards the destination ------------ */
 
 /*
- * The rank of link @e of a switch as its way to the destination, lowest
- * best: hops to go, then the link's counter; links of one switch are
- * visited in port order, so that ties go to the lowest port.
+ * The rank of a link of a switch as its way to the destination, lowest
+ * best: the hops to go from its peer (@hops), then the link's counter
+ * (@cnt); ties go to the lowest port.
  */
-static inline uint64_t rank_of(const struct ft_run *x, uint32_t e, int counted)
+static inline uint64_t rank_of(uint16_t hops, uint32_t cnt)
 {
-	uint32_t c = counted ? x->cnt_up[e] : x->cnt_sec[e];
-
-	return (uint64_t)x->hops[x->m->links[e].peer] << 32 | c;
+	return (uint64_t)hops << 32 | cnt;
 }
 
-/* Link @a of a switch beats its link @b: a lower rank, or the same and a lower port. */
-static inline int better(const struct ft_run *x, uint32_t a, uint32_t b, int counted)
-{
-	uint64_t ra = rank_of(x, a, counted), rb = rank_of(x, b, counted);
-
-	return ra < rb || (ra == rb && x->m->links[a].port < x->m->links[b].port);
-}
-
-/* Offer link @link (of switch @t) as @t's way to the destination this round. */
-static void offer(struct ft_run *x, uint32_t t, uint32_t link, int counted, uint32_t *list,
-		  uint32_t *n)
+/* Offer link @link (of switch @t), of rank @rank, as @t's way to the destination this round. */
+static inline void offer(struct ft_run *x, uint32_t t, uint32_t link, uint64_t rank,
+			 uint32_t *list, uint32_t *n)
 {
 	if (x->stamp[t] != x->round) {
 		x->stamp[t] = x->round;
 		x->best[t] = link;
+		x->brank[t] = rank;
 		list[(*n)++] = t;
-	} else if (better(x, link, x->best[t], counted)) {
+	} else if (rank < x->brank[t] ||
+		   (rank == x->brank[t] && x->lport[link] < x->lport[x->best[t]])) {
 		x->best[t] = link;
+		x->brank[t] = rank;
 	}
 }
 
-/* Give switch @t the entry of its best link @e; @counted < 0: the caller counts. */
-static void take(struct ft_run *x, uint32_t t, uint32_t e, enum ft_state st, int counted)
+/*
+ * Give switch @t the entry of its link @e, whose peer is @hops away from
+ * the destination; @counted: 1 counts it in cnt_up, 0 in cnt_sec, -1 the
+ * caller counts.
+ */
+static inline void take(struct ft_run *x, uint32_t t, uint32_t e, uint16_t hops,
+			enum ft_state st, int counted)
 {
-	const struct ft_link *l = &x->m->links[e];
-
 	x->state[t] = (uint8_t)st;
-	x->oport[t] = l->port;
-	x->hops[t] = (uint16_t)(x->hops[l->peer] + 1);
+	x->oport[t] = x->lport[e];
+	x->hops[t] = (uint16_t)(hops + 1);
 	if (counted > 0)
 		x->cnt_up[e]++;
 	else if (!counted)
 		x->cnt_sec[e]++;
+}
+
+/* Give switch @t the entry of the best link offered this round. */
+static inline void take_best(struct ft_run *x, uint32_t t, enum ft_state st, int counted)
+{
+	take(x, t, x->best[t], (uint16_t)(x->brank[t] >> 32), st, counted);
 }
 
 /* Count one more secondary entry through up link @e of switch @s (cnt_sec, umin, umask). */
@@ -392,9 +403,10 @@ static void dest_begin(struct ft_run *x, uint32_t home, uint8_t port, uint16_t h
 		return;
 	x->round++;
 	for (uint32_t e = ft_first(m, home, FT_SIB); e < ft_end(m, home, FT_SIB); e++)
-		offer(x, m->links[e].peer, m->links[e].back, 0, x->next, &n);
+		offer(x, m->links[e].peer, m->links[e].back,
+		      rank_of(hops, x->cnt_sec[m->links[e].back]), x->next, &n);
 	for (uint32_t i = 0; i < n; i++)
-		take(x, x->next[i], x->best[x->next[i]], ST_SIB, 0);
+		take_best(x, x->next[i], ST_SIB, 0);
 }
 
 /* Up link of @s for the dedicated downward path: see step 2 of the DOC comment. */
@@ -446,13 +458,20 @@ static void descend(struct ft_run *x, uint32_t top)
 		uint32_t nnext = 0, *tmp;
 
 		x->round++;
-		for (uint32_t i = 0; i < ncur; i++)
+		for (uint32_t i = 0; i < ncur; i++) {
+			uint16_t h = x->hops[cur[i]];
+
 			for (uint32_t e = ft_first(m, cur[i], FT_DOWN); e < ft_end(m, cur[i], FT_DOWN);
-			     e++)
-				if (x->state[m->links[e].peer] == ST_NONE)
-					offer(x, m->links[e].peer, m->links[e].back, 1, next, &nnext);
+			     e++) {
+				const struct ft_link *l = &m->links[e];
+
+				if (x->state[l->peer] == ST_NONE)
+					offer(x, l->peer, l->back, rank_of(h, x->cnt_up[l->back]), next,
+					      &nnext);
+			}
+		}
 		for (uint32_t i = 0; i < nnext; i++)
-			take(x, next[i], x->best[next[i]], ST_UP, 1);
+			take_best(x, next[i], ST_UP, 1);
 		tmp = cur;
 		cur = next;
 		next = tmp;
@@ -483,16 +502,18 @@ static void extend_down(struct ft_run *x)
 		x->round++;
 		for (uint32_t i = m->lvl_off[l]; i < m->lvl_off[l] + x->ndn[l]; i++) {
 			uint32_t s = x->dn[i];
+			uint16_t h = x->hops[s];
 
 			for (uint32_t e = ft_first(m, s, FT_UP); e < ft_end(m, s, FT_UP); e++) {
-				uint32_t p = m->links[e].peer;
+				const struct ft_link *k = &m->links[e];
 
-				if (x->state[p] == ST_NONE || x->state[p] == ST_UP)
-					offer(x, p, m->links[e].back, 0, x->cur, &n);
+				if (x->state[k->peer] == ST_NONE || x->state[k->peer] == ST_UP)
+					offer(x, k->peer, k->back, rank_of(h, x->cnt_sec[k->back]), x->cur,
+					      &n);
 			}
 		}
 		for (uint32_t i = 0; i < n; i++) {
-			take(x, x->cur[i], x->best[x->cur[i]], ST_DOWN, 0);
+			take_best(x, x->cur[i], ST_DOWN, 0);
 			push_down(x, x->cur[i]);
 		}
 	}
@@ -511,7 +532,7 @@ static uint32_t pull(const struct ft_run *x, uint32_t s, enum ft_dir d)
 
 		if (st != ST_DOWN && st != ST_UP)
 			continue;
-		r = rank_of(x, e, 0);
+		r = rank_of(x->hops[m->links[e].peer], x->cnt_sec[e]);
 		if (r < rb) {
 			rb = r;
 			best = e;
@@ -523,10 +544,10 @@ static uint32_t pull(const struct ft_run *x, uint32_t s, enum ft_dir d)
 /*
  * The up link positions (0 = the first up link) whose peers have an
  * up/down entry at the least distance, for the switches of class @c, into
- * x->cand; returns their count. pull(s, FT_UP) of a member is the one of
+ * x->cand, their distance into @hops; returns their count. pull(s, FT_UP) of a member is the one of
  * them with the fewest secondary entries, the first on a tie.
  */
-static uint32_t class_cands(struct ft_run *x, uint32_t c)
+static uint32_t class_cands(struct ft_run *x, uint32_t c, uint16_t *hops)
 {
 	const struct ft_model *m = x->m;
 	uint32_t s = x->cmem[x->coff[c]], first = ft_first(m, s, FT_UP), n = 0;
@@ -544,6 +565,7 @@ static uint32_t class_cands(struct ft_run *x, uint32_t c)
 		if (x->hops[p] == h)
 			x->cand[n++] = e - first;
 	}
+	*hops = h;
 	return n;
 }
 
@@ -572,16 +594,17 @@ static void fill_rest(struct ft_run *x)
 	for (uint32_t l = m->nlevels - 1; l >= 1; l--)
 		for (uint32_t c = x->clvl[l]; c < x->clvl[l + 1]; c++) {
 			uint32_t n = UINT32_MAX;
+			uint16_t h = 0;
 
 			for (uint32_t i = x->coff[c]; i < x->coff[c + 1] && n; i++) {
 				uint32_t s = x->cmem[i], e;
 
 				if (x->state[s] != ST_NONE)
 					continue;
-				if (n == UINT32_MAX && !(n = class_cands(x, c)))
+				if (n == UINT32_MAX && !(n = class_cands(x, c, &h)))
 					break;
 				e = class_pick(x, s, n);
-				take(x, s, e, ST_UP, -1);
+				take(x, s, e, h, ST_UP, -1);
 				up_inc(x, s, e);
 			}
 		}
@@ -589,7 +612,7 @@ static void fill_rest(struct ft_run *x)
 		uint32_t s = x->sibl[i], e;
 
 		if (x->state[s] == ST_NONE && (e = pull(x, s, FT_SIB)) != UINT32_MAX)
-			take(x, s, e, ST_SIB, 0);
+			take(x, s, e, x->hops[m->links[e].peer], ST_SIB, 0);
 	}
 }
 
