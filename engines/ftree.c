@@ -80,14 +80,19 @@ enum ft_state {
 /**
  * struct ft_run - counters of a whole routing and scratch of one destination
  * @cnt_down: per up link: dedicated downward paths on its cable
- * @cnt_up: per up link: destinations routed up through it (step 3)
- * @cnt_sec: per link: secondary entries through it (steps 1 and 4)
+ * @cnt_up: per down link: destinations its peer routed up through the
+ *          cable (step 3); kept by the upper end, which offers it
+ * @cnt_ext: per up link: destinations its peer routed down through the
+ *           cable (step 4a); kept by the lower end, which offers it
+ * @cnt_sec: per up and sibling link: secondary entries through it (steps
+ *           1, 4b and 4c)
  * @load: per switch: dedicated downward paths crossing it
  * @state, @oport, @hops: per switch, for the current destination: enum
  *        ft_state, output port (RT_NO_PORT while the state is ST_NONE; a
  *        row of @blk), links to the destination
- * @best, @brank, @stamp, @round: per switch, the best candidate link of the
- *        current round and its rank (valid when stamp == round)
+ * @best, @brank, @bport, @stamp, @round: per switch, the best way offered
+ *        this round: its counter slot, rank and port (valid when stamp ==
+ *        round)
  * @lport: per link, its port (links[].port, packed)
  * @chain, @cur, @next: switch lists
  * @dn, @ndn: the switches of state ST_DOWN, level l's in dn[lvl_off[l] ..
@@ -106,12 +111,12 @@ enum ft_state {
  */
 struct ft_run {
 	const struct ft_model *m;
-	uint32_t *cnt_down, *cnt_up, *cnt_sec, *load;
+	uint32_t *cnt_down, *cnt_up, *cnt_ext, *cnt_sec, *load;
 	uint8_t *state, *oport;
 	uint16_t *hops;
 	uint32_t *best, *stamp;
 	uint64_t *brank;
-	uint8_t *lport;
+	uint8_t *bport, *lport;
 	uint32_t round;
 	uint32_t *chain, *cur, *next;
 	uint32_t *dn, *ndn;
@@ -129,12 +134,14 @@ static void run_fini(struct ft_run *x)
 {
 	free(x->cnt_down);
 	free(x->cnt_up);
+	free(x->cnt_ext);
 	free(x->cnt_sec);
 	free(x->load);
 	free(x->state);
 	free(x->hops);
 	free(x->best);
 	free(x->brank);
+	free(x->bport);
 	free(x->lport);
 	free(x->stamp);
 	free(x->chain);
@@ -261,12 +268,14 @@ static int run_init(struct ft_run *x, const struct ft_model *m)
 	x->m = m;
 	x->cnt_down = calloc(nl, sizeof(*x->cnt_down));
 	x->cnt_up = calloc(nl, sizeof(*x->cnt_up));
+	x->cnt_ext = calloc(nl, sizeof(*x->cnt_ext));
 	x->cnt_sec = calloc(nl, sizeof(*x->cnt_sec));
 	x->load = calloc(ns, sizeof(*x->load));
 	x->state = calloc(ns, 1);
 	x->hops = calloc(ns, sizeof(*x->hops));
 	x->best = calloc(ns, sizeof(*x->best));
 	x->brank = calloc(ns, sizeof(*x->brank));
+	x->bport = calloc(ns, 1);
 	x->lport = malloc(nl);
 	x->stamp = calloc(ns, sizeof(*x->stamp));
 	x->chain = malloc(ns * sizeof(*x->chain));
@@ -282,8 +291,8 @@ static int run_init(struct ft_run *x, const struct ft_model *m)
 	}
 	x->umin = calloc(ns, sizeof(*x->umin));
 	x->umask = calloc(ns * x->uw + 1, sizeof(*x->umask));
-	if (!x->cnt_down || !x->cnt_up || !x->cnt_sec || !x->load || !x->state || !x->hops ||
-	    !x->best || !x->brank || !x->lport || !x->stamp || !x->chain || !x->cur || !x->next || !x->dn || !x->ndn ||
+	if (!x->cnt_down || !x->cnt_up || !x->cnt_ext || !x->cnt_sec || !x->load || !x->state || !x->hops ||
+	    !x->best || !x->brank || !x->bport || !x->lport || !x->stamp || !x->chain || !x->cur || !x->next || !x->dn || !x->ndn ||
 	    !x->blk || !x->umin || !x->umask || classes_init(x)) {
 		run_fini(x);
 		return -1;
@@ -308,43 +317,40 @@ static inline uint64_t rank_of(uint16_t hops, uint32_t cnt)
 	return (uint64_t)hops << 32 | cnt;
 }
 
-/* Offer link @link (of switch @t), of rank @rank, as @t's way to the destination this round. */
-static inline void offer(struct ft_run *x, uint32_t t, uint32_t link, uint64_t rank,
+/*
+ * Offer switch @t a way to the destination this round: the link of rank
+ * @rank, leaving @t by its port @port, counted in slot @slot of the
+ * counters take_best() is given.
+ */
+static inline void offer(struct ft_run *x, uint32_t t, uint32_t slot, uint64_t rank, uint8_t port,
 			 uint32_t *list, uint32_t *n)
 {
 	if (x->stamp[t] != x->round) {
 		x->stamp[t] = x->round;
-		x->best[t] = link;
-		x->brank[t] = rank;
 		list[(*n)++] = t;
-	} else if (rank < x->brank[t] ||
-		   (rank == x->brank[t] && x->lport[link] < x->lport[x->best[t]])) {
-		x->best[t] = link;
-		x->brank[t] = rank;
+	} else if (rank > x->brank[t] || (rank == x->brank[t] && port >= x->bport[t])) {
+		return;	/* not better */
 	}
+	x->best[t] = slot;
+	x->brank[t] = rank;
+	x->bport[t] = port;
 }
 
-/*
- * Give switch @t the entry of its link @e, whose peer is @hops away from
- * the destination; @counted: 1 counts it in cnt_up, 0 in cnt_sec, -1 the
- * caller counts.
- */
-static inline void take(struct ft_run *x, uint32_t t, uint32_t e, uint16_t hops,
-			enum ft_state st, int counted)
+/* Give switch @t the entry of the best way offered this round; count it in @cnt. */
+static inline void take_best(struct ft_run *x, uint32_t t, enum ft_state st, uint32_t *cnt)
+{
+	x->state[t] = (uint8_t)st;
+	x->oport[t] = x->bport[t];
+	x->hops[t] = (uint16_t)((x->brank[t] >> 32) + 1);
+	cnt[x->best[t]]++;
+}
+
+/* Give switch @t the entry of its link @e, whose peer is @hops away from the destination. */
+static inline void take(struct ft_run *x, uint32_t t, uint32_t e, uint16_t hops, enum ft_state st)
 {
 	x->state[t] = (uint8_t)st;
 	x->oport[t] = x->lport[e];
 	x->hops[t] = (uint16_t)(hops + 1);
-	if (counted > 0)
-		x->cnt_up[e]++;
-	else if (!counted)
-		x->cnt_sec[e]++;
-}
-
-/* Give switch @t the entry of the best link offered this round. */
-static inline void take_best(struct ft_run *x, uint32_t t, enum ft_state st, int counted)
-{
-	take(x, t, x->best[t], (uint16_t)(x->brank[t] >> 32), st, counted);
 }
 
 /* Count one more secondary entry through up link @e of switch @s (cnt_sec, umin, umask). */
@@ -402,11 +408,14 @@ static void dest_begin(struct ft_run *x, uint32_t home, uint8_t port, uint16_t h
 	if (!sibs)
 		return;
 	x->round++;
-	for (uint32_t e = ft_first(m, home, FT_SIB); e < ft_end(m, home, FT_SIB); e++)
-		offer(x, m->links[e].peer, m->links[e].back,
-		      rank_of(hops, x->cnt_sec[m->links[e].back]), x->next, &n);
+	for (uint32_t e = ft_first(m, home, FT_SIB); e < ft_end(m, home, FT_SIB); e++) {
+		const struct ft_link *l = &m->links[e];
+
+		offer(x, l->peer, l->back, rank_of(hops, x->cnt_sec[l->back]), l->peer_port, x->next,
+		      &n);
+	}
 	for (uint32_t i = 0; i < n; i++)
-		take_best(x, x->next[i], ST_SIB, 0);
+		take_best(x, x->next[i], ST_SIB, x->cnt_sec);
 }
 
 /* Up link of @s for the dedicated downward path: see step 2 of the DOC comment. */
@@ -466,12 +475,12 @@ static void descend(struct ft_run *x, uint32_t top)
 				const struct ft_link *l = &m->links[e];
 
 				if (x->state[l->peer] == ST_NONE)
-					offer(x, l->peer, l->back, rank_of(h, x->cnt_up[l->back]), next,
+					offer(x, l->peer, e, rank_of(h, x->cnt_up[e]), l->peer_port, next,
 					      &nnext);
 			}
 		}
 		for (uint32_t i = 0; i < nnext; i++)
-			take_best(x, next[i], ST_UP, 1);
+			take_best(x, next[i], ST_UP, x->cnt_up);
 		tmp = cur;
 		cur = next;
 		next = tmp;
@@ -508,12 +517,12 @@ static void extend_down(struct ft_run *x)
 				const struct ft_link *k = &m->links[e];
 
 				if (x->state[k->peer] == ST_NONE || x->state[k->peer] == ST_UP)
-					offer(x, k->peer, k->back, rank_of(h, x->cnt_sec[k->back]), x->cur,
-					      &n);
+					offer(x, k->peer, e, rank_of(h, x->cnt_ext[e]), k->peer_port,
+					      x->cur, &n);
 			}
 		}
 		for (uint32_t i = 0; i < n; i++) {
-			take_best(x, x->cur[i], ST_DOWN, 0);
+			take_best(x, x->cur[i], ST_DOWN, x->cnt_ext);
 			push_down(x, x->cur[i]);
 		}
 	}
@@ -604,15 +613,17 @@ static void fill_rest(struct ft_run *x)
 				if (n == UINT32_MAX && !(n = class_cands(x, c, &h)))
 					break;
 				e = class_pick(x, s, n);
-				take(x, s, e, h, ST_UP, -1);
+				take(x, s, e, h, ST_UP);
 				up_inc(x, s, e);
 			}
 		}
 	for (uint32_t i = 0; i < x->nsibl; i++) {
 		uint32_t s = x->sibl[i], e;
 
-		if (x->state[s] == ST_NONE && (e = pull(x, s, FT_SIB)) != UINT32_MAX)
-			take(x, s, e, x->hops[m->links[e].peer], ST_SIB, 0);
+		if (x->state[s] == ST_NONE && (e = pull(x, s, FT_SIB)) != UINT32_MAX) {
+			take(x, s, e, x->hops[m->links[e].peer], ST_SIB);
+			x->cnt_sec[e]++;
+		}
 	}
 }
 
