@@ -359,8 +359,11 @@ static void up_inc(struct ft_run *x, uint32_t s, uint32_t e)
 	uint64_t *w = x->umask + (size_t)s * x->uw;
 	uint32_t i = e - ft_first(x->m, s, FT_UP), k;
 
-	if (x->cnt_sec[e]++ != x->umin[s])
+	if (!(w[i / 64] >> i % 64 & 1)) {	/* above the least count */
+		x->cnt_sec[e]++;
 		return;
+	}
+	x->cnt_sec[e] = x->umin[s] + 1;
 	w[i / 64] &= ~(1ull << i % 64);
 	for (k = 0; k < x->uw && !w[k]; k++)
 		;
@@ -627,12 +630,59 @@ static void fill_rest(struct ft_run *x)
 	}
 }
 
-/* Write the gathered entries to the LFTs, one switch row at a time. */
-static void flush(struct ft_run *x, struct rt_routing *r)
+/* Transpose the 8 x 8 bytes of @a: byte k of a[j] goes to byte j of a[k]. */
+static void transpose8(uint64_t a[8])
+{
+	for (unsigned i = 0; i < 8; i += 2) {
+		uint64_t t = ((a[i] >> 8) ^ a[i + 1]) & 0x00FF00FF00FF00FFull;
+
+		a[i + 1] ^= t;
+		a[i] ^= t << 8;
+	}
+	for (unsigned i = 0; i < 8; i += i % 2 ? 3 : 1) {
+		uint64_t t = ((a[i] >> 16) ^ a[i + 2]) & 0x0000FFFF0000FFFFull;
+
+		a[i + 2] ^= t;
+		a[i] ^= t << 16;
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		uint64_t t = ((a[i] >> 32) ^ a[i + 4]) & 0x00000000FFFFFFFFull;
+
+		a[i + 4] ^= t;
+		a[i] ^= t << 32;
+	}
+}
+
+/*
+ * Eight switches from @s0 of a full block of consecutive LIDs: 8 x 8 bytes
+ * at a time, read as rows of the block, written as pieces of LFT rows.
+ */
+static void flush8(struct ft_run *x, struct rt_routing *r, uint32_t s0)
 {
 	uint32_t n = x->m->nsw;
 
-	for (uint32_t s = 0; s < n; s++) {
+	for (uint32_t j0 = 0; j0 < FT_BLOCK; j0 += 8) {
+		uint64_t a[8];
+
+		for (uint32_t j = 0; j < 8; j++)
+			memcpy(&a[j], x->blk + (size_t)(j0 + j) * n + s0, 8);
+		transpose8(a);
+		for (uint32_t k = 0; k < 8; k++)
+			memcpy(rt_lft(r, s0 + k) + x->blk_lid[0] + j0, &a[k], 8);
+	}
+}
+
+/* Write the gathered entries to the LFTs, one switch row at a time. */
+static void flush(struct ft_run *x, struct rt_routing *r)
+{
+	uint32_t n = x->m->nsw, s = 0;
+	int run = x->nblk == FT_BLOCK;
+
+	for (uint32_t j = 1; j < x->nblk && run; j++)
+		run = x->blk_lid[j] == x->blk_lid[0] + j;
+	for (; run && s + 8 <= n; s += 8)
+		flush8(x, r, s);
+	for (; s < n; s++) {
 		uint8_t *row = rt_lft(r, s);
 
 		for (uint32_t j = 0; j < x->nblk; j++)
