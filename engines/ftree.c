@@ -791,33 +791,37 @@ int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st
 int ft_count_holes(const struct ft_model *m, const struct rt_routing *r, struct ft_stats *st)
 {
 	const struct fabric *f = m->f;
-	uint32_t *lid = malloc(((size_t)f->neps + 1) * sizeof(*lid)), n = 0, nsw = 0;
+	/* per LID: endpoints (switches, CAs) whose base LID it is */
+	uint32_t *nsw = calloc((size_t)r->lft_len + 1, sizeof(*nsw));
+	uint32_t *nca = calloc((size_t)r->lft_len + 1, sizeof(*nca));
 
-	if (!lid)
+	if (!nsw || !nca) {
+		free(nsw);
+		free(nca);
 		return -1;
-	/* switch LIDs first (f->eps lists switches first), then CA LIDs */
+	}
 	for (uint32_t e = 0; e < f->neps; e++) {
 		unsigned l = fab_ep_lid(f, e);
 
-		if (l && l < r->lft_len) {
-			lid[n++] = l;
-			nsw += f->nodes[f->eps[e].node].type == FAB_SWITCH;
-		}
+		if (l && l < r->lft_len)
+			(f->nodes[f->eps[e].node].type == FAB_SWITCH ? nsw : nca)[l]++;
 	}
 	st->ca_holes = st->sw_holes = 0;
 	for (uint32_t s = 0; s < m->nsw; s++) {
-		const uint8_t *row = rt_lft(r, s);
-		uint32_t ncas = 0, miss = 0;
+		const uint8_t *row = rt_lft(r, s), *p = row + 1, *end = row + r->lft_len;
+		uint32_t ncas = 0;
+		uint64_t miss = 0;
 
-		for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++)
-			ncas += ca_port(f, s, p) != NULL;
-		for (uint32_t i = 0; i < nsw; i++)
-			st->sw_holes += row[lid[i]] == RT_NO_PORT;
-		for (uint32_t i = nsw; i < n && ncas; i++)
-			miss += row[lid[i]] == RT_NO_PORT;
-		st->ca_holes += (uint64_t)miss * ncas;
+		for (unsigned q = 1; q <= f->nodes[f->switches[s]].nports; q++)
+			ncas += ca_port(f, s, q) != NULL;
+		for (; p < end && (p = memchr(p, RT_NO_PORT, (size_t)(end - p))); p++) {
+			st->sw_holes += nsw[p - row];
+			miss += nca[p - row];
+		}
+		st->ca_holes += miss * ncas;
 	}
-	free(lid);
+	free(nsw);
+	free(nca);
 	return 0;
 }
 

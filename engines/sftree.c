@@ -92,6 +92,8 @@
  * @jchild: per switch, the child of its detour (FAB_NONE: none)
  * @relay: per switch, d + 1 when on the relay of destination d
  * @has: per switch, an entry for the destination at hand before Algorithm 2
+ * @pbase, @psw: the switch behind port p of switch s (as eng_sw_peer()) is
+ *               psw[pbase[s] + p], p = 0..nports
  * @sw_routed .. @ca_failed, @longest, @joined: for the notes
  */
 struct sf {
@@ -103,6 +105,7 @@ struct sf {
 	uint32_t *via, *list;
 	uint32_t sn, sm_leaf;
 	uint8_t *has;
+	uint32_t *pbase, *psw;
 	uint32_t *jchild, *relay;
 	uint64_t sw_routed, sw_special, sw_failed;
 	uint64_t ca_routed, ca_special, ca_failed;
@@ -116,7 +119,8 @@ static uint32_t next_sw(const struct sf *x, uint32_t s, unsigned lid)
 {
 	uint8_t p = rt_lft_get(x->r, s, lid);
 
-	return p == RT_NO_PORT || p == 0 ? FAB_NONE : eng_sw_peer(x->m->f, s, p);
+	return p == RT_NO_PORT || p > x->pbase[s + 1] - x->pbase[s] - 1 ? FAB_NONE :
+	       x->psw[x->pbase[s] + p];
 }
 
 /* --- Algorithm 1 ------------------------------------------------------------------ */
@@ -476,11 +480,13 @@ static int route_ca_holes(struct sf *x)
 			hole[l] = 1;	/* a CA LID; 2 once a switch lacks an entry */
 	}
 	for (uint32_t s = 0; s < x->m->nsw; s++) {
-		const uint8_t *row = rt_lft(x->r, s);
+		const uint8_t *row = rt_lft(x->r, s), *p = row + 1, *end = row + len;
 
-		for (uint32_t l = 1; l < len && x->m->level[s]; l++)
-			if (hole[l] && row[l] == RT_NO_PORT)
-				hole[l] = 2;
+		while (x->m->level[s] && p < end && (p = memchr(p, RT_NO_PORT, (size_t)(end - p)))) {
+			if (hole[p - row])
+				hole[p - row] = 2;
+			p++;
+		}
 	}
 	for (uint32_t l = 1; l < len; l++)
 		if (hole[l] == 2)
@@ -548,6 +554,27 @@ static int measure(struct sf *x)
 
 /* --- the engine ------------------------------------------------------------------ */
 
+/* pbase[] and psw[]; -1 when out of memory. */
+static int sf_ports(struct sf *x)
+{
+	const struct fabric *f = x->m->f;
+	uint32_t n = x->m->nsw;
+
+	x->pbase = malloc(((size_t)n + 1) * sizeof(*x->pbase));
+	if (!x->pbase)
+		return -1;
+	x->pbase[0] = 0;
+	for (uint32_t s = 0; s < n; s++)
+		x->pbase[s + 1] = x->pbase[s] + f->nodes[f->switches[s]].nports + 1;
+	x->psw = malloc(((size_t)x->pbase[n] + 1) * sizeof(*x->psw));
+	if (!x->psw)
+		return -1;
+	for (uint32_t s = 0; s < n; s++)
+		for (uint32_t p = 0; p < x->pbase[s + 1] - x->pbase[s]; p++)
+			x->psw[x->pbase[s] + p] = p ? eng_sw_peer(f, s, p) : FAB_NONE;
+	return 0;
+}
+
 static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 {
 	size_t n = m->nsw;
@@ -566,7 +593,7 @@ static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 	x->via = malloc((n + 1) * sizeof(*x->via));
 	x->list = malloc((n + 1) * sizeof(*x->list));
 	if (!x->lid || !x->reach || !x->sub || !x->detour || !x->jchild || !x->relay || !x->has ||
-	    !x->seen || !x->via || !x->list)
+	    !x->seen || !x->via || !x->list || sf_ports(x))
 		return -1;
 	for (uint32_t s = 0; s < m->nsw; s++) {
 		unsigned lid = fab_port(m->f, m->f->switches[s], 0)->lid;
@@ -589,6 +616,8 @@ static void sf_fini(struct sf *x)
 	free(x->has);
 	free(x->via);
 	free(x->list);
+	free(x->pbase);
+	free(x->psw);
 }
 
 /* The switch-to-switch pass over ftree's routing @r; -1 when out of memory. */
