@@ -84,8 +84,7 @@ enum ft_state {
  *          cable (step 3); kept by the upper end, which offers it
  * @cnt_ext: per up link: destinations its peer routed down through the
  *           cable (step 4a); kept by the lower end, which offers it
- * @cnt_sec: per up and sibling link: secondary entries through it (steps
- *           1, 4b and 4c)
+ * @cnt_sec: per sibling link: secondary entries through it (steps 1 and 4c)
  * @load: per switch: dedicated downward paths crossing it
  * @state, @oport, @hops: per switch, for the current destination: enum
  *        ft_state, output port (RT_NO_PORT while the state is ST_NONE; a
@@ -100,13 +99,7 @@ enum ft_state {
  * @blk, @blk_lid, @nblk: the output ports of up to FT_BLOCK destinations,
  *                       one row of nsw bytes each, written to the LFTs
  *                       switch by switch (emit(), flush())
- * @umin, @umask, @uw: per switch, the lowest @cnt_sec of its up links and
- *                     the bit set (@uw words) of the up links holding it,
- *                     kept by up_inc(): the least used up link at a glance
- * @cmem, @coff, @clvl, @cand: the switches with up links by class
- *        (switches of one level whose up links lead to the same peers in
- *        the same order): class c is cmem[coff[c] .. coff[c + 1]), the
- *        classes of level l are clvl[l] .. clvl[l + 1] - 1; @cand: scratch
+ * @up: the classes of switches and the counters of step 4b
  * @sibl, @nsibl: the leaves with sibling links
  */
 struct ft_run {
@@ -123,10 +116,7 @@ struct ft_run {
 	uint8_t *blk;
 	uint16_t blk_lid[FT_BLOCK];
 	uint32_t nblk;
-	uint32_t *umin;
-	uint64_t *umask;
-	uint32_t uw;
-	uint32_t *cmem, *coff, *clvl, *cand;
+	struct ft_up up;
 	uint32_t *sibl, nsibl;
 };
 
@@ -150,114 +140,8 @@ static void run_fini(struct ft_run *x)
 	free(x->dn);
 	free(x->ndn);
 	free(x->blk);
-	free(x->umin);
-	free(x->umask);
-	free(x->cmem);
-	free(x->coff);
-	free(x->clvl);
-	free(x->cand);
+	ft_up_fini(&x->up);
 	free(x->sibl);
-}
-
-/* Rebuild the bit set of switch @s: its up links whose @cnt_sec is umin[s]. */
-static void umask_fill(struct ft_run *x, uint32_t s)
-{
-	const struct ft_model *m = x->m;
-	uint64_t *w = x->umask + (size_t)s * x->uw;
-	uint32_t first = ft_first(m, s, FT_UP);
-
-	memset(w, 0, x->uw * sizeof(*w));
-	for (uint32_t e = first; e < ft_end(m, s, FT_UP); e++)
-		if (x->cnt_sec[e] == x->umin[s])
-			w[(e - first) / 64] |= 1ull << (e - first) % 64;
-}
-
-/* A hash of the peers of switch @s's up links, in port order. */
-static uint64_t up_hash(const struct ft_model *m, uint32_t s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (uint32_t e = ft_first(m, s, FT_UP); e < ft_end(m, s, FT_UP); e++)
-		h = (h ^ m->links[e].peer) * 1099511628211ull;
-	return h;
-}
-
-/* Switches @a and @b have up links to the same peers in the same order. */
-static int same_up(const struct ft_model *m, uint32_t a, uint32_t b)
-{
-	uint32_t ea = ft_first(m, a, FT_UP), eb = ft_first(m, b, FT_UP);
-	uint32_t n = ft_end(m, a, FT_UP) - ea;
-
-	if (ft_end(m, b, FT_UP) - eb != n)
-		return 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (m->links[ea + i].peer != m->links[eb + i].peer)
-			return 0;
-	return 1;
-}
-
-struct up_key {
-	uint32_t level;
-	uint32_t sw;
-	uint64_t hash;
-};
-
-static int cmp_up_key(const void *a, const void *b)
-{
-	const struct up_key *x = a, *y = b;
-
-	if (x->level != y->level)
-		return x->level < y->level ? -1 : 1;
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	return x->sw < y->sw ? -1 : x->sw > y->sw;
-}
-
-/*
- * The classes: switches with up links sorted by level, then by the hash of
- * their up links' peers; a run of equal hashes whose peers are those of
- * its first switch is one class (a hash collision only costs a class).
- */
-static int classes_init(struct ft_run *x)
-{
-	const struct ft_model *m = x->m;
-	size_t ns = (size_t)m->nsw + 1;
-	struct up_key *k = malloc(ns * sizeof(*k));
-	uint32_t n = 0, ncls = 0, maxup = 0;
-
-	x->cmem = malloc(ns * sizeof(*x->cmem));
-	x->coff = malloc((ns + 1) * sizeof(*x->coff));
-	x->clvl = calloc((size_t)m->nlevels + 2, sizeof(*x->clvl));
-	x->sibl = malloc(ns * sizeof(*x->sibl));
-	if (!k || !x->cmem || !x->coff || !x->clvl || !x->sibl) {
-		free(k);
-		return -1;
-	}
-	for (uint32_t s = 0; s < m->nsw; s++) {
-		uint32_t up = ft_end(m, s, FT_UP) - ft_first(m, s, FT_UP);
-
-		if (m->level[s] && up)
-			k[n++] = (struct up_key){ m->level[s], s, up_hash(m, s) };
-		maxup = up > maxup ? up : maxup;
-	}
-	qsort(k, n, sizeof(*k), cmp_up_key);
-	for (uint32_t i = 0; i < n; i++) {
-		x->cmem[i] = k[i].sw;
-		if (i && k[i].level == k[i - 1].level && k[i].hash == k[i - 1].hash &&
-		    same_up(m, x->cmem[x->coff[ncls - 1]], k[i].sw))
-			continue;
-		x->coff[ncls++] = i;
-		x->clvl[k[i].level + 1] = ncls;
-	}
-	x->coff[ncls] = n;
-	for (uint32_t l = 1; l <= m->nlevels + 1; l++)
-		x->clvl[l] = x->clvl[l] > x->clvl[l - 1] ? x->clvl[l] : x->clvl[l - 1];
-	for (uint32_t i = m->lvl_off[1]; i < m->lvl_off[2]; i++)
-		if (ft_first(m, m->order[i], FT_SIB) < ft_end(m, m->order[i], FT_SIB))
-			x->sibl[x->nsibl++] = m->order[i];
-	free(k);
-	x->cand = malloc(((size_t)maxup + 1) * sizeof(*x->cand));
-	return x->cand ? 0 : -1;
 }
 
 static int run_init(struct ft_run *x, const struct ft_model *m)
@@ -284,24 +168,19 @@ static int run_init(struct ft_run *x, const struct ft_model *m)
 	x->dn = malloc(ns * sizeof(*x->dn));
 	x->ndn = calloc((size_t)m->nlevels + 2, sizeof(*x->ndn));
 	x->blk = malloc(ns * FT_BLOCK);
-	for (uint32_t s = 0; s < m->nsw; s++) {
-		uint32_t k = ft_end(m, s, FT_UP) - ft_first(m, s, FT_UP);
-
-		x->uw = (k + 63) / 64 > x->uw ? (k + 63) / 64 : x->uw;
-	}
-	x->umin = calloc(ns, sizeof(*x->umin));
-	x->umask = calloc(ns * x->uw + 1, sizeof(*x->umask));
+	x->sibl = malloc(ns * sizeof(*x->sibl));
 	if (!x->cnt_down || !x->cnt_up || !x->cnt_ext || !x->cnt_sec || !x->load || !x->state || !x->hops ||
 	    !x->best || !x->brank || !x->bport || !x->lport || !x->stamp || !x->chain || !x->cur || !x->next || !x->dn || !x->ndn ||
-	    !x->blk || !x->umin || !x->umask || classes_init(x)) {
+	    !x->blk || !x->sibl || ft_up_init(&x->up, m)) {
 		run_fini(x);
 		return -1;
 	}
+	for (uint32_t i = m->lvl_off[1]; i < m->lvl_off[2]; i++)
+		if (ft_first(m, m->order[i], FT_SIB) < ft_end(m, m->order[i], FT_SIB))
+			x->sibl[x->nsibl++] = m->order[i];
 	x->oport = x->blk;
 	for (uint32_t e = 0; e < m->nlinks; e++)
 		x->lport[e] = m->links[e].port;
-	for (uint32_t s = 0; s < m->nsw; s++)
-		umask_fill(x, s);
 	return 0;
 }
 
@@ -351,37 +230,6 @@ static inline void take(struct ft_run *x, uint32_t t, uint32_t e, uint16_t hops,
 	x->state[t] = (uint8_t)st;
 	x->oport[t] = x->lport[e];
 	x->hops[t] = (uint16_t)(hops + 1);
-}
-
-/* Count one more secondary entry through up link @e of switch @s (cnt_sec, umin, umask). */
-static void up_inc(struct ft_run *x, uint32_t s, uint32_t e)
-{
-	uint64_t *w = x->umask + (size_t)s * x->uw;
-	uint32_t i = e - ft_first(x->m, s, FT_UP), k;
-
-	if (!(w[i / 64] >> i % 64 & 1)) {	/* above the least count */
-		x->cnt_sec[e]++;
-		return;
-	}
-	x->cnt_sec[e] = x->umin[s] + 1;
-	w[i / 64] &= ~(1ull << i % 64);
-	for (k = 0; k < x->uw && !w[k]; k++)
-		;
-	if (k == x->uw) {
-		x->umin[s]++;
-		umask_fill(x, s);
-	}
-}
-
-/* The up link of switch @s (which has one) with the fewest secondary entries, lowest port first. */
-static uint32_t up_least(const struct ft_run *x, uint32_t s)
-{
-	const uint64_t *w = x->umask + (size_t)s * x->uw;
-	uint32_t k = 0;
-
-	while (!w[k])
-		k++;
-	return ft_first(x->m, s, FT_UP) + 64 * k + (uint32_t)__builtin_ctzll(w[k]);
 }
 
 /* --- one destination ------------------------------------------------------------ */
@@ -554,18 +402,19 @@ static uint32_t pull(const struct ft_run *x, uint32_t s, enum ft_dir d)
 }
 
 /*
- * The up link positions (0 = the first up link) whose peers have an
- * up/down entry at the least distance, for the switches of class @c, into
- * x->cand, their distance into @hops; returns their count. pull(s, FT_UP) of a member is the one of
- * them with the fewest secondary entries, the first on a tie.
+ * The up link positions (0: the first) whose peers have an up/down entry
+ * at the least distance, for the switches of class @c, into x->up.cand;
+ * their distance into @hops, the first up link of a member of the class
+ * into @first. Returns their count.
  */
-static uint32_t class_cands(struct ft_run *x, uint32_t c, uint16_t *hops)
+static uint32_t class_cands(struct ft_run *x, uint32_t c, uint16_t *hops, uint32_t *first)
 {
 	const struct ft_model *m = x->m;
-	uint32_t s = x->cmem[x->coff[c]], first = ft_first(m, s, FT_UP), n = 0;
+	uint32_t s = x->up.mem[x->up.off[c]], n = 0;
 	uint16_t h = UINT16_MAX;
 
-	for (uint32_t e = first; e < ft_end(m, s, FT_UP); e++) {
+	*first = ft_first(m, s, FT_UP);
+	for (uint32_t e = *first; e < ft_end(m, s, FT_UP); e++) {
 		uint32_t p = m->links[e].peer;
 
 		if (x->state[p] != ST_DOWN && x->state[p] != ST_UP)
@@ -575,23 +424,10 @@ static uint32_t class_cands(struct ft_run *x, uint32_t c, uint16_t *hops)
 			n = 0;
 		}
 		if (x->hops[p] == h)
-			x->cand[n++] = e - first;
+			x->up.cand[n++] = e - *first;
 	}
 	*hops = h;
 	return n;
-}
-
-/* pull(s, FT_UP) for switch @s of a class with the @n candidates x->cand. */
-static uint32_t class_pick(const struct ft_run *x, uint32_t s, uint32_t n)
-{
-	uint32_t first = ft_first(x->m, s, FT_UP), best = first + x->cand[0];
-
-	if (n == ft_end(x->m, s, FT_UP) - first)
-		return up_least(x, s);
-	for (uint32_t i = 1; i < n; i++)
-		if (x->cnt_sec[first + x->cand[i]] < x->cnt_sec[best])
-			best = first + x->cand[i];
-	return best;
 }
 
 /*
@@ -602,22 +438,25 @@ static uint32_t class_pick(const struct ft_run *x, uint32_t s, uint32_t n)
 static void fill_rest(struct ft_run *x)
 {
 	const struct ft_model *m = x->m;
+	struct ft_up *u = &x->up;
 
 	for (uint32_t l = m->nlevels - 1; l >= 1; l--)
-		for (uint32_t c = x->clvl[l]; c < x->clvl[l + 1]; c++) {
-			uint32_t n = UINT32_MAX;
+		for (uint32_t c = u->lvl[l]; c < u->lvl[l + 1]; c++) {
+			uint32_t n = UINT32_MAX, first = 0;
 			uint16_t h = 0;
 
-			for (uint32_t i = x->coff[c]; i < x->coff[c + 1] && n; i++) {
-				uint32_t s = x->cmem[i], e;
+			for (uint32_t i = u->off[c]; i < u->off[c + 1]; i++) {
+				uint32_t s = u->mem[i], j;
 
 				if (x->state[s] != ST_NONE)
 					continue;
-				if (n == UINT32_MAX && !(n = class_cands(x, c, &h)))
+				if (n == UINT32_MAX && !(n = class_cands(x, c, &h, &first)))
 					break;
-				e = class_pick(x, s, n);
-				take(x, s, e, h, ST_UP);
-				up_inc(x, s, e);
+				j = ft_up_pick(u, i, n);
+				x->state[s] = ST_UP;
+				x->oport[s] = x->lport[first + j];	/* the same in the class */
+				x->hops[s] = (uint16_t)(h + 1);
+				ft_up_count(u, i, j);
 			}
 		}
 	for (uint32_t i = 0; i < x->nsibl; i++) {

@@ -88,6 +88,48 @@ int ft_model_init(struct ft_model *m, const struct fabric *f, struct fab_err *er
 void ft_model_fini(struct ft_model *m);
 
 /**
+ * struct ft_up - switches grouped by up links, and the counters of ftree's
+ * step 4b (ftree_up.c)
+ * @m: the tree
+ * @mem, @off, @ncls, @lvl: the switches with up links by class (switches of
+ *      one level whose up links lead to the same peers through the same
+ *      ports, in the same order): class c is mem[off[c] .. off[c + 1]),
+ *      the classes of level l are lvl[l] .. lvl[l + 1] - 1
+ * @base, @cnt: member i (a position in @mem) has counted cnt[base[i] + j]
+ *              entries through its up link j (0: the first)
+ * @least, @mask, @uw: per member, the least of its counts and the bit set
+ *                     (@uw words) of the up links holding it
+ * @cand: scratch for the caller: up link positions, for ft_up_pick()
+ */
+struct ft_up {
+	const struct ft_model *m;
+	uint32_t *mem, *off, ncls, *lvl;
+	uint32_t *base, *cnt;
+	uint32_t *least;
+	uint64_t *mask;
+	uint32_t uw;
+	uint32_t *cand;
+};
+
+/**
+ * ft_up_init() - sort the switches of @m into classes, all counts zero
+ * Return: 0, or -1 when out of memory (@u needs no ft_up_fini() then).
+ */
+int ft_up_init(struct ft_up *u, const struct ft_model *m);
+void ft_up_fini(struct ft_up *u);
+
+/**
+ * ft_up_pick() - of the @n up link positions u->cand[0 .. @n) (ascending),
+ * the one member @i counted the fewest entries through, the first on a tie
+ */
+uint32_t ft_up_pick(const struct ft_up *u, uint32_t i, uint32_t n);
+
+/**
+ * ft_up_count() - count one more entry through up link @j of member @i
+ */
+void ft_up_count(struct ft_up *u, uint32_t i, uint32_t j);
+
+/**
  * ft_sw_name() - a switch's description, for notes and reasons
  */
 static inline const char *ft_sw_name(const struct fabric *f, uint32_t sw)

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: up-link classes and counters of ftree's step 4b
+ *
+ * Step 4b of the fat-tree routing (ftree.c) sends a switch without entry
+ * up the link, among those whose peer has an up/down entry at the least
+ * distance, that carried the fewest secondary entries so far (then the
+ * lowest port). Done naively that is a scan of every up link of most
+ * switches for every destination.
+ *
+ * Classes: switches of one level whose up links lead to the same peers
+ * through the same ports, in the same order (in a fat tree, the switches
+ * of a pod, of a column). Which up links are candidates depends only on
+ * the peers, so it is worked out once per class and destination.
+ *
+ * Counters: per class member (in class order, so that a pass over a level
+ * reads memory in order), the counts of its up links, the least of them
+ * and the bit set of the links holding it. When every up link is a
+ * candidate, the answer is the lowest bit of the set, and counting the
+ * pick only clears that bit, until the set runs empty and is rebuilt for
+ * the next count: in a complete tree, once every so many picks.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/ftree.h"
+
+/* A hash of the peers and ports of switch @s's up links, in port order. */
+static uint64_t up_hash(const struct ft_model *m, uint32_t s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (uint32_t e = ft_first(m, s, FT_UP); e < ft_end(m, s, FT_UP); e++)
+		h = (h ^ ((uint64_t)m->links[e].peer << 8 | m->links[e].port)) * 1099511628211ull;
+	return h;
+}
+
+/* Switches @a and @b have up links to the same peers through the same ports, in order. */
+static int same_up(const struct ft_model *m, uint32_t a, uint32_t b)
+{
+	uint32_t ea = ft_first(m, a, FT_UP), eb = ft_first(m, b, FT_UP);
+	uint32_t n = ft_end(m, a, FT_UP) - ea;
+
+	if (ft_end(m, b, FT_UP) - eb != n)
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (m->links[ea + i].peer != m->links[eb + i].peer ||
+		    m->links[ea + i].port != m->links[eb + i].port)
+			return 0;
+	return 1;
+}
+
+struct up_key {
+	uint32_t level;
+	uint32_t sw;
+	uint64_t hash;
+};
+
+static int cmp_up_key(const void *a, const void *b)
+{
+	const struct up_key *x = a, *y = b;
+
+	if (x->level != y->level)
+		return x->level < y->level ? -1 : 1;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->sw < y->sw ? -1 : x->sw > y->sw;
+}
+
+/*
+ * Switches with up links sorted by level, then by hash; a run of equal
+ * hashes whose links match those of its first switch is one class (a hash
+ * collision only costs a class). Fills mem, off, lvl; returns the count of
+ * members, or UINT32_MAX when out of memory.
+ */
+static uint32_t sort_classes(struct ft_up *u, const struct ft_model *m)
+{
+	struct up_key *k = malloc(((size_t)m->nsw + 1) * sizeof(*k));
+	uint32_t n = 0;
+
+	if (!k)
+		return UINT32_MAX;
+	for (uint32_t s = 0; s < m->nsw; s++)
+		if (m->level[s] && ft_first(m, s, FT_UP) < ft_end(m, s, FT_UP))
+			k[n++] = (struct up_key){ m->level[s], s, up_hash(m, s) };
+	qsort(k, n, sizeof(*k), cmp_up_key);
+	for (uint32_t i = 0; i < n; i++) {
+		u->mem[i] = k[i].sw;
+		if (i && k[i].level == k[i - 1].level && k[i].hash == k[i - 1].hash &&
+		    same_up(m, u->mem[u->off[u->ncls - 1]], k[i].sw))
+			continue;
+		u->off[u->ncls++] = i;
+		u->lvl[k[i].level + 1] = u->ncls;
+	}
+	u->off[u->ncls] = n;
+	for (uint32_t l = 1; l <= m->nlevels + 1; l++)
+		u->lvl[l] = u->lvl[l] > u->lvl[l - 1] ? u->lvl[l] : u->lvl[l - 1];
+	free(k);
+	return n;
+}
+
+int ft_up_init(struct ft_up *u, const struct ft_model *m)
+{
+	size_t ns = (size_t)m->nsw + 1;
+	uint32_t n, maxup = 0;
+
+	memset(u, 0, sizeof(*u));
+	u->m = m;
+	u->mem = malloc(ns * sizeof(*u->mem));
+	u->off = malloc((ns + 1) * sizeof(*u->off));
+	u->lvl = calloc((size_t)m->nlevels + 2, sizeof(*u->lvl));
+	u->base = malloc((ns + 1) * sizeof(*u->base));
+	if (!u->mem || !u->off || !u->lvl || !u->base || (n = sort_classes(u, m)) == UINT32_MAX)
+		goto fail;
+	u->base[0] = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = ft_end(m, u->mem[i], FT_UP) - ft_first(m, u->mem[i], FT_UP);
+
+		u->base[i + 1] = u->base[i] + k;
+		maxup = k > maxup ? k : maxup;
+	}
+	u->uw = (maxup + 63) / 64;
+	u->cnt = calloc((size_t)u->base[n] + 1, sizeof(*u->cnt));
+	u->least = calloc((size_t)n + 1, sizeof(*u->least));
+	u->mask = calloc((size_t)n * u->uw + 1, sizeof(*u->mask));
+	u->cand = malloc(((size_t)maxup + 1) * sizeof(*u->cand));
+	if (!u->cnt || !u->least || !u->mask || !u->cand)
+		goto fail;
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < u->base[i + 1] - u->base[i]; j++)
+			u->mask[(size_t)i * u->uw + j / 64] |= 1ull << j % 64;
+	return 0;
+fail:
+	ft_up_fini(u);
+	return -1;
+}
+
+void ft_up_fini(struct ft_up *u)
+{
+	free(u->mem);
+	free(u->off);
+	free(u->lvl);
+	free(u->base);
+	free(u->cnt);
+	free(u->least);
+	free(u->mask);
+	free(u->cand);
+	memset(u, 0, sizeof(*u));
+}
+
+/* Rebuild the bit set of member @i: its up links whose count is least[i]. */
+static void mask_fill(struct ft_up *u, uint32_t i)
+{
+	uint64_t *w = u->mask + (size_t)i * u->uw;
+	const uint32_t *c = u->cnt + u->base[i];
+
+	memset(w, 0, u->uw * sizeof(*w));
+	for (uint32_t j = 0; j < u->base[i + 1] - u->base[i]; j++)
+		if (c[j] == u->least[i])
+			w[j / 64] |= 1ull << j % 64;
+}
+
+void ft_up_count(struct ft_up *u, uint32_t i, uint32_t j)
+{
+	uint64_t *w = u->mask + (size_t)i * u->uw;
+	uint32_t k;
+
+	if (!(w[j / 64] >> j % 64 & 1)) {	/* above the least count */
+		u->cnt[u->base[i] + j]++;
+		return;
+	}
+	u->cnt[u->base[i] + j] = u->least[i] + 1;
+	w[j / 64] &= ~(1ull << j % 64);
+	for (k = 0; k < u->uw && !w[k]; k++)
+		;
+	if (k == u->uw) {
+		u->least[i]++;
+		mask_fill(u, i);
+	}
+}
+
+uint32_t ft_up_pick(const struct ft_up *u, uint32_t i, uint32_t n)
+{
+	const uint32_t *c = u->cnt + u->base[i];
+	uint32_t best = u->cand[0];
+
+	if (n == u->base[i + 1] - u->base[i]) {
+		const uint64_t *w = u->mask + (size_t)i * u->uw;
+		uint32_t k = 0;
+
+		while (!w[k])
+			k++;
+		return 64 * k + (uint32_t)__builtin_ctzll(w[k]);
+	}
+	for (uint32_t j = 1; j < n; j++)
+		if (c[u->cand[j]] < c[best])
+			best = u->cand[j];
+	return best;
+}
