@@ -97,15 +97,17 @@ void ft_model_fini(struct ft_model *m);
  *      the classes of level l are lvl[l] .. lvl[l + 1] - 1
  * @base, @cnt: member i (a position in @mem) has counted cnt[base[i] + j]
  *              entries through its up link j (0: the first)
- * @least, @mask, @uw: per member, the least of its counts and the bit set
- *                     (@uw words) of the up links holding it
+ * @least, @high, @mask, @uw: per member, the least of its counts, how many
+ *        of its up links are two or more above it, and two bit sets (@uw
+ *        words each, at mask[2 * uw * i]): the up links at the least
+ *        count, the up links one above
  * @cand: scratch for the caller: up link positions, for ft_up_pick()
  */
 struct ft_up {
 	const struct ft_model *m;
 	uint32_t *mem, *off, ncls, *lvl;
 	uint32_t *base, *cnt;
-	uint32_t *least;
+	uint32_t *least, *high;
 	uint64_t *mask;
 	uint32_t uw;
 	uint32_t *cand;

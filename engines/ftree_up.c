@@ -14,11 +14,13 @@
  * the peers, so it is worked out once per class and destination.
  *
  * Counters: per class member (in class order, so that a pass over a level
- * reads memory in order), the counts of its up links, the least of them
- * and the bit set of the links holding it. When every up link is a
- * candidate, the answer is the lowest bit of the set, and counting the
- * pick only clears that bit, until the set runs empty and is rebuilt for
- * the next count: in a complete tree, once every so many picks.
+ * reads memory in order), the counts of its up links, the least of them,
+ * the bit set of the links holding it and the bit set of the links one
+ * above. When every up link is a candidate, the answer is the lowest bit
+ * of the first set; counting the pick moves that bit to the second set,
+ * and when the first set runs empty the second one takes its place. The
+ * counts are only scanned when some link is two or more above the least,
+ * which never happens in a complete tree.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -122,13 +124,14 @@ int ft_up_init(struct ft_up *u, const struct ft_model *m)
 	u->uw = (maxup + 63) / 64;
 	u->cnt = calloc((size_t)u->base[n] + 1, sizeof(*u->cnt));
 	u->least = calloc((size_t)n + 1, sizeof(*u->least));
-	u->mask = calloc((size_t)n * u->uw + 1, sizeof(*u->mask));
+	u->high = calloc((size_t)n + 1, sizeof(*u->high));
+	u->mask = calloc((size_t)n * 2 * u->uw + 1, sizeof(*u->mask));
 	u->cand = malloc(((size_t)maxup + 1) * sizeof(*u->cand));
-	if (!u->cnt || !u->least || !u->mask || !u->cand)
+	if (!u->cnt || !u->least || !u->high || !u->mask || !u->cand)
 		goto fail;
 	for (uint32_t i = 0; i < n; i++)
 		for (uint32_t j = 0; j < u->base[i + 1] - u->base[i]; j++)
-			u->mask[(size_t)i * u->uw + j / 64] |= 1ull << j % 64;
+			u->mask[(size_t)i * 2 * u->uw + j / 64] |= 1ull << j % 64;
 	return 0;
 fail:
 	ft_up_fini(u);
@@ -143,40 +146,50 @@ void ft_up_fini(struct ft_up *u)
 	free(u->base);
 	free(u->cnt);
 	free(u->least);
+	free(u->high);
 	free(u->mask);
 	free(u->cand);
 	memset(u, 0, sizeof(*u));
 }
 
-/* Rebuild the bit set of member @i: its up links whose count is least[i]. */
-static void mask_fill(struct ft_up *u, uint32_t i)
+/*
+ * The least count of member @i goes up by one: the second set becomes the
+ * first; the links now one above the least, if any, form the second.
+ */
+static void advance(struct ft_up *u, uint32_t i)
 {
-	uint64_t *w = u->mask + (size_t)i * u->uw;
+	uint64_t *w = u->mask + (size_t)i * 2 * u->uw, *nx = w + u->uw;
 	const uint32_t *c = u->cnt + u->base[i];
 
-	memset(w, 0, u->uw * sizeof(*w));
-	for (uint32_t j = 0; j < u->base[i + 1] - u->base[i]; j++)
-		if (c[j] == u->least[i])
-			w[j / 64] |= 1ull << j % 64;
+	u->least[i]++;
+	memcpy(w, nx, u->uw * sizeof(*w));
+	memset(nx, 0, u->uw * sizeof(*nx));
+	for (uint32_t j = 0; u->high[i] && j < u->base[i + 1] - u->base[i]; j++)
+		if (c[j] == u->least[i] + 1) {
+			nx[j / 64] |= 1ull << j % 64;
+			u->high[i]--;
+		}
 }
 
 void ft_up_count(struct ft_up *u, uint32_t i, uint32_t j)
 {
-	uint64_t *w = u->mask + (size_t)i * u->uw;
+	uint64_t *w = u->mask + (size_t)i * 2 * u->uw, *nx = w + u->uw;
+	uint64_t bit = 1ull << j % 64;
 	uint32_t k;
 
-	if (!(w[j / 64] >> j % 64 & 1)) {	/* above the least count */
-		u->cnt[u->base[i] + j]++;
-		return;
+	u->cnt[u->base[i] + j]++;
+	if (nx[j / 64] & bit) {		/* one above the least: now two */
+		nx[j / 64] &= ~bit;
+		u->high[i]++;
 	}
-	u->cnt[u->base[i] + j] = u->least[i] + 1;
-	w[j / 64] &= ~(1ull << j % 64);
+	if (!(w[j / 64] & bit))
+		return;
+	w[j / 64] &= ~bit;
+	nx[j / 64] |= bit;
 	for (k = 0; k < u->uw && !w[k]; k++)
 		;
-	if (k == u->uw) {
-		u->least[i]++;
-		mask_fill(u, i);
-	}
+	if (k == u->uw)
+		advance(u, i);
 }
 
 uint32_t ft_up_pick(const struct ft_up *u, uint32_t i, uint32_t n)
@@ -185,7 +198,7 @@ uint32_t ft_up_pick(const struct ft_up *u, uint32_t i, uint32_t n)
 	uint32_t best = u->cand[0];
 
 	if (n == u->base[i + 1] - u->base[i]) {
-		const uint64_t *w = u->mask + (size_t)i * u->uw;
+		const uint64_t *w = u->mask + (size_t)i * 2 * u->uw;
 		uint32_t k = 0;
 
 		while (!w[k])
