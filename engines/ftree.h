@@ -95,12 +95,12 @@ void ft_model_fini(struct ft_model *m);
  *      one level whose up links lead to the same peers through the same
  *      ports, in the same order): class c is mem[off[c] .. off[c + 1]),
  *      the classes of level l are lvl[l] .. lvl[l + 1] - 1
- * @base, @cnt: member i (a position in @mem) has counted cnt[base[i] + j]
- *              entries through its up link j (0: the first)
- * @least, @high, @mask, @uw: per member, the least of its counts, how many
- *        of its up links are two or more above it, and two bit sets (@uw
- *        words each, at mask[2 * uw * i]): the up links at the least
- *        count, the up links one above
+ * @least, @high, @mask, @uw: per member (a position in @mem), the least
+ *        count of its up links, how many are two or more above it, and two
+ *        bit sets (@uw words each, at mask[2 * uw * i]): the up links at
+ *        the least count, the up links one above
+ * @base, @cnt: the count of member i's up link j (0: the first), when it
+ *              is in neither set, is cnt[base[i] + j] (ft_up_value())
  * @cand: scratch for the caller: up link positions, for ft_up_pick()
  */
 struct ft_up {
@@ -120,16 +120,64 @@ struct ft_up {
 int ft_up_init(struct ft_up *u, const struct ft_model *m);
 void ft_up_fini(struct ft_up *u);
 
+/** ft_up_advance() - ft_up_count()'s slow path: member @i's first set ran empty */
+void ft_up_advance(struct ft_up *u, uint32_t i);
+
+/** ft_up_value() - the count of member @i's up link @j */
+static inline uint32_t ft_up_value(const struct ft_up *u, uint32_t i, uint32_t j)
+{
+	const uint64_t *w = u->mask + (size_t)i * 2 * u->uw;
+
+	if (w[j / 64] >> j % 64 & 1)
+		return u->least[i];
+	if (w[u->uw + j / 64] >> j % 64 & 1)
+		return u->least[i] + 1;
+	return u->cnt[u->base[i] + j];
+}
+
+/** ft_up_pick_some() - ft_up_pick() when not every up link is a candidate */
+uint32_t ft_up_pick_some(const struct ft_up *u, uint32_t i, uint32_t n);
+
 /**
  * ft_up_pick() - of the @n up link positions u->cand[0 .. @n) (ascending),
  * the one member @i counted the fewest entries through, the first on a tie
  */
-uint32_t ft_up_pick(const struct ft_up *u, uint32_t i, uint32_t n);
+static inline uint32_t ft_up_pick(const struct ft_up *u, uint32_t i, uint32_t n)
+{
+	const uint64_t *w = u->mask + (size_t)i * 2 * u->uw;
+	uint32_t k = 0;
+
+	if (n != u->base[i + 1] - u->base[i])
+		return ft_up_pick_some(u, i, n);
+	while (!w[k])
+		k++;
+	return 64 * k + (uint32_t)__builtin_ctzll(w[k]);
+}
 
 /**
  * ft_up_count() - count one more entry through up link @j of member @i
  */
-void ft_up_count(struct ft_up *u, uint32_t i, uint32_t j);
+static inline void ft_up_count(struct ft_up *u, uint32_t i, uint32_t j)
+{
+	uint64_t *w = u->mask + (size_t)i * 2 * u->uw, *nx = w + u->uw;
+	uint64_t bit = 1ull << j % 64;
+	uint32_t k;
+
+	if (w[j / 64] & bit) {
+		w[j / 64] &= ~bit;
+		nx[j / 64] |= bit;
+		for (k = 0; k < u->uw && !w[k]; k++)
+			;
+		if (k == u->uw)
+			ft_up_advance(u, i);
+	} else if (nx[j / 64] & bit) {	/* one above the least: now two */
+		nx[j / 64] &= ~bit;
+		u->high[i]++;
+		u->cnt[u->base[i] + j] = u->least[i] + 2;
+	} else {
+		u->cnt[u->base[i] + j]++;
+	}
+}
 
 /**
  * ft_sw_name() - a switch's description, for notes and reasons

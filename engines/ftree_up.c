@@ -14,13 +14,13 @@
  * the peers, so it is worked out once per class and destination.
  *
  * Counters: per class member (in class order, so that a pass over a level
- * reads memory in order), the counts of its up links, the least of them,
- * the bit set of the links holding it and the bit set of the links one
- * above. When every up link is a candidate, the answer is the lowest bit
- * of the first set; counting the pick moves that bit to the second set,
- * and when the first set runs empty the second one takes its place. The
- * counts are only scanned when some link is two or more above the least,
- * which never happens in a complete tree.
+ * reads memory in order), the least count of its up links, the bit set of
+ * the links holding it, the bit set of the links one above, and the counts
+ * of the other links. When every up link is a candidate, the answer is the
+ * lowest bit of the first set; counting the pick moves that bit to the
+ * second set, and when the first set runs empty the second one takes its
+ * place. The counts are only written and scanned for links two or more
+ * above the least, which a complete tree never has.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -152,11 +152,7 @@ void ft_up_fini(struct ft_up *u)
 	memset(u, 0, sizeof(*u));
 }
 
-/*
- * The least count of member @i goes up by one: the second set becomes the
- * first; the links now one above the least, if any, form the second.
- */
-static void advance(struct ft_up *u, uint32_t i)
+void ft_up_advance(struct ft_up *u, uint32_t i)
 {
 	uint64_t *w = u->mask + (size_t)i * 2 * u->uw, *nx = w + u->uw;
 	const uint32_t *c = u->cnt + u->base[i];
@@ -165,48 +161,23 @@ static void advance(struct ft_up *u, uint32_t i)
 	memcpy(w, nx, u->uw * sizeof(*w));
 	memset(nx, 0, u->uw * sizeof(*nx));
 	for (uint32_t j = 0; u->high[i] && j < u->base[i + 1] - u->base[i]; j++)
-		if (c[j] == u->least[i] + 1) {
+		if (!(w[j / 64] >> j % 64 & 1) && c[j] == u->least[i] + 1) {
 			nx[j / 64] |= 1ull << j % 64;
 			u->high[i]--;
 		}
 }
 
-void ft_up_count(struct ft_up *u, uint32_t i, uint32_t j)
+uint32_t ft_up_pick_some(const struct ft_up *u, uint32_t i, uint32_t n)
 {
-	uint64_t *w = u->mask + (size_t)i * 2 * u->uw, *nx = w + u->uw;
-	uint64_t bit = 1ull << j % 64;
-	uint32_t k;
+	uint32_t best = u->cand[0], cb = ft_up_value(u, i, best);
 
-	u->cnt[u->base[i] + j]++;
-	if (nx[j / 64] & bit) {		/* one above the least: now two */
-		nx[j / 64] &= ~bit;
-		u->high[i]++;
-	}
-	if (!(w[j / 64] & bit))
-		return;
-	w[j / 64] &= ~bit;
-	nx[j / 64] |= bit;
-	for (k = 0; k < u->uw && !w[k]; k++)
-		;
-	if (k == u->uw)
-		advance(u, i);
-}
+	for (uint32_t j = 1; j < n; j++) {
+		uint32_t c = ft_up_value(u, i, u->cand[j]);
 
-uint32_t ft_up_pick(const struct ft_up *u, uint32_t i, uint32_t n)
-{
-	const uint32_t *c = u->cnt + u->base[i];
-	uint32_t best = u->cand[0];
-
-	if (n == u->base[i + 1] - u->base[i]) {
-		const uint64_t *w = u->mask + (size_t)i * 2 * u->uw;
-		uint32_t k = 0;
-
-		while (!w[k])
-			k++;
-		return 64 * k + (uint32_t)__builtin_ctzll(w[k]);
-	}
-	for (uint32_t j = 1; j < n; j++)
-		if (c[u->cand[j]] < c[best])
+		if (c < cb) {
 			best = u->cand[j];
+			cb = c;
+		}
+	}
 	return best;
 }
