@@ -180,6 +180,103 @@ static inline void ft_up_count(struct ft_up *u, uint32_t i, uint32_t j)
 }
 
 /**
+ * struct ft_dest - one destination of ftree's routing (ftree_dest.c)
+ * @home: the switch it hangs off, or is
+ * @port: the port of @home it is delivered through: 0 for the switch
+ *        itself, RT_NO_PORT for a dummy
+ * @hops: links from @home to it: 1 for a CA LID, 0 for a switch
+ * @sibs: step 1 applies (not to dummies)
+ * @paths: steps 2 and 3 apply (CA LIDs and dummies, not switches)
+ * @lid: the LID whose LFT entries these are; 0: none are written
+ * @chain, @nchain: @home and the switches of step 2 above it (room for
+ *                  nlevels), filled by the first stage
+ */
+struct ft_dest {
+	uint32_t home;
+	uint8_t port, sibs, paths;
+	uint16_t hops, lid;
+	uint32_t nchain;
+	uint32_t *chain;
+};
+
+/**
+ * struct ft_slot - per switch, for one destination: @state (the stages'
+ * own), @oport (the LFT entry, RT_NO_PORT if none) and @hops (links to go)
+ */
+struct ft_slot {
+	uint8_t *state, *oport;
+	uint16_t *hops;
+};
+
+/**
+ * struct ft_offers - the ways offered to switches in a round of a stage
+ * @stamp, @round: per switch, the round of its offers
+ * @best, @brank, @bport: per switch, the best offer: counter slot, rank, port
+ * @cur, @next: switch lists
+ */
+struct ft_offers {
+	uint32_t *stamp, *best;
+	uint64_t *brank;
+	uint8_t *bport;
+	uint32_t round;
+	uint32_t *cur, *next;
+};
+
+/**
+ * struct ft_stage1 - the first stage: step 1's states, steps 2 and 3
+ * @cnt_down: per up link: dedicated downward paths on its cable
+ * @load: per switch: dedicated downward paths crossing it
+ * @cnt_up: per down link: destinations its peer routed up through the
+ *          cable (step 3)
+ */
+struct ft_stage1 {
+	const struct ft_model *m;
+	struct ft_offers o;
+	uint32_t *cnt_down, *load, *cnt_up;
+};
+
+/**
+ * struct ft_stage2 - the second stage: step 1's ports, step 4
+ * @lport: per link, its port
+ * @cnt_ext: per up link: destinations its peer routed down through the
+ *           cable (step 4a)
+ * @cnt_sec: per sibling link: entries through it (steps 1 and 4c)
+ * @up: the classes and counters of step 4b
+ * @dn, @ndn: the switches of state down, level l's in dn[lvl_off[l] ..
+ *            lvl_off[l] + ndn[l])
+ * @sibl, @nsibl: the leaves with sibling links
+ */
+struct ft_stage2 {
+	const struct ft_model *m;
+	struct ft_offers o;
+	uint8_t *lport;
+	uint32_t *cnt_ext, *cnt_sec;
+	struct ft_up up;
+	uint32_t *dn, *ndn;
+	uint32_t *sibl, nsibl;
+};
+
+/** ft_stage1_init() - all counters zero; 0, or -1 when out of memory */
+int ft_stage1_init(struct ft_stage1 *a, const struct ft_model *m);
+void ft_stage1_fini(struct ft_stage1 *a);
+
+/**
+ * ft_stage1_run() - the first stage of destination @d into @sl (every
+ * entry of @sl is set), @d's chain included
+ */
+void ft_stage1_run(struct ft_stage1 *a, struct ft_dest *d, const struct ft_slot *sl);
+
+/** ft_stage2_init() - all counters zero; 0, or -1 when out of memory */
+int ft_stage2_init(struct ft_stage2 *b, const struct ft_model *m);
+void ft_stage2_fini(struct ft_stage2 *b);
+
+/**
+ * ft_stage2_run() - the second stage of destination @d (not a dummy),
+ * over its first stage's @sl
+ */
+void ft_stage2_run(struct ft_stage2 *b, const struct ft_dest *d, const struct ft_slot *sl);
+
+/**
  * ft_sw_name() - a switch's description, for notes and reasons
  */
 static inline const char *ft_sw_name(const struct fabric *f, uint32_t sw)
@@ -204,10 +301,11 @@ struct ft_stats {
 
 /**
  * ft_route() - the fat-tree routing of papers/000 section 3 (Zahavi): fill
- * the LFTs of @r for every LID of @m's fabric
+ * the LFTs of @r for every LID of @m's fabric, with up to @threads threads
+ * (0: one per online CPU; the result is the same for any count)
  * Return: 0, or -1 when out of memory.
  */
-int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st);
+int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st, unsigned threads);
 
 /**
  * ft_count_holes() - count the unrouted pairs of @r into @st (ca_holes,

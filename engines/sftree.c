@@ -683,7 +683,7 @@ static int sftree_route(const struct eng_req *q, const struct eng_args *a, struc
 	if (rc != ENG_OK)
 		return rc;
 	r = rt_new(f);
-	if (!r || ft_route(&m, r, &st) || ft_count_holes(&m, r, &st) || sf_init(&x, &m, r) ||
+	if (!r || ft_route(&m, r, &st, q->threads) || ft_count_holes(&m, r, &st) || sf_init(&x, &m, r) ||
 	    sf_run(&x)) {
 		rc = ENG_ERROR;
 	} else {
