@@ -7,35 +7,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "fabric/routing.h"
-
-/* LFT blocks this large go on transparent huge pages where the system allows them. */
-#define RT_HUGE_MIN (16u << 20)
-#define RT_HUGE_PAGE (2u << 20)
-
-/*
- * @n bytes for the LFTs. A large block is aligned to and advised onto huge
- * pages: the engines write it a column (a destination LID) at a time and
- * analysis/ reads it the same way, one row per switch, each of them a
- * page of its own with 4 KiB pages.
- */
-static uint8_t *lft_alloc(size_t n)
-{
-#ifdef MADV_HUGEPAGE
-	void *p;
-
-	if (n < RT_HUGE_MIN)
-		return malloc(n);
-	if (posix_memalign(&p, RT_HUGE_PAGE, n))
-		return NULL;
-	madvise(p, n, MADV_HUGEPAGE);	/* advice only: fine if refused */
-	return p;
-#else
-	return malloc(n);
-#endif
-}
 
 struct rt_routing *rt_new(const struct fabric *f)
 {
@@ -52,7 +25,7 @@ struct rt_routing *rt_new_len(const struct fabric *f, uint32_t lft_len)
 	r->lft_len = lft_len > f->lid_top + 1 ? lft_len : f->lid_top + 1;
 	r->neps = f->neps;
 	r->vls_used = 1;
-	r->lft = lft_alloc((size_t)r->nswitches * r->lft_len + 1);
+	r->lft = malloc((size_t)r->nswitches * r->lft_len + 1);
 	r->sl2vl = calloc((size_t)r->nswitches + 1, sizeof(*r->sl2vl));
 	if (!r->lft || !r->sl2vl) {
 		rt_free(r);
