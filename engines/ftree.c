@@ -86,14 +86,15 @@
  * struct ft_block - up to FT_BLOCK destinations between the stages
  * @d, @n: the destinations (no dummy)
  * @state, @oport, @hops: their slots, one row of nsw entries each
- * @chains: their chains, nlevels + 1 entries each
+ * @chains, @filled: their chains and their slots' counts per level,
+ *                   nlevels + 2 entries each
  */
 struct ft_block {
 	struct ft_dest d[FT_BLOCK];
 	uint32_t n;
 	uint8_t *state, *oport;
 	uint16_t *hops;
-	uint32_t *chains;
+	uint32_t *chains, *filled;
 };
 
 /**
@@ -126,9 +127,9 @@ struct ft_pipe {
 
 static struct ft_slot slot_of(const struct ft_pipe *p, const struct ft_block *b, uint32_t j)
 {
-	size_t off = (size_t)j * p->m->nsw;
+	size_t off = (size_t)j * p->m->nsw, lv = (size_t)j * (p->m->nlevels + 2);
 
-	return (struct ft_slot){ b->state + off, b->oport + off, b->hops + off };
+	return (struct ft_slot){ b->state + off, b->oport + off, b->hops + off, b->filled + lv };
 }
 
 /* --- writing the LFTs ------------------------------------------------------------ */
@@ -264,7 +265,7 @@ static void submit(struct ft_pipe *p, struct ft_dest d)
 		ft_stage1_run(&p->s1, &d, &p->dummy);
 		return;
 	}
-	d.chain = b->chains + (size_t)b->n * (p->m->nlevels + 1);
+	d.chain = b->chains + (size_t)b->n * (p->m->nlevels + 2);
 	b->d[b->n] = d;
 	sl = slot_of(p, b, b->n);
 	ft_stage1_run(&p->s1, &b->d[b->n++], &sl);
@@ -298,10 +299,12 @@ static void pipe_fini(struct ft_pipe *p)
 		free(p->blk[i].oport);
 		free(p->blk[i].hops);
 		free(p->blk[i].chains);
+		free(p->blk[i].filled);
 	}
 	free(p->dummy.state);
 	free(p->dummy.oport);
 	free(p->dummy.hops);
+	free(p->dummy.filled);
 	free(p->dchain);
 }
 
@@ -309,7 +312,7 @@ static void pipe_fini(struct ft_pipe *p)
 static int pipe_init(struct ft_pipe *p, const struct ft_model *m, struct rt_routing *r,
 		     uint32_t nbuf)
 {
-	size_t ns = (size_t)m->nsw + 1, nc = (size_t)m->nlevels + 1;
+	size_t ns = (size_t)m->nsw + 1, nc = (size_t)m->nlevels + 2;
 	int bad = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -323,13 +326,16 @@ static int pipe_init(struct ft_pipe *p, const struct ft_model *m, struct rt_rout
 		b->oport = malloc(ns * FT_BLOCK);
 		b->hops = malloc(ns * FT_BLOCK * sizeof(*b->hops));
 		b->chains = malloc(nc * FT_BLOCK * sizeof(*b->chains));
-		bad |= !b->state || !b->oport || !b->hops || !b->chains;
+		b->filled = malloc(nc * FT_BLOCK * sizeof(*b->filled));
+		bad |= !b->state || !b->oport || !b->hops || !b->chains || !b->filled;
 	}
 	p->dummy.state = malloc(ns);
 	p->dummy.oport = malloc(ns);
 	p->dummy.hops = malloc(ns * sizeof(*p->dummy.hops));
+	p->dummy.filled = malloc(nc * sizeof(*p->dummy.filled));
 	p->dchain = malloc(nc * sizeof(*p->dchain));
-	if (bad || !p->dummy.state || !p->dummy.oport || !p->dummy.hops || !p->dchain ||
+	if (bad || !p->dummy.state || !p->dummy.oport || !p->dummy.hops || !p->dummy.filled ||
+	    !p->dchain ||
 	    ft_stage1_init(&p->s1, m) || ft_stage2_init(&p->s2, m)) {
 		pipe_fini(p);
 		return -1;

@@ -144,8 +144,8 @@ uint32_t ft_up_pick_some(const struct ft_up *u, uint32_t i, uint32_t n);
  */
 static inline uint32_t ft_up_pick(const struct ft_up *u, uint32_t i, uint32_t n)
 {
-	const uint64_t *w = u->mask + (size_t)i * 2 * u->uw;
-	uint32_t k = 0;
+	uint32_t uw = u->uw, k = 0;
+	const uint64_t *w = u->mask + (size_t)i * 2 * uw;
 
 	if (n != u->base[i + 1] - u->base[i])
 		return ft_up_pick_some(u, i, n);
@@ -159,16 +159,16 @@ static inline uint32_t ft_up_pick(const struct ft_up *u, uint32_t i, uint32_t n)
  */
 static inline void ft_up_count(struct ft_up *u, uint32_t i, uint32_t j)
 {
-	uint64_t *w = u->mask + (size_t)i * 2 * u->uw, *nx = w + u->uw;
-	uint64_t bit = 1ull << j % 64;
-	uint32_t k;
+	uint32_t uw = u->uw, k;
+	uint64_t *w = u->mask + (size_t)i * 2 * uw, *nx = w + uw;
+	uint64_t bit = 1ull << j % 64, left;
 
 	if (w[j / 64] & bit) {
-		w[j / 64] &= ~bit;
+		left = w[j / 64] &= ~bit;
 		nx[j / 64] |= bit;
-		for (k = 0; k < u->uw && !w[k]; k++)
-			;
-		if (k == u->uw)
+		for (k = 0; k < uw && !left; k++)
+			left = w[k];
+		if (!left)
 			ft_up_advance(u, i);
 	} else if (nx[j / 64] & bit) {	/* one above the least: now two */
 		nx[j / 64] &= ~bit;
@@ -201,23 +201,24 @@ struct ft_dest {
 
 /**
  * struct ft_slot - per switch, for one destination: @state (the stages'
- * own), @oport (the LFT entry, RT_NO_PORT if none) and @hops (links to go)
+ * own), @oport (the LFT entry, RT_NO_PORT if none) and @hops (links to go);
+ * per level, @filled: how many switches have an entry
  */
 struct ft_slot {
 	uint8_t *state, *oport;
 	uint16_t *hops;
+	uint32_t *filled;
 };
 
 /**
  * struct ft_offers - the ways offered to switches in a round of a stage
  * @stamp, @round: per switch, the round of its offers
- * @best, @brank, @bport: per switch, the best offer: counter slot, rank, port
+ * @best, @bkey: per switch, the best offer: its counter slot and key
  * @cur, @next: switch lists
  */
 struct ft_offers {
 	uint32_t *stamp, *best;
-	uint64_t *brank;
-	uint8_t *bport;
+	uint64_t *bkey;
 	uint32_t round;
 	uint32_t *cur, *next;
 };

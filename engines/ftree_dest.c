@@ -40,8 +40,7 @@ static void offers_fini(struct ft_offers *o)
 {
 	free(o->stamp);
 	free(o->best);
-	free(o->brank);
-	free(o->bport);
+	free(o->bkey);
 	free(o->cur);
 	free(o->next);
 }
@@ -53,40 +52,38 @@ static int offers_init(struct ft_offers *o, uint32_t nsw)
 	o->round = 0;
 	o->stamp = calloc(ns, sizeof(*o->stamp));
 	o->best = calloc(ns, sizeof(*o->best));
-	o->brank = calloc(ns, sizeof(*o->brank));
-	o->bport = calloc(ns, 1);
+	o->bkey = calloc(ns, sizeof(*o->bkey));
 	o->cur = malloc(ns * sizeof(*o->cur));
 	o->next = malloc(ns * sizeof(*o->next));
-	return o->stamp && o->best && o->brank && o->bport && o->cur && o->next ? 0 : -1;
+	return o->stamp && o->best && o->bkey && o->cur && o->next ? 0 : -1;
 }
 
 /*
- * The rank of a link of a switch as its way to the destination, lowest
+ * The key of a link of a switch as its way to the destination, lowest
  * best: the hops to go from its peer (@hops), then the link's counter
- * (@cnt); ties go to the lowest port.
+ * (@cnt), then its port on the switch (@port).
  */
-static inline uint64_t rank_of(uint16_t hops, uint32_t cnt)
+static inline uint64_t key_of(uint16_t hops, uint32_t cnt, uint8_t port)
 {
-	return (uint64_t)hops << 32 | cnt;
+	return (uint64_t)hops << 40 | (uint64_t)cnt << 8 | port;
 }
 
 /*
- * Offer switch @t a way to the destination this round: the link of rank
- * @rank, leaving @t by its port @port, counted in slot @slot of the
- * counters take_best() is given. New switches of the round go to @list.
+ * Offer switch @t a way to the destination this round: the link of key
+ * @key, counted in slot @slot of the counters take_best() is given. New
+ * switches of the round go to @list.
  */
-static inline void offer(struct ft_offers *o, uint32_t t, uint32_t slot, uint64_t rank,
-			 uint8_t port, uint32_t *list, uint32_t *n)
+static inline void offer(struct ft_offers *o, uint32_t t, uint32_t slot, uint64_t key,
+			 uint32_t *list, uint32_t *n)
 {
 	if (o->stamp[t] != o->round) {
 		o->stamp[t] = o->round;
 		list[(*n)++] = t;
-	} else if (rank > o->brank[t] || (rank == o->brank[t] && port >= o->bport[t])) {
+	} else if (key >= o->bkey[t]) {
 		return;	/* not better */
 	}
 	o->best[t] = slot;
-	o->brank[t] = rank;
-	o->bport[t] = port;
+	o->bkey[t] = key;
 }
 
 /* Give switch @t the entry of the best way offered this round; count it in @cnt. */
@@ -94,8 +91,8 @@ static inline void take_best(const struct ft_offers *o, const struct ft_slot *sl
 			     enum ft_state st, uint32_t *cnt)
 {
 	sl->state[t] = (uint8_t)st;
-	sl->oport[t] = o->bport[t];
-	sl->hops[t] = (uint16_t)((o->brank[t] >> 32) + 1);
+	sl->oport[t] = (uint8_t)o->bkey[t];
+	sl->hops[t] = (uint16_t)((o->bkey[t] >> 40) + 1);
 	cnt[o->best[t]]++;
 }
 
@@ -153,6 +150,7 @@ static void chain_up(struct ft_stage1 *a, struct ft_dest *d, const struct ft_slo
 
 		a->cnt_down[e]++;
 		a->load[u]++;
+		sl->filled[m->level[u]]++;
 		sl->state[u] = ST_DOWN;
 		sl->oport[u] = m->links[e].peer_port;
 		sl->hops[u] = (uint16_t)(sl->hops[s] + 1);
@@ -161,12 +159,19 @@ static void chain_up(struct ft_stage1 *a, struct ft_dest *d, const struct ft_slo
 	}
 }
 
-/* Step 3 below chain switch @top: entries going up, level by level downwards. */
+/*
+ * Step 3 below chain switch @top: entries going up, level by level
+ * downwards. (Locals in the loops: byte stores could alias fields.)
+ */
 static void descend(struct ft_stage1 *a, const struct ft_slot *sl, uint32_t top)
 {
 	const struct ft_model *m = a->m;
+	const struct ft_link *links = m->links;
+	const uint32_t *off = m->off, *level = m->level;
 	struct ft_offers *o = &a->o;
-	uint32_t ncur = 1, *cur = o->cur, *next = o->next;
+	uint32_t ncur = 1, *cur = o->cur, *next = o->next, *cnt = a->cnt_up, *filled = sl->filled;
+	const uint8_t *state = sl->state;
+	const uint16_t *hops = sl->hops;
 
 	cur[0] = top;
 	while (ncur) {
@@ -174,19 +179,18 @@ static void descend(struct ft_stage1 *a, const struct ft_slot *sl, uint32_t top)
 
 		o->round++;
 		for (uint32_t i = 0; i < ncur; i++) {
-			uint16_t h = sl->hops[cur[i]];
+			uint16_t h = hops[cur[i]];
 
-			for (uint32_t e = ft_first(m, cur[i], FT_DOWN); e < ft_end(m, cur[i], FT_DOWN);
-			     e++) {
-				const struct ft_link *l = &m->links[e];
-
-				if (sl->state[l->peer] == ST_NONE)
-					offer(o, l->peer, e, rank_of(h, a->cnt_up[e]), l->peer_port, next,
-					      &nnext);
-			}
+			for (uint32_t e = off[3 * cur[i] + FT_DOWN]; e < off[3 * cur[i] + FT_DOWN + 1];
+			     e++)
+				if (state[links[e].peer] == ST_NONE)
+					offer(o, links[e].peer, e, key_of(h, cnt[e], links[e].peer_port),
+					      next, &nnext);
 		}
-		for (uint32_t i = 0; i < nnext; i++)
-			take_best(o, sl, next[i], ST_UP, a->cnt_up);
+		for (uint32_t i = 0; i < nnext; i++) {
+			filled[level[next[i]]]++;
+			take_best(o, sl, next[i], ST_UP, cnt);
+		}
 		tmp = cur;
 		cur = next;
 		next = tmp;
@@ -200,13 +204,18 @@ void ft_stage1_run(struct ft_stage1 *a, struct ft_dest *d, const struct ft_slot 
 
 	memset(sl->state, ST_NONE, m->nsw);
 	memset(sl->oport, RT_NO_PORT, m->nsw);
+	memset(sl->filled, 0, ((size_t)m->nlevels + 2) * sizeof(*sl->filled));
+	sl->filled[m->level[d->home]]++;
 	sl->state[d->home] = ST_DOWN;
 	sl->oport[d->home] = d->port;
 	sl->hops[d->home] = d->hops;
 	d->chain[0] = d->home;
 	d->nchain = 1;
-	for (uint32_t e = ft_first(m, d->home, FT_SIB); d->sibs && e < ft_end(m, d->home, FT_SIB); e++)
+	for (uint32_t e = ft_first(m, d->home, FT_SIB); d->sibs && e < ft_end(m, d->home, FT_SIB);
+	     e++) {
+		sl->filled[1] += sl->state[m->links[e].peer] == ST_NONE;
 		sl->state[m->links[e].peer] = ST_SIB;	/* the port: the second stage */
+	}
 	if (!d->paths)
 		return;
 	chain_up(a, d, sl);
@@ -272,7 +281,7 @@ static void siblings(struct ft_stage2 *b, const struct ft_dest *d, const struct 
 	for (uint32_t e = ft_first(m, d->home, FT_SIB); e < ft_end(m, d->home, FT_SIB); e++) {
 		const struct ft_link *l = &m->links[e];
 
-		offer(&b->o, l->peer, l->back, rank_of(d->hops, b->cnt_sec[l->back]), l->peer_port,
+		offer(&b->o, l->peer, l->back, key_of(d->hops, b->cnt_sec[l->back], l->peer_port),
 		      b->o.next, &n);
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -296,11 +305,12 @@ static void extend_down(struct ft_stage2 *b, const struct ft_slot *sl)
 				const struct ft_link *k = &m->links[e];
 
 				if (sl->state[k->peer] == ST_NONE || sl->state[k->peer] == ST_UP)
-					offer(&b->o, k->peer, e, rank_of(h, b->cnt_ext[e]), k->peer_port,
+					offer(&b->o, k->peer, e, key_of(h, b->cnt_ext[e], k->peer_port),
 					      b->o.cur, &n);
 			}
 		}
 		for (uint32_t i = 0; i < n; i++) {
+			sl->filled[l + 1] += sl->state[b->o.cur[i]] == ST_NONE;
 			take_best(&b->o, sl, b->o.cur[i], ST_DOWN, b->cnt_ext);
 			push_down(b, b->o.cur[i]);
 		}
@@ -338,35 +348,50 @@ static uint32_t class_cands(struct ft_stage2 *b, const struct ft_slot *sl, uint3
 }
 
 /*
- * Step 4b, levels downwards: a switch without entry goes up to the nearest
- * parent with an up/down entry, through its least used link to one. Its
- * choice depends on the level above and its own counters only, so
- * switches are visited class by class.
+ * Step 4b for the switches of class @c without entry: up to the nearest
+ * parent with an up/down entry, through its least used link to one.
+ * Returns how many got an entry. (Locals, not @b and @sl, in the loop:
+ * byte stores could alias any of their fields.)
+ */
+static uint32_t pull_class(struct ft_stage2 *b, const struct ft_slot *sl, uint32_t c)
+{
+	struct ft_up u = b->up;
+	uint8_t *state = sl->state, *oport = sl->oport;
+	uint16_t *hops = sl->hops;
+	const uint8_t *lport = b->lport;
+	uint32_t n = UINT32_MAX, first = 0, got = 0;
+	uint16_t h = 0;
+
+	for (uint32_t i = u.off[c]; i < u.off[c + 1]; i++) {
+		uint32_t s = u.mem[i], j;
+
+		if (state[s] != ST_NONE)
+			continue;
+		if (n == UINT32_MAX && !(n = class_cands(b, sl, c, &h, &first)))
+			break;
+		j = ft_up_pick(&u, i, n);
+		ft_up_count(&u, i, j);
+		state[s] = ST_UP;
+		oport[s] = lport[first + j];	/* the same in the class */
+		hops[s] = (uint16_t)(h + 1);
+		got++;
+	}
+	return got;
+}
+
+/*
+ * Step 4b, levels downwards. A switch's choice depends on the level above
+ * and its own counters only, so switches are visited class by class, and
+ * a level where every switch has an entry is skipped.
  */
 static void pull_up(struct ft_stage2 *b, const struct ft_slot *sl)
 {
 	const struct ft_model *m = b->m;
-	struct ft_up *u = &b->up;
 
 	for (uint32_t l = m->nlevels - 1; l >= 1; l--)
-		for (uint32_t c = u->lvl[l]; c < u->lvl[l + 1]; c++) {
-			uint32_t n = UINT32_MAX, first = 0;
-			uint16_t h = 0;
-
-			for (uint32_t i = u->off[c]; i < u->off[c + 1]; i++) {
-				uint32_t s = u->mem[i], j;
-
-				if (sl->state[s] != ST_NONE)
-					continue;
-				if (n == UINT32_MAX && !(n = class_cands(b, sl, c, &h, &first)))
-					break;
-				j = ft_up_pick(u, i, n);
-				sl->state[s] = ST_UP;
-				sl->oport[s] = b->lport[first + j];	/* the same in the class */
-				sl->hops[s] = (uint16_t)(h + 1);
-				ft_up_count(u, i, j);
-			}
-		}
+		for (uint32_t c = b->up.lvl[l]; c < b->up.lvl[l + 1] &&
+		     sl->filled[l] < m->lvl_off[l + 1] - m->lvl_off[l]; c++)
+			sl->filled[l] += pull_class(b, sl, c);
 }
 
 /*
@@ -385,7 +410,7 @@ static void pull_sib(struct ft_stage2 *b, const struct ft_slot *sl)
 			continue;
 		for (uint32_t e = ft_first(m, s, FT_SIB); e < ft_end(m, s, FT_SIB); e++) {
 			uint32_t p = m->links[e].peer;
-			uint64_t r = rank_of(sl->hops[p], b->cnt_sec[e]);
+			uint64_t r = key_of(sl->hops[p], b->cnt_sec[e], 0);
 
 			if ((sl->state[p] == ST_DOWN || sl->state[p] == ST_UP) && r < rb) {
 				rb = r;
@@ -394,9 +419,10 @@ static void pull_sib(struct ft_stage2 *b, const struct ft_slot *sl)
 		}
 		if (best == UINT32_MAX)
 			continue;
+		sl->filled[1]++;
 		sl->state[s] = ST_SIB;
 		sl->oport[s] = b->lport[best];
-		sl->hops[s] = (uint16_t)((rb >> 32) + 1);
+		sl->hops[s] = (uint16_t)((rb >> 40) + 1);
 		b->cnt_sec[best]++;
 	}
 }

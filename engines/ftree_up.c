@@ -158,8 +158,10 @@ void ft_up_advance(struct ft_up *u, uint32_t i)
 	const uint32_t *c = u->cnt + u->base[i];
 
 	u->least[i]++;
-	memcpy(w, nx, u->uw * sizeof(*w));
-	memset(nx, 0, u->uw * sizeof(*nx));
+	for (uint32_t k = 0; k < u->uw; k++) {
+		w[k] = nx[k];
+		nx[k] = 0;
+	}
 	for (uint32_t j = 0; u->high[i] && j < u->base[i + 1] - u->base[i]; j++)
 		if (!(w[j / 64] >> j % 64 & 1) && c[j] == u->least[i] + 1) {
 			nx[j / 64] |= 1ull << j % 64;
