@@ -67,8 +67,9 @@
  * LIDs as 8 x 8 byte tiles). The result does not depend on the thread
  * count.
  *
- * Cost: O(destinations x switch links) time, O(switch links) memory besides
- * the LFTs (and three blocks of destinations x switches x 4 bytes).
+ * Cost: O(destinations x switch links) time (step 4b of a complete tree:
+ * O(destinations x switches), see ftree_up.c), O(switch links) memory
+ * besides the LFTs and the blocks (three of FT_BLOCK x switches x 4 bytes).
  */
 #include <pthread.h>
 #include <stdlib.h>

@@ -189,7 +189,7 @@ static inline void ft_up_count(struct ft_up *u, uint32_t i, uint32_t j)
  * @paths: steps 2 and 3 apply (CA LIDs and dummies, not switches)
  * @lid: the LID whose LFT entries these are; 0: none are written
  * @chain, @nchain: @home and the switches of step 2 above it (room for
- *                  nlevels), filled by the first stage
+ *                  nlevels + 2), filled by the first stage
  */
 struct ft_dest {
 	uint32_t home;
