@@ -652,8 +652,8 @@ static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 	x->has = calloc(n + 1, 1);
 	x->via = malloc((n + 1) * sizeof(*x->via));
 	x->list = malloc((n + 1) * sizeof(*x->list));
-	if (!x->lid || !x->snreach || !x->tosn || !x->cols || !x->sub || !x->detour || !x->jchild || !x->relay || !x->has ||
-	    !x->seen || !x->via || !x->list || sf_ports(x))
+	if (!x->lid || !x->snreach || !x->tosn || !x->cols || !x->sub || !x->detour ||
+	    !x->jchild || !x->relay || !x->has || !x->seen || !x->via || !x->list || sf_ports(x))
 		return -1;
 	for (uint32_t s = 0; s < m->nsw; s++) {
 		unsigned lid = fab_port(m->f, m->f->switches[s], 0)->lid;
