@@ -222,6 +222,8 @@ enum eng_policy {
  *                      computed for): engines with a repair hook use it
  * @eval: evaluate each routing with these options (NULL: no evaluation)
  * @policy: enum eng_policy
+ * @threads: threads an engine may use (0: one per online CPU); a routing
+ *           never depends on it
  */
 struct eng_req {
 	const struct fabric *fabric;
@@ -235,6 +237,7 @@ struct eng_req {
 	const struct rt_routing *prev;
 	const struct an_opts *eval;
 	enum eng_policy policy;
+	unsigned threads;
 };
 
 /**

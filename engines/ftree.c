@@ -59,327 +59,313 @@
  * by its BFS indexing, here switch order); unlike OpenSM it routes degraded
  * trees (missing links or switches) instead of falling back to minhop.
  *
- * Cost: O(destinations x switch links) time, O(switch links) memory besides
- * the LFTs.
+ * ftree_dest.c holds the steps, split in two stages by the counters they
+ * use: the first (step 1's states, steps 2 and 3) of a destination may run
+ * ahead of the second (step 1's ports, step 4) of earlier ones, in another
+ * thread. Destinations are handed over in blocks of FT_BLOCK; the entries
+ * of a block are written to the LFTs in one pass (blocks of consecutive
+ * LIDs as 8 x 8 byte tiles). The result does not depend on the thread
+ * count.
+ *
+ * Cost: O(destinations x switch links) time (step 4b of a complete tree:
+ * O(destinations x switches), see ftree_up.c), O(switch links) memory
+ * besides the LFTs and the blocks (three of FT_BLOCK x switches x 4 bytes).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engines/ftree.h"
 
-/* Destinations whose entries are gathered before being written to the LFTs. */
+/* Destinations handed from the first stage to the second at a time. */
 #define FT_BLOCK 64u
+/* Blocks in flight with two threads: being filled, in the second stage, being written. */
+#define FT_NBUF 3u
 
-enum ft_state {
-	ST_NONE = 0,
-	ST_DOWN = 1,	/* the path to the destination only goes down */
-	ST_UP = 2,	/* goes up first */
-	ST_SIB = 3,	/* crosses a sibling link first */
+/**
+ * struct ft_block - up to FT_BLOCK destinations between the stages
+ * @d, @n: the destinations (no dummy)
+ * @state, @oport, @hops: their slots, one row of nsw entries each
+ * @chains, @filled: their chains and their slots' counts per level,
+ *                   nlevels + 2 entries each
+ */
+struct ft_block {
+	struct ft_dest d[FT_BLOCK];
+	uint32_t n;
+	uint8_t *state, *oport;
+	uint16_t *hops;
+	uint32_t *chains, *filled;
 };
 
 /**
- * struct ft_run - counters of a whole routing and scratch of one destination
- * @cnt_down: per up link: dedicated downward paths on its cable
- * @cnt_up: per up link: destinations routed up through it (step 3)
- * @cnt_sec: per link: secondary entries through it (steps 1 and 4)
- * @load: per switch: dedicated downward paths crossing it
- * @state, @oport, @hops: per switch, for the current destination: enum
- *        ft_state, output port, links to the destination
- * @best, @stamp, @round: per switch, the best candidate link of the current
- *                        round (valid when stamp == round)
- * @chain, @cur, @next: switch lists
- * @blk, @blk_lid, @nblk: entries of up to FT_BLOCK destinations, written to
- *                       the LFTs switch by switch (emit(), flush())
+ * struct ft_pipe - the routing of all destinations through the two stages
+ * @m, @r: the tree, the tables
+ * @s1, @s2: the stages
+ * @blk, @nbuf: the blocks (FT_NBUF with a second thread, else 1)
+ * @k: blocks handed over so far; block k is filled in blk[k % nbuf]
+ * @dummy, @dchain: the slot and chain of dummies (first stage only)
+ * @threaded: the second stage runs in @tid
+ * @mu, @cv, @published, @done, @end: blocks handed to the second stage,
+ *                                   blocks it finished, no more blocks
  */
-struct ft_run {
+struct ft_pipe {
 	const struct ft_model *m;
-	uint32_t *cnt_down, *cnt_up, *cnt_sec, *load;
-	uint8_t *state, *oport;
-	uint16_t *hops;
-	uint32_t *best, *stamp;
-	uint32_t round;
-	uint32_t *chain, *cur, *next;
-	uint8_t *blk;
-	uint16_t blk_lid[FT_BLOCK];
-	uint32_t nblk;
+	struct rt_routing *r;
+	struct ft_stage1 s1;
+	struct ft_stage2 s2;
+	struct ft_block blk[FT_NBUF];
+	uint32_t nbuf, k;
+	struct ft_slot dummy;
+	uint32_t *dchain;
+	int threaded;
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint32_t published, done;
+	int end;
 };
 
-static void run_fini(struct ft_run *x)
+static struct ft_slot slot_of(const struct ft_pipe *p, const struct ft_block *b, uint32_t j)
 {
-	free(x->cnt_down);
-	free(x->cnt_up);
-	free(x->cnt_sec);
-	free(x->load);
-	free(x->state);
-	free(x->oport);
-	free(x->hops);
-	free(x->best);
-	free(x->stamp);
-	free(x->chain);
-	free(x->cur);
-	free(x->next);
-	free(x->blk);
+	size_t off = (size_t)j * p->m->nsw, lv = (size_t)j * (p->m->nlevels + 2);
+
+	return (struct ft_slot){ b->state + off, b->oport + off, b->hops + off, b->filled + lv };
 }
 
-static int run_init(struct ft_run *x, const struct ft_model *m)
-{
-	size_t nl = (size_t)m->nlinks + 1, ns = (size_t)m->nsw + 1;
+/* --- writing the LFTs ------------------------------------------------------------ */
 
-	memset(x, 0, sizeof(*x));
-	x->m = m;
-	x->cnt_down = calloc(nl, sizeof(*x->cnt_down));
-	x->cnt_up = calloc(nl, sizeof(*x->cnt_up));
-	x->cnt_sec = calloc(nl, sizeof(*x->cnt_sec));
-	x->load = calloc(ns, sizeof(*x->load));
-	x->state = calloc(ns, 1);
-	x->oport = calloc(ns, 1);
-	x->hops = calloc(ns, sizeof(*x->hops));
-	x->best = calloc(ns, sizeof(*x->best));
-	x->stamp = calloc(ns, sizeof(*x->stamp));
-	x->chain = malloc(ns * sizeof(*x->chain));
-	x->cur = malloc(ns * sizeof(*x->cur));
-	x->next = malloc(ns * sizeof(*x->next));
-	x->blk = malloc(ns * FT_BLOCK);
-	if (!x->cnt_down || !x->cnt_up || !x->cnt_sec || !x->load || !x->state || !x->oport ||
-	    !x->hops || !x->best || !x->stamp || !x->chain || !x->cur || !x->next || !x->blk) {
-		run_fini(x);
+/* Transpose the 8 x 8 bytes of @a: byte k of a[j] goes to byte j of a[k]. */
+static void transpose8(uint64_t a[8])
+{
+	for (unsigned i = 0; i < 8; i += 2) {
+		uint64_t t = ((a[i] >> 8) ^ a[i + 1]) & 0x00FF00FF00FF00FFull;
+
+		a[i + 1] ^= t;
+		a[i] ^= t << 8;
+	}
+	for (unsigned i = 0; i < 8; i += i % 2 ? 3 : 1) {
+		uint64_t t = ((a[i] >> 16) ^ a[i + 2]) & 0x0000FFFF0000FFFFull;
+
+		a[i + 2] ^= t;
+		a[i] ^= t << 16;
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		uint64_t t = ((a[i] >> 32) ^ a[i + 4]) & 0x00000000FFFFFFFFull;
+
+		a[i + 4] ^= t;
+		a[i] ^= t << 32;
+	}
+}
+
+/*
+ * Eight switches from @s0 of a full block of consecutive LIDs: 8 x 8 bytes
+ * at a time, read as rows of the block, written as pieces of LFT rows.
+ */
+static void flush8(const struct ft_pipe *p, const struct ft_block *b, uint32_t s0)
+{
+	uint32_t n = p->m->nsw;
+
+	for (uint32_t j0 = 0; j0 < FT_BLOCK; j0 += 8) {
+		uint64_t a[8];
+
+		for (uint32_t j = 0; j < 8; j++)
+			memcpy(&a[j], b->oport + (size_t)(j0 + j) * n + s0, 8);
+		transpose8(a);
+		for (uint32_t k = 0; k < 8; k++)
+			memcpy(rt_lft(p->r, s0 + k) + b->d[0].lid + j0, &a[k], 8);
+	}
+}
+
+/* Write the entries of block @b to the LFTs, one switch row at a time. */
+static void flush(const struct ft_pipe *p, struct ft_block *b)
+{
+	uint32_t n = p->m->nsw, s = 0;
+	int run = b->n == FT_BLOCK && b->d[0].lid;
+
+	for (uint32_t j = 1; j < b->n && run; j++)
+		run = b->d[j].lid == b->d[0].lid + j;
+	for (; run && s + 8 <= n; s += 8)
+		flush8(p, b, s);
+	for (; s < n; s++) {
+		uint8_t *row = rt_lft(p->r, s);
+
+		for (uint32_t j = 0; j < b->n; j++)
+			if (b->d[j].lid)
+				row[b->d[j].lid] = b->oport[(size_t)j * n + s];
+	}
+	b->n = 0;
+}
+
+/* --- the stages, in turn or in two threads -------------------------------------- */
+
+static void second_stage(struct ft_pipe *p, const struct ft_block *b)
+{
+	for (uint32_t j = 0; j < b->n; j++) {
+		struct ft_slot sl = slot_of(p, b, j);
+
+		ft_stage2_run(&p->s2, &b->d[j], &sl);
+	}
+}
+
+static void *second_thread(void *arg)
+{
+	struct ft_pipe *p = arg;
+
+	for (uint32_t k = 0;; k++) {
+		pthread_mutex_lock(&p->mu);
+		while (p->published <= k && !p->end)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (p->published <= k) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		pthread_mutex_unlock(&p->mu);
+		second_stage(p, &p->blk[k % p->nbuf]);
+		pthread_mutex_lock(&p->mu);
+		p->done = k + 1;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
+/*
+ * Block k is complete: run its second stage and write it, or hand it to
+ * the second thread and write block k - 1 once that thread finished it.
+ * Block k + 1 then goes to the buffer of block k - 2, written already.
+ */
+static void hand_over(struct ft_pipe *p)
+{
+	struct ft_block *b = &p->blk[p->k % p->nbuf];
+
+	if (!p->threaded) {
+		second_stage(p, b);
+		flush(p, b);
+		p->k++;
+		return;
+	}
+	pthread_mutex_lock(&p->mu);
+	p->published = p->k + 1;
+	pthread_cond_broadcast(&p->cv);
+	while (p->k && p->done < p->k)
+		pthread_cond_wait(&p->cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	if (p->k)
+		flush(p, &p->blk[(p->k - 1) % p->nbuf]);
+	p->k++;
+}
+
+/* Route destination @d: its first stage now, its second in its block's turn. */
+static void submit(struct ft_pipe *p, struct ft_dest d)
+{
+	struct ft_block *b = &p->blk[p->k % p->nbuf];
+	struct ft_slot sl;
+
+	if (!d.sibs) {	/* a dummy: counters of the first stage only */
+		d.chain = p->dchain;
+		ft_stage1_run(&p->s1, &d, &p->dummy);
+		return;
+	}
+	d.chain = b->chains + (size_t)b->n * (p->m->nlevels + 2);
+	b->d[b->n] = d;
+	sl = slot_of(p, b, b->n);
+	ft_stage1_run(&p->s1, &b->d[b->n++], &sl);
+	if (b->n == FT_BLOCK)
+		hand_over(p);
+}
+
+/* The last block, then the end of the second thread. */
+static void finish(struct ft_pipe *p)
+{
+	if (p->blk[p->k % p->nbuf].n)
+		hand_over(p);
+	if (!p->threaded)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->end = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->tid, NULL);
+	p->threaded = 0;
+	if (p->k)
+		flush(p, &p->blk[(p->k - 1) % p->nbuf]);
+}
+
+static void pipe_fini(struct ft_pipe *p)
+{
+	ft_stage1_fini(&p->s1);
+	ft_stage2_fini(&p->s2);
+	for (uint32_t i = 0; i < FT_NBUF; i++) {
+		free(p->blk[i].state);
+		free(p->blk[i].oport);
+		free(p->blk[i].hops);
+		free(p->blk[i].chains);
+		free(p->blk[i].filled);
+	}
+	free(p->dummy.state);
+	free(p->dummy.oport);
+	free(p->dummy.hops);
+	free(p->dummy.filled);
+	free(p->dchain);
+}
+
+/* The stages and @nbuf blocks; -1 when out of memory. */
+static int pipe_init(struct ft_pipe *p, const struct ft_model *m, struct rt_routing *r,
+		     uint32_t nbuf)
+{
+	size_t ns = (size_t)m->nsw + 1, nc = (size_t)m->nlevels + 2;
+	int bad = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->m = m;
+	p->r = r;
+	p->nbuf = nbuf;
+	for (uint32_t i = 0; i < nbuf; i++) {
+		struct ft_block *b = &p->blk[i];
+
+		b->state = malloc(ns * FT_BLOCK);
+		b->oport = malloc(ns * FT_BLOCK);
+		b->hops = malloc(ns * FT_BLOCK * sizeof(*b->hops));
+		b->chains = malloc(nc * FT_BLOCK * sizeof(*b->chains));
+		b->filled = malloc(nc * FT_BLOCK * sizeof(*b->filled));
+		bad |= !b->state || !b->oport || !b->hops || !b->chains || !b->filled;
+	}
+	p->dummy.state = malloc(ns);
+	p->dummy.oport = malloc(ns);
+	p->dummy.hops = malloc(ns * sizeof(*p->dummy.hops));
+	p->dummy.filled = malloc(nc * sizeof(*p->dummy.filled));
+	p->dchain = malloc(nc * sizeof(*p->dchain));
+	if (bad || !p->dummy.state || !p->dummy.oport || !p->dummy.hops || !p->dummy.filled ||
+	    !p->dchain ||
+	    ft_stage1_init(&p->s1, m) || ft_stage2_init(&p->s2, m)) {
+		pipe_fini(p);
 		return -1;
 	}
 	return 0;
 }
 
-/* --- candidates: the best link of a switch towards the destination ------------ */
-
-/*
- * The rank of link @e of a switch as its way to the destination, lowest
- * best: hops to go, then the link's counter; links of one switch are
- * visited in port order, so that ties go to the lowest port.
- */
-static inline uint64_t rank_of(const struct ft_run *x, uint32_t e, int counted)
+/* Two threads when @threads (0: the online CPUs) allows and there is more than a block. */
+static int pipe_start(struct ft_pipe *p, unsigned threads, uint64_t ndest)
 {
-	uint32_t c = counted ? x->cnt_up[e] : x->cnt_sec[e];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-	return (uint64_t)x->hops[x->m->links[e].peer] << 32 | c;
-}
-
-/* Link @a of a switch beats its link @b: a lower rank, or the same and a lower port. */
-static inline int better(const struct ft_run *x, uint32_t a, uint32_t b, int counted)
-{
-	uint64_t ra = rank_of(x, a, counted), rb = rank_of(x, b, counted);
-
-	return ra < rb || (ra == rb && x->m->links[a].port < x->m->links[b].port);
-}
-
-/* Offer link @link (of switch @t) as @t's way to the destination this round. */
-static void offer(struct ft_run *x, uint32_t t, uint32_t link, int counted, uint32_t *list,
-		  uint32_t *n)
-{
-	if (x->stamp[t] != x->round) {
-		x->stamp[t] = x->round;
-		x->best[t] = link;
-		list[(*n)++] = t;
-	} else if (better(x, link, x->best[t], counted)) {
-		x->best[t] = link;
+	if (!threads)
+		threads = cpus > 1 ? (unsigned)cpus : 1;
+	if (threads < 2 || ndest <= FT_BLOCK || p->nbuf < FT_NBUF)
+		return 0;
+	if (pthread_mutex_init(&p->mu, NULL))
+		return 0;
+	if (pthread_cond_init(&p->cv, NULL)) {
+		pthread_mutex_destroy(&p->mu);
+		return 0;
 	}
-}
-
-/* Give switch @t the entry of its best link @e. */
-static void take(struct ft_run *x, uint32_t t, uint32_t e, enum ft_state st, int counted)
-{
-	const struct ft_link *l = &x->m->links[e];
-
-	x->state[t] = (uint8_t)st;
-	x->oport[t] = l->port;
-	x->hops[t] = (uint16_t)(x->hops[l->peer] + 1);
-	if (counted)
-		x->cnt_up[e]++;
-	else
-		x->cnt_sec[e]++;
-}
-
-/* --- one destination ------------------------------------------------------------ */
-
-/* Start a destination at switch @home, delivered through @port; step 1 when @sibs. */
-static void dest_begin(struct ft_run *x, uint32_t home, uint8_t port, uint16_t hops, int sibs)
-{
-	const struct ft_model *m = x->m;
-	uint32_t n = 0;
-
-	memset(x->state, ST_NONE, m->nsw);
-	x->state[home] = ST_DOWN;
-	x->oport[home] = port;
-	x->hops[home] = hops;
-	if (!sibs)
-		return;
-	x->round++;
-	for (uint32_t e = ft_first(m, home, FT_SIB); e < ft_end(m, home, FT_SIB); e++)
-		offer(x, m->links[e].peer, m->links[e].back, 0, x->next, &n);
-	for (uint32_t i = 0; i < n; i++)
-		take(x, x->next[i], x->best[x->next[i]], ST_SIB, 0);
-}
-
-/* Up link of @s for the dedicated downward path: see step 2 of the DOC comment. */
-static uint32_t chain_link(const struct ft_run *x, uint32_t s)
-{
-	const struct ft_model *m = x->m;
-	uint32_t best = ft_first(m, s, FT_UP);
-
-	for (uint32_t e = best + 1; e < ft_end(m, s, FT_UP); e++) {
-		uint32_t le = x->load[m->links[e].peer], lb = x->load[m->links[best].peer];
-
-		if (x->cnt_down[e] < x->cnt_down[best] ||
-		    (x->cnt_down[e] == x->cnt_down[best] && le < lb))
-			best = e;
+	if (pthread_create(&p->tid, NULL, second_thread, p)) {
+		pthread_cond_destroy(&p->cv);
+		pthread_mutex_destroy(&p->mu);
+		return 0;
 	}
-	return best;
-}
-
-/* Step 2 from @home; returns the chain length (home included). */
-static uint32_t chain_up(struct ft_run *x, uint32_t home)
-{
-	const struct ft_model *m = x->m;
-	uint32_t n = 0, s = home;
-
-	x->chain[n++] = s;
-	while (ft_first(m, s, FT_UP) < ft_end(m, s, FT_UP)) {
-		uint32_t e = chain_link(x, s), u = m->links[e].peer;
-
-		x->cnt_down[e]++;
-		x->load[u]++;
-		x->state[u] = ST_DOWN;
-		x->oport[u] = m->links[e].peer_port;
-		x->hops[u] = (uint16_t)(x->hops[s] + 1);
-		x->chain[n++] = u;
-		s = u;
-	}
-	return n;
-}
-
-/* Step 3 below chain switch @top: entries going up, level by level downwards. */
-static void descend(struct ft_run *x, uint32_t top)
-{
-	const struct ft_model *m = x->m;
-	uint32_t ncur = 1, *cur = x->cur, *next = x->next;
-
-	cur[0] = top;
-	while (ncur) {
-		uint32_t nnext = 0, *tmp;
-
-		x->round++;
-		for (uint32_t i = 0; i < ncur; i++)
-			for (uint32_t e = ft_first(m, cur[i], FT_DOWN); e < ft_end(m, cur[i], FT_DOWN);
-			     e++)
-				if (x->state[m->links[e].peer] == ST_NONE)
-					offer(x, m->links[e].peer, m->links[e].back, 1, next, &nnext);
-		for (uint32_t i = 0; i < nnext; i++)
-			take(x, next[i], x->best[next[i]], ST_UP, 1);
-		tmp = cur;
-		cur = next;
-		next = tmp;
-		ncur = nnext;
-	}
-}
-
-/* Steps 2 and 3 for a destination begun at @home. */
-static void main_paths(struct ft_run *x, uint32_t home)
-{
-	uint32_t n = chain_up(x, home);
-
-	for (uint32_t i = 0; i < n; i++)
-		descend(x, x->chain[i]);
-}
-
-/* Step 4a: switches above a down-only switch go down, levels upwards. */
-static void extend_down(struct ft_run *x)
-{
-	const struct ft_model *m = x->m;
-
-	for (uint32_t l = 1; l < m->nlevels; l++) {
-		uint32_t n = 0;
-
-		x->round++;
-		for (uint32_t i = m->lvl_off[l]; i < m->lvl_off[l + 1]; i++) {
-			uint32_t s = m->order[i];
-
-			if (x->state[s] != ST_DOWN)
-				continue;
-			for (uint32_t e = ft_first(m, s, FT_UP); e < ft_end(m, s, FT_UP); e++) {
-				uint32_t p = m->links[e].peer;
-
-				if (x->state[p] == ST_NONE || x->state[p] == ST_UP)
-					offer(x, p, m->links[e].back, 0, x->cur, &n);
-			}
-		}
-		for (uint32_t i = 0; i < n; i++)
-			take(x, x->cur[i], x->best[x->cur[i]], ST_DOWN, 0);
-	}
-}
-
-/* Best link of @s in direction @d leading to a switch with an up/down entry; UINT32_MAX if none. */
-static uint32_t pull(const struct ft_run *x, uint32_t s, enum ft_dir d)
-{
-	const struct ft_model *m = x->m;
-	uint32_t best = UINT32_MAX;
-	uint64_t rb = UINT64_MAX;
-
-	for (uint32_t e = ft_first(m, s, d); e < ft_end(m, s, d); e++) {
-		uint8_t st = x->state[m->links[e].peer];
-		uint64_t r;
-
-		if (st != ST_DOWN && st != ST_UP)
-			continue;
-		r = rank_of(x, e, 0);
-		if (r < rb) {
-			rb = r;
-			best = e;
-		}
-	}
-	return best;
-}
-
-/* Steps 4b and 4c: up to the nearest routed parent (levels downwards), then siblings. */
-static void fill_rest(struct ft_run *x)
-{
-	const struct ft_model *m = x->m;
-
-	for (uint32_t l = m->nlevels - 1; l >= 1; l--)
-		for (uint32_t i = m->lvl_off[l]; i < m->lvl_off[l + 1]; i++) {
-			uint32_t s = m->order[i], e;
-
-			if (x->state[s] == ST_NONE && (e = pull(x, s, FT_UP)) != UINT32_MAX)
-				take(x, s, e, ST_UP, 0);
-		}
-	for (uint32_t i = m->lvl_off[1]; i < m->lvl_off[2]; i++) {
-		uint32_t s = m->order[i], e;
-
-		if (x->state[s] == ST_NONE && (e = pull(x, s, FT_SIB)) != UINT32_MAX)
-			take(x, s, e, ST_SIB, 0);
-	}
-}
-
-/* Write the gathered entries to the LFTs, one switch row at a time. */
-static void flush(struct ft_run *x, struct rt_routing *r)
-{
-	for (uint32_t s = 0; s < x->m->nsw; s++) {
-		uint8_t *row = rt_lft(r, s);
-		const uint8_t *b = x->blk + (size_t)s * FT_BLOCK;
-
-		for (uint32_t j = 0; j < x->nblk; j++)
-			row[x->blk_lid[j]] = b[j];
-	}
-	x->nblk = 0;
-}
-
-/* Gather the current destination's entries for @lid (< r->lft_len). */
-static void emit(struct ft_run *x, struct rt_routing *r, unsigned lid)
-{
-	uint32_t j = x->nblk++;
-
-	x->blk_lid[j] = (uint16_t)lid;
-	for (uint32_t s = 0; s < x->m->nsw; s++)
-		x->blk[(size_t)s * FT_BLOCK + j] = x->state[s] != ST_NONE ? x->oport[s] : RT_NO_PORT;
-	if (x->nblk == FT_BLOCK)
-		flush(x, r);
+	p->threaded = 1;
+	return 1;
 }
 
 /* --- all destinations ---------------------------------------------------------- */
@@ -409,52 +395,42 @@ static uint32_t leaf_lids(const struct fabric *f, uint32_t s)
 }
 
 /* Route the CA LIDs of leaf @s, then its dummies up to @quota destinations. */
-static void route_leaf(struct ft_run *x, struct rt_routing *r, uint32_t s, uint32_t quota,
-		       struct ft_stats *st)
+static void route_leaf(struct ft_pipe *p, uint32_t s, uint32_t quota, struct ft_stats *st)
 {
-	const struct fabric *f = x->m->f;
+	const struct fabric *f = p->m->f;
 	uint32_t done = 0;
 
-	for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++) {
-		const struct fab_port *c = ca_port(f, s, p);
+	for (unsigned q = 1; q <= f->nodes[f->switches[s]].nports; q++) {
+		const struct fab_port *c = ca_port(f, s, q);
 
-		for (unsigned l = 0; c && c->lid && l < (1u << c->lmc); l++) {
-			dest_begin(x, s, (uint8_t)p, 1, 1);
-			main_paths(x, s);
-			extend_down(x);
-			fill_rest(x);
-			if (c->lid + l < r->lft_len)
-				emit(x, r, c->lid + l);
-			done++;
-		}
+		for (unsigned l = 0; c && c->lid && l < (1u << c->lmc); l++, done++)
+			submit(p, (struct ft_dest){ .home = s, .port = (uint8_t)q, .sibs = 1, .paths = 1,
+						    .hops = 1,
+						    .lid = (uint16_t)(c->lid + l < p->r->lft_len ?
+								      c->lid + l : 0) });
 	}
 	st->ca_lids += done;
-	for (; done < quota; done++, st->dummies++) {
-		dest_begin(x, s, RT_NO_PORT, 1, 0);
-		main_paths(x, s);
-	}
+	for (; done < quota; done++, st->dummies++)
+		submit(p, (struct ft_dest){ .home = s, .port = RT_NO_PORT, .paths = 1, .hops = 1 });
 }
 
-static void route_switch(struct ft_run *x, struct rt_routing *r, uint32_t s)
+static void route_switch(struct ft_pipe *p, uint32_t s)
 {
-	unsigned lid = fab_port(x->m->f, x->m->f->switches[s], 0)->lid;
+	unsigned lid = fab_port(p->m->f, p->m->f->switches[s], 0)->lid;
 
-	if (!lid || lid >= r->lft_len)
-		return;
-	dest_begin(x, s, 0, 0, 1);
-	extend_down(x);
-	fill_rest(x);
-	emit(x, r, lid);
+	if (lid && lid < p->r->lft_len)
+		submit(p, (struct ft_dest){ .home = s, .port = 0, .sibs = 1, .hops = 0,
+					    .lid = (uint16_t)lid });
 }
 
-int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st)
+int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st, unsigned threads)
 {
 	const struct fabric *f = m->f;
 	uint32_t quota = 0;
-	struct ft_run x;
+	struct ft_pipe p;
 
 	memset(st, 0, sizeof(*st));
-	if (run_init(&x, m))
+	if (pipe_init(&p, m, r, threads == 1 ? 1 : FT_NBUF))
 		return -1;
 	eng_route_endpoints(f, r);
 	for (uint32_t i = m->lvl_off[1]; i < m->lvl_off[2]; i++) {
@@ -462,45 +438,50 @@ int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st
 
 		quota = n > quota ? n : quota;
 	}
+	pipe_start(&p, threads, (uint64_t)quota * (m->lvl_off[2] - m->lvl_off[1]) + m->nsw);
 	for (uint32_t i = m->lvl_off[1]; i < m->lvl_off[2]; i++)
-		route_leaf(&x, r, m->order[i], quota, st);
+		route_leaf(&p, m->order[i], quota, st);
 	for (uint32_t i = 0; i < m->lvl_off[m->nlevels + 1]; i++)
-		route_switch(&x, r, m->order[i]);
-	flush(&x, r);
-	run_fini(&x);
+		route_switch(&p, m->order[i]);
+	finish(&p);
+	pipe_fini(&p);
 	return 0;
 }
 
 int ft_count_holes(const struct ft_model *m, const struct rt_routing *r, struct ft_stats *st)
 {
 	const struct fabric *f = m->f;
-	uint32_t *lid = malloc(((size_t)f->neps + 1) * sizeof(*lid)), n = 0, nsw = 0;
+	/* per LID: endpoints (switches, CAs) whose base LID it is */
+	uint32_t *nsw = calloc((size_t)r->lft_len + 1, sizeof(*nsw));
+	uint32_t *nca = calloc((size_t)r->lft_len + 1, sizeof(*nca));
 
-	if (!lid)
+	if (!nsw || !nca) {
+		free(nsw);
+		free(nca);
 		return -1;
-	/* switch LIDs first (f->eps lists switches first), then CA LIDs */
+	}
 	for (uint32_t e = 0; e < f->neps; e++) {
 		unsigned l = fab_ep_lid(f, e);
 
-		if (l && l < r->lft_len) {
-			lid[n++] = l;
-			nsw += f->nodes[f->eps[e].node].type == FAB_SWITCH;
-		}
+		if (l && l < r->lft_len)
+			(f->nodes[f->eps[e].node].type == FAB_SWITCH ? nsw : nca)[l]++;
 	}
 	st->ca_holes = st->sw_holes = 0;
 	for (uint32_t s = 0; s < m->nsw; s++) {
-		const uint8_t *row = rt_lft(r, s);
-		uint32_t ncas = 0, miss = 0;
+		const uint8_t *row = rt_lft(r, s), *p = row + 1, *end = row + r->lft_len;
+		uint32_t ncas = 0;
+		uint64_t miss = 0;
 
-		for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++)
-			ncas += ca_port(f, s, p) != NULL;
-		for (uint32_t i = 0; i < nsw; i++)
-			st->sw_holes += row[lid[i]] == RT_NO_PORT;
-		for (uint32_t i = nsw; i < n && ncas; i++)
-			miss += row[lid[i]] == RT_NO_PORT;
-		st->ca_holes += (uint64_t)miss * ncas;
+		for (unsigned q = 1; q <= f->nodes[f->switches[s]].nports; q++)
+			ncas += ca_port(f, s, q) != NULL;
+		for (; p < end && (p = memchr(p, RT_NO_PORT, (size_t)(end - p))); p++) {
+			st->sw_holes += nsw[p - row];
+			miss += nca[p - row];
+		}
+		st->ca_holes += miss * ncas;
 	}
-	free(lid);
+	free(nsw);
+	free(nca);
 	return 0;
 }
 
@@ -520,7 +501,7 @@ static int ftree_route(const struct eng_req *q, const struct eng_args *a, struct
 	if (rc != ENG_OK)
 		return rc;
 	r = rt_new(f);
-	if (!r || ft_route(&m, r, &st) || ft_count_holes(&m, r, &st) ||
+	if (!r || ft_route(&m, r, &st, q->threads) || ft_count_holes(&m, r, &st) ||
 	    !(r->notes = ft_notes(&m, &st))) {
 		fab_err_set(err, "out of memory routing %u switches", f->nswitches);
 		rt_free(r);

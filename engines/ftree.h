@@ -88,6 +88,196 @@ int ft_model_init(struct ft_model *m, const struct fabric *f, struct fab_err *er
 void ft_model_fini(struct ft_model *m);
 
 /**
+ * struct ft_up - switches grouped by up links, and the counters of ftree's
+ * step 4b (ftree_up.c)
+ * @m: the tree
+ * @mem, @off, @ncls, @lvl: the switches with up links by class (switches of
+ *      one level whose up links lead to the same peers through the same
+ *      ports, in the same order): class c is mem[off[c] .. off[c + 1]),
+ *      the classes of level l are lvl[l] .. lvl[l + 1] - 1
+ * @least, @high, @mask, @uw: per member (a position in @mem), the least
+ *        count of its up links, how many are two or more above it, and two
+ *        bit sets (@uw words each, at mask[2 * uw * i]): the up links at
+ *        the least count, the up links one above
+ * @base, @cnt: the count of member i's up link j (0: the first), when it
+ *              is in neither set, is cnt[base[i] + j] (ft_up_value())
+ * @cand: scratch for the caller: up link positions, for ft_up_pick()
+ */
+struct ft_up {
+	const struct ft_model *m;
+	uint32_t *mem, *off, ncls, *lvl;
+	uint32_t *base, *cnt;
+	uint32_t *least, *high;
+	uint64_t *mask;
+	uint32_t uw;
+	uint32_t *cand;
+};
+
+/**
+ * ft_up_init() - sort the switches of @m into classes, all counts zero
+ * Return: 0, or -1 when out of memory (@u needs no ft_up_fini() then).
+ */
+int ft_up_init(struct ft_up *u, const struct ft_model *m);
+void ft_up_fini(struct ft_up *u);
+
+/** ft_up_advance() - ft_up_count()'s slow path: member @i's first set ran empty */
+void ft_up_advance(struct ft_up *u, uint32_t i);
+
+/** ft_up_value() - the count of member @i's up link @j */
+static inline uint32_t ft_up_value(const struct ft_up *u, uint32_t i, uint32_t j)
+{
+	const uint64_t *w = u->mask + (size_t)i * 2 * u->uw;
+
+	if (w[j / 64] >> j % 64 & 1)
+		return u->least[i];
+	if (w[u->uw + j / 64] >> j % 64 & 1)
+		return u->least[i] + 1;
+	return u->cnt[u->base[i] + j];
+}
+
+/** ft_up_pick_some() - ft_up_pick() when not every up link is a candidate */
+uint32_t ft_up_pick_some(const struct ft_up *u, uint32_t i, uint32_t n);
+
+/**
+ * ft_up_pick() - of the @n up link positions u->cand[0 .. @n) (ascending),
+ * the one member @i counted the fewest entries through, the first on a tie
+ */
+static inline uint32_t ft_up_pick(const struct ft_up *u, uint32_t i, uint32_t n)
+{
+	uint32_t uw = u->uw, k = 0;
+	const uint64_t *w = u->mask + (size_t)i * 2 * uw;
+
+	if (n != u->base[i + 1] - u->base[i])
+		return ft_up_pick_some(u, i, n);
+	while (!w[k])
+		k++;
+	return 64 * k + (uint32_t)__builtin_ctzll(w[k]);
+}
+
+/**
+ * ft_up_count() - count one more entry through up link @j of member @i
+ */
+static inline void ft_up_count(struct ft_up *u, uint32_t i, uint32_t j)
+{
+	uint32_t uw = u->uw, k;
+	uint64_t *w = u->mask + (size_t)i * 2 * uw, *nx = w + uw;
+	uint64_t bit = 1ull << j % 64, left;
+
+	if (w[j / 64] & bit) {
+		left = w[j / 64] &= ~bit;
+		nx[j / 64] |= bit;
+		for (k = 0; k < uw && !left; k++)
+			left = w[k];
+		if (!left)
+			ft_up_advance(u, i);
+	} else if (nx[j / 64] & bit) {	/* one above the least: now two */
+		nx[j / 64] &= ~bit;
+		u->high[i]++;
+		u->cnt[u->base[i] + j] = u->least[i] + 2;
+	} else {
+		u->cnt[u->base[i] + j]++;
+	}
+}
+
+/**
+ * struct ft_dest - one destination of ftree's routing (ftree_dest.c)
+ * @home: the switch it hangs off, or is
+ * @port: the port of @home it is delivered through: 0 for the switch
+ *        itself, RT_NO_PORT for a dummy
+ * @hops: links from @home to it: 1 for a CA LID, 0 for a switch
+ * @sibs: step 1 applies (not to dummies)
+ * @paths: steps 2 and 3 apply (CA LIDs and dummies, not switches)
+ * @lid: the LID whose LFT entries these are; 0: none are written
+ * @chain, @nchain: @home and the switches of step 2 above it (room for
+ *                  nlevels + 2), filled by the first stage
+ */
+struct ft_dest {
+	uint32_t home;
+	uint8_t port, sibs, paths;
+	uint16_t hops, lid;
+	uint32_t nchain;
+	uint32_t *chain;
+};
+
+/**
+ * struct ft_slot - per switch, for one destination: @state (the stages'
+ * own), @oport (the LFT entry, RT_NO_PORT if none) and @hops (links to go);
+ * per level, @filled: how many switches have an entry
+ */
+struct ft_slot {
+	uint8_t *state, *oport;
+	uint16_t *hops;
+	uint32_t *filled;
+};
+
+/**
+ * struct ft_offers - the ways offered to switches in a round of a stage
+ * @stamp, @round: per switch, the round of its offers
+ * @best, @bkey: per switch, the best offer: its counter slot and key
+ * @cur, @next: switch lists
+ */
+struct ft_offers {
+	uint32_t *stamp, *best;
+	uint64_t *bkey;
+	uint32_t round;
+	uint32_t *cur, *next;
+};
+
+/**
+ * struct ft_stage1 - the first stage: step 1's states, steps 2 and 3
+ * @cnt_down: per up link: dedicated downward paths on its cable
+ * @load: per switch: dedicated downward paths crossing it
+ * @cnt_up: per down link: destinations its peer routed up through the
+ *          cable (step 3)
+ */
+struct ft_stage1 {
+	const struct ft_model *m;
+	struct ft_offers o;
+	uint32_t *cnt_down, *load, *cnt_up;
+};
+
+/**
+ * struct ft_stage2 - the second stage: step 1's ports, step 4
+ * @lport: per link, its port
+ * @cnt_ext: per up link: destinations its peer routed down through the
+ *           cable (step 4a)
+ * @cnt_sec: per sibling link: entries through it (steps 1 and 4c)
+ * @up: the classes and counters of step 4b
+ * @dn, @ndn: the switches of state down, level l's in dn[lvl_off[l] ..
+ *            lvl_off[l] + ndn[l])
+ * @sibl, @nsibl: the leaves with sibling links
+ */
+struct ft_stage2 {
+	const struct ft_model *m;
+	struct ft_offers o;
+	uint8_t *lport;
+	uint32_t *cnt_ext, *cnt_sec;
+	struct ft_up up;
+	uint32_t *dn, *ndn;
+	uint32_t *sibl, nsibl;
+};
+
+/** ft_stage1_init() - all counters zero; 0, or -1 when out of memory */
+int ft_stage1_init(struct ft_stage1 *a, const struct ft_model *m);
+void ft_stage1_fini(struct ft_stage1 *a);
+
+/**
+ * ft_stage1_run() - the first stage of destination @d into @sl (every
+ * entry of @sl is set), @d's chain included
+ */
+void ft_stage1_run(struct ft_stage1 *a, struct ft_dest *d, const struct ft_slot *sl);
+
+/** ft_stage2_init() - all counters zero; 0, or -1 when out of memory */
+int ft_stage2_init(struct ft_stage2 *b, const struct ft_model *m);
+void ft_stage2_fini(struct ft_stage2 *b);
+
+/**
+ * ft_stage2_run() - the second stage of destination @d (not a dummy),
+ * over its first stage's @sl
+ */
+void ft_stage2_run(struct ft_stage2 *b, const struct ft_dest *d, const struct ft_slot *sl);
+
+/**
  * ft_sw_name() - a switch's description, for notes and reasons
  */
 static inline const char *ft_sw_name(const struct fabric *f, uint32_t sw)
@@ -112,10 +302,11 @@ struct ft_stats {
 
 /**
  * ft_route() - the fat-tree routing of papers/000 section 3 (Zahavi): fill
- * the LFTs of @r for every LID of @m's fabric
+ * the LFTs of @r for every LID of @m's fabric, with up to @threads threads
+ * (0: one per online CPU; the result is the same for any count)
  * Return: 0, or -1 when out of memory.
  */
-int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st);
+int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st, unsigned threads);
 
 /**
  * ft_count_holes() - count the unrouted pairs of @r into @st (ca_holes,

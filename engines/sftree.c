@@ -84,7 +84,10 @@
  * struct sf - the switch-to-switch pass
  * @m, @r: the tree and the routing being completed
  * @lid: per switch, its LID (0 when it has none)
- * @reach: nsw x nsw: source switch has an up/down entry for destination switch
+ * @snreach: per switch, sn had an entry for its LID before Algorithm 2
+ * @tosn: per switch, the next switch on its way to sn (FAB_NONE: none)
+ * @cols: up to SF_BLOCK rows of nsw: which switches have an entry for each
+ *        LID of a block (load_cols())
  * @sub: per switch, enum sub_kind
  * @detour: per switch, on a detour (may turn packets up)
  * @seen, @via, @list: scratch of single_way_down()
@@ -92,22 +95,29 @@
  * @jchild: per switch, the child of its detour (FAB_NONE: none)
  * @relay: per switch, d + 1 when on the relay of destination d
  * @has: per switch, an entry for the destination at hand before Algorithm 2
+ * @pbase, @psw: the switch behind port p of switch s (as eng_sw_peer()) is
+ *               psw[pbase[s] + p], p = 0..nports
  * @sw_routed .. @ca_failed, @longest, @joined: for the notes
  */
 struct sf {
 	const struct ft_model *m;
 	struct rt_routing *r;
 	uint16_t *lid;
-	uint8_t *reach;
+	uint8_t *snreach, *cols;
+	uint32_t *tosn;
 	uint8_t *sub, *detour, *seen;
 	uint32_t *via, *list;
 	uint32_t sn, sm_leaf;
 	uint8_t *has;
+	uint32_t *pbase, *psw;
 	uint32_t *jchild, *relay;
 	uint64_t sw_routed, sw_special, sw_failed;
 	uint64_t ca_routed, ca_special, ca_failed;
 	uint32_t longest, joined;
 };
+
+/* LIDs whose columns Algorithm 2 reads at a time, row by row (load_cols()). */
+#define SF_BLOCK 64u
 
 /* struct sf.sub: not in the subtree, in it, in it and other cores may join through it. */
 enum sub_kind { SUB_NO = 0, SUB_IN = 1, SUB_JOIN = 2 };
@@ -116,7 +126,8 @@ static uint32_t next_sw(const struct sf *x, uint32_t s, unsigned lid)
 {
 	uint8_t p = rt_lft_get(x->r, s, lid);
 
-	return p == RT_NO_PORT || p == 0 ? FAB_NONE : eng_sw_peer(x->m->f, s, p);
+	return p == RT_NO_PORT || p > x->pbase[s + 1] - x->pbase[s] - 1 ? FAB_NONE :
+	       x->psw[x->pbase[s] + p];
 }
 
 /* --- Algorithm 1 ------------------------------------------------------------------ */
@@ -314,26 +325,34 @@ static void join_subtree(struct sf *x)
 
 /* --- Algorithm 2 ------------------------------------------------------------------- */
 
-static void fill_reach(struct sf *x)
+/*
+ * What Algorithm 2 reads of the tables as they were before it: sn's
+ * entries for the switches, and the way to sn, which it never changes.
+ */
+static void snapshot(struct sf *x)
 {
-	uint32_t n = x->m->nsw;
-
-	for (uint32_t s = 0; s < n; s++)
-		for (uint32_t t = 0; t < n; t++)
-			x->reach[(size_t)s * n + t] =
-				x->lid[t] && rt_lft_get(x->r, s, x->lid[t]) != RT_NO_PORT;
+	for (uint32_t s = 0; s < x->m->nsw; s++) {
+		x->snreach[s] = x->lid[s] && rt_lft_get(x->r, x->sn, x->lid[s]) != RT_NO_PORT;
+		x->tosn[s] = next_sw(x, s, x->lid[x->sn]);
+	}
 }
 
-static int reaches(const struct sf *x, uint32_t s, uint32_t t)
+/*
+ * Which switches have an entry for each of @lids[0 .. @n) (n <= SF_BLOCK),
+ * read a row at a time, into cols[j * nsw + s]. Routing a LID only writes
+ * entries for that LID, so this is what route_to() finds for the others of
+ * the block too.
+ */
+static void load_cols(struct sf *x, const unsigned *lids, uint32_t n)
 {
-	return x->reach[(size_t)s * x->m->nsw + t];
-}
+	uint32_t nsw = x->m->nsw;
 
-/* The entries for @lid before Algorithm 2 (@d: its switch, FAB_NONE for a CA LID) into @has. */
-static void dest_has(struct sf *x, unsigned lid, uint32_t d)
-{
-	for (uint32_t s = 0; s < x->m->nsw; s++)
-		x->has[s] = d != FAB_NONE ? reaches(x, s, d) : rt_lft_get(x->r, s, lid) != RT_NO_PORT;
+	for (uint32_t s = 0; s < nsw; s++) {
+		const uint8_t *row = rt_lft(x->r, s);
+
+		for (uint32_t j = 0; j < n; j++)
+			x->cols[(size_t)j * nsw + s] = row[lids[j]] != RT_NO_PORT;
+	}
 }
 
 /*
@@ -367,7 +386,7 @@ static int relay(struct sf *x, uint32_t d)
 {
 	uint32_t c = x->jchild[d], y = x->sn;
 
-	if (c == FAB_NONE || !reaches(x, x->sn, c) || !x->has[c])
+	if (c == FAB_NONE || !x->snreach[c] || !x->has[c])
 		return 0;
 	for (uint32_t n = 0; y != c && y != FAB_NONE && n <= x->m->nsw; n++) {
 		if (x->has[y])
@@ -388,7 +407,7 @@ static uint32_t turn_point(const struct sf *x, uint32_t s)
 	for (uint32_t steps = 0; steps <= x->m->nsw; steps++) {
 		if (x->has[cur])
 			return cur;
-		cur = next_sw(x, cur, x->lid[x->sn]);
+		cur = x->tosn[cur];
 		if (cur == FAB_NONE)
 			return FAB_NONE;
 	}
@@ -427,17 +446,18 @@ static int route_src(struct sf *x, uint32_t s, unsigned lid, uint32_t mark)
 }
 
 /*
- * Route every switch without entry for @lid through the subtree; @d is
- * the destination switch, FAB_NONE for a CA LID. @routed and @failed count
- * the switches, @special those routed through a sibling of sn or a relay.
+ * Route every switch without entry for @lid (column @j of x->cols) through
+ * the subtree; @d is the destination switch, FAB_NONE for a CA LID.
+ * @routed and @failed count the switches, @special those routed through a
+ * sibling of sn or a relay.
  */
-static void route_to(struct sf *x, unsigned lid, uint32_t d, uint64_t *routed, uint64_t *special,
-		     uint64_t *failed)
+static void route_to(struct sf *x, unsigned lid, uint32_t j, uint32_t d, uint64_t *routed,
+		     uint64_t *special, uint64_t *failed)
 {
 	uint32_t mark = d != FAB_NONE ? d + 1 : UINT32_MAX;
 	int ok = 1, sp = 0;
 
-	dest_has(x, lid, d);
+	memcpy(x->has, x->cols + (size_t)j * x->m->nsw, x->m->nsw);
 	if (!x->has[x->sn]) {
 		sp = 1;
 		ok = sibling_fallback(x, lid) || (d != FAB_NONE && relay(x, d));
@@ -455,6 +475,21 @@ static void route_to(struct sf *x, unsigned lid, uint32_t d, uint64_t *routed, u
 }
 
 /*
+ * route_to() for the LIDs @lids[0 .. @n) (n <= SF_BLOCK), of switches @ds
+ * (NULL: CA LIDs).
+ */
+static void route_block(struct sf *x, const unsigned *lids, const uint32_t *ds, uint32_t n)
+{
+	load_cols(x, lids, n);
+	for (uint32_t j = 0; j < n; j++)
+		if (ds)
+			route_to(x, lids[j], j, ds[j], &x->sw_routed, &x->sw_special, &x->sw_failed);
+		else
+			route_to(x, lids[j], j, FAB_NONE, &x->ca_routed, &x->ca_special,
+				 &x->ca_failed);
+}
+
+/*
  * Switch-to-CA pairs left without entry by ftree (the switches of another
  * core, a root cut off from a leaf) get the same treatment. Entries ftree
  * made are never changed, and no CA-sourced path crosses a switch without
@@ -463,8 +498,9 @@ static void route_to(struct sf *x, unsigned lid, uint32_t d, uint64_t *routed, u
 static int route_ca_holes(struct sf *x)
 {
 	const struct fabric *f = x->m->f;
-	uint32_t len = x->r->lft_len;
+	uint32_t len = x->r->lft_len, nl = 0;
 	uint8_t *hole = calloc((size_t)len + 1, 1);
+	unsigned lids[SF_BLOCK];
 
 	if (!hole)
 		return -1;
@@ -476,16 +512,22 @@ static int route_ca_holes(struct sf *x)
 			hole[l] = 1;	/* a CA LID; 2 once a switch lacks an entry */
 	}
 	for (uint32_t s = 0; s < x->m->nsw; s++) {
-		const uint8_t *row = rt_lft(x->r, s);
+		const uint8_t *row = rt_lft(x->r, s), *p = row + 1, *end = row + len;
 
-		for (uint32_t l = 1; l < len && x->m->level[s]; l++)
-			if (hole[l] && row[l] == RT_NO_PORT)
-				hole[l] = 2;
+		while (x->m->level[s] && p < end && (p = memchr(p, RT_NO_PORT, (size_t)(end - p)))) {
+			if (hole[p - row])
+				hole[p - row] = 2;
+			p++;
+		}
 	}
-	for (uint32_t l = 1; l < len; l++)
+	for (uint32_t l = 1; l < len; l++) {
 		if (hole[l] == 2)
-			route_to(x, l, FAB_NONE, &x->ca_routed, &x->ca_special,
-				 &x->ca_failed);
+			lids[nl++] = l;
+		if (nl == SF_BLOCK || (nl && l == len - 1)) {
+			route_block(x, lids, NULL, nl);
+			nl = 0;
+		}
+	}
 	free(hole);
 	return 0;
 }
@@ -496,9 +538,11 @@ static int route_ca_holes(struct sf *x)
 
 /*
  * Links from every switch to @d through the tables into @dist (DIST_NONE
- * for switches that do not get there); @stack has room for every switch.
+ * for switches that do not get there), @nxt[s] being the next switch from
+ * s towards @d; @stack has room for every switch.
  */
-static void dist_to(const struct sf *x, uint32_t d, uint32_t *dist, uint32_t *stack)
+static void dist_to(const struct sf *x, uint32_t d, const uint32_t *nxt, uint32_t *dist,
+		    uint32_t *stack)
 {
 	uint32_t n = x->m->nsw;
 
@@ -511,7 +555,7 @@ static void dist_to(const struct sf *x, uint32_t d, uint32_t *dist, uint32_t *st
 		while (cur != FAB_NONE && dist[cur] == DIST_UNKNOWN) {
 			dist[cur] = DIST_BUSY;
 			stack[top++] = cur;
-			cur = next_sw(x, cur, x->lid[d]);
+			cur = nxt[cur];
 		}
 		v = cur == FAB_NONE || dist[cur] == DIST_BUSY ? DIST_NONE : dist[cur];
 		while (top--) {
@@ -521,32 +565,73 @@ static void dist_to(const struct sf *x, uint32_t d, uint32_t *dist, uint32_t *st
 	}
 }
 
-/* The longest switch-to-switch path, in links. */
-static int measure(struct sf *x)
+/* The longest path to each of the switches @ds[0 .. @nd), tables read a row at a time. */
+static void measure_block(struct sf *x, const uint32_t *ds, uint32_t nd, uint32_t *nxt,
+			  uint32_t *dist, uint32_t *stack)
 {
 	uint32_t n = x->m->nsw;
-	uint32_t *dist = malloc(((size_t)n + 1) * sizeof(*dist));
-	uint32_t *stack = malloc(((size_t)n + 1) * sizeof(*stack));
 
-	if (!dist || !stack) {
-		free(dist);
-		free(stack);
-		return -1;
-	}
-	for (uint32_t d = 0; d < n; d++) {
-		if (!x->lid[d])
-			continue;
-		dist_to(x, d, dist, stack);
+	for (uint32_t s = 0; s < n; s++)
+		for (uint32_t j = 0; j < nd; j++)
+			nxt[(size_t)j * n + s] = next_sw(x, s, x->lid[ds[j]]);
+	for (uint32_t j = 0; j < nd; j++) {
+		dist_to(x, ds[j], nxt + (size_t)j * n, dist, stack);
 		for (uint32_t s = 0; s < n; s++)
 			if (dist[s] != DIST_NONE && dist[s] > x->longest)
 				x->longest = dist[s];
 	}
+}
+
+/* The longest switch-to-switch path, in links. */
+static int measure(struct sf *x)
+{
+	uint32_t n = x->m->nsw, ds[SF_BLOCK], nd = 0;
+	uint32_t *dist = malloc(((size_t)n + 1) * sizeof(*dist));
+	uint32_t *stack = malloc(((size_t)n + 1) * sizeof(*stack));
+	uint32_t *nxt = malloc(((size_t)n * SF_BLOCK + 1) * sizeof(*nxt));
+
+	if (!dist || !stack || !nxt) {
+		free(dist);
+		free(stack);
+		free(nxt);
+		return -1;
+	}
+	for (uint32_t d = 0; d < n; d++) {
+		if (x->lid[d])
+			ds[nd++] = d;
+		if (nd == SF_BLOCK || (nd && d == n - 1)) {
+			measure_block(x, ds, nd, nxt, dist, stack);
+			nd = 0;
+		}
+	}
 	free(dist);
 	free(stack);
+	free(nxt);
 	return 0;
 }
 
 /* --- the engine ------------------------------------------------------------------ */
+
+/* pbase[] and psw[]; -1 when out of memory. */
+static int sf_ports(struct sf *x)
+{
+	const struct fabric *f = x->m->f;
+	uint32_t n = x->m->nsw;
+
+	x->pbase = malloc(((size_t)n + 1) * sizeof(*x->pbase));
+	if (!x->pbase)
+		return -1;
+	x->pbase[0] = 0;
+	for (uint32_t s = 0; s < n; s++)
+		x->pbase[s + 1] = x->pbase[s] + f->nodes[f->switches[s]].nports + 1;
+	x->psw = malloc(((size_t)x->pbase[n] + 1) * sizeof(*x->psw));
+	if (!x->psw)
+		return -1;
+	for (uint32_t s = 0; s < n; s++)
+		for (uint32_t p = 0; p < x->pbase[s + 1] - x->pbase[s]; p++)
+			x->psw[x->pbase[s] + p] = p ? eng_sw_peer(f, s, p) : FAB_NONE;
+	return 0;
+}
 
 static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 {
@@ -556,7 +641,9 @@ static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 	x->m = m;
 	x->r = r;
 	x->lid = calloc(n + 1, sizeof(*x->lid));
-	x->reach = malloc(n * n + 1);
+	x->snreach = calloc(n + 1, 1);
+	x->tosn = malloc((n + 1) * sizeof(*x->tosn));
+	x->cols = malloc(n * SF_BLOCK + 1);
 	x->sub = calloc(n + 1, 1);
 	x->seen = calloc(n + 1, 1);
 	x->detour = calloc(n + 1, 1);
@@ -565,8 +652,8 @@ static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 	x->has = calloc(n + 1, 1);
 	x->via = malloc((n + 1) * sizeof(*x->via));
 	x->list = malloc((n + 1) * sizeof(*x->list));
-	if (!x->lid || !x->reach || !x->sub || !x->detour || !x->jchild || !x->relay || !x->has ||
-	    !x->seen || !x->via || !x->list)
+	if (!x->lid || !x->snreach || !x->tosn || !x->cols || !x->sub || !x->detour ||
+	    !x->jchild || !x->relay || !x->has || !x->seen || !x->via || !x->list || sf_ports(x))
 		return -1;
 	for (uint32_t s = 0; s < m->nsw; s++) {
 		unsigned lid = fab_port(m->f, m->f->switches[s], 0)->lid;
@@ -580,7 +667,9 @@ static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 static void sf_fini(struct sf *x)
 {
 	free(x->lid);
-	free(x->reach);
+	free(x->snreach);
+	free(x->tosn);
+	free(x->cols);
 	free(x->sub);
 	free(x->seen);
 	free(x->detour);
@@ -589,20 +678,32 @@ static void sf_fini(struct sf *x)
 	free(x->has);
 	free(x->via);
 	free(x->list);
+	free(x->pbase);
+	free(x->psw);
 }
 
 /* The switch-to-switch pass over ftree's routing @r; -1 when out of memory. */
 static int sf_run(struct sf *x)
 {
+	uint32_t ds[SF_BLOCK], n = 0;
+	unsigned lids[SF_BLOCK];
+
 	choose_root(x);
 	if (x->sn == FAB_NONE || !x->lid[x->sn])
 		return 0;
 	mark_subtree(x);
 	join_subtree(x);
-	fill_reach(x);
-	for (uint32_t d = 0; d < x->m->nsw; d++)
-		if (x->lid[d] && d != x->sn)
-			route_to(x, x->lid[d], d, &x->sw_routed, &x->sw_special, &x->sw_failed);
+	snapshot(x);
+	for (uint32_t d = 0; d < x->m->nsw; d++) {
+		if (x->lid[d] && d != x->sn) {
+			ds[n] = d;
+			lids[n++] = x->lid[d];
+		}
+		if (n == SF_BLOCK || (n && d == x->m->nsw - 1)) {
+			route_block(x, lids, ds, n);
+			n = 0;
+		}
+	}
 	return route_ca_holes(x) || measure(x);
 }
 
@@ -654,7 +755,7 @@ static int sftree_route(const struct eng_req *q, const struct eng_args *a, struc
 	if (rc != ENG_OK)
 		return rc;
 	r = rt_new(f);
-	if (!r || ft_route(&m, r, &st) || ft_count_holes(&m, r, &st) || sf_init(&x, &m, r) ||
+	if (!r || ft_route(&m, r, &st, q->threads) || ft_count_holes(&m, r, &st) || sf_init(&x, &m, r) ||
 	    sf_run(&x)) {
 		rc = ENG_ERROR;
 	} else {

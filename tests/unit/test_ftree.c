@@ -373,6 +373,57 @@ static void test_determinism(void **state)
 	}
 }
 
+/* @e's routing of @f with @threads threads, through its route hook. */
+static struct rt_routing *route_threads(const struct engine *e, const struct fabric *f,
+					unsigned threads)
+{
+	struct fab_err err = { { 0 } };
+	struct eng_chain c;
+	struct eng_req q = { .fabric = f, .chain = &c, .threads = threads };
+	struct eng_res res;
+
+	memset(&res, 0, sizeof(res));
+	if (eng_chain_parse(&c, e->name, NULL, 0, &err))
+		fail_msg("%s: %s", e->name, err.msg);
+	if (e->route(&q, &c.args[0], &res, &err) != ENG_OK)
+		fail_msg("%s: %s", e->name, err.msg);
+	eng_chain_free(&c);
+	assert_non_null(res.routing);
+	return res.routing;
+}
+
+/*
+ * The stages of many blocks of destinations run in turn (one thread) or
+ * side by side (two threads, or 0: one per CPU): the same tables and notes.
+ */
+static void test_threads(void **state)
+{
+	static const char *const specs[] = { "mport-ntree m=12 n=3", "kary-ntree k=4 n=4 lmc=1",
+					     "multicore cores=3 n=4 m=4 r=8", "ft648-rack" };
+	static const unsigned counts[] = { 2, 3, 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct fabric *f = gen_faulty(specs[i], 6, i == 1, 11);
+
+		for (int k = 0; k < 2; k++) {
+			const struct engine *e = k ? &eng_sftree : &eng_ftree;
+			struct rt_routing *a = route_threads(e, f, 1);
+
+			assert_true(f->neps > 64);	/* more than one block of destinations */
+			for (size_t t = 0; t < sizeof(counts) / sizeof(counts[0]); t++) {
+				struct rt_routing *b = route_threads(e, f, counts[t]);
+
+				assert_memory_equal(a->lft, b->lft, (size_t)a->nswitches * a->lft_len);
+				assert_string_equal(a->notes, b->notes);
+				rt_free(b);
+			}
+			rt_free(a);
+		}
+		fab_free(f);
+	}
+}
+
 static double now(void)
 {
 	struct timespec t;
@@ -481,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_ftree_lmc),
 		cmocka_unit_test(test_ftree_dummies),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_timing),
 		cmocka_unit_test(test_opensm_ftree),
 	};
