@@ -17,75 +17,8 @@
 #include <unistd.h>
 
 #include "svc/log.h"
-#include "daemon/pipeline.h"
-#include "daemon/repair.h"
+#include "daemon/pipeline_impl.h"
 #include "analysis/report.h"
-#include "engines/engine.h"
-
-struct pipeline {
-	struct loop *loop;
-	struct epoch_slot *slot;
-	struct store *st;
-	struct srcf *src;
-	pthread_t worker;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int wake_fd;
-	struct loop_timer *timer;
-	char *chain, *options;
-	unsigned lmc, holddown_ms, keep, max_age_days;
-	int policy;
-	int pending, job, busy, quit, completed;
-	char reason[32];
-	double first_change_ms;
-	int64_t last_start_ms;
-	struct pipe_stats stats;
-	void (*cb)(void *ud, const struct epoch *e);
-	void *cb_ud;
-	/* pipe_route_fabric(): one caller at a time (sync_mu), answered through done_cv */
-	pthread_mutex_t sync_mu;
-	pthread_cond_t done_cv;
-	struct fabric *sync_fabric;
-	struct epoch *sync_result;
-	int sync_done;
-	struct fab_err sync_err;
-	/*
-	 * repair now, rebalance later (the repair_*() and rebalance_*()
-	 * functions): settings and @rebalance_due, @rebalance_arm under @mu;
-	 * @base, @repaired, @drop_base the worker's
-	 */
-	int repair;
-	unsigned rebalance_delay_s, rebalance_max_blocks;
-	struct epoch *base;		/* the last full routing: what repairs start from */
-	int repaired;			/* the current epoch is a repair of @base */
-	int drop_base;			/* the routing inputs changed: no repair before a full routing */
-	int rebalance_due;		/* the rebalance timer fired */
-	int rebalance_arm;		/* for the loop: 1 arm the timer, -1 disarm it */
-	struct loop_timer *rebalance_timer;
-	void (*sweep)(void *ud);	/* ask the source (OpenSM) for a routing pass */
-	void *sweep_ud;
-};
-
-/* What a job published: a full routing, a repair, an adopted rebalance, nothing new. */
-enum job_kind { JOB_FULL = 0, JOB_REPAIR, JOB_REBALANCE, JOB_KEEP };
-
-/**
- * struct job - one reroute's inputs, copied out of the pipeline
- */
-struct job {
-	char reason[32];
-	char *chain, *options;
-	unsigned lmc, keep, max_age_days;
-	int policy;
-	double first_change_ms;
-	struct fabric *fabric;	/* given (routed with its own LIDs), or NULL: the source's */
-	int given;
-	int sync;		/* pipe_route_fabric() waits: answer it right after publication */
-	int rebalance;		/* a rebalance is due */
-	enum job_kind kind;
-	struct repair_result rr;	/* JOB_REPAIR: the repair's figures */
-	struct rebalance_verdict rv;	/* JOB_REBALANCE, JOB_KEEP: the verdict */
-};
 
 static const double hist_bounds[PIPE_HIST_N] = PIPE_HIST_BOUNDS;
 
@@ -124,7 +57,7 @@ void pipe_event(struct store *st, const char *type, json_t *details, const char 
 
 /* --- the worker ----------------------------------------------------------- */
 
-static int assign_lids(struct pipeline *p, struct fabric *f, unsigned lmc, struct fab_err *err)
+int pipe_assign_lids(struct pipeline *p, struct fabric *f, unsigned lmc, struct fab_err *err)
 {
 	struct fab_lid_pin *pins = NULL;
 	size_t n = 0;
@@ -162,7 +95,7 @@ static void take_result(struct epoch *e, struct eng_res *res)
  * keeps its LIDs; the source's gets the stored ones. The current epoch is
  * the previous routing.
  */
-static int route_chain(struct pipeline *p, const struct fabric *f, const struct job *j,
+int pipe_route_chain(struct pipeline *p, const struct fabric *f, const struct job *j,
 		       struct epoch *e, struct fab_err *err)
 {
 	struct eng_chain chain;
@@ -198,210 +131,6 @@ out:
 	return rc;
 }
 
-/* --- repair now, rebalance later (daemon/repair.h) ------------------------ */
-
-static void answer_sync(struct pipeline *p, struct epoch *e, const struct fab_err *err);
-
-/* The worker's base for a repair, NULL when none (taken: drop it with epoch_unref()). */
-static struct epoch *repair_base(struct pipeline *p)
-{
-	int drop, on;
-
-	pthread_mutex_lock(&p->mu);
-	drop = p->drop_base;
-	on = p->repair;
-	p->drop_base = 0;
-	pthread_mutex_unlock(&p->mu);
-	if (drop) {
-		epoch_unref(p->base);
-		p->base = NULL;
-		p->repaired = 0;
-	}
-	return on && p->base && repair_base_ok(p->base) ? epoch_ref(p->base) : NULL;
-}
-
-/*
- * Try ftdlr's repair of the base for @f first: 0 when @e holds it, 1 when
- * the chain must route (no base, another kind of change, a repair that does
- * not apply or falls short of the policy: logged).
- */
-static int repair_first(struct pipeline *p, const struct fabric *f, struct job *j,
-			struct epoch *e)
-{
-	struct epoch *base;
-	struct fabric *cf;
-	struct fab_err why = { { 0 } };
-	int rc = 1;
-
-	if (!repair_applies(j->reason) || !(base = repair_base(p)))
-		return 1;
-	cf = fab_copy(f, &why);
-	if (cf && !j->given && assign_lids(p, cf, j->lmc, &why)) {
-		fab_free(cf);
-		cf = NULL;
-	}
-	if (cf)
-		rc = repair_run(base, cf, j->policy, &j->rr, &why);
-	epoch_unref(base);
-	if (rc) {
-		log_info("no local repair, the chain routes: %s", why.msg);
-		return 1;
-	}
-	e->fabric = j->rr.f;
-	e->routing = j->rr.r;
-	e->opts = j->rr.opts;
-	e->report = j->rr.rep;
-	e->compute_ms = j->rr.repair_ms;
-	e->eval_ms = j->rr.eval_ms;
-	e->topo_hash = fab_topology_hash(e->fabric);
-	snprintf(e->engine, sizeof(e->engine), "ftdlr");
-	e->engine_log = strdup("ftdlr: routed (repair)\n");
-	j->rr.f = NULL;
-	j->rr.r = NULL;
-	memset(&j->rr.rep, 0, sizeof(j->rr.rep));
-	j->kind = JOB_REPAIR;
-	return 0;
-}
-
-/*
- * A rebalance is due and the fabric is the repaired one: @e holds the
- * chain's routing; keep it (JOB_REBALANCE) only when rebalance_judge()
- * adopts it, else the repair stays (JOB_KEEP).
- */
-static int rebalance_decide(struct pipeline *p, struct job *j, struct epoch *e,
-			    struct fab_err *err)
-{
-	struct epoch *cur = epoch_slot_get(p->slot);
-	unsigned max_blocks;
-	int rc;
-
-	pthread_mutex_lock(&p->mu);
-	max_blocks = p->rebalance_max_blocks;
-	pthread_mutex_unlock(&p->mu);
-	rc = rebalance_judge(cur, e->fabric, e->routing, &e->report, max_blocks, &j->rv, err);
-	epoch_unref(cur);
-	if (rc == 0)
-		j->kind = j->rv.adopt ? JOB_REBALANCE : JOB_KEEP;
-	return rc;
-}
-
-/* The job is a rebalance of the repair in place: one is due and the cabling is the same. */
-static int rebalancing(struct pipeline *p, const struct fabric *f, const struct job *j)
-{
-	struct epoch *cur;
-	int same;
-
-	if (!j->rebalance || !p->repaired)
-		return 0;
-	cur = epoch_slot_get(p->slot);
-	same = cur && fab_topology_hash(f) == cur->topo_hash;
-	epoch_unref(cur);
-	return same;
-}
-
-/* What the job published: the base, the repair flag, the timer, the events. */
-static void repair_after(struct pipeline *p, struct epoch *e, struct job *j, double latency)
-{
-	int arm;
-
-	if (j->kind == JOB_REPAIR) {
-		p->repaired = j->rr.diff.blocks > 0;	/* every fault recovered: the base again */
-		arm = p->repaired ? 1 : -1;
-		pipe_event(p->st, "repair", repair_json(&j->rr, e, latency),
-			   "epoch %llu: local repair, %llu LFT entries in %u blocks on %u switches "
-			   "changed from epoch %llu", (unsigned long long)e->seq,
-			   (unsigned long long)j->rr.diff.entries, j->rr.diff.blocks,
-			   j->rr.diff.switches, (unsigned long long)(p->base ? p->base->seq : 0));
-	} else {
-		epoch_unref(p->base);
-		p->base = epoch_ref(e);
-		p->repaired = 0;
-		arm = -1;
-		pthread_mutex_lock(&p->mu);
-		p->drop_base = 0;	/* routed with the settings in force */
-		pthread_mutex_unlock(&p->mu);
-		if (j->kind == JOB_REBALANCE)
-			pipe_event(p->st, "rebalance", rebalance_json(&j->rv),
-				   "epoch %llu: rebalanced, %llu LFT entries in %u blocks on %u switches "
-				   "changed", (unsigned long long)e->seq,
-				   (unsigned long long)j->rv.diff.entries, j->rv.diff.blocks,
-				   j->rv.diff.switches);
-	}
-	pthread_mutex_lock(&p->mu);
-	p->rebalance_arm = arm;
-	pthread_mutex_unlock(&p->mu);
-}
-
-/* A declined rebalance: the repair stays; OpenSM, if it asked, gets it again. */
-static struct epoch *rebalance_keep(struct pipeline *p, struct job *j)
-{
-	struct epoch *cur = epoch_slot_get(p->slot);
-	struct fab_err none = { { 0 } };
-
-	log_info("rebalance not adopted, the repair stays: %s", j->rv.why);
-	pipe_event(p->st, "rebalance", rebalance_json(&j->rv),
-		   "rebalance not adopted, the repair stays: %s", j->rv.why);
-	if (j->sync) {
-		pthread_mutex_lock(&p->mu);
-		answer_sync(p, epoch_ref(cur), &none);
-		pthread_mutex_unlock(&p->mu);
-	}
-	return cur;
-}
-
-/* Route @f: a repair first when one applies; a due rebalance judged against the repair. */
-static int route(struct pipeline *p, const struct fabric *f, struct job *j, struct epoch *e,
-		 struct fab_err *err)
-{
-	int rebal = rebalancing(p, f, j);
-
-	if (!rebal && repair_first(p, f, j, e) == 0)
-		return 0;
-	if (route_chain(p, f, j, e, err))
-		return -1;
-	return rebal ? rebalance_decide(p, j, e, err) : 0;
-}
-
-/* With @mu held, in the loop: arm or disarm the rebalance timer as the worker asked. */
-static void rebalance_timer_update(struct pipeline *p)
-{
-	if (p->rebalance_arm > 0 && p->rebalance_delay_s)
-		loop_timer_arm(p->rebalance_timer, (int64_t)p->rebalance_delay_s * 1000);
-	else if (p->rebalance_arm)
-		loop_timer_disarm(p->rebalance_timer);
-	p->rebalance_arm = 0;
-}
-
-static void schedule(struct pipeline *p);
-
-/* The fabric stayed as the repair left it for rebalance_delay_s: route with the chain. */
-static void on_rebalance(struct loop *l, void *ud)
-{
-	struct pipeline *p = ud;
-	void (*sweep)(void *ud);
-
-	(void)l;
-	pthread_mutex_lock(&p->mu);
-	p->rebalance_due = 1;
-	sweep = p->sweep;
-	if (!sweep) {
-		if (!p->pending) {
-			p->first_change_ms = loop_now_fms();
-			snprintf(p->reason, sizeof(p->reason), "rebalance");
-		}
-		p->pending = 1;
-		schedule(p);
-	}
-	pthread_mutex_unlock(&p->mu);
-	if (sweep)
-		sweep(p->sweep_ud);
-}
-
-void pipe_set_sweep_cb(struct pipeline *p, void (*cb)(void *ud), void *ud)
-{
-	p->sweep = cb;
-	p->sweep_ud = ud;
-}
 
 /* Evaluate a restored epoch (a routing run evaluates its own). */
 static int evaluate(struct epoch *e, struct fab_err *err)
@@ -491,8 +220,6 @@ static void account(struct pipeline *p, int ok, double ms)
 	pthread_mutex_unlock(&p->mu);
 }
 
-static void answer_sync(struct pipeline *p, struct epoch *e, const struct fab_err *err);
-
 /* The fabric to route: the one given (its LIDs kept), or the source's (taken). */
 static struct fabric *job_fabric(struct pipeline *p, struct job *j, struct fab_err *err)
 {
@@ -520,19 +247,19 @@ static struct epoch *reroute(struct pipeline *p, struct job *j, struct fab_err *
 		goto fail;
 	}
 	snprintf(e->chain, sizeof(e->chain), "%s", j->chain);
-	if (!(f = job_fabric(p, j, &err)) || route(p, f, j, e, &err))
+	if (!(f = job_fabric(p, j, &err)) || pipe_route(p, f, j, e, &err))
 		goto fail;
 	fab_free(f);
 	f = NULL;
 	if (j->kind == JOB_KEEP) {
 		epoch_unref(e);
-		return rebalance_keep(p, j);
+		return pipe_rebalance_keep(p, j);
 	}
 	if (publish(p, e, j->kind == JOB_REBALANCE ? "rebalance" : j->reason, &err))
 		goto fail;
 	if (j->sync) {	/* OpenSM waits: answer before storing */
 		pthread_mutex_lock(&p->mu);
-		answer_sync(p, epoch_ref(e), &err);
+		pipe_answer_sync(p, epoch_ref(e), &err);
 		pthread_mutex_unlock(&p->mu);
 	}
 	latency = loop_now_fms() - j->first_change_ms;
@@ -545,7 +272,7 @@ static struct epoch *reroute(struct pipeline *p, struct job *j, struct fab_err *
 	store_epoch(p, e, j, summary);
 	pipe_event(p->st, "reroute", summary, "epoch %llu: %s %s (%s)", (unsigned long long)e->seq,
 		     e->engine, j->kind == JOB_REPAIR ? "repaired" : "routed", e->reason);
-	repair_after(p, e, j, latency);
+	pipe_repair_after(p, e, j, latency);
 	return e;
 fail:
 	fab_free(f);
@@ -594,7 +321,7 @@ static int take_job(struct pipeline *p, struct job *j)
 }
 
 /* With @mu held: hand a given fabric's result to pipe_route_fabric(). */
-static void answer_sync(struct pipeline *p, struct epoch *e, const struct fab_err *err)
+void pipe_answer_sync(struct pipeline *p, struct epoch *e, const struct fab_err *err)
 {
 	p->sync_result = e;
 	p->sync_err = *err;
@@ -629,7 +356,7 @@ static void *worker_main(void *arg)
 		job_free(&j);
 		pthread_mutex_lock(&p->mu);
 		if (sync && !e)
-			answer_sync(p, NULL, &err);	/* on success it was answered at publication */
+			pipe_answer_sync(p, NULL, &err);	/* on success it was answered at publication */
 		epoch_unref(e);
 		p->busy = p->job;	/* a reroute the timer already handed over stays due */
 		p->completed = 1;
@@ -641,7 +368,7 @@ static void *worker_main(void *arg)
 /* --- the loop's side ---------------------------------------------------- */
 
 /* With @mu held: arm the hold-down timer for a pending change. */
-static void schedule(struct pipeline *p)
+void pipe_schedule(struct pipeline *p)
 {
 	if (p->pending && !p->busy && !loop_timer_armed(p->timer))
 		loop_timer_arm(p->timer, p->last_start_ms + p->holddown_ms - loop_now_ms());
@@ -672,8 +399,8 @@ static void on_wake(struct loop *l, int fd, void *ud)
 	pthread_mutex_lock(&p->mu);
 	completed = p->completed;
 	p->completed = 0;
-	schedule(p);
-	rebalance_timer_update(p);
+	pipe_schedule(p);
+	pipe_rebalance_timer_update(p);
 	pthread_mutex_unlock(&p->mu);
 	if (completed && p->cb) {
 		struct epoch *e = epoch_slot_get(p->slot);
@@ -812,7 +539,7 @@ static int same_lids(const struct fabric *a, const struct fabric *b)
 static int snapshot_matches(struct pipeline *p, const struct store_snap *snap, struct fab_err *err)
 {
 	struct fabric *f = srcf_fabric(p->src, err);
-	int ok = f && assign_lids(p, f, p->lmc, err) == 0 &&
+	int ok = f && pipe_assign_lids(p, f, p->lmc, err) == 0 &&
 		 fab_topology_hash(f) == snap->topo_hash && same_lids(f, snap->f);
 
 	fab_free(f);
@@ -907,7 +634,7 @@ struct pipeline *pipe_new(struct loop *l, struct epoch_slot *slot, struct store 
 		goto fail;
 	p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	p->timer = loop_timer_new(l, on_timer, p);
-	p->rebalance_timer = loop_timer_new(l, on_rebalance, p);
+	p->rebalance_timer = loop_timer_new(l, pipe_on_rebalance, p);
 	if (p->wake_fd < 0 || !p->timer || !p->rebalance_timer ||
 	    loop_add_fd(l, p->wake_fd, on_wake, p) ||
 	    pthread_create(&p->worker, NULL, worker_main, p)) {
