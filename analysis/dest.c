@@ -542,10 +542,21 @@ static void load_pairs(struct an_work *w, uint32_t d, const uint16_t *key)
 	}
 }
 
+/* Per-pair routings: every source reaches @d on offset 0 with SL 0 (key 0). */
+static int keys_zero(const struct an_work *w, uint32_t d, const uint16_t *key)
+{
+	for (uint32_t s = 0; s < w->p->c.f->neps; s++)
+		if (key[s] && s != d)
+			return 0;
+	return 1;
+}
+
 static int dest_one(struct an_work *w, uint32_t d, const uint16_t *key)
 {
 	for (uint32_t i = 0; i < w->p->nfwd; i++)
 		w->fw[i].ready = 0;
+	if (key && keys_zero(w, d, key))
+		key = NULL;	/* as without per-pair tables: the sources are counted per switch */
 	if (!key && w->p->fast && fab_ep_lid(w->p->c.f, d)) {
 		an_dest_fast(w, d);
 		return 0;

@@ -372,6 +372,28 @@ static int setup_turning(struct fd *x)
 
 /* --- the repaired routing's frame -------------------------------------------------- */
 
+/* Pair table @to (@n endpoints) from @from (@bn endpoints; none: zeros) through @map. */
+static void copy_pairs(uint8_t *restrict to, const uint8_t *restrict from, const uint32_t *map,
+		       uint32_t n, uint32_t bn)
+{
+	int same = n == bn;
+
+	for (uint32_t a = 0; same && a < n; a++)
+		same = map[a] == a;
+	if (!from)
+		return;	/* rt_pairs_alloc() zeroed it */
+	if (same) {
+		memcpy(to, from, (size_t)n * n);
+		return;
+	}
+	for (uint32_t a = 0; a < n; a++) {
+		const uint8_t *row = from + (size_t)map[a] * bn;
+
+		for (uint32_t b = 0; b < n; b++)
+			to[(size_t)a * n + b] = row[map[b]];
+	}
+}
+
 /* @r gets the base's entries, SL2VL tables and pair tables, mapped by GUID. */
 static int copy_base(struct fd *x)
 {
@@ -399,13 +421,8 @@ static int copy_base(struct fd *x)
 		return -1;
 	for (uint32_t a = 0; a < cf->neps; a++)	/* every endpoint of @cf is one of the base's */
 		map[a] = fab_ep_by_port_guid(bf, fab_port(cf, cf->eps[a].node, cf->eps[a].port)->guid);
-	for (uint32_t a = 0; a < cf->neps; a++)
-		for (uint32_t b = 0; b < cf->neps; b++) {
-			size_t i = (size_t)map[a] * br->neps + map[b], o = (size_t)a * r->neps + b;
-
-			r->path_sl[o] = br->path_sl ? br->path_sl[i] : 0;
-			r->dlid_off[o] = br->dlid_off ? br->dlid_off[i] : 0;
-		}
+	copy_pairs(r->path_sl, br->path_sl, map, cf->neps, br->neps);
+	copy_pairs(r->dlid_off, br->dlid_off, map, cf->neps, br->neps);
 	free(map);
 	return 0;
 }

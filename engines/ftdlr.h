@@ -109,11 +109,12 @@ int ftdlr_transition(const struct fabric *f, const struct fabric *fa, const stru
 
 /**
  * ftdlr_transition_sls() - ftdlr_transition() for the paths of the pairs
- * whose path SL is in the mask @sls only
+ * whose path SL is in the mask @sls only, towards switch LIDs only when
+ * @switches_only (pairs towards the rest are then taken not to use @sls)
  */
 int ftdlr_transition_sls(const struct fabric *f, const struct fabric *fa,
 			 const struct rt_routing *a, const struct rt_routing *b, unsigned sls,
-			 struct ftdlr_trans *t, struct fab_err *err);
+			 int switches_only, struct ftdlr_trans *t, struct fab_err *err);
 
 /**
  * ftdlr_stages() - cut the move from routing @a (of fabric @fa) to routing @b

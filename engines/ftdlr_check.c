@@ -413,12 +413,12 @@ static int tw_init(struct tw *w)
 int ftdlr_transition(const struct fabric *f, const struct fabric *fa, const struct rt_routing *a,
 		     const struct rt_routing *b, struct ftdlr_trans *t, struct fab_err *err)
 {
-	return ftdlr_transition_sls(f, fa, a, b, 0xffff, t, err);
+	return ftdlr_transition_sls(f, fa, a, b, 0xffff, 0, t, err);
 }
 
 int ftdlr_transition_sls(const struct fabric *f, const struct fabric *fa,
 			 const struct rt_routing *a, const struct rt_routing *b, unsigned sls,
-			 struct ftdlr_trans *t, struct fab_err *err)
+			 int switches_only, struct ftdlr_trans *t, struct fab_err *err)
 {
 	struct tw w = { .f = f, .fa = fa, .a = a, .b = b };
 	int rc = -1;
@@ -433,6 +433,8 @@ int ftdlr_transition_sls(const struct fabric *f, const struct fabric *fa,
 	for (uint32_t d = 0; d < f->neps; d++) {
 		unsigned lid = fab_ep_lid(f, d), n = 1u << fab_ep_lmc(f, d);
 
+		if (switches_only && f->nodes[f->eps[d].node].type != FAB_SWITCH)
+			continue;
 		for (unsigned l = lid; lid && l < lid + n; l++) {
 			unsigned mask = sl_mask(&w, d, l) & sls;
 

@@ -128,12 +128,15 @@ static struct rt_routing *full_route(const struct fd *x, struct fab_err *err)
 	return res.routing;
 }
 
-/* The switch destinations' paths (on @sl) have an acyclic dependency graph: 1, 0, or -1. */
+/*
+ * The switch destinations' paths (on @sl, which no pair towards a CA uses:
+ * switch_sl()) have an acyclic dependency graph: 1, 0, or -1.
+ */
 static int switch_paths_acyclic(struct fd *x, unsigned sl, struct fab_err *err)
 {
 	struct ftdlr_trans t;
 
-	if (ftdlr_transition_sls(x->cf, x->cf, x->r, x->r, 1u << sl, &t, err))
+	if (ftdlr_transition_sls(x->cf, x->cf, x->r, x->r, 1u << sl, 1, &t, err))
 		return -1;
 	return t.acyclic;
 }

@@ -279,8 +279,8 @@ static inline unsigned check_steps(const struct fabric *fa, const struct rt_rout
 			struct ftdlr_trans t0, t1;
 
 			print_cycle(f, &t);
-			ftdlr_transition_sls(f, k ? f : fa, k ? steps[k - 1] : a, steps[k], 1, &t0, &err);
-			ftdlr_transition_sls(f, k ? f : fa, k ? steps[k - 1] : a, steps[k], 2, &t1, &err);
+			ftdlr_transition_sls(f, k ? f : fa, k ? steps[k - 1] : a, steps[k], 1, 0, &t0, &err);
+			ftdlr_transition_sls(f, k ? f : fa, k ? steps[k - 1] : a, steps[k], 2, 0, &t1, &err);
 			fail_msg("%s: step %u of %u: the dependency graph of the step and the one "
 				 "before is cyclic (SL 0 paths alone: %s, SL 1: %s)", what, k + 1, n,
 				 t0.acyclic ? "acyclic" : "cyclic", t1.acyclic ? "acyclic" : "cyclic");

@@ -212,6 +212,19 @@ static void add_sls(const struct fabric *f, struct rt_routing *r, uint64_t seed,
 }
 
 /*
+ * Path SLs as ftdlr sets them: SL 1 towards switch LIDs, SL 0 towards the
+ * rest, so most destinations have one key for every source.
+ */
+static void sls_by_kind(const struct fabric *f, struct rt_routing *r)
+{
+	assert_int_equal(rt_pairs_alloc(r), 0);
+	for (uint32_t s = 0; s < r->neps; s++)
+		for (uint32_t d = 0; d < r->neps; d++)
+			r->path_sl[(size_t)s * r->neps + d] =
+				f->nodes[f->eps[d].node].type == FAB_SWITCH;
+}
+
+/*
  * The routing as is, broken, broken with SL2VL tables (VLs change along
  * paths: the walks see in ports and loops over several VLs), and (below
  * 300 endpoints: per-pair tables make both evaluators O(pairs)) with SLs
@@ -231,6 +244,9 @@ static void check_variants(const struct fabric *f, const struct rt_routing *r, c
 	fab_rng_seed(&g, 5);
 	add_tables(f, c, &g);
 	snprintf(what, sizeof(what), "%s, broken, SL2VL", name);
+	check(f, c, what);
+	sls_by_kind(f, c);
+	snprintf(what, sizeof(what), "%s, broken, SL2VL, SL 1 towards switches", name);
 	check(f, c, what);
 	if (f->neps >= 300) {
 		rt_free(c);
