@@ -21,6 +21,17 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* cli_usage_err() - message plus "try 'fabroute CMD --help'"; returns CLI_USAGE. */
 int cli_usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+struct option;
+
+/*
+ * cli_getopt() - parse CMD's options with getopt_long(): @one(@o, option,
+ * value) for each; an unknown option or one without its value is a usage
+ * error naming it. CLI_OK, CLI_USAGE or what @one returned first; optind
+ * is then at the first operand.
+ */
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, int (*one)(void *o, int c, const char *arg), void *o);
+
 /*
  * struct cli_lids - LID options shared by the commands that write or show
  * a fabric: --guid2lid FILE, --lmc N, --renew-lids.

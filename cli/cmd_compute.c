@@ -98,8 +98,9 @@ static int push_kv(struct compute_opts *o, const char *kv)
 	return CLI_OK;
 }
 
-static int parse_one(struct compute_opts *o, int c, const char *arg)
+static int parse_one(void *ctx, int c, const char *arg)
 {
+	struct compute_opts *o = ctx;
 	unsigned long long v;
 	int fmt;
 
@@ -148,18 +149,8 @@ static int parse_args(int argc, char **argv, struct compute_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc = CLI_OK;
+	int rc = cli_getopt("compute", argc, argv, ":e:O:d:h", longopts, parse_one, o);
 
-	opterr = 0;
-	optind = 1;
-	while (rc == CLI_OK && (c = getopt_long(argc, argv, ":e:O:d:h", longopts, NULL)) != -1) {
-		if (c == '?')
-			rc = cli_usage_err("compute", "unknown option '%s'", argv[optind - 1]);
-		else if (c == ':')
-			rc = cli_usage_err("compute", "option '%s' needs a value", argv[optind - 1]);
-		else
-			rc = parse_one(o, c, optarg);
-	}
 	if (rc || o->help)
 		return rc;
 	if (optind < argc)

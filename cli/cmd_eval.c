@@ -117,8 +117,9 @@ static int parse_metrics(struct eval_opts *o, const char *list)
 enum { OPT_TOPOLOGY = 0x200, OPT_SUBNET, OPT_LFTS, OPT_FDBS, OPT_PATH_SL, OPT_SL2VL,
        OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_THREADS, OPT_GROUPS, OPT_PATHS };
 
-static int parse_opt(struct eval_opts *o, int c, const char *arg)
+static int parse_opt(void *ctx, int c, const char *arg)
 {
+	struct eval_opts *o = ctx;
 	unsigned long long v;
 	int fmt;
 
@@ -182,18 +183,8 @@ static int parse_args(int argc, char **argv, struct eval_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc = CLI_OK;
+	int rc = cli_getopt("eval", argc, argv, ":h", longopts, parse_opt, o);
 
-	opterr = 0;
-	optind = 1;
-	while (rc == CLI_OK && (c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == '?')
-			rc = cli_usage_err("eval", "unknown option '%s'", argv[optind - 1]);
-		else if (c == ':')
-			rc = cli_usage_err("eval", "option '%s' needs a value", argv[optind - 1]);
-		else
-			rc = parse_opt(o, c, optarg);
-	}
 	if (rc || o->help)
 		return rc;
 	if (optind < argc)

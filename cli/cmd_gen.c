@@ -94,8 +94,9 @@ static int count_opt(const char *arg, unsigned *out)
 	return 0;
 }
 
-static int parse_opt(struct gen_opts *o, int c, const char *arg)
+static int parse_opt(void *ctx, int c, const char *arg)
 {
+	struct gen_opts *o = ctx;
 	unsigned long long v;
 	int fmt;
 
@@ -153,20 +154,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc;
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
-		if (c == '?')
-			return cli_usage_err("gen", "unknown option '%s'", argv[optind - 1]);
-		if (c == ':')
-			return cli_usage_err("gen", "option '%s' needs a value", argv[optind - 1]);
-		rc = parse_opt(o, c, optarg);
-		if (rc)
-			return rc;
-	}
-	return CLI_OK;
+	return cli_getopt("gen", argc, argv, ":f:o:h", longopts, parse_opt, o);
 }
 
 static int generate(const struct gen_opts *o, const char *family, char **kv, int nkv)

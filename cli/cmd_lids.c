@@ -77,8 +77,9 @@ struct lids_opts {
 	int json, help;
 };
 
-static int parse_one(struct lids_opts *o, int c, const char *arg)
+static int parse_one(void *ctx, int c, const char *arg)
 {
+	struct lids_opts *o = ctx;
 	unsigned long long v;
 	int x;
 
@@ -137,18 +138,8 @@ static int parse_args(int argc, char **argv, struct lids_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc = CLI_OK;
+	int rc = cli_getopt("lids", argc, argv, ":d:h", longopts, parse_one, o);
 
-	opterr = 0;
-	optind = 1;
-	while (rc == CLI_OK && (c = getopt_long(argc, argv, ":d:h", longopts, NULL)) != -1) {
-		if (c == '?')
-			rc = cli_usage_err("lids", "unknown option '%s'", argv[optind - 1]);
-		else if (c == ':')
-			rc = cli_usage_err("lids", "option '%s' needs a value", argv[optind - 1]);
-		else
-			rc = parse_one(o, c, optarg);
-	}
 	if (rc || o->help)
 		return rc;
 	if (optind < argc)

@@ -9,6 +9,7 @@
  * (cli/client.h).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,24 @@ int cli_usage_err(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry 'fabroute %s --help'.\n", cmd);
 	return CLI_USAGE;
+}
+
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, int (*one)(void *o, int c, const char *arg), void *o)
+{
+	int c, rc = CLI_OK;
+
+	opterr = 0;
+	optind = 1;
+	while (rc == CLI_OK && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == '?')
+			rc = cli_usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
+		else if (c == ':')
+			rc = cli_usage_err(cmd, "option '%s' needs a value", argv[optind - 1]);
+		else
+			rc = one(o, c, optarg);
+	}
+	return rc;
 }
 
 int cli_parse_uint(const char *s, unsigned long long max, unsigned long long *out)
