@@ -25,9 +25,19 @@ chmod 600 "$dir/token"
 "$fab" gen ft648 -f ibsim -o "$dir/ft648.net"
 export IBSIM_SOCKNAME="demo$$"
 pids=""
+# OpenSM first, then fabrouted, then ibsim (the newest first): OpenSM
+# waits on the simulator while it exits. Each gets 5 s, then SIGKILL.
 stop() {
-	for p in $pids; do kill "$p" 2>/dev/null || true; done
-	for p in $pids; do wait "$p" 2>/dev/null || true; done
+	for p in $pids; do
+		kill "$p" 2>/dev/null || continue
+		i=0
+		while kill -0 "$p" 2>/dev/null && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill -9 "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
 	echo
 	echo "OpenSM, fabrouted and ibsim stopped."
 }
