@@ -22,47 +22,8 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 reps=${REPS:-3}
-plugin=${FABROUTE_OSM_PLUGIN:-$build/.libs/libfabroute-osm.so}
-umad=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
-fab=$build/fabroute
-
-die() { echo "bench/ftdlr_osm.sh: $*" >&2; exit 1; }
-for t in ibsim opensm perl curl jq; do command -v $t > /dev/null 2>&1 || die "$t is missing"; done
-[ -e "$umad" ] || die "no umad2sim at $umad"
-[ -r "$plugin" ] || die "no OpenSM plugin at $plugin (set FABROUTE_OSM_PLUGIN)"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabroute-bench-ftdlr.XXXXXX")
-sim="" osm="" fr=""
-
-stop() {
-	[ -n "$1" ] || return 0
-	kill "$1" 2> /dev/null || true
-	i=0
-	while kill -0 "$1" 2> /dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	kill -9 "$1" 2> /dev/null || true
-	wait "$1" 2> /dev/null || true
-}
-cleanup() {
-	stop "$osm"; osm=
-	stop "$fr"; fr=
-	stop "$sim"; sim=
-	if [ "${KEEP:-0}" = 1 ]; then echo "bench/ftdlr_osm.sh: kept $tmp" >&2; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-size() { if [ -e "$1" ]; then wc -c < "$1" | tr -d ' '; else echo 0; fi; }
-# wait_new FILE POS PATTERN TIMEOUT_S [PID]: until FILE holds PATTERN after byte POS
-wait_new() {
-	i=0
-	while ! tail -c +$(($2 + 1)) "$1" 2> /dev/null | grep -q -- "$3"; do
-		[ $i -lt $(($4 * 10)) ] || { echo "bench/ftdlr_osm.sh: no '$3' in $1 after $4 s" >&2; return 1; }
-		if [ -n "${5:-}" ] && ! kill -0 "$5" 2> /dev/null; then return 1; fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
+me=bench/ftdlr_osm.sh tools="ibsim opensm perl curl jq"
+. "$top/bench/osm_lib.sh"
 # now_ms: milliseconds since local midnight (the clock of OpenSM's log lines)
 now_ms() { date '+%H %M %S %N' | awk '{ printf "%.3f\n", (($1 * 60 + $2) * 60 + $3) * 1000 + $4 / 1e6 }'; }
 # first_ms LOG PATTERN: the stamp (ms since midnight) of PATTERN's first line in LOG
@@ -93,7 +54,7 @@ fabric() {
 	mkdir -p "$tmp/$name"
 	(cd "$tmp/$name" && exec ibsim -s "$tmp/$name.net" -S 1024 -N 8192 -P 60000 0<> "$tmp/sim.in" > "$tmp/$name/sim.log" 2>&1) &
 	sim=$!
-	wait_new "$tmp/$name/sim.log" 0 "simulator ready" 60 "$sim" || die "ibsim did not start"
+	wait_new "$tmp/$name/sim.log" 0 "simulator ready" 1 60 "$sim" || die "ibsim did not start"
 	echo "=== $name ($gen): Unlink and ReLink $link, $reps times each, OpenSM $(dpkg-query -W -f '${Version}' opensm 2> /dev/null || echo '?')"
 	printf "%-22s %-7s %10s %10s %18s %14s %s\n" setup event "tables ms" "uploaded ms" "entries/blocks/sw" "fabrouted ms" "ReLink = before"
 	for setup in osm fabroute; do
@@ -112,7 +73,7 @@ run_setup() {
 			--socket "$d/osm.sock" --engine sftree,updn,minhop --repair ftdlr \
 			--rebalance-delay-s 0 --readback 0 --log-level info > /dev/null 2> "$d/fr.log") &
 		fr=$!
-		wait_new "$d/fr.log" 0 "API listening on" 30 "$fr" || die "fabrouted did not start"
+		wait_new "$d/fr.log" 0 "API listening on" 1 30 "$fr" || die "fabrouted did not start"
 		url=http://127.0.0.1:$(sed -n 's|.*API listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$d/fr.log" | head -1)
 		printf 'event_plugin_name fabroute-osm\nevent_plugin_options socket=%s timeout_ms=10000\nrouting_engine ftree\n' \
 			"$d/osm.sock" > "$d/osm.conf"
@@ -125,7 +86,7 @@ run_setup() {
 	(cd "$d" && LD_PRELOAD=$umad LD_LIBRARY_PATH=$d OSM_CACHE_DIR=$d OSM_TMP_DIR=$d \
 		exec opensm -F "$d/osm.conf" -s 0 -d 2 -D 0x43 --dump_files_dir "$d" -f "$d/osm.log" > "$d/osm.out" 2>&1) &
 	osm=$!
-	wait_new "$d/osm.log" 0 "SUBNET UP" 120 "$osm" || die "$label: OpenSM did not bring the subnet up"
+	wait_new "$d/osm.log" 0 "SUBNET UP" 1 120 "$osm" || die "$label: OpenSM did not bring the subnet up"
 	sleep 1
 	for r in $(seq "$reps"); do
 		cp "$d/opensm-lfts.dump" "$d/before.dump"
@@ -134,7 +95,7 @@ run_setup() {
 			fpos=$(size "$d/fr.log")
 			t0=$(now_ms)
 			echo "$cmd $link" > "$tmp/sim.in"
-			wait_new "$d/osm.log" "$pos" "SUBNET UP" 60 "$osm" || die "$label: no SUBNET UP after $cmd"
+			wait_new "$d/osm.log" "$pos" "SUBNET UP" 1 60 "$osm" || die "$label: no SUBNET UP after $cmd"
 			sleep 1.5	# the link's other end may trap too: let a second sweep end
 			tail -c +$((pos + 1)) "$d/osm.log" > "$d/win.log"
 			tc=$(first_ms "$d/win.log" "tables configured on all switches")
