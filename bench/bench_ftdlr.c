@@ -157,7 +157,7 @@ static int physical(const struct fabric *f)
 		uint32_t s = q[head++];
 
 		for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++) {
-			uint32_t t = eng_sw_peer(f, s, p);
+			uint32_t t = fab_sw_peer(f, s, p);
 
 			if (t != FAB_NONE && !seen[t]) {
 				seen[t] = 1;

@@ -2,60 +2,14 @@
 /**
  * DOC: helpers shared by the engines
  *
- * Switch adjacency through ports, all-pairs switch hop counts, and the
- * last hop every engine routes the same way: a LID owned by a switch ends
- * at its port 0, a LID owned by a CA leaves its switch by the CA's port.
+ * All-pairs switch hop counts (over fab_sw_neighbours()), and the last
+ * hop every engine routes the same way: a LID owned by a switch ends at
+ * its port 0, a LID owned by a CA leaves its switch by the CA's port.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "engines/engine.h"
-
-uint32_t eng_sw_peer(const struct fabric *f, uint32_t sw, unsigned p)
-{
-	uint32_t node = f->switches[sw];
-	const struct fab_port *x;
-
-	if (p < 1 || p > f->nodes[node].nports)
-		return FAB_NONE;
-	x = fab_port(f, node, p);
-	if (x->peer == FAB_NONE || f->nodes[x->peer].type != FAB_SWITCH)
-		return FAB_NONE;
-	return f->nodes[x->peer].swidx;
-}
-
-/* Neighbouring switches of every switch (CSR, parallel links kept once). */
-static int sw_adjacency(const struct fabric *f, uint32_t **off_out, uint32_t **adj_out)
-{
-	uint32_t n = f->nswitches, total = 0;
-	uint32_t *off = calloc((size_t)n + 1, sizeof(*off));
-	uint32_t *adj = malloc(((size_t)f->nlinks * 2 + 1) * sizeof(*adj));
-
-	if (!off || !adj) {
-		free(off);
-		free(adj);
-		return -1;
-	}
-	for (uint32_t v = 0; v < n; v++) {
-		uint32_t start = total;
-
-		off[v] = total;
-		for (unsigned p = 1; p <= f->nodes[f->switches[v]].nports; p++) {
-			uint32_t w = eng_sw_peer(f, v, p), k;
-
-			if (w == FAB_NONE)
-				continue;
-			for (k = start; k < total && adj[k] != w; k++)
-				;
-			if (k == total)
-				adj[total++] = w;
-		}
-	}
-	off[n] = total;
-	*off_out = off;
-	*adj_out = adj;
-	return 0;
-}
 
 uint8_t *eng_hops(const struct fabric *f)
 {
@@ -63,7 +17,7 @@ uint8_t *eng_hops(const struct fabric *f)
 	uint8_t *hops = malloc((size_t)n * n + 1);
 	uint32_t *queue = malloc(((size_t)n + 1) * sizeof(*queue));
 
-	if (!hops || !queue || sw_adjacency(f, &off, &adj)) {
+	if (!hops || !queue || fab_sw_neighbours(f, &off, &adj)) {
 		free(hops);
 		free(queue);
 		return NULL;

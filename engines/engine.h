@@ -282,12 +282,6 @@ void eng_res_free(struct eng_res *res);
 /* --- helpers shared by the engines (engines/common.c) ------------------- */
 
 /**
- * eng_sw_peer() - switch index at the other end of port @p of switch @sw,
- * FAB_NONE when the port leads nowhere or to a CA.
- */
-uint32_t eng_sw_peer(const struct fabric *f, uint32_t sw, unsigned p);
-
-/**
  * eng_hops() - hop distances between all switches (BFS over switch links):
  * hops[a * nswitches + b], UINT8_MAX when unreachable. Return NULL when out
  * of memory. nswitches^2 bytes.

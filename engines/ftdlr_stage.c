@@ -73,7 +73,7 @@ static uint32_t next_sw(const struct sg *g, uint32_t s, unsigned lid, int old)
 {
 	uint8_t p = old ? old_entry(g, s, lid) : rt_lft_get(g->b, s, lid);
 
-	return p == RT_NO_PORT || p == 0 ? FAB_NONE : eng_sw_peer(g->f, s, p);
+	return p == RT_NO_PORT || p == 0 ? FAB_NONE : fab_sw_peer(g->f, s, p);
 }
 
 static int add_edge(struct sg *g, uint32_t first, uint32_t second)

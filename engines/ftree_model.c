@@ -36,7 +36,7 @@ static int link_dir(const uint32_t *level, uint32_t s, uint32_t t)
 /* Switch index at the other end of port @p of switch @s, FAB_NONE if none or itself. */
 static uint32_t sw_peer(const struct fabric *f, uint32_t s, unsigned p)
 {
-	uint32_t t = eng_sw_peer(f, s, p);
+	uint32_t t = fab_sw_peer(f, s, p);
 
 	return t == s ? FAB_NONE : t;
 }

@@ -147,7 +147,7 @@ static int check_tops(const struct fabric *f, const struct gft2 *g, const uint32
 		uint32_t sw = g->tsw[t];
 
 		for (unsigned p = 1; p <= f->nodes[f->switches[sw]].nports; p++) {
-			uint32_t w = eng_sw_peer(f, sw, p);
+			uint32_t w = fab_sw_peer(f, sw, p);
 
 			if (w != FAB_NONE && !cnt[w]) {
 				fab_err_set(err, NOT_GFT2 "switches '%s' and '%s' have no CAs and are "
@@ -173,7 +173,7 @@ static int check_bottom(const struct fabric *f, struct gft2 *g, uint32_t i, cons
 		return ENG_NOT_APPLICABLE;
 	}
 	for (unsigned p = 1; p <= f->nodes[node].nports; p++) {
-		uint32_t w = eng_sw_peer(f, sw, p), t;
+		uint32_t w = fab_sw_peer(f, sw, p), t;
 
 		if (w == FAB_NONE)
 			continue;

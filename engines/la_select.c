@@ -709,7 +709,7 @@ int la_paths_trace(const struct la_ctx *c, const struct rt_routing *r, struct fm
 				continue;
 			while (x != c->epsw[d]) {
 				unsigned port = rt_lft_get(r, x, lid);
-				uint32_t y = port == RT_NO_PORT ? FAB_NONE : eng_sw_peer(f, x, port);
+				uint32_t y = port == RT_NO_PORT ? FAB_NONE : fab_sw_peer(f, x, port);
 
 				if (y == FAB_NONE || n == 255) {
 					fab_err_set(err, "LID %u is not routed from switch '%s'", lid,

@@ -68,7 +68,7 @@ static void resolve(struct tab *t, uint32_t s, uint32_t dsw, unsigned lid, uint3
 
 	while (t->dist[x] == NO_DIST && x != dsw && n < t->f->nswitches) {
 		unsigned port = rt_lft(t->r, x)[lid];
-		uint32_t y = port == RT_NO_PORT ? FAB_NONE : eng_sw_peer(t->f, x, port);
+		uint32_t y = port == RT_NO_PORT ? FAB_NONE : fab_sw_peer(t->f, x, port);
 
 		stack[n++] = x;
 		if (y == FAB_NONE || rt_lft(t->r, y)[lid] == RT_NO_PORT)

@@ -374,7 +374,7 @@ static void spurs(struct yen *y, struct la_hop *tmp)
 				y->blen[y->nb++] = len;
 			}
 		}
-		down |= !la_updn_up(u, spur, eng_sw_peer(u->f, spur, last[i].port));
+		down |= !la_updn_up(u, spur, fab_sw_peer(u->f, spur, last[i].port));
 	}
 }
 

@@ -95,7 +95,7 @@
  * @jchild: per switch, the child of its detour (FAB_NONE: none)
  * @relay: per switch, d + 1 when on the relay of destination d
  * @has: per switch, an entry for the destination at hand before Algorithm 2
- * @pbase, @psw: the switch behind port p of switch s (as eng_sw_peer()) is
+ * @pbase, @psw: the switch behind port p of switch s (as fab_sw_peer()) is
  *               psw[pbase[s] + p], p = 0..nports
  * @sw_routed .. @ca_failed, @longest, @joined: for the notes
  */
@@ -629,7 +629,7 @@ static int sf_ports(struct sf *x)
 		return -1;
 	for (uint32_t s = 0; s < n; s++)
 		for (uint32_t p = 0; p < x->pbase[s + 1] - x->pbase[s]; p++)
-			x->psw[x->pbase[s] + p] = p ? eng_sw_peer(f, s, p) : FAB_NONE;
+			x->psw[x->pbase[s] + p] = p ? fab_sw_peer(f, s, p) : FAB_NONE;
 	return 0;
 }
 

@@ -65,7 +65,7 @@ int ucast_adj_build(const struct fabric *f, struct ucast_adj *a)
 	for (uint32_t s = 0; s < f->nswitches; s++) {
 		a->off[s] = n;
 		for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++) {
-			uint32_t w = eng_sw_peer(f, s, p);
+			uint32_t w = fab_sw_peer(f, s, p);
 
 			if (w == FAB_NONE || w == s)
 				continue;

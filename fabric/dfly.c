@@ -23,62 +23,12 @@ void fab_dfly_free(struct fab_dfly *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static uint32_t sw_peer(const struct fabric *f, uint32_t sw, unsigned p)
-{
-	const struct fab_port *x = fab_port(f, f->switches[sw], p);
-
-	if (x->peer == FAB_NONE || f->nodes[x->peer].type != FAB_SWITCH)
-		return FAB_NONE;
-	return f->nodes[x->peer].swidx;
-}
-
 static const char *sw_name(const struct fabric *f, uint32_t sw)
 {
 	return fab_desc(f, f->switches[sw]);
 }
 
 /* --- discovery by closed neighbourhoods ---------------------------------- */
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Sorted, distinct neighbour switches of every switch (CSR). */
-static int nb_build(const struct fabric *f, uint32_t **off_out, uint32_t **adj_out)
-{
-	uint32_t n = f->nswitches, total = 0;
-	uint32_t *off = calloc((size_t)n + 1, sizeof(*off));
-	uint32_t *adj = malloc(((size_t)f->nlinks * 2 + 1) * sizeof(*adj));
-
-	if (!off || !adj) {
-		free(off);
-		free(adj);
-		return -1;
-	}
-	for (uint32_t s = 0; s < n; s++) {
-		uint32_t start = total, w = total;
-
-		off[s] = total;
-		for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++) {
-			uint32_t t = sw_peer(f, s, p);
-
-			if (t != FAB_NONE && t != s)
-				adj[total++] = t;
-		}
-		qsort(adj + start, total - start, sizeof(*adj), cmp_u32);
-		for (uint32_t i = start; i < total; i++)
-			if (i == start || adj[i] != adj[w - 1])
-				adj[w++] = adj[i];
-		total = w;
-	}
-	off[n] = total;
-	*off_out = off;
-	*adj_out = adj;
-	return 0;
-}
 
 /* |adj(u) ^ adj(v)|: switches adjacent to both. */
 static uint32_t common(const uint32_t *off, const uint32_t *adj, uint32_t u, uint32_t v)
@@ -114,7 +64,7 @@ static int discover(const struct fabric *f, uint32_t *group, uint32_t *best, str
 {
 	uint32_t *off, *adj, n = f->nswitches, top = 0;
 
-	if (nb_build(f, &off, &adj)) {
+	if (fab_sw_neighbours(f, &off, &adj)) {
 		fab_err_set(err, "out of memory");
 		return -1;
 	}
@@ -395,7 +345,7 @@ static int classify(const struct fabric *f, struct fab_dfly *d, uint32_t *lpair,
 
 		for (unsigned p = 1; p <= f->nodes[node].nports; p++) {
 			const struct fab_port *x = fab_port(f, node, p);
-			uint32_t t = sw_peer(f, s, p);
+			uint32_t t = fab_sw_peer(f, s, p);
 			uint8_t *c = &d->cls[f->nodes[node].port0 + p];
 
 			if (x->peer == FAB_NONE)

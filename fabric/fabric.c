@@ -490,3 +490,56 @@ const char *fab_describe(const struct fabric *f, char *out, size_t len)
 		 f->nswitches, cas, routers, lids, f->nlinks);
 	return out;
 }
+
+uint32_t fab_sw_peer(const struct fabric *f, uint32_t sw, unsigned p)
+{
+	uint32_t node = f->switches[sw];
+	const struct fab_port *x;
+
+	if (p < 1 || p > f->nodes[node].nports)
+		return FAB_NONE;
+	x = fab_port(f, node, p);
+	if (x->peer == FAB_NONE || f->nodes[x->peer].type != FAB_SWITCH)
+		return FAB_NONE;
+	return f->nodes[x->peer].swidx;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int fab_sw_neighbours(const struct fabric *f, uint32_t **off_out, uint32_t **adj_out)
+{
+	uint32_t n = f->nswitches, total = 0;
+	uint32_t *off = calloc((size_t)n + 1, sizeof(*off));
+	uint32_t *adj = malloc(((size_t)f->nlinks * 2 + 1) * sizeof(*adj));
+
+	if (!off || !adj) {
+		free(off);
+		free(adj);
+		return -1;
+	}
+	for (uint32_t s = 0; s < n; s++) {
+		uint32_t start = total, w = total;
+
+		off[s] = total;
+		for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++) {
+			uint32_t t = fab_sw_peer(f, s, p);
+
+			if (t != FAB_NONE && t != s)
+				adj[total++] = t;
+		}
+		qsort(adj + start, total - start, sizeof(*adj), cmp_u32);
+		for (uint32_t i = start; i < total; i++)
+			if (i == start || adj[i] != adj[w - 1])
+				adj[w++] = adj[i];
+		total = w;
+	}
+	off[n] = total;
+	*off_out = off;
+	*adj_out = adj;
+	return 0;
+}

@@ -212,6 +212,20 @@ int fab_link_add(struct fabric *f, uint32_t a, unsigned pa, uint32_t b, unsigned
 void fab_link_remove(struct fabric *f, uint32_t node, unsigned port);
 
 /**
+ * fab_sw_peer() - switch index at the other end of port @p of switch @sw,
+ * FAB_NONE when the port does not exist, leads nowhere or to a CA.
+ */
+uint32_t fab_sw_peer(const struct fabric *f, uint32_t sw, unsigned p);
+
+/**
+ * fab_sw_neighbours() - the neighbour switches of every switch, sorted and
+ * distinct, itself left out (CSR: those of switch s are
+ * @adj[@off[s]..@off[s + 1]); both malloc'd).
+ * Return: 0, or -1 when out of memory.
+ */
+int fab_sw_neighbours(const struct fabric *f, uint32_t **off, uint32_t **adj);
+
+/**
  * fab_finalize() - check the graph and build the indexes
  *
  * Finds the endpoints, indexes GUIDs, descriptions and LIDs, and checks

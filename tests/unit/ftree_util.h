@@ -132,7 +132,7 @@ static inline uint64_t updown_holes(const struct fabric *f)
 			uint32_t s = q[head++];
 
 			for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++) {
-				uint32_t t = eng_sw_peer(f, s, p);
+				uint32_t t = fab_sw_peer(f, s, p);
 
 				if (t != FAB_NONE && sh.level[t] == sh.level[s] + 1 && !down[t]) {
 					down[t] = up[t] = 1;
@@ -144,7 +144,7 @@ static inline uint64_t updown_holes(const struct fabric *f)
 			uint32_t s = q[i];
 
 			for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++) {
-				uint32_t t = eng_sw_peer(f, s, p);
+				uint32_t t = fab_sw_peer(f, s, p);
 
 				if (t != FAB_NONE && sh.level[t] + 1 == sh.level[s] && !up[t]) {
 					up[t] = 1;
@@ -157,7 +157,7 @@ static inline uint64_t updown_holes(const struct fabric *f)
 
 			for (unsigned p = 1; !ok && sh.level[s] == 1 &&
 			     p <= f->nodes[f->switches[s]].nports; p++) {
-				uint32_t t = eng_sw_peer(f, s, p);
+				uint32_t t = fab_sw_peer(f, s, p);
 
 				ok = t != FAB_NONE && sh.level[t] == 1 && up[t];
 			}

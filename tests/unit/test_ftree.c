@@ -86,7 +86,7 @@ static void check_balance(const char *spec)
 			if (is_ca(f, e) && leaf_of(f, e) != s)
 				cnt[rt_lft(r, s)[fab_ep_lid(f, e)]]++;
 		for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++) {
-			uint32_t t = eng_sw_peer(f, s, p);
+			uint32_t t = fab_sw_peer(f, s, p);
 
 			if (t == FAB_NONE || sh.level[t] != 2)
 				continue;

@@ -192,7 +192,7 @@ static void test_candidates(void **state)
 				int down = 0;
 
 				for (uint32_t j = 0; j < du[s]; j++) {
-					uint32_t y = eng_sw_peer(f, x, p[j].port);
+					uint32_t y = fab_sw_peer(f, x, p[j].port);
 
 					assert_int_equal(p[j].node, x);
 					assert_int_not_equal(y, FAB_NONE);
@@ -236,7 +236,7 @@ static void test_kpaths(void **state)
 
 				assert_true(!i || len[i] >= len[i - 1]);
 				for (uint32_t j = 0; j < len[i]; j++) {
-					uint32_t y = eng_sw_peer(f, x, p[j].port);
+					uint32_t y = fab_sw_peer(f, x, p[j].port);
 
 					assert_int_equal(p[j].node, x);
 					assert_false(seen[x]);
