@@ -542,21 +542,10 @@ static void load_pairs(struct an_work *w, uint32_t d, const uint16_t *key)
 	}
 }
 
-/* Per-pair routings: every source reaches @d on offset 0 with SL 0 (key 0). */
-static int keys_zero(const struct an_work *w, uint32_t d, const uint16_t *key)
-{
-	for (uint32_t s = 0; s < w->p->c.f->neps; s++)
-		if (key[s] && s != d)
-			return 0;
-	return 1;
-}
-
 static int dest_one(struct an_work *w, uint32_t d, const uint16_t *key)
 {
 	for (uint32_t i = 0; i < w->p->nfwd; i++)
 		w->fw[i].ready = 0;
-	if (key && keys_zero(w, d, key))
-		key = NULL;	/* as without per-pair tables: the sources are counted per switch */
 	if (!key && w->p->fast && fab_ep_lid(w->p->c.f, d)) {
 		an_dest_fast(w, d);
 		return 0;
@@ -581,16 +570,20 @@ static void gather_keys(struct an_work *w, const uint32_t *d, uint32_t n)
 	const struct rt_routing *r = w->p->c.r;
 	unsigned mask[AN_CHUNK];
 
-	for (uint32_t j = 0; j < n; j++)
+	for (uint32_t j = 0; j < n; j++) {
 		mask[j] = (1u << fab_ep_lmc(f, d[j])) - 1;
+		w->kany[j] = 0;
+	}
 	for (uint32_t s = 0; s < f->neps; s++) {
 		size_t row = (size_t)s * r->neps;
 
 		for (uint32_t j = 0; j < n; j++) {
 			unsigned off = r->dlid_off ? r->dlid_off[row + d[j]] & mask[j] : 0;
 			unsigned sl = r->path_sl ? r->path_sl[row + d[j]] % RT_SLS : 0;
+			uint16_t k = (uint16_t)(off * RT_SLS + sl);
 
-			w->keys[(size_t)j * f->neps + s] = (uint16_t)(off * RT_SLS + sl);
+			w->keys[(size_t)j * f->neps + s] = k;
+			w->kany[j] |= s != d[j] ? k : 0;
 		}
 	}
 }
@@ -642,7 +635,9 @@ int an_dest_run(struct an_work *w, struct an_acc *acc, const uint32_t *d, uint32
 			gather_keys(w, d, m);
 		columns(w, d, m);
 		for (uint32_t j = 0; j < m; j++)
-			if (dest_one(w, d[j], w->p->per_pair ? w->keys + (size_t)j * f->neps : NULL))
+			/* every key 0: the sources are counted per switch, as without per-pair tables */
+			if (dest_one(w, d[j], w->p->per_pair && w->kany[j] ?
+					      w->keys + (size_t)j * f->neps : NULL))
 				return -1;
 		d += m;
 		n -= m;

@@ -38,6 +38,8 @@ struct fwdv {
  *                      one after the other (@tspan 0: none)
  * @keys: per-pair routings: (LID offset * RT_SLS + SL) per source, one row
  *        per destination of the chunk
+ * @kany: per destination of the chunk, whether a source other than itself
+ *        has a key other than 0 (none: counted as without per-pair tables)
  * @sorted, @kcount: sources sorted by key
  * @gent, @gidx, @gstamp, @gseq: walk starts of one key
  */
@@ -57,6 +59,7 @@ struct an_work {
 	uint8_t *tcol;
 	uint32_t tlo, tspan;
 	uint16_t *keys;
+	uint16_t kany[AN_CHUNK];
 	uint32_t *sorted, *kcount;
 	struct an_entry *gent;
 	uint32_t *gidx, *gstamp;
