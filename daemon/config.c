@@ -84,14 +84,27 @@ static const struct cfg_key keys[] = {
 	  "snapshots and events older than this are deleted (0: no age limit)" },
 	{ "log_level", S(log_level), "info", 0, 0, 1, "err|warning|notice|info|debug",
 	  "messages up to this level go to stderr" },
-	{ "api_threads", U(api_threads), "2", 1, 64, 0, "N", "HTTP worker threads" },
+	{ "api_threads", U(api_threads), "2", 1, 64, 0, "N",
+	  "threads computing the API's answers; a client never holds more than half of them" },
+	{ "api_io_threads", U(api_io_threads), "2", 1, 64, 0, "N",
+	  "threads reading and writing HTTP connections; they also answer /api/health and /api/ready "
+	  "at once" },
+	{ "api_client_queue", U(api_client_queue), "8", 1, 4096, 0, "N",
+	  "requests of one client admitted at a time (waiting for a thread, computed, or their "
+	  "answers being sent); one more gets 429. A client is an address; every loopback address "
+	  "is one client" },
 	{ "api_max_connections", U(api_max_connections), "256", 1, 65536, 0, "N",
 	  "concurrent HTTP connections; past seven eighths of them each new connection closes the "
-	  "one that has waited longest for its headers, so health checks always get in" },
+	  "one that has waited longest for a request, so health checks always get in" },
 	{ "api_max_connections_per_address", U(api_max_connections_per_address), "64", 0, 65536, 0, "N",
-	  "concurrent HTTP connections from one client address (0: no limit; more are closed at once)" },
-	{ "api_header_timeout_s", U(api_header_timeout_s), "10", 1, 3600, 0, "S",
-	  "time a client has to send a request's headers, from the connection's start or the last answer" },
+	  "concurrent HTTP connections of one client (every loopback address is one client; 0: no "
+	  "limit); one more closes the client's connection that has waited longest for a request, "
+	  "or is refused when all of them are being answered" },
+	{ "api_request_timeout_s", U(api_request_timeout_s), "10", 1, 3600, 0, "S",
+	  "time a client has to send a whole request, headers and body, from the connection's start "
+	  "or the last answer (api_header_timeout_s is an older name)" },
+	{ "api_send_timeout_s", U(api_send_timeout_s), "60", 1, 3600, 0, "S",
+	  "time a client has to take an answer" },
 	{ "api_max_body", U(api_max_body), "65536", 64, 16777216, 0, "BYTES",
 	  "largest request body (413 beyond)" },
 	{ "api_rate_limit", U(api_rate_limit), "0", 0, 10000000, 0, "N",
@@ -125,8 +138,16 @@ static unsigned *uint_at(struct config *c, const struct cfg_key *k)
 	return (unsigned *)((char *)c + k->off);
 }
 
+/* Older names of keys, still accepted. */
+static const char *const aliases[][2] = {
+	{ "api_header_timeout_s", "api_request_timeout_s" },
+};
+
 static const struct cfg_key *find_key(const char *key)
 {
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcmp(aliases[i][0], key) == 0)
+			key = aliases[i][1];
 	for (size_t i = 0; i < NKEYS; i++)
 		if (strcmp(keys[i].key, key) == 0)
 			return &keys[i];

@@ -47,9 +47,12 @@ struct config {
 	unsigned snapshot_max_age_days;
 	char *log_level;
 	unsigned api_threads;
+	unsigned api_io_threads;
+	unsigned api_client_queue;
 	unsigned api_max_connections;
 	unsigned api_max_connections_per_address;
-	unsigned api_header_timeout_s;
+	unsigned api_request_timeout_s;
+	unsigned api_send_timeout_s;
 	unsigned api_max_body;
 	unsigned api_rate_limit;
 	unsigned api_write_rate_limit;
@@ -61,7 +64,7 @@ struct config {
 	unsigned readback_rate;
 	unsigned readback_timeout_ms;
 	unsigned readback_retries;
-	unsigned char origin[40];
+	unsigned char origin[64];
 };
 
 /** config_defaults() - every key at its default. 0, or -1 when out of memory. */

@@ -13,6 +13,7 @@
  * that could not be stored is published and stored anew.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,11 +382,12 @@ static int start_api(struct daemon *d, struct fab_err *err)
 {
 	struct api_hooks hooks = daemon_hooks(d);
 	struct api_opts o = {
-		.threads = d->cfg.api_threads, .max_connections = d->cfg.api_max_connections,
+		.threads = d->cfg.api_threads, .io_threads = d->cfg.api_io_threads,
+		.client_queue = d->cfg.api_client_queue, .max_connections = d->cfg.api_max_connections,
 		.max_per_address = d->cfg.api_max_connections_per_address,
 		.max_body = d->cfg.api_max_body, .rate_limit = d->cfg.api_rate_limit,
 		.write_rate_limit = d->cfg.api_write_rate_limit, .dashboard = (int)d->cfg.dashboard,
-		.header_timeout_s = d->cfg.api_header_timeout_s,
+		.request_timeout_s = d->cfg.api_request_timeout_s, .send_timeout_s = d->cfg.api_send_timeout_s,
 	};
 	char host[256];
 
@@ -565,6 +567,13 @@ int main(int argc, char **argv)
 	}
 	log_set_level(log_level_parse(d.cfg.log_level));
 	json_object_seed(0);	/* before any thread: jansson seeds its hash tables once, unlocked */
+	/*
+	 * Large answers (an LFT dump, a topology) are mapped and unmapped: with
+	 * glibc's sliding threshold they would come from the threads' arenas,
+	 * which keep what was freed, and a burst of large answers would stay in
+	 * the resident size.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	rc = start(&d, &err);
 	if (rc) {
 		log_err("cannot start: %s", err.msg);
