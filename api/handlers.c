@@ -84,7 +84,6 @@ EPOCH_HANDLER(h_connectivity, apiq_connectivity(e, &err))
 EPOCH_HANDLER(h_vl_usage, apiq_vl_usage(e, &err))
 EPOCH_HANDLER(h_nodes, apiq_nodes(e, api_arg(rq, "type"), &err))
 EPOCH_HANDLER(h_node, apiq_node(e, rq->seg[0], &err))
-EPOCH_HANDLER(h_links, apiq_links(e, &err))
 EPOCH_HANDLER(h_lids, apiq_lids(e, &err))
 EPOCH_HANDLER(h_engines, apiq_engines(e, &err))
 EPOCH_HANDLER(h_topology, apiq_topology(e, &err))
@@ -205,10 +204,24 @@ static int known_type(const char *t)
 	return 0;
 }
 
+/* Optional whole-number argument @name in [@min, @max] into *@out (kept when absent); 0 or -1 (400). */
+static int opt_uint(struct api_req *rq, struct api_resp *rs, const char *name, long long min, long long max,
+		    long long *out)
+{
+	const char *v = api_arg(rq, name);
+
+	return v ? uint_arg(rs, name, v, min, max, out) : 0;
+}
+
+/* Pages: at most API_PAGE_MAX items, API_PAGE_DEFAULT when no limit is given. */
+#define API_PAGE_DEFAULT 100
+#define API_PAGE_MAX 1000
+
 static void h_events(struct api_req *rq, struct api_resp *rs)
 {
-	const char *since = api_arg(rq, "since"), *type = api_arg(rq, "type"), *limit = api_arg(rq, "limit");
-	long long id = 0, lim = 100;
+	const char *since = api_arg(rq, "since"), *type = api_arg(rq, "type");
+	long long id = 0, lim = API_PAGE_DEFAULT, before = 0;
+	struct store_event_query q;
 	int64_t ms = 0;
 	struct fab_err err;
 
@@ -224,24 +237,39 @@ static void h_events(struct api_req *rq, struct api_resp *rs)
 			     "rebalance, error, engine, config, daemon or opensm, found '%.64s'", type);
 		return;
 	}
-	if (limit && uint_arg(rs, "limit", limit, 1, 10000, &lim))
+	if (opt_uint(rq, rs, "limit", 1, API_PAGE_MAX, &lim) || opt_uint(rq, rs, "before", 1, INT64_MAX, &before))
 		return;
-	rs->json = store_events_json(rq->store, id, ms, type, (unsigned)lim, &err);
+	q = (struct store_event_query){ .since_id = id, .since_ms = ms, .before = before, .type = type,
+					.limit = (unsigned)lim };
+	rs->json = store_events_page(rq->store, &q, &err);
 	if (!rs->json)
 		api_fail_new(rs, 500, "internal", "%s", err.msg);
 }
 
 static void h_snapshots(struct api_req *rq, struct api_resp *rs)
 {
-	const char *limit = api_arg(rq, "limit");
-	long long lim = 100;
+	long long lim = API_PAGE_DEFAULT, before = 0;
 	struct fab_err err;
 
-	if (limit && uint_arg(rs, "limit", limit, 1, 10000, &lim))
+	if (opt_uint(rq, rs, "limit", 1, API_PAGE_MAX, &lim) || opt_uint(rq, rs, "before", 1, INT64_MAX, &before))
 		return;
-	rs->json = store_snapshots_json(rq->store, (unsigned)lim, &err);
+	rs->json = store_snapshots_page(rq->store, before, (unsigned)lim, &err);
 	if (!rs->json)
 		api_fail_new(rs, 500, "internal", "%s", err.msg);
+}
+
+/* GET /api/links: a page of links (in the fabric's order), 1000 by default. */
+static void h_links(struct api_req *rq, struct api_resp *rs)
+{
+	long long off = 0, lim = API_PAGE_MAX;
+	struct api_err err;
+	struct epoch *e;
+
+	if (opt_uint(rq, rs, "offset", 0, INT32_MAX, &off) || opt_uint(rq, rs, "limit", 1, 10 * API_PAGE_MAX, &lim))
+		return;
+	e = epoch_of(rq);
+	answer(rs, apiq_links(e, (size_t)off, (size_t)lim, &err), &err);
+	epoch_unref(e);
 }
 
 static void snapshot_answer(struct api_resp *rs, json_t *j, int missing, const struct fab_err *err)
@@ -485,14 +513,14 @@ const struct api_route api_routes[] = {
 	  "switches by level or group, switch-to-switch links with their routes" },
 	{ "GET", "/api/nodes", h_nodes, "type", E, "every node" },
 	{ "GET", "/api/nodes/{}", h_node, "", E, "one node with its ports" },
-	{ "GET", "/api/links", h_links, "", E | API_GZIP, "every link" },
+	{ "GET", "/api/links", h_links, "offset,limit", E | API_GZIP, "every link, a page at a time" },
 	{ "GET", "/api/lids", h_lids, "", E, "every LID range" },
 	{ "GET", "/api/lfts", h_lfts, "switch", E,
 	  "the published LFTs in opensm-lfts.dump format (every switch, or one)" },
 	{ "GET", "/api/engines", h_engines, "", E, "the routing engines and their options" },
 	{ "GET", "/api/config", h_config, "", 0, "the effective configuration" },
-	{ "GET", "/api/events", h_events, "since,type,limit", 0, "events, oldest first" },
-	{ "GET", "/api/snapshots", h_snapshots, "limit", 0, "stored snapshots, newest first" },
+	{ "GET", "/api/events", h_events, "since,before,type,limit", 0, "events, oldest first, a page at a time" },
+	{ "GET", "/api/snapshots", h_snapshots, "limit,before", 0, "stored snapshots, newest first, a page at a time" },
 	{ "GET", "/api/snapshots/{}", h_snapshot, "", 0, "one snapshot" },
 	{ "GET", "/api/snapshots/{}/diff/{}", h_diff, "", 0, "what changed between two snapshots" },
 	{ "GET", "/api/faults", h_faults, "", 0, "the simulated faults in force" },

@@ -41,8 +41,8 @@ static int snapshots_option(void *ctx, int opt, const char *arg)
 {
 	unsigned long long v;
 
-	if (cli_parse_uint(arg, 10000, &v) || v == 0)
-		return cli_usage_err("snapshots", "--limit '%s': expected an integer 1..10000", arg);
+	if (cli_parse_uint(arg, 1000, &v) || v == 0)
+		return cli_usage_err("snapshots", "--limit '%s': expected an integer 1..1000", arg);
 	*(const char **)ctx = arg;
 	return CLI_OK;
 }
@@ -58,7 +58,7 @@ static const struct client_cmd snapshots_cmd = {
 		 "first examples of each).\n"
 		 "\n"
 		 "Options:\n"
-		 "      --limit N  list at most N snapshots (1..10000, default 100)\n",
+		 "      --limit N  list at most N snapshots (1..1000, default 100)\n",
 	.max_args = 2,
 	.extra = snapshots_longopts,
 	.option = snapshots_option,

@@ -82,6 +82,9 @@ static const struct cfg_key keys[] = {
 	  "snapshots kept in the database (the newest N)" },
 	{ "snapshot_max_age_days", U(snapshot_max_age_days), "90", 0, 36500, 1, "DAYS",
 	  "snapshots and events older than this are deleted (0: no age limit)" },
+	{ "events_keep", U(events_keep), "100000", 0, 100000000, 1, "N",
+	  "events kept in the database (the newest N; 0: no limit besides their age): a fault storm "
+	  "cannot grow the event history without bound" },
 	{ "log_level", S(log_level), "info", 0, 0, 1, "err|warning|notice|info|debug",
 	  "messages up to this level go to stderr" },
 	{ "api_threads", U(api_threads), "2", 1, 64, 0, "N",

@@ -45,6 +45,7 @@ struct config {
 	unsigned holddown_ms;
 	unsigned snapshot_keep;
 	unsigned snapshot_max_age_days;
+	unsigned events_keep;
 	char *log_level;
 	unsigned api_threads;
 	unsigned api_io_threads;

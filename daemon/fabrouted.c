@@ -218,6 +218,7 @@ static void reload_apply(struct daemon *d, struct config c, int src_changed)
 	if (restart[0])
 		log_warn("reload: %s changed; that takes effect after a restart", restart);
 	log_set_level(log_level_parse(c.log_level));
+	store_events_keep(d->st, c.events_keep);
 	if (apply_token(d, &c, &err))
 		log_err("reload: %s; POST requests keep the old token", err.msg);
 	if (strcmp(c.engine, d->cfg.engine) || strcmp(c.engine_options, d->cfg.engine_options)) {
@@ -463,6 +464,7 @@ static int start(struct daemon *d, struct fab_err *err)
 	epoch_slot_init(&d->slot);
 	if (!(d->st = store_open(d->cfg.db, err)) || open_source(d, err))
 		return -1;
+	store_events_keep(d->st, d->cfg.events_keep);
 	if (!(d->loop = loop_new()) || start_signals(d) || start_watchdog(d)) {
 		fab_err_set(err, "cannot set up the event loop: %s", strerror(errno));
 		return -1;

@@ -111,6 +111,22 @@ json_t *store_rows_json(struct store *s, sqlite3_stmt *st, json_t *(*row)(sqlite
 	return out;
 }
 
+json_t *store_page_json(struct store *s, sqlite3_stmt *st, json_t *(*row)(sqlite3_stmt *st), const char *key,
+			unsigned limit, int oldest_last, const char *what, struct fab_err *err)
+{
+	json_t *out = store_rows_json(s, st, row, key, what, err), *list = json_object_get(out, key);
+	int more = json_array_size(list) > limit;
+
+	if (more)
+		json_array_remove(list, oldest_last ? limit : 0);	/* the extra row is the oldest */
+	if (out && json_object_set_new(out, "more", json_boolean(more))) {
+		json_decref(out);
+		fab_err_set(err, "store: out of memory");
+		return NULL;
+	}
+	return out;
+}
+
 int store_db_prepare(struct store *s, const char *sql, sqlite3_stmt **st, struct fab_err *err)
 {
 	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) == SQLITE_OK)
