@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "daemon/repair.h"
-#include "engines/ftdlr.h"
+#include "engines/ftdlr/ftdlr.h"
 
 static double now_ms(void)
 {

@@ -20,7 +20,7 @@
 #include "tests/unit/engine_call.h"
 
 #include "daemon/pipeline.h"
-#include "fabric/gen.h"
+#include "gen/gen.h"
 #include "store/store.h"
 #include "svc/log.h"
 
