@@ -3,8 +3,14 @@
  * DOC: routing engines and the routing run
  *
  * A routing engine is a table of hooks (struct engine) filled with
- * designated initializers, one table per engine file, all listed in
- * engine.c and declared below. Its hooks are pure functions: (request,
+ * designated initializers, one table per engine, in a file of its name,
+ * all listed in engine.c and declared below. The engines live one folder
+ * per family, as BIRD keeps one per protocol: ucast/ (minhop, updn, the
+ * Up*\/Down* ranking they and lidassign share), ftree/ (ftree, sftree and
+ * their fat-tree model), ftdlr/ (local repair), gft2/ (dmodk, smodk, opt),
+ * dla/, lidassign/ (the LID assignment heuristics and the path-based
+ * engines pathsel, swidest, rename, explicit). A new engine is one folder
+ * and one line in engine.c. Its hooks are pure functions: (request,
  * options) -> result, with no I/O and no global state; the same request
  * gives a byte-identical result.
  *
