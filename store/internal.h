@@ -31,6 +31,8 @@ struct store {
 	struct store_health health;
 	unsigned events_keep;	/* store_events_keep(); under @lock */
 	unsigned events_added;	/* since the last trim; under @lock */
+	pthread_mutex_t seq_mu;	/* guards @seq_next, @seq_top: no wait for @lock */
+	int64_t seq_next, seq_top;	/* epoch numbers reserved in the database, not given yet */
 };
 
 /* --- SQLite helpers (store.c); callers hold @s->lock ------------------------ */
