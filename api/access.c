@@ -15,7 +15,8 @@
  * Rates: a token bucket per client and kind (reads, authorized writes,
  * writes without the token). The token is checked before any rate is
  * charged, so requests without it can never use up the writes of a client
- * that has it.
+ * that has it. Health and readiness are never limited: they cost nothing,
+ * and monitoring must get its answer.
  */
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -204,7 +205,7 @@ int api_access_check(struct api_access *a, struct MHD_Connection *c, int flags, 
 			unauthorized(rs, cred, "reads need the read token");
 		return 0;
 	}
-	if (!limiter_take(&a->lim[kind], key)) {
+	if (!(flags & API_OPEN) && !limiter_take(&a->lim[kind], key)) {
 		api_fail_new(rs, 429, "rate_limited", "too many requests from this client; slow down");
 		return 0;
 	}

@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "api/server_impl.h"
-#include "fabric/formats.h"
+#include "formats/formats.h"
 #include "svc/log.h"
 
 /* Statuses counted separately in /metrics; the last slot counts the others. */

@@ -4,6 +4,7 @@
 
   bench/flood.py URL MODE [--conns N] [--from ADDRS] [--seconds S] [--interval S]
                  [--persist] [--path PATH] [--other ADDR] [--token-file FILE] [--pid PID]
+                 [--probe-timeout S]
 
 Modes (each from --conns connections, spread over the --from addresses):
   keepalive  keep-alive clients send GET /api/health in a loop for S seconds
@@ -20,11 +21,11 @@ and the longest any connection was held (with --persist, a connection the
 server closes is opened again at once).
 
 Probes, each in a process of its own so that the attack's client load does
-not slow them: GET /api/health on a new connection every 0.1 s (1 s
-timeout) from the first attack address ("same") and, with --other, from
+not slow them: GET /api/health on a new connection every 0.1 s (timeout
+--probe-timeout, 1 s) from the first attack address ("same") and, with --other, from
 that address (a non-loopback address of this host: another client);
 with --token-file, POST /api/reroute with the token every second (2 s
-timeout, "admin"); with --pid, the daemon's resident memory every 0.2 s.
+timeout or --probe-timeout, "admin"); with --pid, the daemon's resident memory every 0.2 s.
 Each probe reports how many answered, how many within 100 ms (1 s for the
 administrator's), the median, 99th percentile and largest latency. After
 the attack: seconds until a health check is answered again (at most
@@ -298,6 +299,7 @@ async def main():
     p.add_argument("--other", help="probe health from this (non-loopback) address too")
     p.add_argument("--token-file", help="probe POST /api/reroute with this token every second")
     p.add_argument("--pid", type=int, help="sample this process's resident memory")
+    p.add_argument("--probe-timeout", type=float, default=1, help="seconds a health probe waits (then it failed)")
     p.add_argument("--recover", type=float, default=10)
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
@@ -307,15 +309,15 @@ async def main():
         sys.exit("flood.py: loopback only: the URL's host must be a 127.x address")
     host, port = u.hostname, u.port
     stop = multiprocessing.Event()
-    probes = {"same": start_probe(host, port, a.src[0], HEALTH, 200, 0.1, 1, stop)}
+    probes = {"same": start_probe(host, port, a.src[0], HEALTH, 200, 0.1, a.probe_timeout, stop)}
     if a.other:
-        probes["other"] = start_probe(host, port, a.other, HEALTH, 200, 0.1, 1, stop)
+        probes["other"] = start_probe(host, port, a.other, HEALTH, 200, 0.1, a.probe_timeout, stop)
     if a.token_file:
         with open(a.token_file) as f:
             tok = f.read().strip()
         req = ("POST /api/reroute HTTP/1.1\r\nHost: fabroute\r\nAuthorization: Bearer %s\r\n"
                "Content-Length: 0\r\n\r\n" % tok).encode()
-        probes["admin"] = start_probe(host, port, a.src[0], req, 202, 1, 2, stop)
+        probes["admin"] = start_probe(host, port, a.src[0], req, 202, 1, max(2, a.probe_timeout), stop)
     if a.pid:
         mparent, mchild = multiprocessing.Pipe()
         mem = multiprocessing.Process(target=memory_main, args=(a.pid, stop, mchild))

@@ -6,15 +6,18 @@
  * malloc'd copies; integers are checked against the key's range.
  */
 #include <ctype.h>
+#include <netdb.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/config.h"
+#include "daemon/engfiles.h"
 #include "svc/log.h"
 #include "engines/engine.h"
 #include "formats/formats.h"
+#include "gen/gen.h"
 
 enum cfg_type { CFG_STR, CFG_UINT };
 
@@ -68,6 +71,10 @@ static const struct cfg_key keys[] = {
 	  "topology file (ibnetdiscover or ibsim), or a generated fabric; re-read on SIGHUP" },
 	{ "topology_format", S(topology_format), "auto", 0, 0, 1, "auto|ibnetdiscover|ibsim",
 	  "format of the topology file" },
+	{ "engine_files_dir", S(engine_files_dir), SYSCONFDIR "/fabroute/engines", 0, 0, 1, "DIR",
+	  "the directory files named by engine options (dla.groups=FILE) must be in: a name relative "
+	  "to it, or a path inside it; only regular files, read when the configuration is loaded or a "
+	  "chain selected, at most 16 MiB and within 2 s each (empty: file options are refused)" },
 	{ "db", S(db), "/var/lib/fabroute/fabroute.db", 0, 0, 0, "PATH",
 	  "SQLite database (created if missing)" },
 	{ "listen", S(listen), "127.0.0.1:8577", 0, 0, 0, "ADDR:PORT",
@@ -75,6 +82,14 @@ static const struct cfg_key keys[] = {
 	{ "token_file", S(token_file), "", 0, 0, 1, "PATH",
 	  "file holding the bearer token for POST requests (refused when group or others may read "
 	  "or write it: chmod 600); empty: POSTs are refused" },
+	{ "read_token_file", S(read_token_file), "", 0, 0, 1, "PATH",
+	  "file holding the bearer token reads need (one word of 16 characters or more, chmod 600); "
+	  "/api/health, /api/ready and the dashboard's files stay open, and the token_file token is good "
+	  "for reads too. Empty: reads are open" },
+	{ "tls_cert", S(tls_cert), "", 0, 0, 0, "PATH",
+	  "PEM certificate (chain) to serve the API over HTTPS (with tls_key); empty: plain HTTP" },
+	{ "tls_key", S(tls_key), "", 0, 0, 0, "PATH",
+	  "PEM private key of tls_cert (chmod 600)" },
 	{ "lmc", U(lmc), "0", 0, 7, 1, "0-7", "LMC given to CA ports that get a new LID" },
 	{ "holddown_ms", U(holddown_ms), "50", 0, 60000, 1, "MS",
 	  "least time between two reroutes; changes within it are coalesced into one" },
@@ -360,9 +375,56 @@ int config_policy(const char *name)
 	return -1;
 }
 
+/* The listen address must be numeric: the server binds it as it is. */
+static int check_listen_host(const char *host, struct fab_err *err)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST, .ai_socktype = SOCK_STREAM }, *ai;
+
+	if (getaddrinfo(host, NULL, &hints, &ai)) {
+		fab_err_set(err, "listen: '%s' is not a numeric IPv4 or IPv6 address (write 127.0.0.1, not "
+			    "localhost)", host);
+		return -1;
+	}
+	freeaddrinfo(ai);
+	return 0;
+}
+
+/* "gen:FAMILY[:K=V,...]": a family and parameters the generator knows (values are checked when built). */
+static int check_topology(const char *t, struct fab_err *err)
+{
+	const struct gen_family *g;
+	char fam[64];
+	size_t n;
+
+	if (strncmp(t, "gen:", 4))
+		return 0;
+	t += 4;
+	n = strcspn(t, ":");
+	snprintf(fam, sizeof(fam), "%.*s", (int)n, t);
+	if (!(g = gen_family_find(fam))) {
+		fab_err_set(err, "topology: no generated family '%s' ('fabroute gen --list' lists them)", fam);
+		return -1;
+	}
+	for (t += n; *t; ) {
+		const struct gen_param *p = g->params;
+		size_t kl;
+
+		t++;
+		kl = strcspn(t, "=,");
+		while (p && p->name && (strlen(p->name) != kl || strncmp(p->name, t, kl)))
+			p++;
+		if (!p || !p->name) {
+			fab_err_set(err, "topology: family %s has no parameter '%.*s' ('fabroute gen --list')",
+				    fam, (int)kl, t);
+			return -1;
+		}
+		t += strcspn(t, ",");
+	}
+	return 0;
+}
+
 int config_check(const struct config *c, struct fab_err *err)
 {
-	struct eng_chain chain;
 	char host[256];
 	unsigned port;
 
@@ -395,7 +457,13 @@ int config_check(const struct config *c, struct fab_err *err)
 	}
 	if (config_listen(c->listen, host, sizeof(host), &port, err))
 		return -1;
-	if (eng_chain_parse_str(&chain, c->engine, c->engine_options, err)) {
+	if (check_listen_host(host, err) || check_topology(c->topology, err))
+		return -1;
+	if (!c->tls_cert[0] != !c->tls_key[0]) {
+		fab_err_set(err, "%s: set tls_cert and tls_key together", c->tls_cert[0] ? "tls_key" : "tls_cert");
+		return -1;
+	}
+	if (engf_check(c->engine_files_dir, c->engine, c->engine_options, err)) {
 		struct fab_err why = *err;
 
 		fab_err_set(err, "%s: %s", strncmp(why.msg, "no engine", 9) &&
@@ -403,7 +471,6 @@ int config_check(const struct config *c, struct fab_err *err)
 			    "engine_options" : "engine", why.msg);
 		return -1;
 	}
-	eng_chain_free(&chain);
 	return 0;
 }
 

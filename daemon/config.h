@@ -38,9 +38,12 @@ struct config {
 	char *socket;
 	char *topology;
 	char *topology_format;
+	char *engine_files_dir;
 	char *db;
 	char *listen;
 	char *token_file;
+	char *read_token_file;
+	char *tls_cert, *tls_key;
 	unsigned lmc;
 	unsigned holddown_ms;
 	unsigned snapshot_keep;

@@ -24,10 +24,12 @@
 #include "engines/engine.h"
 #include "formats/formats.h"
 
-struct pipe_settings daemon_settings(const struct config *c, const char *chain, const char *options)
+struct pipe_settings daemon_settings(const struct config *c, const struct eng_files *files, const char *chain,
+				     const char *options)
 {
 	return (struct pipe_settings){
 		.chain = chain ? chain : c->engine, .options = options ? options : c->engine_options,
+		.files = files,
 		.lmc = c->lmc, .holddown_ms = c->holddown_ms, .keep = c->snapshot_keep,
 		.max_age_days = c->snapshot_max_age_days, .policy = config_policy(c->publish_policy),
 		.repair = !strcmp(c->repair, "ftdlr"), .rebalance_delay_s = c->rebalance_delay_s,
@@ -101,31 +103,30 @@ static void store_refused(struct daemon *d, const char *what, const struct fab_e
 		    "%s is not applied: it could not be stored (%s)", what, err->msg);
 }
 
-static int chain_ok(const char *chain, const char *options, struct fab_err *err)
-{
-	struct eng_chain c;
-
-	if (eng_chain_parse_str(&c, chain, options, err))
-		return -1;
-	eng_chain_free(&c);
-	return 0;
-}
-
 static int hook_engine(void *ud, const char *chain, const char *options, struct api_err *aerr)
 {
 	struct daemon *d = ud;
 	const char *kv[] = { "engine_chain", chain, "engine_options", options };
 	struct pipe_settings set;
 	struct fab_err err;
+	char *dir;
 	int rc;
 
-	if (chain_ok(chain, options, &err)) {
+	pthread_mutex_lock(&d->cfg_mu);
+	dir = strdup(d->cfg.engine_files_dir);
+	pthread_mutex_unlock(&d->cfg_mu);
+	/* the chain checked and its option files read, before any lock and before it is stored */
+	if (!dir)
+		fab_err_set(&err, "out of memory");
+	rc = dir ? engf_prepare(d->files, dir, chain, options, &err) : -1;
+	free(dir);
+	if (rc) {
 		api_err_set(aerr, 400, "bad_parameter", "chain: %s", err.msg);
 		return -1;
 	}
 	pthread_mutex_lock(&d->cfg_mu);
 	rc = store_settings_set(d->st, kv, 2, &err);
-	set = daemon_settings(&d->cfg, chain, options);
+	set = daemon_settings(&d->cfg, &d->files_src, chain, options);
 	if (!rc && pipe_settings_set(d->pipe, &set, NULL, &err))
 		log_err("%s", err.msg);	/* checked above: only out of memory */
 	pthread_mutex_unlock(&d->cfg_mu);

@@ -103,7 +103,7 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 		req.lmc = j->set.lmc;
 		req.lmc_budget = FAB_LMC_MAX;
 	}
-	rc = eng_chain_parse_str(&c, chain, options, err) ? ENG_ERROR : ENG_OK;
+	rc = eng_chain_parse_files(&c, chain, options, j->set.files, err) ? ENG_ERROR : ENG_OK;
 	if (rc == ENG_OK) {
 		rc = eng_run(&req, res, err);
 		eng_chain_free(&c);

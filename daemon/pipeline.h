@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "engines/engine.h"
 #include "svc/epoch.h"
 #include "daemon/loop.h"
 #include "daemon/source_file.h"
@@ -40,9 +41,12 @@
  *          (daemon/repair.h) before trying the chain
  * @rebalance_delay_s, @rebalance_max_blocks: when and how far the chain's
  *                                            routing replaces a repair
+ * @files: where the chain's file options come from (read beforehand; NULL:
+ *         the files themselves)
  */
 struct pipe_settings {
 	const char *chain, *options;
+	const struct eng_files *files;
 	unsigned lmc, holddown_ms, keep, max_age_days;
 	int policy;
 	int repair;

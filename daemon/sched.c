@@ -228,11 +228,11 @@ void pipe_chain(struct pipeline *p, char *buf, size_t size)
 
 /* --- settings, life cycle ---------------------------------------------------- */
 
-static int check_chain(const char *chain, const char *options, struct fab_err *err)
+static int check_chain(const struct pipe_settings *set, struct fab_err *err)
 {
 	struct eng_chain c;
 
-	if (eng_chain_parse_str(&c, chain, options, err))
+	if (eng_chain_parse_files(&c, set->chain, set->options, set->files, err))
 		return -1;
 	eng_chain_free(&c);
 	return 0;
@@ -244,7 +244,7 @@ int pipe_settings_set(struct pipeline *p, const struct pipe_settings *set, int *
 	struct pipe_settings old, s = *set;
 	int diff;
 
-	if (check_chain(set->chain, set->options, err))
+	if (check_chain(set, err))
 		return -1;
 	s.chain = strdup(set->chain);
 	s.options = strdup(set->options);

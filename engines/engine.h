@@ -26,7 +26,8 @@
  * Options have a typed schema (bool, integer range, enum, list, file),
  * checked when a chain is parsed, so a bad value is refused where the
  * configuration is read, naming the option. A file option is read when the
- * chain is parsed; engines see its contents, never the file.
+ * chain is parsed (or handed in: eng_chain_parse_files()); engines see its
+ * contents, never the file.
  */
 #ifndef FABROUTE_ENGINE_H
 #define FABROUTE_ENGINE_H
@@ -194,6 +195,27 @@ int eng_chain_parse(struct eng_chain *c, const char *chain, const char *const *k
  */
 int eng_chain_parse_str(struct eng_chain *c, const char *chain, const char *options,
 			struct fab_err *err);
+
+/**
+ * struct eng_files - where the file options of a chain come from
+ * @read: the contents of the file option whose value is @value: *@data
+ *        (malloc'd, or NULL when the caller only checks names) and *@len;
+ *        0, or -1 with @err saying why (the chain adds the option's name)
+ */
+struct eng_files {
+	int (*read)(void *ud, const char *value, char **data, size_t *len, struct fab_err *err);
+	void *ud;
+};
+
+/**
+ * eng_chain_parse_files() - eng_chain_parse_str() with every file option's
+ * contents from @files instead of the file it names (NULL: the file, any
+ * the caller may read, as the command line does). The daemon reads them
+ * beforehand, from one directory, bounded in size and time, and hands
+ * them in here.
+ */
+int eng_chain_parse_files(struct eng_chain *c, const char *chain, const char *options,
+			  const struct eng_files *files, struct fab_err *err);
 void eng_chain_free(struct eng_chain *c);
 
 /* --- the routing run ----------------------------------------------------- */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "store/internal.h"
 
@@ -463,6 +464,30 @@ int store_integrity_ok(struct store *s)
 }
 
 /* --- settings ----------------------------------------------------------------------- */
+
+int store_peek_setting(const char *path, const char *key, char **val, struct fab_err *err)
+{
+	struct store s = { .path = (char *)(uintptr_t)path };
+	int rc;
+
+	*val = NULL;
+	if (access(path, F_OK))
+		return 0;	/* no database yet: nothing stored */
+	rc = sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READONLY, NULL);
+	if (rc != SQLITE_OK) {
+		open_err(err, path, "cannot open the database: %s", s.db ? sqlite3_errmsg(s.db) : sqlite3_errstr(rc));
+		sqlite3_close(s.db);
+		return -1;
+	}
+	sqlite3_busy_timeout(s.db, 1000);
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_mutex_init(&s.hmu, NULL);
+	rc = store_setting_get(&s, key, val, err);
+	pthread_mutex_destroy(&s.lock);
+	pthread_mutex_destroy(&s.hmu);
+	sqlite3_close(s.db);
+	return rc;
+}
 
 int store_setting_get(struct store *s, const char *key, char **val, struct fab_err *err)
 {

@@ -81,6 +81,12 @@ int64_t store_seq_next(struct store *s, struct fab_err *err);
 /** store_setting_get() - *@val = malloc'd value, or NULL when unset. 0 or -1. */
 int store_setting_get(struct store *s, const char *key, char **val, struct fab_err *err);
 int store_setting_set(struct store *s, const char *key, const char *val, struct fab_err *err);
+/**
+ * store_peek_setting() - the setting @key of the database at @path, opened
+ * read-only and closed again (nothing created, nothing migrated): for
+ * `fabrouted -n`. *@val NULL when the database or the key is absent. 0 or -1.
+ */
+int store_peek_setting(const char *path, const char *key, char **val, struct fab_err *err);
 /** store_settings_set() - @n "key", "value" pairs in @kv, all or none (one transaction). */
 int store_settings_set(struct store *s, const char *const *kv, size_t n, struct fab_err *err);
 

@@ -96,7 +96,9 @@ pid=$!
 i=0
 while kill -0 $pid 2>/dev/null && [ $i -lt $((50 * T_SLOW)) ]; do i=$((i + 1)); sleep 0.1; done
 kill -9 $pid 2>/dev/null && not_ok "a world-readable token file: fabrouted refuses to start" ||
-	{ wait $pid; is "a world-readable token file: fabrouted refuses to start" "$?" 1; }
+	{ wait $pid; is "a world-readable token file: fabrouted refuses to start (a configuration error: 3)" "$?" 3; }
 like "a world-readable token file: the message says why" "$(cat "$t_tmp/t.log")" "readable or writable by group or others"
+[ -e "$t_tmp/t.db" ] && not_ok "a world-readable token file: no database created" ||
+	ok "a world-readable token file: no database created"
 chmod 600 "$t_tmp/token"
 done_testing
