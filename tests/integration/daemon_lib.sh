@@ -19,7 +19,8 @@ d_cleanup() {
 trap d_cleanup EXIT INT TERM
 
 # d_start NAME [ARGS...]: start fabrouted with database $t_tmp/NAME.db and
-# log $t_tmp/NAME.log; wait for the API. Sets D_PID, D_PORT, D_URL, D_LOG.
+# log $t_tmp/NAME.log; wait for the API. Sets D_PID, D_PORT, D_URL (http:
+# or https:), D_LOG.
 d_start() {
 	d_name=$1
 	shift
@@ -40,8 +41,8 @@ d_start() {
 		fi
 		sleep 0.1
 	done
-	D_PORT=$(sed -n 's/.*API listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$D_LOG.new")
-	D_URL=http://127.0.0.1:$D_PORT
+	D_PORT=$(sed -n 's/.*API listening on https*:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$D_LOG.new")
+	D_URL=$(sed -n 's/.*API listening on \(https*\):.*/\1/p' "$D_LOG.new")://127.0.0.1:$D_PORT
 }
 
 # d_stop [SIGNAL]: stop the daemon, wait; the exit status in $D_STATUS.
