@@ -113,6 +113,18 @@ browser --hide-scrollbars --window-size=1440,1700 --screenshot="$shot" "$D_URL/"
 like "screenshot saved as $shot" "$(head -c 8 "$shot" 2>/dev/null | od -An -c | tr -d ' ')" '^211PNG'
 d_stop
 
+# --- with a read token: given as #token= in the address -------------------------------
+head -c 30 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$t_tmp/rtoken"
+chmod 600 "$t_tmp/rtoken"
+d_start rtok --topology gen:kary-ntree:k=2,n=2 --read-token-file "$t_tmp/rtoken" ||
+	not_ok "fabrouted starts with a read token"
+i=0
+until [ "$(curl -s -H "Authorization: Bearer $(cat "$t_tmp/rtoken")" "$D_URL/api/fabric" | jq -r '.epoch.seq // 0')" -ge 1 ] ||
+	[ $i -gt 100 ]; do i=$((i + 1)); sleep 0.1; done
+browser --dump-dom "$D_URL/#token=$(cat "$t_tmp/rtoken")" >"$t_tmp/dom.html"
+is "read token in the address: the page reads the fabric" "$(dom_text count-switches)" 4
+d_stop
+
 # --- dashboard = 0 ------------------------------------------------------------------
 d_start nodash --topology gen:kary-ntree:k=2,n=2 --dashboard 0 || not_ok "fabrouted starts without dashboard"
 head_of /
