@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <netdb.h>
+#include <pwd.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -67,6 +68,9 @@ static const struct cfg_key keys[] = {
 	  "(OpenSM's fabroute-osm plugin, through socket)" },
 	{ "socket", S(socket), "/run/fabroute/osm.sock", 0, 0, 0, "PATH",
 	  "with source opensm: the unix socket the plugin connects to" },
+	{ "plugin_user", S(plugin_user), "root", 0, 0, 0, "USER",
+	  "with source opensm: the user OpenSM runs as (a name or a uid); the socket takes connections "
+	  "from it and from fabrouted's own user only (the peer's credentials), any other is closed at once" },
 	{ "topology", S(topology), "gen:ft648", 0, 0, 1, "FILE|gen:FAMILY[:K=V,...]",
 	  "topology file (ibnetdiscover or ibsim), or a generated fabric; re-read on SIGHUP" },
 	{ "topology_format", S(topology_format), "auto", 0, 0, 1, "auto|ibnetdiscover|ibsim",
@@ -423,9 +427,30 @@ static int check_topology(const char *t, struct fab_err *err)
 	return 0;
 }
 
+int config_uid(const char *user, uid_t *uid, struct fab_err *err)
+{
+	struct passwd *pw;
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(user, &end, 10);
+	if (isdigit((unsigned char)user[0]) && !*end && !errno && v < (unsigned long)(uid_t)-1) {
+		*uid = (uid_t)v;
+		return 0;
+	}
+	if ((pw = getpwnam(user))) {
+		*uid = pw->pw_uid;
+		return 0;
+	}
+	fab_err_set(err, "plugin_user: no user '%s' (give OpenSM's user, a name or a uid)", user);
+	return -1;
+}
+
 int config_check(const struct config *c, struct fab_err *err)
 {
 	char host[256];
+	uid_t uid;
 	unsigned port;
 
 	if (strcmp(c->source, "file") != 0 && strcmp(c->source, "opensm") != 0) {
@@ -457,7 +482,8 @@ int config_check(const struct config *c, struct fab_err *err)
 	}
 	if (config_listen(c->listen, host, sizeof(host), &port, err))
 		return -1;
-	if (check_listen_host(host, err) || check_topology(c->topology, err))
+	if (check_listen_host(host, err) || check_topology(c->topology, err) ||
+	    (!strcmp(c->source, "opensm") && config_uid(c->plugin_user, &uid, err)))
 		return -1;
 	if (!c->tls_cert[0] != !c->tls_key[0]) {
 		fab_err_set(err, "%s: set tls_cert and tls_key together", c->tls_cert[0] ? "tls_key" : "tls_cert");

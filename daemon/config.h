@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "fabric/fabric.h"
 
@@ -36,6 +37,7 @@ struct config {
 	unsigned rebalance_max_blocks;
 	char *source;
 	char *socket;
+	char *plugin_user;
 	char *topology;
 	char *topology_format;
 	char *engine_files_dir;
@@ -106,6 +108,9 @@ json_t *config_json(const struct config *c);
 void config_man(FILE *out);
 /** config_help() - the keys as `--help` lists them. */
 void config_help(FILE *out);
+
+/** config_uid() - @user (a name or a number) as a uid; 0, or -1 with @err. */
+int config_uid(const char *user, uid_t *uid, struct fab_err *err);
 
 /** config_policy() - publish_policy's value as an enum eng_policy; -1 if unknown. */
 int config_policy(const char *name);

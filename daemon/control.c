@@ -340,6 +340,9 @@ static char *hook_metrics(void *ud)
 		srco_stats(d->osm, &os);
 		api_osm_metrics(o, os.connected, os.passes[SRCO_PASS_ROUTED], os.passes[SRCO_PASS_FALLBACK],
 				os.passes[SRCO_PASS_TIMEOUT], os.passes[SRCO_PASS_ERROR]);
+		api_metric(o, "counter", "fabroute_osm_connections_refused_total", "Connections to the plugin "
+			   "socket from users other than plugin_user and fabrouted's own, closed at once.",
+			   (double)os.refused);
 	}
 	api_metric(o, "gauge", "fabroute_uptime_seconds", "Time since fabrouted started.",
 		   (double)(loop_now_ms() - d->start_ms) / 1e3);

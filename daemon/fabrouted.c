@@ -479,12 +479,15 @@ static int start_osm(struct daemon *d, struct fab_err *err)
 		.interval_s = d->cfg.readback_interval_s, .timeout_ms = d->cfg.readback_timeout_ms,
 		.retries = d->cfg.readback_retries, .rate = d->cfg.readback_rate,
 	};
+	uid_t uid;
 
+	if (config_uid(d->cfg.plugin_user, &uid, err))
+		return -1;
 	if (d->cfg.readback && !(d->rb = rb_start(&o, &d->slot, err)))
 		return -1;
 	if (start_fast_repair(d, err))
 		return -1;
-	d->osm = srco_open(d->cfg.socket, d->pipe, d->st, on_osm_event, d, err);
+	d->osm = srco_open(d->cfg.socket, uid, d->pipe, d->st, on_osm_event, d, err);
 	return d->osm ? 0 : -1;
 }
 

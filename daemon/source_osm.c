@@ -8,6 +8,15 @@
  * Answers and sweep requests are written with deadlines, so a stuck plugin
  * costs a thread its connection, never the daemon.
  *
+ * Who may connect: the socket file is the daemon's and its group's (0660),
+ * and the peer's credentials (SO_PEERCRED) must be OpenSM's user
+ * (plugin_user) or fabrouted's own; any other is closed at once and
+ * counted. One connection per role: a plugin's new "route" or "control"
+ * connection replaces the one before it (a restarted OpenSM's leftovers go),
+ * and one that has not said hello within SRCO_HELLO_MS is closed. Frames
+ * are capped at what a plugin sends: SRCO_MSG_MAX for the JSON part,
+ * SRCO_PAYLOAD_MAX for a subnet.
+ *
  * A plugin of another protocol version gets an "error" in its own version
  * and the connection is closed; the daemon logs that once (a plugin
  * retries every second) until a plugin of the right version says hello.
@@ -34,6 +43,13 @@
 
 #define SRCO_CONNS_MAX 16
 #define SRCO_HELLO_MS 5000
+/** SRCO_MSG_MAX - the JSON part of a frame from the plugin: hello, a route's header, an event */
+#define SRCO_MSG_MAX (1u << 20)
+/**
+ * SRCO_PAYLOAD_MAX - a subnet from the plugin: the largest fabric the LID
+ * space holds (about 48k endpoints) with 64-port switches takes about 10 MB
+ */
+#define SRCO_PAYLOAD_MAX (64u << 20)
 #define SRCO_SEND_MS 30000
 /** SRCO_LFT_GUIDS_MAX - switch GUIDs kept between two routing_done events */
 #define SRCO_LFT_GUIDS_MAX (1u << 16)
@@ -66,6 +82,9 @@ struct srco_conn {
 struct srco {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int lfd, stop_fd;
+	uid_t plugin_uid;	/* OpenSM's user; fabrouted's own is accepted too */
+	uint64_t refused;	/* connections of other users, closed at once */
+	int64_t refused_logged_ms;
 	pthread_t acceptor;
 	struct pipeline *p;
 	struct store *st;
@@ -303,10 +322,25 @@ static void refuse_version(struct srco_conn *c, long long peer_v, const char *wh
 		log_debug("opensm: %s; connection refused", why);
 }
 
+/* With @mu held: @c said hello; an older connection of its role goes (one per role). */
+static void replace_older(struct srco_conn *c)
+{
+	for (unsigned i = 0; i < SRCO_CONNS_MAX; i++) {
+		struct srco_conn *o = &c->s->conns[i];
+
+		if (o != c && o->used && o->up && !o->done && o->role == c->role) {
+			log_notice("opensm: a new %s connection replaces the one before it",
+				   c->role == ROLE_ROUTE ? "route" : "control");
+			shutdown(o->fd, SHUT_RDWR);	/* its thread sees the end and finishes */
+			o->up = 0;
+		}
+	}
+}
+
 static int hello(struct srco_conn *c, char *err, size_t errlen)
 {
 	struct osmp_rx rx;
-	json_t *m = osmp_recv(c->fd, osmp_now_ms() + SRCO_HELLO_MS, &rx, err, errlen), *ans;
+	json_t *m = osmp_recv_max(c->fd, osmp_now_ms() + SRCO_HELLO_MS, &rx, SRCO_MSG_MAX, 0, err, errlen), *ans;
 	const char *role = json_string_value(json_object_get(m, "role"));
 	int rc;
 
@@ -331,8 +365,10 @@ static int hello(struct srco_conn *c, char *err, size_t errlen)
 	json_decref(m);
 	pthread_mutex_lock(&c->s->mu);
 	c->up = rc == 0;
-	if (!rc)
+	if (!rc) {
 		c->s->v_refused = 0;
+		replace_older(c);
+	}
 	pthread_mutex_unlock(&c->s->mu);
 	return rc;
 }
@@ -359,7 +395,8 @@ static void *conn_main(void *arg)
 	json_t *m;
 
 	while (rc == 0 && wait_readable(c->fd, &t0) == 0 &&
-	       (m = osmp_recv(c->fd, -1, c->role == ROLE_ROUTE ? &rx : NULL, err, sizeof(err)))) {
+	       (m = osmp_recv_max(c->fd, -1, c->role == ROLE_ROUTE ? &rx : NULL, SRCO_MSG_MAX,
+				  c->role == ROLE_ROUTE ? SRCO_PAYLOAD_MAX : 0, err, sizeof(err)))) {
 		if (c->role == ROLE_ROUTE)
 			rc = serve_route(c, m, &rx, loop_now_fms() - t0, err, sizeof(err));
 		else if (!strcmp(osmp_type(m), "event"))
@@ -398,6 +435,36 @@ static struct srco_conn *free_slot(struct srco *s)
 	return slot;
 }
 
+/*
+ * May the peer of @fd talk to the daemon: OpenSM's user, or fabrouted's
+ * own? Others are counted, and logged at most once a minute.
+ */
+static int peer_ok(struct srco *s, int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	int64_t now = osmp_now_ms();
+	int ok, log = 0;
+
+	ok = !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) && len == sizeof(cr) &&
+	     (cr.uid == s->plugin_uid || cr.uid == geteuid());
+	if (ok)
+		return 1;
+	pthread_mutex_lock(&s->mu);
+	s->refused++;
+	if (now - s->refused_logged_ms >= 60000 || !s->refused_logged_ms) {
+		s->refused_logged_ms = now;
+		log = 1;
+	}
+	pthread_mutex_unlock(&s->mu);
+	if (log)
+		log_warn("opensm: a connection from uid %ld (pid %ld) refused: only plugin_user (uid %ld) and "
+			 "fabrouted's own user may use %s (counted in fabroute_osm_connections_refused_total)",
+			 len == sizeof(cr) ? (long)cr.uid : -1L, len == sizeof(cr) ? (long)cr.pid : -1L,
+			 (long)s->plugin_uid, s->path);
+	return 0;
+}
+
 static void accept_one(struct srco *s)
 {
 	int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -405,6 +472,10 @@ static void accept_one(struct srco *s)
 
 	if (fd < 0)
 		return;
+	if (!peer_ok(s, fd)) {
+		close(fd);
+		return;
+	}
 	pthread_mutex_lock(&s->mu);
 	c = free_slot(s);
 	if (c) {
@@ -484,6 +555,7 @@ void srco_stats(struct srco *s, struct srco_stats *out)
 	for (unsigned i = 0; i < SRCO_CONNS_MAX; i++)
 		out->connected |= s->conns[i].used && s->conns[i].up;
 	memcpy(out->passes, s->passes, sizeof(out->passes));
+	out->refused = s->refused;
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -509,7 +581,7 @@ static int listen_on(struct srco *s, const char *path, struct fab_err *err)
 	return 0;
 }
 
-struct srco *srco_open(const char *path, struct pipeline *p, struct store *st,
+struct srco *srco_open(const char *path, uid_t plugin_uid, struct pipeline *p, struct store *st,
 		       void (*on_event)(void *ud, const char *event, const json_t *msg), void *ud, struct fab_err *err)
 {
 	struct srco *s = calloc(1, sizeof(*s));
@@ -518,6 +590,7 @@ struct srco *srco_open(const char *path, struct pipeline *p, struct store *st,
 		fab_err_set(err, "out of memory");
 		return NULL;
 	}
+	s->plugin_uid = plugin_uid;
 	s->p = p;
 	s->st = st;
 	s->on_event = on_event;

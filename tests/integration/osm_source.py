@@ -192,5 +192,44 @@ def check_sweep(path):
     return "ok" if ans and ans.get("type") == "sweep" and ans.get("heavy") is True else "got %r" % ans
 
 
+def check_leftovers(path):
+    """16 connections that said hello and stay idle (a plugin's leftovers), then a plugin routes."""
+    idle = [connect(path, "control") for _ in range(16)]
+    try:
+        return check_route(path)
+    except (OSError, SystemExit) as e:
+        return "a plugin after 16 idle connections: %s" % e
+    finally:
+        for s in idle:
+            s.close()
+
+
+def check_big_frames(path):
+    """A frame of 256 MiB, then 64 MiB of it sent: the daemon closes at the header."""
+    s = connect(path, "route")
+    s.sendall(struct.pack(">I", 256 << 20))
+    sent = 0
+    try:
+        chunk = b" " * (1 << 20)
+        for _ in range(64):
+            s.sendall(chunk)
+            sent += len(chunk)
+    except OSError:
+        pass
+    if recv(s) is not None:
+        return "the daemon answered a frame of 256 MiB"
+    s = connect(path, "route")
+    req, _ = route_request(1, SUBNET)
+    req["payload"] = (64 << 20) + 1  # above any subnet the LID space holds
+    send(s, req)
+    try:
+        s.sendall(b"\0" * (8 << 20))
+    except OSError:
+        pass
+    if recv(s) is not None:
+        return "the daemon answered a payload above 64 MiB"
+    return "ok"
+
+
 if __name__ == "__main__":
     print(globals()["check_" + sys.argv[2]](sys.argv[1]), flush=True)
