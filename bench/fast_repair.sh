@@ -75,7 +75,7 @@ start_setup() {
 		[ "$setup" = sweep ] && fast=0
 		(cd "$d" && LD_PRELOAD=$umad exec "$build/fabrouted" --listen 127.0.0.1:0 --db "$d/db" \
 			--source opensm --socket "$d/osm.sock" --engine sftree,updn,minhop --repair ftdlr \
-			--fast-repair $fast --rebalance-delay-s 0 --readback 0 --log-level info \
+			--fast-repair $fast --fast-repair-timeout-ms 1000 --rebalance-delay-s 0 --readback 0 --log-level info \
 			> /dev/null 2> "$d/fr.log") &
 		fr=$!
 		wait_new "$d/fr.log" 0 "API listening on" 1 60 "$fr" || die "fabrouted did not start"
