@@ -48,6 +48,12 @@ static const struct cfg_key keys[] = {
 	  "engine options: ENG.K=V, or K=V for every engine of the chain that has K, separated by "
 	  "commas or blanks; a list keeps its commas (updn.roots=s1,s2); each value is checked "
 	  "against its type ('fabroute engines' lists them) and a bad one is refused by name" },
+	{ "engine_timeout_s", U(engine_timeout_s), "60", 0, 86400, 1, "S",
+	  "time each engine of the chain may take for one routing; one still running after it is "
+	  "stopped and the chain's next engine routes (0: no bound). SIGTERM stops an engine at once" },
+	{ "engine_memory_mb", U(engine_memory_mb), "2048", 0, 1048576, 1, "MB",
+	  "memory an engine may plan to use (the path-based ones tell beforehand; one that needs more "
+	  "does not apply and the chain's next engine routes; 0: no bound)" },
 	{ "publish_policy", S(publish_policy), "proven", 0, 0, 1, "proven|connected|any",
 	  "what a routing must be to be published and installed: proven (every pair connected, "
 	  "switches included, and deadlock-free), connected, or any; one that falls short lets the "

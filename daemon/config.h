@@ -31,6 +31,8 @@ enum cfg_origin { CFG_DEFAULT, CFG_FILE, CFG_FLAG };
 struct config {
 	char *engine;
 	char *engine_options;
+	unsigned engine_timeout_s;
+	unsigned engine_memory_mb;
 	char *publish_policy;
 	char *repair;
 	unsigned rebalance_delay_s;

@@ -30,6 +30,7 @@ struct pipe_settings daemon_settings(const struct config *c, const struct eng_fi
 	return (struct pipe_settings){
 		.chain = chain ? chain : c->engine, .options = options ? options : c->engine_options,
 		.files = files,
+		.budget = { .time_ms = c->engine_timeout_s * 1000u, .memory = (size_t)c->engine_memory_mb << 20 },
 		.lmc = c->lmc, .holddown_ms = c->holddown_ms, .keep = c->snapshot_keep,
 		.max_age_days = c->snapshot_max_age_days, .policy = config_policy(c->publish_policy),
 		.repair = !strcmp(c->repair, "ftdlr"), .rebalance_delay_s = c->rebalance_delay_s,

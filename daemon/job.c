@@ -76,7 +76,7 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 {
 	struct eng_chain c;
 	struct eng_req req = { .fabric = f, .chain = &c, .mode = mode, .eval = &eval_opts,
-			       .policy = (enum eng_policy)j->set.policy };
+			       .policy = (enum eng_policy)j->set.policy, .budget = j->set.budget };
 	struct epoch *cur = mode == ENG_MODE_REPAIR ? epoch_slot_get(p->slot) : NULL;
 	struct eng_since since;
 	struct fab_lid_pin *pins = NULL;
@@ -103,6 +103,7 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 		req.lmc = j->set.lmc;
 		req.lmc_budget = FAB_LMC_MAX;
 	}
+	req.budget.cancel = &p->cancel;
 	rc = eng_chain_parse_files(&c, chain, options, j->set.files, err) ? ENG_ERROR : ENG_OK;
 	if (rc == ENG_OK) {
 		rc = eng_run(&req, res, err);

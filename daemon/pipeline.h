@@ -43,10 +43,13 @@
  *                                            routing replaces a repair
  * @files: where the chain's file options come from (read beforehand; NULL:
  *         the files themselves)
+ * @budget: what each engine may spend (its cancel flag is the pipeline's:
+ *          pipe_free() stops an engine still running)
  */
 struct pipe_settings {
 	const char *chain, *options;
 	const struct eng_files *files;
+	struct eng_budget budget;
 	unsigned lmc, holddown_ms, keep, max_age_days;
 	int policy;
 	int repair;

@@ -72,6 +72,7 @@ struct pipeline {
 	struct sched sched;
 	struct pipe_stats stats;
 	struct sync_req sync;
+	int cancel;			/* set by pipe_free(): the routing run in progress stops */
 	pthread_t worker;
 	struct pipe_base base;
 	int wake_fd;			/* the worker wakes the loop */

@@ -321,6 +321,7 @@ void pipe_free(struct pipeline *p)
 {
 	if (!p)
 		return;
+	__atomic_store_n(&p->cancel, 1, __ATOMIC_RELAXED);	/* an engine still running stops soon */
 	pthread_mutex_lock(&p->mu);
 	p->sched.quit = 1;
 	pthread_cond_signal(&p->cv);
