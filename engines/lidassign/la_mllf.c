@@ -22,12 +22,13 @@
  * link, a heap holds one key per (switch pair, candidate) crossing it: the
  * key of that candidate's first machine pair in the order above (most
  * candidates, then lowest index); each switch pair keeps its machine pairs
- * in that order, so finding the first one that still has a candidate is a
- * short walk. Keys only grow (counts only drop), so an entry met with a key
+ * in that order, with a cursor per candidate past the pairs that lost it,
+ * so finding the first one that still has a candidate costs, over the
+ * whole run, about one step per pair and candidate. Keys only grow (counts only drop), so an entry met with a key
  * grown meanwhile goes back with its new one and the heap's top is still
  * the true first: the pairs removed, and so the paths, are the ones a heap
  * of every machine pair's candidates would give. Memory per machine pair:
- * 11 bytes.
+ * 11 bytes, and 64 per switch pair for the cursors.
  *
  * The selection is then read one destination at a time (la_sel_dest()), so
  * the paths of every pair are never all held at once.
@@ -56,6 +57,8 @@ struct lheap {
  * @alive, @cnt: per machine pair, its candidates left (bit c) and how many
  * @first, @order: per switch pair, its machine pairs @order[@first[sp] ..
  *                 @first[sp + 1]), most candidates first, then lowest index
+ * @cur: per switch pair and candidate k, where in @order to look for the
+ *       first pair that has k: every pair before it lacks k (for good)
  * @load: per link, scaled load; @lh: per link, a key per (switch pair,
  *        candidate) crossing it that may still lose a candidate
  * @gh, @gpos, @gn: the links with such keys, a max-heap by load
@@ -73,7 +76,7 @@ struct la_sel {
 	uint32_t *psp;
 	uint16_t *alive;
 	uint8_t *cnt;
-	uint32_t *first, *order;
+	uint32_t *first, *order, *cur;
 	uint64_t *load;
 	int64_t *delta;		/* per link, the change being summed up */
 	uint32_t *dl, ndl;	/* the links with a change */
@@ -310,11 +313,17 @@ static uint64_t rank(const struct la_sel *s, uint32_t p)
 	return (uint64_t)(31 - s->cnt[p]) << 32 | p;
 }
 
-/* The first machine pair of switch pair @sp that may lose candidate @k; NONE if none. */
-static uint32_t best(const struct la_sel *s, uint32_t sp, uint32_t k)
+/*
+ * The first machine pair of switch pair @sp that may lose candidate @k;
+ * NONE if none. The pairs passed lack k and never get it back: the cursor
+ * moves past them for good.
+ */
+static uint32_t best(struct la_sel *s, uint32_t sp, uint32_t k)
 {
-	for (uint32_t i = s->first[sp]; i < s->first[sp + 1]; i++) {
-		uint32_t p = s->order[i];
+	uint32_t *cur = &s->cur[(size_t)sp * 16 + k];
+
+	for (; *cur < s->first[sp + 1]; ++*cur) {
+		uint32_t p = s->order[*cur];
 
 		if (s->cnt[p] < 2)
 			return NONE;	/* the rest have one candidate too */
@@ -325,19 +334,23 @@ static uint32_t best(const struct la_sel *s, uint32_t sp, uint32_t k)
 }
 
 /* The key (sp, k) has on the links of its candidate: its best pair's; 0 if none. */
-static uint64_t sp_key(const struct la_sel *s, uint32_t sp, uint32_t k)
+static uint64_t sp_key(struct la_sel *s, uint32_t sp, uint32_t k)
 {
 	uint32_t p = best(s, sp, k);
 
 	return p == NONE ? 0 : key(sp_len(s, sp, k), s->cnt[p], p, k);
 }
 
-/* @p lost a candidate (s->cnt[p] is one less): move it to its place in its switch pair. */
+/*
+ * @p lost a candidate (s->cnt[p] is one less): move it to its place in its
+ * switch pair, the pairs it passes one place back; a cursor among them
+ * moves with them (p lacked its candidate: it stays behind the cursor).
+ */
 static void demote(struct la_sel *s, uint32_t p)
 {
-	uint32_t *g = s->order + s->first[s->psp[p]], n = s->first[s->psp[p] + 1] - s->first[s->psp[p]];
+	uint32_t sp = s->psp[p], *g = s->order + s->first[sp], n = s->first[sp + 1] - s->first[sp];
 	uint64_t old = (uint64_t)(31 - (s->cnt[p] + 1u)) << 32 | p, now = rank(s, p);
-	uint32_t lo = 0, hi = n;
+	uint32_t lo = 0, hi = n, from;
 
 	while (lo < hi) {	/* where p is: ranks ascend, p's old one among them */
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -348,11 +361,18 @@ static void demote(struct la_sel *s, uint32_t p)
 		else
 			hi = mid;
 	}
+	from = lo;
 	while (lo + 1 < n && rank(s, g[lo + 1]) < now) {
 		g[lo] = g[lo + 1];
 		lo++;
 	}
 	g[lo] = p;
+	for (uint32_t k = 0; lo > from && k < 16; k++) {
+		uint32_t *c = &s->cur[(size_t)sp * 16 + k];
+
+		if (*c > s->first[sp] + from && *c <= s->first[sp] + lo)
+			--*c;
+	}
 }
 
 /* --- loads ---- */
@@ -411,7 +431,8 @@ static int group_pairs(struct la_sel *s, size_t nsp)
 {
 	s->first = calloc(nsp + 2, sizeof(*s->first));
 	s->order = malloc(((size_t)s->npairs + 1) * sizeof(*s->order));
-	if (!s->first || !s->order)
+	s->cur = malloc((nsp * 16 + 1) * sizeof(*s->cur));
+	if (!s->first || !s->order || !s->cur)
 		return -1;
 	for (uint32_t p = 0; p < s->npairs; p++)
 		s->first[s->psp[p] + 2]++;
@@ -419,6 +440,9 @@ static int group_pairs(struct la_sel *s, size_t nsp)
 		s->first[i] += s->first[i - 1];
 	for (uint32_t p = 0; p < s->npairs; p++)
 		s->order[s->first[s->psp[p] + 1]++] = p;
+	for (size_t sp = 0; sp < nsp; sp++)
+		for (unsigned k = 0; k < 16; k++)
+			s->cur[sp * 16 + k] = s->first[sp];
 	return 0;
 }
 
@@ -534,6 +558,8 @@ static void sel_drop_work(struct la_sel *s)
 	free(s->gpos);
 	free(s->first);
 	free(s->order);
+	free(s->cur);
+	s->cur = NULL;
 	s->lh = NULL;
 	s->delta = NULL;
 	s->dl = NULL;
