@@ -49,9 +49,13 @@ enum { CX_READING, CX_QUEUED, CX_ANSWERED };
  * A request's state across the access handler's calls, made when the
  * request line arrives (on_uri()).
  * @task: the answer pool's handle, while the request is computed there
+ *        (first: the pool hands it back, and it is the context)
  * @started: the access handler has seen the headers
  * @nul: the path or query holds a %00
- * @early: why the request is answered before its body (framing, size), or 0
+ * @state: CX_READING, CX_QUEUED (in the pool, the connection suspended),
+ *         CX_ANSWERED (@rs holds the answer)
+ * @gz: the answer is compressed; @admitted: the pool holds room for it
+ *      until the answer is sent
  * @path: the path's copy the {} segments point into
  */
 struct conn_ctx {

@@ -23,26 +23,6 @@ get() {
 	body=$(cat "$t_tmp/body")
 }
 header() { tr -d '\r' <"$t_tmp/head" | sed -n "s/^$1: //Ip" | head -1; }
-# raw REQUEST: "STATUS SECONDS" of the first answer on a plain socket (000 when none in 5 s)
-raw() {
-	python3 - "$D_PORT" "$1" <<'PY'
-import socket, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-s.settimeout(5)
-t0 = time.monotonic()
-s.sendall(sys.argv[2].encode().replace(b"\\r\\n", b"\r\n"))
-d = b""
-try:
-    while b"\r\n" not in d:
-        x = s.recv(4096)
-        if not x:
-            break
-        d += x
-except OSError:
-    pass
-print(d.split(b" ")[1].decode() if d.startswith(b"HTTP/") else "000", round(time.monotonic() - t0, 2))
-PY
-}
 
 d_start r --topology gen:kary-ntree:k=4,n=2 --read-token-file "$t_tmp/rtoken" ||
 	{ not_ok "fabrouted starts with a read token"; done_testing; }

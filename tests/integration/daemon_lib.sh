@@ -91,3 +91,25 @@ d_wait_idle() {
 		sleep 0.05
 	done
 }
+
+# raw REQUEST: send REQUEST on a plain socket to the daemon (\r\n written
+# as such), print "STATUS SECONDS" of the first answer (000 when none in 5 s).
+raw() {
+	python3 - "$D_PORT" "$1" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(5)
+t0 = time.monotonic()
+s.sendall(sys.argv[2].encode().replace(b"\\r\\n", b"\r\n"))
+d = b""
+try:
+    while b"\r\n" not in d:
+        x = s.recv(4096)
+        if not x:
+            break
+        d += x
+except OSError:
+    pass
+print(d.split(b" ")[1].decode() if d.startswith(b"HTTP/") else "000", round(time.monotonic() - t0, 2))
+PY
+}

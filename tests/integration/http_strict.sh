@@ -8,27 +8,6 @@
 . "$top_srcdir/tests/integration/daemon_lib.sh"
 command -v python3 >/dev/null 2>&1 || skip_all "python3 is needed"
 
-# raw REQUEST: send it (\r\n written as such), print "STATUS SECONDS" of the first answer (000 when none in 5 s)
-raw() {
-	python3 - "$D_PORT" "$1" <<'PY'
-import socket, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-s.settimeout(5)
-t0 = time.monotonic()
-s.sendall(sys.argv[2].encode().replace(b"\\r\\n", b"\r\n"))
-d = b""
-try:
-    while b"\r\n" not in d:
-        x = s.recv(4096)
-        if not x:
-            break
-        d += x
-except OSError:
-    pass
-st = d.split(b" ")[1].decode() if d.startswith(b"HTTP/") else "000"
-print(st, round(time.monotonic() - t0, 2))
-PY
-}
 
 topo=$t_tmp/tree.ibnd
 "$FABROUTE" gen kary-ntree k=4 n=2 -o "$topo"
