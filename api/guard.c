@@ -22,11 +22,12 @@
  *
  * - Room for every client. A client (an address; every loopback address
  *   is one client, since any local user may send from any of them) holds
- *   at most max_per_client connections: one more closes the client's
- *   connection that has waited longest for a request (an idle keep-alive
- *   connection, a slow sender), so that a client flooding its own share
- *   still gets its health check in; only when every one of its
- *   connections is being answered is the new one refused. Past the
+ *   at most max_per_client connections: one more closes one of the
+ *   client's connections waiting for a request - a slow sender first, then
+ *   a kept-alive connection served already, then a new one, the one that
+ *   has waited longest - so that a client flooding its own share still
+ *   gets its health check in; only when every one of its connections is
+ *   being answered is the new one refused. Past the
  *   high-water mark of the whole server (the connection limit less an
  *   eighth), each new connection closes the connection that has waited
  *   longest for a request, of whatever client. Connections refused here or
@@ -55,13 +56,14 @@
  * @key: its client (api_client_key())
  * @phase: enum api_phase; @dead: shut down here, not yet closed by libmicrohttpd
  * @begun: a request line arrived in this phase (the request is under way)
+ * @served: a request was answered on it (it waits as a kept-alive connection)
  * @since_ms: when the phase began (the oldest waiting request goes first)
  * @deadline_ms: when it is shut down (0: none)
  */
 struct api_conn {
 	int fd;
 	uint64_t key;
-	int phase, dead, begun;
+	int phase, dead, begun, served;
 	int64_t since_ms, deadline_ms;
 	struct api_conn *prev, *next;
 };
@@ -155,10 +157,16 @@ void api_guard_stop(struct api_guard *g)
 	g->running = 0;
 }
 
-/* Is @a a better victim than @b: a request under way first (a slow sender), then the oldest? */
+/*
+ * Is @a a better victim than @b? A request under way first (a slow
+ * sender), then a kept-alive connection that was served already, then a
+ * new one (it may be a health check about to ask); the oldest first.
+ */
 static int before(const struct api_conn *a, const struct api_conn *b)
 {
-	return a->begun != b->begun ? a->begun : a->since_ms < b->since_ms;
+	int ra = a->begun ? 0 : a->served ? 1 : 2, rb = b->begun ? 0 : b->served ? 1 : 2;
+
+	return ra != rb ? ra < rb : a->since_ms < b->since_ms;
 }
 
 /*
@@ -269,6 +277,7 @@ void api_guard_phase(struct api_guard *g, struct MHD_Connection *c, enum api_pha
 		return;
 	pthread_mutex_lock(&g->mu);
 	now = mono_ms();
+	ac->served |= ac->phase == API_PHASE_SENDING && phase == API_PHASE_REQUEST;
 	ac->phase = phase;
 	ac->begun = 0;
 	ac->since_ms = now;

@@ -71,7 +71,7 @@ async def read_answer(r):
 
 
 async def ask_once(host, port, src, req, want, timeout):
-    """(answered with @want, seconds) of one request on a new connection."""
+    """(answered with @want, seconds, why not) of one request on a new connection."""
     t0 = time.monotonic()
     try:
         r, w = await asyncio.wait_for(asyncio.open_connection(host, port, local_addr=(src, 0)), timeout)
@@ -80,29 +80,40 @@ async def ask_once(host, port, src, req, want, timeout):
             st = await asyncio.wait_for(read_answer(r), max(0.01, timeout - (time.monotonic() - t0)))
         finally:
             w.close()
-        return st == want, time.monotonic() - t0
-    except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError, IndexError):
-        return False, time.monotonic() - t0
+        return st == want, time.monotonic() - t0, "status %d" % st
+    except asyncio.TimeoutError:
+        return False, time.monotonic() - t0, "timeout"
+    except (OSError, asyncio.IncompleteReadError) as e:
+        return False, time.monotonic() - t0, "closed (%s)" % type(e).__name__
+    except (ValueError, IndexError):
+        return False, time.monotonic() - t0, "bad answer"
 
 
 def summary(samples, within):
-    """Figures of a probe's (ok, seconds) samples."""
-    lat = sorted(dt for ok, dt in samples if ok)
+    """Figures of a probe's (ok, seconds, why) samples."""
+    lat = sorted(dt for ok, dt, _ in samples if ok)
     n = len(samples)
+    why = {}
+    for ok, _, w in samples:
+        if not ok:
+            why[w] = why.get(w, 0) + 1
 
     def pct(p):
         return round(lat[min(len(lat) - 1, int(p * len(lat)))] * 1000, 1) if lat else None
-    fast = sum(1 for ok, dt in samples if ok and dt <= within)
-    return {"n": n, "ok": len(lat), "fast": fast, "fast_pct": round(100.0 * fast / n, 2) if n else None,
-            "p50_ms": pct(0.5), "p99_ms": pct(0.99), "max_ms": round(lat[-1] * 1000, 1) if lat else None}
+    fast = sum(1 for ok, dt, _ in samples if ok and dt <= within)
+    out = {"n": n, "ok": len(lat), "fast": fast, "fast_pct": round(100.0 * fast / n, 2) if n else None,
+           "p50_ms": pct(0.5), "p99_ms": pct(0.99), "max_ms": round(lat[-1] * 1000, 1) if lat else None}
+    if why:
+        out["failed"] = why
+    return out
 
 
 def prober_main(host, port, src, req, want, every, timeout, stop, conn):
     async def run():
         samples = []
         while not stop.is_set():
-            good, dt = await ask_once(host, port, src, req, want, timeout)
-            samples.append((good, dt))
+            good, dt, why = await ask_once(host, port, src, req, want, timeout)
+            samples.append((good, dt, why))
             await asyncio.sleep(max(0, every - dt))
         conn.send(samples)
     asyncio.run(run())
@@ -132,7 +143,7 @@ async def recover(host, port, src, limit):
     """Seconds until a health check is answered after the attack (None: never)."""
     t0 = time.monotonic()
     while time.monotonic() - t0 < limit:
-        good, _ = await ask_once(host, port, src, HEALTH, 200, 1)
+        good, _, _ = await ask_once(host, port, src, HEALTH, 200, 1)
         if good:
             return round(time.monotonic() - t0, 3)
         await asyncio.sleep(0.1)
