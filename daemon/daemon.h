@@ -47,6 +47,7 @@ struct daemon {
 		pthread_t thread;
 		int running, fd;
 		int api_chain;		/* the chain selected through the API stays in force */
+		int failed;		/* @err says why the reload is refused */
 		struct config cfg;
 		struct fabric *f;
 		struct fab_err err;

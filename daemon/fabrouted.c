@@ -266,13 +266,14 @@ static void *reload_main(void *arg)
 	struct daemon *d = arg;
 	uint64_t one = 1;
 
-	if (d->src)
-		d->rl.f = srcf_load(d->rl.cfg.topology, d->rl.cfg.topology_format, &d->rl.err);
-	if ((!d->src || d->rl.f) && daemon_files_prepare(d, &d->rl.cfg, d->rl.api_chain, &d->rl.err)) {
+	d->rl.failed = 0;
+	if (d->src && !(d->rl.f = srcf_load(d->rl.cfg.topology, d->rl.cfg.topology_format, &d->rl.err)))
+		d->rl.failed = 1;
+	else if (daemon_files_prepare(d, &d->rl.cfg, d->rl.api_chain, &d->rl.err))
+		d->rl.failed = 1;
+	if (d->rl.failed) {
 		fab_free(d->rl.f);
 		d->rl.f = NULL;
-		d->rl.err.msg[sizeof(d->rl.err.msg) - 1] = '\0';
-		d->rl.api_chain = -1;	/* failed */
 	}
 	if (write(d->rl.fd, &one, sizeof(one)) < 0)
 		log_err("reload: cannot wake the loop: %s", strerror(errno));
@@ -289,7 +290,7 @@ static void on_reloaded(struct loop *l, int fd, void *ud)
 		return;
 	pthread_join(d->rl.thread, NULL);
 	d->rl.running = 0;
-	if (d->rl.api_chain < 0 || (d->src && !d->rl.f))
+	if (d->rl.failed)
 		reload_refused(d, &d->rl.cfg, &d->rl.err);
 	else
 		reload_apply(d, d->rl.cfg, d->src ? srcf_replace(d->src, d->rl.f) : 0);
