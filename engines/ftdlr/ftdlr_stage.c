@@ -240,38 +240,6 @@ static int sg_init(struct sg *g)
 	return 0;
 }
 
-/* A copy of @b's LFTs, SL2VL tables and pair tables for @f. */
-static struct rt_routing *copy_b(const struct fabric *f, const struct rt_routing *b)
-{
-	struct rt_routing *r = rt_new_len(f, b->lft_len);
-
-	if (!r)
-		return NULL;
-	memcpy(r->lft, b->lft, (size_t)b->nswitches * b->lft_len);
-	r->vls_used = b->vls_used;
-	for (uint32_t s = 0; s < b->nswitches; s++) {
-		size_t dim = f->nodes[f->switches[s]].nports + 1u;
-
-		if (!b->sl2vl[s])
-			continue;
-		r->sl2vl[s] = malloc(dim * dim * RT_SLS);
-		if (!r->sl2vl[s]) {
-			rt_free(r);
-			return NULL;
-		}
-		memcpy(r->sl2vl[s], b->sl2vl[s], dim * dim * RT_SLS);
-	}
-	if ((b->path_sl || b->dlid_off) && rt_pairs_alloc(r)) {
-		rt_free(r);
-		return NULL;
-	}
-	if (b->path_sl)
-		memcpy(r->path_sl, b->path_sl, (size_t)b->neps * b->neps);
-	if (b->dlid_off)
-		memcpy(r->dlid_off, b->dlid_off, (size_t)b->neps * b->neps);
-	return r;
-}
-
 /*
  * The SL of @a's pair (@s, @d) (indexes of @a), @dflt when @a lacks it
  * (FAB_NONE). must_break() gives a pair @a did not have (an endpoint came
@@ -404,7 +372,7 @@ int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct r
 	if (!out)
 		goto fail;
 	for (unsigned k = 0; k < n; k++)
-		if (!(out[k] = copy_b(f, b)))
+		if (!(out[k] = rt_copy(f, b)))
 			goto fail;
 	if (fill(&g, out, n, (unsigned)bbm, brk))
 		goto fail;
