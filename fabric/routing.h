@@ -119,4 +119,21 @@ struct rt_diff {
 void rt_diff(const struct fabric *fa, const struct rt_routing *a, const struct fabric *fb,
 	     const struct rt_routing *b, struct rt_diff *d);
 
+/** Characters of a routing digest: 64 hex digits and the NUL. */
+#define RT_DIGEST_HEX 65
+
+/**
+ * rt_digest() - SHA-256 of what routing @r programs on fabric @f: every
+ * endpoint's GUID, LID and LMC, every switch's LFT, the SL2VL tables that
+ * differ from the default mapping and the path SLs and DLID offsets that
+ * are not 0, in the fabric's canonical order (fabric/digest.c says exactly
+ * what, byte for byte). The same tables on the same fabric give the same
+ * digest whatever order the fabric's records came in; the engine's name,
+ * its notes and the descriptions do not enter.
+ * Return: 0 with @out set to 64 lowercase hex digits, or -1 with @err set
+ * (@r does not fit @f, SHA-256 unavailable).
+ */
+int rt_digest(const struct fabric *f, const struct rt_routing *r, char out[RT_DIGEST_HEX],
+	      struct fab_err *err);
+
 #endif
