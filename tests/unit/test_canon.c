@@ -7,7 +7,8 @@
  * reverse and in random node order (links in random order, each declared
  * from either end); the two runs must give the same LIDs, LFTs, SL2VL
  * tables, path SLs, DLID offsets, notes and digest. ftdlr's repair is
- * checked the same way, base and faulted fabric both reordered. The
+ * checked the same way, base and faulted fabric both reordered, and so is
+ * the assignment of new LIDs beside kept and pinned ones. The
  * subnet OpenSM's plugin sends goes through the daemon's
  * srco_subnet_fabric() in the plugin's order (node_guid_tbl: GUIDs by
  * their network byte order) and in a random order of nodes, ports and
@@ -156,6 +157,49 @@ static void test_fixtures(void **state)
 		check_orders(f, files[i], 200 + i);
 		fab_free(f);
 	}
+}
+
+/* --- LID assignment -------------------------------------------------------------------- */
+
+/*
+ * New LIDs do not depend on the order either: a fabric where only every
+ * third endpoint keeps its LID and a few more are pinned (as the store's
+ * pins keep LIDs across restarts) gets the same LIDs in any order.
+ */
+static void test_lids(void **state)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = family(2), *g;
+	struct fab_lid_pin pins[3];
+	uint32_t *o;
+
+	(void)state;
+	for (uint32_t e = 0; e < f->neps; e++)
+		if (e % 3)
+			fab_port(f, f->eps[e].node, f->eps[e].port)->lid = 0;
+	for (uint32_t i = 0; i < 3; i++) {
+		uint32_t e = f->neps - 1 - 5 * i;
+
+		pins[i] = (struct fab_lid_pin){ .guid = fab_port(f, f->eps[e].node, f->eps[e].port)->guid,
+						.lid = (uint16_t)(1000 + 16 * i), .lmc = (uint8_t)i };
+	}
+	assert_int_equal(fab_finalize(f, &err), 0);
+	o = cu_random_order(f, 77);
+	g = cu_rebuild(f, o, 78);
+	assert_int_equal(fab_lids_assign(f, pins, 3, FAB_LIDS_KEEP, 1, &err), 0);
+	assert_int_equal(fab_lids_assign(g, pins, 3, FAB_LIDS_KEEP, 1, &err), 0);
+	for (uint32_t e = 0; e < f->neps; e++) {
+		const struct fab_port *x = fab_port(f, f->eps[e].node, f->eps[e].port);
+		const struct fab_port *y = fab_port(g, g->eps[e].node, g->eps[e].port);
+
+		assert_true(x->guid == y->guid);
+		assert_int_equal(x->lid, y->lid);
+		assert_int_equal(x->lmc, y->lmc);
+	}
+	assert_int_equal(fab_port(f, f->eps[f->neps - 1].node, f->eps[f->neps - 1].port)->lid, 1000);
+	fab_free(f);
+	fab_free(g);
+	free(o);
 }
 
 /* --- ftdlr's repair ------------------------------------------------------------------ */
@@ -399,6 +443,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_lids),
 		cmocka_unit_test(test_ftdlr_repair),
 		cmocka_unit_test(test_osm_subnet),
 	};
