@@ -19,8 +19,9 @@
  *     (VL = SL mod the switch's data VLs): node GUID (8), its port count
  *     (1), the table ((ports + 1)^2 x 16 bytes, in port, out port, SL);
  *  5. every source endpoint that uses an SL or a DLID offset other than 0
- *     towards some endpoint: its port GUID (8), its row of path SLs and its
- *     row of DLID offsets (one byte per destination endpoint each).
+ *     towards some endpoint: its port GUID (8), which of its two rows hold
+ *     something other than 0 (1 byte: 1 path SLs, 2 DLID offsets, 3 both),
+ *     and those rows (one byte per destination endpoint each).
  *
  * Descriptions, link widths and speeds, the engine's name and notes do
  * not enter: the digest is the routing, not how it was made.
@@ -112,20 +113,16 @@ static void put_pairs(EVP_MD_CTX *c, const struct fabric *f, const struct rt_rou
 	for (uint32_t s = 0; s < r->neps && (r->path_sl || r->dlid_off); s++) {
 		const uint8_t *sl = r->path_sl ? r->path_sl + s * n : NULL;
 		const uint8_t *off = r->dlid_off ? r->dlid_off + s * n : NULL;
-		static const uint8_t zero[256];
+		unsigned used = (unsigned)row_used(sl, r->neps) | (unsigned)row_used(off, r->neps) << 1;
 
-		if (!row_used(sl, r->neps) && !row_used(off, r->neps))
+		if (!used)
 			continue;
 		put_be(c, fab_port(f, f->eps[s].node, f->eps[s].port)->guid, 8);
-		for (int which = 0; which < 2; which++) {
-			const uint8_t *row = which ? off : sl;
-
-			for (size_t d = 0; d < n; d += sizeof(zero)) {
-				size_t k = n - d < sizeof(zero) ? n - d : sizeof(zero);
-
-				EVP_DigestUpdate(c, row ? row + d : zero, k);
-			}
-		}
+		put_be(c, used, 1);
+		if (used & 1)
+			EVP_DigestUpdate(c, sl, n);
+		if (used & 2)
+			EVP_DigestUpdate(c, off, n);
 	}
 }
 
