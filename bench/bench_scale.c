@@ -246,21 +246,18 @@ static void link_down(struct fabric *f, const struct rt_routing *r, const struct
 }
 
 /*
- * A copy of @f whose nodes and port slots are in random order (@seed), not
- * finalized: what a topology file or a subnet manager listing the same
- * fabric in another order hands to fab_finalize().
+ * A copy of @f whose nodes are in random order (@seed), not finalized: what
+ * a topology file or a subnet manager listing the same fabric in another
+ * order hands to fab_finalize().
  */
 static struct fabric *scrambled(const struct fabric *f, uint64_t seed)
 {
 	struct fab_err err = { { 0 } };
 	struct fabric *g = fab_copy(f, &err);
 	uint32_t *order = malloc(((size_t)f->nnodes + 1) * sizeof(*order));
-	uint32_t *rank = malloc(((size_t)f->nnodes + 1) * sizeof(*rank)), slot = 0;
-	struct fab_node *nodes = malloc(((size_t)f->nnodes + 1) * sizeof(*nodes));
-	struct fab_port *ports = malloc(((size_t)f->nports + 1) * sizeof(*ports));
 	struct fab_rng rng;
 
-	if (!g || !order || !rank || !nodes || !ports)
+	if (!g || !order)
 		die("scrambled copy", &err);
 	fab_rng_seed(&rng, seed);
 	for (uint32_t i = 0; i < f->nnodes; i++)
@@ -271,27 +268,9 @@ static struct fabric *scrambled(const struct fabric *f, uint64_t seed)
 		order[i - 1] = order[j];
 		order[j] = t;
 	}
-	for (uint32_t k = 0; k < f->nnodes; k++) {
-		const struct fab_node *n = &f->nodes[order[k]];
-
-		rank[order[k]] = k;
-		nodes[k] = *n;
-		nodes[k].port0 = slot;
-		memcpy(ports + slot, f->ports + n->port0, ((size_t)n->nports + 1) * sizeof(*ports));
-		slot += n->nports + 1u;
-	}
-	for (uint32_t i = 0; i < slot; i++)
-		if (ports[i].peer != FAB_NONE)
-			ports[i].peer = rank[ports[i].peer];
-	free(g->nodes);
-	free(g->ports);
-	g->nodes = nodes;
-	g->ports = ports;
-	g->nodes_cap = f->nnodes + 1;
-	g->ports_cap = f->nports + 1;
-	g->finalized = 0;
+	if (fab_reorder(g, order, &err))
+		die("scrambled copy", &err);
 	free(order);
-	free(rank);
 	return g;
 }
 

@@ -41,22 +41,23 @@ static int in_order(const struct fabric *f)
 	return 1;
 }
 
-/* Move the nodes (and their port slots) to the order @key gives; @rank maps old -> new. */
-static int permute(struct fabric *f, const struct node_key *key, uint32_t *rank)
+int fab_reorder(struct fabric *f, const uint32_t *order, struct fab_err *err)
 {
-	struct fab_node *nodes = malloc((size_t)f->nodes_cap * sizeof(*nodes));
-	struct fab_port *ports = malloc((size_t)f->ports_cap * sizeof(*ports));
-	uint32_t slot = 0;
+	struct fab_node *nodes = malloc(((size_t)f->nodes_cap + 1) * sizeof(*nodes));
+	struct fab_port *ports = malloc(((size_t)f->ports_cap + 1) * sizeof(*ports));
+	uint32_t *rank = malloc(((size_t)f->nnodes + 1) * sizeof(*rank)), slot = 0;
 
-	if (!nodes || !ports) {
+	if (!nodes || !ports || !rank) {
 		free(nodes);
 		free(ports);
+		free(rank);
+		fab_err_set(err, "out of memory ordering %u nodes", f->nnodes);
 		return -1;
 	}
 	for (uint32_t i = 0; i < f->nnodes; i++)
-		rank[key[i].node] = i;
+		rank[order[i]] = i;
 	for (uint32_t i = 0; i < f->nnodes; i++) {
-		const struct fab_node *n = &f->nodes[key[i].node];
+		const struct fab_node *n = &f->nodes[order[i]];
 
 		nodes[i] = *n;
 		nodes[i].port0 = slot;
@@ -70,34 +71,34 @@ static int permute(struct fabric *f, const struct node_key *key, uint32_t *rank)
 		f->sm_node = rank[f->sm_node];
 	free(f->nodes);
 	free(f->ports);
+	free(rank);
 	f->nodes = nodes;
 	f->ports = ports;
+	f->finalized = 0;
 	return 0;
 }
 
 int fab_canon_order(struct fabric *f, struct fab_err *err)
 {
 	struct node_key *key;
-	uint32_t *rank;
-	int rc;
+	uint32_t *order;
+	int rc = -1;
 
 	if (in_order(f))
 		return 0;
 	key = malloc(((size_t)f->nnodes + 1) * sizeof(*key));
-	rank = malloc(((size_t)f->nnodes + 1) * sizeof(*rank));
-	if (!key || !rank) {
-		free(key);
-		free(rank);
+	order = malloc(((size_t)f->nnodes + 1) * sizeof(*order));
+	if (key && order) {
+		for (uint32_t i = 0; i < f->nnodes; i++)
+			key[i] = (struct node_key){ .guid = f->nodes[i].guid, .node = i };
+		qsort(key, f->nnodes, sizeof(*key), cmp_key);
+		for (uint32_t i = 0; i < f->nnodes; i++)
+			order[i] = key[i].node;
+		rc = fab_reorder(f, order, err);
+	} else {
 		fab_err_set(err, "out of memory ordering %u nodes", f->nnodes);
-		return -1;
 	}
-	for (uint32_t i = 0; i < f->nnodes; i++)
-		key[i] = (struct node_key){ .guid = f->nodes[i].guid, .node = i };
-	qsort(key, f->nnodes, sizeof(*key), cmp_key);
-	rc = permute(f, key, rank);
-	if (rc)
-		fab_err_set(err, "out of memory ordering %u nodes", f->nnodes);
 	free(key);
-	free(rank);
+	free(order);
 	return rc;
 }

@@ -70,26 +70,13 @@ static void put_lfts(EVP_MD_CTX *c, const struct fabric *f, const struct rt_rout
 	}
 }
 
-/* The SL2VL table of switch @s maps some (in, out, SL) away from the default. */
-static int sl2vl_custom(const struct fabric *f, const struct rt_routing *r, uint32_t s)
-{
-	unsigned dim = f->nodes[f->switches[s]].nports + 1u, vls = f->nodes[f->switches[s]].vl_cap;
-	const uint8_t *t = r->sl2vl[s];
-
-	for (size_t i = 0; t && i < (size_t)dim * dim; i++)
-		for (unsigned sl = 0; sl < RT_SLS; sl++)
-			if (t[i * RT_SLS + sl] != (vls ? sl % vls : 0))
-				return 1;
-	return 0;
-}
-
 static void put_sl2vl(EVP_MD_CTX *c, const struct fabric *f, const struct rt_routing *r)
 {
 	for (uint32_t s = 0; s < r->nswitches; s++) {
 		const struct fab_node *n = &f->nodes[f->switches[s]];
 		size_t dim = n->nports + 1u;
 
-		if (!sl2vl_custom(f, r, s))
+		if (!rt_sl2vl_custom(r, f, s))
 			continue;
 		put_be(c, n->guid, 8);
 		put_be(c, n->nports, 1);

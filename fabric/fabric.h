@@ -242,6 +242,16 @@ int fab_sw_neighbours(const struct fabric *f, uint32_t **off, uint32_t **adj);
  */
 int fab_finalize(struct fabric *f, struct fab_err *err);
 
+/**
+ * fab_reorder() - move the nodes of @f (with their port slots, the links
+ * and the SM's node following) so that node @order[i] becomes node i;
+ * @order is a permutation of 0 .. nnodes - 1. The fabric is no longer
+ * finalized, and fab_finalize() puts it back in canonical order: what a
+ * test or a benchmark uses to hand fab_finalize() the same graph in
+ * another order. Return: 0, or -1 with @err set (out of memory).
+ */
+int fab_reorder(struct fabric *f, const uint32_t *order, struct fab_err *err);
+
 /* --- reading ---------------------------------------------------------- */
 
 static inline struct fab_port *fab_port(const struct fabric *f, uint32_t node, unsigned port)

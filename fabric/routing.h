@@ -83,6 +83,13 @@ int rt_sl2vl_set(struct rt_routing *r, const struct fabric *f, uint32_t sw, unsi
 unsigned rt_sl2vl_get(const struct rt_routing *r, const struct fabric *f, uint32_t sw,
 		      unsigned in, unsigned out, unsigned sl);
 
+/**
+ * rt_sl2vl_custom() - switch @sw's SL2VL table maps some (in, out, SL) to
+ * another VL than the default mapping (VL = SL modulo the switch's data
+ * VLs) does: a table a subnet manager must program.
+ */
+int rt_sl2vl_custom(const struct rt_routing *r, const struct fabric *f, uint32_t sw);
+
 /** rt_pairs_alloc() - allocate path_sl and dlid_off (zeroed). Return 0 or -1. */
 int rt_pairs_alloc(struct rt_routing *r);
 

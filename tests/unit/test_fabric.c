@@ -347,11 +347,14 @@ static void test_hash(void **state)
 /*
  * small() built the other way round: nodes in another order, every link
  * declared from its other end, the SM on h1. Finalizing gives the same
- * model, array for array; the SM's node follows its node.
+ * model, array for array; the SM's node follows its node. fab_reorder()
+ * moves nodes, links and the SM's node; finalizing puts them back.
  */
 static void test_canonical_order(void **state)
 {
+	static const uint32_t rev[5] = { 4, 3, 2, 1, 0 };
 	struct fabric *a = small(), *b = fab_new();
+	struct fab_err err = { { 0 } };
 	uint32_t s0, s1, h0, h1, h2;
 
 	(void)state;
@@ -390,6 +393,15 @@ static void test_canonical_order(void **state)
 	/* a second finalize keeps it */
 	finalize(b);
 	assert_memory_equal(b->ports, a->ports, a->nports * sizeof(*a->ports));
+	/* reordered by hand, links and SM following, it is finalized back */
+	assert_int_equal(fab_reorder(b, rev, &err), 0);
+	assert_false(b->finalized);
+	assert_true(b->nodes[0].guid == CA(2) && b->nodes[4].guid == SW(0));
+	assert_int_equal(fab_port(b, 4, 3)->peer, 3);
+	assert_int_equal(b->sm_node, 1);	/* h1 */
+	finalize(b);
+	assert_memory_equal(b->ports, a->ports, a->nports * sizeof(*a->ports));
+	assert_int_equal(b->sm_node, fab_node_by_guid(b, CA(1)));
 	fab_free(a);
 	fab_free(b);
 }
