@@ -37,7 +37,11 @@
  * @opts, @report: the evaluation (switches included, with load)
  * @cache_mu: guards @link_routes, computed on first use (api_link_routes())
  * @link_routes: per port slot (fabric->nodes[n].port0 + p), the pairs whose
- *               path leaves through that port under all-to-all traffic
+ *               path leaves through that port under all-to-all traffic; then
+ *               (from fabric->nports + 1 on) the same for the CA-to-CA pairs
+ * @api_cache: an answer of the API built once per epoch (the body of GET
+ *             /api/topology), on first use under @cache_mu; freed with
+ *             @api_cache_free
  */
 struct epoch {
 	int refs;
@@ -57,6 +61,8 @@ struct epoch {
 	struct an_report report;
 	pthread_mutex_t cache_mu;
 	uint64_t *link_routes;
+	void *api_cache;
+	void (*api_cache_free)(void *cache);
 };
 
 /** epoch_new() - a zeroed epoch holding one reference; NULL when out of memory. */
