@@ -36,6 +36,13 @@ json_t *apiq_end(json_t *o, struct api_err *err);
 json_t *apiq_port_ref(const struct fabric *f, uint32_t node, unsigned port);
 
 /**
+ * apiq_check_text() - @text is a parameter value the API reads: present,
+ * 1 to APIQ_TEXT_MAX characters, printable, valid UTF-8
+ * Return: 0, or -1 with @err: 400 missing_parameter or bad_parameter.
+ */
+int apiq_check_text(const char *param, const char *text, struct api_err *err);
+
+/**
  * apiq_resolve_node() - the node named by @text: a node GUID, a port GUID
  * (linked or not), a LID or a description, as api_resolve() reads them.
  * Return: the node index, or FAB_NONE with @err (400, 404, 409).

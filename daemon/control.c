@@ -237,7 +237,15 @@ static json_t *hook_faults(void *ud)
 {
 	struct daemon *d = ud;
 
-	return d->src ? srcf_faults_json(d->src) : json_pack("{s:[], s:[]}", "links", "switches");
+	json_t *o;
+
+	if (!d->src)
+		return json_pack("{s:[], s:[], s:{s:[], s:[]}}", "links", "switches", "details",
+				 "links", "switches");
+	o = srcf_faults_json(d->src);
+	if (o)
+		json_object_set_new(o, "details", srcf_faults_detail(d->src));
+	return o;
 }
 
 static json_t *hook_config(void *ud)
