@@ -17,8 +17,8 @@
 #include "analysis/report.h"
 #include "api/query_impl.h"
 #include "daemon/source_file.h"
-#include "fabric/formats.h"
-#include "fabric/gen.h"
+#include "formats/formats.h"
+#include "gen/gen.h"
 
 struct srcf {
 	pthread_mutex_t mu;
