@@ -217,9 +217,10 @@ function drawTopology() {
 	const pods = units.filter(k => k === "pod").length, spines = units.filter(k => k === "spine").length;
 	set("topo-caption", `${t.kind}, ${num(t.switches.length)} switches` +
 		(m.aggregated && pods ? ` in ${num(pods)} pod units and ${num(spines)} spine units` : "") +
-		(m.aggregated && t.kind === "dragonfly" ? ` in ${num(t.groups)} groups` : "") +
+		(m.aggregated && units.includes("group") ? ` in ${num(units.filter(k => k === "group").length)} groups` : "") +
 		`, ${num(t.links.length)} switch-to-switch links` +
-		(m.downLinks || m.downSwitches ? `; down: ${m.downSwitches} switch(es), ${m.downLinks} link(s)` : ""));
+		(m.downLinks ? `; faults: ${state.down.switches.length} switch(es) and ${state.down.links.length} ` +
+			`link(s) down, ${m.downLinks} link(s) out of service` : ""));
 	$("legend-scale").style.background = Topo.scaleCss();
 	showLegend();
 	showRoot();

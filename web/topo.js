@@ -5,8 +5,10 @@
 // A large fabric is shown unit by unit: a tree's pods (its subtrees below
 // the top level, as the API numbers them) and the top level split into
 // spine groups (the top switches that link to the same position of every
-// pod, the planes of an m-port n-tree), a dragonfly's groups; what has no
-// such structure, or too many units, in runs of consecutive switches.
+// pod, the planes of an m-port n-tree), a dragonfly's groups (or, when a
+// fault broke the dragonfly's symmetry, the cliques its groups still form);
+// what has no such structure, or too many units, in runs of consecutive
+// switches.
 // Links between two units form a bundle; links inside a unit stay with it.
 // Downed switches and links (the faults in force) come back into the model
 // as ghosts, placed where the fabric as cabled had them, so that a fault is
@@ -119,14 +121,57 @@ const Topo = (() => {
 				`${m.sw[run[0]].node} … ${m.sw[run[run.length - 1]].node}`, run);
 	}
 
-	function groupUnits(m) {
+	function groupUnits(m, key) {
 		const groups = new Map();
 		m.sw.forEach((s, i) => {
-			const g = s.group === null || s.group === undefined ? -1 : s.group;
+			const g = key(s, i) ?? -1;
 			(groups.get(g) || groups.set(g, []).get(g)).push(i);
 		});
 		for (const g of [...groups.keys()].sort((a, b) => a - b))
 			addUnit(m, "group", g < 0 ? "no group" : `group ${g}`, groups.get(g));
+	}
+
+	// Switches in cliques grown greedily, as fabric/shape.c finds dragonfly
+	// groups, but whatever their sizes: a dragonfly that lost a switch or a
+	// link still shows its groups. Downed switches join the clique most of
+	// their neighbours are in. Null when the cliques are too small or too many.
+	function cliques(m) {
+		const n = m.sw.length, nb = m.sw.map(() => new Set()), clique = new Int32Array(n).fill(-1);
+		for (const l of m.links)
+			if (!l.down && l.a !== l.b) {
+				nb[l.a].add(l.b);
+				nb[l.b].add(l.a);
+			}
+		let k = 0;
+		for (let v = 0; v < n; v++) {
+			if (clique[v] >= 0 || m.sw[v].down)
+				continue;
+			const members = [v], common = u => [...nb[u]].filter(x => nb[v].has(x)).length;
+			clique[v] = k;
+			const cand = [...nb[v]].filter(u => clique[u] < 0).map(u => [u, common(u)])
+				.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+			for (const [u] of cand)
+				if (members.every(x => nb[u].has(x))) {
+					clique[u] = k;
+					members.push(u);
+				}
+			k++;
+		}
+		const live = m.sw.filter(s => !s.down).length;
+		if (k < 3 || k > MAX_UNITS || live / k < 3)
+			return null;
+		m.sw.forEach((s, i) => {
+			if (!s.down)
+				return;
+			const votes = new Map();
+			for (const id of m.adj[i]) {
+				const o = clique[m.links[id].a === i ? m.links[id].b : m.links[id].a];
+				if (o >= 0)
+					votes.set(o, (votes.get(o) || 0) + 1);
+			}
+			clique[i] = [...votes].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]?.[0] ?? -1;
+		});
+		return clique;
 	}
 
 	function units(m) {
@@ -138,13 +183,17 @@ const Topo = (() => {
 			return;
 		}
 		if (t.kind === "dragonfly") {
-			groupUnits(m);
+			groupUnits(m, s => s.group);
 		} else if (t.kind === "tree" && t.pods > 0) {
 			treePods(m);
 			const top = [];
 			m.sw.forEach((s, i) => m.unitOf[i] < 0 && s.level === t.levels && top.push(i));
 			if (top.length)
 				treeSpines(m, top);
+		} else {
+			const c = cliques(m);
+			if (c)
+				groupUnits(m, (s, i) => c[i] < 0 ? null : c[i]);
 		}
 		const rest = [];
 		m.unitOf.forEach((u, i) => u < 0 && rest.push(i));
@@ -248,7 +297,6 @@ const Topo = (() => {
 		m.root = t.subtree_root ? m.index.get(t.subtree_root.guid) : undefined;
 		if (m.root !== undefined)
 			m.units[m.unitOf[m.root]].root = true;
-		m.downSwitches = m.sw.filter(s => s.down).length;
 		m.downLinks = m.links.filter(l => l.down).length;
 		return m;
 	}

@@ -41,7 +41,7 @@ const TopoView = (() => {
 	}
 
 	// A link or bundle from (x1, y1) to (x2, y2): the heat of @x, red dashes over it when some are down.
-	function wire(sc, x1, y1, x2, y2, x, width, text, click) {
+	function wire(sc, x1, y1, x2, y2, x, width, text, click, plain) {
 		const i = item(sc, text, click), h = heat(sc, x), up = x.links - x.down;
 		if (up > 0)
 			sc.links.push(`<line x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" stroke="${h.colour}" ` +
@@ -49,7 +49,7 @@ const TopoView = (() => {
 		if (x.down > 0) {
 			sc.top.push(`<line x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" class="ln down" ` +
 				`stroke-width="${Math.max(1.6, width)}" data-i="${i}"/>`);
-			if (sc.st.unit !== null || !sc.m.aggregated)
+			if (!plain && (sc.st.unit !== null || !sc.m.aggregated))
 				cross(sc, (x1 + x2) / 2, (y1 + y2) / 2);
 		}
 	}
@@ -81,9 +81,15 @@ const TopoView = (() => {
 		if (s.down)
 			cross(sc, x, y);
 		if (idx === sc.m.root)
-			sc.top.push(`<rect x="${x - w / 2 - 3}" y="${y - h / 2 - 3}" width="${w + 6}" height="${h + 6}" rx="3" class="root"/>`);
+			ring(sc, x - w / 2, y - h / 2, w, h, 3, "root");
 		if (st.sel === idx)
-			sc.top.push(`<rect x="${x - w / 2 - 5}" y="${y - h / 2 - 5}" width="${w + 10}" height="${h + 10}" rx="4" class="found"/>`);
+			ring(sc, x - w / 2, y - h / 2, w, h, 5, "found");
+	}
+
+	// A frame @pad outside the box at (@x, @y): the subtree root's, or the one found.
+	function ring(sc, x, y, w, h, pad, cls) {
+		sc.top.push(`<rect x="${x - pad}" y="${y - pad}" width="${w + 2 * pad}" height="${h + 2 * pad}" ` +
+			`rx="${pad}" class="${cls}"/>`);
 	}
 
 	// Links between visible switches, parallel ones joined.
@@ -102,7 +108,7 @@ const TopoView = (() => {
 			const [x1, y1] = sc.pos.get(p.a), [x2, y2] = sc.pos.get(p.b);
 			const text = p.list.map(l => `${m.sw[l.a].node}:${l.pa ?? "?"} ↔ ${m.sw[l.b].node}:${l.pb ?? "?"}` +
 				(l.down ? "  DOWN" : "")).join(", ") + ` — ${loadText(sc, p)}`;
-			wire(sc, x1, y1, x2, y2, p, width, text);
+			wire(sc, x1, y1, x2, y2, p, width, text, null, m.sw[p.a].down || m.sw[p.b].down);
 		}
 	}
 
@@ -122,13 +128,18 @@ const TopoView = (() => {
 	}
 
 	function flatTree(sc) {
-		const m = sc.m, rows = rowsByLevel(m, m.units[0].members), rowH = rows.length > 3 ? 90 : 150;
+		const m = sc.m, rows = rowsByLevel(m, m.units[0].members);
+		const rowH = rows.length > 3 ? 90 : rows.length > 2 ? 150 : 200;
 		rows.forEach((r, k) => {
 			const step = (W - LEFT - 20) / r.ids.length, w = Math.max(3, Math.min(26, step - 3)), y = 24 + k * rowH;
-			r.ids.forEach((id, j) => glyph(sc, id, LEFT + step * (j + 0.5), y, w, 12));
+			r.ids.forEach((id, j) => {
+				glyph(sc, id, LEFT + step * (j + 0.5), y, w, 12);
+				if (sc.st.host && sc.st.host.sw === id)
+					host(sc, LEFT + step * (j + 0.5), y - 24);
+			});
 			label(sc, 4, y + 4, levelName(m, r.level), "", "start");
 		});
-		sc.h = 24 + (rows.length - 1) * rowH + 40;
+		sc.h = 24 + (rows.length - 1) * rowH + (sc.st.host ? 70 : 40);
 	}
 
 	function flatCircle(sc) {
@@ -181,9 +192,9 @@ const TopoView = (() => {
 				label(sc, x + w / 2, ry + 10, r.n, "cnt");
 		});
 		if (u.root)
-			sc.top.push(`<rect x="${x - 3}" y="${y - 3}" width="${w + 6}" height="${h + 6}" rx="4" class="root"/>`);
+			ring(sc, x, y, w, h, 3, "root");
 		if (st.sel !== null && m.unitOf[st.sel] === u.id)
-			sc.top.push(`<rect x="${x - 5}" y="${y - 5}" width="${w + 10}" height="${h + 10}" rx="5" class="found"/>`);
+			ring(sc, x, y, w, h, 5, "found");
 	}
 
 	function bundleWidth(b) {
@@ -252,7 +263,7 @@ const TopoView = (() => {
 		m.units.forEach((u, k) => {
 			const a = 2 * Math.PI * k / n - Math.PI / 2, x = cx + R * Math.cos(a), y = cy + R * Math.sin(a);
 			const w = Math.max(14, Math.min(60, 1400 / n));
-			unitBox(sc, u, x - w / 2, y - 11, w, 22);
+			unitBox(sc, u, x - w / 2, y - 11, w, 22, [{ n: u.members.length }]);
 			label(sc, cx + (R + 34) * Math.cos(a), cy + (R + 34) * Math.sin(a) + 4, shortLabel(u, 60), "ulabel");
 		});
 		bundleWires(sc);
@@ -274,33 +285,44 @@ const TopoView = (() => {
 		const above = tree ? others.filter(o => m.units[o].level > u.level) : others.filter((o, k) => k % 2 === 0);
 		const below = others.filter(o => !above.includes(o));
 		let y = 30;
-		const boxes = list => {
+		const boxes = (list, last) => {
 			const step = (W - LEFT - 10) / Math.max(1, list.length), w = Math.max(6, Math.min(110, step - 5));
 			list.forEach((o, k) => {
 				const x = LEFT + step * k + (step - w) / 2;
 				unitBox(sc, m.units[o], x, y, w, 22, [{ n: m.units[o].members.length }]);
 				label(sc, x + w / 2, y + 34, shortLabel(m.units[o], step), "ulabel");
 			});
-			y += list.length ? 110 : 0;
+			y += !list.length ? 0 : last ? 50 : 110;
 		};
 		boxes(above);
-		for (const r of rows) {
-			const step = (W - LEFT - 10) / r.ids.length, w = Math.max(4, Math.min(40, step - 4));
-			r.ids.forEach((id, j) => {
-				const x = LEFT + step * (j + 0.5), s = m.sw[id];
-				glyph(sc, id, x, y, w, 16);
-				if (step >= 30)
-					label(sc, x, y + 20, s.node.length * 5 < step ? s.node : s.node.replace(/^\D+/, ""), "name");
-				if (s.cas && step >= 18)
-					label(sc, x, y + 30, `${s.cas} CAs`, "small");
-				if (sc.st.host && sc.st.host.sw === id)
-					host(sc, x, y);
+		const member = (id, x, yy, step) => {
+			const s = m.sw[id];
+			glyph(sc, id, x, yy, Math.max(4, Math.min(40, step - 4)), 16);
+			if (step >= 30)
+				label(sc, x, yy + 20, s.node.length * 5 < step ? s.node : s.node.replace(/^\D+/, ""), "name");
+			if (s.cas && step >= 18)
+				label(sc, x, yy + 30, `${s.cas} CAs`, "small");
+			if (sc.st.host && sc.st.host.sw === id)
+				host(sc, x, yy);
+		};
+		if (tree) {
+			for (const r of rows) {
+				const step = (W - LEFT - 10) / r.ids.length;
+				r.ids.forEach((id, j) => member(id, LEFT + step * (j + 0.5), y, step));
+				label(sc, 4, y + 4, levelName(m, r.level), "", "start");
+				y += 100;
+			}
+		} else {
+			// a group's switches on an ellipse, so that its local links show
+			const ids = rows.flatMap(r => r.ids), n = ids.length, rx = Math.min(480, 30 + n * 22), ry = 26 + Math.min(60, n * 6);
+			ids.forEach((id, j) => {
+				const a = Math.PI * (2 * j / n - 0.5);
+				member(id, W / 2 + rx * Math.cos(a), y + ry + ry * Math.sin(a), Math.max(18, 2 * Math.PI * rx / n));
 			});
-			label(sc, 4, y + 4, levelName(m, r.level), "", "start");
-			y += 100;
+			y += 2 * ry + 100;
 		}
-		y += 10;
-		boxes(below);
+		y += below.length ? 10 : -30;
+		boxes(below, true);
 		pairWires(sc, [...new Set(u.members.flatMap(s => m.adj[s]))].filter(id => mine.has(m.links[id].a) &&
 			mine.has(m.links[id].b)), 1.2);
 		for (const [o, ids] of peers) {
@@ -317,7 +339,8 @@ const TopoView = (() => {
 			for (const [s, b] of bySwitch) {
 				const [x, yy] = sc.pos.get(s), ey = box[1] < yy ? box[3] + box[5] : box[3];
 				wire(sc, x, yy, box[0], ey, b, bundleWidth(b), `${m.sw[s].node} ↔ ${m.units[o].label}: ` +
-					`${b.links} link(s)` + (b.down ? `, ${b.down} DOWN` : "") + `; busiest: ${loadText(sc, b)}`);
+					`${b.links} link(s)` + (b.down ? `, ${b.down} DOWN` : "") + `; busiest: ${loadText(sc, b)}`,
+				null, m.sw[s].down);
 			}
 		}
 		sc.h = y + 20;
@@ -329,18 +352,25 @@ const TopoView = (() => {
 		label(sc, x, y + 58, `${h.node} (port ${h.port})`, "hostname");
 	}
 
+	// The route traced, hop by hop through what is visible: a switch, else the box of its unit;
+	// the line breaks where a hop is in neither.
 	function routeOverlay(sc) {
-		const m = sc.m, pts = [];
+		const m = sc.m, lines = [[]];
 		for (const g of sc.st.route) {
 			const i = m.index.get(g), p = i === undefined ? null : sc.pos.get(i) ||
 				(sc.upos.get(m.unitOf[i]) || []).slice(0, 2);
-			if (p && p.length && (!pts.length || pts[pts.length - 1].join() !== p.join()))
-				pts.push(p);
+			const line = lines[lines.length - 1];
+			if (!p || !p.length)
+				lines.push([]);
+			else if (!line.length || line[line.length - 1].join() !== p.join())
+				line.push(p);
 		}
-		if (pts.length > 1)
-			sc.top.push(`<polyline points="${pts.map(p => p.join(",")).join(" ")}" class="route"/>`);
-		for (const p of pts)
-			sc.top.push(`<circle cx="${p[0]}" cy="${p[1]}" r="3.5" class="routedot"/>`);
+		for (const pts of lines) {
+			if (pts.length > 1)
+				sc.top.push(`<polyline points="${pts.map(p => p.join(",")).join(" ")}" class="route"/>`);
+			for (const p of pts)
+				sc.top.push(`<circle cx="${p[0]}" cy="${p[1]}" r="3.5" class="routedot"/>`);
+		}
 	}
 
 	// --- the view: state, drawing, zoom and pan ---
