@@ -125,7 +125,7 @@ fault --switch spine-03
 d_wait_epoch 3 || not_ok "epoch 3 is published"
 d_wait_idle
 api GET /api/fabric
-page ft648f "shot:$B/web-648-faults.png"
+page ft648f "shot:$B/web-648-faults.png" "show:0" "zoom:in" "drag:120,0" "zoom:fit"
 is "648 after faults: the new epoch" "$(at 0 '.text["epoch-seq"]')" "$(jf .epoch.seq)"
 is "648 after faults: one switch fewer" "$(at 0 '.text["count-switches"]')" "$(jf .switches)"
 is "648 after faults: still every switch drawn, the downed one too" "$(at 0 .svg.sw)" "$want_sw"
@@ -139,6 +139,13 @@ like "648 after faults: said plainly" "$(at 0 '.text["faults-summary"]')" \
 	'^1 switch\(es\) and 1 link\(s\) down; epoch [0-9]+ routes around them: every pair delivered$'
 like "648 after faults: the fault events" "$(at 0 .events)" 'switch spine-03 down'
 no_errors "648 after faults" 0
+is "648 after faults: 'show' marks the downed switch" "$(at 2 .svg.found)" 1
+vb=$(at 2 .viewbox)
+is "648: the whole picture at first" "${vb%% *} $(echo "$vb" | cut -d' ' -f3)" "0.0 1200.0"
+is "648: zoomed in by 1.5 around the middle" "$(at 3 .viewbox | cut -d' ' -f1,3)" "200.0 800.0"
+like "648: dragged 120 px to the right, the picture follows" "$(at 4 .viewbox | cut -d' ' -f1,3)" '^1[0-9]{2}\.[0-9] 800\.0$'
+is "648: fit again" "$(at 5 .viewbox)" "$vb"
+no_errors "648: show, zoom, drag" 5
 like "screenshot saved as $B/web-648-faults.png" "$(head -c 8 "$B/web-648-faults.png" 2>/dev/null | od -An -c | tr -d ' ')" '^211PNG'
 d_stop
 

@@ -15,6 +15,9 @@ check. Actions:
     find:TEXT          type TEXT in the search box and press Enter
     suggest:TEXT       type TEXT in the search box, wait for the suggestions
     heat:ca|all        choose the heat
+    zoom:in|out|fit    press a zoom button
+    drag:DX,DY         drag the picture by (DX, DY) pixels with the mouse
+    show:N             press the "show" button of the Nth fault listed (from 0)
     trace:SRC,DST      trace a route
     wait:MS            wait (the page polls every 3 s)
     shot:FILE[:SEL]    a PNG of the page, or of the element SEL
@@ -39,6 +42,7 @@ OBSERVE = r"""(() => {
   for (const id of ids) o.text[id] = text(id);
   o.root = $('topo-root').hidden ? null : text('topo-root');
   o.results_shown = !$('topo-results').hidden;
+  o.viewbox = (document.querySelector('#topology svg') || { getAttribute: () => null }).getAttribute('viewBox');
   o.faults = [...document.querySelectorAll('#faults-table tbody tr')].map(tr =>
     [...tr.children].slice(0, 3).map(td => td.textContent.trim()));
   o.events = text('event-table');
@@ -69,6 +73,18 @@ def act(b, action):
             b.wait("!document.getElementById('topo-results').hidden", 10)
     elif verb == "heat":
         b.eval("document.querySelector('input[name=heat][value=%s]').click()" % arg)
+    elif verb == "zoom":
+        b.eval("document.getElementById('zoom-%s').click()" % arg)
+    elif verb == "drag":
+        dx, dy = (float(v) for v in arg.split(","))
+        x, y = b.eval("(() => { const t = document.getElementById('topology'); t.scrollIntoView(); "
+                      "const r = t.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+        for kind, px, py in (("mousePressed", x, y), ("mouseMoved", x + dx / 2, y + dy / 2),
+                             ("mouseMoved", x + dx, y + dy), ("mouseReleased", x + dx, y + dy)):
+            b.call("Input.dispatchMouseEvent", type=kind, x=px, y=py, button="left",
+                   buttons=0 if kind == "mouseReleased" else 1, clickCount=1)
+    elif verb == "show":
+        b.eval("document.querySelectorAll('#faults-table button')[%d].click()" % int(arg))
     elif verb == "trace":
         src, dst = arg.split(",")
         b.eval("document.getElementById('route-src').value = %s; document.getElementById('route-dst').value = %s;"
