@@ -85,8 +85,8 @@ json_t *apiq_engines(const struct epoch *e, struct api_err *err);
  */
 const uint64_t *api_link_routes(struct epoch *e);
 /**
- * api_link_routes_ca() - api_link_routes() for the CA-to-CA pairs alone,
- * computed in the same pass and kept with @e
+ * api_link_routes_ca() - api_link_routes() for the CA-to-CA pairs alone
+ * (the evaluation's, or counted in the same walk)
  * Return: the counts, or NULL when @e is not routed or memory ran out.
  */
 const uint64_t *api_link_routes_ca(struct epoch *e);

@@ -130,8 +130,7 @@ json_t *apiq_fabric(const struct epoch *e, struct api_err *err)
 
 /* --- GET /api/nodes ------------------------------------------------------ */
 
-/* LID of a node: a switch's port 0, else its first linked port (0: none). */
-static unsigned node_lid(const struct fabric *f, uint32_t n)
+unsigned apiq_node_lid(const struct fabric *f, uint32_t n)
 {
 	if (f->nodes[n].type == FAB_SWITCH)
 		return fab_port(f, n, 0)->lid;
@@ -172,7 +171,7 @@ static json_t *node_summary(const struct fabric *f, uint32_t n)
 
 	return json_pack("{s:o, s:s, s:s, s:i, s:i, s:i}", "guid", an_json_guid(x->guid),
 			 "node", fab_desc(f, n), "type", fab_node_type_name(x->type),
-			 "ports", (json_int_t)x->nports, "lid", (json_int_t)node_lid(f, n),
+			 "ports", (json_int_t)x->nports, "lid", (json_int_t)apiq_node_lid(f, n),
 			 "links", (json_int_t)node_links(f, n));
 }
 

@@ -9,7 +9,6 @@
  * fabric order. A CA or router comes with the switch ports its links go
  * to, so that a client can show where a host hangs off the fabric.
  */
-#include <strings.h>
 #include <string.h>
 
 #include "analysis/report.h"
@@ -32,20 +31,11 @@ static json_t *attached_json(const struct fabric *f, uint32_t n)
 	return list;
 }
 
-/* LID of a node: a switch's port 0, else its first linked port (0: none). */
-static unsigned lid_of(const struct fabric *f, uint32_t n)
-{
-	for (unsigned p = f->nodes[n].type == FAB_SWITCH ? 0 : 1; p <= f->nodes[n].nports; p++)
-		if (p == 0 || fab_port_linked(f, n, p))
-			return fab_port(f, n, p)->lid;
-	return 0;
-}
-
 static json_t *hit_json(const struct fabric *f, uint32_t n, const char *match)
 {
 	return json_pack("{s:s, s:o, s:s, s:i, s:s, s:o}", "node", fab_desc(f, n),
 			 "guid", an_json_guid(f->nodes[n].guid),
-			 "type", fab_node_type_name(f->nodes[n].type), "lid", (json_int_t)lid_of(f, n),
+			 "type", fab_node_type_name(f->nodes[n].type), "lid", (json_int_t)apiq_node_lid(f, n),
 			 "match", match, "attached", attached_json(f, n));
 }
 

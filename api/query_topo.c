@@ -24,7 +24,7 @@
 #include "analysis/report.h"
 #include "api/query_impl.h"
 
-/* The tag sftree (and ftdlr, built on it) writes in the routing's notes. */
+/* How sftree names its subtree root in the routing's notes. */
 #define ROOT_TAG "subtree root: '"
 
 static json_t *opt_index(uint32_t v)

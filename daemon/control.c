@@ -236,7 +236,6 @@ static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 static json_t *hook_faults(void *ud)
 {
 	struct daemon *d = ud;
-
 	json_t *o;
 
 	if (!d->src)

@@ -35,7 +35,7 @@
  * @fabric: the fabric routed, finalized, with LIDs
  * @routing: the routing
  * @opts, @report: the evaluation (switches included, with load)
- * @cache_mu: guards @link_routes, computed on first use (api_link_routes())
+ * @cache_mu: guards @link_routes (api_link_routes()) and @api_cache
  * @link_routes: per port slot (fabric->nodes[n].port0 + p), the pairs whose
  *               path leaves through that port under all-to-all traffic; then
  *               (from fabric->nports + 1 on) the same for the CA-to-CA pairs

@@ -23,6 +23,7 @@
 const Topo = (() => {
 	const AGGREGATE_ABOVE = 120;	// switches: more are drawn unit by unit
 	const MAX_UNITS = 48;		// more pods or groups are joined in runs
+	const byName = new Intl.Collator("en", { numeric: true }).compare;
 
 	// Load -> colour: pale green (idle) to green (1: full rate, not
 	// oversubscribed), amber at 1.5, red from 2; grey when nothing crosses.
@@ -45,6 +46,15 @@ const Topo = (() => {
 		for (let i = 0; i <= 20; i++)
 			parts.push(`${colour(i / 10, 1)} ${i * 5}%`);
 		return `linear-gradient(to right, ${parts.join(",")})`;
+	}
+
+	// Add @v to the list @map holds under @key.
+	function push(map, key, v) {
+		const list = map.get(key);
+		if (list)
+			list.push(v);
+		else
+			map.set(key, [v]);
 	}
 
 	// Runs of at most @size consecutive items of @list.
@@ -71,7 +81,7 @@ const Topo = (() => {
 		const pods = new Map();
 		m.sw.forEach((s, i) => {
 			if (s.pod !== null && s.pod !== undefined)
-				(pods.get(s.pod) || pods.set(s.pod, []).get(s.pod)).push(i);
+				push(pods, s.pod, i);
 		});
 		const keys = [...pods.keys()].sort((a, b) => a - b);
 		const size = Math.ceil(keys.length / MAX_UNITS);
@@ -95,20 +105,15 @@ const Topo = (() => {
 		return best;
 	}
 
+	// Top switches by plane; ranks within a pod and level follow the names,
+	// so that a downed switch (a ghost, last in the list) keeps its place.
 	function treeSpines(m, top) {
-		const rank = [], seen = new Map();
-		m.sw.forEach((s, i) => {
-			if (s.pod === null || s.pod === undefined)
-				return;
-			const key = `${s.pod}/${s.level}`;
-			rank[i] = seen.get(key) || 0;
-			seen.set(key, rank[i] + 1);
-		});
+		const rank = [], same = new Map();
+		m.sw.forEach((s, i) => s.pod !== null && s.pod !== undefined && push(same, `${s.pod}/${s.level}`, i));
+		for (const ids of same.values())
+			ids.sort((a, b) => byName(m.sw[a].node, m.sw[b].node)).forEach((i, k) => (rank[i] = k));
 		const planes = new Map();
-		top.forEach(i => {
-			const p = planeOf(m, i, rank);
-			(planes.get(p) || planes.set(p, []).get(p)).push(i);
-		});
+		top.forEach(i => push(planes, planeOf(m, i, rank), i));
 		const keys = [...planes.keys()].sort((a, b) => a - b);
 		if (keys.length > 1 && keys.length <= MAX_UNITS && keys.every(k => k !== Infinity)) {
 			for (const k of keys)
@@ -123,10 +128,7 @@ const Topo = (() => {
 
 	function groupUnits(m, key) {
 		const groups = new Map();
-		m.sw.forEach((s, i) => {
-			const g = key(s, i) ?? -1;
-			(groups.get(g) || groups.set(g, []).get(g)).push(i);
-		});
+		m.sw.forEach((s, i) => push(groups, key(s, i) ?? -1, i));
 		for (const g of [...groups.keys()].sort((a, b) => a - b))
 			addUnit(m, "group", g < 0 ? "no group" : `group ${g}`, groups.get(g));
 	}
@@ -307,5 +309,5 @@ const Topo = (() => {
 		return Math.max(1, (n || 2) - 1);
 	}
 
-	return { build, colour, scaleCss, norm, AGGREGATE_ABOVE };
+	return { build, colour, scaleCss, norm, push, byName };
 })();

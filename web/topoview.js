@@ -13,7 +13,6 @@
 
 const TopoView = (() => {
 	const W = 1200, LEFT = 70;
-	const byName = new Intl.Collator("en", { numeric: true }).compare;
 	const esc = s => String(s).replace(/[&<>"]/g, c => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 	const num = v => Number(v).toLocaleString("en-US");
 	const f2 = v => v.toFixed(2);
@@ -117,9 +116,9 @@ const TopoView = (() => {
 	function rowsByLevel(m, members) {
 		const rows = new Map();
 		for (const i of members)
-			(rows.get(m.sw[i].level) || rows.set(m.sw[i].level, []).get(m.sw[i].level)).push(i);
+			Topo.push(rows, m.sw[i].level, i);
 		for (const r of rows.values())
-			r.sort((a, b) => byName(m.sw[a].node, m.sw[b].node));
+			r.sort((a, b) => Topo.byName(m.sw[a].node, m.sw[b].node));
 		return [...rows.keys()].sort((a, b) => b - a).map(lv => ({ level: lv, ids: rows.get(lv) }));
 	}
 
@@ -145,7 +144,7 @@ const TopoView = (() => {
 	function flatCircle(sc) {
 		const m = sc.m, ids = m.units[0].members.slice();
 		const key = i => m.sw[i].group ?? -1;
-		ids.sort((a, b) => key(a) - key(b) || byName(m.sw[a].node, m.sw[b].node));
+		ids.sort((a, b) => key(a) - key(b) || Topo.byName(m.sw[a].node, m.sw[b].node));
 		const n = ids.length, R = Math.min(330, 40 + n * 4), cx = W / 2, cy = R + 30;
 		ids.forEach((id, k) => {
 			const a = 2 * Math.PI * k / Math.max(1, n) - Math.PI / 2;
@@ -279,7 +278,7 @@ const TopoView = (() => {
 			for (const id of m.adj[s]) {
 				const l = m.links[id], o = m.unitOf[l.a === s ? l.b : l.a];
 				if (o !== u.id)
-					(peers.get(o) || peers.set(o, []).get(o)).push(id);
+					Topo.push(peers, o, id);
 			}
 		const tree = m.t.kind === "tree", others = [...peers.keys()].sort((a, b) => a - b);
 		const above = tree ? others.filter(o => m.units[o].level > u.level) : others.filter((o, k) => k % 2 === 0);
