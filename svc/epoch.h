@@ -35,13 +35,14 @@
  * @fabric: the fabric routed, finalized, with LIDs
  * @routing: the routing
  * @opts, @report: the evaluation (switches included, with load)
- * @cache_mu: guards @link_routes (api_link_routes()) and @api_cache
+ * @cache_mu: guards @link_routes, @digest and @api_cache, computed on first use
  * @link_routes: per port slot (fabric->nodes[n].port0 + p), the pairs whose
  *               path leaves through that port under all-to-all traffic; then
  *               (from fabric->nports + 1 on) the same for the CA-to-CA pairs
+ *               (api_link_routes())
+ * @digest: rt_digest() of @fabric and @routing (read it with epoch_digest())
  * @api_cache: an answer of the API built once per epoch (the body of GET
- *             /api/topology), on first use under @cache_mu; freed with
- *             @api_cache_free
+ *             /api/topology), freed with @api_cache_free
  */
 struct epoch {
 	int refs;
@@ -61,6 +62,7 @@ struct epoch {
 	struct an_report report;
 	pthread_mutex_t cache_mu;
 	uint64_t *link_routes;
+	char digest[RT_DIGEST_HEX];
 	void *api_cache;
 	void (*api_cache_free)(void *cache);
 };
@@ -75,6 +77,14 @@ void epoch_unref(struct epoch *e);
 int64_t epoch_snapshot_id(const struct epoch *e);
 /** epoch_set_stored() - record that @e is stored as snapshot @id (thread-safe). */
 void epoch_set_stored(struct epoch *e, int64_t id);
+
+/**
+ * epoch_digest() - the routing's digest (rt_digest() of @e's fabric and
+ * routing: 64 hex digits), computed on the first call and kept; what two
+ * nodes compare to know they hold the same tables. Thread-safe; "" when
+ * @e has no routing or it cannot be computed.
+ */
+const char *epoch_digest(const struct epoch *e);
 
 /** epoch_ready() - routed, every pair of every class delivered, deadlock-free. */
 int epoch_ready(const struct epoch *e);
