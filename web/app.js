@@ -247,8 +247,8 @@ function showRoot() {
 	if (r)
 		box.textContent = `Subtree root: ${r.node} (LID ${r.lid}). ${t.epoch.engine} sends the paths between ` +
 			`switches that have no up/down path through it, so under "all pairs" the links towards it are the ` +
-			`busiest (up to ${num(t.max_routes)} routes, where the busiest link carries ${num(t.max_ca_routes)} ` +
-			`CA-to-CA routes); the hosts' own traffic is not sent through it.`;
+			`busiest (up to ${num(t.max_routes)} routes; the busiest link carries ${num(t.max_ca_routes)} ` +
+			`CA-to-CA routes). The hosts' own traffic is not sent through it.`;
 }
 
 // --- search ---------------------------------------------------------------------------
