@@ -352,7 +352,7 @@ const TopoView = (() => {
 	}
 
 	// The route traced, hop by hop through what is visible: a switch, else the box of its unit;
-	// the line breaks where a hop is in neither.
+	// the line breaks where a hop is in neither, and a lone point is not drawn.
 	function routeOverlay(sc) {
 		const m = sc.m, lines = [[]];
 		for (const g of sc.st.route) {
@@ -364,9 +364,8 @@ const TopoView = (() => {
 			else if (!line.length || line[line.length - 1].join() !== p.join())
 				line.push(p);
 		}
-		for (const pts of lines) {
-			if (pts.length > 1)
-				sc.top.push(`<polyline points="${pts.map(p => p.join(",")).join(" ")}" class="route"/>`);
+		for (const pts of lines.filter(l => l.length > 1)) {
+			sc.top.push(`<polyline points="${pts.map(p => p.join(",")).join(" ")}" class="route"/>`);
 			for (const p of pts)
 				sc.top.push(`<circle cx="${p[0]}" cy="${p[1]}" r="3.5" class="routedot"/>`);
 		}
