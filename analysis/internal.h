@@ -121,6 +121,10 @@ struct an_entry {
  * @ent_of: per endpoint, its walk start (FAB_NONE)
  * @ent_n: per switch, the sources of the walk starts on it
  * @lid_ep: per LID up to the top LID, 1 when an endpoint owns it
+ * @sw_order: with @fast, the switches farthest from the sources first (by
+ *            hops over switch links from the nearest switch a non-switch
+ *            source enters): in a tree, where the next switch of most
+ *            switches towards a destination comes before them
  */
 struct an_plan {
 	struct an_ctx c;
@@ -144,6 +148,7 @@ struct an_plan {
 	uint32_t *ent_of;
 	uint32_t *ent_n;
 	uint8_t *lid_ep;
+	uint32_t *sw_order;
 };
 
 int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_routing *r,

@@ -14,6 +14,9 @@
  *  - the CDG walk starts (the states where sources enter) in the order of
  *    their first source, the order the pair-by-pair walks met them in, so
  *    that walks over loops mark the same VLs;
+ *  - for the block pass (analysis/dest_block.c), an order of the switches
+ *    in which the next switch towards most destinations comes first: in a
+ *    tree, top down;
  *  - the order destinations are taken in: by LID, so that consecutive
  *    destinations read neighbouring LFT entries of every switch (one cache
  *    line serves many), or by endpoint when per-pair tables are read.
@@ -122,6 +125,58 @@ static int build_entries(struct an_plan *p)
 	return 0;
 }
 
+/* Switches by hops from the nearest one a non-switch source enters, farthest first. */
+static int build_order(struct an_plan *p)
+{
+	uint32_t nsw = p->c.f->nswitches, head = 0, tail = 0, maxd = 0;
+	uint32_t *dist = malloc(((size_t)nsw + 1) * sizeof(*dist));
+	uint32_t *queue = malloc(((size_t)nsw + 1) * sizeof(*queue));
+	uint32_t *cnt = NULL;
+
+	p->sw_order = malloc(((size_t)nsw + 1) * sizeof(*p->sw_order));
+	if (!dist || !queue || !p->sw_order)
+		goto fail;
+	for (uint32_t s = 0; s < nsw; s++) {
+		dist[s] = p->n_nonsw[s] ? 0 : UINT32_MAX;
+		if (!dist[s])
+			queue[tail++] = s;
+	}
+	while (head < tail) {
+		uint32_t s = queue[head++];
+
+		for (uint32_t i = p->pt_base[s] + 1; i < p->pt_base[s + 1]; i++) {
+			uint32_t t = AN_PT_VAL(p->pt[i]);
+
+			if (AN_PT_KIND(p->pt[i]) != AN_PT_SW || dist[t] != UINT32_MAX)
+				continue;
+			dist[t] = dist[s] + 1;
+			maxd = dist[t];
+			queue[tail++] = t;
+		}
+	}
+	cnt = calloc((size_t)maxd + 2, sizeof(*cnt));
+	if (!cnt)
+		goto fail;
+	for (uint32_t s = 0; s < nsw; s++)
+		cnt[dist[s] == UINT32_MAX ? 0 : maxd - dist[s] + 1]++;	/* unreached first */
+	for (uint32_t k = 0, sum = 0; k <= maxd + 1; k++) {
+		uint32_t c = cnt[k];
+
+		cnt[k] = sum;
+		sum += c;
+	}
+	for (uint32_t s = 0; s < nsw; s++)
+		p->sw_order[cnt[dist[s] == UINT32_MAX ? 0 : maxd - dist[s] + 1]++] = s;
+	free(cnt);
+	free(dist);
+	free(queue);
+	return 0;
+fail:
+	free(dist);
+	free(queue);
+	return -1;
+}
+
 int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_routing *r,
 		 const struct an_opts *o)
 {
@@ -145,6 +200,8 @@ int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_rout
 		goto fail;
 	if (o->load && !(p->lid_ep = an_load_lid_ep(f)))
 		goto fail;
+	if (p->fast && build_order(p))
+		goto fail;
 	return 0;
 fail:
 	an_plan_fini(p);
@@ -163,6 +220,7 @@ void an_plan_fini(struct an_plan *p)
 	free(p->ent_of);
 	free(p->ent_n);
 	free(p->lid_ep);
+	free(p->sw_order);
 	memset(p, 0, sizeof(*p));
 }
 
