@@ -120,218 +120,189 @@ static void gather(struct an_work *w, const uint32_t *d, const uint32_t *lid, ui
 	}
 }
 
-/* Settle the switches on the stack, innermost first, from the result at its end. */
-static void settle_stack(struct an_work *w, uint32_t depth, unsigned res, uint32_t hops)
-{
-	struct an_blk *b = &w->blk;
-
-	while (depth--) {
-		uint32_t s = w->stack[depth];
-
-		hops = res == AN_DELIVERED ? (hops + 1) & 0xffffu : 0;
-		b->r[s] = R_DONE | hops << 8 | (b->r[s] & 0xf0u) | res;
-		if (res == AN_DELIVERED)
-			b->settled[b->nsettled++] = s;
-	}
-}
-
-/* Follow the steps from @s until a switch settled, a loop or the end; settle the way. */
-static void walk(struct an_work *w, const uint16_t *c, uint32_t s)
-{
-	uint32_t *r = w->blk.r, depth = 0, x;
-
-	for (;;) {
-		uint32_t t = c[s];
-
-		r[s] = R_ACTIVE | (t >= C_TERM ? t & 0xfu : AN_DELIVERED) << 4;
-		w->stack[depth++] = s;
-		if (t >= C_TERM) {
-			settle_stack(w, depth, t & 0xfu, 0);
-			return;
-		}
-		x = r[t];
-		if (x & R_DONE) {
-			settle_stack(w, depth, R_RES(x), R_HOPS(x));
-			return;
-		}
-		if (x & R_ACTIVE) {
-			settle_stack(w, depth, AN_LOOP, 0);
-			return;
-		}
-		s = t;
-	}
-}
-
 /*
- * Step 2a: destination row @j's functional graph, each switch settled
- * once; in the plan's order most switches find their next one settled.
+ * Per destination: the figures of the switches settled one by one
+ * (settle_one(); the others are delivered, on a port to a switch, with
+ * all their sources: counted at once in one()).
  */
-static void settle(struct an_work *w, uint32_t j)
-{
-	const struct an_plan *p = w->p;
-	uint32_t nsw = p->c.f->nswitches;
-	struct an_blk *b = &w->blk;
-	const uint16_t *c = b->c + (size_t)j * nsw;
-	uint32_t *r = b->r;
-
-	memset(r, 0, (size_t)nsw * sizeof(*r));
-	b->nsettled = 0;
-	for (uint32_t i = 0; i < nsw; i++) {
-		uint32_t s = p->sw_order[i], t = c[s], x, res, hops;
-
-		if (r[s])
-			continue;
-		if (t >= C_TERM || !((x = r[t]) & R_DONE)) {
-			walk(w, c, s);
-			continue;
-		}
-		res = R_RES(x);
-		hops = res == AN_DELIVERED ? (R_HOPS(x) + 1) & 0xffffu : 0;
-		r[s] = R_DONE | hops << 8 | AN_DELIVERED << 4 | res;
-		if (res == AN_DELIVERED)
-			b->settled[b->nsettled++] = s;
-	}
-}
-
-/* Per destination: the pairs counted. */
 struct tally {
+	uint32_t slow_sw;
+	uint64_t slow_nn;
 	uint64_t ok_sw, ok_ca, bad_sw[AN_NFAILS], bad_ca[AN_NFAILS];
 	uint64_t paths;
 	uint32_t maxh;
 };
 
-/* The mark of switch @t, whose next is a switch: the port that one leaves by to a switch, or 0. */
-static inline uint8_t chan(const uint16_t *c, const uint8_t *o, uint32_t t)
+/* What one destination's pass shares. */
+struct dest {
+	struct an_work *w;
+	uint32_t d, dfirst;
+	const uint16_t *c;
+	const uint8_t *o;
+	uint32_t *fl;
+	uint8_t *dep;
+	const uint32_t *own;	/* per switch, its sums when it delivers */
+	uint32_t dca;		/* @d is a CA: 1 */
+	struct tally t;
+};
+
+/* The mark of switch @s, whose next is a switch: the port that one leaves by to a switch, or 0. */
+static inline uint8_t chan(const uint16_t *c, const uint8_t *o, uint32_t s)
 {
-	uint32_t nx = c[t];
+	uint32_t nx = c[s];
 
 	return c[nx] < C_TERM ? o[nx] : 0;
 }
 
-/* The sources entering switch @s towards @d, whose first switch is @dfirst. */
-static inline uint32_t sources(const struct an_plan *p, uint32_t s, uint32_t d, uint32_t dfirst)
+/* The sources entering switch @s towards the destination. */
+static inline uint32_t sources(const struct an_plan *p, const struct dest *x, uint32_t s)
 {
-	return (s != d) + p->n_nonsw[s] - (s == dfirst);
+	return (s != x->d) + p->n_nonsw[s] - (s == x->dfirst);
 }
 
-/* The pairs that leave switch @s on a port towards @d (the CDG's count of VL 0). */
-static inline int leaves(const uint8_t *o, uint32_t x, uint32_t s)
+/* Settle switch @s with @res and @hops, counted one by one. */
+static void settle_one(struct dest *x, uint32_t s, unsigned res, uint32_t hops)
 {
-	return (R_SRES(x) == AN_DELIVERED || R_SRES(x) == AN_WRONG_PORT) && o[s] != 0;
-}
+	struct an_work *w = x->w;
+	const struct an_plan *p = w->p;
+	struct an_blk *b = &w->blk;
+	struct tally *t = &x->t;
+	uint32_t n = sources(p, x, s), nsw_s = s != x->d, nca = n - nsw_s, sres = R_SRES(b->r[s]);
 
-/* The pairs counted again switch by switch, by result (some switch does not deliver). */
-static void tally_fails(const struct an_plan *p, const uint32_t *r, uint32_t d, uint32_t dfirst,
-			struct tally *t)
-{
-	t->ok_sw = t->ok_ca = 0;
-	t->maxh = 0;
-	for (uint32_t s = 0; s < p->c.f->nswitches; s++) {
-		uint32_t nsw_s = s != d, nca = p->n_nonsw[s] - (s == dfirst);
-		unsigned res = R_RES(r[s]);
-
-		if (res != AN_DELIVERED) {
-			t->bad_sw[res] += nsw_s;
-			t->bad_ca[res] += nca;
-			continue;
-		}
+	b->r[s] = R_DONE | hops << 8 | sres << 4 | res;
+	t->slow_sw++;
+	t->slow_nn += p->n_nonsw[s];
+	t->paths += (sres == AN_DELIVERED || sres == AN_WRONG_PORT) && x->o[s] != 0 ? n : 0;
+	x->dep[s] = x->c[s] < C_TERM ? chan(x->c, x->o, s) : DEP_NONE;
+	if (res == AN_DELIVERED) {
 		t->ok_sw += nsw_s;
 		t->ok_ca += nca;
-		t->maxh = nsw_s + nca && R_HOPS(r[s]) > t->maxh ? R_HOPS(r[s]) : t->maxh;
+		t->maxh = n && hops > t->maxh ? hops : t->maxh;
+		x->fl[s] = FLOW(n, x->dca ? p->n_ca[s] - (s == x->dfirst) : 0);
+		b->settled[b->nsettled++] = s;
+		return;
+	}
+	t->bad_sw[res] += nsw_s;
+	t->bad_ca[res] += nca;
+	x->fl[s] = 0;
+	w->acc->dall[s]--;	/* one() counted every switch as delivering */
+	w->acc->dca[s] -= x->dca;
+}
+
+/* Follow the steps from @s until a switch settled, a loop or the end; settle the way back. */
+static void walk(struct dest *x, uint32_t s)
+{
+	struct an_work *w = x->w;
+	uint32_t *r = w->blk.r, depth = 0, v, res, hops;
+
+	for (;;) {
+		uint32_t t = x->c[s];
+
+		r[s] = R_ACTIVE | (t >= C_TERM ? t & 0xfu : AN_DELIVERED) << 4;
+		w->stack[depth++] = s;
+		if (t >= C_TERM) {
+			res = t & 0xfu;
+			hops = 0;
+			break;
+		}
+		v = r[t];
+		if (v & R_DONE) {
+			res = R_RES(v);
+			hops = R_HOPS(v);
+			break;
+		}
+		if (v & R_ACTIVE) {
+			res = AN_LOOP;
+			hops = 0;
+			break;
+		}
+		s = t;
+	}
+	while (depth--) {
+		hops = res == AN_DELIVERED ? (hops + 1) & 0xffffu : 0;
+		settle_one(x, w->stack[depth], res, hops);
 	}
 }
 
 /*
- * Step 2b: the switches' sources towards @d (row @j) counted, the marks
- * and the switches' own sums kept. The loop counts every switch as a
- * source with all its non-switch sources; @d and the switch @d's port is
- * on are set right after.
+ * Step 2a: the destination's functional graph, each switch settled once,
+ * in the plan's order: most switches find their next one settled and
+ * delivering, and settle in a few instructions. The switches of the
+ * destination itself go first, one by one (their sources are not all
+ * theirs), and so does every switch that does not find its next one so.
  */
-static void tally(struct an_work *w, uint32_t j, uint32_t d, struct tally *t)
+static void settle(struct dest *x)
 {
-	const struct an_plan *p = w->p;
-	const struct fabric *f = p->c.f;
-	uint32_t nsw = f->nswitches, dfirst = d < nsw ? FAB_NONE : p->c.first[d];
-	struct an_blk *b = &w->blk;
-	struct an_acc *a = w->acc;
-	const uint16_t *c = b->c + (size_t)j * nsw;
-	const uint8_t *o = b->o + (size_t)j * nsw;
-	const uint32_t *r = b->r, *nn = p->n_nonsw, *nc = p->n_ca;
-	uint32_t *fl = b->fl + (size_t)j * nsw, *dall = a->dall, *dca = a->dca;
-	uint8_t *dep = b->dep + (size_t)j * nsw;
-	uint32_t camask = an_dest_is_ca(f, d) ? 0xffffu : 0, ndel = 0, maxh = 0, reached = 0;
-	uint64_t ok_nn = 0, paths = 0;
-	int load = p->o.load;
+	const struct an_plan *p = x->w->p;
+	uint32_t nsw = p->c.f->nswitches, maxh = 0;
+	struct an_blk *b = &x->w->blk;
+	const uint16_t *c = x->c;
+	const uint8_t *o = x->o;
+	uint32_t *r = b->r, *fl = x->fl, *settled = b->settled, ns;
+	uint8_t *dep = x->dep;
 
-	for (uint32_t s = 0; s < nsw; s++) {
-		uint32_t x = r[s], del = R_RES(x) == AN_DELIVERED, m = 0u - del;
+	memset(r, 0, (size_t)nsw * sizeof(*r));
+	b->nsettled = 0;
+	if (x->d < nsw)
+		walk(x, x->d);
+	if (x->dfirst != FAB_NONE && !r[x->dfirst])
+		walk(x, x->dfirst);
+	ns = b->nsettled;
+	for (uint32_t i = 0; i < nsw; i++) {
+		uint32_t s = p->sw_order[i], t = c[s], v, h;
 
-		ndel += del;
-		ok_nn += nn[s] & m;
-		maxh = R_HOPS(x) > maxh ? R_HOPS(x) : maxh;
-		paths += leaves(o, x, s) ? 1 + nn[s] : 0;
-		if (load) {
-			fl[s] = FLOW(1 + nn[s], nc[s] & camask) & m;
-			dall[s] += del;
-			dca[s] += del & camask;
+		if (r[s])
+			continue;
+		if (t >= C_TERM || ((v = r[t]) & (R_DONE | 0xfu)) != R_DONE) {
+			b->nsettled = ns;
+			walk(x, s);
+			ns = b->nsettled;
+			continue;
 		}
-		dep[s] = c[s] < C_TERM ? chan(c, o, s) : DEP_NONE;
-		reached |= (c[s] == d) & (s != d);
+		h = (R_HOPS(v) + 1) & 0xffffu;
+		r[s] = R_DONE | h << 8;
+		settled[ns++] = s;
+		maxh = h > maxh ? h : maxh;
+		fl[s] = x->own[s];
+		dep[s] = c[t] < C_TERM ? o[t] : 0;
 	}
-	t->ok_sw = ndel;
-	t->ok_ca = ok_nn;
-	t->maxh = maxh;
-	t->paths = paths;
-	if (d < nsw) {
-		uint32_t del = R_RES(r[d]) == AN_DELIVERED;
-
-		/* @d sends to itself from no switch; walks from other switches go on through it */
-		t->ok_sw -= del;
-		t->paths -= leaves(o, r[d], d);
-		if (load)
-			fl[d] -= FLOW(del, 0);
-		if (!nn[d] && !reached)
-			dep[d] = DEP_NONE;
-		if (!nn[d] && del && R_HOPS(r[d]) == maxh)
-			ndel = 0;	/* the longest path might be @d's own: count again */
-	} else if (dfirst != FAB_NONE) {
-		uint32_t del = R_RES(r[dfirst]) == AN_DELIVERED;
-
-		/* @d does not send to itself */
-		t->ok_ca -= del;
-		t->paths -= leaves(o, r[dfirst], dfirst);
-		if (load)
-			fl[dfirst] -= del ? FLOW(1, camask & 1) : 0;
-	}
-	if (ndel != nsw)
-		tally_fails(p, r, d, dfirst, t);	/* exact, and by result */
+	b->nsettled = ns;
+	x->t.maxh = maxh > x->t.maxh ? maxh : x->t.maxh;
 }
 
 /*
  * Step 2c: push the sources along the graph, in the reverse of the
  * settling order (every switch after all that send to it): a switch's
- * sums become the pairs out of the port it leaves by (0: none). Both
- * halves of a sum stay below 2^16 (fewer sources), so one addition adds
- * both.
+ * sums become the pairs out of the port it leaves by. Both halves of a sum
+ * stay below 2^16 (fewer sources), so one addition adds both.
  */
-static void push(struct an_work *w, uint32_t j)
+static void push(struct dest *x)
 {
-	uint32_t nsw = w->p->c.f->nswitches;
-	struct an_blk *b = &w->blk;
-	const uint16_t *c = b->c + (size_t)j * nsw;
-	const uint8_t *o = b->o + (size_t)j * nsw;
-	uint32_t *fl = b->fl + (size_t)j * nsw;
+	const struct an_blk *b = &x->w->blk;
+	const uint16_t *c = x->c;
+	uint32_t *fl = x->fl;
 
 	for (uint32_t i = b->nsettled; i--;) {
-		uint32_t s = b->settled[i], nx = c[s];
+		uint32_t s = b->settled[i], t = c[s];
 
-		if (!fl[s] || o[s] == 0) {
-			fl[s] = 0;
-			continue;
-		}
-		if (nx < C_TERM)
-			fl[nx] += fl[s];
+		if (t < C_TERM)
+			fl[t] += fl[s];
 	}
+	if (x->d < x->w->p->c.f->nswitches && x->o[x->d] == 0)
+		fl[x->d] = 0;	/* delivered at its port 0: no link */
+}
+
+/* @d is a switch no source enters but itself: its channel counts only when walks go on through it. */
+static void dest_switch(struct dest *x, uint32_t nsw)
+{
+	int reached = 0;
+
+	if (x->d >= nsw || x->w->p->n_nonsw[x->d] || x->dep[x->d] == DEP_NONE)
+		return;
+	for (uint32_t s = 0; s < nsw && !reached; s++)
+		reached = x->c[s] == x->d && s != x->d;
+	if (!reached)
+		x->dep[x->d] = DEP_NONE;
 }
 
 /* Step 2: destination @d, row @j of the block. */
@@ -339,36 +310,49 @@ static void one(struct an_work *w, uint32_t j, uint32_t d)
 {
 	const struct an_plan *p = w->p;
 	const struct fabric *f = p->c.f;
+	uint32_t nsw = f->nswitches;
+	struct an_blk *b = &w->blk;
 	struct an_acc *a = w->acc;
-	struct tally t;
-	int dsw = d < f->nswitches;
+	int dsw = d < nsw;
 	enum an_class k_ca = dsw ? AN_CA_SW : AN_CA_CA, k_sw = dsw ? AN_SW_SW : AN_SW_CA;
-	uint32_t dfirst = dsw ? FAB_NONE : p->c.first[d];
+	struct dest x = { .w = w, .d = d, .dfirst = dsw ? FAB_NONE : p->c.first[d],
+			  .c = b->c + (size_t)j * nsw, .o = b->o + (size_t)j * nsw,
+			  .fl = b->fl + (size_t)j * nsw, .dep = b->dep + (size_t)j * nsw,
+			  .dca = (uint32_t)an_dest_is_ca(f, d) };
+	uint32_t fast;
+	uint64_t fast_nn;
 	uint8_t fails = 0;
 
-	memset(&t, 0, sizeof(t));
-	settle(w, j);
-	tally(w, j, d, &t);
-	a->paths[0] += t.paths;
-	an_dest_tally(a, k_sw, t.ok_sw, AN_DELIVERED);
-	an_dest_tally(a, k_ca, t.ok_ca, AN_DELIVERED);
+	x.own = x.dca ? p->own_ca : p->own_sw;
+	settle(&x);
+	dest_switch(&x, nsw);
+	fast = nsw - x.t.slow_sw;
+	fast_nn = p->nn_total - x.t.slow_nn;
+	a->paths[0] += x.t.paths + fast + fast_nn;
+	an_dest_tally(a, k_sw, x.t.ok_sw + fast, AN_DELIVERED);
+	an_dest_tally(a, k_ca, x.t.ok_ca + fast_nn, AN_DELIVERED);
 	for (unsigned r = 1; r < AN_NFAILS; r++) {
-		an_dest_tally(a, k_sw, t.bad_sw[r], (enum an_fail)r);
-		an_dest_tally(a, k_ca, t.bad_ca[r], (enum an_fail)r);
-		fails |= (uint8_t)((t.bad_sw[r] ? 1u << k_sw : 0) | (t.bad_ca[r] ? 1u << k_ca : 0));
+		an_dest_tally(a, k_sw, x.t.bad_sw[r], (enum an_fail)r);
+		an_dest_tally(a, k_ca, x.t.bad_ca[r], (enum an_fail)r);
+		fails |= (uint8_t)((x.t.bad_sw[r] ? 1u << k_sw : 0) |
+				   (x.t.bad_ca[r] ? 1u << k_ca : 0));
 	}
-	an_dest_conn_rest(w, d, fails, t.maxh);
+	an_dest_conn_rest(w, d, fails, x.t.maxh);
 	if (!p->o.load)
 		return;
-	if (dfirst != FAB_NONE && R_RES(w->blk.r[dfirst]) == AN_DELIVERED) {
+	if (x.dfirst != FAB_NONE && R_RES(b->r[x.dfirst]) == AN_DELIVERED) {
 		/* the destination does not send to itself */
 		a->eld[2 * d]--;
-		a->eld[2 * d + 1] -= (uint32_t)an_dest_is_ca(f, d);
+		a->eld[2 * d + 1] -= x.dca;
 	}
-	push(w, j);
+	push(&x);
 }
 
-/* Step 3: the marks and the per-port sums of rows [0, @m), switch by switch. */
+/*
+ * Step 3: the marks and the per-port sums of rows [0, @m), switch by
+ * switch. With the load, the mark of a channel that pairs towards the
+ * destination cross is left to the sums (an_dest_block_channels()).
+ */
 static void scatter(struct an_work *w, uint32_t m)
 {
 	const struct an_plan *p = w->p;
@@ -385,19 +369,32 @@ static void scatter(struct an_work *w, uint32_t m)
 		for (uint32_t j = 0; j < m; j++) {
 			size_t i = (size_t)j * nsw + s, bit;
 			uint32_t slot = base + o[i];
+			uint64_t l;
 
 			if (dep[i] != DEP_NONE) {
 				bit = (size_t)slot * wblk;
-				bits[bit / 64] |= 1ull << (bit % 64);
+				if (!load || !fl[i])
+					bits[bit / 64] |= 1ull << (bit % 64);
 				bit += 1u + dep[i];
 				bits[bit / 64] |= (uint64_t)(dep[i] != 0) << (bit % 64);
 			}
 			if (load && fl[i]) {
-				ld[2 * slot] += fl[i] & 0xffffu;
-				ld[2 * slot + 1] += fl[i] >> 16;
+				/* both sums of the port at once: neither passes 2^32 (fewer than 2^16 endpoints) */
+				memcpy(&l, ld + 2 * slot, sizeof(l));
+				l += (fl[i] & 0xffffu) | (uint64_t)(fl[i] >> 16) << 32;
+				memcpy(ld + 2 * slot, &l, sizeof(l));
 			}
 		}
 	}
+}
+
+void an_dest_block_channels(const struct an_plan *p, struct an_acc *a)
+{
+	if (!p->fast || !p->o.load)
+		return;
+	for (uint32_t i = 0; i < p->npt; i++)
+		if (AN_PT_KIND(p->pt[i]) == AN_PT_SW && a->ld[2 * i])
+			an_acc_setbit(a, (size_t)i * p->wblk);
 }
 
 int an_dest_block_fits(const struct an_plan *p, uint32_t d)
@@ -405,18 +402,25 @@ int an_dest_block_fits(const struct an_plan *p, uint32_t d)
 	const struct fabric *f = p->c.f;
 	unsigned lid = fab_ep_lid(f, d);
 
-	return p->fast && f->neps <= AN_BLOCK_EPS && f->nswitches < C_TERM && lid &&
+	return p->fast && f->neps < AN_BLOCK_EPS && f->nswitches < C_TERM && lid &&
 	       lid < p->c.r->lft_len;
 }
 
 void an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m)
 {
-	uint32_t lid[AN_BLOCK] = { 0 };
+	uint32_t lid[AN_BLOCK] = { 0 }, nca = 0, nsw = w->p->c.f->nswitches;
 
 	for (uint32_t j = 0; j < m; j++)
 		lid[j] = fab_ep_lid(w->p->c.f, d[j]);
 	w->tspan = 0;	/* examples, if any, resolve from the tables */
 	gather(w, d, lid, m);
+	for (uint32_t j = 0; j < m; j++)
+		nca += (uint32_t)an_dest_is_ca(w->p->c.f, d[j]);
+	for (uint32_t s = 0; s < nsw; s++) {
+		/* every switch delivers, but those one() finds do not */
+		w->acc->dall[s] += m;
+		w->acc->dca[s] += nca;
+	}
 	for (uint32_t j = 0; j < m; j++) {
 		for (uint32_t i = 0; i < w->p->nfwd; i++)
 			w->fw[i].ready = 0;

@@ -125,6 +125,10 @@ struct an_entry {
  *            hops over switch links from the nearest switch a non-switch
  *            source enters): in a tree, where the next switch of most
  *            switches towards a destination comes before them
+ * @own_ca, @own_sw: with @fast, per switch, the pairs its sources send to
+ *                   a destination that is not on it, a CA and a switch:
+ *                   all (low 16 bits) and CA-to-CA (high 16 bits)
+ * @nn_total: the non-switch sources entering switches
  */
 struct an_plan {
 	struct an_ctx c;
@@ -149,6 +153,8 @@ struct an_plan {
 	uint32_t *ent_n;
 	uint8_t *lid_ep;
 	uint32_t *sw_order;
+	uint32_t *own_ca, *own_sw;
+	uint64_t nn_total;
 };
 
 int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_routing *r,
@@ -249,6 +255,11 @@ void an_work_free(struct an_work *w);
  */
 int an_dest_run(struct an_work *w, struct an_acc *acc, const uint32_t *d, uint32_t n,
 		uint16_t *dhops, uint8_t *dfail);
+/**
+ * an_dest_block_channels() - with struct an_plan.fast and the load, mark
+ * the channels that carry pairs (the block pass leaves them to the sums)
+ */
+void an_dest_block_channels(const struct an_plan *p, struct an_acc *a);
 /** an_dest_examples() - add the failing pairs towards @dst to @pools (per class). 0 or -1. */
 int an_dest_examples(struct an_work *w, uint32_t dst, struct an_pool *pools);
 

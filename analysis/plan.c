@@ -177,6 +177,23 @@ fail:
 	return -1;
 }
 
+/* Per switch, what its sources send to a destination elsewhere (16 bits each: the block pass runs below 2^16 endpoints). */
+static int build_own(struct an_plan *p)
+{
+	uint32_t nsw = p->c.f->nswitches;
+
+	p->own_ca = malloc(((size_t)nsw + 1) * sizeof(*p->own_ca));
+	p->own_sw = malloc(((size_t)nsw + 1) * sizeof(*p->own_sw));
+	if (!p->own_ca || !p->own_sw)
+		return -1;
+	for (uint32_t s = 0; s < nsw; s++) {
+		p->own_sw[s] = (1 + p->n_nonsw[s]) & 0xffffu;
+		p->own_ca[s] = p->own_sw[s] | (p->n_ca[s] & 0xffffu) << 16;
+		p->nn_total += p->n_nonsw[s];
+	}
+	return 0;
+}
+
 int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_routing *r,
 		 const struct an_opts *o)
 {
@@ -200,7 +217,7 @@ int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_rout
 		goto fail;
 	if (o->load && !(p->lid_ep = an_load_lid_ep(f)))
 		goto fail;
-	if (p->fast && build_order(p))
+	if (p->fast && (build_order(p) || build_own(p)))
 		goto fail;
 	return 0;
 fail:
@@ -221,6 +238,8 @@ void an_plan_fini(struct an_plan *p)
 	free(p->ent_n);
 	free(p->lid_ep);
 	free(p->sw_order);
+	free(p->own_ca);
+	free(p->own_sw);
 	memset(p, 0, sizeof(*p));
 }
 
