@@ -33,7 +33,7 @@
  * C_TERM | the result when the packet goes no further (delivered on the
  * port, or lost).
  */
-#define C_TERM 0xfff0u
+#define C_TERM AN_PC_TERM
 
 /* Per switch while one destination is settled: state, step result, result, hops. */
 #define R_DONE 0x80000000u
@@ -91,8 +91,12 @@ static inline uint16_t step(uint8_t port, uint32_t e, uint32_t d)
 	return C_TERM | AN_LINK_DOWN;
 }
 
-/* Step 1: the LFT entries of destinations @d[0..@m) (LIDs @lid) and their steps, switch by switch. */
-static void gather(struct an_work *w, const uint32_t *d, const uint32_t *lid, uint32_t m)
+/*
+ * Step 1: the LFT entries of the LIDs @lid[0..@m) and their steps from the
+ * plan, switch by switch. A port to a CA counts as a wrong one here: the
+ * destination's own is set right by one().
+ */
+static void gather(struct an_work *w, const uint32_t *lid, uint32_t m)
 {
 	const struct an_plan *p = w->p;
 	const struct rt_routing *r = p->c.r;
@@ -101,7 +105,7 @@ static void gather(struct an_work *w, const uint32_t *d, const uint32_t *lid, ui
 
 	for (uint32_t s = 0; s < nsw; s++) {
 		const uint8_t *row = rt_lft(r, s);
-		const uint32_t *pt = p->pt + p->pt_base[s];
+		const uint16_t *pc = p->pcode + p->pt_base[s] + s;
 		uint32_t lim = p->pt_base[s + 1] - p->pt_base[s];
 
 		if (s + AN_AHEAD < nsw) {
@@ -112,12 +116,22 @@ static void gather(struct an_work *w, const uint32_t *d, const uint32_t *lid, ui
 		for (uint32_t j = 0; j < m; j++) {
 			size_t i = (size_t)j * nsw + s;
 			uint8_t port = row[lid[j]];
+			uint16_t code = pc[port < lim ? port : lim];
 
 			b->o[i] = port;
-			b->c[i] = step(port, port < lim ? pt[port] : AN_PT(AN_PT_DOWN, 0, AN_PT_NOVAL),
-				       d[j]);
+			b->c[i] = port == RT_NO_PORT ? C_TERM | AN_NO_ENTRY : code;
 		}
 	}
+}
+
+/* The step of switch @s towards @d where it may be delivered (its own switch, or the one it is on). */
+static void step_exact(struct an_work *w, uint16_t *c, const uint8_t *o, uint32_t s, uint32_t d)
+{
+	const struct an_plan *p = w->p;
+	uint32_t lim = p->pt_base[s + 1] - p->pt_base[s];
+
+	c[s] = step(o[s], o[s] < lim ? p->pt[p->pt_base[s] + o[s]] :
+		    AN_PT(AN_PT_DOWN, 0, AN_PT_NOVAL), d);
 }
 
 /*
@@ -324,6 +338,10 @@ static void one(struct an_work *w, uint32_t j, uint32_t d)
 	uint8_t fails = 0;
 
 	x.own = x.dca ? p->own_ca : p->own_sw;
+	if (dsw)
+		step_exact(w, b->c + (size_t)j * nsw, x.o, d, d);
+	else if (x.dfirst != FAB_NONE)
+		step_exact(w, b->c + (size_t)j * nsw, x.o, x.dfirst, d);
 	settle(&x);
 	dest_switch(&x, nsw);
 	fast = nsw - x.t.slow_sw;
@@ -368,20 +386,23 @@ static void scatter(struct an_work *w, uint32_t m)
 
 		for (uint32_t j = 0; j < m; j++) {
 			size_t i = (size_t)j * nsw + s, bit;
-			uint32_t slot = base + o[i];
+			uint32_t slot = base + o[i], f = load ? fl[i] : 0;
+			unsigned q = dep[i];
 			uint64_t l;
 
-			if (dep[i] != DEP_NONE) {
+			if (q != DEP_NONE) {
 				bit = (size_t)slot * wblk;
-				if (!load || !fl[i])
+				if (!f)
 					bits[bit / 64] |= 1ull << (bit % 64);
-				bit += 1u + dep[i];
-				bits[bit / 64] |= (uint64_t)(dep[i] != 0) << (bit % 64);
+				if (q) {
+					bit += 1u + q;
+					bits[bit / 64] |= 1ull << (bit % 64);
+				}
 			}
-			if (load && fl[i]) {
+			if (f) {
 				/* both sums of the port at once: neither passes 2^32 (fewer than 2^16 endpoints) */
 				memcpy(&l, ld + 2 * slot, sizeof(l));
-				l += (fl[i] & 0xffffu) | (uint64_t)(fl[i] >> 16) << 32;
+				l += (f & 0xffffu) | (uint64_t)(f >> 16) << 32;
 				memcpy(ld + 2 * slot, &l, sizeof(l));
 			}
 		}
@@ -413,7 +434,7 @@ void an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m)
 	for (uint32_t j = 0; j < m; j++)
 		lid[j] = fab_ep_lid(w->p->c.f, d[j]);
 	w->tspan = 0;	/* examples, if any, resolve from the tables */
-	gather(w, d, lid, m);
+	gather(w, lid, m);
 	for (uint32_t j = 0; j < m; j++)
 		nca += (uint32_t)an_dest_is_ca(w->p->c.f, d[j]);
 	for (uint32_t s = 0; s < nsw; s++) {

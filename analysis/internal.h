@@ -129,6 +129,10 @@ struct an_entry {
  *                   a destination that is not on it, a CA and a switch:
  *                   all (low 16 bits) and CA-to-CA (high 16 bits)
  * @nn_total: the non-switch sources entering switches
+ * @pcode: with @fast, per switch port (the ports of switch s from
+ *         pt_base[s] + s on, then one for any port past them) its step as
+ *         analysis/dest_block.c codes it: the next switch, or AN_PC_TERM |
+ *         AN_WRONG_PORT to a CA, AN_PC_TERM | AN_LINK_DOWN when unlinked
  */
 struct an_plan {
 	struct an_ctx c;
@@ -155,7 +159,11 @@ struct an_plan {
 	uint32_t *sw_order;
 	uint32_t *own_ca, *own_sw;
 	uint64_t nn_total;
+	uint16_t *pcode;
 };
+
+/* A step that goes no further, in 16 bits: AN_PC_TERM | enum an_fail. */
+#define AN_PC_TERM 0xfff0u
 
 int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_routing *r,
 		 const struct an_opts *o);

@@ -177,15 +177,33 @@ fail:
 	return -1;
 }
 
-/* Per switch, what its sources send to a destination elsewhere (16 bits each: the block pass runs below 2^16 endpoints). */
+/*
+ * What the block pass needs per switch: what its sources send to a
+ * destination elsewhere (16 bits each: the block pass runs below 2^16
+ * endpoints), and each port's step.
+ */
 static int build_own(struct an_plan *p)
 {
 	uint32_t nsw = p->c.f->nswitches;
 
 	p->own_ca = malloc(((size_t)nsw + 1) * sizeof(*p->own_ca));
 	p->own_sw = malloc(((size_t)nsw + 1) * sizeof(*p->own_sw));
-	if (!p->own_ca || !p->own_sw)
+	p->pcode = malloc(((size_t)p->npt + nsw + 1) * sizeof(*p->pcode));
+	if (!p->own_ca || !p->own_sw || !p->pcode)
 		return -1;
+	for (uint32_t s = 0; s < nsw; s++) {
+		uint16_t *pc = p->pcode + p->pt_base[s] + s;
+		uint32_t np = p->pt_base[s + 1] - p->pt_base[s];
+
+		for (uint32_t q = 0; q < np; q++) {
+			uint32_t e = p->pt[p->pt_base[s] + q];
+
+			pc[q] = AN_PT_KIND(e) == AN_PT_SW ? (uint16_t)AN_PT_VAL(e) :
+				AN_PT_KIND(e) == AN_PT_EP ? AN_PC_TERM | AN_WRONG_PORT :
+				AN_PC_TERM | AN_LINK_DOWN;
+		}
+		pc[np] = AN_PC_TERM | AN_LINK_DOWN;	/* past the switch's ports */
+	}
 	for (uint32_t s = 0; s < nsw; s++) {
 		p->own_sw[s] = (1 + p->n_nonsw[s]) & 0xffffu;
 		p->own_ca[s] = p->own_sw[s] | (p->n_ca[s] & 0xffffu) << 16;
@@ -240,6 +258,7 @@ void an_plan_fini(struct an_plan *p)
 	free(p->sw_order);
 	free(p->own_ca);
 	free(p->own_sw);
+	free(p->pcode);
 	memset(p, 0, sizeof(*p));
 }
 
