@@ -302,7 +302,7 @@ static uint32_t ud_lid(const struct fd *x, uint8_t *st, uint32_t *stack, unsigne
 	return FD_NONE;
 }
 
-/* Every CA LID is routed over up*down* paths in the base. */
+/* Every CA LID is routed over up*down* paths in the base (ftdlr_updown.c first, this when unsure). */
 static int check_updown(struct fd *x, struct fab_err *err)
 {
 	const struct fabric *bf = x->bf;
@@ -314,6 +314,11 @@ static int check_updown(struct fd *x, struct fab_err *err)
 		free(st);
 		free(stack);
 		return ENG_ERROR;
+	}
+	if (!fd_updown_quick(x)) {
+		free(st);
+		free(stack);
+		return ENG_OK;
 	}
 	for (uint32_t e = 0; e < bf->neps && rc == ENG_OK; e++) {
 		unsigned lid = fab_ep_lid(bf, e), n = 1u << fab_ep_lmc(bf, e);

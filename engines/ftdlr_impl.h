@@ -73,6 +73,14 @@ static inline uint32_t fd_link(const struct fd *x, uint32_t s, unsigned p)
 	return x->plink[f->nodes[f->switches[s]].port0 + p];
 }
 
+/**
+ * fd_updown_quick() - every CA LID of the base routed over up*down* paths
+ * (or not at all), checked a block of LIDs at a time (ftdlr_updown.c)
+ * Return: 0 when so, -1 when unsure (a bad path, or out of memory): the
+ * LID-by-LID check decides then.
+ */
+int fd_updown_quick(const struct fd *x);
+
 /* Model link @e of base switch @s goes up. */
 static inline int is_up_link(const struct fd *x, uint32_t s, uint32_t e)
 {
