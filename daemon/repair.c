@@ -68,7 +68,7 @@ int repair_run(const struct epoch *base, struct fabric *f, int policy, struct re
 
 	memset(res, 0, sizeof(*res));
 	res->f = f;
-	res->opts = (struct an_opts){ .load = 1 };
+	res->opts = (struct an_opts){ .load = 1, .parallel = 1 };	/* as a full reroute proves */
 	rc = ftdlr_repair(base->fabric, base->routing, f, FTDLR_MINIMAL, &res->r, &st, why);
 	res->repair_ms = now_ms() - t0;
 	if (rc != ENG_OK) {
