@@ -56,7 +56,7 @@ struct an_work *an_work_new(const struct an_plan *p)
 		     ALLOC(v->res, nsw) && ALLOC(v->nxt, nsw) && ALLOC(v->hops, nsw) &&
 		     ALLOC(v->settled, nsw);
 	}
-	if (ok && p->fast)
+	if (ok && p->block)
 		ok = !an_blk_init(&w->blk, nsw);
 	if (ok && p->per_pair)
 		ok = ALLOC(w->keys, (size_t)AN_CHUNK * f->neps) && ALLOC(w->sorted, f->neps) &&
@@ -623,8 +623,11 @@ static void columns(struct an_work *w, const uint32_t *d, uint32_t n)
 	w->tspan = hi - lo + 1;
 }
 
-/* The destinations of @d[0..@n) the block pass takes, AN_BLOCK at a time; the others left in @d. */
-static uint32_t run_blocks(struct an_work *w, uint32_t *d, uint32_t n)
+/*
+ * The destinations of @d[0..@n) the block pass takes, AN_BLOCK at a time;
+ * the others are left in @d[0..*@rest). Return: 0, or -1 (memory).
+ */
+static int run_blocks(struct an_work *w, uint32_t *d, uint32_t n, uint32_t *rest)
 {
 	uint32_t blk[AN_BLOCK], m = 0, k = 0;
 
@@ -634,14 +637,12 @@ static uint32_t run_blocks(struct an_work *w, uint32_t *d, uint32_t n)
 			continue;
 		}
 		blk[m++] = d[i];
-		if (m == AN_BLOCK) {
-			an_dest_block(w, blk, m);
-			m = 0;
-		}
+		if (m == AN_BLOCK && an_dest_block(w, blk, m))
+			return -1;
+		m = m == AN_BLOCK ? 0 : m;
 	}
-	if (m)
-		an_dest_block(w, blk, m);
-	return k;
+	*rest = k;
+	return m ? an_dest_block(w, blk, m) : 0;
 }
 
 int an_dest_run(struct an_work *w, struct an_acc *acc, const uint32_t *d, uint32_t n,
@@ -657,9 +658,10 @@ int an_dest_run(struct an_work *w, struct an_acc *acc, const uint32_t *d, uint32
 		uint32_t m = n < AN_CHUNK ? n : AN_CHUNK, k = m;
 		const uint32_t *c = d;
 
-		if (w->p->fast) {
+		if (w->p->block) {
 			memcpy(rest, d, m * sizeof(*rest));
-			k = run_blocks(w, rest, m);
+			if (run_blocks(w, rest, m, &k))
+				return -1;
 			c = rest;
 		}
 		if (w->p->per_pair)

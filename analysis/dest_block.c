@@ -366,12 +366,22 @@ static void one(struct an_work *w, uint32_t j, uint32_t d)
 	push(&x);
 }
 
+/* Both sums of a port at once: neither passes 2^32 (fewer than 2^16 endpoints). */
+static inline void add_flow(uint32_t *ld, uint32_t slot, uint32_t f)
+{
+	uint64_t l;
+
+	memcpy(&l, ld + 2 * slot, sizeof(l));
+	l += (f & 0xffffu) | (uint64_t)(f >> 16) << 32;
+	memcpy(ld + 2 * slot, &l, sizeof(l));
+}
+
 /*
  * Step 3: the marks and the per-port sums of rows [0, @m), switch by
  * switch. With the load, the mark of a channel that pairs towards the
  * destination cross is left to the sums (an_dest_block_channels()).
  */
-static void scatter(struct an_work *w, uint32_t m)
+static void scatter_bits(struct an_work *w, uint32_t m)
 {
 	const struct an_plan *p = w->p;
 	uint32_t nsw = p->c.f->nswitches, wblk = p->wblk;
@@ -388,7 +398,6 @@ static void scatter(struct an_work *w, uint32_t m)
 			size_t i = (size_t)j * nsw + s, bit;
 			uint32_t slot = base + o[i], f = load ? fl[i] : 0;
 			unsigned q = dep[i];
-			uint64_t l;
 
 			if (q != DEP_NONE) {
 				bit = (size_t)slot * wblk;
@@ -399,19 +408,51 @@ static void scatter(struct an_work *w, uint32_t m)
 					bits[bit / 64] |= 1ull << (bit % 64);
 				}
 			}
-			if (f) {
-				/* both sums of the port at once: neither passes 2^32 (fewer than 2^16 endpoints) */
-				memcpy(&l, ld + 2 * slot, sizeof(l));
-				l += (f & 0xffffu) | (uint64_t)(f >> 16) << 32;
-				memcpy(ld + 2 * slot, &l, sizeof(l));
-			}
+			if (f)
+				add_flow(ld, slot, f);
 		}
 	}
 }
 
+/*
+ * The same with counts (an_opts.incremental: a destination's share can be
+ * taken out again): each destination counts once every channel it marks
+ * and the dependency, as analysis/dest_cdg.c's walks on VL 0 do.
+ * Return: 0, or -1 when out of memory.
+ */
+static int scatter_counts(struct an_work *w, uint32_t m)
+{
+	const struct an_plan *p = w->p;
+	uint32_t nsw = p->c.f->nswitches;
+	const uint8_t *o = w->blk.o, *dep = w->blk.dep;
+	const uint32_t *fl = w->blk.fl;
+	struct an_acc *a = w->acc;
+	int load = p->o.load;
+
+	for (uint32_t s = 0; s < nsw; s++) {
+		uint32_t base = p->pt_base[s];
+
+		for (uint32_t j = 0; j < m; j++) {
+			size_t i = (size_t)j * nsw + s;
+			uint32_t slot = base + o[i], b;
+			unsigned q = dep[i];
+
+			if (q != DEP_NONE) {
+				if (!(b = an_acc_block(a, p, slot, 0)))
+					return -1;
+				a->arena[b]++;
+				a->arena[b + 1 + q] += q != 0;
+			}
+			if (load && fl[i])
+				add_flow(a->ld, slot, fl[i]);
+		}
+	}
+	return 0;
+}
+
 void an_dest_block_channels(const struct an_plan *p, struct an_acc *a)
 {
-	if (!p->fast || !p->o.load)
+	if (!p->block || !p->bits || !p->o.load)
 		return;
 	for (uint32_t i = 0; i < p->npt; i++)
 		if (AN_PT_KIND(p->pt[i]) == AN_PT_SW && a->ld[2 * i])
@@ -423,11 +464,11 @@ int an_dest_block_fits(const struct an_plan *p, uint32_t d)
 	const struct fabric *f = p->c.f;
 	unsigned lid = fab_ep_lid(f, d);
 
-	return p->fast && f->neps < AN_BLOCK_EPS && f->nswitches < C_TERM && lid &&
+	return p->block && f->neps < AN_BLOCK_EPS && f->nswitches < C_TERM && lid &&
 	       lid < p->c.r->lft_len;
 }
 
-void an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m)
+int an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m)
 {
 	uint32_t lid[AN_BLOCK] = { 0 }, nca = 0, nsw = w->p->c.f->nswitches;
 
@@ -447,5 +488,9 @@ void an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m)
 			w->fw[i].ready = 0;
 		one(w, j, d[j]);
 	}
-	scatter(w, m);
+	if (w->p->bits) {
+		scatter_bits(w, m);
+		return 0;
+	}
+	return scatter_counts(w, m);
 }

@@ -114,10 +114,15 @@ int an_dest_cdg_pairs(struct an_work *w, uint32_t d, const uint16_t *key);
 
 int an_blk_init(struct an_blk *b, uint32_t nsw);
 void an_blk_fini(struct an_blk *b);
-/** an_dest_block_fits() - @d can go through an_dest_block() (struct an_plan.fast, a LID in the tables). */
+/** an_dest_block_fits() - @d can go through an_dest_block() (struct an_plan.block, a LID in the tables). */
 int an_dest_block_fits(const struct an_plan *p, uint32_t d);
-/** an_dest_block() - an_dest_fast() for @d[0..@m), @m at most AN_BLOCK, all an_dest_block_fits(). */
-void an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m);
+/**
+ * an_dest_block() - connectivity, load and CDG towards @d[0..@m) (@m at
+ * most AN_BLOCK, all an_dest_block_fits()), as an_dest_fast() or the
+ * three passes of analysis/dest.c would count them
+ * Return: 0, or -1 when out of memory.
+ */
+int an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m);
 
 static inline int an_dest_is_ca(const struct fabric *f, uint32_t ep)
 {

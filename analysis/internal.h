@@ -109,8 +109,12 @@ struct an_entry {
  * @vl_single: no SL2VL table and no path SL: every hop is on VL 0
  * @bits: @vl_single, no per-pair tables, no an_opts.incremental: channels
  *        and dependencies are kept as bits (which ones exist), not counts
- * @fast: @bits, one LID per pair checked (no all_lids) and every switch a
- *        walk start (not ca_only): analysis/dest_fast.c
+ * @block: @vl_single, no per-pair tables, one LID per pair checked (no
+ *         all_lids) and every switch a walk start (not ca_only): the
+ *         block pass of analysis/dest_block.c (channels and dependencies
+ *         counted without @bits)
+ * @fast: @block and @bits: analysis/dest_fast.c, for the destinations the
+ *        block pass does not take
  * @per_pair: the routing gives DLID offsets or SLs per pair
  * @nstates: CDG walk states (switches, or switch ports with SL2VL)
  * @nfwd: LIDs of the widest LMC range
@@ -121,15 +125,15 @@ struct an_entry {
  * @ent_of: per endpoint, its walk start (FAB_NONE)
  * @ent_n: per switch, the sources of the walk starts on it
  * @lid_ep: per LID up to the top LID, 1 when an endpoint owns it
- * @sw_order: with @fast, the switches farthest from the sources first (by
+ * @sw_order: with @block, the switches farthest from the sources first (by
  *            hops over switch links from the nearest switch a non-switch
  *            source enters): in a tree, where the next switch of most
  *            switches towards a destination comes before them
- * @own_ca, @own_sw: with @fast, per switch, the pairs its sources send to
+ * @own_ca, @own_sw: with @block, per switch, the pairs its sources send to
  *                   a destination that is not on it, a CA and a switch:
  *                   all (low 16 bits) and CA-to-CA (high 16 bits)
  * @nn_total: the non-switch sources entering switches
- * @pcode: with @fast, per switch port (the ports of switch s from
+ * @pcode: with @block, per switch port (the ports of switch s from
  *         pt_base[s] + s on, then one for any port past them) its step as
  *         analysis/dest_block.c codes it: the next switch, or AN_PC_TERM |
  *         AN_WRONG_PORT to a CA, AN_PC_TERM | AN_LINK_DOWN when unlinked
@@ -144,6 +148,7 @@ struct an_plan {
 	uint32_t nvs;
 	int vl_single;
 	int bits;
+	int block;
 	int fast;
 	int per_pair;
 	uint32_t nstates;

@@ -223,7 +223,8 @@ int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_rout
 	p->vl_single = !p->c.has_sl2vl && !r->path_sl;
 	p->nvs = p->vl_single ? 1 : AN_VLS;
 	p->bits = p->vl_single && !p->per_pair && !o->incremental;
-	p->fast = p->bits && !o->all_lids && !o->ca_only;
+	p->block = p->vl_single && !p->per_pair && !o->all_lids && !o->ca_only;
+	p->fast = p->block && p->bits;
 	p->nfwd = 1;
 	for (uint32_t e = 0; e < f->neps; e++)
 		if (p->nfwd < (1u << fab_ep_lmc(f, e)))
@@ -235,7 +236,7 @@ int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_rout
 		goto fail;
 	if (o->load && !(p->lid_ep = an_load_lid_ep(f)))
 		goto fail;
-	if (p->fast && (build_order(p) || build_own(p)))
+	if (p->block && (build_order(p) || build_own(p)))
 		goto fail;
 	return 0;
 fail:
