@@ -2,26 +2,32 @@
 /**
  * DOC: the common case, a block of destinations at a time
  *
- * What analysis/dest_fast.c does for one destination, done for up to
- * AN_BLOCK destinations at once (their LIDs are neighbours: the plan takes
- * destinations by LID). The large tables (the plan's entry of every switch
- * port, the channel and dependency bits, the pairs out of every port) are
+ * No per-pair tables, every hop on VL 0, one LID per pair, every source in
+ * the CDG (struct an_plan.block): what analysis/dest_fast.c (or, counting,
+ * the three passes of analysis/dest.c) does for one destination, done for
+ * up to AN_BLOCK destinations at once (their LIDs are neighbours: the plan
+ * takes destinations by LID). The large tables (the LFT rows, the steps of
+ * every switch port, the channel marks, the pairs out of every port) are
  * then read and written switch by switch, for every destination of the
  * block while the switch's few cache lines are at hand, instead of once
  * per destination all over memory. Three steps:
  *
- *  1. switch by switch: each destination's LFT entry (one run of
- *     neighbouring bytes of the switch's row) and its port's entry;
- *  2. destination by destination (what is per destination stays so:
- *     settle(), tally(), push()): the functional graph settled in the
- *     plan's switch order, where the next switch of most switches is
- *     settled already; connectivity counted; the sources pushed along the
- *     graph; what step 3 needs kept per (destination, switch);
- *  3. switch by switch: the channel and dependency bits, the pairs out of
- *     each port.
+ *  1. gather(), switch by switch: each destination's LFT entry (one run of
+ *     neighbouring bytes of the switch's row) and the step it gives;
+ *  2. one(), destination by destination: its functional graph settled in
+ *     the plan's switch order (top down in a tree), where most switches
+ *     find their next one settled and delivering: those are counted all
+ *     at once, as sending every source they have; the others (the
+ *     destination's own switches, failures, loops) one by one
+ *     (settle_one()); then the sources pushed along the graph (push());
+ *  3. scatter_bits() or scatter_counts(), switch by switch: the channel and
+ *     dependency marks (bits, or counts with an_opts.incremental), the
+ *     pairs out of each port. With bits and the load, a channel's own mark
+ *     is read off the load at the end (an_dest_block_channels()).
  *
- * The sums are those of an_dest_fast() (the unit tests compare the reports
- * with the reference evaluator's).
+ * The destinations stay separate throughout, and the sums are those of the
+ * per-destination passes: the unit tests compare the reports with the
+ * reference evaluator's, with every option and thread count.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -124,7 +130,7 @@ static void gather(struct an_work *w, const uint32_t *lid, uint32_t m)
 	}
 }
 
-/* The step of switch @s towards @d where it may be delivered (its own switch, or the one it is on). */
+/* The step of switch @s towards @d where @d may be delivered: its own switch, or the one it is on. */
 static void step_exact(struct an_work *w, uint16_t *c, const uint8_t *o, uint32_t s, uint32_t d)
 {
 	const struct an_plan *p = w->p;
@@ -306,7 +312,7 @@ static void push(struct dest *x)
 		fl[x->d] = 0;	/* delivered at its port 0: no link */
 }
 
-/* @d is a switch no source enters but itself: its channel counts only when walks go on through it. */
+/* @d is a switch no other source enters: its channel counts only when walks go on through it. */
 static void dest_switch(struct dest *x, uint32_t nsw)
 {
 	int reached = 0;
