@@ -130,7 +130,7 @@ static void gather(struct an_work *w, const uint32_t *lid, uint32_t m)
 	}
 }
 
-/* The step of switch @s towards @d where @d may be delivered: its own switch, or the one it is on. */
+/* The step of switch @s towards @d where @d may be delivered: its switch, or the one it is on. */
 static void step_exact(struct an_work *w, uint16_t *c, const uint8_t *o, uint32_t s, uint32_t d)
 {
 	const struct an_plan *p = w->p;
