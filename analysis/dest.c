@@ -25,8 +25,10 @@
  * for each destination, O(endpoints) per destination; their rows are read
  * AN_CHUNK destinations at a time (one cache line per source and chunk).
  *
- * The CDG walks are in analysis/dest_cdg.c; analysis/dest_fast.c does all
- * three passes in one loop over the switches for the common case.
+ * The CDG walks are in analysis/dest_cdg.c. In the common case (no per-pair
+ * tables, VL 0 only) analysis/dest_block.c does all three passes for
+ * blocks of destinations at once, and analysis/dest_fast.c, in one loop
+ * over the switches, for a destination the block pass does not take.
  */
 #include <stdlib.h>
 #include <string.h>
