@@ -36,6 +36,8 @@
  *            (sftree's subtree root and the ancestors its pairs turn at)
  * @scope: enum ftdlr_scope
  * @row, @fixed, @mark, @dist, @stack: per base switch, for the LID at hand
+ * @bcol: per base switch, the base's entry for the LID at hand (its column,
+ *        read once: the rows lie far apart)
  * @sw_broken: per LID, a switch LID the rule left some switch without a way to
  * @sw_touched: per LID, a switch LID the repair changed
  * @st: the figures
@@ -57,7 +59,7 @@ struct fd {
 	uint32_t *ustar, *wsel, *lstar;
 	uint8_t *turning;
 	enum ftdlr_scope scope;
-	uint8_t *row, *fixed, *mark;
+	uint8_t *row, *fixed, *mark, *bcol;
 	uint32_t *dist, *stack;
 	uint8_t *sw_broken, *sw_touched;
 	struct ftdlr_stats st;

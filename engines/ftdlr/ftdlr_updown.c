@@ -34,29 +34,36 @@ struct qblock {
 	uint32_t n;
 	uint8_t *st;
 	uint32_t *up;
+	uint32_t *step;	/* per base port slot: Q_NOLINK, or the peer switch x 2 + 1 when it is up */
 };
+
+#define Q_NOLINK UINT32_MAX
+/* Rows of the tables asked for ahead of their turn. */
+#define Q_AHEAD 8u
 
 /* Up the levels: every switch's step; the way down settled, the way up left for later. */
 static void pass_up(struct qblock *b, uint32_t s)
 {
 	const struct fd *x = b->x;
+	const struct fab_node *n = &x->bf->nodes[x->bf->switches[s]];
 	const uint8_t *row = rt_lft(x->br, s);
+	const uint32_t *step = b->step + n->port0;
 	uint8_t *st = b->st + (size_t)s * FD_BLOCK;
-	uint32_t *up = b->up + (size_t)s * FD_BLOCK, down = ft_first(&x->m, s, FT_DOWN);
+	uint32_t *up = b->up + (size_t)s * FD_BLOCK;
 
 	for (uint32_t j = 0; j < b->n; j++) {
 		uint8_t p = row[b->lid[j]], t;
-		uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, s, p);
+		uint32_t e = p <= n->nports ? step[p] : Q_NOLINK;
 
 		if (p == RT_NO_PORT) {
 			st[j] = Q_NONE;
-		} else if (e == FD_NONE) {
+		} else if (e == Q_NOLINK) {
 			st[j] = s == b->home[j] && p == b->hport[j] ? Q_DOWN : Q_BAD;
-		} else if (e < down) {
+		} else if (e & 1) {
 			st[j] = Q_UNKNOWN;
-			up[j] = x->m.links[e].peer;
+			up[j] = e >> 1;
 		} else {
-			t = b->st[(size_t)x->m.links[e].peer * FD_BLOCK + j];
+			t = b->st[(size_t)(e >> 1) * FD_BLOCK + j];
 			/* a lower switch still unknown goes up: down then up, the exact check says */
 			st[j] = t == Q_DOWN || t == Q_NONE ? t : Q_BAD;
 		}
@@ -89,8 +96,16 @@ static int qblock_check(struct qblock *b)
 {
 	const struct ft_model *m = &b->x->m;
 
-	for (uint32_t i = 0; i < b->x->nsw; i++)
+	for (uint32_t i = 0; i < b->x->nsw; i++) {
+		if (i + Q_AHEAD < b->x->nsw) {
+			/* rows lie far apart: no hardware prefetcher guesses the next one */
+			const uint8_t *row = rt_lft(b->x->br, m->order[i + Q_AHEAD]);
+
+			__builtin_prefetch(row + b->lid[0]);
+			__builtin_prefetch(row + b->lid[b->n - 1]);
+		}
 		pass_up(b, m->order[i]);
+	}
 	for (uint32_t i = b->x->nsw; i--;)
 		if (pass_down(b, m->order[i]))
 			return -1;
@@ -110,6 +125,27 @@ static void qblock_add(struct qblock *b, uint32_t e, unsigned lid)
 	b->n++;
 }
 
+/* Per base port slot, where its model link leads (port 0 and unlinked ports: Q_NOLINK). */
+static uint32_t *steps(const struct fd *x)
+{
+	const struct fabric *bf = x->bf;
+	uint32_t *step = malloc(((size_t)bf->nports + 1) * sizeof(*step));
+
+	for (uint32_t i = 0; step && i < bf->nports; i++)
+		step[i] = Q_NOLINK;
+	for (uint32_t s = 0; step && s < x->nsw; s++) {
+		uint32_t port0 = bf->nodes[bf->switches[s]].port0;
+
+		for (unsigned p = 1; p <= bf->nodes[bf->switches[s]].nports; p++) {
+			uint32_t e = fd_link(x, s, p);
+
+			if (e != FD_NONE)
+				step[port0 + p] = x->m.links[e].peer << 1 | (uint32_t)is_up_link(x, s, e);
+		}
+	}
+	return step;
+}
+
 int fd_updown_quick(const struct fd *x)
 {
 	const struct fabric *bf = x->bf;
@@ -120,9 +156,11 @@ int fd_updown_quick(const struct fd *x)
 		return -1;	/* switches outside the levels: the exact check */
 	b.st = malloc((size_t)x->nsw * FD_BLOCK + 1);
 	b.up = malloc(((size_t)x->nsw * FD_BLOCK + 1) * sizeof(*b.up));
-	if (!b.st || !b.up) {
+	b.step = steps(x);
+	if (!b.st || !b.up || !b.step) {
 		free(b.st);
 		free(b.up);
+		free(b.step);
 		return -1;
 	}
 	for (uint32_t e = 0; e < bf->neps && !rc; e++) {
@@ -142,5 +180,6 @@ int fd_updown_quick(const struct fd *x)
 		rc = qblock_check(&b);
 	free(b.st);
 	free(b.up);
+	free(b.step);
 	return rc;
 }
