@@ -176,7 +176,7 @@ for n in $sizes; do
 	printf "  %-9s %-9s %-9s %-9s %-9s | fabrouted: %-6s %-6s %-7s %-7s %-6s\n" round-tr request hop-mat waited installed read subnet engine eval rest
 	printf "  %-9s %-9s %-9s %-9s %-9s |            %-6s %-6s %-7s %-7s %-6s\n" \
 		"$(sed -n 's/.* in \([0-9]*\) ms (.*/\1/p' "$f/fab/plugin" | median)" \
-		"$(sed -n 's/.*(request \([0-9]*\) ms.*/\1/p' "$f/fab/plugin" | median)" \
+		"$(sed -n 's/.*, request \([0-9]*\) ms.*/\1/p' "$f/fab/plugin" | median)" \
 		"$(sed -n 's/.*hop matrices \([0-9]*\) ms.*/\1/p' "$f/fab/plugin" | median)" \
 		"$(sed -n 's/.*waited \([0-9]*\) ms.*/\1/p' "$f/fab/plugin" | median)" \
 		"$(sed -n 's/.*installed \([0-9]*\) ms.*/\1/p' "$f/fab/plugin" | median)" \

@@ -48,7 +48,7 @@ int64_t osmp_now_ms(void);
 
 /* The routing pass's deadline when timeout_ms is not set: base + per 10^6 LFT entries, bounded. */
 #define OSMP_DEADLINE_BASE_MS 2000
-#define OSMP_DEADLINE_PER_MENTRY_MS 25
+#define OSMP_DEADLINE_PER_MENTRY_MS 50
 #define OSMP_DEADLINE_MIN_MS 100
 #define OSMP_DEADLINE_MAX_MS 60000
 
