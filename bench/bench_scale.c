@@ -81,7 +81,7 @@ static void die(const char *what, const struct fab_err *err)
 }
 
 /* CPU time of the whole process (every thread): what a run costs whatever else the machine does. */
-static double cpu_now(void)
+static double cpu_process(void)
 {
 	struct timespec ts;
 
@@ -100,12 +100,12 @@ static struct rt_routing *route(struct fabric *f, const char *chain, double *sec
 
 	if (eng_chain_parse(&c, chain, NULL, 0, &err))
 		die("engine chain", &err);
-	c0 = cpu_now();
+	c0 = cpu_process();
 	if (eng_run(&q, &res, &err) != ENG_OK)
 		die("route", &err);
 	eng_chain_free(&c);
 	*secs = res.route_ms / 1e3;
-	printf("route:         %.3f s (%s; CPU %.3f s)\n", *secs, res.used->name, cpu_now() - c0);
+	printf("route:         %.3f s (%s; CPU %.3f s)\n", *secs, res.used->name, cpu_process() - c0);
 	r = res.routing;
 	res.routing = NULL;
 	eng_res_free(&res);
@@ -116,12 +116,12 @@ static double evaluate(const struct fabric *f, const struct rt_routing *r, const
 		       struct an_report *rep, double *cpu)
 {
 	struct fab_err err = { { 0 } };
-	double t0 = now(), c0 = cpu_now();
+	double t0 = now(), c0 = cpu_process();
 
 	if (an_evaluate(f, r, o, rep, &err))
 		die("an_evaluate", &err);
 	if (cpu)
-		*cpu = cpu_now() - c0;
+		*cpu = cpu_process() - c0;
 	return now() - t0;
 }
 
