@@ -23,6 +23,7 @@
 #include "daemon/config.h"
 #include "daemon/engfiles.h"
 #include "daemon/fastrepair.h"
+#include "daemon/ha.h"
 #include "svc/epoch.h"
 #include "daemon/loop.h"
 #include "daemon/pipeline.h"
@@ -65,6 +66,7 @@ struct daemon {
 	struct engf *files;	/* the engine option files read beforehand */
 	struct eng_files files_src;	/* the pipeline's parsing reads them from @files */
 	int forget_engine;	/* --forget-engine: drop the chain selected through the API */
+	struct ha *ha;		/* the SM nodes' replication, with replication = etcd */
 	struct epoch_slot slot;
 	struct pipeline *pipe;
 	struct api_server *api;

@@ -7,8 +7,31 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fabric/routing.h"
+
+/* Tables from this size on are laid on huge pages where the system allows. */
+#define RT_HUGE (4u << 20)
+#define RT_HUGE_ALIGN (2u << 20)
+
+/*
+ * The LFTs: the evaluator and the engines read them a column (one LID,
+ * every switch) at a time, one row apart each: on 4 KiB pages every entry
+ * would be a TLB miss at 10^3 switches.
+ */
+static uint8_t *lft_alloc(size_t n)
+{
+	void *p;
+
+	if (n < RT_HUGE)
+		return malloc(n);
+	n = (n + RT_HUGE_ALIGN - 1) / RT_HUGE_ALIGN * RT_HUGE_ALIGN;
+	if (posix_memalign(&p, RT_HUGE_ALIGN, n))
+		return NULL;
+	madvise(p, n, MADV_HUGEPAGE);	/* advice only: without it, small pages */
+	return p;
+}
 
 struct rt_routing *rt_new(const struct fabric *f)
 {
@@ -25,7 +48,7 @@ struct rt_routing *rt_new_len(const struct fabric *f, uint32_t lft_len)
 	r->lft_len = lft_len > f->lid_top + 1 ? lft_len : f->lid_top + 1;
 	r->neps = f->neps;
 	r->vls_used = 1;
-	r->lft = malloc((size_t)r->nswitches * r->lft_len + 1);
+	r->lft = lft_alloc((size_t)r->nswitches * r->lft_len + 1);
 	r->sl2vl = calloc((size_t)r->nswitches + 1, sizeof(*r->sl2vl));
 	if (!r->lft || !r->sl2vl) {
 		rt_free(r);
@@ -121,6 +144,18 @@ unsigned rt_sl2vl_get(const struct rt_routing *r, const struct fabric *f, uint32
 	if (!r->sl2vl[sw] || in >= dim || out >= dim)
 		return default_vl(f, sw, sl % RT_SLS);
 	return r->sl2vl[sw][((size_t)in * dim + out) * RT_SLS + sl % RT_SLS];
+}
+
+int rt_sl2vl_custom(const struct rt_routing *r, const struct fabric *f, uint32_t sw)
+{
+	unsigned dim = f->nodes[f->switches[sw]].nports + 1u;
+	const uint8_t *t = r->sl2vl[sw];
+
+	for (size_t i = 0; t && i < (size_t)dim * dim; i++)
+		for (unsigned sl = 0; sl < RT_SLS; sl++)
+			if (t[i * RT_SLS + sl] != default_vl(f, sw, sl))
+				return 1;
+	return 0;
 }
 
 int rt_pairs_alloc(struct rt_routing *r)

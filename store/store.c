@@ -54,6 +54,9 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"CREATE INDEX events_time ON events(time_ms);"
 	"CREATE INDEX events_type ON events(type);"
 	"CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);",
+	/* 1 -> 2: the routing's digest (rt_digest()); NULL in rows stored before */
+	"ALTER TABLE snapshots ADD COLUMN routing_digest TEXT"
+	" CHECK (routing_digest IS NULL OR length(routing_digest) = 64);",
 };
 
 /* The tables a fabroute database of version >= 1 has. */
@@ -417,6 +420,17 @@ int64_t store_seq_next(struct store *s, struct fab_err *err)
 	}
 	pthread_mutex_unlock(&s->seq_mu);
 	return seq;
+}
+
+void store_seq_floor(struct store *s, int64_t seq)
+{
+	pthread_mutex_lock(&s->seq_mu);
+	if (s->seq_next && s->seq_next <= seq) {
+		s->seq_next = seq + 1;
+		if (s->seq_next > s->seq_top)
+			s->seq_next = 0;	/* reserve anew: above the stored snapshot */
+	}
+	pthread_mutex_unlock(&s->seq_mu);
 }
 
 /* At a clean close: the numbers reserved and not given are free again. */
