@@ -77,7 +77,6 @@ static json_t *routing_json(const struct epoch *e)
 {
 	const struct an_report *rep = &e->report;
 	json_t *load = e->opts.load ? json_integer((json_int_t)rep->load.max) : json_null();
-
 	const char *digest = epoch_digest(e);
 
 	return json_pack("{s:b, s:b, s:o, s:o, s:b, s:f, s:f, s:s?}", "connected", an_connected(rep),

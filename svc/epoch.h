@@ -35,15 +35,15 @@
  * @fabric: the fabric routed, finalized, with LIDs
  * @routing: the routing
  * @opts, @report: the evaluation (switches included, with load)
- * @cache_mu: guards @link_routes and @digest, computed on first use
+ * @cache_mu: guards @link_routes, computed on first use (api_link_routes())
  * @link_routes: per port slot (fabric->nodes[n].port0 + p), the pairs whose
  *               path leaves through that port under all-to-all traffic
- *               (api_link_routes())
- * @digest: rt_digest() of @fabric and @routing (read it with epoch_digest())
+ * @digest: rt_digest() of @fabric and @routing, "" until computed (guarded
+ *          by @mu; read it with epoch_digest())
  */
 struct epoch {
 	int refs;
-	pthread_mutex_t mu;	/* guards @snapshot_id, the one member set after publication */
+	pthread_mutex_t mu;	/* guards @snapshot_id and @digest, the members set after publication */
 	uint64_t seq;
 	int64_t snapshot_id;
 	int64_t published_ms;
