@@ -90,10 +90,10 @@ static void ibnd_node(FILE *out, const struct fabric *f, uint32_t node)
 			ibnd_port(out, f, node, p);
 }
 
-/* The node ibnetdiscover ran from: the SM's node, else the first switch. */
 /* Both formats list switches first, then CAs, then routers (each by node GUID). */
 static const enum fab_node_type type_order[] = { FAB_SWITCH, FAB_CA, FAB_ROUTER };
 
+/* The node ibnetdiscover ran from: the SM's node, else the first switch. */
 static uint32_t initiator(const struct fabric *f)
 {
 	if (f->sm_node < f->nnodes)
