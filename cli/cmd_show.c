@@ -27,6 +27,7 @@ static void usage(FILE *out)
 	      "      --from FMT        input format: auto (default), ibnetdiscover, ibsim\n"
 	      "      --json            print JSON instead of text\n"
 	      CLI_LIDS_HELP
+	      CLI_INPUT_HELP
 	      "  -h, --help            show this help\n",
 	      out);
 }
@@ -211,6 +212,7 @@ struct show_opts {
 	enum fmt_topo fmt;
 	int json, help;
 	struct cli_lids lids;
+	struct cli_input in;
 };
 
 static int parse_args(int argc, char **argv, struct show_opts *o)
@@ -221,6 +223,7 @@ static int parse_args(int argc, char **argv, struct show_opts *o)
 		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
 		{ "lmc", required_argument, NULL, OPT_LMC },
 		{ "renew-lids", no_argument, NULL, OPT_RENEW_LIDS },
+		CLI_INPUT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -240,7 +243,8 @@ static int parse_args(int argc, char **argv, struct show_opts *o)
 			o->fmt = (enum fmt_topo)fmt;
 		} else if (c == ':')
 			return cli_usage_err("show", "option '%s' needs a value", argv[optind - 1]);
-		else if (c == '?' || cli_lids_option(&o->lids, c, optarg) <= 0)
+		else if (c == '?' || (!cli_input_option(&o->in, c, optarg) &&
+				      cli_lids_option(&o->lids, c, optarg) <= 0))
 			return cli_usage_err("show", "bad option '%s'", argv[optind - 1]);
 	}
 	if (!o->help && optind != argc - 1)
@@ -253,6 +257,7 @@ int cmd_show(int argc, char **argv)
 	struct show_opts o = { .fmt = FMT_AUTO, .lids = { .lmc = -1 } };
 	struct summary s = { 0 };
 	struct fab_err err = { { 0 } };
+	struct fmt_opts fo = { .warn = cli_warn, .arg = &o.in };
 	struct fabric *f = NULL;
 	char *buf = NULL;
 	size_t len;
@@ -269,10 +274,16 @@ int cmd_show(int argc, char **argv)
 	}
 	if (o.fmt == FMT_AUTO)
 		o.fmt = fmt_topo_detect(buf, len);
-	f = fmt_topo_parse(buf, len, argv[optind], o.fmt, &err);
+	fo.strict = o.in.strict;
+	f = fmt_topo_parse_opts(buf, len, strcmp(argv[optind], "-") ? argv[optind] : "<stdin>",
+				o.fmt, &fo, &err);
 	free(buf);
 	if (!f) {
 		cli_err("%s", err.msg);
+		return CLI_INPUT;
+	}
+	if (cli_input_names(f, &o.in)) {
+		fab_free(f);
 		return CLI_INPUT;
 	}
 	for (uint32_t e = 0; e < f->neps; e++)

@@ -68,6 +68,14 @@ static const struct cfg_key keys[] = {
 	  "topology file (ibnetdiscover or ibsim), or a generated fabric; re-read on SIGHUP" },
 	{ "topology_format", S(topology_format), "auto", 0, 0, 1, "auto|ibnetdiscover|ibsim",
 	  "format of the topology file" },
+	{ "topology_strict", U(topology_strict), "0", 0, 1, 1, "0|1",
+	  "1: refuse a topology file with the diagnostic lines ibnetdiscover and its libraries "
+	  "print among the records (ibwarn: ...); 0: skip them, each logged as a warning with its "
+	  "file and line" },
+	{ "node_name_map", S(node_name_map), "", 0, 0, 1, "PATH",
+	  "node-name-map file (\"GUID NAME\" lines, the format of OpenSM's node_name_map_name and "
+	  "the diags' --node-name-map): the nodes it lists carry its names in the API, events, "
+	  "notes and output files; re-read on SIGHUP; empty: none" },
 	{ "db", S(db), "/var/lib/fabroute/fabroute.db", 0, 0, 0, "PATH",
 	  "SQLite database (created if missing)" },
 	{ "listen", S(listen), "127.0.0.1:8577", 0, 0, 0, "ADDR:PORT",

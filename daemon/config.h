@@ -38,6 +38,8 @@ struct config {
 	char *socket;
 	char *topology;
 	char *topology_format;
+	unsigned topology_strict;
+	char *node_name_map;
 	char *db;
 	char *listen;
 	char *token_file;
@@ -61,7 +63,7 @@ struct config {
 	unsigned readback_rate;
 	unsigned readback_timeout_ms;
 	unsigned readback_retries;
-	unsigned char origin[40];
+	unsigned char origin[48];
 };
 
 /** config_defaults() - every key at its default. 0, or -1 when out of memory. */

@@ -245,9 +245,11 @@ static void reload_apply(struct daemon *d, struct config c, int src_changed)
 static void *reload_main(void *arg)
 {
 	struct daemon *d = arg;
+	struct srcf_input in = { d->rl.cfg.topology, d->rl.cfg.topology_format,
+				 d->rl.cfg.node_name_map, (int)d->rl.cfg.topology_strict };
 	uint64_t one = 1;
 
-	d->rl.f = srcf_load(d->rl.cfg.topology, d->rl.cfg.topology_format, &d->rl.err);
+	d->rl.f = srcf_load(&in, &d->rl.err);
 	if (write(d->rl.fd, &one, sizeof(one)) < 0)
 		log_err("reload: cannot wake the loop: %s", strerror(errno));
 	return NULL;
@@ -359,12 +361,14 @@ static int start_signals(struct daemon *d)
 
 static int open_source(struct daemon *d, struct fab_err *err)
 {
+	struct srcf_input in = { d->cfg.topology, d->cfg.topology_format, d->cfg.node_name_map,
+				 (int)d->cfg.topology_strict };
 	char *saved = NULL;
 	json_t *faults;
 
 	if (strcmp(d->cfg.source, "opensm") == 0)
 		return 0;	/* the fabric comes with each of OpenSM's routing requests */
-	d->src = srcf_open(d->cfg.topology, d->cfg.topology_format, err);
+	d->src = srcf_open(&in, err);
 	if (!d->src || store_setting_get(d->st, "faults", &saved, err))
 		return -1;
 	faults = saved ? json_loads(saved, 0, NULL) : NULL;
