@@ -292,7 +292,7 @@ static int realise(struct lids_run *x)
 	if (rc == CLI_OK && !x->o->json)
 		printf("written:      %s/{opensm-lfts.dump,guid2lid,topology.ibnd,paths}: root '%s', "
 		       "completion added %llu entries, %llu unrouted\n", x->o->out_dir,
-		       fab_desc(x->f, x->f->switches[root]), (unsigned long long)x->st.filled,
+		       FAB_LABEL(x->f, x->f->switches[root]), (unsigned long long)x->st.filled,
 		       (unsigned long long)x->st.unrouted);
 	err.msg[0] = '\0';
 out:
@@ -323,7 +323,7 @@ static void print_text(const struct lids_run *x)
 		if (!a->k[e])
 			continue;
 		printf("0x%016" PRIx64 "  %-24s %6u %15u %5u", port_guid(f, e),
-		       fab_desc(f, f->eps[e].node), x->count[e], a->k[e], 1u << a->lmc[e]);
+		       FAB_LABEL(f, f->eps[e].node), x->count[e], a->k[e], 1u << a->lmc[e]);
 		if (x->opt)
 			printf("  %7u%s", x->opt[e], x->proven[e] ? "" : "+");
 		putchar('\n');

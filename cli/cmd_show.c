@@ -106,7 +106,7 @@ static void print_roots(const struct fabric *f, const struct fab_shape *sh)
 		if (sh->level[s] != sh->nlevels)
 			continue;
 		if (shown++ < 8)
-			printf("%s\"%s\"", shown > 1 ? ", " : "", fab_desc(f, f->switches[s]));
+			printf("%s\"%s\"", shown > 1 ? ", " : "", FAB_LABEL(f, f->switches[s]));
 	}
 	if (shown > 8)
 		printf(", ... (%u in all)", shown);
@@ -155,7 +155,7 @@ static void print_text(const char *name, const char *fmt, const struct fabric *f
 	print_shape(f, s);
 	printf("components: %u\n", s->shape.components);
 	if (f->sm_node != FAB_NONE)
-		printf("SM:         \"%s\" port %u\n", fab_desc(f, f->sm_node), f->sm_port);
+		printf("SM:         \"%s\" port %u\n", FAB_LABEL(f, f->sm_node), f->sm_port);
 }
 
 static json_t *shape_json(const struct fabric *f, const struct fab_shape *sh)
@@ -166,7 +166,7 @@ static json_t *shape_json(const struct fabric *f, const struct fab_shape *sh)
 		json_array_append_new(levels, json_integer(sh->per_level[l]));
 	for (uint32_t s = 0; sh->is_tree && s < f->nswitches; s++)
 		if (sh->level[s] == sh->nlevels)
-			json_array_append_new(roots, json_string(fab_desc(f, f->switches[s])));
+			json_array_append_new(roots, json_string(FAB_LABEL(f, f->switches[s])));
 	return json_pack("{s:s, s:o, s:i, s:o, s:i, s:i, s:i}", "kind", shape_name(sh),
 			 "switches_per_level", levels, "horizontal_links", (json_int_t)sh->hlinks,
 			 "roots", roots, "groups", (json_int_t)sh->ngroups,

@@ -160,36 +160,20 @@ static void del_name(char **v, size_t *n, size_t i)
 	v[i] = v[--*n];
 }
 
-/* The node named @text (GUID or description) in @f; FAB_NONE with @err and *@rc. */
+/*
+ * The node named @text (description or GUID) in @f; FAB_NONE with @err and
+ * *@rc: 2 for a name that cannot be one (a bad GUID, a description several
+ * nodes share), 1 for no such node.
+ */
 static uint32_t resolve_node(const struct fabric *f, const char *text, int *rc, struct fab_err *err)
 {
-	unsigned count = 0;
-	uint32_t n;
+	uint32_t n = fab_node_resolve(f, text, NULL, err);
+	int guid = (text[0] == '0' && (text[1] == 'x' || text[1] == 'X'));
 
-	if (strncmp(text, "0x", 2) == 0 || strncmp(text, "0X", 2) == 0) {
-		char *end;
-		uint64_t guid;
-
-		errno = 0;
-		guid = strtoull(text + 2, &end, 16);
-		if (!text[2] || *end || errno) {
-			fab_err_set(err, "'%s': not a GUID", text);
-			*rc = 2;
-			return FAB_NONE;
-		}
-		n = fab_node_by_guid(f, guid);
-	} else {
-		n = fab_node_by_desc(f, text, &count);
-		if (count > 1) {
-			fab_err_set(err, "'%s': %u nodes have this description; name it by GUID", text, count);
-			*rc = 2;
-			return FAB_NONE;
-		}
-	}
-	if (n == FAB_NONE) {
-		fab_err_set(err, "'%s': no node with this GUID or description", text);
-		*rc = 1;
-	}
+	if (n == FAB_NONE)
+		*rc = fab_node_by_desc(f, text, NULL) != FAB_NONE ||
+		      (guid && (!text[2] || strspn(text + 2, "0123456789abcdefABCDEF") != strlen(text + 2) ||
+				strlen(text + 2) > 16)) ? 2 : 1;
 	return n;
 }
 

@@ -223,7 +223,7 @@ static void trap_message(struct srco *s, const json_t *msg, char *out, size_t le
 		uint32_t ep = fab_ep_by_lid(s->last->fabric, (unsigned)lid);
 
 		if (ep != FAB_NONE)
-			snprintf(who, sizeof(who), "%s", fab_desc(s->last->fabric, s->last->fabric->eps[ep].node));
+			snprintf(who, sizeof(who), "%s", FAB_LABEL(s->last->fabric, s->last->fabric->eps[ep].node));
 	}
 	pthread_mutex_unlock(&s->mu);
 	if (port > 0)

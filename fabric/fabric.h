@@ -297,6 +297,8 @@ unsigned fab_node_desc_count(const struct fabric *f, uint32_t node);
  * node has it, else "DESC (0xGUID)". Return: @buf (FAB_LABEL_MAX bytes do).
  */
 const char *fab_node_label(const struct fabric *f, uint32_t node, char *buf, size_t size);
+/** FAB_LABEL() - fab_node_label() into a buffer that lives to the end of the caller's block. */
+#define FAB_LABEL(f, node) fab_node_label((f), (node), (char[FAB_LABEL_MAX]){ 0 }, FAB_LABEL_MAX)
 /**
  * fab_node_set_desc() - give @node description @desc (at most FAB_DESC_MAX
  * bytes kept); fab_finalize() again before looking nodes up by it.

@@ -77,11 +77,12 @@ uint32_t fab_node_resolve(const struct fabric *f, const char *text, const char *
 		ep = fab_ep_by_port_guid(f, g);
 		if (ep != FAB_NONE)
 			return f->eps[ep].node;
-		fab_err_set(err, "%sno node or port has GUID %.20s", what ? what : "", text);
+		fab_err_set(err, "%sno node \"%.20s\" (no node or port has this GUID)",
+			    what ? what : "", text);
 		return FAB_NONE;
 	}
-	fab_err_set(err, "%sno node is described \"%.64s\" (name a node by its description or by "
-		    "a 0x GUID)", what ? what : "", text);
+	fab_err_set(err, "%sno node \"%.64s\" (name a node by its description or by a 0x GUID)",
+		    what ? what : "", text);
 	return FAB_NONE;
 }
 

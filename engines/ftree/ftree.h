@@ -278,12 +278,10 @@ void ft_stage2_fini(struct ft_stage2 *b);
 void ft_stage2_run(struct ft_stage2 *b, const struct ft_dest *d, const struct ft_slot *sl);
 
 /**
- * ft_sw_name() - a switch's description, for notes and reasons
+ * ft_sw_name() - a switch's name for notes and reasons: its description,
+ * with its GUID when other nodes share the description (fab_node_label())
  */
-static inline const char *ft_sw_name(const struct fabric *f, uint32_t sw)
-{
-	return fab_desc(f, f->switches[sw]);
-}
+#define ft_sw_name(f, sw) FAB_LABEL((f), (f)->switches[sw])
 
 /**
  * struct ft_stats - what the fat-tree routing did, for the notes

@@ -106,30 +106,13 @@ struct updn {
 
 /* --- roots -------------------------------------------------------------------- */
 
-/* Node named by @tok: a description, else a 0x node GUID; FAB_NONE if none. */
-static uint32_t find_node(const struct fabric *f, const char *tok)
-{
-	uint32_t n = fab_node_by_desc(f, tok, NULL);
-	unsigned long long g;
-	char *end;
-
-	if (n != FAB_NONE || strncmp(tok, "0x", 2))
-		return n;
-	errno = 0;
-	g = strtoull(tok + 2, &end, 16);
-	return errno || *end || end == tok + 2 ? FAB_NONE : fab_node_by_guid(f, g);
-}
-
 /* Add the switch standing for @tok to the roots (once); 0 or -1 with @err. */
 static int add_root(struct updn *u, const char *tok, struct fab_err *err)
 {
-	uint32_t node = find_node(u->f, tok), s;
+	uint32_t node = fab_node_resolve(u->f, tok, "option roots: ", err), s;
 
-	if (node == FAB_NONE) {
-		fab_err_set(err, "option roots: no node \"%s\" (give a description or a 0x node "
-			    "GUID)", tok);
+	if (node == FAB_NONE)
 		return -1;
-	}
 	s = ucast_node_switch(u->f, node);
 	if (s == FAB_NONE) {
 		fab_err_set(err, "option roots: node \"%s\" is not linked to any switch", tok);
@@ -436,7 +419,7 @@ static void root_names(const struct updn *u, char *buf, size_t len)
 	buf[0] = '\0';
 	for (size_t i = 0; i < u->nroots && i < 3; i++) {
 		int w = snprintf(buf + used, len - used, "%s'%s'", i ? ", " : "",
-				 fab_desc(u->f, u->f->switches[u->roots[i]]));
+				 FAB_LABEL(u->f, u->f->switches[u->roots[i]]));
 
 		if (w < 0 || (size_t)w >= len - used)
 			return;
@@ -472,8 +455,8 @@ static int not_applicable(const struct updn *u, struct fab_err *err)
 	root_names(u, names, sizeof(names));
 	fab_err_set(err, "no up/down path from switch '%s' to switch '%s' with root%s %s "
 		    "(%llu switch pairs have none; strict=0 routes the others)",
-		    fab_desc(u->f, u->f->switches[u->miss_s]),
-		    fab_desc(u->f, u->f->switches[u->miss_t]), u->nroots > 1 ? "s" : "", names,
+		    FAB_LABEL(u->f, u->f->switches[u->miss_s]),
+		    FAB_LABEL(u->f, u->f->switches[u->miss_t]), u->nroots > 1 ? "s" : "", names,
 		    (unsigned long long)u->missing);
 	return ENG_NOT_APPLICABLE;
 }
@@ -491,7 +474,7 @@ static int prepare(struct updn *u, const struct eng_args *a, int strict, struct 
 		goto oom;
 	if (rc) {
 		fab_err_set(err, "the switches are not all connected: '%s' cannot reach '%s'",
-			    fab_desc(u->f, u->f->switches[x]), fab_desc(u->f, u->f->switches[y]));
+			    FAB_LABEL(u->f, u->f->switches[x]), FAB_LABEL(u->f, u->f->switches[y]));
 		return ENG_NOT_APPLICABLE;
 	}
 	if (!u->f->nswitches)

@@ -5,7 +5,9 @@
  * them, diagnostic lines among the records (skipped with a warning naming
  * the file and line, refused in strict mode), every link width and speed
  * (1x..12x, SDR..XDR) and ibsim's e= written back, opensm-subnet.lst
- * lines without SPD=.
+ * lines without SPD=. And naming nodes: a description several nodes share
+ * is refused with their GUIDs, labels carry the GUID where the description
+ * does not tell, node-name-map files rename nodes.
  */
 #include "tests/unit/testutil.h"
 
@@ -266,6 +268,97 @@ static void test_subnet_lst_without_speed(void **state)
 	fab_free(f);
 }
 
+/* --- naming nodes: ambiguous descriptions, labels, node-name-maps ------------ */
+
+/* Six switches with the vendor's description (a real EDR tree's), two CAs. */
+static struct fabric *same_names(void)
+{
+	struct fab_node_info sw = { .type = FAB_SWITCH, .nports = 36,
+				    .desc = "SwitchIB Mellanox Technologies" };
+	struct fab_node_info ca = { .type = FAB_CA, .nports = 1, .desc = "h1 HCA-1" };
+	struct fab_err err = { { 0 } };
+	struct fabric *f = fab_new();
+
+	for (unsigned i = 0; i < 6; i++) {
+		sw.guid = 0x7cfe900300a5a2c0ull + i;
+		assert_int_equal(fab_node_add(f, &sw, &err), i);
+		if (i)
+			assert_int_equal(fab_link_add(f, 0, i, i, 1, &err), 0);
+	}
+	ca.guid = 0x1000;
+	assert_int_equal(fab_node_add(f, &ca, &err), 6);
+	assert_int_equal(fab_link_add(f, 1, 2, 6, 1, &err), 0);
+	ca.guid = 0x2000;
+	ca.desc = "h2 HCA-1";
+	assert_int_equal(fab_node_add(f, &ca, &err), 7);
+	assert_int_equal(fab_link_add(f, 2, 2, 7, 1, &err), 0);
+	assert_int_equal(fab_finalize(f, &err), 0);
+	return f;
+}
+
+static void test_resolve(void **state)
+{
+	struct fabric *f = same_names();
+	struct fab_err err = { { 0 } };
+	char buf[FAB_LABEL_MAX];
+
+	(void)state;
+	assert_int_equal(fab_node_resolve(f, "SwitchIB Mellanox Technologies", "option roots: ",
+					  &err), FAB_NONE);
+	assert_string_equal(err.msg, "option roots: \"SwitchIB Mellanox Technologies\" is the "
+			    "description of 6 nodes: 0x7cfe900300a5a2c0, 0x7cfe900300a5a2c1, "
+			    "0x7cfe900300a5a2c2, 0x7cfe900300a5a2c3, 0x7cfe900300a5a2c4, "
+			    "0x7cfe900300a5a2c5; name one by its GUID");
+	assert_int_equal(fab_node_resolve(f, "0x7cfe900300a5a2c3", NULL, &err), 3);
+	assert_int_equal(fab_node_resolve(f, "h2 HCA-1", NULL, &err), 7);
+	assert_int_equal(fab_node_resolve(f, "0x2001", NULL, &err), 7);	/* its port's GUID */
+	assert_int_equal(fab_node_resolve(f, "0x3000", NULL, &err), FAB_NONE);
+	assert_non_null(strstr(err.msg, "no node \"0x3000\""));
+	assert_int_equal(fab_node_resolve(f, "nosuch", NULL, &err), FAB_NONE);
+	assert_non_null(strstr(err.msg, "no node \"nosuch\""));
+	/* labels: the GUID only where the description does not tell the node */
+	assert_string_equal(fab_node_label(f, 2, buf, sizeof(buf)),
+			    "SwitchIB Mellanox Technologies (0x7cfe900300a5a2c2)");
+	assert_string_equal(fab_node_label(f, 6, buf, sizeof(buf)), "h1 HCA-1");
+	fab_free(f);
+}
+
+static void test_node_name_map(void **state)
+{
+	static const char map[] =
+		"# spines\n"
+		"0x7cfe900300a5a2c0 \"spine-1\"\n"
+		"  0x7cfe900300a5a2c1\tspine-2 # after the name\n"
+		"\n"
+		"4096 \"node-1\"\n"			/* decimal: 0x1000 */
+		"0x7cfe900300a5a2c0 \"again\"\n"	/* the first name stays */
+		"0x7cfe900300a5a2c5\n"			/* no name: skipped */
+		"0x9999 not-in-this-fabric\n";
+	struct fabric *f = same_names();
+	struct fab_err err = { { 0 } };
+	struct fmt_names m;
+
+	(void)state;
+	assert_int_equal(fmt_names_parse(map, strlen(map), "map", &m, &err), 0);
+	assert_int_equal(m.n, 4);
+	assert_int_equal(fmt_names_apply(f, &m, &err), 3);
+	assert_string_equal(fab_desc(f, 0), "spine-1");
+	assert_string_equal(fab_desc(f, 1), "spine-2 ");	/* up to the '#', as OpenSM */
+	assert_string_equal(fab_desc(f, 6), "node-1");
+	assert_int_equal(fab_node_resolve(f, "spine-1", NULL, &err), 0);
+	assert_int_equal(fab_node_resolve(f, "node-1", NULL, &err), 6);
+	fmt_names_free(&m);
+	fab_free(f);
+	/* a line whose GUID does not parse fails the file, naming the line */
+	assert_int_equal(fmt_names_parse("0x1 a\nzz b\n", 11, "map", &m, &err), -1);
+	assert_string_equal(err.msg, "map:2: expected a node GUID (0x hex or decimal) and a name, "
+			    "found 'zz'");
+	assert_int_equal(fmt_names_parse("0x1g a\n", 7, "map", &m, &err), -1);
+	assert_int_equal(fmt_names_parse("010 octal\n", 10, "map", &m, &err), 0);
+	assert_true(m.n == 1 && m.guid[0] == 8);
+	fmt_names_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +371,8 @@ int main(void)
 		cmocka_unit_test(test_ibsim_rates_written_back),
 		cmocka_unit_test(test_ibsim_extspeed),
 		cmocka_unit_test(test_subnet_lst_without_speed),
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_node_name_map),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
