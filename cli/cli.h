@@ -1,7 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * The fabroute command: subcommands and what they share (exit codes,
- * messages, loading and writing topologies).
+/**
+ * DOC: the fabroute command
+ *
+ * One file per offline command (cmd_gen.c, cmd_show.c, cmd_convert.c,
+ * cmd_eval.c, cmd_compute.c, cmd_lids.c), the daemon's client (client.c)
+ * and its commands by concern: cmd_query.c (route, reach, vl),
+ * cmd_fabric.c (status, nodes, links, lft), cmd_history.c (events,
+ * snapshots), cmd_control.c (engine, reroute, fault, config). This header
+ * declares every command and what they share: exit codes, messages,
+ * loading and writing topologies, LID options.
  */
 #ifndef FABROUTE_CLI_H
 #define FABROUTE_CLI_H
