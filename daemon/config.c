@@ -75,7 +75,8 @@ static const struct cfg_key keys[] = {
 	{ "node_name_map", S(node_name_map), "", 0, 0, 1, "PATH",
 	  "node-name-map file (\"GUID NAME\" lines, the format of OpenSM's node_name_map_name and "
 	  "the diags' --node-name-map): the nodes it lists carry its names in the API, events, "
-	  "notes and output files; re-read on SIGHUP; empty: none" },
+	  "notes and output files (with source opensm, from OpenSM's next routing request on); "
+	  "re-read on SIGHUP; empty: none" },
 	{ "db", S(db), "/var/lib/fabroute/fabroute.db", 0, 0, 0, "PATH",
 	  "SQLite database (created if missing)" },
 	{ "listen", S(listen), "127.0.0.1:8577", 0, 0, 0, "ADDR:PORT",

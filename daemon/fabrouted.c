@@ -225,6 +225,8 @@ static void reload_apply(struct daemon *d, struct config c, int src_changed)
 		    store_setting_set(d->st, "engine_options", c.engine_options, &err))
 			log_err("%s", err.msg);
 	}
+	if (d->osm && srco_set_names(d->osm, c.node_name_map, &err))
+		log_err("reload: %s; the names in force stay", err.msg);
 	pthread_mutex_lock(&d->cfg_mu);
 	old = d->cfg;
 	d->cfg = c;
@@ -461,7 +463,7 @@ static int start_osm(struct daemon *d, struct fab_err *err)
 	if (start_fast_repair(d, err))
 		return -1;
 	d->osm = srco_open(d->cfg.socket, d->pipe, d->st, on_osm_event, d, err);
-	return d->osm ? 0 : -1;
+	return d->osm && !srco_set_names(d->osm, d->cfg.node_name_map, err) ? 0 : -1;
 }
 
 /* systemd's watchdog: pinged from the main loop, so a stuck loop stops the pings. */
