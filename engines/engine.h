@@ -338,4 +338,17 @@ uint8_t *eng_hops(const struct fabric *f);
  */
 void eng_route_endpoints(const struct fabric *f, struct rt_routing *r);
 
+/**
+ * eng_unreachable() - the ordered endpoint pairs (self excluded) routing
+ * @r leaves undelivered in @f, by class (enum an_class), as the evaluator
+ * counts them (engines/unreach.c). Return: 0, or -1 when out of memory.
+ */
+int eng_unreachable(const struct fabric *f, const struct rt_routing *r,
+		    uint64_t out[AN_NCLASSES]);
+/**
+ * eng_unreachable_text() - "unreachable pairs: CA->CA 0, CA->switch 12,
+ * switch->CA 12, switch->switch 0" (or "unreachable pairs: none") into @buf.
+ */
+const char *eng_unreachable_text(const uint64_t n[AN_NCLASSES], char *buf, size_t len);
+
 #endif
