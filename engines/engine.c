@@ -170,6 +170,30 @@ int eng_opt_check(const char *engine, const struct eng_opt *o, const char *v,
 	return 0;
 }
 
+int eng_arg_guids(const struct eng_args *a, const char *name, uint64_t **guids, size_t *n,
+		  struct fab_err *err)
+{
+	size_t len;
+	const char *buf = eng_arg_file(a, name, &len);
+
+	*guids = NULL;
+	*n = 0;
+	if (!buf)
+		return 0;
+	return fmt_guids_parse(buf, len, eng_arg(a, name), guids, n, err) ? -1 : 1;
+}
+
+int eng_check_guids(const char *buf, size_t len, const char *name, struct fab_err *err)
+{
+	uint64_t *g;
+	size_t n;
+
+	if (fmt_guids_parse(buf, len, name, &g, &n, err))
+		return -1;
+	free(g);
+	return 0;
+}
+
 int eng_arg_nodes(const struct eng_args *a, const char *name, const struct fabric *f,
 		  uint32_t **nodes, size_t *n, struct fab_err *err)
 {
@@ -273,7 +297,8 @@ static int set_value(struct eng_chain *c, size_t i, int k, const char *v, struct
 		return -1;
 	}
 	if (o->type == ENG_OPT_FILE && *v &&
-	    fmt_read_file_max(v, ENG_OPT_FILE_MAX, &a->file[k], &a->file_len[k], err)) {
+	    (fmt_read_file_max(v, ENG_OPT_FILE_MAX, &a->file[k], &a->file_len[k], err) ||
+	     (o->check && o->check(a->file[k], a->file_len[k], v, err)))) {
 		struct fab_err why = *err;
 
 		fab_err_set(err, "option %s.%s: %s", c->e[i]->name, o->name, why.msg);

@@ -20,6 +20,9 @@
  *
  * Applying a map renames the nodes whose node GUID it lists: every report,
  * output file and the API then use the site's names, as the diags do.
+ *
+ * OpenSM reads its GUID files (root_guid_file, cn_guid_file, io_guid_file)
+ * with the same parser, the rest of each line ignored: fmt_guids_parse().
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -93,8 +96,9 @@ static int add(struct fmt_names *m, size_t *cap, uint64_t guid, const char *name
 	return 0;
 }
 
-/* One line: 0 (also when skipped), -1 with @err set. */
-static int map_line(struct fmt_names *m, size_t *cap, struct fmt_lines *it, struct fab_err *err)
+/* One line: 0 (also when skipped), -1 with @err set. @guids: keep GUIDs without a name. */
+static int map_line(struct fmt_names *m, size_t *cap, struct fmt_lines *it, int guids,
+		    struct fab_err *err)
 {
 	const char *p = it->line, *e;
 	char tok[48];
@@ -108,14 +112,14 @@ static int map_line(struct fmt_names *m, size_t *cap, struct fmt_lines *it, stru
 	if (map_guid(p, &g, &e) || (*e && !is_space(*e) && *e != '#')) {
 		n = strcspn(p, " \t#");
 		snprintf(tok, sizeof(tok), "%.*s%s", (int)(n > 40 ? 40 : n), p, n > 40 ? "..." : "");
-		fmt_err_at(err, it, "expected a node GUID (0x hex or decimal) and a name, found '%s'",
-			   tok);
+		fmt_err_at(err, it, "expected a %sGUID (0x hex or decimal)%s, found '%s'",
+			   guids ? "" : "node ", guids ? "" : " and a name", tok);
 		return -1;
 	}
 	p = e;
 	while (is_space(*p) || *p == '"')	/* strtok(p, "\"#") skips leading quotes */
 		p++;
-	if (!*p || *p == '#')
+	if ((!*p || *p == '#') && !guids)
 		return 0;
 	n = strcspn(p, "\"#");
 	if (add(m, cap, g, p, n)) {
@@ -165,8 +169,8 @@ static int dedupe(struct fmt_names *m)
 	return 0;
 }
 
-int fmt_names_parse(const char *buf, size_t len, const char *name, struct fmt_names *m,
-		    struct fab_err *err)
+static int parse_map(const char *buf, size_t len, const char *name, int guids,
+		     struct fmt_names *m, struct fab_err *err)
 {
 	struct fmt_lines it;
 	size_t cap = 0;
@@ -181,7 +185,7 @@ int fmt_names_parse(const char *buf, size_t len, const char *name, struct fmt_na
 			fab_err_set(err, "%s: out of memory", name);
 			rc = -1;
 		} else {
-			rc = map_line(m, &cap, &it, err);
+			rc = map_line(m, &cap, &it, guids, err);
 		}
 	}
 	fmt_lines_fini(&it);
@@ -192,6 +196,29 @@ int fmt_names_parse(const char *buf, size_t len, const char *name, struct fmt_na
 	if (rc)
 		fmt_names_free(m);
 	return rc;
+}
+
+int fmt_names_parse(const char *buf, size_t len, const char *name, struct fmt_names *m,
+		    struct fab_err *err)
+{
+	return parse_map(buf, len, name, 0, m, err);
+}
+
+int fmt_guids_parse(const char *buf, size_t len, const char *name, uint64_t **guids, size_t *n,
+		    struct fab_err *err)
+{
+	struct fmt_names m;
+
+	*guids = NULL;
+	*n = 0;
+	if (parse_map(buf, len, name, 1, &m, err))
+		return -1;
+	for (size_t i = 0; i < m.n; i++)
+		free(m.name[i]);
+	free(m.name);
+	*guids = m.guid;
+	*n = m.n;
+	return 0;
 }
 
 int fmt_names_load(const char *path, struct fmt_names *m, struct fab_err *err)

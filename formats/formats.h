@@ -371,6 +371,14 @@ struct fmt_names {
  */
 int fmt_names_parse(const char *buf, size_t len, const char *name, struct fmt_names *m,
 		    struct fab_err *err);
+/**
+ * fmt_guids_parse() - read a GUID file as OpenSM reads root_guid_file,
+ * cn_guid_file and io_guid_file: a node-name-map whose names are ignored,
+ * one GUID per line, each once, in file order.
+ * Return: 0 with *@guids (free() it) and *@n set, or -1 with @err set.
+ */
+int fmt_guids_parse(const char *buf, size_t len, const char *name, uint64_t **guids, size_t *n,
+		    struct fab_err *err);
 /** fmt_names_load() - fmt_read_file() then fmt_names_parse(). */
 int fmt_names_load(const char *path, struct fmt_names *m, struct fab_err *err);
 void fmt_names_free(struct fmt_names *m);
