@@ -107,9 +107,16 @@ static int leaves_level(const struct ft_model *m, uint32_t *dist, uint32_t *q, c
 static int pure(const struct ft_model *m, char *why, size_t len)
 {
 	static const char *const dname[] = { "up", "down" };
-	size_t w = (size_t)m->nsw + 1;
-	uint32_t *a = malloc(4 * w * sizeof(*a)), *b = a + w;
-	int ok = a && leaves_level(m, a + 2 * w, a + 3 * w, why, len);
+	size_t w = 1, ns = (size_t)m->nsw + 1;
+	uint32_t *a, *b;
+	int ok;
+
+	for (uint32_t s = 0; s < m->nsw; s++)	/* room for the links of the widest switch */
+		if (m->off[3 * s + 3] - m->off[3 * s] + 1 > w)
+			w = m->off[3 * s + 3] - m->off[3 * s] + 1;
+	a = malloc((2 * w + 2 * ns) * sizeof(*a));
+	b = a + w;
+	ok = a && leaves_level(m, a + 2 * w, a + 2 * w + ns, why, len);
 
 	for (uint32_t l = 1; ok && l <= m->nlevels; l++)
 		for (uint32_t i = m->lvl_off[l] + 1; ok && i < m->lvl_off[l + 1]; i++) {
