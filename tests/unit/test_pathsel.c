@@ -262,8 +262,9 @@ static void test_kpaths(void **state)
 
 /* --- the engines through eng_run() ------------------------------------------------ */
 
-static void run_engine(const struct fabric *f, const char *chain, int assign, int want,
-		       struct eng_res *res, struct fab_err *err)
+/* Route @f with @chain and @options ("eng.k=v ...", may be NULL); the status must be @want. */
+static void run_engine_opts(const struct fabric *f, const char *chain, const char *options,
+			    int assign, int want, struct eng_res *res, struct fab_err *err)
 {
 	static const struct an_opts eval = { .all_lids = 1, .load = 1 };
 	struct eng_chain c;
@@ -271,12 +272,18 @@ static void run_engine(const struct fabric *f, const char *chain, int assign, in
 			     .lid_mode = FAB_LIDS_KEEP, .lmc_budget = FAB_LMC_MAX, .eval = &eval };
 	int rc;
 
-	if (eng_chain_parse_str(&c, chain, NULL, err))
+	if (eng_chain_parse_str(&c, chain, options, err))
 		fail_msg("%s: %s", chain, err->msg);
 	rc = eng_run(&q, res, err);
 	eng_chain_free(&c);
 	if (rc != want)
 		fail_msg("%s: %d, expected %d: %s", chain, rc, want, err->msg);
+}
+
+static void run_engine(const struct fabric *f, const char *chain, int assign, int want,
+		       struct eng_res *res, struct fab_err *err)
+{
+	run_engine_opts(f, chain, NULL, assign, want, res, err);
 }
 
 static void check_routed(const struct eng_res *res, const char *chain)
@@ -404,10 +411,11 @@ static void test_parallel_links(void **state)
 
 /*
  * The EDR tree of tests/data/fabrics: six cables from every leaf to every
- * spine. pathsel spreads the paths over both spines and every cable: its
- * worst link carries no more CA paths than sftree's (each leaf sends 24 x
- * 72 = 1728 pairs up 12 cables: 144 a cable), and the cables take no LID
- * (one per port).
+ * spine. With a leaf as Up/Down root (a spine root leaves leaf-to-leaf
+ * paths no other turn than at the root) pathsel spreads the paths over
+ * both spines and every cable: its worst link carries no more CA paths
+ * than sftree's (each leaf sends 24 x 72 = 1728 pairs up 12 cables: 144 a
+ * cable), and the cables take no LID (one per port).
  */
 static void test_parallel_cables(void **state)
 {
@@ -419,7 +427,7 @@ static void test_parallel_cables(void **state)
 	uint32_t used = 0;
 
 	(void)state;
-	run_engine(f, "pathsel", 1, ENG_OK, &ps, &err);
+	run_engine_opts(f, "pathsel", "pathsel.root=0x248a070300f6c100", 1, ENG_OK, &ps, &err);
 	check_routed(&ps, "pathsel");
 	run_engine(f, "sftree", 1, ENG_OK, &sf, &err);
 	assert_int_equal(an_evaluate(ps.fabric, ps.routing, &o, &rp, &err), 0);

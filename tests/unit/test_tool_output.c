@@ -309,17 +309,18 @@ static void test_resolve(void **state)
 			    "description of 6 nodes: 0x7cfe900300a5a2c0, 0x7cfe900300a5a2c1, "
 			    "0x7cfe900300a5a2c2, 0x7cfe900300a5a2c3, 0x7cfe900300a5a2c4, "
 			    "0x7cfe900300a5a2c5; name one by its GUID");
-	assert_int_equal(fab_node_resolve(f, "0x7cfe900300a5a2c3", NULL, &err), 3);
-	assert_int_equal(fab_node_resolve(f, "h2 HCA-1", NULL, &err), 7);
-	assert_int_equal(fab_node_resolve(f, "0x2001", NULL, &err), 7);	/* its port's GUID */
+	assert_int_equal(fab_node_resolve(f, "0x7cfe900300a5a2c3", NULL, &err),
+			 tu_node(f, 0x7cfe900300a5a2c3ull));
+	assert_int_equal(fab_node_resolve(f, "h2 HCA-1", NULL, &err), tu_node(f, 0x2000));
+	assert_int_equal(fab_node_resolve(f, "0x2001", NULL, &err), tu_node(f, 0x2000));	/* a port GUID */
 	assert_int_equal(fab_node_resolve(f, "0x3000", NULL, &err), FAB_NONE);
 	assert_non_null(strstr(err.msg, "no node \"0x3000\""));
 	assert_int_equal(fab_node_resolve(f, "nosuch", NULL, &err), FAB_NONE);
 	assert_non_null(strstr(err.msg, "no node \"nosuch\""));
 	/* labels: the GUID only where the description does not tell the node */
-	assert_string_equal(fab_node_label(f, 2, buf, sizeof(buf)),
+	assert_string_equal(fab_node_label(f, tu_node(f, 0x7cfe900300a5a2c2ull), buf, sizeof(buf)),
 			    "SwitchIB Mellanox Technologies (0x7cfe900300a5a2c2)");
-	assert_string_equal(fab_node_label(f, 6, buf, sizeof(buf)), "h1 HCA-1");
+	assert_string_equal(fab_node_label(f, tu_node(f, 0x1000), buf, sizeof(buf)), "h1 HCA-1");
 	fab_free(f);
 }
 
@@ -342,11 +343,12 @@ static void test_node_name_map(void **state)
 	assert_int_equal(fmt_names_parse(map, strlen(map), "map", &m, &err), 0);
 	assert_int_equal(m.n, 4);
 	assert_int_equal(fmt_names_apply(f, &m, &err), 3);
-	assert_string_equal(fab_desc(f, 0), "spine-1");
-	assert_string_equal(fab_desc(f, 1), "spine-2 ");	/* up to the '#', as OpenSM */
-	assert_string_equal(fab_desc(f, 6), "node-1");
-	assert_int_equal(fab_node_resolve(f, "spine-1", NULL, &err), 0);
-	assert_int_equal(fab_node_resolve(f, "node-1", NULL, &err), 6);
+	assert_string_equal(fab_desc(f, tu_node(f, 0x7cfe900300a5a2c0ull)), "spine-1");
+	/* up to the '#', as OpenSM takes it */
+	assert_string_equal(fab_desc(f, tu_node(f, 0x7cfe900300a5a2c1ull)), "spine-2 ");
+	assert_string_equal(fab_desc(f, tu_node(f, 0x1000)), "node-1");
+	assert_int_equal(fab_node_resolve(f, "spine-1", NULL, &err), tu_node(f, 0x7cfe900300a5a2c0ull));
+	assert_int_equal(fab_node_resolve(f, "node-1", NULL, &err), tu_node(f, 0x1000));
 	fmt_names_free(&m);
 	fab_free(f);
 	/* a line whose GUID does not parse fails the file, naming the line */
