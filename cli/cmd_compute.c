@@ -56,7 +56,8 @@ static void usage(FILE *out)
 	      "                             $FABROUTE_URL, else http://127.0.0.1:8577)\n"
 	      "  -O, --option [ENG.]K=V     an engine option; repeatable\n"
 	      "      --topology FILE        ibnetdiscover output or ibsim net file\n"
-	      "      --from FMT             its format: auto (default), ibnetdiscover, ibsim\n"
+	      "      --from FMT             its format: auto (default), ibnetdiscover, ibsim,\n"
+	      "                             opensm-subnet (opensm-subnet.lst)\n"
 	      "  -d, --out-dir DIR          where to write (created if missing)\n"
 	      "      --eval                 evaluate the routing and print the report\n"
 	      "      --lmc-max N            the largest LMC an engine that needs several LIDs\n"
@@ -126,7 +127,7 @@ static int parse_one(void *ctx, int c, const char *arg)
 	case OPT_FROM:
 		fmt = fmt_topo_from_name(arg);
 		if (fmt < 0)
-			return cli_usage_err("compute", "--from '%s': expected auto, ibnetdiscover or ibsim", arg);
+			return cli_usage_err("compute", "--from '%s': expected auto, ibnetdiscover, ibsim or opensm-subnet", arg);
 		o->from = (enum fmt_topo)fmt;
 		return CLI_OK;
 	default:

@@ -22,7 +22,8 @@ static void usage(FILE *out)
 	      "ibsim cannot simulate, go as QDR and NDR with a warning.\n"
 	      "\n"
 	      "Options:\n"
-	      "      --from FMT        input format: auto (default), ibnetdiscover, ibsim\n"
+	      "      --from FMT        input format: auto (default), ibnetdiscover, ibsim,\n"
+	      "                        opensm-subnet (opensm-subnet.lst)\n"
 	      "  -t, --to FMT          output format: ibnetdiscover (default) or ibsim\n"
 	      "  -o, --output FILE     write to FILE instead of standard output\n"
 	      CLI_LIDS_HELP
@@ -45,9 +46,9 @@ static int set_fmt(const char *opt, const char *arg, int allow_auto, enum fmt_to
 {
 	int fmt = fmt_topo_from_name(arg);
 
-	if (fmt < 0 || (fmt == FMT_AUTO && !allow_auto))
-		return cli_usage_err("convert", "%s '%s': expected %sibnetdiscover or ibsim", opt, arg,
-				     allow_auto ? "auto, " : "");
+	if (fmt < 0 || (!allow_auto && fmt != FMT_IBND && fmt != FMT_IBSIM))
+		return cli_usage_err("convert", "%s '%s': expected %sibnetdiscover or ibsim%s", opt, arg,
+				     allow_auto ? "auto, " : "", allow_auto ? ", opensm-subnet" : "");
 	*out = (enum fmt_topo)fmt;
 	return CLI_OK;
 }

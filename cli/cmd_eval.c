@@ -34,7 +34,8 @@ static void usage(FILE *out)
 	      "Fabric:\n"
 	      "      --topology FILE   ibnetdiscover output or ibsim net file\n"
 	      "      --subnet FILE     OpenSM's opensm-subnet.lst\n"
-	      "      --from FMT        format of --topology: auto (default), ibnetdiscover, ibsim\n"
+	      "      --from FMT        format of --topology: auto (default), ibnetdiscover,\n"
+	      "                        ibsim, opensm-subnet (opensm-subnet.lst)\n"
 	      "      --guid2lid FILE   LIDs and LMCs from OpenSM's guid2lid (use it when the\n"
 	      "                        topology file's LIDs are not the routing's)\n"
 	      "                        Without it, ports the fabric gives no LID (ibnetdiscover\n"
@@ -154,7 +155,7 @@ static int parse_opt(void *ctx, int c, const char *arg)
 	case OPT_FROM:
 		fmt = fmt_topo_from_name(arg);
 		if (fmt < 0)
-			return cli_usage_err("eval", "--from '%s': expected auto, ibnetdiscover or ibsim", arg);
+			return cli_usage_err("eval", "--from '%s': expected auto, ibnetdiscover, ibsim or opensm-subnet", arg);
 		o->from = (enum fmt_topo)fmt;
 		break;
 	default:

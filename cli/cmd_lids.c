@@ -43,7 +43,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "Options:\n"
 	      "      --topology FILE    ibnetdiscover output or ibsim net file\n"
-	      "      --from FMT         its format: auto (default), ibnetdiscover, ibsim\n"
+	      "      --from FMT         its format: auto (default), ibnetdiscover, ibsim,\n"
+	      "                         opensm-subnet (opensm-subnet.lst)\n"
 	      "      --paths FILE       the paths\n"
 	      "      --heuristic H      greedy, sm-s, sm-l, color-s or color-l (default)\n"
 	      "      --degree D         color-s/color-l degree: round (default) or candidates\n"
@@ -118,7 +119,7 @@ static int parse_one(void *ctx, int c, const char *arg)
 		return CLI_OK;
 	case OPT_FROM:
 		if ((x = fmt_topo_from_name(arg)) < 0)
-			return cli_usage_err("lids", "--from '%s': expected auto, ibnetdiscover or ibsim", arg);
+			return cli_usage_err("lids", "--from '%s': expected auto, ibnetdiscover, ibsim or opensm-subnet", arg);
 		o->from = (enum fmt_topo)x;
 		return CLI_OK;
 	default:

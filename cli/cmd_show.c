@@ -24,7 +24,8 @@ static void usage(FILE *out)
 	      "Ports without a LID get one by the default assignment (see fabroute(1)).\n"
 	      "\n"
 	      "Options:\n"
-	      "      --from FMT        input format: auto (default), ibnetdiscover, ibsim\n"
+	      "      --from FMT        input format: auto (default), ibnetdiscover, ibsim,\n"
+	      "                        opensm-subnet (opensm-subnet.lst)\n"
 	      "      --json            print JSON instead of text\n"
 	      CLI_LIDS_HELP
 	      CLI_INPUT_HELP
@@ -239,7 +240,7 @@ static int parse_args(int argc, char **argv, struct show_opts *o)
 		else if (c == OPT_FROM) {
 			fmt = fmt_topo_from_name(optarg);
 			if (fmt < 0)
-				return cli_usage_err("show", "--from '%s': expected auto, ibnetdiscover or ibsim", optarg);
+				return cli_usage_err("show", "--from '%s': expected auto, ibnetdiscover, ibsim or opensm-subnet", optarg);
 			o->fmt = (enum fmt_topo)fmt;
 		} else if (c == ':')
 			return cli_usage_err("show", "option '%s' needs a value", argv[optind - 1]);

@@ -66,7 +66,7 @@ static const struct cfg_key keys[] = {
 	  "with source opensm: the unix socket the plugin connects to" },
 	{ "topology", S(topology), "gen:ft648", 0, 0, 1, "FILE|gen:FAMILY[:K=V,...]",
 	  "topology file (ibnetdiscover or ibsim), or a generated fabric; re-read on SIGHUP" },
-	{ "topology_format", S(topology_format), "auto", 0, 0, 1, "auto|ibnetdiscover|ibsim",
+	{ "topology_format", S(topology_format), "auto", 0, 0, 1, "auto|ibnetdiscover|ibsim|opensm-subnet",
 	  "format of the topology file" },
 	{ "topology_strict", U(topology_strict), "0", 0, 1, 1, "0|1",
 	  "1: refuse a topology file with the diagnostic lines ibnetdiscover and its libraries "
@@ -370,7 +370,7 @@ int config_check(const struct config *c, struct fab_err *err)
 		return -1;
 	}
 	if (fmt_topo_from_name(c->topology_format) < 0) {
-		fab_err_set(err, "topology_format: expected auto, ibnetdiscover or ibsim, found '%s'",
+		fab_err_set(err, "topology_format: expected auto, ibnetdiscover, ibsim or opensm-subnet, found '%s'",
 			    c->topology_format);
 		return -1;
 	}

@@ -69,7 +69,7 @@ static struct fabric *load(const struct srcf_input *in, struct fab_err *err)
 	if (strncmp(in->topology, "gen:", 4) == 0)
 		f = load_gen(in->topology, err);
 	else if (fmt < 0) {
-		fab_err_set(err, "topology format '%s': expected auto, ibnetdiscover or ibsim", in->format);
+		fab_err_set(err, "topology format '%s': expected auto, ibnetdiscover, ibsim or opensm-subnet", in->format);
 		return NULL;
 	} else {
 		f = fmt_topo_load(in->topology, (enum fmt_topo)fmt, &opts, err);

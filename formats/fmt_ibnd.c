@@ -59,6 +59,8 @@ struct fabric *fmt_topo_parse_opts(const char *buf, size_t len, const char *name
 		return fmt_ibnd_parse(buf, len, name, opts, err);
 	case FMT_IBSIM:
 		return fmt_ibsim_parse(buf, len, name, opts, err);
+	case FMT_SUBNET:
+		return fmt_subnet_parse(buf, len, name, err);
 	case FMT_AUTO:
 		break;
 	}

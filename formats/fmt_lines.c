@@ -25,6 +25,8 @@ const char *fmt_topo_name(enum fmt_topo fmt)
 		return "ibnetdiscover";
 	case FMT_IBSIM:
 		return "ibsim";
+	case FMT_SUBNET:
+		return "opensm-subnet";
 	case FMT_AUTO:
 		break;
 	}
@@ -37,6 +39,8 @@ int fmt_topo_from_name(const char *name)
 		return FMT_IBND;
 	if (!strcmp(name, "ibsim") || !strcmp(name, "net"))
 		return FMT_IBSIM;
+	if (!strcmp(name, "opensm-subnet") || !strcmp(name, "subnet"))
+		return FMT_SUBNET;
 	if (!strcmp(name, "auto"))
 		return FMT_AUTO;
 	return -1;
@@ -53,9 +57,27 @@ static int is_guid_id(const char *q)
 	return q[18] == '"';
 }
 
+/* The first line that is neither blank nor a comment starts a subnet-list record. */
+static int subnet_list(const char *p, const char *end)
+{
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end, *s = p;
+
+		while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
+			s++;
+		if (s < e && *s != '#')
+			return e - s > 2 && s[0] == '{' && s[1] == ' ';
+		p = e + 1;
+	}
+	return 0;
+}
+
 enum fmt_topo fmt_topo_detect(const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
+
+	if (subnet_list(p, end))
+		return FMT_SUBNET;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -40,6 +40,7 @@ enum fmt_topo {
 	FMT_AUTO = 0,	/* detect from the content */
 	FMT_IBND,	/* ibnetdiscover output */
 	FMT_IBSIM,	/* ibsim short net format */
+	FMT_SUBNET,	/* OpenSM's opensm-subnet.lst (read only) */
 };
 
 /** fmt_hexval() - value of hex digit @c, -1 when it is not one. */
@@ -59,13 +60,18 @@ const char *fmt_width_name(unsigned width);
 /** fmt_speed_name() - "SDR", ..., "NDR"; "???" when unknown. */
 const char *fmt_speed_name(unsigned speed);
 
-/** fmt_topo_name() - "ibnetdiscover" or "ibsim". */
+/** fmt_topo_name() - "ibnetdiscover", "ibsim" or "opensm-subnet". */
 const char *fmt_topo_name(enum fmt_topo fmt);
-/** fmt_topo_from_name() - parse "ibnetdiscover"/"ibnd"/"ibsim"/"auto"; -1 when unknown. */
+/**
+ * fmt_topo_from_name() - parse "ibnetdiscover"/"ibnd", "ibsim"/"net",
+ * "opensm-subnet"/"subnet" or "auto"; -1 when unknown.
+ */
 int fmt_topo_from_name(const char *name);
 /**
- * fmt_topo_detect() - FMT_IBND when the text carries ibnetdiscover's
- * GUID-named records ("S-<guid>", "H-<guid>", "R-<guid>"), else FMT_IBSIM.
+ * fmt_topo_detect() - FMT_SUBNET when the first line that is neither blank
+ * nor a comment is a subnet-list record ("{ SW Ports:..."), FMT_IBND when
+ * the text carries ibnetdiscover's GUID-named records ("S-<guid>",
+ * "H-<guid>", "R-<guid>"), else FMT_IBSIM.
  */
 enum fmt_topo fmt_topo_detect(const char *buf, size_t len);
 
@@ -138,7 +144,8 @@ void fmt_skip(struct fmt_opts *opts, const struct fmt_lines *it, const char *wha
 void fmt_skip_end(struct fmt_opts *opts, const char *name);
 
 /**
- * fmt_topo_write() - write @f in format @fmt
+ * fmt_topo_write() - write @f in format @fmt (ibnetdiscover or ibsim;
+ * EINVAL for another)
  *
  * ibnetdiscover output is written as the tool prints it, including the
  * vendid/devid/sysimgguid/switchguid/caguid header lines, so ibsim gives
