@@ -98,6 +98,12 @@ static void h_fabric(struct api_req *rq, struct api_resp *rs)
 	epoch_unref(e);
 	if (j)
 		json_object_set_new(j, "readback", rq->hooks->readback(rq->hooks->ud));
+	if (j && rq->hooks->ha) {
+		json_t *ha = rq->hooks->ha(rq->hooks->ud);
+
+		if (ha)
+			json_object_set_new(j, "ha", ha);
+	}
 	answer(rs, j, &err);
 }
 

@@ -102,6 +102,17 @@ struct epoch *pipe_route_fabric(struct pipeline *p, struct fabric *f, struct fab
 struct epoch *pipe_repair_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err);
 
 /**
+ * pipe_mirror() - a standby's copy of the master's epoch @seq: route @f
+ * (taken; its LIDs are kept) with the chain, which becomes this pipeline's
+ * base (@repair 0: the master's base), or publish the repair of the base
+ * for it (@repair 1: the master's repair); published under the master's
+ * number @seq, bypassing the hold-down.
+ * Return: the published epoch (a reference), or NULL with @err.
+ */
+struct epoch *pipe_mirror(struct pipeline *p, struct fabric *f, uint64_t seq, int repair,
+			  struct fab_err *err);
+
+/**
  * pipe_set_sweep_cb() - with a source that routes on its own schedule
  * (OpenSM), call @cb (in the loop's thread) to ask it for a routing pass
  * when a rebalance is due; without one, the pipeline reroutes itself

@@ -314,6 +314,19 @@ static void refuse_version(struct srco_conn *c, long long peer_v, const char *wh
 		log_debug("opensm: %s; connection refused", why);
 }
 
+/* The SM state a control hello reports, as a state_change event (the role follows it). */
+static void hello_state(struct srco *s, const json_t *state)
+{
+	json_t *ev;
+
+	if (!json_is_string(state) || !s->on_event)
+		return;
+	ev = json_pack("{s:s, s:O}", "event", "state_change", "state", state);
+	if (ev)
+		s->on_event(s->ud, "state_change", ev);
+	json_decref(ev);
+}
+
 static int hello(struct srco_conn *c, char *err, size_t errlen)
 {
 	struct osmp_rx rx;
@@ -339,6 +352,8 @@ static int hello(struct srco_conn *c, char *err, size_t errlen)
 	}
 	rc = osmp_send(c->fd, ans, NULL, 0, osmp_now_ms() + SRCO_HELLO_MS, err, errlen) || c->role == ROLE_NONE ? -1 : 0;
 	json_decref(ans);
+	if (!rc && c->role == ROLE_CONTROL)
+		hello_state(c->s, json_object_get(m, "sm_state"));
 	json_decref(m);
 	pthread_mutex_lock(&c->s->mu);
 	c->up = rc == 0;

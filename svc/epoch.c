@@ -49,6 +49,7 @@ void epoch_unref(struct epoch *e)
 	rt_free(e->routing);
 	fab_free(e->fabric);
 	free(e->engine_log);
+	epoch_unref(e->base);
 	pthread_mutex_destroy(&e->mu);
 	free(e->link_routes);
 	pthread_mutex_destroy(&e->cache_mu);

@@ -29,6 +29,10 @@
  * @published_ms: wall-clock time of publication (ms since the Unix epoch)
  * @reason: what caused it: "startup", "restore", "fault", "api", "engine", "source"
  * @chain: the engine chain asked for; @engine: the engine that routed
+ * @kind: "full" (the chain's routing), "repair" (of the base), "rebalance",
+ *        "restore" or "mirror" (a standby's copy of the master's epoch)
+ * @base_seq: the epoch a repair repairs (the base); @seq for the others
+ * @base: a repair's base (a reference), NULL for the others
  * @engine_log: the chain's log (one line per engine tried)
  * @topo_hash: fab_topology_hash() of @fabric
  * @compute_ms, @eval_ms: time spent routing and evaluating
@@ -50,6 +54,9 @@ struct epoch {
 	char reason[32];
 	char chain[256];
 	char engine[32];
+	char kind[12];
+	uint64_t base_seq;
+	struct epoch *base;
 	char *engine_log;
 	uint64_t topo_hash;
 	double compute_ms, eval_ms;
