@@ -258,8 +258,15 @@ static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 static json_t *hook_faults(void *ud)
 {
 	struct daemon *d = ud;
+	json_t *o;
 
-	return d->src ? srcf_faults_json(d->src) : json_pack("{s:[], s:[]}", "links", "switches");
+	if (!d->src)
+		return json_pack("{s:[], s:[], s:{s:[], s:[]}}", "links", "switches", "details",
+				 "links", "switches");
+	o = srcf_faults_json(d->src);
+	if (o)
+		json_object_set_new(o, "details", srcf_faults_detail(d->src));
+	return o;
 }
 
 static json_t *hook_config(void *ud)

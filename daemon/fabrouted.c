@@ -496,13 +496,13 @@ static int start_watchdog(struct daemon *d)
 }
 
 /* With replication = etcd: this node's part of the SM nodes' replication (daemon/ha.h). */
-static int start_ha(struct daemon *d, const struct pipe_settings *set, struct fab_err *err)
+static int start_ha(struct daemon *d, struct fab_err *err)
 {
 	char host[256] = "", url[300];
 	struct ha_opts o = {
 		.endpoints = d->cfg.etcd_endpoints, .prefix = d->cfg.etcd_prefix,
 		.node = d->cfg.node_name, .api_url = url, .timeout_ms = d->cfg.etcd_timeout_ms,
-		.settings = *set,
+		.settings = daemon_settings(&d->cfg, NULL, NULL),	/* this node's configuration */
 	};
 
 	if (strcmp(d->cfg.replication, "etcd"))
@@ -554,7 +554,7 @@ static int start(struct daemon *d, struct fab_err *err)
 	restored = d->src && pipe_restore(d->pipe);
 	if (!d->src && start_osm(d, err))
 		return -1;
-	if (start_api(d, err) || start_ha(d, &set, err))
+	if (start_api(d, err) || start_ha(d, err))
 		return -1;
 	pipe_event(d->st, "daemon", NULL, "fabrouted %s started", PACKAGE_VERSION);
 	if (restored) {

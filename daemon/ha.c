@@ -101,7 +101,7 @@ static int on_kv(void *ud, const struct etcd_kv *kv)
 	pthread_mutex_lock(&h->mu);
 	h->revision = kv->mod_revision;
 	pthread_mutex_unlock(&h->mu);
-	ha_apply(h, kv);
+	ha_apply(h, kv, 1);
 	return 0;
 }
 
@@ -113,7 +113,7 @@ static void apply_all(struct ha *h, const struct etcd_kv *kvs, size_t n)
 	for (unsigned k = 0; k < 4; k++)
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(kvs[i].key + strlen(h->prefix), order[k]))
-				ha_apply(h, &kvs[i]);
+				ha_apply(h, &kvs[i], 0);
 }
 
 static void *watcher_main(void *arg)
@@ -147,20 +147,24 @@ static void *watcher_main(void *arg)
 
 /* --- the writer (a master) ---------------------------------------------------------------- */
 
-/* Announce a takeover and write the settings; with @mu held on entry and exit. */
+/* Announce a takeover and write the settings in force; with @mu held on entry and exit. */
 static void become_master(struct ha *h)
 {
-	struct pipe_settings s = h->o.settings;
+	struct pipe_settings s;
 	struct fab_err err = { { 0 } };
-	char chain[256];
 	int ok;
 
 	h->takeover = 0;
 	h->settings_dirty = 0;
 	pthread_mutex_unlock(&h->mu);
-	pipe_chain(h->p, chain, sizeof(chain));
-	s.chain = chain;
-	ok = !ha_put_master(h, &err) && !ha_put_settings(h, &s, &err);
+	if (pipe_settings_get(h->p, &s)) {
+		fab_err_set(&err, "out of memory");
+		ok = 0;
+	} else {
+		ok = !ha_put_master(h, &err) && !ha_put_settings(h, &s, &err);
+		free((char *)s.chain);
+		free((char *)s.options);
+	}
 	if (!ok)
 		ha_event(h, "master, but the replication did not take it (%s); writing again", err.msg);
 	pthread_mutex_lock(&h->mu);

@@ -59,7 +59,10 @@ int ha_put_master(struct ha *h, struct fab_err *err);
 int ha_put_settings(struct ha *h, const struct pipe_settings *s, struct fab_err *err);
 int ha_put_epoch(struct ha *h, struct epoch *e, struct fab_err *err);
 
-/* ha_sync.c: the standby's side (the watcher thread): apply one key */
-void ha_apply(struct ha *h, const struct etcd_kv *kv);
+/*
+ * ha_sync.c: the standby's side (the watcher thread): apply one key; @live:
+ * it came as a change (its lag is measured), not from the first read
+ */
+void ha_apply(struct ha *h, const struct etcd_kv *kv, int live);
 
 #endif

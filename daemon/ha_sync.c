@@ -185,11 +185,11 @@ int ha_put_epoch(struct ha *h, struct epoch *e, struct fab_err *err)
 
 /* --- the standby's side ------------------------------------------------------------- */
 
-static void lag(struct ha *h, const json_t *j)
+static void lag(struct ha *h, const json_t *j, int live)
 {
 	int64_t t = (int64_t)json_integer_value(json_object_get(j, "time_ms"));
 
-	if (t <= 0)
+	if (t <= 0 || !live)
 		return;
 	pthread_mutex_lock(&h->mu);
 	h->lags[h->nlags++ % HA_LAGS] = (double)(loop_wall_ms() - t);
@@ -268,7 +268,7 @@ static struct fabric *unpack_base(const char *zip, size_t len, size_t size, stru
 	return f;
 }
 
-static void apply_base(struct ha *h, const char *val, size_t len)
+static void apply_base(struct ha *h, const char *val, size_t len, int live)
 {
 	const char *nl = memchr(val, '\n', len);
 	struct fab_err err = { { 0 } };
@@ -290,7 +290,7 @@ static void apply_base(struct ha *h, const char *val, size_t len)
 	}
 	if (f && !keep)
 		fab_free(f);
-	lag(h, meta);
+	lag(h, meta, live);
 	if (!seq || !digest)
 		ha_event(h, "the replicated base is malformed");
 	else
@@ -326,7 +326,7 @@ static struct fabric *without(const struct fabric *bf, const json_t *dead, struc
 	return f;
 }
 
-static void apply_epoch(struct ha *h, const json_t *j)
+static void apply_epoch(struct ha *h, const json_t *j, int live)
 {
 	uint64_t seq = (uint64_t)json_integer_value(json_object_get(j, "seq"));
 	uint64_t base = (uint64_t)json_integer_value(json_object_get(j, "base_seq"));
@@ -336,7 +336,7 @@ static void apply_epoch(struct ha *h, const json_t *j)
 	struct fabric *f = NULL;
 	struct epoch *e;
 
-	lag(h, j);
+	lag(h, j, live);
 	if (!seq || !digest || !kind)
 		return;
 	pthread_mutex_lock(&h->mu);
@@ -364,7 +364,7 @@ static void apply_master(struct ha *h, const json_t *j, int deleted)
 	pthread_mutex_unlock(&h->mu);
 }
 
-void ha_apply(struct ha *h, const struct etcd_kv *kv)
+void ha_apply(struct ha *h, const struct etcd_kv *kv, int live)
 {
 	const char *name = kv->key + strlen(h->prefix);
 	json_t *j = NULL;
@@ -375,12 +375,12 @@ void ha_apply(struct ha *h, const struct etcd_kv *kv)
 	} else if (kv->deleted || ha_is_master(h)) {
 		return;
 	} else if (!strcmp(name, "base")) {
-		apply_base(h, kv->val, kv->len);
+		apply_base(h, kv->val, kv->len, live);
 	} else if ((j = json_loadb(kv->val, kv->len, 0, NULL))) {
 		if (!strcmp(name, "settings"))
 			apply_settings(h, j);
 		else if (!strcmp(name, "epoch"))
-			apply_epoch(h, j);
+			apply_epoch(h, j, live);
 	}
 	json_decref(j);
 }

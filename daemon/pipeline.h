@@ -78,6 +78,11 @@ void pipe_free(struct pipeline *p);
  */
 int pipe_settings_set(struct pipeline *p, const struct pipe_settings *set, int *changed,
 		      struct fab_err *err);
+/**
+ * pipe_settings_get() - the settings in force into @out; its chain and
+ * options are new strings (free() them). 0, or -1 when out of memory.
+ */
+int pipe_settings_get(struct pipeline *p, struct pipe_settings *out);
 /** pipe_chain() - copy the current chain into @buf. */
 void pipe_chain(struct pipeline *p, char *buf, size_t size);
 

@@ -226,6 +226,20 @@ void pipe_stats(struct pipeline *p, struct pipe_stats *out)
 	pthread_mutex_unlock(&p->mu);
 }
 
+int pipe_settings_get(struct pipeline *p, struct pipe_settings *out)
+{
+	pthread_mutex_lock(&p->mu);
+	*out = p->set;
+	out->chain = strdup(p->set.chain);
+	out->options = strdup(p->set.options);
+	pthread_mutex_unlock(&p->mu);
+	if (out->chain && out->options)
+		return 0;
+	free((char *)out->chain);
+	free((char *)out->options);
+	return -1;
+}
+
 void pipe_chain(struct pipeline *p, char *buf, size_t size)
 {
 	pthread_mutex_lock(&p->mu);

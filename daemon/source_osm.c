@@ -396,6 +396,12 @@ static void *conn_main(void *arg)
 	}
 	if (rc <= 0)
 		log_notice("opensm: connection closed: %s", err);
+	if (rc == 0 && c->role == ROLE_CONTROL) {	/* OpenSM is gone: no master here any more */
+		json_t *gone = json_string("NO OPENSM");
+
+		hello_state(c->s, gone);
+		json_decref(gone);
+	}
 	shutdown(c->fd, SHUT_RDWR);	/* the peer sees the end now; the fd is closed when reaped */
 	pthread_mutex_lock(&c->s->mu);
 	c->done = 1;

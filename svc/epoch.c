@@ -52,6 +52,8 @@ void epoch_unref(struct epoch *e)
 	epoch_unref(e->base);
 	pthread_mutex_destroy(&e->mu);
 	free(e->link_routes);
+	if (e->api_cache_free)
+		e->api_cache_free(e->api_cache);
 	pthread_mutex_destroy(&e->cache_mu);
 	free(e);
 }

@@ -39,11 +39,14 @@
  * @fabric: the fabric routed, finalized, with LIDs
  * @routing: the routing
  * @opts, @report: the evaluation (switches included, with load)
- * @cache_mu: guards @link_routes and @digest, computed on first use
+ * @cache_mu: guards @link_routes, @digest and @api_cache, computed on first use
  * @link_routes: per port slot (fabric->nodes[n].port0 + p), the pairs whose
- *               path leaves through that port under all-to-all traffic
+ *               path leaves through that port under all-to-all traffic; then
+ *               (from fabric->nports + 1 on) the same for the CA-to-CA pairs
  *               (api_link_routes())
  * @digest: rt_digest() of @fabric and @routing (read it with epoch_digest())
+ * @api_cache: an answer of the API built once per epoch (the body of GET
+ *             /api/topology), freed with @api_cache_free
  */
 struct epoch {
 	int refs;
@@ -67,6 +70,8 @@ struct epoch {
 	pthread_mutex_t cache_mu;
 	uint64_t *link_routes;
 	char digest[RT_DIGEST_HEX];
+	void *api_cache;
+	void (*api_cache_free)(void *cache);
 };
 
 /** epoch_new() - a zeroed epoch holding one reference; NULL when out of memory. */
