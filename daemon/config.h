@@ -43,6 +43,8 @@ struct config {
 	char *topology;
 	char *topology_format;
 	char *engine_files_dir;
+	unsigned topology_strict;
+	char *node_name_map;
 	char *db;
 	char *listen;
 	char *token_file;

@@ -62,6 +62,10 @@ struct lheap {
  * @load: per link, scaled load; @lh: per link, a key per (switch pair,
  *        candidate) crossing it that may still lose a candidate
  * @gh, @gpos, @gn: the links with such keys, a max-heap by load
+ * @cb, @b, @mult: with parallel cables, the switch graph with each set of
+ *                 them as one link (la_bundle.c) and its cables per link
+ *                 (NULL: 1); @c is then @cb
+ * @sp: with parallel cables, the cable of each (bundle, destination)
  */
 struct la_sel {
 	const struct la_ctx *c;
@@ -83,6 +87,10 @@ struct la_sel {
 	struct lheap *lh;
 	uint32_t *gh, *gpos, gn, nlinks;
 	uint32_t *machine;	/* per endpoint, its index in c->ca (NONE: not a machine) */
+	struct la_ctx cb;
+	struct la_bundle b;
+	const uint32_t *mult;
+	struct la_spread sp;
 };
 
 static void pair_ends(const struct la_sel *s, uint32_t p, uint32_t *a, uint32_t *b)
@@ -209,7 +217,13 @@ static int sel_cands(struct la_sel *s, uint32_t max, int yen)
 
 static int gless(const struct la_sel *s, uint32_t x, uint32_t y)	/* x above y */
 {
-	return s->load[x] != s->load[y] ? s->load[x] > s->load[y] : x < y;
+	uint64_t lx = s->load[x], ly = s->load[y];
+
+	if (s->mult) {		/* load per cable: compare lx / mx with ly / my */
+		lx *= s->mult[y];
+		ly *= s->mult[x];
+	}
+	return lx != ly ? lx > ly : x < y;
 }
 
 static void gswap(struct la_sel *s, uint32_t i, uint32_t j)
@@ -581,6 +595,8 @@ void la_sel_free(struct la_sel *s)
 	free(s->cnt);
 	free(s->psp);
 	free(s->machine);
+	la_spread_free(&s->sp);
+	la_bundle_free(&s->b);
 	free(s);
 }
 
@@ -595,9 +611,53 @@ static int sel_check(const struct la_sel *s, struct fab_err *err)
 
 			pair_ends(s, p, &a, &b);
 			fab_err_set(err, "no legal up/down path from switch '%s' to switch '%s'",
-				    fab_desc(c->f, c->f->switches[a]), fab_desc(c->f, c->f->switches[b]));
+				    FAB_LABEL(c->f, c->f->switches[a]), FAB_LABEL(c->f, c->f->switches[b]));
 			return -1;
 		}
+	return 0;
+}
+
+/* la_bundle_path_fn: the (bundled) hops of pair @p's path (none between machines of one switch). */
+static uint32_t sel_path(void *arg, uint32_t p, const struct la_hop **h)
+{
+	const struct la_sel *s = arg;
+	uint32_t a, b, k;
+
+	pair_ends(s, p, &a, &b);
+	if (a == b)
+		return 0;
+	k = (uint32_t)__builtin_ctz(s->alive[p]);
+	*h = cand(s, p, k);
+	return cand_len(s, p, k);
+}
+
+/* Add pair @p's path, from machine @i to machine @j, to @ps: each bundled hop on its destination's cable. */
+static int sel_add(const struct la_sel *s, uint32_t p, uint32_t i, uint32_t j, struct fmt_paths *ps)
+{
+	const struct la_ctx *c = s->c;
+	struct la_hop cable[LA_HOPS_MAX];
+	const struct la_hop *h = NULL;
+	uint32_t n = sel_path((void *)s, p, &h);
+
+	for (uint32_t x = 0; s->b.any && x < n; x++)
+		cable[x] = (struct la_hop){ h[x].node, la_bundle_port(&s->b, c, &s->sp, &h[x], j) };
+	return la_ctx_add(c, ps, c->ca[i], c->ca[j], s->b.any ? cable : h, n);
+}
+
+/* Path selection over @s->c, with parallel cables over their bundles (then spread over cables). */
+static int sel_start(struct la_sel *s, const struct la_ctx *c, struct fab_err *err)
+{
+	s->c = c;
+	if (la_bundle_init(&s->b, c, err))
+		return -1;
+	if (s->b.any) {
+		s->cb = *c;
+		s->cb.u = &s->b.ub;
+		s->cb.linkof = s->b.linkof;
+		s->c = &s->cb;
+		s->mult = s->b.mult;
+	}
+	s->nlinks = s->c->u->adj.off[c->ns];
 	return 0;
 }
 
@@ -617,8 +677,10 @@ int la_sel_run(const struct la_ctx *c, uint32_t max, int yen, struct la_sel **ou
 		fab_err_set(err, "out of memory");
 		return -1;
 	}
-	s->c = c;
-	s->nlinks = c->u->adj.off[c->ns];
+	if (sel_start(s, c, err)) {
+		la_sel_free(s);
+		return -1;
+	}
 	for (uint32_t e = 0; e < c->f->neps; e++)
 		s->machine[e] = NONE;
 	for (uint32_t i = 0; i < c->nca; i++)
@@ -637,6 +699,10 @@ int la_sel_run(const struct la_ctx *c, uint32_t max, int yen, struct la_sel **ou
 		fab_err_set(err, "out of memory");
 	if (rc == 0)
 		rc = sel_check(s, err);
+	if (rc == 0 && s->b.any && s->npairs && la_bundle_spread(&s->b, s->c, &s->sp, sel_path, s)) {
+		fab_err_set(err, "out of memory");
+		rc = -1;
+	}
 	if (rc) {
 		la_sel_free(s);
 		return -1;
@@ -653,17 +719,9 @@ int la_sel_dest(const struct la_sel *s, uint32_t dst, struct fmt_paths *ps)
 
 	if (j == NONE)
 		return 0;	/* switches are no destination of the selected paths */
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t p = i * (n - 1) + (j > i ? j - 1 : j), k, a, b;
-
-		if (i == j)
-			continue;
-		pair_ends(s, p, &a, &b);
-		k = (uint32_t)__builtin_ctz(s->alive[p]);
-		if (la_ctx_add(c, ps, c->ca[i], c->ca[j], a == b ? NULL : cand(s, p, k),
-			       a == b ? 0 : cand_len(s, p, k)))
+	for (uint32_t i = 0; i < n; i++)
+		if (i != j && sel_add(s, i * (n - 1) + (j > i ? j - 1 : j), i, j, ps))
 			return -1;
-	}
 	return 0;
 }
 
@@ -676,13 +734,9 @@ int la_paths_select(const struct la_ctx *c, uint32_t max, int yen, struct fmt_pa
 	if (la_sel_run(c, max, yen, &s, st, err))
 		return -1;
 	for (uint32_t p = 0; !rc && p < s->npairs; p++) {	/* pairs in (source, destination) order */
-		uint32_t i = p / (c->nca - 1), j = p % (c->nca - 1), a, b, k;
+		uint32_t i = p / (c->nca - 1), j = p % (c->nca - 1);
 
-		j += j >= i;
-		pair_ends(s, p, &a, &b);
-		k = (uint32_t)__builtin_ctz(s->alive[p]);
-		rc = la_ctx_add(c, ps, c->ca[i], c->ca[j], a == b ? NULL : cand(s, p, k),
-				a == b ? 0 : cand_len(s, p, k));
+		rc = sel_add(s, p, i, j + (j >= i), ps);
 	}
 	if (rc)
 		fab_err_set(err, "out of memory");

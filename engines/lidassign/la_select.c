@@ -198,8 +198,8 @@ int la_paths_widest(const struct la_ctx *c, int dst_major, int bottleneck, struc
 			r = widest_pair(&w, ps, s, d);
 			if (r > 0)
 				fab_err_set(err, "no legal up/down path from switch '%s' to switch '%s'",
-					    fab_desc(c->f, c->f->switches[c->epsw[s]]),
-					    fab_desc(c->f, c->f->switches[c->epsw[d]]));
+					    FAB_LABEL(c->f, c->f->switches[c->epsw[s]]),
+					    FAB_LABEL(c->f, c->f->switches[c->epsw[d]]));
 			else if (r < 0)
 				fab_err_set(err, "out of memory");
 			if (r)
@@ -235,7 +235,7 @@ int la_paths_trace(const struct la_ctx *c, const struct rt_routing *r, struct fm
 
 				if (y == FAB_NONE || n == 255) {
 					fab_err_set(err, "LID %u is not routed from switch '%s'", lid,
-						    fab_desc(f, f->switches[x]));
+						    FAB_LABEL(f, f->switches[x]));
 					return -1;
 				}
 				hops[n++] = (struct la_hop){ x, port };

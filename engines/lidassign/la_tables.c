@@ -216,7 +216,7 @@ static int put_path(struct tab *t, const struct fmt_paths *ps, size_t i, unsigne
 
 		if (*e != RT_NO_PORT && *e != ps->hop[h].port) {
 			fab_err_set(err, "path %zu: switch '%s' already sends LID %u by port %u, not %u", i + 1,
-				    fab_desc(f, ps->hop[h].node), lid, *e, ps->hop[h].port);
+				    FAB_LABEL(f, ps->hop[h].node), lid, *e, ps->hop[h].port);
 			return -1;
 		}
 		if (*e == RT_NO_PORT) {
@@ -345,7 +345,7 @@ static int realise(const struct fabric *f, const struct la_assign *a, const stru
 
 		if (fab_ep_lid(f, e) + (1u << fab_ep_lmc(f, e)) > r->lft_len || (1u << fab_ep_lmc(f, e)) < k) {
 			fab_err_set(err, "'%s' port %u: %u LIDs from LID %u do not hold its %u "
-				    "configurations", fab_desc(f, f->eps[e].node), f->eps[e].port,
+				    "configurations", FAB_LABEL(f, f->eps[e].node), f->eps[e].port,
 				    1u << fab_ep_lmc(f, e), fab_ep_lid(f, e), k);
 			goto out;
 		}
