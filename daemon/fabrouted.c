@@ -463,6 +463,8 @@ static void on_osm_event(void *ud, const char *event, const json_t *msg)
 {
 	struct daemon *d = ud;
 
+	if (!strcmp(event, "pass_result"))
+		pipe_installed(d->pipe, installed(msg), installed(msg) != 0);	/* published or dropped */
 	if (!strcmp(event, "trap") && d->fr)
 		fr_trap(d->fr, (unsigned)json_integer_value(json_object_get(msg, "trap")),
 			(unsigned)json_integer_value(json_object_get(msg, "lid")));
@@ -472,6 +474,29 @@ static void on_osm_event(void *ud, const char *event, const json_t *msg)
 		ha_sm_state(d->ha, json_string_value(json_object_get(msg, "state")) ?: "unknown");
 	else if (!strcmp(event, "routing_done") || !strcmp(event, "subnet_up"))
 		rb_trigger(d->rb, 1000);
+}
+
+/* An answer OpenSM did not install: the read-back takes what it installed instead. */
+static void on_dropped(void *ud, struct epoch *e)
+{
+	struct daemon *d = ud;
+
+	rb_fallback(d->rb, e);
+}
+
+/* The read-back's tables of OpenSM's own engine: the current epoch. */
+static void on_fallback(void *ud, struct fabric *f, struct rt_routing *r)
+{
+	struct daemon *d = ud;
+	struct fab_err err = { { 0 } };
+	struct epoch *e = pipe_adopt(d->pipe, f, r, &err);
+
+	if (e)
+		log_notice("epoch %llu: OpenSM's own engine's tables, as read back, are current",
+			   (unsigned long long)e->seq);
+	else
+		log_err("OpenSM's own engine's tables not published: %s", err.msg);
+	epoch_unref(e);
 }
 
 /* The fast repair, with source opensm and repair = ftdlr unless fast_repair = 0. */
@@ -506,6 +531,8 @@ static int start_osm(struct daemon *d, struct fab_err *err)
 		return -1;
 	if (d->cfg.readback && !(d->rb = rb_start(&o, &d->slot, err)))
 		return -1;
+	rb_set_fallback_cb(d->rb, on_fallback, d);
+	pipe_set_dropped_cb(d->pipe, on_dropped, d);
 	if (start_fast_repair(d, err))
 		return -1;
 	d->osm = srco_open(d->cfg.socket, uid, d->pipe, d->st, on_osm_event, d, err);

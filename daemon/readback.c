@@ -5,7 +5,9 @@
  * One thread. It sleeps until a trigger's delay or the interval runs out,
  * takes the current epoch, reads every switch's LFT blocks for LIDs 1 up
  * to the fabric's top LID, and swaps in the result. The MAD port is opened
- * on first use and kept; if it cannot be opened the result says why.
+ * on first use and kept; if it cannot be opened the result says why. A
+ * fallback asked for (rb_fallback()) is read first, into a routing of its
+ * own, and handed over before the current epoch is read.
  */
 #include <infiniband/mad.h>
 #include <inttypes.h>
@@ -33,6 +35,10 @@ struct readback {
 	json_t *last;
 	long long drift;
 	struct ibmad_port *port;
+	struct epoch *fb;	/* rb_fallback()'s pass, NULL: none asked */
+	uint64_t fb_cur;	/* the current epoch then: a newer one cancels it */
+	rb_fallback_fn fb_cb;
+	void *fb_ud;
 };
 
 /* The counts of one read. */
@@ -65,10 +71,13 @@ static void note_drift(struct rb_run *run, const struct fabric *f, uint32_t node
 		"guid", an_json_guid(f->nodes[node].guid), "lid", lid, "computed", want, "programmed", got));
 }
 
-/* Read switch @sw's blocks and compare; 0, or -1 when an SMP got no answer. */
-static int read_switch(struct readback *rb, const struct epoch *e, uint32_t sw, struct rb_run *run)
+/*
+ * Read switch @sw's blocks of fabric @f: compared with @want, or kept in
+ * @got. 0, or -1 when an SMP got no answer.
+ */
+static int read_switch(struct readback *rb, const struct fabric *f, const struct rt_routing *want,
+		       struct rt_routing *got, uint32_t sw, struct rb_run *run)
 {
-	const struct fabric *f = e->fabric;
 	uint32_t node = f->switches[sw];
 	unsigned lid = fab_ep_lid(f, fab_ep_of_node(f, node, 0)), drift = 0;
 	uint8_t buf[IB_SMP_DATA_SIZE];
@@ -83,12 +92,16 @@ static int read_switch(struct readback *rb, const struct epoch *e, uint32_t sw, 
 		if (!smp_query_via(buf, &pid, IB_ATTR_LINEARFORWTBL, b, rb->o.timeout_ms, rb->port))
 			return -1;
 		for (unsigned i = 0; i < 64; i++) {
-			unsigned l = b * 64 + i, want = rt_lft_get(e->routing, sw, l);
+			unsigned l = b * 64 + i, w = want ? rt_lft_get(want, sw, l) : 0;
 
-			if (l == 0 || l > f->lid_top || buf[i] == want)
+			if (l == 0 || l > f->lid_top)
+				continue;
+			if (got && l < got->lft_len)
+				rt_lft(got, sw)[l] = buf[i];
+			if (!want || buf[i] == w)
 				continue;
 			drift++;
-			note_drift(run, f, node, l, want, buf[i]);
+			note_drift(run, f, node, l, w, buf[i]);
 		}
 	}
 	run->entries += drift;
@@ -121,7 +134,7 @@ static json_t *read_epoch(struct readback *rb, const struct epoch *e, long long 
 	*drift = -1;
 	if (open_port(rb, why, sizeof(why)) == 0)
 		for (uint32_t sw = 0; sw < e->fabric->nswitches; sw++) {
-			if (read_switch(rb, e, sw, &run))
+			if (read_switch(rb, e->fabric, e->routing, NULL, sw, &run))
 				run.unreadable++;
 			else
 				run.read++;
@@ -175,6 +188,52 @@ static int wait_due(struct readback *rb)
 	return -1;
 }
 
+/* The tables of @e's fabric as the switches hold them: a routing, or NULL with @why. */
+static struct rt_routing *read_tables(struct readback *rb, const struct epoch *e, char *why, size_t len)
+{
+	struct rb_run run = { .start_ms = loop_now_fms() };
+	struct rt_routing *r;
+
+	if (open_port(rb, why, len))
+		return NULL;
+	if (!(r = rt_new(e->fabric))) {
+		snprintf(why, len, "out of memory");
+		return NULL;
+	}
+	for (uint32_t sw = 0; sw < e->fabric->nswitches; sw++)
+		if (read_switch(rb, e->fabric, NULL, r, sw, &run)) {
+			snprintf(why, len, "switch '%s' did not answer",
+				 fab_desc(e->fabric, e->fabric->switches[sw]));
+			rt_free(r);
+			return NULL;
+		}
+	return r;
+}
+
+/* A fallback asked for: its tables to the callback, while no other epoch was published since. */
+static void read_fallback(struct readback *rb, struct epoch *fb, uint64_t cur_then)
+{
+	struct epoch *cur = epoch_slot_get(rb->slot);
+	uint64_t now = cur ? cur->seq : 0;
+	struct rt_routing *r = NULL;
+	struct fabric *f = NULL;
+	struct fab_err err = { { 0 } };
+	char why[sizeof(err.msg)] = "";
+
+	epoch_unref(cur);
+	if (now != cur_then)
+		snprintf(why, sizeof(why), "epoch %llu was published meanwhile", (unsigned long long)now);
+	else if ((r = read_tables(rb, fb, why, sizeof(why))) && !(f = fab_copy(fb->fabric, &err)))
+		snprintf(why, sizeof(why), "%s", err.msg);
+	if (f) {
+		rb->fb_cb(rb->fb_ud, f, r);
+		return;
+	}
+	rt_free(r);
+	log_warn("read-back: the tables OpenSM's own engine installed (the pass of epoch %llu) "
+		 "not taken: %s", (unsigned long long)fb->seq, why);
+}
+
 static void *rb_main(void *arg)
 {
 	struct readback *rb = arg;
@@ -184,9 +243,15 @@ static void *rb_main(void *arg)
 		struct epoch *e;
 		json_t *res = NULL;
 		long long drift = -1;
+		struct epoch *fb = rb->fb;
 
 		rb->due_ms = -1;
+		rb->fb = NULL;
 		pthread_mutex_unlock(&rb->mu);
+		if (fb) {
+			read_fallback(rb, fb, rb->fb_cur);
+			epoch_unref(fb);
+		}
 		e = epoch_slot_get(rb->slot);
 		if (e && e->routing)
 			res = read_epoch(rb, e, &drift);
@@ -248,10 +313,44 @@ void rb_stop(struct readback *rb)
 	pthread_join(rb->th, NULL);
 	if (rb->port)
 		mad_rpc_close_port(rb->port);
+	epoch_unref(rb->fb);
 	json_decref(rb->last);
 	pthread_cond_destroy(&rb->cv);
 	pthread_mutex_destroy(&rb->mu);
 	free(rb);
+}
+
+void rb_set_fallback_cb(struct readback *rb, rb_fallback_fn cb, void *ud)
+{
+	if (!rb)
+		return;
+	pthread_mutex_lock(&rb->mu);
+	rb->fb_cb = cb;
+	rb->fb_ud = ud;
+	pthread_mutex_unlock(&rb->mu);
+}
+
+void rb_fallback(struct readback *rb, struct epoch *e)
+{
+	struct epoch *cur;
+
+	if (!rb)
+		return;
+	cur = epoch_slot_get(rb->slot);
+	pthread_mutex_lock(&rb->mu);
+	if (!rb->fb_cb) {
+		pthread_mutex_unlock(&rb->mu);
+		epoch_unref(cur);
+		return;
+	}
+	epoch_unref(rb->fb);
+	rb->fb = epoch_ref(e);
+	rb->fb_cur = cur ? cur->seq : 0;
+	if (rb->due_ms < 0)	/* OpenSM's routing_done moves it on */
+		rb->due_ms = loop_now_ms() + 1000;
+	pthread_cond_signal(&rb->cv);
+	pthread_mutex_unlock(&rb->mu);
+	epoch_unref(cur);
 }
 
 void rb_trigger(struct readback *rb, unsigned delay_ms)

@@ -8,6 +8,11 @@
  * timeout, retries and a cap on SMPs per second, and compares it with the
  * published epoch's tables. Runs in its own thread, after OpenSM reports a
  * routing pass (debounced) and every interval; never blocks the API.
+ *
+ * When OpenSM's own engine routed a pass (fabrouted's answer was late or
+ * refused), the same read takes the tables it installed, for the fabric of
+ * that pass, and hands them over (rb_fallback()): the daemon then publishes
+ * them as the current epoch, evaluated like any other.
  */
 #ifndef FABROUTE_DAEMON_READBACK_H
 #define FABROUTE_DAEMON_READBACK_H
@@ -33,6 +38,24 @@ struct readback;
 /** rb_start() - start the read-back thread reading the epochs of @slot. NULL with @err. */
 struct readback *rb_start(const struct rb_opts *o, struct epoch_slot *slot, struct fab_err *err);
 void rb_stop(struct readback *rb);
+
+/**
+ * rb_fallback_fn - in the read-back thread: the tables OpenSM's own engine
+ * installed, @r (taken), for fabric @f (a copy, taken)
+ */
+typedef void (*rb_fallback_fn)(void *ud, struct fabric *f, struct rt_routing *r);
+
+/** rb_set_fallback_cb() - where rb_fallback()'s tables go; set before any rb_fallback(). */
+void rb_set_fallback_cb(struct readback *rb, rb_fallback_fn cb, void *ud);
+
+/**
+ * rb_fallback() - OpenSM's own engine routed the pass whose fabric @e (the
+ * answer it did not install) holds: read every switch's tables for that
+ * fabric at the next read (after OpenSM's routing_done and subnet_up), and
+ * hand them to the callback, unless a switch does not answer or another
+ * epoch was published meanwhile. Thread-safe; takes a reference to @e.
+ */
+void rb_fallback(struct readback *rb, struct epoch *e);
 
 /** rb_trigger() - read again after @delay_ms (coalesces; thread-safe). */
 void rb_trigger(struct readback *rb, unsigned delay_ms);

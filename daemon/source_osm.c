@@ -175,6 +175,8 @@ static int serve_route(struct srco_conn *c, const json_t *m, const struct osmp_r
 	else
 		route(c->s, m, rx, read_ms, &a);
 	rc = osmp_send(c->fd, a.msg, a.niov ? a.iov : NULL, a.niov, osmp_now_ms() + SRCO_SEND_MS, err, errlen);
+	if (rc && a.epoch)	/* the plugin gave up on it (its deadline passed): never installed */
+		pipe_installed(c->s->p, a.epoch->seq, 0);
 	srco_answer_free(&a);
 	return rc;
 }

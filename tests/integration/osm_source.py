@@ -96,10 +96,20 @@ def lfts_of(ans, payload):
     return {g: payload[i * n:(i + 1) * n] for i, g in enumerate(ans["lfts"])}
 
 
+def pass_result(path, res, **kw):
+    """Report how a pass ended, as the plugin does on its control connection."""
+    c = connect(path, "control")
+    send(c, dict({"type": "event", "v": 3, "event": "pass_result", "result": res, "ms": 5}, **kw))
+    time.sleep(0.2)
+    c.close()
+
+
 def check_route(path):
     s = connect(path, "route")
     send(s, *route_request(7, SUBNET))
     ans, payload = recv_frame(s)
+    if ans.get("type") == "routing":  # installed: the daemon publishes it
+        pass_result(path, "routed", epoch=ans["epoch"], engine=ans["engine"], switches=len(ans["lfts"]))
     if ans.get("type") != "routing" or ans.get("id") != 7:
         return "answer: %r" % ans
     if ans.get("payload") != len(payload) or len(payload) != ans["lft_len"] * len(ans["lfts"]):
@@ -155,6 +165,17 @@ def check_control(path):
     except BlockingIOError:
         pass  # still open, nothing to read: the events were taken
     return "ok"
+
+
+def check_late(path):
+    """An answer the plugin did not install (its deadline had passed): prints its epoch."""
+    s = connect(path, "route")
+    send(s, *route_request(8, SUBNET))
+    ans, _ = recv_frame(s)
+    if ans.get("type") != "routing":
+        return "answer: %r" % ans
+    pass_result(path, "timeout", reason="waiting for the routing: timed out")
+    return "epoch %d" % ans["epoch"]
 
 
 def check_passes(path):
