@@ -12,13 +12,7 @@
 #   hold exactly its tables.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$top_srcdir/tests/integration/daemon_lib.sh"
-have_ibsim || skip_all "ibsim, umad2sim or infiniband-diags missing"
-for t in opensm dump_fts; do command -v $t >/dev/null 2>&1 || skip_all "$t missing"; done
-plugin=${FABROUTE_OSM_PLUGIN:-$top_builddir/.libs/libfabroute-osm.so}
-[ -r "$plugin" ] || skip_all "no OpenSM plugin at $plugin (built only with libopensm-dev)"
-plugdir=$t_tmp/plugin
-mkdir -p "$plugdir"
-cp "$plugin" "$plugdir/libfabroute-osm.so"
+. "$top_srcdir/tests/sim/osm_lib.sh"
 
 cd "$t_tmp" || exit 1
 "$FABROUTE" gen kary-ntree k=4 n=2 -f ibsim -o t.net
@@ -33,29 +27,7 @@ event_plugin_name fabroute-osm
 event_plugin_options socket=$sock timeout_ms=500
 routing_engine updn
 EOC
-( LD_PRELOAD=$UMAD2SIM LD_LIBRARY_PATH=$plugdir OSM_CACHE_DIR=$t_tmp OSM_TMP_DIR=$t_tmp \
-	exec opensm -F "$t_tmp/osm.conf" -s 0 -d 2 -f "$t_tmp/osm.log" -D 0x43 >"$t_tmp/osm.out" 2>&1 ) &
-OSM_PID=$!
-t_sim_pids="$OSM_PID $t_sim_pids"
-# wait_log PATTERN COUNT: until osm.log holds COUNT lines matching PATTERN
-wait_log() {
-	i=0
-	while n=$(grep -c -- "$1" osm.log 2>/dev/null); [ "${n:-0}" -lt "$2" ]; do
-		i=$((i + 1))
-		[ $i -gt 300 ] && { diag "no '$1' (x$2) in OpenSM's log"; return 1; }
-		sleep 0.1
-	done
-}
-# switches_hold_current DESC: dump_fts reads what /api/lfts says is current
-switches_hold_current() {
-	sim_run dump_fts >hw.dump 2>/dev/null
-	lft_entries hw.dump >hw.txt
-	api GET /api/lfts
-	printf '%s\n' "$body" >ours.dump
-	lft_entries ours.dump >ours.txt
-	if [ -s hw.txt ] && cmp -s hw.txt ours.txt; then ok "$1"; else
-		not_ok "$1"; diff ours.txt hw.txt | head -5 | sed 's/^/# /'; fi
-}
+osm_start
 
 wait_log "SUBNET UP" 1 && wait_log "fabroute tables configured" 1 ||
 	{ not_ok "OpenSM routes with fabroute"; done_testing; }
@@ -64,7 +36,7 @@ d_wait_epoch 1 && ok "OpenSM's first pass: fabroute's answer installed, then pub
 api GET /api/fabric
 seq0=$(jf .epoch.seq)
 is "it is sftree's" "$(jf .epoch.engine)" sftree
-switches_hold_current "the switches hold the current epoch"
+same_tables "the switches hold the current epoch"
 
 # --- fabrouted late ---------------------------------------------------------------
 updn=$(grep -c "updn tables configured" osm.log)
@@ -95,7 +67,7 @@ is "the late epoch ($late) was never stored" "$(jf "[.snapshots[] | select(.seq 
 api GET "/api/events?type=reroute"
 like "the fallback epoch's event says where its tables come from" "$(jf '[.events[].message] | join("\n")')" \
 	"epoch $fb: OpenSM's own engine routed the pass \\(fallback\\), its tables read back from the switches"
-switches_hold_current "the switches hold the current epoch: OpenSM's updn tables"
+same_tables "the switches hold the current epoch: OpenSM's updn tables"
 i=0
 while api GET /api/fabric; [ "$(jf .readback.epoch)" != "$fb" ] || [ "$(jf .readback.time_ms)" = null ]; do
 	i=$((i + 1))
@@ -121,7 +93,7 @@ wait_log "fabroute tables configured" $((configured + 1)) && ok "the next pass i
 d_wait_epoch $((fb + 1)) && ok "its epoch is published once installed" ||
 	not_ok "its epoch is published once installed"
 sleep 0.5
-switches_hold_current "the switches hold the current epoch again"
+same_tables "the switches hold the current epoch again"
 
 kill "$OSM_PID" 2>/dev/null
 wait "$OSM_PID" 2>/dev/null
