@@ -5,12 +5,13 @@
 # bench/flood.py's probes throughout:
 #
 #   bench/attacks.sh [BUILD_DIR] [DURATION_S]      (default 30 s an attack; needs python3)
+#   ATTACKS="reads slow" bench/attacks.sh ...      (only those)
 #
 #  body    300 POST /api/faults, Content-Length 60000, one byte every 5 s,
 #          from 127.0.0.1-5, reopened when closed
 #  expect  300 POST /api/faults with Expect: 100-continue, then silence,
 #          from 127.0.0.1-5, reopened when closed
-#  reads   64 keep-alive clients on GET /api/events?limit=10000 (after a
+#  reads   64 keep-alive clients on GET /api/events?limit=1000 (after a
 #          storm of 120 faults wrote their events), from 127.0.0.2
 #  slow    300 slowloris connections (a header byte a second) from
 #          127.0.0.1, the address local health checks come from
@@ -52,7 +53,7 @@ while [ $i -lt 60 ]; do
 	done
 	i=$((i + 1))
 done
-events=$(curl -s "$url/api/events?limit=10000" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))' 2> /dev/null || echo "?")
+events=$(curl -s "$url/api/events?limit=1000" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))' 2> /dev/null || echo "?")
 
 attack() {
 	name=$1
@@ -66,15 +67,20 @@ def p(k):
     s = d[k]
     return "%s %5.1f%% (%d/%d) p99 %s max %s ms" % (k, s["fast_pct"] or 0, s["fast"], s["n"], s["p99_ms"], s["max_ms"])
 grow = (d["rss_max_mb"] or 0) - (d["rss_start_mb"] or 0)
-print("%-7s %s | %s | %s | rss %s -> %s MB (+%.1f)" % (name, p("same"), p("other"), p("admin"),
-      d["rss_start_mb"], d["rss_max_mb"], grow))
+extra = ""
+if "status" in d:  # the readers' answers by status (429: over the client's read budget)
+    extra = " | reads %s/s %s" % (d["requests_per_s"], ",".join("%s:%d" % kv for kv in sorted(d["status"].items())))
+print("%-7s %s | %s | %s | rss %s -> %s MB (+%.1f)%s" % (name, p("same"), p("other"), p("admin"),
+      d["rss_start_mb"], d["rss_max_mb"], grow, extra))
 PY
 }
 
 echo "fabrouted $(git -C "$top" rev-parse --short HEAD 2> /dev/null || echo '?'), default configuration," \
 	"$dur s an attack; events stored: $events; load: $(cut -d' ' -f1-3 /proc/loadavg)"
-attack body body --conns 300 --from 127.0.0.1-5 --interval 5 --persist
-attack expect expect --conns 300 --from 127.0.0.1-5 --interval 5 --persist
-attack reads reads --conns 64 --from 127.0.0.2 --path "/api/events?limit=10000"
-attack slow slow --conns 300 --from 127.0.0.1 --interval 1 --persist
-attack reads5 reads --conns 64 --from 127.0.0.1-5 --path "/api/events?limit=10000"
+want() { [ -z "${ATTACKS:-}" ] || case " $ATTACKS " in *" $1 "*) ;; *) return 1 ;; esac; }
+want body && attack body body --conns 300 --from 127.0.0.1-5 --interval 5 --persist
+want expect && attack expect expect --conns 300 --from 127.0.0.1-5 --interval 5 --persist
+want reads && attack reads reads --conns 64 --from 127.0.0.2 --path "/api/events?limit=1000"
+want slow && attack slow slow --conns 300 --from 127.0.0.1 --interval 1 --persist
+want reads5 && attack reads5 reads --conns 64 --from 127.0.0.1-5 --path "/api/events?limit=1000"
+exit 0
