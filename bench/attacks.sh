@@ -22,7 +22,9 @@
 # POST /api/reroute with the token every second ("admin"), the daemon's
 # resident memory. One line per attack: the share of health checks answered
 # within 100 ms from each address, their p99 and worst, the administrator's
-# POSTs answered within 1 s, the memory's start and peak.
+# POSTs answered within 1 s, the memory's start and peak; the longest a slow
+# connection was held, or the readers' answers by status (429: over the
+# client's read budget).
 # Targets (issue: reliability v2): health >= 99% within 100 ms from either
 # address, the POST within 1 s, memory within 100 MB of its start.
 set -eu
@@ -68,6 +70,8 @@ def p(k):
     return "%s %5.1f%% (%d/%d) p99 %s max %s ms" % (k, s["fast_pct"] or 0, s["fast"], s["n"], s["p99_ms"], s["max_ms"])
 grow = (d["rss_max_mb"] or 0) - (d["rss_start_mb"] or 0)
 extra = ""
+if "held_max_s" in d:  # the slow connections: how long the longest was held, how many the server closed
+    extra = " | held max %s s, %d of %d closed by the server" % (d["held_max_s"], d["closed_by_server"], d["opened"])
 if "status" in d:  # the readers' answers by status (429: over the client's read budget)
     extra = " | reads %s/s %s" % (d["requests_per_s"], ",".join("%s:%d" % kv for kv in sorted(d["status"].items())))
 print("%-7s %s | %s | %s | rss %s -> %s MB (+%.1f)%s" % (name, p("same"), p("other"), p("admin"),
