@@ -33,6 +33,7 @@ struct fastrep {
 	int quit;
 	unsigned lids[FR_LIDS_MAX], nlids;
 	double first_ms;	/* when the first queued trap arrived */
+	uint64_t held;		/* the epoch the switches hold (installed or written), 0: unknown */
 	struct fr_stats stats;
 };
 
@@ -232,6 +233,23 @@ static void report(struct fastrep *fr, const struct epoch *rep, const struct fr_
 	account(fr, 0, total);
 }
 
+static uint64_t held(struct fastrep *fr)
+{
+	uint64_t seq;
+
+	pthread_mutex_lock(&fr->mu);
+	seq = fr->held;
+	pthread_mutex_unlock(&fr->mu);
+	return seq;
+}
+
+void fr_installed(struct fastrep *fr, uint64_t seq)
+{
+	pthread_mutex_lock(&fr->mu);
+	fr->held = seq;
+	pthread_mutex_unlock(&fr->mu);
+}
+
 /* Find, repair, write for the traps of @lids; the fault is OpenSM's sweep's on any failure. */
 static void handle(struct fastrep *fr, const unsigned *lids, unsigned n, double trap_ms)
 {
@@ -243,6 +261,9 @@ static void handle(struct fastrep *fr, const unsigned *lids, unsigned n, double 
 
 	if (!cur) {
 		fab_err_set(&err, "no routing in force");
+	} else if (cur->seq != held(fr)) {
+		fab_err_set(&err, "the switches do not hold epoch %llu (OpenSM installed no routing of "
+			    "fabrouted's since, or its own engine's)", (unsigned long long)cur->seq);
 	} else if ((found = find_dead(fr, cur, lids, n, &run, &err)) > 0) {
 		log_info("fast repair: no port down on the trap's switches; nothing to repair");
 		epoch_unref(cur);
@@ -255,12 +276,14 @@ static void handle(struct fastrep *fr, const unsigned *lids, unsigned n, double 
 	}
 	if (rep && !write_repair(fr, cur, rep, &run, &err)) {
 		run.written_ms = loop_now_fms();
+		fr_installed(fr, rep->seq);
 		report(fr, rep, &run);
 	} else if (rep) {
 		log_err("fast repair: epoch %llu published, writing it failed after %u blocks: %s; "
 			"OpenSM's sweep writes it", (unsigned long long)rep->seq, run.blocks, err.msg);
 		pipe_event(fr->st, "repair_fast", json_pack("{s:b, s:s}", "failed", 1, "why", err.msg),
 			   "fast repair not written (%s); OpenSM's sweep writes the repair", err.msg);
+		fr_installed(fr, 0);	/* partly written: unknown until OpenSM's sweep */
 		account(fr, -1, 0);
 	} else {
 		log_info("fast repair: none (%s); OpenSM's sweep routes", err.msg);

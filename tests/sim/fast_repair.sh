@@ -12,7 +12,9 @@
 #   switches hold the same entries after it;
 # - ReLink and a heavy sweep: the base's tables again, byte for byte;
 # - a CA link (leaf to node): no other path leads to the node, the repair
-#   changes no entry and the fast path writes no block.
+#   changes no entry and the fast path writes no block;
+# - once OpenSM has installed its own engine's tables (fabrouted's chain does
+#   not apply: OpenSM falls back), the fast path writes nothing over them.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$top_srcdir/tests/integration/daemon_lib.sh"
 have_ibsim || skip_all "ibsim, umad2sim or infiniband-diags missing"
@@ -121,6 +123,22 @@ wait_fast 2 && ok "CA link: a repair_fast event" || not_ok "CA link: a repair_fa
 like "  it writes no block" "$(jf '.events[-1].message')" "fast repair written, 0 LFT blocks on 0 switches"
 read_switches hw4.txt
 cmp -s base.txt hw4.txt && ok "CA link: the switches keep their tables" || not_ok "CA link: the switches keep their tables"
+
+# --- OpenSM's own tables in the switches: nothing written over them -------------------------
+api POST /api/engine '{"chain":"dla"}'	# not a dragonfly: no engine of the chain applies
+is "engine dla: accepted" "$code" 202
+i=0
+while api GET "/api/events?type=opensm"; ! jf '[.events[].message] | join("\n")' | grep -q "pass fallback"; do
+	i=$((i + 1)); [ $i -gt 200 ] && break; sleep 0.05
+done
+like "OpenSM falls back to its own engine" "$(jf '[.events[].message] | join(" ")')" "OpenSM routing pass fallback"
+sleep 1	# OpenSM writes its engine's tables after the pass
+read_switches hw5.txt
+sim_cmd 'Unlink "leaf-07"[22]'
+wait_fast 3 && ok "OpenSM's tables: a repair_fast event" || not_ok "OpenSM's tables: a repair_fast event"
+like "  it writes nothing over tables it did not install" "$(jf '.events[-1].message')" "no fast repair \(the switches do not hold epoch"
+read_switches hw6.txt
+cmp -s hw5.txt hw6.txt && ok "OpenSM's tables: unchanged" || not_ok "OpenSM's tables: unchanged"
 
 kill "$OSM_PID" 2>/dev/null
 wait "$OSM_PID" 2>/dev/null
