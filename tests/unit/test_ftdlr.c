@@ -51,7 +51,8 @@ static void test_recovered_is_base(void **state)
 		struct rt_routing *r;
 
 		tu_base_init(&b, specs[i % 3], i < 3 ? &eng_ftdlr : &eng_sftree);
-		f = tu_gen(specs[i % 3], 1);	/* the fabric again: every fault recovered */
+		/* the fabric found again: every fault recovered */
+		f = tu_gen(specs[i % 3], 1);
 		r = repair(&b, f, FTDLR_MINIMAL, &st);
 		same_as_base(&b, r);
 		assert_int_equal(st.link_faults + st.switch_faults + st.other_faults, 0);
