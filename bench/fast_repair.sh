@@ -13,7 +13,7 @@
 #   fast    OpenSM + fabroute with its defaults: the fast repair
 #
 #   bench/fast_repair.sh [BUILD_DIR]    (needs ibsim, umad2sim, opensm, curl, jq)
-#   FABRICS="kary43 ft648 m28" REPS=3 bench/fast_repair.sh build
+#   FABRICS="kary43 ft648 m28" SETUPS="osm sweep fast" REPS=3 KEEP=0 bench/fast_repair.sh build
 #
 # Per Unlink it prints: gone, the time from the Unlink to when no entry of
 # either switch points at the dead link; final, to the last change the ruler
@@ -59,7 +59,7 @@ fabric() {
 	wait_new "$tmp/$name/sim.log" 0 "simulator ready" 1 120 "$sim" || die "ibsim did not start"
 	echo "=== $name ($gen): Unlink \"$a\"[$pa] - \"$b\"[$pb], $reps times per set-up; ruler on $ruler; OpenSM $(dpkg-query -W -f '${Version}' opensm 2> /dev/null || echo '?')"
 	printf "%-6s %4s %10s %10s %7s %24s %11s %s\n" setup rep "gone ms" "final ms" after "fabroute (trap->write)" "sweep Sets" "ReLink = before"
-	for setup in osm sweep fast; do
+	for setup in ${SETUPS:-osm sweep fast}; do
 		run_setup "$name" "$setup" "$window"
 	done
 	stop "$sim"; sim=
@@ -75,7 +75,7 @@ start_setup() {
 		[ "$setup" = sweep ] && fast=0
 		(cd "$d" && LD_PRELOAD=$umad exec "$build/fabrouted" --listen 127.0.0.1:0 --db "$d/db" \
 			--source opensm --socket "$d/osm.sock" --engine sftree,updn,minhop --repair ftdlr \
-			--fast-repair $fast --rebalance-delay-s 0 --readback 0 --log-level info \
+			--fast-repair $fast --fast-repair-timeout-ms 1000 --rebalance-delay-s 0 --readback 0 --log-level info \
 			> /dev/null 2> "$d/fr.log") &
 		fr=$!
 		wait_new "$d/fr.log" 0 "API listening on" 1 60 "$fr" || die "fabrouted did not start"

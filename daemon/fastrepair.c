@@ -72,6 +72,29 @@ static int probe(struct fastrep *fr, const struct fabric *f, const struct smp_ro
 }
 
 /*
+ * probe() over routes that do not enter @node the way @r does: when that
+ * last hop is the dead link itself, the first probe gets no answer.
+ */
+static int probe_around(struct fastrep *fr, const struct fabric *f, const struct smp_routes *r,
+			uint32_t node, struct fr_run *run, struct fab_err *err)
+{
+	struct smp_routes *r2 = NULL;
+	struct fabric *g;
+	uint32_t prev;
+	unsigned port;
+	int rc = -1;
+
+	if (smp_route_entry(r, f, node, &prev, &port) || !(g = fab_copy(f, err)))
+		return -1;
+	fab_link_remove(g, prev, port);
+	if (!fab_finalize(g, err) && (r2 = smp_routes(g, smp_port_guid(fr->smp), err)))
+		rc = probe(fr, f, r2, node, run, err);
+	smp_routes_free(r2);
+	fab_free(g);
+	return rc;
+}
+
+/*
  * The dead ports of the switches of @lids in the fabric in force: 0, 1 when
  * none is down (the other end of a link already repaired, or a port that
  * came back: it waits for OpenSM to activate it), or -1 with @err.
@@ -85,12 +108,18 @@ static int find_dead(struct fastrep *fr, const struct epoch *e, const unsigned *
 
 	for (unsigned i = 0; !rc && i < n; i++) {
 		uint32_t ep = fab_ep_by_lid(f, lids[i]), node;
+		unsigned mark;
 
 		if (ep == FAB_NONE)
 			continue;
 		node = f->eps[ep].node;
-		if (f->nodes[node].type == FAB_SWITCH)
-			rc = probe(fr, f, r, node, run, err);
+		if (f->nodes[node].type != FAB_SWITCH)
+			continue;
+		mark = run->ndead;
+		if (probe(fr, f, r, node, run, err)) {
+			run->ndead = mark;	/* what it found is found again */
+			rc = probe_around(fr, f, r, node, run, err);
+		}
 	}
 	smp_routes_free(r);
 	if (!rc && !run->ndead)
