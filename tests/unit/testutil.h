@@ -8,7 +8,8 @@
  * shape), tu_engine.c (calling engines, evaluating), tu_ftree.c (fat-tree
  * checks), tu_ftdlr.c (ftdlr's repairs), tu_lidassign.c (fabrics built link
  * by link, papers/002's figures), tu_osm.c (OpenSM dump fixtures) and
- * tu_api.c (epochs and answers of the REST API). The helpers fail the
+ * tu_api.c (epochs and answers of the REST API), tu_canon.c (a fabric
+ * rebuilt in another order, routing runs compared). The helpers fail the
  * running test (cmocka's fail_msg()) with a message naming what went wrong
  * instead of returning errors. TEST_DATA is the absolute path of tests/data.
  */
@@ -164,7 +165,7 @@ uint64_t tu_same_ca_entries(const struct fabric *f, const struct rt_routing *ft,
 
 /* --- tu_ftdlr.c: ftdlr's repairs -------------------------------------------- */
 
-/* struct tu_fl - a switch-to-switch link of a base: upper switch @c, its down port @p to lower @y */
+/* struct tu_fl - a link of a base: upper switch @c, its down port @p to the lower switch @y */
 struct tu_fl {
 	uint32_t c, y;	/* switch indexes */
 	uint8_t p;
@@ -329,5 +330,45 @@ json_int_t tu_jint(const json_t *o, const char *key);
 const char *tu_jstr(const json_t *o, const char *key);
 /* tu_ep_named() - the endpoint @desc names, as the API resolves it. */
 uint32_t tu_ep_named(const struct fabric *f, const char *desc);
+
+/* --- tu_canon.c: the same fabric in another order ----------------------------- */
+
+/**
+ * struct tu_run - one routing run, as tu_run_route() made it
+ * @status: eng_run()'s status
+ * @res: its result
+ * @digest: rt_digest() of the routing (when @status is ENG_OK)
+ */
+struct tu_run {
+	int status;
+	struct eng_res res;
+	char digest[RT_DIGEST_HEX];
+};
+
+/* tu_shuffle() - Fisher-Yates over @n elements of @size bytes (at most 64) with @rng. */
+void tu_shuffle(void *base, size_t n, size_t size, struct fab_rng *rng);
+/*
+ * tu_rebuild() - @f rebuilt with its nodes added in the order @order gives (node indexes of
+ * @f), its links in random order (@seed), each from a random end, and the SM where @f has it;
+ * finalized. Descriptions, port GUIDs, LIDs, LMCs, widths, speeds and VL capacities come along.
+ */
+struct fabric *tu_rebuild(const struct fabric *f, const uint32_t *order, uint64_t seed);
+/* tu_random_order() - the node indexes of @f in a random order (@seed); free it. */
+uint32_t *tu_random_order(const struct fabric *f, uint64_t seed);
+/* tu_reverse_order() - the node indexes of @f in reverse order; free it. */
+uint32_t *tu_reverse_order(const struct fabric *f);
+/*
+ * tu_run_route() - one eng_run() of @chain (options @kv, @nkv) on @f, LIDs kept or assigned;
+ * a repair of @prev (for @prev_f) when @prev is given. Into @run (free it with tu_run_free()).
+ */
+void tu_run_route(const struct fabric *f, const char *chain, const char *const *kv, size_t nkv,
+		  const struct fabric *prev_f, const struct rt_routing *prev, struct tu_run *run);
+/* tu_run_free() - free what tu_run_route() made. */
+void tu_run_free(struct tu_run *run);
+/*
+ * tu_run_same() - runs @a and @b made the same routing: the same engine, LIDs, LFTs, SL2VL
+ * tables, path SLs, DLID offsets, notes and digest. @what names the case.
+ */
+void tu_run_same(const struct tu_run *a, const struct tu_run *b, const char *what);
 
 #endif
