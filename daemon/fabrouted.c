@@ -143,6 +143,8 @@ static void on_done(void *ud, const struct epoch *e)
 {
 	struct daemon *d = ud;
 
+	if (d->ha)
+		ha_published(d->ha, e);
 	if (e)
 		sd_notifyf(0, "STATUS=epoch %llu: %s, %s", (unsigned long long)e->seq, e->engine,
 			   epoch_ready(e) ? "ready" : "NOT ready (see /api/ready)");
@@ -421,6 +423,8 @@ static void on_osm_event(void *ud, const char *event, const json_t *msg)
 			(unsigned)json_integer_value(json_object_get(msg, "lid")));
 	else if (!strcmp(event, "pass_result") && d->fr)
 		fr_installed(d->fr, installed(msg));
+	else if (!strcmp(event, "state_change") && d->ha)
+		ha_sm_state(d->ha, json_string_value(json_object_get(msg, "state")) ?: "unknown");
 	else if (!strcmp(event, "routing_done") || !strcmp(event, "subnet_up"))
 		rb_trigger(d->rb, 1000);
 }
@@ -485,6 +489,28 @@ static int start_watchdog(struct daemon *d)
 	return 0;
 }
 
+/* With replication = etcd: this node's part of the SM nodes' replication (daemon/ha.h). */
+static int start_ha(struct daemon *d, struct fab_err *err)
+{
+	char host[256] = "", url[300];
+	struct ha_opts o = {
+		.endpoints = d->cfg.etcd_endpoints, .prefix = d->cfg.etcd_prefix,
+		.node = d->cfg.node_name, .api_url = url, .timeout_ms = d->cfg.etcd_timeout_ms,
+		.settings = daemon_settings(&d->cfg, NULL, NULL),	/* this node's configuration */
+	};
+
+	if (strcmp(d->cfg.replication, "etcd"))
+		return 0;
+	if (!o.node[0] && gethostname(host, sizeof(host) - 1) == 0)
+		o.node = host;
+	snprintf(url, sizeof(url), "http://%s:%u", d->cfg.listen, api_port(d->api));
+	if ((strrchr(d->cfg.listen, ':')))
+		snprintf(url, sizeof(url), "http://%.*s:%u",
+			 (int)(strrchr(d->cfg.listen, ':') - d->cfg.listen), d->cfg.listen, api_port(d->api));
+	d->ha = ha_start(&o, d->pipe, &d->slot, d->st, err);
+	return d->ha ? 0 : -1;
+}
+
 /* Modules in dependency order: store, source, loop, pipeline, API. */
 static int start(struct daemon *d, struct fab_err *err)
 {
@@ -522,7 +548,7 @@ static int start(struct daemon *d, struct fab_err *err)
 	restored = d->src && pipe_restore(d->pipe);
 	if (!d->src && start_osm(d, err))
 		return -1;
-	if (start_api(d, err))
+	if (start_api(d, err) || start_ha(d, err))
 		return -1;
 	pipe_event(d->st, "daemon", NULL, "fabrouted %s started", PACKAGE_VERSION);
 	if (restored) {
@@ -548,6 +574,7 @@ static void stop(struct daemon *d)
 		d->rl.running = 0;
 	}
 	api_stop(d->api);
+	ha_stop(d->ha);
 	srco_free(d->osm);
 	fr_stop(d->fr);
 	rb_stop(d->rb);

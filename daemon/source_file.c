@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/report.h"
+#include "api/query_impl.h"
 #include "daemon/source_file.h"
 #include "formats/formats.h"
 #include "gen/gen.h"
@@ -312,6 +314,58 @@ json_t *srcf_faults_json(struct srcf *s)
 	for (size_t i = 0; i < s->nswitches; i++)
 		json_array_append_new(sws, json_string(s->switches[i]));
 	pthread_mutex_unlock(&s->mu);
+	return json_pack("{s:o, s:o}", "links", links, "switches", sws);
+}
+
+/* A downed link of the base topology ("0xGUID:PORT"), its two ends named. */
+static json_t *link_detail(const struct fabric *f, const char *name)
+{
+	uint32_t node = fab_node_by_guid(f, strtoull(name, NULL, 16));
+	unsigned port = (unsigned)strtoul(strrchr(name, ':') + 1, NULL, 10);
+	const struct fab_port *p = fab_port(f, node, port);
+
+	return json_pack("{s:s, s:o, s:o}", "fault", name, "a", apiq_port_ref(f, node, port),
+			 "b", apiq_port_ref(f, p->peer, p->peer_port));
+}
+
+/* A downed switch of the base topology: named, its level, CAs and switch neighbours. */
+static json_t *switch_detail(const struct fabric *f, const struct fab_shape *sh, const char *name)
+{
+	uint32_t node = fab_node_by_guid(f, strtoull(name, NULL, 16)), cas = 0;
+	json_t *peers = json_array();
+
+	for (unsigned p = 1; peers && p <= f->nodes[node].nports; p++) {
+		const struct fab_port *x = fab_port(f, node, p);
+
+		if (x->peer == FAB_NONE)
+			continue;
+		if (f->nodes[x->peer].type == FAB_SWITCH)
+			json_array_append_new(peers, apiq_port_ref(f, x->peer, x->peer_port));
+		else
+			cas++;
+	}
+	return json_pack("{s:s, s:s, s:o, s:i, s:i, s:i, s:o}", "fault", name,
+			 "node", fab_desc(f, node), "guid", an_json_guid(f->nodes[node].guid),
+			 "lid", (json_int_t)fab_port(f, node, 0)->lid,
+			 "level", (json_int_t)(sh->level ? sh->level[f->nodes[node].swidx] : 0),
+			 "cas", (json_int_t)cas, "peers", peers);
+}
+
+json_t *srcf_faults_detail(struct srcf *s)
+{
+	json_t *links = json_array(), *sws = json_array();
+	struct fab_shape sh = { 0 };
+	struct fab_err err;
+
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; links && i < s->nlinks; i++)
+		json_array_append_new(links, link_detail(s->base, s->links[i]));
+	if (s->nswitches && fab_shape(s->base, &sh, &err))
+		memset(&sh, 0, sizeof(sh));	/* out of memory: levels unknown (0) */
+	for (size_t i = 0; sws && i < s->nswitches; i++)
+		json_array_append_new(sws, switch_detail(s->base, &sh, s->switches[i]));
+	pthread_mutex_unlock(&s->mu);
+	fab_shape_free(&sh);
 	return json_pack("{s:o, s:o}", "links", links, "switches", sws);
 }
 

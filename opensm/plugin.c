@@ -66,8 +66,9 @@ static void err_from_peer(char *err, size_t len, const char *what, const json_t 
 
 int fosm_hello(struct fosm *f, int fd, const char *role, int64_t deadline, char *err, size_t errlen)
 {
-	json_t *msg = json_pack("{s:s, s:s, s:s, s:s}", "type", "hello", "role", role,
-				"opensm", f->osm->osm_version, "plugin", FOSM_PLUGIN);
+	json_t *msg = json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", "hello", "role", role,
+				"opensm", f->osm->osm_version, "plugin", FOSM_PLUGIN, "sm_state",
+				osm_get_sm_mgr_state_str(f->osm->subn.sm_state));
 	struct osmp_rx rx;
 	int rc;
 

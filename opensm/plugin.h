@@ -85,6 +85,8 @@
 #define FOSM_EVENT_MS 100
 /** FOSM_RETRY_MS - pause between two connection attempts of the control thread. */
 #define FOSM_RETRY_MS 1000
+/** FOSM_STATE_MS - how often the control thread looks at OpenSM's SM state. */
+#define FOSM_STATE_MS 200
 /** FOSM_CTL_IO_MS - longest the control thread waits on a hello or a started frame. */
 #define FOSM_CTL_IO_MS 1000
 
@@ -222,6 +224,7 @@ struct fosm {
 	enum fosm_ctl_state ctl_state;
 	pthread_t thread;
 	bool thread_started;
+	int sm_state_sent;	/* the SM state last reported (control thread's) */
 	atomic_bool stop;
 	int wake[2];
 };

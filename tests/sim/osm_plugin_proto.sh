@@ -570,8 +570,10 @@ fi
 is "control: the heavy sweep was requested once and logged" \
 	"$(count "$dir/osm.log" "fabroute: fabrouted asks for a heavy sweep")/$(count "$FL" '"sent": "sweep"')" 1/1
 is "control: two heavy sweeps, each reported start, done, the pass's result, routing, subnet up" \
-	"$(grep -o '"event": "[a-z_]*"' "$FL" | sed 's/"event": //' | tr -d '"' | tr '\n' ' ')" \
+	"$(grep -o '"event": "[a-z_]*"' "$FL" | sed 's/"event": //' | tr -d '"' | grep -v state_change | tr '\n' ' ')" \
 	"heavy_sweep_start heavy_sweep_done pass_result routing_done subnet_up heavy_sweep_start heavy_sweep_done pass_result routing_done subnet_up "
+like "control: the SM state is reported when OpenSM becomes master" \
+	"$(grep '"event": "state_change"' "$FL" | tail -1)" '"state": "MASTER"'
 like "control: routing_done tells the engine and that it was no reroute" "$(grep routing_done "$FL" | head -1)" \
 	'"reroute": false, "engine": "minhop"'
 # a link goes down: both switches send trap 128
