@@ -171,6 +171,7 @@ int an_eval_run(const struct an_plan *p, const struct an_opts *o, const uint32_t
 	for (unsigned i = 1; i < nt; i++)
 		if (an_acc_add(&run.acc[0], p, &run.acc[i], 1))
 			goto fail;
+	an_dest_block_channels(p, &run.acc[0]);
 	*out = run.acc[0];
 	rc = 0;
 	goto out;

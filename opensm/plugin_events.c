@@ -207,7 +207,7 @@ static void ctl_down(struct fosm *f, const char *why)
 
 static void ctl_connect(struct fosm *f)
 {
-	int ms = f->timeout_ms < FOSM_CTL_IO_MS ? f->timeout_ms : FOSM_CTL_IO_MS;
+	int ms = f->timeout_ms && f->timeout_ms < FOSM_CTL_IO_MS ? f->timeout_ms : FOSM_CTL_IO_MS;
 	int64_t deadline = osmp_now_ms() + ms;
 	unsigned long dropped;
 	char err[256];

@@ -487,7 +487,7 @@ ms=$(sed -n "s/.*cannot reach fabrouted.*(after \([0-9]*\) ms).*/\1/p" "$dir/osm
 like "absent: the plugin gave up at once (${ms:-?} ms), the whole OpenSM run took ${osm_ms} ms" \
 	"${ms:-9999} $osm_ms" "^[0-9]{1,2} [0-9]{1,5}$"
 like "absent: a bad timeout_ms is reported and the default kept" "$(cat "$dir/osm.log")" \
-	"option timeout_ms='5': expected 100 to 60000; using 2000"
+	"option timeout_ms='5': expected auto or 100 to 60000; using auto \(by the subnet's size\)"
 like "absent: an unknown option is reported" "$(cat "$dir/osm.log")" "unknown option 'colour=blue'"
 is "absent: the missing control connection is logged once" \
 	"$(count "$dir/osm.log" "no control connection yet")" 1
