@@ -38,6 +38,8 @@ struct config {
 	char *socket;
 	char *topology;
 	char *topology_format;
+	unsigned topology_strict;
+	char *node_name_map;
 	char *db;
 	char *listen;
 	char *token_file;

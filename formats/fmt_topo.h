@@ -37,14 +37,16 @@
  * @peer_guid: the peer port's GUID as the file gives it, 0 when not given
  * @width, @speed: ibnetdiscover: the active width and speed (enum fab_width,
  *	enum fab_speed, 0 when unknown); ibsim: the enabled masks (w=, s=)
+ * @ext: ibsim: the enabled extended speeds (e=: 1 FDR, 2 EDR, 4 HDR, 8 NDR)
  */
 struct fmt_tb_port {
 	uint64_t guid;
 	uint64_t peer_guid;
+	uint16_t speed;
+	uint16_t ext;
 	uint8_t port;
 	uint8_t peer_port;
 	uint8_t width;
-	uint8_t speed;
 };
 
 struct fmt_tb;
@@ -96,18 +98,19 @@ struct fabric *fmt_tb_finish(struct fmt_tb *tb, struct fab_err *err);
  * fmt_tb_end() - the end of a parser's read loop over @it: @r is what the
  * loop stopped with (0 at the end of the file, -1 out of memory, 1 when a
  * line was refused with @err set). A file with no node line (@nnodes 0) is
- * refused, naming the @records it should hold ("Switch, Ca or Rt").
+ * refused, naming the @records it should hold ("Switch, Ca or Rt"). A
+ * file read tells @opts how many skipped lines went untold (fmt_skip_end()).
  * Ends @it and the builder in every case.
  * Return: the finalized fabric, or NULL with @err set.
  */
 struct fabric *fmt_tb_end(struct fmt_tb *tb, struct fmt_lines *it, int r, uint32_t nnodes,
-			  const char *records, struct fab_err *err);
+			  const char *records, struct fmt_opts *opts, struct fab_err *err);
 
 /* Parser entry points (fmt_topo_parse() dispatches to them). */
 struct fabric *fmt_ibnd_parse(const char *buf, size_t len, const char *name,
-			      struct fab_err *err);
+			      struct fmt_opts *opts, struct fab_err *err);
 struct fabric *fmt_ibsim_parse(const char *buf, size_t len, const char *name,
-			       struct fab_err *err);
+			       struct fmt_opts *opts, struct fab_err *err);
 
 /* --- scanning helpers ------------------------------------------------- */
 
@@ -256,7 +259,7 @@ static inline int fmt_quoted(const char **p, const char **s, size_t *n)
  * Return: its length with *@width and *@speed set (0 where the token says
  * "??" / "???"), or 0 when @p holds no such token.
  */
-size_t fmt_width_speed(const char *p, uint8_t *width, uint8_t *speed);
+size_t fmt_width_speed(const char *p, uint8_t *width, uint16_t *speed);
 
 /**
  * fmt_port_num() - "[N]" at *@p with N from 1 to @max; advances *@p past

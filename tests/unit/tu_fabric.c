@@ -16,7 +16,7 @@ const char *tu_data(const char *rel)
 struct fabric *tu_load(const char *rel, enum fmt_topo fmt)
 {
 	struct fab_err err = { { 0 } };
-	struct fabric *f = fmt_topo_load(tu_data(rel), fmt, &err);
+	struct fabric *f = fmt_topo_load(tu_data(rel), fmt, NULL, &err);
 
 	if (!f)
 		fail_msg("%s: %s", rel, err.msg);
