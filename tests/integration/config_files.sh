@@ -72,8 +72,11 @@ if make -C "$top_builddir" -s install DESTDIR="$root" >"$t_tmp/install.log" 2>&1
 	like "doc/*.md, the OpenAPI document and LICENSE are installed" \
 		"$(cd "$root" && find . -path '*/doc/fabroute/*' -type f | sed 's|.*/||' | sort | tr '\n' ' ')" \
 		'LICENSE README.md api.md deploy.md eval-json.md openapi.json osm-protocol.md store.md'
-	like "the OpenSM ordering drop-in is installed" \
-		"$(cat "$(find "$root" -path '*opensm.service.d/fabroute.conf' | head -1)" 2>/dev/null)" '^After=fabroute.service$'
+	for d in opensm.service.d opensm@.service.d; do
+		like "the OpenSM ordering drop-in $d/fabroute.conf is installed beside the unit" \
+			"$(cat "$(dirname "$(find "$root" -name fabroute.service | head -1)")/$d/fabroute.conf" 2>/dev/null)" \
+			'^After=fabroute.service$'
+	done
 	like "the Grafana dashboard and the alert rules are installed" \
 		"$(cd "$root" && find . -name 'fabroute.json' -o -name 'fabroute.rules.yml' | sort | tr '\n' ' ')" \
 		'grafana/fabroute.json .*prometheus/fabroute.rules.yml'
