@@ -57,8 +57,10 @@ static const struct cfg_key keys[] = {
 	  "and adopt it if it connects at least as many pairs, every step from the repair to it "
 	  "is deadlock-free while switches update one at a time, and it changes at most "
 	  "rebalance_max_blocks LFT blocks (0: never rebalance)" },
-	{ "rebalance_max_blocks", U(rebalance_max_blocks), "0", 0, 4000000000u, 1, "N",
-	  "most 64-LID LFT blocks a rebalance may change (0: no limit)" },
+	{ "rebalance_max_blocks", U(rebalance_max_blocks), "64", 0, 4000000000u, 1, "N",
+	  "most 64-LID LFT blocks a rebalance may change; a larger one is declined and the repair "
+	  "stays until the faults recover (which gives the last full routing back) or the next "
+	  "change (0: no limit)" },
 	{ "source", S(source), "file", 0, 0, 0, "file|opensm",
 	  "where the topology comes from: file (a topology file, faults through the API) or opensm "
 	  "(OpenSM's fabroute-osm plugin, through socket)" },
