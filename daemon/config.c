@@ -216,15 +216,24 @@ static char *trim(char *s)
 	return s;
 }
 
+/* Cut a comment: '#' at the start of the line or after a blank; one inside a word is part of it. */
+static void cut_comment(char *line)
+{
+	for (char *p = line; *p; p++)
+		if (*p == '#' && (p == line || isspace((unsigned char)p[-1]))) {
+			*p = '\0';
+			return;
+		}
+}
+
 static int load_line(struct config *c, char *line, const char *path, unsigned no,
 		     struct fab_err *err)
 {
-	char *hash = strchr(line, '#'), *eq, *key, *val;
+	char *eq, *key, *val;
 	struct fab_err e2;
 	int rc;
 
-	if (hash)
-		*hash = '\0';
+	cut_comment(line);
 	key = trim(line);
 	if (!*key)
 		return 0;
