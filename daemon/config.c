@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/server.h"
 #include "daemon/config.h"
 #include "svc/log.h"
 #include "engines/engine.h"
@@ -103,6 +104,10 @@ static const struct cfg_key keys[] = {
 	  "checked first, and POSTs without it count against a bucket of their own" },
 	{ "dashboard", U(dashboard), "1", 0, 1, 0, "0|1",
 	  "serve the web dashboard at / (the API is served either way)" },
+	{ "metrics_link_routes", S(metrics_link_routes), "top:64", 0, 0, 1, "all|top:N|off",
+	  "fabroute_link_routes in /metrics: a series per direction of every switch-to-switch link "
+	  "(all: 64,000 series at 16,000 CAs), of the N busiest, or none; computed when an epoch "
+	  "is published, not at the scrape" },
 	{ "readback", U(readback), "1", 0, 1, 0, "0|1",
 	  "with source opensm: read the LFTs back from the switches and report drift" },
 	{ "readback_interval_s", U(readback_interval_s), "300", 0, 86400, 0, "S",
@@ -328,7 +333,7 @@ int config_check(const struct config *c, struct fab_err *err)
 {
 	struct eng_chain chain;
 	char host[256];
-	unsigned port;
+	unsigned port, top;
 
 	if (strcmp(c->source, "file") != 0 && strcmp(c->source, "opensm") != 0) {
 		fab_err_set(err, "source: expected file or opensm, found '%s'", c->source);
@@ -341,6 +346,11 @@ int config_check(const struct config *c, struct fab_err *err)
 	}
 	if (strcmp(c->repair, "ftdlr") != 0 && strcmp(c->repair, "none") != 0) {
 		fab_err_set(err, "repair: expected ftdlr or none, found '%s'", c->repair);
+		return -1;
+	}
+	if (api_link_mode_parse(c->metrics_link_routes, &top)) {
+		fab_err_set(err, "metrics_link_routes: expected all, off or top:N (N 1 to 1000000), found '%s'",
+			    c->metrics_link_routes);
 		return -1;
 	}
 	if (fmt_topo_from_name(c->topology_format) < 0) {

@@ -332,23 +332,31 @@ static char *hook_metrics(void *ud)
 	struct daemon *d = ud;
 	struct store_health h;
 	struct pipe_stats ps;
+	struct srco_stats os = { 0 };
+	struct epoch *e;
+	unsigned top;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *o = open_memstream(&buf, &len);
 
 	if (!o)
 		return NULL;
+	if (d->osm)
+		srco_stats(d->osm, &os);
 	pipe_stats(d->pipe, &ps);
+	ps.requests += os.changes;	/* under OpenSM: passes that brought another topology */
 	reroute_metrics(o, &ps);
 	if (d->rb)
 		readback_metrics(o, d->rb);
-	if (d->osm) {
-		struct srco_stats os;
-
-		srco_stats(d->osm, &os);
-		api_osm_metrics(o, os.connected, os.passes[SRCO_PASS_ROUTED], os.passes[SRCO_PASS_FALLBACK],
-				os.passes[SRCO_PASS_TIMEOUT], os.passes[SRCO_PASS_ERROR]);
-	}
+	api_osm_metrics(o, d->osm ? os.connected : -1, os.passes[SRCO_PASS_ROUTED], os.passes[SRCO_PASS_FALLBACK],
+			os.passes[SRCO_PASS_TIMEOUT], os.passes[SRCO_PASS_ERROR]);
+	pthread_mutex_lock(&d->cfg_mu);
+	if (api_link_mode_parse(d->cfg.metrics_link_routes, &top))
+		top = 0;
+	pthread_mutex_unlock(&d->cfg_mu);
+	e = epoch_slot_get(&d->slot);
+	api_link_metrics(o, e, top);
+	epoch_unref(e);
 	api_metric(o, "gauge", "fabroute_uptime_seconds", "Time since fabrouted started.",
 		   (double)(loop_now_ms() - d->start_ms) / 1e3);
 	store_health(d->st, &h);

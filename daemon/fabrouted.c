@@ -143,6 +143,7 @@ static void on_done(void *ud, const struct epoch *e)
 {
 	struct daemon *d = ud;
 
+	api_warmer_kick(d->warm);
 	if (e)
 		sd_notifyf(0, "STATUS=epoch %llu: %s, %s", (unsigned long long)e->seq, e->engine,
 			   epoch_ready(e) ? "ready" : "NOT ready (see /api/ready)");
@@ -481,6 +482,11 @@ static int start(struct daemon *d, struct fab_err *err)
 		return -1;
 	}
 	loop_timer_arm(d->store_timer, 2000);
+	d->warm = api_warmer_start(&d->slot);
+	if (!d->warm) {
+		fab_err_set(err, "cannot start the thread that computes the routes per link");
+		return -1;
+	}
 	pipe_set_done_cb(d->pipe, on_done, d);
 	pipe_set_sweep_cb(d->pipe, d->src ? NULL : ask_sweep, d);
 	restored = d->src && pipe_restore(d->pipe);
@@ -515,6 +521,7 @@ static void stop(struct daemon *d)
 	srco_free(d->osm);
 	rb_stop(d->rb);
 	pipe_free(d->pipe);
+	api_warmer_stop(d->warm);
 	epoch_slot_fini(&d->slot);
 	srcf_free(d->src);
 	if (d->st)

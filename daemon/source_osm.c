@@ -60,6 +60,7 @@ struct srco_conn {
  * @mu: guards @conns, @last, the counters, @v_refused and writes to control sockets
  * @last: the epoch of the last routing served (its fabric names trap subjects)
  * @routings: route requests answered with a routing; @failures: with an error
+ * @changes: routings served whose topology differs from the one served before
  * @passes: routing passes by result, as the plugin reports them
  * @v_refused: a plugin of another version was refused and logged
  */
@@ -74,7 +75,7 @@ struct srco {
 	pthread_mutex_t mu;
 	struct srco_conn conns[SRCO_CONNS_MAX];
 	struct epoch *last;
-	uint64_t routings, failures;
+	uint64_t routings, failures, changes;
 	uint64_t passes[SRCO_PASS_N];
 	int v_refused;
 };
@@ -118,6 +119,7 @@ static int route(struct srco *s, const json_t *req, const struct osmp_rx *rx, do
 	pthread_mutex_lock(&s->mu);
 	if (!rc) {
 		s->routings++;
+		s->changes += s->last && s->last->topo_hash != e->topo_hash;
 		epoch_unref(s->last);
 		s->last = epoch_ref(e);
 	} else {
@@ -482,6 +484,7 @@ void srco_stats(struct srco *s, struct srco_stats *out)
 	for (unsigned i = 0; i < SRCO_CONNS_MAX; i++)
 		out->connected |= s->conns[i].used && s->conns[i].up;
 	memcpy(out->passes, s->passes, sizeof(out->passes));
+	out->changes = s->changes;
 	pthread_mutex_unlock(&s->mu);
 }
 
