@@ -401,13 +401,12 @@ static int start_api(struct daemon *d, struct fab_err *err)
 	return 0;
 }
 
-/* A routing pass is done: its tables are in the switches about a second later. */
+/* OpenSM's events pace the read-back: it reads once the subnet is up. */
 static void on_osm_event(void *ud, const char *event)
 {
 	struct daemon *d = ud;
 
-	if (!strcmp(event, "routing_done") || !strcmp(event, "subnet_up"))
-		rb_trigger(d->rb, 1000);
+	rb_osm_event(d->rb, event);
 }
 
 /* Source opensm: the read-back, then the listener the plugin connects to. */
