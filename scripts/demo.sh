@@ -7,7 +7,7 @@
 # all three on Ctrl-C. FABROUTE_DEMO_ONCE=1: stop after the examples.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/scripts/setup.sh"
+"$top/scripts/setup.sh" demo
 "$top/scripts/build.sh"
 build=${BUILD_DIR:-$top/build}
 dir=${FABROUTE_DEMO_DIR:-$top/build/demo}
