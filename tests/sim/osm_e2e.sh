@@ -124,6 +124,14 @@ is "Unlink: every pair reachable, switches included" "$(jf .connected)" true
 wait_log "SUBNET UP" 2
 sleep 0.5
 same_tables "Unlink: the switches hold the new tables"
+wait_readback && ok "Unlink: the read-back of the new epoch, after SUBNET UP" ||
+	not_ok "Unlink: the read-back of the new epoch, after SUBNET UP"
+is "Unlink: read-back: every switch, no drift" "$(jf '.readback.switches_read == .switches and .readback.entries_drifting == 0')" true
+is "Unlink: the read-back read only the blocks the pass changed" \
+	"$(jf '.readback.blocks_read > 0 and .readback.blocks_read < .switches * (.lid_top / 64 | floor + 1)')" true
+api GET /api/ready
+is "Unlink: /api/ready and fabroute_ready agree (200, 1)" \
+	"$code/$(curl -s "$D_URL/metrics" | sed -n 's/^fabroute_ready //p')" 200/1
 cmp -s ours.txt "$orig" && not_ok "Unlink: the tables changed" || ok "Unlink: the tables changed"
 seq1=$(curl -s "$D_URL/api/fabric" | jq .epoch.seq)
 sim_cmd "ReLink $link"
@@ -152,11 +160,17 @@ lft_entries hw.dump >hw.txt
 [ -s hw.txt ] && ok "fabrouted away: the switches still route" || not_ok "fabrouted away: the switches still route"
 FABROUTED_WRAPPER="env LD_PRELOAD=$UMAD2SIM" \
 	d_start e --source opensm --socket "$sock" --engine sftree,updn --readback-interval-s 0 \
-	--readback-timeout-ms 500 --api-write-rate-limit 0
+	--readback-timeout-ms 500 --api-write-rate-limit 0 --readback-ca no-such-hca
 sleep 1.5	# the plugin's control connection comes back within a second
 kill -HUP "$OSM_PID"
 wait_log "fabroute tables configured" $((configured + 1)) && ok "fabrouted back: it routes the next sweep" ||
 	not_ok "fabrouted back: it routes the next sweep"
+wait_readback
+like "a read-back that cannot reach the switches says why" "$(jf -r .readback.error)" "cannot open the MAD port no-such-hca"
+api GET /api/ready
+is "  and does not fail readiness: /api/ready 200, fabroute_ready 1" \
+	"$code/$(curl -s "$D_URL/metrics" | sed -n 's/^fabroute_ready //p')" 200/1
+like "  /api/ready notes it" "$(jf -r '.notes | join(" ")')" "read-back: cannot open the MAD port"
 
 # --- another engine chain through the API ------------------------------------------
 seq2=$(curl -s "$D_URL/api/fabric" | jq .epoch.seq)
