@@ -78,6 +78,7 @@ if make -C "$top_builddir" -s install DESTDIR="$root" >"$t_tmp/install.log" 2>&1
 			"$(cat "$(dirname "$(find "$root" -name fabroute.service | head -1)")/$d/fabroute.conf" 2>/dev/null)" \
 			'^After=fabroute.service$'
 	done
+	is "no libtool .la file is installed" "$(cd "$root" && find . -name '*.la' | tr '\n' ' ')" ""
 	like "the Grafana dashboard and the alert rules are installed" \
 		"$(cd "$root" && find . -name 'fabroute.json' -o -name 'fabroute.rules.yml' | sort | tr '\n' ' ')" \
 		'grafana/fabroute.json .*prometheus/fabroute.rules.yml'
