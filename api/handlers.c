@@ -14,7 +14,7 @@
 
 #include "api/query_impl.h"
 #include "api/server_impl.h"
-#include "fabric/formats.h"
+#include "formats/formats.h"
 
 /* The epoch to answer from: the one the ETag was made from, or the current one. */
 static struct epoch *epoch_of(struct api_req *rq)

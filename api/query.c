@@ -28,7 +28,7 @@
 
 #include "analysis/report.h"
 #include "api/query_impl.h"
-#include "fabric/formats.h"
+#include "formats/formats.h"
 
 /* --- UTF-8 ------------------------------------------------------------- */
 

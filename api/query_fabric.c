@@ -17,7 +17,7 @@
 #include "analysis/report.h"
 #include "api/query_impl.h"
 #include "engines/engine.h"
-#include "fabric/formats.h"
+#include "formats/formats.h"
 
 /* --- small builders ------------------------------------------------------ */
 

@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "analysis/analysis.h"
-#include "fabric/formats.h"
+#include "formats/formats.h"
 
 static double now(void)
 {

@@ -31,9 +31,9 @@
 
 #include "analysis/analysis.h"
 #include "bench/ftdlr_loss.h"
-#include "engines/ftdlr.h"
-#include "engines/ftree.h"
-#include "fabric/gen.h"
+#include "engines/ftdlr/ftdlr.h"
+#include "engines/ftree/ftree.h"
+#include "gen/gen.h"
 
 static void die(const char *what, const struct fab_err *err)
 {

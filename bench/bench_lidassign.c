@@ -28,8 +28,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "engines/la_impl.h"
-#include "fabric/gen.h"
+#include "engines/lidassign/la_impl.h"
+#include "gen/gen.h"
 
 static double now_ms(void)
 {

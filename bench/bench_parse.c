@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "fabric/fabric.h"
-#include "fabric/formats.h"
+#include "formats/formats.h"
 
 static double now(void)
 {

@@ -31,7 +31,7 @@
 #include "analysis/analysis.h"
 #include "analysis/reference.h"
 #include "engines/engine.h"
-#include "fabric/gen.h"
+#include "gen/gen.h"
 
 struct opts {
 	const char *chain;

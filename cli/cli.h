@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * The fabroute command: subcommands and what they share (exit codes,
- * messages, loading and writing topologies).
+/**
+ * DOC: the fabroute command
+ *
+ * One file per offline command (cmd_gen.c, cmd_show.c, cmd_convert.c,
+ * cmd_eval.c, cmd_compute.c, cmd_lids.c), the daemon's client (client.c)
+ * and its commands by concern: cmd_query.c (route, reach, vl),
+ * cmd_fabric.c (status, nodes, links, lft), cmd_history.c (events,
+ * snapshots), cmd_control.c (engine, reroute, fault, config). This header
+ * declares every command and what they share: exit codes, messages,
+ * loading and writing topologies, LID options.
  */
 #ifndef FABROUTE_CLI_H
 #define FABROUTE_CLI_H
 
 #include "fabric/fabric.h"
-#include "fabric/formats.h"
+#include "formats/formats.h"
 
 /*
  * The JSON the commands print: indented, keys in insertion order, reals with
@@ -69,6 +76,23 @@ int cmd_eval(int argc, char **argv);
 int cmd_compute(int argc, char **argv);
 int cmd_engines(int argc, char **argv);
 int cmd_lids(int argc, char **argv);
+/* Commands that ask a running fabrouted (cli/client.h): cli/cmd_query.c
+ * (route, reach, vl), cli/cmd_fabric.c (status, nodes, links, lft),
+ * cli/cmd_history.c (events, snapshots), cli/cmd_control.c (engine,
+ * reroute, fault, config). */
+int cmd_status(int argc, char **argv);
+int cmd_route(int argc, char **argv);
+int cmd_reach(int argc, char **argv);
+int cmd_vl(int argc, char **argv);
+int cmd_events(int argc, char **argv);
+int cmd_snapshots(int argc, char **argv);
+int cmd_engine(int argc, char **argv);
+int cmd_reroute(int argc, char **argv);
+int cmd_fault(int argc, char **argv);
+int cmd_nodes(int argc, char **argv);
+int cmd_links(int argc, char **argv);
+int cmd_lft(int argc, char **argv);
+int cmd_config(int argc, char **argv);
 
 /**
  * eval_lids_from_dump() - give the endpoints of @f without a LID the LIDs the
@@ -84,7 +108,7 @@ int eval_lids_from_dump(struct fabric *f, const char *topo, const char *lfts);
  * cli_default_chain() - the chain `fabroute compute` routes with when not
  * given one: the chain of the fabrouted at @url (NULL: $FABROUTE_URL, else
  * the default URL), else FABROUTE_ENGINE_DEFAULT when no daemon answers;
- * says on standard error which, and why (cli/cmd_client3.c)
+ * says on standard error which, and why (cli/cmd_control.c)
  * @chain: set to a new string (free() it)
  * Return: CLI_OK, CLI_USAGE after a message (@url is not http), CLI_FAIL.
  */

@@ -20,7 +20,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
-#include "fabric/formats.h"
+#include "formats/formats.h"
 
 /* Common long options; client_args() appends the subcommand's own. */
 static const struct option client_common_opts[] = {
@@ -524,6 +524,33 @@ int client_print_json(const json_t *j)
 		return CLI_FAIL;
 	}
 	return CLI_OK;
+}
+
+int client_query(struct client *c, const char *path, struct client_resp *r, int *printed)
+{
+	int rc = client_get(c, path, 0, r);
+
+	*printed = 0;
+	if (rc == CLI_OK && c->json) {
+		rc = client_print_json(r->json);
+		*printed = 1;
+	}
+	return rc;
+}
+
+int client_printed(const struct client *c, const struct client_resp *r, int *rc)
+{
+	if (!c->json)
+		return 0;
+	*rc = client_print_json(r->json);
+	return 1;
+}
+
+void client_epoch_tag(const json_t *answer)
+{
+	const json_t *e = json_object_get(answer, "epoch");
+
+	printf(" (epoch %lld, %s)\n", client_int(e, "seq"), client_str(e, "engine", "?"));
 }
 
 const char *client_str(const json_t *o, const char *key, const char *dflt)

@@ -188,6 +188,16 @@ void client_resp_free(struct client_resp *r);
 
 /** client_print_json() - @j pretty-printed (JSON_INDENT(2)) on stdout; CLI_OK or CLI_FAIL. */
 int client_print_json(const json_t *j);
+/**
+ * client_query() - GET @path (client_get()) and, with --json, print the
+ * answer: *@printed tells whether it was printed. Return: CLI_OK with @r
+ * filled, or an exit code.
+ */
+int client_query(struct client *c, const char *path, struct client_resp *r, int *printed);
+/** client_printed() - with --json, print @r's JSON into *@rc and return 1; 0 when the caller prints text. */
+int client_printed(const struct client *c, const struct client_resp *r, int *rc);
+/** client_epoch_tag() - print " (epoch 4, minhop)" from an answer's "epoch" member, and a newline. */
+void client_epoch_tag(const json_t *answer);
 
 /*
  * Members of a JSON answer (@o may be NULL or not an object): the value
@@ -204,20 +214,6 @@ int client_bool(const json_t *o, const char *key);
 /** client_ints() - a JSON array of integers as "0, 1, 3" into @buf; "none" when empty. */
 const char *client_ints(const json_t *a, char *buf, size_t size);
 
-/* The subcommands (cli/cmd_client.c, cli/cmd_client2.c): argv[0] is the name. */
-int cmd_status(int argc, char **argv);
-int cmd_route(int argc, char **argv);
-int cmd_reach(int argc, char **argv);
-int cmd_vl(int argc, char **argv);
-int cmd_events(int argc, char **argv);
-int cmd_snapshots(int argc, char **argv);
-int cmd_engine(int argc, char **argv);
-int cmd_reroute(int argc, char **argv);
-int cmd_fault(int argc, char **argv);
-int cmd_nodes(int argc, char **argv);
-int cmd_links(int argc, char **argv);
-int cmd_lft(int argc, char **argv);
-int cmd_config(int argc, char **argv);
 
 /*
  * The layouts of infiniband-diags (cli/ibfmt.c), from the daemon's answers.

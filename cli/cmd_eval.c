@@ -404,7 +404,7 @@ static int dfly_groups(struct loaded *l, struct fab_dfly *d)
 		cli_err("%s", l->err.msg);
 		return CLI_INPUT;
 	}
-	rc = fab_dfly_find(l->f, buf, len, l->o->groups, d, &l->err);
+	rc = fmt_dfly_find(l->f, buf, len, l->o->groups, d, &l->err);
 	free(buf);
 	if (rc == FAB_DFLY_NOT)
 		cli_err("not a fully connected dragonfly: %s", l->err.msg);

@@ -2,7 +2,7 @@
 /**
  * DOC: fabroute gen
  *
- * Generates a topology of one of the families of fabric/gen.h, optionally
+ * Generates a topology of one of the families of gen/gen.h, optionally
  * removes links and switches, and writes it in ibnetdiscover or ibsim format.
  * On a terminal, a run over a second shows its step on standard error
  * (cli/progress.h).
@@ -15,7 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/progress.h"
-#include "fabric/gen.h"
+#include "gen/gen.h"
 
 static void usage(FILE *out)
 {

@@ -3,7 +3,7 @@
  * DOC: fabroute lids
  *
  * Realises an external path set with the fewest LIDs (papers/002): reads a
- * topology and a path file ("SRC DST SWITCH:PORT ...", fabric/fmt_paths.c),
+ * topology and a path file ("SRC DST SWITCH:PORT ...", formats/fmt_paths.c),
  * colours each destination port's paths into configurations with the
  * chosen heuristic, and prints per destination port its paths,
  * configurations and LIDs (2^ceil(lg k)), then the totals beside what the
@@ -23,7 +23,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
-#include "engines/lidassign.h"
+#include "engines/lidassign/lidassign.h"
 
 static void usage(FILE *out)
 {

@@ -5,7 +5,7 @@
  * `fabroute compute` writes, for the engines that plan paths (pathsel,
  * swidest, rename, explicit), the file "paths": every machine pair's path
  * as the tables route it, with the DLID the pair uses, one line per pair
- * (fabric/fmt_paths.c). `fabroute eval --paths FILE` checks such a file
+ * (formats/fmt_paths.c). `fabroute eval --paths FILE` checks such a file
  * against tables: every listed path must be followed hop by hop with its
  * DLID and delivered to its destination port.
  */
@@ -18,7 +18,7 @@
 #include "analysis/analysis.h"
 #include "cli/cli.h"
 #include "cli/paths.h"
-#include "engines/lidassign.h"
+#include "engines/lidassign/lidassign.h"
 
 /* The hops of @p as path-file hops into @h (room for @cap). Return: the count. */
 static size_t to_hops(const struct an_path *p, struct fmt_hop *h, size_t cap)

@@ -6,7 +6,7 @@
 #ifndef FABROUTE_CLI_PATHS_H
 #define FABROUTE_CLI_PATHS_H
 
-#include "fabric/formats.h"
+#include "formats/formats.h"
 #include "fabric/routing.h"
 
 #define PATHS_EXAMPLES 5

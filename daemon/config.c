@@ -15,7 +15,7 @@
 #include "daemon/config.h"
 #include "svc/log.h"
 #include "engines/engine.h"
-#include "fabric/formats.h"
+#include "formats/formats.h"
 
 enum cfg_type { CFG_STR, CFG_UINT };
 

@@ -22,7 +22,7 @@
 #include "daemon/daemon.h"
 #include "svc/log.h"
 #include "engines/engine.h"
-#include "fabric/formats.h"
+#include "formats/formats.h"
 
 struct pipe_settings daemon_settings(const struct config *c, const char *chain, const char *options)
 {

@@ -1,7 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * fabrouted's modules put together: what the main loop, the reload and
- * the API hooks share. Private to daemon/.
+/**
+ * DOC: fabrouted
+ *
+ * The daemon's folder: fabrouted.c (start, signals, reload), config.c (the
+ * configuration keys), loop.c (the event loop), the sources of a fabric
+ * (source_file.c: a topology file with simulated faults; source_osm*.c:
+ * OpenSM through the plugin), the reroute pipeline (pipeline.h: sched.c
+ * schedules, job.c runs one reroute through eng_run(), repair.c decides
+ * repairs and rebalances), readback.c (the LFTs read back from the
+ * switches) and control.c (what the API asks of the daemon).
+ *
+ * This header puts the modules together: what the main loop, the reload
+ * and the API hooks share. Private to daemon/.
  */
 #ifndef FABROUTE_DAEMON_DAEMON_H
 #define FABROUTE_DAEMON_DAEMON_H

@@ -6,13 +6,14 @@
  * pipe_request(). The first change after a quiet period starts a reroute at
  * once; changes that arrive within holddown_ms of the last start, or while
  * a reroute runs, are coalesced into one more reroute when the hold-down
- * ends. A reroute runs in the worker thread: take the source's fabric, pin
- * the stored LIDs, route with the engine chain, evaluate, publish a new
- * epoch, store it as a snapshot, record an event. A failed or
- * non-applicable routing keeps the last good epoch and records an error
- * event. The API never waits for any of it. A fault of a fat tree is first
- * repaired locally, and the chain's routing replaces the repair once the
- * fabric is stable (daemon/repair.h).
+ * ends (the scheduler: daemon/sched.c). A reroute runs in the worker
+ * thread (daemon/job.c): take the source's fabric, pin the stored LIDs,
+ * make the routing with eng_run(), publish a new epoch, store it as a
+ * snapshot, record the events. A failed or non-applicable routing keeps the
+ * last good epoch and records an error event. The API never waits for any
+ * of it. A fault of a fat tree is first repaired locally, and the chain's
+ * routing replaces the repair once the fabric is stable (the decisions:
+ * daemon/repair.h).
  */
 #ifndef FABROUTE_DAEMON_PIPELINE_H
 #define FABROUTE_DAEMON_PIPELINE_H

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The reroute pipeline's insides, shared by daemon/pipeline.c (the worker,
- * the hold-down, publication) and daemon/pipeline_repair.c (repair now,
- * rebalance later). Nothing outside those two files includes it.
+ * The reroute pipeline's insides, shared by its three files and nothing else:
+ * daemon/sched.c (the scheduler: changes, hold-down, timers, the worker
+ * thread), daemon/job.c (one reroute, read top to bottom) and
+ * daemon/repair.c (the repair and rebalance decisions, daemon/repair.h).
  */
 #ifndef FABROUTE_DAEMON_PIPELINE_IMPL_H
 #define FABROUTE_DAEMON_PIPELINE_IMPL_H
@@ -13,84 +14,100 @@
 #include "daemon/repair.h"
 #include "engines/engine.h"
 
-struct pipeline {
-	struct loop *loop;
-	struct epoch_slot *slot;
-	struct store *st;
-	struct srcf *src;
-	pthread_t worker;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int wake_fd;
-	struct loop_timer *timer;
-	char *chain, *options;
-	unsigned lmc, holddown_ms, keep, max_age_days;
-	int policy;
+/*
+ * struct sched - the scheduler's state, under pipeline.mu
+ * @pending: a change waits for the hold-down
+ * @job: the worker has been handed a reroute; @busy: a reroute runs
+ * @completed: a reroute finished since the loop last looked
+ * @reason, @first_change_ms: the first change of the pending reroute
+ * @last_start_ms: when the last reroute started (the hold-down counts from it)
+ * @rebalance_due: the rebalance timer fired
+ * @rebalance_arm: for the loop: 1 arm the rebalance timer, -1 disarm it
+ * @drop_base: the routing inputs changed: no repair before a full routing
+ */
+struct sched {
 	int pending, job, busy, quit, completed;
 	char reason[32];
 	double first_change_ms;
 	int64_t last_start_ms;
-	struct pipe_stats stats;
-	void (*cb)(void *ud, const struct epoch *e);
-	void *cb_ud;
-	/* pipe_route_fabric(): one caller at a time (sync_mu), answered through done_cv */
-	pthread_mutex_t sync_mu;
-	pthread_cond_t done_cv;
-	struct fabric *sync_fabric;
-	struct epoch *sync_result;
-	int sync_done;
-	struct fab_err sync_err;
-	/*
-	 * repair now, rebalance later (the repair_*() and rebalance_*()
-	 * functions): settings and @rebalance_due, @rebalance_arm under @mu;
-	 * @base, @repaired, @drop_base the worker's
-	 */
-	int repair;
-	unsigned rebalance_delay_s, rebalance_max_blocks;
-	struct epoch *base;		/* the last full routing: what repairs start from */
-	int repaired;			/* the current epoch is a repair of @base */
-	int drop_base;			/* the routing inputs changed: no repair before a full routing */
-	int rebalance_due;		/* the rebalance timer fired */
-	int rebalance_arm;		/* for the loop: 1 arm the timer, -1 disarm it */
-	struct loop_timer *rebalance_timer;
-	void (*sweep)(void *ud);	/* ask the source (OpenSM) for a routing pass */
-	void *sweep_ud;
+	int rebalance_due, rebalance_arm, drop_base;
 };
 
-/* What a job published: a full routing, a repair, an adopted rebalance, nothing new. */
+/* pipe_route_fabric(): one caller at a time (@call_mu), answered through @cv under pipeline.mu */
+struct sync_req {
+	pthread_mutex_t call_mu;
+	pthread_cond_t cv;
+	struct fabric *fabric;
+	struct epoch *result;
+	int done;
+	struct fab_err err;
+};
+
+/*
+ * struct pipe_base - the previous routing, the worker's alone
+ * @epoch: the last routing the chain made (a full routing or an adopted
+ *         rebalance): what a repair repairs and what the chain is given as
+ *         the previous routing; NULL before the first or after the routing
+ *         inputs changed
+ * @repaired: the current epoch is a repair of @epoch
+ */
+struct pipe_base {
+	struct epoch *epoch;
+	int repaired;
+};
+
+struct pipeline {
+	struct loop *loop;		/* borrowed, as @slot, @st, @src */
+	struct epoch_slot *slot;
+	struct store *st;
+	struct srcf *src;
+	pthread_mutex_t mu;		/* guards @set, @sched, @stats, @sync's fields */
+	pthread_cond_t cv;		/* wakes the worker */
+	struct pipe_settings set;	/* @set.chain and @set.options owned */
+	struct sched sched;
+	struct pipe_stats stats;
+	struct sync_req sync;
+	pthread_t worker;
+	struct pipe_base base;
+	int wake_fd;			/* the worker wakes the loop */
+	struct loop_timer *timer, *rebalance_timer;
+	void (*sweep)(void *ud);	/* ask the source (OpenSM) for a routing pass */
+	void *sweep_ud;
+	void (*cb)(void *ud, const struct epoch *e);
+	void *cb_ud;
+};
+
+/* What a reroute published: a full routing, a repair, an adopted rebalance, nothing new. */
 enum job_kind { JOB_FULL = 0, JOB_REPAIR, JOB_REBALANCE, JOB_KEEP };
 
-/**
- * struct job - one reroute's inputs, copied out of the pipeline
+/*
+ * struct job - one reroute: its inputs, copied out of the pipeline under
+ * its lock, and what it decided
+ * @fabric: given (OpenSM's, routed with its own LIDs), or NULL: the source's
+ * @sync: pipe_route_fabric() waits: answer it right after publication
+ * @rebalance: a rebalance is due; @drop_base: the routing inputs changed
+ * @refused: why a repair was not published (empty when none was tried)
+ * @diff: JOB_REPAIR: what changed from the base; @rv: the rebalance verdict
  */
 struct job {
 	char reason[32];
-	char *chain, *options;
-	unsigned lmc, keep, max_age_days;
-	int policy;
+	struct pipe_settings set;
 	double first_change_ms;
-	struct fabric *fabric;	/* given (routed with its own LIDs), or NULL: the source's */
-	int given;
-	int sync;		/* pipe_route_fabric() waits: answer it right after publication */
-	int rebalance;		/* a rebalance is due */
+	struct fabric *fabric;
+	int given, sync, rebalance, drop_base;
 	enum job_kind kind;
-	struct repair_result rr;	/* JOB_REPAIR: the repair's figures */
-	struct rebalance_verdict rv;	/* JOB_REBALANCE, JOB_KEEP: the verdict */
+	char refused[512];
+	struct rt_diff diff;
+	struct rebalance_verdict rv;
 };
 
-/* pipeline.c */
-int pipe_assign_lids(struct pipeline *p, struct fabric *f, unsigned lmc, struct fab_err *err);
-int pipe_route_chain(struct pipeline *p, const struct fabric *f, const struct job *j,
-		     struct epoch *e, struct fab_err *err);
-void pipe_answer_sync(struct pipeline *p, struct epoch *e, const struct fab_err *err);
-void pipe_schedule(struct pipeline *p);
-
-/* pipeline_repair.c */
-int pipe_route(struct pipeline *p, const struct fabric *f, struct job *j, struct epoch *e,
-	       struct fab_err *err);
-void pipe_repair_after(struct pipeline *p, struct epoch *e, struct job *j, double latency);
-struct epoch *pipe_rebalance_keep(struct pipeline *p, struct job *j);
-void pipe_rebalance_timer_update(struct pipeline *p);
-void pipe_on_rebalance(struct loop *l, void *ud);
+/* job.c */
+/** job_take() - with pipeline.mu held: the next reroute's inputs (a given fabric first). 0, or -1 out of memory. */
+int job_take(struct pipeline *p, struct job *j);
+void job_free(struct job *j);
+/** job_run() - route, publish, store and record one reroute: the published epoch (a reference), or NULL with @err. */
+struct epoch *job_run(struct pipeline *p, struct job *j, struct fab_err *err);
+/** job_answer_sync() - with pipeline.mu held: hand a given fabric's result to pipe_route_fabric(). */
+void job_answer_sync(struct pipeline *p, struct epoch *e, const struct fab_err *err);
 
 #endif

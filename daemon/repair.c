@@ -2,26 +2,17 @@
 /**
  * DOC: repair now, rebalance later - the decisions
  *
- * repair_run() calls ftdlr's repair directly rather than a routing run: a
- * repair that does not apply must not cost a full routing (the chain routes
- * then), and its evaluation is the one the epoch keeps. rebalance_judge()
- * weighs the chain's routing against the repair in place. See repair.h.
+ * Whether a change is first repaired, whether a rebalance may replace the
+ * repair in force, and rebalance_judge(), which weighs the chain's routing
+ * against that repair. The repairs themselves are routing runs
+ * (daemon/job.c, eng_run() in ENG_MODE_REPAIR). See repair.h.
  */
 #include <string.h>
-#include <time.h>
 
 #include "daemon/repair.h"
-#include "engines/ftdlr.h"
+#include "engines/ftdlr/ftdlr.h"
 
-static double now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-int repair_applies(const char *reason)
+static int repair_applies(const char *reason)
 {
 	return !strcmp(reason, "fault") || !strcmp(reason, "opensm") || !strcmp(reason, "source");
 }
@@ -31,62 +22,20 @@ int repair_routing(const struct rt_routing *r)
 	return r->notes && !strncmp(r->notes, "repair (", 8);
 }
 
-int repair_base_ok(const struct epoch *base)
+static int repair_base_ok(const struct epoch *base)
 {
 	return !strcmp(base->engine, "sftree") || !strcmp(base->engine, "ftree") ||
 	       !strcmp(base->engine, "ftdlr");
 }
 
-void repair_result_free(struct repair_result *res)
+int repair_wanted(int on, const char *reason, const struct epoch *base)
 {
-	fab_free(res->f);
-	rt_free(res->r);
-	an_report_free(&res->rep);
-	memset(res, 0, sizeof(*res));
+	return on && base && repair_applies(reason) && repair_base_ok(base);
 }
 
-/* The evaluation meets @policy (enum eng_policy); else 0 with @why. */
-static int meets(const struct an_report *rep, int policy, struct fab_err *why)
+int rebalance_wanted(int due, int repaired, const struct fabric *f, const struct epoch *cur)
 {
-	if (policy != ENG_ACCEPT_ANY && !an_connected(rep)) {
-		fab_err_set(why, "the repair leaves pairs unreachable");
-		return 0;
-	}
-	if (policy == ENG_ACCEPT_PROVEN && !rep->cdg.deadlock_free) {
-		fab_err_set(why, "the repair is not deadlock-free (a cycle in the dependency graph)");
-		return 0;
-	}
-	return 1;
-}
-
-int repair_run(const struct epoch *base, struct fabric *f, int policy, struct repair_result *res,
-	       struct fab_err *why)
-{
-	struct ftdlr_stats st;
-	double t0 = now_ms();
-	int rc;
-
-	memset(res, 0, sizeof(*res));
-	res->f = f;
-	res->opts = (struct an_opts){ .load = 1 };
-	rc = ftdlr_repair(base->fabric, base->routing, f, FTDLR_MINIMAL, &res->r, &st, why);
-	res->repair_ms = now_ms() - t0;
-	if (rc != ENG_OK) {
-		repair_result_free(res);
-		return rc == ENG_NOT_APPLICABLE ? 1 : -1;
-	}
-	t0 = now_ms();
-	if (an_evaluate(f, res->r, &res->opts, &res->rep, why)) {
-		repair_result_free(res);
-		return -1;
-	}
-	res->eval_ms = now_ms() - t0;
-	if (!meets(&res->rep, policy, why)) {
-		repair_result_free(res);
-		return 1;
-	}
-	rt_diff(base->fabric, base->routing, f, res->r, &res->diff);
-	return 0;
+	return due && repaired && cur && fab_topology_hash(f) == cur->topo_hash;
 }
 
 /* Pairs delivered, every class. */
@@ -156,12 +105,12 @@ static json_t *diff_json(const struct rt_diff *d)
 			 (int)d->blocks, "switches", (int)d->switches, "max_blocks", (int)d->max_blocks);
 }
 
-json_t *repair_json(const struct repair_result *res, const struct epoch *e, double latency_ms)
+json_t *repair_json(const struct rt_diff *diff, const struct epoch *e, double latency_ms)
 {
-	return json_pack("{s:o, s:s, s:b, s:b, s:f, s:f, s:f}", "changed", diff_json(&res->diff),
+	return json_pack("{s:o, s:s, s:b, s:b, s:f, s:f, s:f}", "changed", diff_json(diff),
 			 "notes", e->routing->notes ? e->routing->notes : "", "connected",
 			 an_connected(&e->report), "deadlock_free", e->report.cdg.deadlock_free,
-			 "repair_ms", res->repair_ms, "eval_ms", res->eval_ms, "latency_ms",
+			 "repair_ms", e->compute_ms, "eval_ms", e->eval_ms, "latency_ms",
 			 latency_ms);
 }
 

@@ -4,14 +4,16 @@
  *
  * When a change only takes down or brings back links or switches of a fat
  * tree, the pipeline publishes at once ftdlr's repair of the last full
- * routing (the base), which rewrites only the faults' groups, if it meets
- * the publish policy. Once the fabric has been stable for
+ * routing (the base), which rewrites only the faults' groups, if eng_run()
+ * accepts it under the publish policy; a refused repair lets the chain
+ * route, and the refusal is an event with its reason. Once the fabric has been stable for
  * rebalance_delay_s, it computes the chain's routing for it and adopts it
  * only when it connects at least as many pairs, every step from the repair
  * to it (ftdlr_stages(): switches update one at a time) is deadlock-free,
  * and it changes at most rebalance_max_blocks LFT blocks; the adopted
  * routing becomes the new base. This module holds those decisions; the
- * pipeline (pipeline.c) holds the state, the timer and the publication.
+ * scheduler (daemon/sched.c) holds the timers, one reroute (daemon/job.c)
+ * the routing runs and the publication.
  */
 #ifndef FABROUTE_DAEMON_REPAIR_H
 #define FABROUTE_DAEMON_REPAIR_H
@@ -22,42 +24,26 @@
 #include "fabric/routing.h"
 #include "svc/epoch.h"
 
-/** repair_applies() - a change with this reason may be repaired (a fault, OpenSM's pass, a re-read topology). */
-int repair_applies(const char *reason);
+/** The engine that repairs: its repair hook runs in ENG_MODE_REPAIR. */
+#define REPAIR_ENGINE "ftdlr"
 
 /** repair_routing() - @r is a repair (its notes say so, also once stored and restored). */
 int repair_routing(const struct rt_routing *r);
 
-/** repair_base_ok() - @base was routed by a fat-tree engine whose routing ftdlr repairs (ftree, sftree, ftdlr). */
-int repair_base_ok(const struct epoch *base);
+/**
+ * repair_wanted() - a change for @reason is first repaired: repairs are on
+ * (@on), the change may be one (a fault, OpenSM's pass, a re-read topology)
+ * and there is a @base routed by a fat-tree engine whose routing ftdlr
+ * repairs (ftree, sftree, ftdlr).
+ */
+int repair_wanted(int on, const char *reason, const struct epoch *base);
 
 /**
- * struct repair_result - a repair of the base, evaluated
- * @f, @r: the current fabric (with the base's LIDs) and its repair
- * @rep, @opts: the evaluation
- * @diff: what changes from the base's tables
- * @repair_ms, @eval_ms: time in ftdlr and in the evaluator
+ * rebalance_wanted() - a due (@due) rebalance replaces the repair in force
+ * (@repaired) only while the cabling is the one it repaired (@f against the
+ * current epoch @cur).
  */
-struct repair_result {
-	struct fabric *f;
-	struct rt_routing *r;
-	struct an_report rep;
-	struct an_opts opts;
-	struct rt_diff diff;
-	double repair_ms, eval_ms;
-};
-
-/**
- * repair_run() - repair @base's routing for @f (taken: freed or moved into
- * @res) and evaluate it
- * @policy: enum eng_policy the repair must meet
- * Return: 0 with @res filled (release with repair_result_free()), 1 when
- * it does not apply or falls short (@why says why), -1 with @why on an
- * error.
- */
-int repair_run(const struct epoch *base, struct fabric *f, int policy, struct repair_result *res,
-	       struct fab_err *why);
-void repair_result_free(struct repair_result *res);
+int rebalance_wanted(int due, int repaired, const struct fabric *f, const struct epoch *cur);
 
 /**
  * struct rebalance_verdict - whether a rebalance is adopted
@@ -86,8 +72,8 @@ int rebalance_judge(const struct epoch *cur, const struct fabric *f, const struc
 		    const struct an_report *rep, unsigned max_blocks, struct rebalance_verdict *v,
 		    struct fab_err *err);
 
-/** repair_json() - the "repair" event's details: @res's figures, @e the published repair. */
-json_t *repair_json(const struct repair_result *res, const struct epoch *e, double latency_ms);
+/** repair_json() - the "repair" event's details: what changed from the base (@diff), @e the published repair. */
+json_t *repair_json(const struct rt_diff *diff, const struct epoch *e, double latency_ms);
 /** rebalance_json() - the "rebalance" event's details. */
 json_t *rebalance_json(const struct rebalance_verdict *v);
 

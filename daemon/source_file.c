@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "daemon/source_file.h"
-#include "fabric/formats.h"
-#include "fabric/gen.h"
+#include "formats/formats.h"
+#include "gen/gen.h"
 
 struct srcf {
 	pthread_mutex_t mu;

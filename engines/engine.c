@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "engines/engine.h"
-#include "fabric/formats.h"
+#include "formats/formats.h"
 
 static const struct engine *const engines[] = {
 	&eng_sftree, &eng_ftree, &eng_opt, &eng_dmodk, &eng_smodk, &eng_dla, &eng_updn,

@@ -3,13 +3,20 @@
  * DOC: routing engines and the routing run
  *
  * A routing engine is a table of hooks (struct engine) filled with
- * designated initializers, one table per engine file, all listed in
- * engine.c and declared below. Its hooks are pure functions: (request,
+ * designated initializers, one table per engine, in a file of its name,
+ * all listed in engine.c and declared below. The engines live one folder
+ * per family, as BIRD keeps one per protocol: ucast/ (minhop, updn, the
+ * Up*\/Down* ranking they and lidassign share), ftree/ (ftree, sftree and
+ * their fat-tree model), ftdlr/ (local repair), gft2/ (dmodk, smodk, opt),
+ * dla/, lidassign/ (the LID assignment heuristics and the path-based
+ * engines pathsel, swidest, rename, explicit). A new engine is one folder
+ * and one line in engine.c. Its hooks are pure functions: (request,
  * options) -> result, with no I/O and no global state; the same request
  * gives a byte-identical result.
  *
  * eng_run() is the only place that composes a routing run, for the CLI and
- * the daemon alike: assign LIDs (pins, then new LIDs), try the chain's
+ * the daemon alike (a full routing, a repair of a previous routing, a stored
+ * routing restored: enum eng_mode): assign LIDs (pins, then new LIDs), try the chain's
  * engines in turn (an engine that cannot route the fabric says so with
  * ENG_NOT_APPLICABLE and a reason a user can read, and the next one runs;
  * ENG_ERROR stops the chain), give engines that need several LIDs per port
@@ -206,6 +213,24 @@ enum eng_policy {
 };
 
 /**
+ * enum eng_mode - what eng_run() does with the chain
+ * @ENG_MODE_ROUTE: each engine routes; one with a repair hook repairs
+ *                  @prev instead when a previous routing is given, and
+ *                  routes when its repair does not apply
+ * @ENG_MODE_REPAIR: each engine only repairs @prev (a repair that does not
+ *                   apply, or an engine without a repair hook, lets the next
+ *                   engine try; none routes from scratch)
+ * @ENG_MODE_KEEP: no engine runs: @prev (a stored routing of @fabric) is
+ *                 evaluated and held to the policy as if the chain's first
+ *                 engine, the one that made it, had just routed it
+ */
+enum eng_mode {
+	ENG_MODE_ROUTE = 0,
+	ENG_MODE_REPAIR,
+	ENG_MODE_KEEP,
+};
+
+/**
  * struct eng_req - one routing run
  * @fabric: the fabric to route (finalized); never changed
  * @chain: the engines to try, with their options
@@ -220,6 +245,7 @@ enum eng_policy {
  *              LIDs are fixed, such an engine does not apply)
  * @prev_fabric, @prev: optional previous routing (and the fabric it was
  *                      computed for): engines with a repair hook use it
+ * @mode: enum eng_mode
  * @eval: evaluate each routing with these options (NULL: no evaluation)
  * @policy: enum eng_policy
  * @threads: threads an engine may use (0: one per online CPU); a routing
@@ -235,6 +261,7 @@ struct eng_req {
 	unsigned lmc, lmc_budget;
 	const struct fabric *prev_fabric;
 	const struct rt_routing *prev;
+	enum eng_mode mode;
 	const struct an_opts *eval;
 	enum eng_policy policy;
 	unsigned threads;

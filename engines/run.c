@@ -9,9 +9,11 @@
  *     the fabric carries or new ones), unless the LIDs are an SM's;
  *  2. for each engine of the chain: give the CA ports the LMC it needs
  *     (on a copy of its own, within the LMC budget), call its repair hook
- *     when a previous routing is given, else its route hook; apply the LID
- *     plan the engine made, if any; evaluate; hold the routing to the
- *     publish policy; the first routing accepted ends the chain;
+ *     when a previous routing is given, else (and in ENG_MODE_ROUTE only)
+ *     its route hook; apply the LID plan the engine made, if any;
+ *     evaluate; hold the routing to the publish policy; the first routing
+ *     accepted ends the chain. ENG_MODE_KEEP takes the previous routing as
+ *     it is and only evaluates and judges it;
  *  3. hand back the fabric as routed, the routing, the LID plan, the
  *     evaluation, the chain's log and the timings.
  *
@@ -113,6 +115,24 @@ static int apply_plan(struct fabric *base, struct attempt *at, struct fab_err *e
 	return 0;
 }
 
+/* ENG_MODE_KEEP: the previous routing, as if its engine had just made it. */
+static int keep_previous(const struct eng_req *req, struct attempt *at, struct fab_err *err)
+{
+	if (!req->prev || !req->prev_fabric) {
+		fab_err_set(err, "no routing to keep");
+		return ENG_NOT_APPLICABLE;
+	}
+	if (req->prev->nswitches != at->f->nswitches || req->prev->neps != at->f->neps) {
+		fab_err_set(err, "the routing to keep is not one of this fabric");
+		return ENG_NOT_APPLICABLE;
+	}
+	if (!(at->one.routing = rt_copy(at->f, req->prev))) {
+		fab_err_set(err, "out of memory");
+		return ENG_ERROR;
+	}
+	return ENG_OK;
+}
+
 static int call_engine(const struct eng_req *req, const struct engine *e, const struct eng_args *a,
 		       struct attempt *at, struct eng_res *res, struct fab_err *err)
 {
@@ -121,13 +141,17 @@ static int call_engine(const struct eng_req *req, const struct engine *e, const 
 	double t0 = now_ms();
 
 	q.fabric = at->f;
+	if (req->mode == ENG_MODE_KEEP)
+		return keep_previous(req, at, err);
 	if (req->prev && e->repair) {
 		rc = e->repair(&q, a, &at->one, err);
 		at->one.repaired = rc == ENG_OK;
-		if (rc == ENG_NOT_APPLICABLE)
+		if (rc == ENG_NOT_APPLICABLE && req->mode == ENG_MODE_ROUTE)
 			log_line(res, e->name, "repair not applicable: ", err->msg);
+	} else if (req->mode == ENG_MODE_REPAIR) {
+		fab_err_set(err, "%s", req->prev ? "it repairs no routing" : "no routing to repair");
 	}
-	if (rc == ENG_NOT_APPLICABLE)
+	if (rc == ENG_NOT_APPLICABLE && req->mode == ENG_MODE_ROUTE)
 		rc = e->route(&q, a, &at->one, err);
 	at->one.route_ms = now_ms() - t0;
 	if (rc == ENG_OK && !at->one.routing) {
@@ -186,7 +210,8 @@ static int try_engine(const struct eng_req *req, struct fabric *base, size_t i,
 		memcpy(at.one.log, res->log, sizeof(res->log));
 		at.one.lids_ms = res->lids_ms;
 		*res = at.one;
-		log_line(res, e->name, "routed", at.one.repaired ? " (repair)" : "");
+		log_line(res, e->name, req->mode == ENG_MODE_KEEP ? "kept" : "routed",
+			 at.one.repaired ? " (repair)" : "");
 		return ENG_OK;
 	}
 	if (rc == ENG_NOT_APPLICABLE)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /**
- * DOC: dragonfly groups: discovery, groups file, verification
+ * DOC: dragonfly groups: discovery, verification
  *
  * See dfly.h for what is found and checked. Cost: O(links x degree) for the
  * closed neighbourhoods (sorted neighbour lists merged per link), O(ports)
@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "fabric/dfly.h"
-#include "fabric/formats.h"
 
 void fab_dfly_free(struct fab_dfly *d)
 {
@@ -89,176 +88,6 @@ static int discover(const struct fabric *f, uint32_t *group, uint32_t *best, str
 	free(adj);
 	*best = top;
 	return 0;
-}
-
-/* --- groups file ------------------------------------------------------------ */
-
-struct gfile {
-	const struct fabric *f;
-	struct fmt_lines it;
-	struct fab_err *err;
-	uint32_t *group;	/* per switch: label id, FAB_NONE = not named yet */
-	uint32_t *line;		/* per switch: the line naming it */
-	char **labels;
-	uint32_t nlabels, cap;
-	unsigned unknown, unknown_line;
-};
-
-static uint32_t label_id(struct gfile *g, const char *w, size_t len)
-{
-	for (uint32_t i = 0; i < g->nlabels; i++)
-		if (strlen(g->labels[i]) == len && !strncmp(g->labels[i], w, len))
-			return i;
-	if (g->nlabels == g->cap) {
-		uint32_t cap = g->cap ? g->cap * 2 : 16;
-		char **l = realloc(g->labels, cap * sizeof(*l));
-
-		if (!l)
-			return FAB_NONE;
-		g->labels = l;
-		g->cap = cap;
-	}
-	g->labels[g->nlabels] = strndup(w, len);
-	return g->labels[g->nlabels] ? g->nlabels++ : FAB_NONE;
-}
-
-/* The node named @name (a 0x GUID or a description); FAB_NONE if none, -1 in *@bad if ambiguous. */
-static uint32_t gfile_node(struct gfile *g, const char *name, int *bad)
-{
-	unsigned count = 0;
-	uint32_t n = fab_node_by_desc(g->f, name, &count);
-
-	*bad = 0;
-	if (n != FAB_NONE && count > 1) {
-		fmt_err_at(g->err, &g->it, "description \"%s\" names %u nodes; give the node GUID",
-			   name, count);
-		*bad = 1;
-		return FAB_NONE;
-	}
-	if (n == FAB_NONE && name[0] == '0' && (name[1] == 'x' || name[1] == 'X')) {
-		char *end;
-		unsigned long long v;
-
-		errno = 0;
-		v = strtoull(name + 2, &end, 16);
-		if (!errno && !*end && end != name + 2)
-			n = fab_node_by_guid(g->f, v);
-	}
-	return n;
-}
-
-/* Split a line into the node name (copied to @node) and the group word. */
-static int gfile_split(struct gfile *g, char *p, char **node, char **word, size_t *wlen)
-{
-	char *end = p + strlen(p);
-
-	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-		*--end = '\0';
-	*word = end;
-	while (*word > p && (*word)[-1] != ' ' && (*word)[-1] != '\t')
-		(*word)--;
-	*wlen = (size_t)(end - *word);
-	end = *word;
-	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
-		end--;
-	if (end == p || !*wlen) {
-		fmt_err_at(g->err, &g->it, "expected \"NODE GROUP\" (a node GUID or description, "
-			   "then a group name)");
-		return -1;
-	}
-	if (*p == '"') {
-		if (end - p < 2 || end[-1] != '"' || memchr(p + 1, '"', (size_t)(end - p - 2))) {
-			fmt_err_at(g->err, &g->it, "expected a description in double quotes, then "
-				   "the group name");
-			return -1;
-		}
-		p++;
-		end--;
-	}
-	*end = '\0';
-	*node = p;
-	return 0;
-}
-
-static int gfile_line(struct gfile *g)
-{
-	char *p = g->it.line, *node, *word;
-	size_t wlen;
-	uint32_t n, sw, id;
-	int bad;
-
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (!*p || *p == '#' || *p == '\r')
-		return 0;
-	if (gfile_split(g, p, &node, &word, &wlen))
-		return -1;
-	n = gfile_node(g, node, &bad);
-	if (bad)
-		return -1;
-	if (n == FAB_NONE) {
-		if (!g->unknown++)
-			g->unknown_line = g->it.no;
-		return 0;
-	}
-	if (g->f->nodes[n].type != FAB_SWITCH) {
-		fmt_err_at(g->err, &g->it, "\"%s\" is a %s; expected a switch", node,
-			   fab_node_type_name(g->f->nodes[n].type));
-		return -1;
-	}
-	sw = g->f->nodes[n].swidx;
-	id = label_id(g, word, wlen);
-	if (id == FAB_NONE) {
-		fab_err_set(g->err, "out of memory");
-		return -1;
-	}
-	if (g->group[sw] != FAB_NONE && g->group[sw] != id) {
-		fmt_err_at(g->err, &g->it, "switch \"%s\" is put in group \"%s\"; line %u put it "
-			   "in \"%s\"", node, g->labels[id], g->line[sw], g->labels[g->group[sw]]);
-		return -1;
-	}
-	g->group[sw] = id;
-	g->line[sw] = g->it.no;
-	return 0;
-}
-
-/* Group label of every switch from the file; 0, FAB_DFLY_NOT or -1. */
-static int gfile_read(const struct fabric *f, const char *buf, size_t len, const char *name,
-		      uint32_t *group, struct fab_err *err)
-{
-	struct gfile g = { .f = f, .err = err, .group = group };
-	int rc = 0, more;
-
-	if (fmt_check_text(buf, len, name, err))
-		return -1;
-	g.line = calloc((size_t)f->nswitches + 1, sizeof(*g.line));
-	if (!g.line) {
-		fab_err_set(err, "out of memory");
-		return -1;
-	}
-	for (uint32_t s = 0; s < f->nswitches; s++)
-		group[s] = FAB_NONE;
-	fmt_lines_init(&g.it, buf, len, name);
-	while (!rc && (more = fmt_lines_next(&g.it)) != 0)
-		rc = more < 0 ? (fab_err_set(err, "out of memory"), -1) : gfile_line(&g);
-	fmt_lines_fini(&g.it);
-	for (uint32_t s = 0; !rc && s < f->nswitches; s++)
-		if (group[s] == FAB_NONE) {
-			rc = FAB_DFLY_NOT;
-			if (g.unknown)
-				fab_err_set(err, "%s names no group for switch \"%s\" (0x%016" PRIx64 "); "
-					    "%u of its lines name nodes the fabric lacks, the first at line %u",
-					    name, sw_name(f, s), f->nodes[f->switches[s]].guid, g.unknown,
-					    g.unknown_line);
-			else
-				fab_err_set(err, "%s names no group for switch \"%s\" (0x%016" PRIx64 ")",
-					    name, sw_name(f, s), f->nodes[f->switches[s]].guid);
-		}
-	for (uint32_t i = 0; i < g.nlabels; i++)
-		free(g.labels[i]);
-	free(g.labels);
-	free(g.line);
-	return rc;
 }
 
 /* --- numbering and verification --------------------------------------------- */
@@ -425,14 +254,14 @@ static int verify(const struct fabric *f, struct fab_dfly *d, struct fab_err *er
 	return rc;
 }
 
-int fab_dfly_find(const struct fabric *f, const char *groups, size_t len, const char *name,
-		  struct fab_dfly *d, struct fab_err *err)
+int fab_dfly_find(const struct fabric *f, const uint32_t *labels, struct fab_dfly *d,
+		  struct fab_err *err)
 {
 	uint32_t n = f->nswitches, best = 0;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
-	d->from_file = groups != NULL;
+	d->from_file = labels != NULL;
 	d->group = malloc(((size_t)n + 1) * sizeof(*d->group));
 	d->rank = malloc(((size_t)n + 1) * sizeof(*d->rank));
 	d->member = malloc(((size_t)n + 1) * sizeof(*d->member));
@@ -447,10 +276,12 @@ int fab_dfly_find(const struct fabric *f, const char *groups, size_t len, const 
 		fab_err_set(err, "%u switch%s: not a dragonfly", n, n == 1 ? "" : "es");
 		return FAB_DFLY_NOT;
 	}
-	if (groups)
-		rc = gfile_read(f, groups, len, name ? name : "groups file", d->group, err);
-	else
+	if (labels) {
+		memcpy(d->group, labels, (size_t)n * sizeof(*d->group));
+		rc = 0;
+	} else {
 		rc = discover(f, d->group, &best, err);
+	}
 	if (!rc)
 		rc = number(f, d, n, best, err);
 	if (!rc)

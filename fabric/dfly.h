@@ -6,7 +6,7 @@
  * all to all inside the group (local channels, lc), h links per switch to
  * other groups (global channels, gc), every pair of groups linked. The
  * groups come from the switches' closed neighbourhoods N[v] = {v} + adj(v)
- * or from a groups file, and are then verified; what the routing engine
+ * or from a groups file (parsed in formats/), and are then verified; what the routing engine
  * dla and the dragonfly metrics of analysis/ build on.
  *
  * Discovery: for every switch-to-switch link u-v, c(u, v) = |N[u] ^ N[v]|.
@@ -16,12 +16,6 @@
  * This separates the groups whenever a >= h + 2; on smaller groups (for
  * example a=3, h=2) global links may score like local ones and the groups
  * must be named in a file.
- *
- * Groups file: one line per switch, "NODE GROUP": NODE a node GUID (0x...)
- * or a node description (in double quotes when it holds blanks), GROUP any
- * word naming the group; '#' starts a comment. Nodes the fabric does not
- * have are skipped (a switch that is down), every switch of the fabric must
- * be named.
  *
  * Verification, whichever way the groups came: at least two groups, all of
  * the same size a; every two switches of a group linked (parallel cables
@@ -69,16 +63,16 @@ struct fab_dfly {
 
 /**
  * fab_dfly_find() - the groups of @f, verified
- * @groups: contents of a groups file (@len bytes, not NUL-terminated), or
- *          NULL to discover the groups from the closed neighbourhoods
- * @name: the file's name for error messages
+ * @labels: a group label (any number below nswitches) per switch, as a
+ *          groups file gives them (formats/: fmt_groups_read(),
+ *          fmt_dfly_find()), or NULL to discover the groups from the closed
+ *          neighbourhoods
  * Return: 0 with @d filled (release with fab_dfly_free()), FAB_DFLY_NOT
  * with @err saying why the fabric is not such a dragonfly, or -1 with @err
- * set (a malformed groups file, out of memory). @d holds nothing to free
- * unless 0 is returned.
+ * set (out of memory). @d holds nothing to free unless 0 is returned.
  */
-int fab_dfly_find(const struct fabric *f, const char *groups, size_t len, const char *name,
-		  struct fab_dfly *d, struct fab_err *err);
+int fab_dfly_find(const struct fabric *f, const uint32_t *labels, struct fab_dfly *d,
+		  struct fab_err *err);
 void fab_dfly_free(struct fab_dfly *d);
 
 /** fab_dfly_class() - class of port @port of node @node (FAB_DF_NONE for CAs' ports). */

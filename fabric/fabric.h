@@ -407,4 +407,11 @@ struct fab_shape {
 int fab_shape(const struct fabric *f, struct fab_shape *s, struct fab_err *err);
 void fab_shape_free(struct fab_shape *s);
 
+/**
+ * fab_grow() - make room for @need elements of @elem bytes in *@arr, whose
+ * capacity is *@cap (doubling from 64); what the model and the topology
+ * builders grow their arrays with. Return: 0, or -1 when out of memory.
+ */
+int fab_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem);
+
 #endif

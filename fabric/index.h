@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to fabric/: the lookup indexes of a fabric (everybody else goes
- * through the fab_*_by_*() functions of fabric.h) and the array growth the
- * model and the topology builder share.
+ * through the fab_*_by_*() functions of fabric.h).
  */
 #ifndef FABROUTE_INDEX_H
 #define FABROUTE_INDEX_H
@@ -15,11 +14,5 @@ int fab_index_lids(struct fabric *f, struct fab_err *err);
 void fab_index_free(struct fab_index *idx);
 /** fab_index_ep_of_port() - endpoint of a port slot (index into f->ports). */
 uint32_t fab_index_ep_of_port(const struct fabric *f, uint32_t slot);
-
-/**
- * fab_grow() - make room for @need elements of @elem bytes in *@arr, whose
- * capacity is *@cap (doubling from 64). Return: 0, or -1 when out of memory.
- */
-int fab_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem);
 
 #endif

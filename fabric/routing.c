@@ -50,6 +50,37 @@ void rt_free(struct rt_routing *r)
 	free(r);
 }
 
+struct rt_routing *rt_copy(const struct fabric *f, const struct rt_routing *b)
+{
+	struct rt_routing *r = rt_new_len(f, b->lft_len);
+
+	if (!r)
+		return NULL;
+	memcpy(r->lft, b->lft, (size_t)b->nswitches * b->lft_len);
+	r->vls_used = b->vls_used;
+	for (uint32_t s = 0; s < b->nswitches; s++) {
+		size_t dim = f->nodes[f->switches[s]].nports + 1u;
+
+		if (!b->sl2vl[s])
+			continue;
+		if (!(r->sl2vl[s] = malloc(dim * dim * RT_SLS)))
+			goto fail;
+		memcpy(r->sl2vl[s], b->sl2vl[s], dim * dim * RT_SLS);
+	}
+	if ((b->path_sl || b->dlid_off) && rt_pairs_alloc(r))
+		goto fail;
+	if (b->path_sl)
+		memcpy(r->path_sl, b->path_sl, (size_t)b->neps * b->neps);
+	if (b->dlid_off)
+		memcpy(r->dlid_off, b->dlid_off, (size_t)b->neps * b->neps);
+	if (b->notes && !(r->notes = strdup(b->notes)))
+		goto fail;
+	return r;
+fail:
+	rt_free(r);
+	return NULL;
+}
+
 static unsigned default_vl(const struct fabric *f, uint32_t sw, unsigned sl)
 {
 	unsigned vls = f->nodes[f->switches[sw]].vl_cap;

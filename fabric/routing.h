@@ -54,6 +54,12 @@ struct rt_routing *rt_new(const struct fabric *f);
 /** rt_new_len() - rt_new() with LFTs of at least @lft_len entries (dumps may name LIDs past the fabric's top). */
 struct rt_routing *rt_new_len(const struct fabric *f, uint32_t lft_len);
 void rt_free(struct rt_routing *r);
+/**
+ * rt_copy() - a copy of @b (LFTs, SL2VL tables, pair tables, VLs, notes)
+ * for fabric @f, which has @b's switches and endpoints in the same order.
+ * Return: the copy, or NULL when out of memory.
+ */
+struct rt_routing *rt_copy(const struct fabric *f, const struct rt_routing *b);
 
 static inline uint8_t *rt_lft(const struct rt_routing *r, uint32_t sw)
 {

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "fabric/formats.h"
+#include "formats/formats.h"
 #include "store/internal.h"
 
 /* Largest LFT the store accepts: one entry per unicast LID and LID 0. */

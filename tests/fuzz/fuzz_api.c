@@ -234,7 +234,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #include "analysis/analysis.h"
 #include "api/query.h"
 #include "engines/engine.h"
-#include "fabric/gen.h"
+#include "gen/gen.h"
 
 /*
  * The epoch every input is asked of, built at the first input and kept

@@ -15,7 +15,7 @@
  *  -DFUZZ_SL2VL    fmt_sl2vl_parse() against the fixed fabric;
  *  -DFUZZ_PATHSL   fmt_pathsl_parse() against the fixed fabric, then writes
  *                  the path SLs back;
- *  -DFUZZ_GROUPS   fab_dfly_find() with the input as a groups file, against
+ *  -DFUZZ_GROUPS   fmt_dfly_find() with the input as a groups file, against
  *                  the dragonfly a=3 p=1 h=2 (whose groups discovery cannot
  *                  tell): a verified grouping must be a partition into
  *                  cliques, a refusal must say why.
@@ -30,10 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/formats.h"
+#include "formats/formats.h"
 #ifdef FUZZ_GROUPS
 #include "fabric/dfly.h"
-#include "fabric/gen.h"
+#include "gen/gen.h"
 #endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -218,7 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!f && !(f = gen_build("dragonfly", kv, 3, 1, &err)))
 		abort();
-	if (fab_dfly_find(f, buf, size, "fuzz", &d, &err) == 0) {
+	if (fmt_dfly_find(f, buf, size, "fuzz", &d, &err) == 0) {
 		check_groups(f, &d);
 		fab_dfly_free(&d);
 	} else if (!err.msg[0]) {

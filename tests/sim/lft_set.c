@@ -23,7 +23,7 @@
 
 #include <infiniband/mad.h>
 
-#include "fabric/formats.h"
+#include "formats/formats.h"
 
 #define TIMEOUT_MS 500
 

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/formats.h"
+#include "formats/formats.h"
 
 /* The next port of switch node @node after @port that leads to the same neighbour, or @port. */
 static unsigned next_in_bundle(const struct fabric *f, uint32_t node, unsigned port)

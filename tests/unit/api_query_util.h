@@ -11,7 +11,7 @@
 #include "analysis/analysis.h"
 #include "api/query.h"
 #include "engines/engine.h"
-#include "fabric/gen.h"
+#include "gen/gen.h"
 #include "tests/unit/testutil.h"
 #include "tests/unit/engine_call.h"
 

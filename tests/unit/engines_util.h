@@ -11,7 +11,7 @@
 
 #include "analysis/analysis.h"
 #include "engines/engine.h"
-#include "fabric/gen.h"
+#include "gen/gen.h"
 #include "fabric/routing.h"
 
 /* --- helpers ------------------------------------------------------------------- */

@@ -9,8 +9,8 @@
 
 #include "tests/unit/ftree_util.h"
 
-#include "engines/ftdlr.h"
-#include "engines/ftree.h"
+#include "engines/ftdlr/ftdlr.h"
+#include "engines/ftree/ftree.h"
 
 /* A switch-to-switch link of the base: upper switch @c, its down port @p to lower @y. */
 struct fl {

@@ -14,7 +14,7 @@
 
 #include "analysis/analysis.h"
 #include "engines/engine.h"
-#include "fabric/gen.h"
+#include "gen/gen.h"
 
 
 /* --- helpers ------------------------------------------------------------------ */

@@ -9,7 +9,7 @@
 
 #include "tests/unit/testutil.h"
 
-#include "fabric/gen.h"
+#include "gen/gen.h"
 
 #define MAXLVL 8
 

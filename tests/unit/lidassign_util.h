@@ -10,7 +10,7 @@
 
 #include "tests/unit/testutil.h"
 
-#include "engines/lidassign.h"
+#include "engines/lidassign/lidassign.h"
 
 /* struct lb - a fabric being built: each link takes the next free port of both ends */
 struct lb {

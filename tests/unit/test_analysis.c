@@ -6,7 +6,7 @@
  * VL at a time, a cycle running through two VLs, LMC, and link loads.
  */
 #include "analysis/analysis.h"
-#include "fabric/gen.h"
+#include "gen/gen.h"
 #include "tests/unit/testutil.h"
 
 /*

@@ -15,6 +15,7 @@
 #include "tests/unit/gen_util.h"
 
 #include "fabric/dfly.h"
+#include "formats/formats.h"
 
 static struct fabric *df(unsigned a, unsigned p, unsigned h, const char *wiring)
 {
@@ -81,7 +82,7 @@ static void check_found(unsigned a, unsigned p, unsigned h, const char *wiring)
 	struct fabric *f = df(a, p, h, wiring);
 	struct fab_err err = { { 0 } };
 	struct fab_dfly d;
-	int rc = fab_dfly_find(f, NULL, 0, NULL, &d, &err);
+	int rc = fab_dfly_find(f, NULL, &d, &err);
 
 	if (rc)
 		fail_msg("a=%u p=%u h=%u %s: %s", a, p, h, wiring, err.msg);
@@ -126,7 +127,7 @@ static void test_discovery(void **state)
 static int find(const struct fabric *f, const char *groups, struct fab_dfly *d,
 		struct fab_err *err)
 {
-	return fab_dfly_find(f, groups, groups ? strlen(groups) : 0, "groups.txt", d, err);
+	return fmt_dfly_find(f, groups, groups ? strlen(groups) : 0, "groups.txt", d, err);
 }
 
 static void expect_not(const struct fabric *f, const char *groups, int want, const char *needle)

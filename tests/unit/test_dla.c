@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The dla engine (engines/dla.c), papers/004, against the acceptance checks
+ * The dla engine (engines/dla/dla.c), papers/004, against the acceptance checks
  * of its brief:
  *  A. a=4,p=2,h=2 on absolute and relative wiring: every LID pair (switches
  *     included) delivered on [lc] gc [lc]; the hop histograms; VL0 180
@@ -26,7 +26,8 @@
 
 #include "analysis/dfly.h"
 #include "fabric/dfly.h"
-#include "fabric/gen.h"
+#include "formats/formats.h"
+#include "gen/gen.h"
 
 /* --- helpers ------------------------------------------------------------------ */
 
@@ -88,7 +89,7 @@ static void metrics(const struct fabric *f, const struct rt_routing *r, const ch
 
 	if (groups && fmt_read_file(groups, &buf, &len, &err))
 		fail_msg("%s", err.msg);
-	if (fab_dfly_find(f, buf, len, groups, &d, &err))
+	if (fmt_dfly_find(f, buf, len, groups, &d, &err))
 		fail_msg("%s", err.msg);
 	if (an_dfly_run(f, r, &d, m, &err))
 		fail_msg("%s", err.msg);

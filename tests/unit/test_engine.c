@@ -7,7 +7,7 @@
  */
 #include "analysis/analysis.h"
 #include "engines/engine.h"
-#include "fabric/gen.h"
+#include "gen/gen.h"
 #include "tests/unit/testutil.h"
 #include "tests/unit/engine_call.h"
 

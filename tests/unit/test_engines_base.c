@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The baseline engines minhop and updn (engines/minhop.c, engines/updn.c,
- * engines/ucast.c):
+ * The baseline engines minhop and updn (engines/ucast/minhop.c, engines/ucast/updn.c,
+ * engines/ucast/ucast.c):
  *  - on every generator family, degraded trees and LMC 2 fabrics: every
  *    pair of every class routed (every LID of each range with LMC), updn
  *    deadlock-free, minhop's paths (and updn's CA paths on trees) shortest;

@@ -16,7 +16,7 @@
 #include "analysis/analysis.h"
 #include "analysis/reference.h"
 #include "engines/engine.h"
-#include "fabric/gen.h"
+#include "gen/gen.h"
 #include "tests/unit/testutil.h"
 #include "tests/unit/engine_call.h"
 
@@ -127,25 +127,9 @@ static void check(const struct fabric *f, const struct rt_routing *r, const char
 
 static struct rt_routing *copy_routing(const struct fabric *f, const struct rt_routing *r)
 {
-	struct rt_routing *c = rt_new_len(f, r->lft_len);
+	struct rt_routing *c = rt_copy(f, r);
 
 	assert_non_null(c);
-	memcpy(c->lft, r->lft, (size_t)r->nswitches * r->lft_len);
-	for (uint32_t s = 0; s < r->nswitches; s++)
-		if (r->sl2vl[s]) {
-			size_t dim = (size_t)f->nodes[f->switches[s]].nports + 1;
-
-			c->sl2vl[s] = malloc(dim * dim * RT_SLS);
-			assert_non_null(c->sl2vl[s]);
-			memcpy(c->sl2vl[s], r->sl2vl[s], dim * dim * RT_SLS);
-		}
-	if (r->dlid_off || r->path_sl) {
-		assert_int_equal(rt_pairs_alloc(c), 0);
-		if (r->dlid_off)
-			memcpy(c->dlid_off, r->dlid_off, (size_t)r->neps * r->neps);
-		if (r->path_sl)
-			memcpy(c->path_sl, r->path_sl, (size_t)r->neps * r->neps);
-	}
 	return c;
 }
 

@@ -9,7 +9,7 @@
  * paths only (what ibdmchk checks by default) and all paths (ibdmchk -a),
  * with the path SLs and SL2VL tables when the case has them.
  *
- * Then the readers of fabric/fmt_sl.c: opensm-sl2vl.dump and the path-SL
+ * Then the readers of formats/fmt_sl.c: opensm-sl2vl.dump and the path-SL
  * file of `ibdmchk -c`, on real files and on broken ones.
  */
 #include "tests/unit/testutil.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The engines dmodk, smodk and opt (engines/gft2.c, engines/gft2_opt.c) on
+ * The engines dmodk, smodk and opt (engines/gft2/gft2.c, engines/gft2/opt.c) on
  * 2-level generalized fat trees T(n+m, r) built by gen_build("gft2"):
  * papers/003 Table I (WORST) on all 15 topologies, Table II (ABB, AFPB,
  * ADB) on a subset, connectivity and deadlock freedom, the paper's
@@ -18,7 +18,7 @@
 
 #include "analysis/analysis.h"
 #include "engines/engine.h"
-#include "fabric/gen.h"
+#include "gen/gen.h"
 #include "fabric/routing.h"
 
 

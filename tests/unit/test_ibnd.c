@@ -7,7 +7,7 @@
 #include <inttypes.h>
 
 #include "testutil.h"
-#include "fabric/fmt_topo.h"
+#include "formats/fmt_topo.h"
 
 /* Node GUIDs of tests/data/ibnd/mixed.net as ibsim numbers them. */
 #define S1 0x200000ull

@@ -8,7 +8,7 @@
  */
 #include "tests/unit/lidassign_util.h"
 
-#include "fabric/gen.h"
+#include "gen/gen.h"
 
 static const enum la_heur all_heur[] = { LA_GREEDY, LA_SM_S, LA_SM_L, LA_COLOR_S, LA_COLOR_L };
 

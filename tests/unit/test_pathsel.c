@@ -12,8 +12,8 @@
 #include "tests/unit/engine_call.h"
 
 #include "analysis/analysis.h"
-#include "engines/la_impl.h"
-#include "fabric/gen.h"
+#include "engines/lidassign/la_impl.h"
+#include "gen/gen.h"
 
 static struct fabric *gen(const char *family, const char *const *kv, size_t n, uint64_t seed)
 {

@@ -15,7 +15,7 @@
 
 #include "tests/unit/testutil.h"
 
-#include "fabric/gen.h"
+#include "gen/gen.h"
 #include "fabric/routing.h"
 #include "analysis/analysis.h"
 

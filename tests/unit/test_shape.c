@@ -3,7 +3,7 @@
  * Topology shape: tree levels and roots, horizontal links, dragonfly
  * groups, components, on generated fabrics with known structure.
  */
-#include "fabric/gen.h"
+#include "gen/gen.h"
 #include "tests/unit/testutil.h"
 
 static struct fabric *gen(const char *family, const char *const *kv, size_t n)

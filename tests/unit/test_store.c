@@ -15,7 +15,7 @@
 #include "tests/unit/engine_call.h"
 
 #include "engines/engine.h"
-#include "fabric/gen.h"
+#include "gen/gen.h"
 #include "fabric/routing.h"
 #include "store/store.h"
 

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "fabric/fabric.h"
-#include "fabric/formats.h"
+#include "formats/formats.h"
 
 /* Absolute path of a file under tests/data. */
 static inline const char *tu_data(const char *rel)

@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: one reroute, top to bottom
+ *
+ * The worker (daemon/sched.c) hands each reroute to job_run():
+ *
+ *  1. the fabric: the one OpenSM gave, with its LIDs, or the source's, with
+ *     the stored LIDs pinned;
+ *  2. the previous routing: the base, the last routing the chain made;
+ *  3. what to make (daemon/repair.h): a repair of the base when the change
+ *     may be repaired, the chain's routing otherwise; a rebalance when one is
+ *     due on the fabric the repair left;
+ *  4. make it with eng_run(), the only way a routing is made: the repair
+ *     engine in ENG_MODE_REPAIR, the chain in ENG_MODE_ROUTE, both evaluated
+ *     with the same options and held to the same publish policy; a repair
+ *     eng_run() refuses lets the chain route, and the refusal is recorded;
+ *  5. a rebalance replaces the repair only when rebalance_judge() adopts it;
+ *  6. publish the epoch (its number comes from the store first), answer
+ *     OpenSM, count, store the snapshot, record the events, move the base.
+ *
+ * A restore (pipe_restore()) is a routing run too: the stored routing in
+ * ENG_MODE_KEEP, evaluated and judged like any other.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svc/log.h"
+#include "daemon/pipeline_impl.h"
+#include "analysis/report.h"
+
+static const double hist_bounds[PIPE_HIST_N] = PIPE_HIST_BOUNDS;
+
+/* How every routing the daemon publishes is evaluated. */
+static const struct an_opts eval_opts = { .load = 1, .parallel = 1 };
+
+void pipe_event(struct store *st, const char *type, json_t *details, const char *fmt, ...)
+{
+	char msg[512];
+	struct fab_err err;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (store_event_add(st, loop_wall_ms(), type, msg, details, &err) < 0)
+		log_err("%s", err.msg);
+	json_decref(details);
+}
+
+/* Routing inputs as one string: a stored snapshot is reusable when it matches. */
+static char *routing_key(const struct pipe_settings *s)
+{
+	size_t n = strlen(s->chain) + strlen(s->options) + 32;
+	char *k = malloc(n);
+
+	if (k)
+		snprintf(k, n, "%s|%s|lmc=%u", s->chain, s->options, s->lmc);
+	return k;
+}
+
+/* --- the routing run ------------------------------------------------------- */
+
+/*
+ * Route @f through eng_run() with @chain in @mode, the base as the previous
+ * routing. A given fabric (OpenSM's) keeps its LIDs; the source's gets the
+ * stored ones. Return: enum eng_status, @res filled on ENG_OK.
+ */
+static int route(struct pipeline *p, const struct job *j, const struct fabric *f,
+		 enum eng_mode mode, const char *chain, const char *options, struct eng_res *res,
+		 struct fab_err *err)
+{
+	struct eng_chain c;
+	struct eng_req req = { .fabric = f, .chain = &c, .mode = mode, .eval = &eval_opts,
+			       .policy = (enum eng_policy)j->set.policy };
+	struct fab_lid_pin *pins = NULL;
+	size_t npins = 0;
+	int rc;
+
+	if (p->base.epoch) {
+		req.prev_fabric = p->base.epoch->fabric;
+		req.prev = p->base.epoch->routing;
+	}
+	if (!j->given) {
+		if (store_lids_pins(p->st, &pins, &npins, err))
+			return ENG_ERROR;
+		req.pins = pins;
+		req.npins = npins;
+		req.assign = 1;
+		req.lid_mode = FAB_LIDS_KEEP;
+		req.lmc = j->set.lmc;
+		req.lmc_budget = FAB_LMC_MAX;
+	}
+	if (eng_chain_parse_str(&c, chain, options, err)) {
+		free(pins);
+		return ENG_ERROR;
+	}
+	rc = eng_run(&req, res, err);
+	eng_chain_free(&c);
+	free(pins);
+	return rc;
+}
+
+/* A new epoch holding what the routing run gave (taken from @res). */
+static struct epoch *epoch_from(struct eng_res *res, const char *chain, struct fab_err *err)
+{
+	struct epoch *e = epoch_new();
+
+	if (!e) {
+		eng_res_free(res);
+		fab_err_set(err, "out of memory");
+		return NULL;
+	}
+	snprintf(e->chain, sizeof(e->chain), "%s", chain);
+	e->fabric = res->fabric;
+	e->routing = res->routing;
+	e->opts = res->eval_opts;
+	e->report = res->report;
+	e->compute_ms = res->route_ms;
+	e->eval_ms = res->eval_ms;
+	e->topo_hash = fab_topology_hash(e->fabric);
+	snprintf(e->engine, sizeof(e->engine), "%s", res->used->name);
+	e->engine_log = strdup(res->log);
+	res->fabric = NULL;
+	res->routing = NULL;
+	res->evaluated = 0;
+	eng_res_free(res);
+	return e;
+}
+
+/*
+ * The epoch of a routing run for @j: a repair of the base (the repair
+ * engine's, or a chain engine's repair hook) is JOB_REPAIR with what it
+ * changed from the base, anything else JOB_FULL.
+ */
+static struct epoch *from_run(struct pipeline *p, struct job *j, struct eng_res *res,
+			      const char *chain, struct fab_err *err)
+{
+	int repaired = res->repaired;
+	struct epoch *e = epoch_from(res, chain, err);
+
+	if (!e)
+		return NULL;
+	j->kind = repaired ? JOB_REPAIR : JOB_FULL;
+	if (repaired)
+		rt_diff(p->base.epoch->fabric, p->base.epoch->routing, e->fabric, e->routing,
+			&j->diff);
+	return e;
+}
+
+/* The first line of an engine log: why a one-engine chain gave nothing. */
+static void first_line(char *out, size_t size, const char *log, const char *dflt)
+{
+	size_t n = strcspn(log, "\n");
+
+	snprintf(out, size, "%.*s", (int)n, n ? log : dflt);
+}
+
+/* The repair of the base when one is wanted: the epoch, or NULL with @j->refused set (or left empty). */
+static struct epoch *try_repair(struct pipeline *p, struct job *j, const struct fabric *f)
+{
+	struct fab_err why = { { 0 } };
+	struct eng_res res;
+	struct epoch *e;
+	int rc;
+
+	if (!repair_wanted(j->set.repair, j->reason, p->base.epoch))
+		return NULL;
+	rc = route(p, j, f, ENG_MODE_REPAIR, REPAIR_ENGINE, "", &res, &why);
+	if (rc != ENG_OK) {
+		first_line(j->refused, sizeof(j->refused), rc == ENG_ERROR ? why.msg : res.log,
+			   why.msg);
+		log_info("no local repair, the chain routes: %s", j->refused);
+		return NULL;
+	}
+	if (!(e = from_run(p, j, &res, REPAIR_ENGINE, &why)))
+		first_line(j->refused, sizeof(j->refused), why.msg, "out of memory");
+	return e;
+}
+
+/* What this reroute publishes: a repair, the chain's routing, or a rebalance judged (JOB_KEEP: declined). */
+static struct epoch *make_routing(struct pipeline *p, struct job *j, const struct fabric *f,
+				  struct fab_err *err)
+{
+	struct epoch *cur = epoch_slot_get(p->slot), *e = NULL;
+	int rebal = rebalance_wanted(j->rebalance, p->base.repaired, f, cur);
+	struct eng_res res;
+
+	if (!rebal && (e = try_repair(p, j, f)))
+		goto out;
+	if (route(p, j, f, ENG_MODE_ROUTE, j->set.chain, j->set.options, &res, err) != ENG_OK ||
+	    !(e = from_run(p, j, &res, j->set.chain, err)))
+		goto out;
+	if (!rebal)
+		goto out;
+	if (rebalance_judge(cur, e->fabric, e->routing, &e->report, j->set.rebalance_max_blocks,
+			    &j->rv, err)) {
+		epoch_unref(e);
+		e = NULL;
+	} else {
+		j->kind = j->rv.adopt ? JOB_REBALANCE : JOB_KEEP;
+	}
+out:
+	epoch_unref(cur);
+	return e;
+}
+
+/* --- publication ------------------------------------------------------------ */
+
+/*
+ * Make @e current. A new epoch's number is allocated in the store first: a
+ * number clients have seen is never given to another routing, even after a
+ * crash. When the store cannot allocate one, nothing is published.
+ */
+static int publish(struct pipeline *p, struct epoch *e, const char *reason, struct fab_err *err)
+{
+	int64_t seq = e->seq ? (int64_t)e->seq : store_seq_next(p->st, err);
+
+	if (seq < 0)
+		return -1;
+	e->seq = (uint64_t)seq;
+	snprintf(e->reason, sizeof(e->reason), "%s", reason);
+	e->published_ms = loop_wall_ms();
+	epoch_slot_publish(p->slot, epoch_ref(e));
+	return 0;
+}
+
+void job_answer_sync(struct pipeline *p, struct epoch *e, const struct fab_err *err)
+{
+	p->sync.result = e;
+	p->sync.err = *err;
+	p->sync.done = 1;
+	pthread_cond_broadcast(&p->sync.cv);
+}
+
+static void answer_sync(struct pipeline *p, const struct job *j, struct epoch *e)
+{
+	struct fab_err none = { { 0 } };
+
+	if (!j->sync)
+		return;
+	pthread_mutex_lock(&p->mu);
+	job_answer_sync(p, epoch_ref(e), &none);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void account(struct pipeline *p, int ok, double ms)
+{
+	unsigned b = 0;
+
+	while (b < PIPE_HIST_N && ms > hist_bounds[b])
+		b++;
+	pthread_mutex_lock(&p->mu);
+	if (ok) {
+		p->stats.ok++;
+		p->stats.hist[b]++;
+		p->stats.sum_ms += ms;
+		p->stats.last_ms = ms;
+	} else {
+		p->stats.failed++;
+	}
+	pthread_mutex_unlock(&p->mu);
+}
+
+static json_t *summary_json(const struct epoch *e, double latency_ms)
+{
+	json_t *unr = json_object(), *pairs = json_object();
+
+	for (unsigned k = 0; k < AN_NCLASSES; k++) {
+		json_object_set_new(unr, an_class_name(k), json_integer((json_int_t)e->report.conn.unreachable[k]));
+		json_object_set_new(pairs, an_class_name(k), json_integer((json_int_t)e->report.conn.pairs[k]));
+	}
+	return json_pack("{s:b, s:b, s:o, s:o, s:o, s:I, s:i, s:f}",
+			 "connected", an_connected(&e->report), "deadlock_free", e->report.cdg.deadlock_free,
+			 "pairs", pairs, "unreachable", unr, "vls_used", an_json_bits(e->report.cdg.vls_used),
+			 "max_link_load", (json_int_t)e->report.load.max,
+			 "max_hops", (json_int_t)e->report.conn.max_hops, "latency_ms", latency_ms);
+}
+
+static void store_epoch(struct pipeline *p, struct epoch *e, const struct job *j, json_t *summary)
+{
+	struct store_snap_in in = {
+		.seq = e->seq, .time_ms = e->published_ms, .reason = e->reason, .chain = e->chain,
+		.engine = e->engine, .compute_ms = e->compute_ms, .eval_ms = e->eval_ms,
+		.summary = summary, .f = e->fabric, .r = e->routing,
+	};
+	struct fab_err err;
+	int64_t id = store_snapshot_add(p->st, &in, &err);
+	char *key = routing_key(&j->set);
+
+	if (id < 0) {
+		log_err("epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
+		pipe_event(p->st, "error", NULL, "epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
+	} else {
+		epoch_set_stored(e, id);
+		if (!key || store_setting_set(p->st, "routing_key", key, &err))
+			log_err("%s", key ? err.msg : "out of memory");
+	}
+	free(key);
+	if (store_prune(p->st, j->set.keep, (int64_t)j->set.max_age_days * 86400000, loop_wall_ms(),
+			&err) < 0)
+		log_err("%s", err.msg);
+}
+
+/* The base after publishing @e: a repair keeps it, anything else becomes it; the rebalance timer. */
+static void move_base(struct pipeline *p, struct epoch *e, const struct job *j)
+{
+	int arm = -1;
+
+	if (j->kind == JOB_REPAIR) {
+		p->base.repaired = j->diff.blocks > 0;	/* every fault recovered: the base again */
+		arm = p->base.repaired ? 1 : -1;
+	} else {
+		epoch_unref(p->base.epoch);
+		p->base.epoch = epoch_ref(e);
+		p->base.repaired = 0;
+	}
+	pthread_mutex_lock(&p->mu);
+	p->sched.rebalance_arm = arm;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The events of a published epoch: the reroute, then the repair, its refusal or the rebalance. */
+static void record(struct pipeline *p, const struct epoch *e, const struct job *j, json_t *summary,
+		   double latency)
+{
+	unsigned long long seq = (unsigned long long)e->seq;
+
+	pipe_event(p->st, "reroute", summary, "epoch %llu: %s %s (%s)", seq, e->engine,
+		   j->kind == JOB_REPAIR ? "repaired" : "routed", e->reason);
+	if (j->kind == JOB_REPAIR)
+		pipe_event(p->st, "repair", repair_json(&j->diff, e, latency),
+			   "epoch %llu: local repair, %llu LFT entries in %u blocks on %u switches "
+			   "changed from epoch %llu", seq, (unsigned long long)j->diff.entries,
+			   j->diff.blocks, j->diff.switches,
+			   (unsigned long long)(p->base.epoch ? p->base.epoch->seq : 0));
+	else if (j->refused[0])
+		pipe_event(p->st, "repair", json_pack("{s:b, s:s}", "refused", 1, "why", j->refused),
+			   "epoch %llu: no local repair (%s); %s routed", seq, j->refused, e->engine);
+	if (j->kind == JOB_REBALANCE)
+		pipe_event(p->st, "rebalance", rebalance_json(&j->rv),
+			   "epoch %llu: rebalanced, %llu LFT entries in %u blocks on %u switches "
+			   "changed", seq, (unsigned long long)j->rv.diff.entries, j->rv.diff.blocks,
+			   j->rv.diff.switches);
+}
+
+/* A declined rebalance: the repair stays; OpenSM, if it asked, gets it again. */
+static struct epoch *keep_repair(struct pipeline *p, const struct job *j)
+{
+	struct epoch *cur = epoch_slot_get(p->slot);
+
+	log_info("rebalance not adopted, the repair stays: %s", j->rv.why);
+	pipe_event(p->st, "rebalance", rebalance_json(&j->rv),
+		   "rebalance not adopted, the repair stays: %s", j->rv.why);
+	answer_sync(p, j, cur);
+	return cur;
+}
+
+/* The fabric to route: the one given (its LIDs kept), or the source's (taken). */
+static struct fabric *job_fabric(struct pipeline *p, struct job *j, struct fab_err *err)
+{
+	struct fabric *f = j->fabric;
+	char size[160];
+
+	j->fabric = NULL;
+	j->given = f != NULL;
+	if (!f && (f = srcf_fabric(p->src, err)))
+		log_info("rerouting (%s): %s; chain %s", j->reason, fab_describe(f, size, sizeof(size)),
+			 j->set.chain);
+	return f;
+}
+
+struct epoch *job_run(struct pipeline *p, struct job *j, struct fab_err *errp)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f;
+	struct epoch *e = NULL;
+	json_t *summary;
+	double latency;
+
+	if (j->drop_base) {
+		epoch_unref(p->base.epoch);
+		p->base = (struct pipe_base){ NULL, 0 };
+	}
+	if (!(f = job_fabric(p, j, &err)))
+		goto fail;
+	e = make_routing(p, j, f, &err);
+	fab_free(f);
+	if (!e)
+		goto fail;
+	if (j->kind == JOB_KEEP) {
+		epoch_unref(e);
+		return keep_repair(p, j);
+	}
+	if (publish(p, e, j->kind == JOB_REBALANCE ? "rebalance" : j->reason, &err))
+		goto fail;
+	answer_sync(p, j, e);	/* OpenSM waits: answer before storing */
+	latency = loop_now_fms() - j->first_change_ms;
+	account(p, 1, latency);
+	summary = summary_json(e, latency);
+	log_info("epoch %llu published (%s): %s in %.1f ms, evaluated in %.1f ms, %s, %s; %.1f ms after the change",
+		 (unsigned long long)e->seq, j->reason, e->engine, e->compute_ms, e->eval_ms,
+		 an_connected(&e->report) ? "connected" : "NOT connected",
+		 e->report.cdg.deadlock_free ? "deadlock-free" : "deadlock POSSIBLE", latency);
+	store_epoch(p, e, j, summary);
+	record(p, e, j, summary, latency);
+	move_base(p, e, j);
+	return e;
+fail:
+	epoch_unref(e);
+	account(p, 0, 0);
+	log_err("reroute (%s) failed, the last good epoch stays: %s", j->reason, err.msg);
+	pipe_event(p->st, "error", json_pack("{s:s, s:s}", "reason", j->reason, "chain", j->set.chain),
+		   "reroute failed, the last good epoch stays: %s", err.msg);
+	*errp = err;
+	return NULL;
+}
+
+/* --- the job's inputs --------------------------------------------------------- */
+
+void job_free(struct job *j)
+{
+	free((char *)j->set.chain);
+	free((char *)j->set.options);
+	fab_free(j->fabric);
+	memset(j, 0, sizeof(*j));
+}
+
+int job_take(struct pipeline *p, struct job *j)
+{
+	memset(j, 0, sizeof(*j));
+	if (p->sync.fabric) {
+		j->sync = 1;
+		j->fabric = p->sync.fabric;
+		p->sync.fabric = NULL;
+		snprintf(j->reason, sizeof(j->reason), "opensm");
+		j->first_change_ms = loop_now_fms();
+		p->sched.busy = 1;
+	} else {
+		p->sched.job = 0;
+		memcpy(j->reason, p->sched.reason, sizeof(j->reason));
+		j->first_change_ms = p->sched.first_change_ms;
+	}
+	j->rebalance = p->sched.rebalance_due;
+	p->sched.rebalance_due = 0;
+	j->drop_base = p->sched.drop_base;
+	p->sched.drop_base = 0;
+	j->set = p->set;
+	j->set.chain = strdup(p->set.chain);
+	j->set.options = strdup(p->set.options);
+	return j->set.chain && j->set.options ? 0 : -1;
+}
+
+/* --- restore -------------------------------------------------------------------- */
+
+/* Every endpoint of @a has the same LID and LMC in @b (found by port GUID). */
+static int same_lids(const struct fabric *a, const struct fabric *b)
+{
+	if (a->neps != b->neps)
+		return 0;
+	for (uint32_t e = 0; e < a->neps; e++) {
+		const struct fab_port *pa = fab_port(a, a->eps[e].node, a->eps[e].port);
+		uint32_t eb = fab_ep_by_port_guid(b, pa->guid);
+
+		if (eb == FAB_NONE || fab_ep_lid(b, eb) != pa->lid || fab_ep_lmc(b, eb) != pa->lmc)
+			return 0;
+	}
+	return 1;
+}
+
+/* The stored snapshot matches the fabric the source gives now, with the stored LIDs. */
+static int snapshot_matches(struct pipeline *p, const struct store_snap *snap, struct fab_err *err)
+{
+	struct fabric *f = srcf_fabric(p->src, err);
+	struct fab_lid_pin *pins = NULL;
+	size_t n = 0;
+	int ok = f && !store_lids_pins(p->st, &pins, &n, err) &&
+		 !fab_lids_assign(f, pins, n, FAB_LIDS_KEEP, p->set.lmc, err) &&
+		 fab_topology_hash(f) == snap->topo_hash && same_lids(f, snap->f);
+
+	free(pins);
+	fab_free(f);
+	return ok;
+}
+
+/* The stored routing @snap as an epoch: eng_run() in ENG_MODE_KEEP evaluates and judges it. */
+static struct epoch *restored(struct pipeline *p, const struct store_snap *snap, struct fab_err *err)
+{
+	struct eng_chain c;
+	struct eng_req req = { .fabric = snap->f, .chain = &c, .prev_fabric = snap->f,
+			       .prev = snap->r, .mode = ENG_MODE_KEEP, .eval = &eval_opts,
+			       .policy = (enum eng_policy)p->set.policy };
+	struct eng_res res;
+	struct epoch *e = NULL;
+	int rc;
+
+	if (eng_chain_parse_str(&c, snap->engine, "", err))
+		return NULL;
+	rc = eng_run(&req, &res, err);
+	eng_chain_free(&c);
+	if (rc == ENG_OK && (e = epoch_from(&res, snap->chain, err))) {
+		e->compute_ms = snap->compute_ms;
+		free(e->engine_log);
+		e->engine_log = strdup("restored from the store");
+	}
+	return e;
+}
+
+int pipe_restore(struct pipeline *p)
+{
+	struct store_snap snap = { 0 };
+	struct fab_err err = { { 0 } };
+	char *stored = NULL, *key = routing_key(&p->set);
+	int64_t id = store_snapshot_latest(p->st, &err);
+	struct epoch *e = NULL;
+	int done = 0;
+
+	if (!p->src || id <= 0 || !key || store_setting_get(p->st, "routing_key", &stored, &err) ||
+	    !stored || strcmp(stored, key) || store_snapshot_load(p->st, id, &snap, &err) ||
+	    !snapshot_matches(p, &snap, &err) || !(e = restored(p, &snap, &err)))
+		goto out;
+	e->seq = snap.seq;
+	e->snapshot_id = id;
+	if (publish(p, e, "restore", &err))
+		goto out;
+	if (!repair_routing(e->routing))	/* a stored repair's base is not known */
+		p->base.epoch = epoch_ref(e);
+	log_notice("epoch %llu restored from snapshot %lld without recomputing (evaluated in %.0f ms)",
+		   (unsigned long long)e->seq, (long long)id, e->eval_ms);
+	pipe_event(p->st, "daemon", NULL, "epoch %llu restored from snapshot %lld without recomputing",
+		   (unsigned long long)e->seq, (long long)id);
+	done = 1;
+out:
+	if (err.msg[0] && !done)
+		log_info("not restoring the stored routing: %s", err.msg);
+	epoch_unref(e);
+	store_snap_free(&snap);
+	free(stored);
+	free(key);
+	return done;
+}

@@ -1,0 +1,679 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: ftdlr - the engine, what a repair may start from, labels and ranks
+ *
+ * ftdlr repairs a routing instead of computing one: eng_run() calls its
+ * repair hook with the routing of a base fabric (req->prev_fabric,
+ * req->prev) and the current fabric; its route hook refuses to run without
+ * one. A repair applies when the current fabric is the base with switch
+ * links, switches or CAs missing (no node, link or LID the base does not
+ * have), the base is a fat tree (struct ft_model: leaves at level 1, no
+ * sibling links) whose switches can be labelled, and the base routes every
+ * CA LID over up*down* paths (ftree and sftree do).
+ *
+ * Labels and columns (papers/001, section 2). Every child reaches a given
+ * parent through the same rank among its up ports (Corollary 1 of the
+ * paper: the D index); that rank is the parent's label. Traffic that stays
+ * at and above level L + 1 never changes the label of the level L + 1
+ * switches it visits, so the switches of level L + 1 that such traffic
+ * connects, across all groups, share one order of labels: a column is a
+ * connected part of the switches of level >= L, restricted to level L + 1
+ * (on the 4-ary 3-tree: the level-2 switches form one column of four
+ * groups, the top switches four columns of one group each).
+ *
+ * Ranks. In each column a label's dirt counts the dead down-links of live
+ * switches with that label and the dead switches with it (a link that is
+ * dead because its lower switch died does not count). Clean labels rank
+ * highest; the rest by dirt, then label. Every detour U-turns from the
+ * dead link's (dirty) upper switch to a switch of higher rank; with at most
+ * k - 1 faults some label of each column is clean, so every U-turn goes
+ * from dirty to clean and no cycle of U-turns can close: all CA-LID traffic
+ * stays deadlock-free on its one VL (the argument of papers/001's proofs,
+ * made with one global order per column instead of VCs).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/ftdlr/ftdlr_impl.h"
+
+/* --- what the current fabric may differ in ------------------------------------ */
+
+/* Every node, link and LID of @cf is in @bf; @cf may lack some. ENG_OK or ENG_NOT_APPLICABLE. */
+static int check_subset(const struct fabric *bf, const struct fabric *cf, uint32_t lft_len,
+			struct fab_err *err)
+{
+	for (uint32_t n = 0; n < cf->nnodes; n++) {
+		const struct fab_node *c = &cf->nodes[n];
+		uint32_t b = fab_node_by_guid(bf, c->guid);
+
+		if (b == FAB_NONE || bf->nodes[b].type != c->type || bf->nodes[b].nports != c->nports) {
+			fab_err_set(err, "node '%s' (0x%016llx) is not in the base fabric as it is now",
+				    fab_desc(cf, n), (unsigned long long)c->guid);
+			return ENG_NOT_APPLICABLE;
+		}
+		for (unsigned p = 1; p <= c->nports; p++) {
+			const struct fab_port *cp = fab_port(cf, n, p), *bp = fab_port(bf, b, p);
+
+			if (cp->peer == FAB_NONE)
+				continue;
+			if (bp->peer == FAB_NONE || bp->peer_port != cp->peer_port ||
+			    bf->nodes[bp->peer].guid != cf->nodes[cp->peer].guid) {
+				fab_err_set(err, "link '%s' port %u - '%s' port %u is not in the base "
+					    "fabric (recabled or new)", fab_desc(cf, n), p,
+					    fab_desc(cf, cp->peer), cp->peer_port);
+				return ENG_NOT_APPLICABLE;
+			}
+		}
+	}
+	for (uint32_t e = 0; e < cf->neps; e++) {
+		const struct fab_port *cp = fab_port(cf, cf->eps[e].node, cf->eps[e].port);
+		uint32_t be = fab_ep_by_port_guid(bf, cp->guid);
+
+		if (be == FAB_NONE || fab_ep_lid(bf, be) != cp->lid || fab_ep_lmc(bf, be) != cp->lmc ||
+		    cp->lid + (1u << cp->lmc) > lft_len) {
+			fab_err_set(err, "'%s' port %u has LID %u (LMC %u), not the base's", fab_desc(cf,
+				    cf->eps[e].node), cf->eps[e].port, cp->lid, cp->lmc);
+			return ENG_NOT_APPLICABLE;
+		}
+	}
+	return ENG_OK;
+}
+
+/* --- the base as a tree ---------------------------------------------------------- */
+
+static int setup_links(struct fd *x)
+{
+	const struct fabric *bf = x->bf, *cf = x->cf;
+
+	x->plink = malloc(((size_t)bf->nports + 1) * sizeof(*x->plink));
+	x->alive = calloc((size_t)x->m.nlinks + 1, 1);
+	x->cur = malloc(((size_t)x->nsw + 1) * sizeof(*x->cur));
+	if (!x->plink || !x->alive || !x->cur)
+		return -1;
+	for (uint32_t i = 0; i < bf->nports; i++)
+		x->plink[i] = FD_NONE;
+	for (uint32_t s = 0; s < x->nsw; s++) {
+		uint32_t n = fab_node_by_guid(cf, bf->nodes[bf->switches[s]].guid);
+
+		x->cur[s] = n == FAB_NONE ? FD_NONE : cf->nodes[n].swidx;
+	}
+	for (uint32_t s = 0; s < x->nsw; s++)
+		for (uint32_t e = ft_first(&x->m, s, FT_UP); e < ft_end(&x->m, s, FT_SIB); e++) {
+			const struct ft_link *l = &x->m.links[e];
+			uint32_t cn, pn;
+
+			x->plink[bf->nodes[bf->switches[s]].port0 + l->port] = e;
+			if (fd_dead(x, s) || fd_dead(x, l->peer))
+				continue;
+			cn = cf->switches[x->cur[s]];
+			pn = cf->switches[x->cur[l->peer]];
+			x->alive[e] = fab_port(cf, cn, l->port)->peer == pn &&
+				      fab_port(cf, cn, l->port)->peer_port == l->peer_port;
+		}
+	return 0;
+}
+
+/* Labels: the rank of the up port by which children reach a switch; all must agree. */
+static int setup_labels(struct fd *x, struct fab_err *err)
+{
+	const struct ft_model *m = &x->m;
+
+	x->label = malloc((size_t)x->nsw + 1);
+	if (!x->label)
+		return ENG_ERROR;
+	memset(x->label, 0xff, x->nsw);
+	x->kmax = 1;
+	for (uint32_t c = 0; c < x->nsw; c++) {
+		uint32_t first = ft_first(m, c, FT_UP), n = ft_end(m, c, FT_UP) - first;
+
+		if (n > x->kmax)
+			x->kmax = n;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t u = m->links[first + j].peer;
+
+			if (x->label[u] == 0xff) {
+				x->label[u] = (uint8_t)j;
+			} else if (x->label[u] != j) {
+				fab_err_set(err, "switch '%s' is the up port %u of '%s' but the up port %u "
+					    "of another child: its parents cannot be labelled",
+					    ft_sw_name(x->bf, u), j + 1, ft_sw_name(x->bf, c),
+					    x->label[u] + 1u);
+				return ENG_NOT_APPLICABLE;
+			}
+		}
+	}
+	for (uint32_t s = 0; s < x->nsw; s++)
+		if (x->label[s] == 0xff)
+			x->label[s] = 0;
+	return ENG_OK;
+}
+
+static uint32_t uf_find(uint32_t *uf, uint32_t a)
+{
+	while (uf[a] != a) {
+		uf[a] = uf[uf[a]];
+		a = uf[a];
+	}
+	return a;
+}
+
+/* Columns: see the DOC comment. */
+static int setup_columns(struct fd *x)
+{
+	const struct ft_model *m = &x->m;
+	uint32_t *uf = malloc(((size_t)x->nsw + 1) * sizeof(*uf));
+	uint32_t *id = malloc(((size_t)x->nsw + 1) * sizeof(*id));
+
+	x->col = calloc((size_t)x->nsw + 1, sizeof(*x->col));
+	if (!uf || !id || !x->col) {
+		free(uf);
+		free(id);
+		return -1;
+	}
+	x->ncols = 0;
+	for (uint32_t l = 2; l <= m->nlevels; l++) {
+		for (uint32_t s = 0; s < x->nsw; s++) {
+			uf[s] = s;
+			id[s] = FD_NONE;
+		}
+		for (uint32_t s = 0; s < x->nsw; s++)
+			for (uint32_t e = ft_first(m, s, FT_UP); e < ft_end(m, s, FT_UP); e++)
+				if (m->level[s] + 1 >= l)
+					uf[uf_find(uf, s)] = uf_find(uf, m->links[e].peer);
+		for (uint32_t i = m->lvl_off[l]; i < m->lvl_off[l + 1]; i++) {
+			uint32_t s = m->order[i], root = uf_find(uf, s);
+
+			if (id[root] == FD_NONE)
+				id[root] = x->ncols++;
+			x->col[s] = id[root];
+		}
+	}
+	free(uf);
+	free(id);
+	return 0;
+}
+
+/* Count the faults into x->st and the dirt of every label. */
+static int setup_dirt(struct fd *x)
+{
+	const struct ft_model *m = &x->m;
+
+	x->dirt = calloc((size_t)(x->ncols + 1) * x->kmax, sizeof(*x->dirt));
+	if (!x->dirt)
+		return -1;
+	for (uint32_t s = 0; s < x->nsw; s++) {
+		if (!m->level[s])
+			continue;
+		if (fd_dead(x, s)) {
+			if (m->level[s] >= 2) {
+				x->st.switch_faults++;
+				x->dirt[(size_t)x->col[s] * x->kmax + x->label[s]]++;
+			} else {
+				x->st.other_faults++;
+			}
+			continue;
+		}
+		for (uint32_t e = ft_first(m, s, FT_DOWN); e < ft_end(m, s, FT_DOWN); e++)
+			if (!x->alive[e] && !fd_dead(x, m->links[e].peer)) {
+				x->st.link_faults++;
+				x->dirt[(size_t)x->col[s] * x->kmax + x->label[s]]++;
+			}
+	}
+	x->clean = calloc((size_t)x->ncols + 1, 1);
+	if (!x->clean)
+		return -1;
+	for (uint32_t s = 0; s < x->nsw; s++)	/* labels in use: those of some switch */
+		if (m->level[s] >= 2 && !fd_dirt(x, s))
+			x->clean[x->col[s]] = 1;
+	for (uint32_t e = 0; e < x->bf->neps; e++) {
+		const struct fab_port *p = fab_port(x->bf, x->bf->eps[e].node, x->bf->eps[e].port);
+
+		if (x->bf->nodes[x->bf->eps[e].node].type != FAB_SWITCH &&
+		    fab_ep_by_port_guid(x->cf, p->guid) == FAB_NONE)
+			x->st.other_faults++;
+	}
+	x->st.k = 255;
+	for (uint32_t s = 0; s < x->nsw; s++) {
+		uint32_t n = ft_end(m, s, FT_UP) - ft_first(m, s, FT_UP);
+
+		if (m->level[s] && m->level[s] < m->nlevels && n < x->st.k)
+			x->st.k = n;
+	}
+	return 0;
+}
+
+/* --- the base routing ------------------------------------------------------------- */
+
+enum { UD_UNKNOWN, UD_BUSY, UD_DOWN, UD_UPDOWN, UD_NONE, UD_BAD };
+
+/* The state of switch @s towards CA LID @lid (owned by the port behind @home:@hport). */
+static uint8_t ud_step(const struct fd *x, const uint8_t *st, uint32_t s, unsigned lid)
+{
+	const struct fabric *bf = x->bf;
+	uint8_t p = rt_lft_get(x->br, s, lid), t;
+	uint32_t e;
+
+	if (p == RT_NO_PORT)
+		return UD_NONE;
+	e = fd_link(x, s, p);
+	if (e == FD_NONE) {
+		uint32_t ep = fab_ep_by_lid(bf, lid);
+		const struct fab_port *fp = p && p <= bf->nodes[bf->switches[s]].nports ?
+					    fab_port(bf, bf->switches[s], p) : NULL;
+
+		return fp && ep != FAB_NONE && fp->peer == bf->eps[ep].node &&
+		       fp->peer_port == bf->eps[ep].port ? UD_DOWN : UD_BAD;
+	}
+	t = st[x->m.links[e].peer];
+	if (e >= ft_first(&x->m, s, FT_DOWN))
+		return t == UD_DOWN ? UD_DOWN : t == UD_NONE ? UD_NONE : UD_BAD;
+	return t == UD_DOWN || t == UD_UPDOWN ? UD_UPDOWN : t == UD_NONE ? UD_NONE : UD_BAD;
+}
+
+/* Resolve every switch's state towards @lid; the first bad switch, or FD_NONE. */
+static uint32_t ud_lid(const struct fd *x, uint8_t *st, uint32_t *stack, unsigned lid)
+{
+	memset(st, UD_UNKNOWN, x->nsw);
+	for (uint32_t s = 0; s < x->nsw; s++) {
+		uint32_t top = 0, c = s;
+
+		while (x->m.level[c] && st[c] == UD_UNKNOWN) {
+			uint8_t p = rt_lft_get(x->br, c, lid);
+			uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, c, p);
+
+			st[c] = UD_BUSY;
+			stack[top++] = c;
+			if (e == FD_NONE)
+				break;
+			c = x->m.links[e].peer;
+		}
+		if (x->m.level[c] && st[c] == UD_BUSY && (top == 0 || stack[top - 1] != c))
+			return c;	/* a loop */
+		while (top--) {
+			uint32_t t = stack[top];
+
+			st[t] = UD_UNKNOWN;
+			st[t] = ud_step(x, st, t, lid);
+			if (st[t] == UD_BAD)
+				return t;
+		}
+	}
+	return FD_NONE;
+}
+
+/* Every CA LID is routed over up*down* paths in the base. */
+static int check_updown(struct fd *x, struct fab_err *err)
+{
+	const struct fabric *bf = x->bf;
+	uint8_t *st = malloc((size_t)x->nsw + 1);
+	uint32_t *stack = malloc(((size_t)x->nsw + 1) * sizeof(*stack));
+	int rc = ENG_OK;
+
+	if (!st || !stack) {
+		free(st);
+		free(stack);
+		return ENG_ERROR;
+	}
+	for (uint32_t e = 0; e < bf->neps && rc == ENG_OK; e++) {
+		unsigned lid = fab_ep_lid(bf, e), n = 1u << fab_ep_lmc(bf, e);
+
+		if (bf->nodes[bf->eps[e].node].type == FAB_SWITCH || !lid)
+			continue;
+		for (unsigned l = lid; l < lid + n && l < x->br->lft_len && rc == ENG_OK; l++) {
+			uint32_t bad = ud_lid(x, st, stack, l);
+
+			if (bad != FD_NONE) {
+				fab_err_set(err, "the base routing is not an up/down fat-tree routing: the "
+					    "path from switch '%s' to LID %u is not up*down*",
+					    ft_sw_name(bf, bad), l);
+				rc = ENG_NOT_APPLICABLE;
+			}
+		}
+	}
+	free(st);
+	free(stack);
+	return rc;
+}
+
+/*
+ * The base's turning switches: where some switch LID's path comes down and
+ * goes up again (sftree turns its switch pairs in the subtree of its root).
+ * Detours prefer to U-turn there too: when every U-turn of a routing is at
+ * one switch, no dependency chain can leave it and come back (papers/000,
+ * Lemma 5.9), which keeps a one-VL repair acyclic where sftree's turns and
+ * the detours would otherwise meet.
+ */
+static int setup_turning(struct fd *x)
+{
+	const struct fabric *bf = x->bf;
+
+	x->turning = calloc((size_t)x->nsw + 1, 1);
+	if (!x->turning)
+		return -1;
+	for (uint32_t d = 0; d < x->nsw; d++) {
+		unsigned lid = fab_port(bf, bf->switches[d], 0)->lid;
+
+		for (uint32_t s = 0; lid && s < x->nsw; s++) {
+			uint8_t p = rt_lft_get(x->br, s, lid), q;
+			uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, s, p), y, f;
+
+			if (e == FD_NONE || is_up_link(x, s, e))
+				continue;
+			y = x->m.links[e].peer;
+			q = rt_lft_get(x->br, y, lid);
+			f = q == RT_NO_PORT ? FD_NONE : fd_link(x, y, q);
+			if (f != FD_NONE && is_up_link(x, y, f))
+				x->turning[y] = 1;
+		}
+	}
+	return 0;
+}
+
+/* --- the repaired routing's frame -------------------------------------------------- */
+
+/* Pair table @to (@n endpoints) from @from (@bn endpoints; none: zeros) through @map. */
+static void copy_pairs(uint8_t *restrict to, const uint8_t *restrict from, const uint32_t *map,
+		       uint32_t n, uint32_t bn)
+{
+	int same = n == bn;
+
+	for (uint32_t a = 0; same && a < n; a++)
+		same = map[a] == a;
+	if (!from)
+		return;	/* rt_pairs_alloc() zeroed it */
+	if (same) {
+		memcpy(to, from, (size_t)n * n);
+		return;
+	}
+	for (uint32_t a = 0; a < n; a++) {
+		const uint8_t *row = from + (size_t)map[a] * bn;
+
+		for (uint32_t b = 0; b < n; b++)
+			to[(size_t)a * n + b] = row[map[b]];
+	}
+}
+
+/* @r gets the base's entries, SL2VL tables and pair tables, mapped by GUID. */
+static int copy_base(struct fd *x)
+{
+	const struct fabric *bf = x->bf, *cf = x->cf;
+	const struct rt_routing *br = x->br;
+	struct rt_routing *r = x->r;
+	uint32_t *map;
+
+	for (uint32_t s = 0; s < x->nsw; s++) {
+		uint32_t c = x->cur[s];
+		size_t dim = bf->nodes[bf->switches[s]].nports + 1u;
+
+		if (c == FD_NONE)
+			continue;
+		memcpy(rt_lft(r, c), rt_lft(br, s), br->lft_len);
+		if (br->sl2vl[s] && !(r->sl2vl[c] = malloc(dim * dim * RT_SLS)))
+			return -1;
+		if (br->sl2vl[s])
+			memcpy(r->sl2vl[c], br->sl2vl[s], dim * dim * RT_SLS);
+	}
+	r->vls_used = br->vls_used;
+	if (!br->path_sl && !br->dlid_off)
+		return 0;
+	if (rt_pairs_alloc(r) || !(map = malloc(((size_t)cf->neps + 1) * sizeof(*map))))
+		return -1;
+	for (uint32_t a = 0; a < cf->neps; a++)	/* every endpoint of @cf is one of the base's */
+		map[a] = fab_ep_by_port_guid(bf, fab_port(cf, cf->eps[a].node, cf->eps[a].port)->guid);
+	copy_pairs(r->path_sl, br->path_sl, map, cf->neps, br->neps);
+	copy_pairs(r->dlid_off, br->dlid_off, map, cf->neps, br->neps);
+	free(map);
+	return 0;
+}
+
+static char *notes(const struct fd *x, enum ftdlr_scope scope)
+{
+	const struct ftdlr_stats *s = &x->st;
+	unsigned faults = s->link_faults + s->switch_faults;
+	char *n = malloc(768);
+
+	if (n)
+		snprintf(n, 768, "repair (scope %s) of %u link and %u switch faults (%u leaf "
+			 "switches and CAs gone), %s k - 1 = %u: %llu LFT entries changed on %u "
+			 "switches, %u blocks (at most %u on one switch); LIDs repaired: %u; detours "
+			 "not raising the label rank: %llu; switch-LID entries recomputed: %llu; "
+			 "entries left without a way: %llu; switch destinations on %s",
+			 scope == FTDLR_GROUP ? "group" : "minimal", s->link_faults, s->switch_faults,
+			 s->other_faults, faults < s->k ? "within" : "beyond", s->k - 1,
+			 (unsigned long long)s->entries, s->switches, s->blocks, s->max_blocks,
+			 s->lids, (unsigned long long)s->nonmonotone,
+			 (unsigned long long)s->sw_fallback, (unsigned long long)s->unrepaired,
+			 s->switch_sl ? "a VL of their own" : "the CAs' VL");
+	return n;
+}
+
+/* --- the repair -------------------------------------------------------------------- */
+
+/* Entries, switches and 64-LID blocks of x->r that differ from the base. */
+static void count_changes(struct fd *x)
+{
+	uint32_t len = x->br->lft_len;
+
+	for (uint32_t s = 0; s < x->nsw; s++) {
+		const uint8_t *a = rt_lft(x->br, s), *b;
+		uint32_t blocks = 0;
+
+		if (fd_dead(x, s))
+			continue;
+		b = rt_lft(x->r, x->cur[s]);
+		for (uint32_t start = 0; start < len; start += 64) {
+			uint32_t end = start + 64 < len ? start + 64 : len, n = 0;
+
+			for (uint32_t l = start; l < end; l++)
+				n += a[l] != b[l];
+			x->st.entries += n;
+			blocks += n > 0;
+		}
+		x->st.switches += blocks > 0;
+		x->st.blocks += blocks;
+		if (blocks > x->st.max_blocks)
+			x->st.max_blocks = blocks;
+	}
+}
+
+static void fd_fini(struct fd *x)
+{
+	if (x->m.f)
+		ft_model_fini(&x->m);
+	free(x->cur);
+	free(x->plink);
+	free(x->alive);
+	free(x->label);
+	free(x->col);
+	free(x->dirt);
+	free(x->clean);
+	free(x->turning);
+	free(x->ustar);
+	free(x->wsel);
+	free(x->lstar);
+	free(x->row);
+	free(x->fixed);
+	free(x->mark);
+	free(x->dist);
+	free(x->stack);
+	free(x->sw_broken);
+	free(x->sw_touched);
+}
+
+static int fd_alloc(struct fd *x)
+{
+	size_t n = (size_t)x->nsw + 1;
+
+	x->ustar = malloc(n * sizeof(*x->ustar));
+	x->lstar = malloc(n * sizeof(*x->lstar));
+	x->wsel = malloc(((size_t)x->m.nlinks + 1) * sizeof(*x->wsel));
+	x->row = malloc(n);
+	x->fixed = malloc(n);
+	x->mark = malloc(n);
+	x->dist = malloc(n * sizeof(*x->dist));
+	x->stack = malloc(n * sizeof(*x->stack));
+	x->sw_broken = calloc((size_t)x->br->lft_len + 1, 1);
+	x->sw_touched = calloc((size_t)x->br->lft_len + 1, 1);
+	if (!x->ustar || !x->lstar || !x->wsel || !x->row || !x->fixed || !x->mark || !x->dist ||
+	    !x->stack || !x->sw_broken || !x->sw_touched)
+		return -1;
+	for (uint32_t s = 0; s < x->nsw; s++)
+		x->ustar[s] = x->lstar[s] = FD_UNSET;
+	for (uint32_t e = 0; e < x->m.nlinks; e++)
+		x->wsel[e] = FD_UNSET;
+	return 0;
+}
+
+/* Everything but the LIDs' repair: ENG_OK, ENG_NOT_APPLICABLE or ENG_ERROR. */
+static int fd_setup(struct fd *x, struct fab_err *err)
+{
+	int rc;
+
+	if (x->br->nswitches != x->bf->nswitches || x->br->neps != x->bf->neps) {
+		fab_err_set(err, "the base routing was not computed for the base fabric");
+		return ENG_NOT_APPLICABLE;
+	}
+	rc = check_subset(x->bf, x->cf, x->br->lft_len, err);
+	if (rc == ENG_OK)
+		rc = ft_model_init(&x->m, x->bf, err);
+	if (rc != ENG_OK) {
+		x->m.f = NULL;
+		return rc;
+	}
+	x->nsw = x->bf->nswitches;
+	if (x->m.nsib || x->m.nignored) {
+		fab_err_set(err, "the base fabric is not a tree ftdlr repairs: %s", x->m.nsib ?
+			    "leaves linked horizontally" : "switches no leaf reaches");
+		return ENG_NOT_APPLICABLE;
+	}
+	if (setup_links(x))
+		return ENG_ERROR;
+	rc = setup_labels(x, err);
+	if (rc == ENG_OK)
+		rc = check_updown(x, err);
+	if (rc != ENG_OK)
+		return rc;
+	if (setup_columns(x) || setup_dirt(x) || setup_turning(x))
+		return ENG_ERROR;
+	x->r = rt_new_len(x->cf, x->br->lft_len);
+	if (!x->r || fd_alloc(x) || copy_base(x))
+		return ENG_ERROR;
+	return ENG_OK;
+}
+
+int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const struct fabric *cf,
+		 enum ftdlr_scope scope, struct rt_routing **out, struct ftdlr_stats *st,
+		 struct fab_err *err)
+{
+	struct fd x;
+	int rc;
+
+	memset(&x, 0, sizeof(x));
+	x.bf = bf;
+	x.br = br;
+	x.cf = cf;
+	x.scope = scope;
+	x.m.f = bf;
+	rc = fd_setup(&x, err);
+	if (rc == ENG_OK && (fd_repair_lids(&x) || fd_vls(&x, err)))
+		rc = ENG_ERROR;
+	if (rc == ENG_OK)
+		count_changes(&x);
+	if (rc == ENG_OK && !(x.r->notes = notes(&x, scope)))
+		rc = ENG_ERROR;
+	if (rc == ENG_ERROR)
+		fab_err_set(err, "out of memory repairing a routing of %u switches", bf->nswitches);
+	if (rc == ENG_OK) {
+		*out = x.r;
+		*st = x.st;
+		x.r = NULL;
+	}
+	rt_free(x.r);
+	fd_fini(&x);
+	return rc;
+}
+
+/* --- the engine --------------------------------------------------------------------- */
+
+static const struct eng_opt ftdlr_opts[] = {
+	{ .name = "base", .type = ENG_OPT_ENUM, .defval = "sftree", .values = "sftree|ftree",
+	  .help = "without a routing to repair: route with this engine, switch destinations on "
+		  "SL 1 (VL 1), a base whose repairs never change a path SL" },
+	{ .name = "scope", .type = ENG_OPT_ENUM, .defval = "minimal", .values = "minimal|group",
+	  .help = "minimal: a link repair rewrites the dead link's ends and one U-turn switch "
+		  "per LID; group: also the group's lower switches that sent the LID to the "
+		  "dead link's upper end" },
+	{ 0 },
+};
+
+/* Every pair towards a switch on SL 1: the VL plan repairs keep. */
+static int static_plan(const struct fabric *f, struct rt_routing *r)
+{
+	if (rt_pairs_alloc(r))
+		return -1;
+	for (uint32_t d = 0; d < f->neps; d++)
+		for (uint32_t e = 0; e < f->neps && f->nodes[f->eps[d].node].type == FAB_SWITCH; e++)
+			r->path_sl[(size_t)e * r->neps + d] = e != d;
+	r->vls_used |= 1u << 1;
+	return 0;
+}
+
+/*
+ * Without a routing to repair: the base engine's routing with every pair
+ * towards a switch on SL 1, which the default SL2VL maps to VL 1. CA
+ * destinations' paths (up*down*, and later repairs' detours of the rule)
+ * then have VL 0 to themselves, switch destinations' paths (which turn
+ * where the base and the repairs need) VL 1, and no repair ever has to
+ * change a path SL.
+ */
+static int ftdlr_route(const struct eng_req *q, const struct eng_args *a, struct eng_res *res,
+		       struct fab_err *err)
+{
+	const struct engine *e = eng_arg_enum(a, "base") ? &eng_ftree : &eng_sftree;
+	struct eng_args none = { .schema = NULL };
+	int rc = e->route(q, &none, res, err);
+	char *notes;
+	size_t len;
+
+	if (rc != ENG_OK)
+		return rc;
+	len = strlen(res->routing->notes) + 96;
+	notes = malloc(len);
+	if (!notes || static_plan(q->fabric, res->routing)) {
+		free(notes);
+		fab_err_set(err, "out of memory");
+		return ENG_ERROR;
+	}
+	snprintf(notes, len, "%s; %s, switch destinations on SL 1 (VL 1), CA destinations on SL 0",
+		 res->routing->notes, e->name);
+	free(res->routing->notes);
+	res->routing->notes = notes;
+	return ENG_OK;
+}
+
+static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
+			     struct eng_res *res, struct fab_err *err)
+{
+	struct ftdlr_stats st;
+
+	if (!q->prev_fabric || !q->prev) {
+		fab_err_set(err, "no base routing given");
+		return ENG_NOT_APPLICABLE;
+	}
+	return ftdlr_repair(q->prev_fabric, q->prev, q->fabric,
+			    eng_arg_enum(a, "scope") ? FTDLR_GROUP : FTDLR_MINIMAL, &res->routing,
+			    &st, err);
+}
+
+const struct engine eng_ftdlr = {
+	.name = "ftdlr",
+	.summary = "local repair of a fat-tree routing around faults (dynamic local rerouting "
+		   "in k-ary n-trees, DDLR): rewrites only the faults' groups, base back on "
+		   "recovery; without a routing to repair, sftree with switch destinations on VL 1",
+	.options = ftdlr_opts,
+	.deadlock_free = 1,
+	.vls = 2,
+	.route = ftdlr_route,
+	.repair = ftdlr_repair_hook,
+};

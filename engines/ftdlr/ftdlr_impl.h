@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to ftdlr.c and ftdlr_repair.c: one repair's state. Switches are
+ * indexed as in the base fabric (struct ft_model of the base); a dead
+ * switch has no index in the current fabric.
+ */
+#ifndef FABROUTE_FTDLR_IMPL_H
+#define FABROUTE_FTDLR_IMPL_H
+
+#include "engines/ftdlr/ftdlr.h"
+#include "engines/ftree/ftree.h"
+
+#define FD_NONE UINT32_MAX
+#define FD_UNSET (UINT32_MAX - 1)
+
+/**
+ * struct fd - one repair
+ * @bf, @br, @cf: base fabric and routing, current fabric
+ * @r: the repaired routing (for @cf)
+ * @m: the base as a fat tree
+ * @nsw: base switches
+ * @cur: per base switch, its index in @cf (FD_NONE: dead)
+ * @plink: per base port slot, the model link leaving by it (FD_NONE: none)
+ * @alive: per model link, the cable is still there
+ * @label: per base switch above the leaves, its label: the rank of the up
+ *         port by which each of its children reaches it
+ * @col: per base switch above the leaves, its column (see ftdlr.c)
+ * @dirt: per (column, label), dead down-links of live switches with that
+ *        label plus dead switches with it; 0: clean
+ * @kmax: labels per column (the most up ports of any switch)
+ * @clean: per column, some label of it is clean
+ * @ustar: per base switch y, the upper switch detours to y go through
+ * @wsel: per model down link x->y, the U-turn switch w of its detour
+ * @lstar: per dead base switch, the label its detours turn to
+ * @turning: per base switch, some switch LID's base path U-turns there
+ *            (sftree's subtree root and the ancestors its pairs turn at)
+ * @scope: enum ftdlr_scope
+ * @row, @fixed, @mark, @dist, @stack: per base switch, for the LID at hand
+ * @sw_broken: per LID, a switch LID the rule left some switch without a way to
+ * @sw_touched: per LID, a switch LID the repair changed
+ * @st: the figures
+ */
+struct fd {
+	const struct fabric *bf, *cf;
+	const struct rt_routing *br;
+	struct rt_routing *r;
+	struct ft_model m;
+	uint32_t nsw;
+	uint32_t *cur;
+	uint32_t *plink;
+	uint8_t *alive;
+	uint8_t *label;
+	uint32_t *col;
+	uint16_t *dirt;
+	uint8_t *clean;
+	uint32_t kmax, ncols;
+	uint32_t *ustar, *wsel, *lstar;
+	uint8_t *turning;
+	enum ftdlr_scope scope;
+	uint8_t *row, *fixed, *mark;
+	uint32_t *dist, *stack;
+	uint8_t *sw_broken, *sw_touched;
+	struct ftdlr_stats st;
+};
+
+/* The model link of base switch @s leaving by port @p, FD_NONE if none. */
+static inline uint32_t fd_link(const struct fd *x, uint32_t s, unsigned p)
+{
+	const struct fabric *f = x->bf;
+
+	if (p < 1 || p > f->nodes[f->switches[s]].nports)
+		return FD_NONE;
+	return x->plink[f->nodes[f->switches[s]].port0 + p];
+}
+
+/* Model link @e of base switch @s goes up. */
+static inline int is_up_link(const struct fd *x, uint32_t s, uint32_t e)
+{
+	return e < ft_first(&x->m, s, FT_DOWN);
+}
+
+static inline int fd_dead(const struct fd *x, uint32_t s)
+{
+	return x->cur[s] == FD_NONE;
+}
+
+/* Dirt of the label of base switch @s in its column. */
+static inline unsigned fd_dirt(const struct fd *x, uint32_t s)
+{
+	return x->dirt[(size_t)x->col[s] * x->kmax + x->label[s]];
+}
+
+/* The rank of label @l in column @col as one total order: lower is higher. */
+static inline uint64_t fd_rank_of(const struct fd *x, uint32_t col, uint32_t l)
+{
+	return (uint64_t)x->dirt[(size_t)col * x->kmax + l] << 16 | l;
+}
+
+/* The rank of @s's label in its column. */
+static inline uint64_t fd_rank(const struct fd *x, uint32_t s)
+{
+	return fd_rank_of(x, x->col[s], x->label[s]);
+}
+
+/*
+ * A U-turn from upper switch @c to upper switch @q (same column) keeps the
+ * rule: @q's label is clean, or, when the column has no clean label left
+ * (beyond k - 1 faults), ranks above @c's. Going to clean labels only, a
+ * repair and the next one (a fault more or less changes one label's dirt)
+ * turn in one order together: their union is acyclic too.
+ */
+static inline int fd_uturn_ok(const struct fd *x, uint32_t c, uint32_t q)
+{
+	if (!fd_dirt(x, q))
+		return 1;
+	return !x->clean[x->col[q]] && fd_rank(x, q) < fd_rank(x, c);
+}
+
+/**
+ * fd_repair_lids() - repair every LID that needs it (ftdlr_repair.c) into
+ * x->r, which holds the base's entries. Return: 0, or -1 when out of memory.
+ */
+int fd_repair_lids(struct fd *x);
+
+/**
+ * fd_vls() - once something was repaired, run the pairs towards switches on
+ * SL 1, after taking the switch LIDs the rule left without a way from a
+ * full recompute (ftdlr_vl.c). Return: 0, or -1 with @err.
+ */
+int fd_vls(struct fd *x, struct fab_err *err);
+
+#endif

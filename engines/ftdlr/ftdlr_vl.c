@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: ftdlr - VLs: CA destinations on the base's VL, switch destinations on VL 1
+ *
+ * Every path to a CA LID is up*down* with U-turns that go from a dirty
+ * label to a clean one, so those paths alone are deadlock-free on the
+ * base's one VL. Paths to switch LIDs turn outside the rule: sftree's
+ * switch pairs turn up through its subtree root in every direction, and a
+ * switch LID that only a dead link's upper end leads to is reached by a
+ * U-turn back into that end's (dirty) label. On a single VL such a turn
+ * and a detour close cycles through the channels they share with CA
+ * traffic: on the 4-ary 3-tree routed by sftree, 88 of the 128 single link
+ * faults would.
+ *
+ * So once something was repaired, every pair towards a switch runs on
+ * SL 1, which the default SL2VL table maps to VL 1 on every switch with two
+ * data VLs or more (the brief's plan: static SL 1 -> VL 1). VL 0 carries CA
+ * destinations only (acyclic by the rule), VL 1 switch destinations only,
+ * whose dependency graph is checked here (few LIDs: the switches'). The
+ * SLs depend only on whether a repair is in effect, so two repairs agree on
+ * them and a move between them changes no SL. The path SLs of CA
+ * destinations never change.
+ *
+ * Switch LIDs the rule left without a way, and all of them when VL 1 is not
+ * acyclic, take their entries from the base's engine run on the current
+ * fabric (sftree when the base routes every switch pair, else ftree),
+ * counted as recomputed: VL 1 then carries a subset of that engine's paths,
+ * which it makes acyclic.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/ftdlr/ftdlr_impl.h"
+
+/*
+ * The SL the base runs every pair towards a switch on when it is not the
+ * SL of any pair towards a CA (the static plan of ftdlr's route hook):
+ * switch destinations have a VL of their own. 0 when there is no such SL.
+ */
+static unsigned switch_sl(const struct fd *x)
+{
+	const struct fabric *bf = x->bf;
+	const struct rt_routing *br = x->br;
+	int sl = -1;
+
+	if (!br->path_sl)
+		return 0;
+	for (uint32_t s = 0; s < bf->neps; s++)
+		for (uint32_t d = 0; d < bf->neps; d++) {
+			int sw = bf->nodes[bf->eps[d].node].type == FAB_SWITCH;
+			unsigned v = rt_path_sl(br, s, d);
+
+			if (s == d)
+				continue;
+			if (sw && sl < 0)
+				sl = (int)v;
+			if ((sw && v != (unsigned)sl) || (!sw && v == (unsigned)sl))
+				return 0;
+		}
+	return sl > 0 ? (unsigned)sl : 0;
+}
+
+/* The base routes every switch LID from every switch (sftree does, ftree does not). */
+static int base_full(const struct fd *x)
+{
+	const struct fabric *bf = x->bf;
+
+	for (uint32_t d = 0; d < x->nsw; d++) {
+		unsigned lid = fab_port(bf, bf->switches[d], 0)->lid;
+
+		for (uint32_t s = 0; lid && s < x->nsw; s++)
+			if (rt_lft_get(x->br, s, lid) == RT_NO_PORT)
+				return 0;
+	}
+	return 1;
+}
+
+/*
+ * Take the entries of the switch LIDs marked in @which (all when NULL) from
+ * @full, the base's engine run on the current fabric. Path SLs stay.
+ */
+static void take_switch_lids(struct fd *x, const struct rt_routing *full, const uint8_t *which)
+{
+	const struct fabric *cf = x->cf;
+
+	for (uint32_t d = 0; d < cf->neps; d++) {
+		unsigned lid = fab_ep_lid(cf, d);
+
+		if (cf->nodes[cf->eps[d].node].type != FAB_SWITCH || !lid || (which && !which[lid]))
+			continue;
+		for (uint32_t s = 0; s < x->nsw; s++)
+			if (!fd_dead(x, s))
+				rt_lft(x->r, x->cur[s])[lid] = rt_lft_get(full, x->cur[s], lid);
+	}
+}
+
+/* Switch-LID entries of x->r that differ from the base. */
+static uint64_t switch_lid_changes(const struct fd *x)
+{
+	const struct fabric *cf = x->cf;
+	uint64_t n = 0;
+
+	for (uint32_t d = 0; d < cf->neps; d++) {
+		unsigned lid = fab_ep_lid(cf, d);
+
+		if (cf->nodes[cf->eps[d].node].type != FAB_SWITCH || !lid)
+			continue;
+		for (uint32_t s = 0; s < x->nsw; s++)
+			n += !fd_dead(x, s) &&
+			     rt_lft_get(x->r, x->cur[s], lid) != rt_lft_get(x->br, s, lid);
+	}
+	return n;
+}
+
+/* The base's engine (sftree when the base routes every switch pair, else ftree) on @cf. */
+static struct rt_routing *full_route(const struct fd *x, struct fab_err *err)
+{
+	const struct engine *e = base_full(x) ? &eng_sftree : &eng_ftree;
+	struct eng_req q = { .fabric = x->cf };
+	struct eng_args a = { .schema = NULL };
+	struct eng_res res;
+
+	memset(&res, 0, sizeof(res));
+	if (e->route(&q, &a, &res, err) != ENG_OK) {
+		rt_free(res.routing);
+		return NULL;
+	}
+	return res.routing;
+}
+
+/*
+ * The switch destinations' paths (on @sl, which no pair towards a CA uses:
+ * switch_sl()) have an acyclic dependency graph: 1, 0, or -1.
+ */
+static int switch_paths_acyclic(struct fd *x, unsigned sl, struct fab_err *err)
+{
+	struct ftdlr_trans t;
+
+	if (ftdlr_transition_sls(x->cf, x->cf, x->r, x->r, 1u << sl, 1, &t, err))
+		return -1;
+	return t.acyclic;
+}
+
+/* See the DOC comment. */
+int fd_vls(struct fd *x, struct fab_err *err)
+{
+	struct rt_routing *full = NULL;
+	unsigned sl = switch_sl(x);
+	int broken = 0, ok = 1;
+
+	x->st.switch_sl = sl;
+	if (!x->st.lids)
+		return 0;	/* nothing repaired: the base as it is */
+	for (uint32_t l = 0; l < x->br->lft_len; l++)
+		broken |= x->sw_broken[l];
+	if (broken) {
+		if (!(full = full_route(x, err)))
+			return -1;
+		take_switch_lids(x, full, x->sw_broken);
+	}
+	if (sl && (ok = switch_paths_acyclic(x, sl, err)) < 0)
+		goto fail;
+	if (!ok) {	/* the switch LIDs the repair touched, then all of them */
+		if (!full && !(full = full_route(x, err)))
+			return -1;
+		take_switch_lids(x, full, x->sw_touched);
+		if ((ok = switch_paths_acyclic(x, sl, err)) < 0)
+			goto fail;
+		if (!ok)
+			take_switch_lids(x, full, NULL);
+	}
+	if (full)
+		x->st.sw_fallback = switch_lid_changes(x);
+	rt_free(full);
+	return 0;
+fail:
+	rt_free(full);
+	return -1;
+}

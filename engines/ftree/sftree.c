@@ -1,0 +1,784 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: sftree - fat-tree routing with deadlock-free switch-to-switch paths
+ *
+ * papers/000 (sFtree): ftree's routing (ftree.c) for every LID, then one
+ * pass over the switch pairs without up/down path (roots among themselves,
+ * switches of different subtrees or cores), routing them all through one
+ * switch, the subtree root sn, on the same single VL.
+ *
+ * The same pass then fills the CA-LID entries ftree left empty, for the
+ * switch-to-CA paths that have no up/down path (a core's switches towards
+ * another core's CAs, a root that lost its link to a leaf): switches send
+ * those through sn too. No entry ftree made is changed, and a CA-sourced
+ * packet only ever crosses switches that have an entry for its destination,
+ * so every end-node path is exactly ftree's.
+ *
+ * Algorithm 1 (subtree root), with one condition added: sn must have a
+ * single way down from each of its ancestors (they form a tree). The paper
+ * takes the first leaf whose table reaches every switch, avoiding the leaf
+ * the subnet manager's port hangs off; here the switches are scanned level
+ * by level from the leaves (switch order within a level) and the first one
+ * that reaches every switch, is not the SM's leaf (f->sm_node and sm_port;
+ * the SM's own switch when it runs on a switch) and meets the condition is
+ * taken. When the SM's location is unknown, nothing is avoided. When no
+ * switch reaches every switch (a degraded tree), the one missing the fewest
+ * switch LIDs is taken (the paper falls back to the first leaf). In XGFTs
+ * (k-ary and m-port n-trees, the 648-port tree, multi-core trees of them),
+ * intact or degraded, every leaf has a single way down, so this is the
+ * paper's choice. In the rack-switch tree a rack switch's 18 parents share
+ * the spines and the first core leaf is taken instead.
+ *
+ * Why the condition: Lemma 5.9 assumes that traffic leaving the subtree
+ * downwards never comes back into it. Ordinary traffic to sn's CAs and to
+ * the switches of the subtree does come back; where two ways lead down to
+ * sn, a dependency chain can turn up at one switch of the subtree, come
+ * down into another and turn again, and close a cycle (the rack-switch tree
+ * with one failed link does, with sn a rack switch). With a single way down
+ * it cannot: between two down-to-up turns, a chain of dependencies climbs
+ * from a subtree switch to a peak and comes down a subtree channel; both
+ * legs then run along the one path from the peak down to sn, so at the peak
+ * a packet would leave by the link it came in on, a forwarding loop, which
+ * a destination-based routing never has.
+ *
+ * The subtree: sn, its ancestors (their way to sn only goes down) and the
+ * leaves that reach sn over one sibling link. Then every switch without an
+ * entry for sn gets one, repeatedly until nothing changes: going down to
+ * a child with an entry, preferring sn's sibling leaves (another core: the
+ * switch joins the subtree, the sibling's ancestors having a single way down
+ * to it too), else any child (a detour, in degraded trees: a root that lost
+ * its link towards sn's side); or going up to a parent with an entry.
+ *
+ * Algorithm 2, for each switch s without entry for a destination d (a
+ * switch, then a CA LID): when sn has an
+ * entry for d, s forwards d the way it forwards sn. The packet heads for
+ * sn and the first switch on that way with an up/down entry for d turns it
+ * up towards d. That switch is in the subtree: a switch reached before the
+ * peak of the way would have given s an up/down path. Each pair is checked
+ * by walking the way: a pair whose turn falls outside the subtree (a leaf
+ * whose way to sn starts with a sibling link to a leaf whose way to d
+ * starts with another one) tries s's up ports instead, and is left unrouted
+ * when none works. When sn has no entry for d: the sibling fallback (lines
+ * 6-18: a sibling leaf of sn with an up/down entry for d; sn forwards d to
+ * it and the target stays sn), else, for a switch d, a relay: d joined
+ * through a detour child c, so sn and the switches on its way to c forward
+ * d towards c, which goes up to d.
+ *
+ * The turns of detours and relays (degraded trees only) are outside the
+ * argument above; the unit tests check the channel dependency graph of
+ * every tree family under many random faults, and `fabroute eval` checks
+ * any routing.
+ *
+ * Hop counts: a pair routed through the subtree takes the way to sn up to
+ * the turning switch, then that switch's up/down path (the paper's
+ * get_path_length). fabroute's tables carry no hop counts; the notes give
+ * the longest switch-to-switch path, and analysis/ traces any pair.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/ftree/ftree.h"
+
+/**
+ * struct sf - the switch-to-switch pass
+ * @m, @r: the tree and the routing being completed
+ * @lid: per switch, its LID (0 when it has none)
+ * @snreach: per switch, sn had an entry for its LID before Algorithm 2
+ * @tosn: per switch, the next switch on its way to sn (FAB_NONE: none)
+ * @cols: up to SF_BLOCK rows of nsw: which switches have an entry for each
+ *        LID of a block (load_cols())
+ * @sub: per switch, enum sub_kind
+ * @detour: per switch, on a detour (may turn packets up)
+ * @seen, @via, @list: scratch of single_way_down()
+ * @sn, @sm_leaf: the subtree root; the SM's leaf (FAB_NONE: none or unknown)
+ * @jchild: per switch, the child of its detour (FAB_NONE: none)
+ * @relay: per switch, d + 1 when on the relay of destination d
+ * @has: per switch, an entry for the destination at hand before Algorithm 2
+ * @pbase, @psw: the switch behind port p of switch s (as fab_sw_peer()) is
+ *               psw[pbase[s] + p], p = 0..nports
+ * @sw_routed .. @ca_failed, @longest, @joined: for the notes
+ */
+struct sf {
+	const struct ft_model *m;
+	struct rt_routing *r;
+	uint16_t *lid;
+	uint8_t *snreach, *cols;
+	uint32_t *tosn;
+	uint8_t *sub, *detour, *seen;
+	uint32_t *via, *list;
+	uint32_t sn, sm_leaf;
+	uint8_t *has;
+	uint32_t *pbase, *psw;
+	uint32_t *jchild, *relay;
+	uint64_t sw_routed, sw_special, sw_failed;
+	uint64_t ca_routed, ca_special, ca_failed;
+	uint32_t longest, joined;
+};
+
+/* LIDs whose columns Algorithm 2 reads at a time, row by row (load_cols()). */
+#define SF_BLOCK 64u
+
+/* struct sf.sub: not in the subtree, in it, in it and other cores may join through it. */
+enum sub_kind { SUB_NO = 0, SUB_IN = 1, SUB_JOIN = 2 };
+
+static uint32_t next_sw(const struct sf *x, uint32_t s, unsigned lid)
+{
+	uint8_t p = rt_lft_get(x->r, s, lid);
+
+	return p == RT_NO_PORT || p > x->pbase[s + 1] - x->pbase[s] - 1 ? FAB_NONE :
+	       x->psw[x->pbase[s] + p];
+}
+
+/* --- Algorithm 1 ------------------------------------------------------------------ */
+
+/* The leaf the SM's port hangs off (or the SM's own leaf switch), FAB_NONE if unknown. */
+static uint32_t sm_leaf(const struct ft_model *m)
+{
+	const struct fabric *f = m->f;
+	uint32_t node = f->sm_node;
+
+	if (node == FAB_NONE || node >= f->nnodes)
+		return FAB_NONE;
+	if (f->nodes[node].type == FAB_SWITCH)
+		return m->level[f->nodes[node].swidx] == 1 ? f->nodes[node].swidx : FAB_NONE;
+	for (unsigned p = 1; p <= f->nodes[node].nports; p++) {
+		const struct fab_port *x = fab_port(f, node, p);
+
+		if ((!f->sm_port || p == f->sm_port) && x->peer != FAB_NONE &&
+		    f->nodes[x->peer].type == FAB_SWITCH)
+			return f->nodes[x->peer].swidx;
+	}
+	return FAB_NONE;
+}
+
+/* Switch LIDs leaf @s has no entry for. */
+static uint32_t missing(const struct sf *x, uint32_t s)
+{
+	uint32_t n = 0;
+
+	for (uint32_t t = 0; t < x->m->nsw; t++)
+		n += x->lid[t] && rt_lft_get(x->r, s, x->lid[t]) == RT_NO_PORT;
+	return n;
+}
+
+/*
+ * Every switch above @s has a single way down to it (parallel cables
+ * aside): the ancestors of @s form a tree. A BFS up from @s; @via records
+ * through which child each ancestor was found.
+ */
+static int single_way_down(struct sf *x, uint32_t s)
+{
+	const struct ft_model *m = x->m;
+	uint32_t n = 0, head = 0;
+	int ok = 1;
+
+	x->seen[s] = 1;
+	x->list[n++] = s;
+	while (head < n && ok) {
+		uint32_t c = x->list[head++];
+
+		for (uint32_t e = ft_first(m, c, FT_UP); e < ft_end(m, c, FT_UP) && ok; e++) {
+			uint32_t p = m->links[e].peer;
+
+			if (!x->seen[p]) {
+				x->seen[p] = 1;
+				x->via[p] = c;
+				x->list[n++] = p;
+			} else if (x->via[p] != c) {
+				ok = 0;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		x->seen[x->list[i]] = 0;
+	return ok;
+}
+
+/*
+ * Algorithm 1, extended: the first switch, leaves first, that reaches every
+ * switch, is not the SM's leaf and has a single way down from each of its
+ * ancestors; failing that, the one missing the fewest switch LIDs.
+ */
+static void choose_root(struct sf *x)
+{
+	const struct ft_model *m = x->m;
+	uint32_t best_miss = UINT32_MAX;
+	int best_sm = 1;
+
+	x->sm_leaf = sm_leaf(m);
+	x->sn = FAB_NONE;
+	for (uint32_t i = 0; i < m->lvl_off[m->nlevels + 1]; i++) {
+		uint32_t s = m->order[i], miss = missing(x, s);
+		int sm = s == x->sm_leaf;
+
+		if (miss > best_miss || (miss == best_miss && sm >= best_sm) || !x->lid[s] ||
+		    !single_way_down(x, s))
+			continue;
+		x->sn = s;
+		best_miss = miss;
+		best_sm = sm;
+		if (!miss && !sm)
+			break;
+	}
+}
+
+/* --- the subtree -------------------------------------------------------------------- */
+
+/* Mark the subtree of sn (see the DOC comment); levels upwards. */
+static void mark_subtree(struct sf *x)
+{
+	const struct ft_model *m = x->m;
+	unsigned lid = x->lid[x->sn];
+
+	x->sub[x->sn] = SUB_IN;
+	for (uint32_t i = 0; i < m->lvl_off[m->nlevels + 1]; i++) {
+		uint32_t s = m->order[i], t = next_sw(x, s, lid);
+
+		if (s == x->sn || t == FAB_NONE || !x->sub[t])
+			continue;
+		if (m->level[t] + 1 == m->level[s])
+			x->sub[s] = x->sub[t];
+		else if (m->level[s] == 1 && t == x->sn)
+			x->sub[s] = single_way_down(x, s) ? SUB_JOIN : SUB_IN;
+	}
+}
+
+/*
+ * A down port of @s to a switch that has an entry for sn: one of the
+ * subtree others may join through (another core's leaf linked to sn) when
+ * there is one, else any; UINT32_MAX if none.
+ */
+static uint32_t join_link(const struct sf *x, uint32_t s)
+{
+	const struct ft_model *m = x->m;
+	uint32_t any = UINT32_MAX;
+
+	for (uint32_t e = ft_first(m, s, FT_DOWN); e < ft_end(m, s, FT_DOWN); e++) {
+		uint32_t c = m->links[e].peer;
+
+		if (x->sub[c] == SUB_JOIN)
+			return e;
+		if (any == UINT32_MAX && rt_lft_get(x->r, c, x->lid[x->sn]) != RT_NO_PORT)
+			any = e;
+	}
+	return any;
+}
+
+/* Switches without entry for sn go down to one that has one; 1 if any did. */
+static int join_down(struct sf *x)
+{
+	const struct ft_model *m = x->m;
+	unsigned lid = x->lid[x->sn];
+	int changed = 0;
+
+	for (uint32_t i = m->lvl_off[2]; i < m->lvl_off[m->nlevels + 1]; i++) {
+		uint32_t s = m->order[i], e, c;
+
+		if (rt_lft_get(x->r, s, lid) != RT_NO_PORT || (e = join_link(x, s)) == UINT32_MAX)
+			continue;
+		c = m->links[e].peer;
+		rt_lft(x->r, s)[lid] = m->links[e].port;
+		if (x->sub[c] == SUB_JOIN) {
+			x->sub[s] = SUB_JOIN;
+		} else {
+			x->detour[s] = 1;
+			x->detour[c] = 1;
+			x->jchild[s] = c;
+		}
+		x->joined++;
+		changed = 1;
+	}
+	return changed;
+}
+
+/* Switches without entry for sn go up to a parent that has one; 1 if any did. */
+static int join_up(struct sf *x)
+{
+	const struct ft_model *m = x->m;
+	unsigned lid = x->lid[x->sn];
+	int changed = 0;
+
+	for (uint32_t l = m->nlevels - 1; l >= 1; l--)
+		for (uint32_t i = m->lvl_off[l]; i < m->lvl_off[l + 1]; i++) {
+			uint32_t s = m->order[i];
+
+			if (rt_lft_get(x->r, s, lid) != RT_NO_PORT)
+				continue;
+			for (uint32_t e = ft_first(m, s, FT_UP); e < ft_end(m, s, FT_UP); e++)
+				if (rt_lft_get(x->r, m->links[e].peer, lid) != RT_NO_PORT) {
+					rt_lft(x->r, s)[lid] = m->links[e].port;
+					x->joined++;
+					changed = 1;
+					break;
+				}
+		}
+	return changed;
+}
+
+/* Give every switch that can get one an entry for sn (see the DOC comment). */
+static void join_subtree(struct sf *x)
+{
+	while (join_down(x) | join_up(x))
+		;
+}
+
+/* --- Algorithm 2 ------------------------------------------------------------------- */
+
+/*
+ * What Algorithm 2 reads of the tables as they were before it: sn's
+ * entries for the switches, and the way to sn, which it never changes.
+ */
+static void snapshot(struct sf *x)
+{
+	for (uint32_t s = 0; s < x->m->nsw; s++) {
+		x->snreach[s] = x->lid[s] && rt_lft_get(x->r, x->sn, x->lid[s]) != RT_NO_PORT;
+		x->tosn[s] = next_sw(x, s, x->lid[x->sn]);
+	}
+}
+
+/*
+ * Which switches have an entry for each of @lids[0 .. @n) (n <= SF_BLOCK),
+ * read a row at a time, into cols[j * nsw + s]. Routing a LID only writes
+ * entries for that LID, so this is what route_to() finds for the others of
+ * the block too.
+ */
+static void load_cols(struct sf *x, const unsigned *lids, uint32_t n)
+{
+	uint32_t nsw = x->m->nsw;
+
+	for (uint32_t s = 0; s < nsw; s++) {
+		const uint8_t *row = rt_lft(x->r, s);
+
+		for (uint32_t j = 0; j < n; j++)
+			x->cols[(size_t)j * nsw + s] = row[lids[j]] != RT_NO_PORT;
+	}
+}
+
+/*
+ * Lines 6-18: sn has no entry for @lid; let it forward @lid to a sibling
+ * leaf whose own entry is up/down (not another sibling link). Return 1 when
+ * done.
+ */
+static int sibling_fallback(struct sf *x, unsigned lid)
+{
+	const struct ft_model *m = x->m;
+
+	for (uint32_t e = ft_first(m, x->sn, FT_SIB); e < ft_end(m, x->sn, FT_SIB); e++) {
+		uint32_t t = m->links[e].peer, n = next_sw(x, t, lid);
+
+		if (!x->has[t] || (n != FAB_NONE && m->level[n] == 1))
+			continue;
+		rt_lft(x->r, x->sn)[lid] = m->links[e].port;
+		x->has[x->sn] = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * sn has no entry for switch @d, nor a sibling with one, but @d joined the
+ * subtree through its child c (join_down()): sn forwards @d the way it
+ * forwards c, and so does every switch on that way without an entry for
+ * @d; c goes up to @d. Return 1 when done.
+ */
+static int relay(struct sf *x, uint32_t d)
+{
+	uint32_t c = x->jchild[d], y = x->sn;
+
+	if (c == FAB_NONE || !x->snreach[c] || !x->has[c])
+		return 0;
+	for (uint32_t n = 0; y != c && y != FAB_NONE && n <= x->m->nsw; n++) {
+		if (x->has[y])
+			return 1;
+		rt_lft(x->r, y)[x->lid[d]] = rt_lft(x->r, y)[x->lid[c]];
+		x->has[y] = 1;
+		x->relay[y] = d + 1;
+		y = next_sw(x, y, x->lid[c]);
+	}
+	return y == c;
+}
+
+/* Where a packet from @s following the way to sn first meets an entry: FAB_NONE if never. */
+static uint32_t turn_point(const struct sf *x, uint32_t s)
+{
+	uint32_t cur = s;
+
+	for (uint32_t steps = 0; steps <= x->m->nsw; steps++) {
+		if (x->has[cur])
+			return cur;
+		cur = x->tosn[cur];
+		if (cur == FAB_NONE)
+			return FAB_NONE;
+	}
+	return FAB_NONE;
+}
+
+/*
+ * A packet may turn at @t: a switch of the subtree, of a detour or of the
+ * relay marked @mark (the destination switch + 1; UINT32_MAX for a CA LID).
+ */
+static int turn_ok(const struct sf *x, uint32_t t, uint32_t mark)
+{
+	return t != FAB_NONE && (x->sub[t] || x->detour[t] || x->relay[t] == mark);
+}
+
+/*
+ * Switch @s, without entry for @lid, forwards it the way it forwards sn, or
+ * failing that (a leaf whose way to sn starts with a sibling link to a
+ * leaf whose way on starts with another one) up to a parent whose way to
+ * sn turns in the subtree. Return 1 when routed.
+ */
+static int route_src(struct sf *x, uint32_t s, unsigned lid, uint32_t mark)
+{
+	const struct ft_model *m = x->m;
+
+	if (turn_ok(x, turn_point(x, s), mark)) {
+		rt_lft(x->r, s)[lid] = rt_lft(x->r, s)[x->lid[x->sn]];
+		return 1;
+	}
+	for (uint32_t e = ft_first(m, s, FT_UP); e < ft_end(m, s, FT_UP); e++)
+		if (turn_ok(x, turn_point(x, m->links[e].peer), mark)) {
+			rt_lft(x->r, s)[lid] = m->links[e].port;
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * Route every switch without entry for @lid (column @j of x->cols) through
+ * the subtree; @d is the destination switch, FAB_NONE for a CA LID.
+ * @routed and @failed count the switches, @special those routed through a
+ * sibling of sn or a relay.
+ */
+static void route_to(struct sf *x, unsigned lid, uint32_t j, uint32_t d, uint64_t *routed,
+		     uint64_t *special, uint64_t *failed)
+{
+	uint32_t mark = d != FAB_NONE ? d + 1 : UINT32_MAX;
+	int ok = 1, sp = 0;
+
+	memcpy(x->has, x->cols + (size_t)j * x->m->nsw, x->m->nsw);
+	if (!x->has[x->sn]) {
+		sp = 1;
+		ok = sibling_fallback(x, lid) || (d != FAB_NONE && relay(x, d));
+	}
+	for (uint32_t s = 0; s < x->m->nsw; s++) {
+		if (x->has[s] || !x->m->level[s])
+			continue;
+		if (ok && route_src(x, s, lid, mark)) {
+			(*routed)++;
+			*special += sp;
+		} else {
+			(*failed)++;
+		}
+	}
+}
+
+/*
+ * route_to() for the LIDs @lids[0 .. @n) (n <= SF_BLOCK), of switches @ds
+ * (NULL: CA LIDs).
+ */
+static void route_block(struct sf *x, const unsigned *lids, const uint32_t *ds, uint32_t n)
+{
+	load_cols(x, lids, n);
+	for (uint32_t j = 0; j < n; j++)
+		if (ds)
+			route_to(x, lids[j], j, ds[j], &x->sw_routed, &x->sw_special, &x->sw_failed);
+		else
+			route_to(x, lids[j], j, FAB_NONE, &x->ca_routed, &x->ca_special,
+				 &x->ca_failed);
+}
+
+/*
+ * Switch-to-CA pairs left without entry by ftree (the switches of another
+ * core, a root cut off from a leaf) get the same treatment. Entries ftree
+ * made are never changed, and no CA-sourced path crosses a switch without
+ * entry for its destination, so every end-node path stays ftree's.
+ */
+static int route_ca_holes(struct sf *x)
+{
+	const struct fabric *f = x->m->f;
+	uint32_t len = x->r->lft_len, nl = 0;
+	uint8_t *hole = calloc((size_t)len + 1, 1);
+	unsigned lids[SF_BLOCK];
+
+	if (!hole)
+		return -1;
+	for (uint32_t e = 0; e < f->neps; e++) {
+		unsigned lid = fab_ep_lid(f, e), n = 1u << fab_ep_lmc(f, e);
+
+		for (unsigned l = lid; lid && f->nodes[f->eps[e].node].type != FAB_SWITCH &&
+		     l < lid + n && l < len; l++)
+			hole[l] = 1;	/* a CA LID; 2 once a switch lacks an entry */
+	}
+	for (uint32_t s = 0; s < x->m->nsw; s++) {
+		const uint8_t *row = rt_lft(x->r, s), *p = row + 1, *end = row + len;
+
+		while (x->m->level[s] && p < end && (p = memchr(p, RT_NO_PORT, (size_t)(end - p)))) {
+			if (hole[p - row])
+				hole[p - row] = 2;
+			p++;
+		}
+	}
+	for (uint32_t l = 1; l < len; l++) {
+		if (hole[l] == 2)
+			lids[nl++] = l;
+		if (nl == SF_BLOCK || (nl && l == len - 1)) {
+			route_block(x, lids, NULL, nl);
+			nl = 0;
+		}
+	}
+	free(hole);
+	return 0;
+}
+
+#define DIST_UNKNOWN UINT32_MAX
+#define DIST_BUSY (UINT32_MAX - 1)
+#define DIST_NONE (UINT32_MAX - 2)
+
+/*
+ * Links from every switch to @d through the tables into @dist (DIST_NONE
+ * for switches that do not get there), @nxt[s] being the next switch from
+ * s towards @d; @stack has room for every switch.
+ */
+static void dist_to(const struct sf *x, uint32_t d, const uint32_t *nxt, uint32_t *dist,
+		    uint32_t *stack)
+{
+	uint32_t n = x->m->nsw;
+
+	for (uint32_t s = 0; s < n; s++)
+		dist[s] = DIST_UNKNOWN;
+	dist[d] = 0;
+	for (uint32_t s = 0; s < n; s++) {
+		uint32_t top = 0, cur = s, v;
+
+		while (cur != FAB_NONE && dist[cur] == DIST_UNKNOWN) {
+			dist[cur] = DIST_BUSY;
+			stack[top++] = cur;
+			cur = nxt[cur];
+		}
+		v = cur == FAB_NONE || dist[cur] == DIST_BUSY ? DIST_NONE : dist[cur];
+		while (top--) {
+			v = v == DIST_NONE ? DIST_NONE : v + 1;
+			dist[stack[top]] = v;
+		}
+	}
+}
+
+/* The longest path to each of the switches @ds[0 .. @nd), tables read a row at a time. */
+static void measure_block(struct sf *x, const uint32_t *ds, uint32_t nd, uint32_t *nxt,
+			  uint32_t *dist, uint32_t *stack)
+{
+	uint32_t n = x->m->nsw;
+
+	for (uint32_t s = 0; s < n; s++)
+		for (uint32_t j = 0; j < nd; j++)
+			nxt[(size_t)j * n + s] = next_sw(x, s, x->lid[ds[j]]);
+	for (uint32_t j = 0; j < nd; j++) {
+		dist_to(x, ds[j], nxt + (size_t)j * n, dist, stack);
+		for (uint32_t s = 0; s < n; s++)
+			if (dist[s] != DIST_NONE && dist[s] > x->longest)
+				x->longest = dist[s];
+	}
+}
+
+/* The longest switch-to-switch path, in links. */
+static int measure(struct sf *x)
+{
+	uint32_t n = x->m->nsw, ds[SF_BLOCK], nd = 0;
+	uint32_t *dist = malloc(((size_t)n + 1) * sizeof(*dist));
+	uint32_t *stack = malloc(((size_t)n + 1) * sizeof(*stack));
+	uint32_t *nxt = malloc(((size_t)n * SF_BLOCK + 1) * sizeof(*nxt));
+
+	if (!dist || !stack || !nxt) {
+		free(dist);
+		free(stack);
+		free(nxt);
+		return -1;
+	}
+	for (uint32_t d = 0; d < n; d++) {
+		if (x->lid[d])
+			ds[nd++] = d;
+		if (nd == SF_BLOCK || (nd && d == n - 1)) {
+			measure_block(x, ds, nd, nxt, dist, stack);
+			nd = 0;
+		}
+	}
+	free(dist);
+	free(stack);
+	free(nxt);
+	return 0;
+}
+
+/* --- the engine ------------------------------------------------------------------ */
+
+/* pbase[] and psw[]; -1 when out of memory. */
+static int sf_ports(struct sf *x)
+{
+	const struct fabric *f = x->m->f;
+	uint32_t n = x->m->nsw;
+
+	x->pbase = malloc(((size_t)n + 1) * sizeof(*x->pbase));
+	if (!x->pbase)
+		return -1;
+	x->pbase[0] = 0;
+	for (uint32_t s = 0; s < n; s++)
+		x->pbase[s + 1] = x->pbase[s] + f->nodes[f->switches[s]].nports + 1;
+	x->psw = malloc(((size_t)x->pbase[n] + 1) * sizeof(*x->psw));
+	if (!x->psw)
+		return -1;
+	for (uint32_t s = 0; s < n; s++)
+		for (uint32_t p = 0; p < x->pbase[s + 1] - x->pbase[s]; p++)
+			x->psw[x->pbase[s] + p] = p ? fab_sw_peer(f, s, p) : FAB_NONE;
+	return 0;
+}
+
+static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
+{
+	size_t n = m->nsw;
+
+	memset(x, 0, sizeof(*x));
+	x->m = m;
+	x->r = r;
+	x->lid = calloc(n + 1, sizeof(*x->lid));
+	x->snreach = calloc(n + 1, 1);
+	x->tosn = malloc((n + 1) * sizeof(*x->tosn));
+	x->cols = malloc(n * SF_BLOCK + 1);
+	x->sub = calloc(n + 1, 1);
+	x->seen = calloc(n + 1, 1);
+	x->detour = calloc(n + 1, 1);
+	x->jchild = malloc((n + 1) * sizeof(*x->jchild));
+	x->relay = calloc(n + 1, sizeof(*x->relay));
+	x->has = calloc(n + 1, 1);
+	x->via = malloc((n + 1) * sizeof(*x->via));
+	x->list = malloc((n + 1) * sizeof(*x->list));
+	if (!x->lid || !x->snreach || !x->tosn || !x->cols || !x->sub || !x->detour ||
+	    !x->jchild || !x->relay || !x->has || !x->seen || !x->via || !x->list || sf_ports(x))
+		return -1;
+	for (uint32_t s = 0; s < m->nsw; s++) {
+		unsigned lid = fab_port(m->f, m->f->switches[s], 0)->lid;
+
+		x->lid[s] = (uint16_t)(lid < r->lft_len ? lid : 0);
+		x->jchild[s] = FAB_NONE;
+	}
+	return 0;
+}
+
+static void sf_fini(struct sf *x)
+{
+	free(x->lid);
+	free(x->snreach);
+	free(x->tosn);
+	free(x->cols);
+	free(x->sub);
+	free(x->seen);
+	free(x->detour);
+	free(x->jchild);
+	free(x->relay);
+	free(x->has);
+	free(x->via);
+	free(x->list);
+	free(x->pbase);
+	free(x->psw);
+}
+
+/* The switch-to-switch pass over ftree's routing @r; -1 when out of memory. */
+static int sf_run(struct sf *x)
+{
+	uint32_t ds[SF_BLOCK], n = 0;
+	unsigned lids[SF_BLOCK];
+
+	choose_root(x);
+	if (x->sn == FAB_NONE || !x->lid[x->sn])
+		return 0;
+	mark_subtree(x);
+	join_subtree(x);
+	snapshot(x);
+	for (uint32_t d = 0; d < x->m->nsw; d++) {
+		if (x->lid[d] && d != x->sn) {
+			ds[n] = d;
+			lids[n++] = x->lid[d];
+		}
+		if (n == SF_BLOCK || (n && d == x->m->nsw - 1)) {
+			route_block(x, lids, ds, n);
+			n = 0;
+		}
+	}
+	return route_ca_holes(x) || measure(x);
+}
+
+static char *sf_notes(const struct sf *x, const struct ft_model *m, const struct ft_stats *st)
+{
+	const struct fabric *f = m->f;
+	char *base = ft_notes(m, st), *s;
+	char why[160];
+	size_t len;
+
+	if (!base)
+		return NULL;
+	if (x->sm_leaf == FAB_NONE)
+		snprintf(why, sizeof(why), "the SM's leaf is unknown");
+	else
+		snprintf(why, sizeof(why), "the SM's leaf is '%s'", ft_sw_name(f, x->sm_leaf));
+	len = strlen(base) + 600;
+	s = malloc(len);
+	if (s && x->sn != FAB_NONE)
+		snprintf(s, len, "%s; subtree root: '%s' (%s); switches given a way to it: %u; "
+			 "switch pairs routed through it: %llu (%llu through a sibling of it or a "
+			 "relay), left unrouted: %llu; switch-to-CA pairs routed through it: %llu (%llu "
+			 "through a sibling of it), left unrouted: %llu; longest switch-to-switch "
+			 "path: %u links",
+			 base, ft_sw_name(f, x->sn), why, x->joined,
+			 (unsigned long long)x->sw_routed, (unsigned long long)x->sw_special,
+			 (unsigned long long)x->sw_failed, (unsigned long long)x->ca_routed,
+			 (unsigned long long)x->ca_special, (unsigned long long)x->ca_failed,
+			 x->longest);
+	else if (s)
+		snprintf(s, len, "%s; no subtree root: no switch has a single way down from each "
+			 "of its ancestors, switch pairs without up/down path stay unrouted", base);
+	free(base);
+	return s;
+}
+
+static int sftree_route(const struct eng_req *q, const struct eng_args *a, struct eng_res *res,
+		struct fab_err *err)
+{
+	const struct fabric *f = q->fabric;
+	struct rt_routing **out = &res->routing;
+	struct ft_stats st;
+	struct ft_model m;
+	struct rt_routing *r;
+	struct sf x = { 0 };
+	int rc = ft_model_init(&m, f, err);
+
+	(void)a;
+	if (rc != ENG_OK)
+		return rc;
+	r = rt_new(f);
+	if (!r || ft_route(&m, r, &st, q->threads) || ft_count_holes(&m, r, &st) || sf_init(&x, &m, r) ||
+	    sf_run(&x)) {
+		rc = ENG_ERROR;
+	} else {
+		r->notes = sf_notes(&x, &m, &st);
+		rc = r->notes ? ENG_OK : ENG_ERROR;
+	}
+	sf_fini(&x);
+	ft_model_fini(&m);
+	if (rc != ENG_OK) {
+		fab_err_set(err, "out of memory routing %u switches", f->nswitches);
+		rt_free(r);
+		return rc;
+	}
+	*out = r;
+	return ENG_OK;
+}
+
+const struct engine eng_sftree = {
+	.name = "sftree",
+	.summary = "sFtree (as proposed in \"...Routing Algorithm for Fat-Trees\"): ftree plus "
+		   "deadlock-free switch-to-switch routing through one subtree root, all on one VL",
+	.options = NULL,
+	.deadlock_free = 1,
+	.vls = 1,
+	.route = sftree_route,
+};

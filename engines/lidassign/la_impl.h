@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the path-based engines of lidassign share (engines/lidassign/la_run.c,
+ * la_select.c, pathsel.c, swidest.c, rename.c, explicit.c): the fabric's machines and their switches, shortest
+ * legal Up*\/Down* distances towards every switch, and the path builders.
+ */
+#ifndef FABROUTE_LA_IMPL_H
+#define FABROUTE_LA_IMPL_H
+
+#include "engines/lidassign/lidassign.h"
+
+/*
+ * struct la_ctx - one engine run
+ * @ca, @nca: the CA and router endpoints (the machines), in endpoint order
+ * @epsw: per endpoint, the switch index its LIDs are delivered from
+ * @du, @dd: per destination switch t, la_updn_dist() at [t * nswitches + x]
+ * @linkof: per (switch, port), the index of that directed link in
+ *          @u->adj (UINT32_MAX: not a switch link); @nports ports per switch
+ */
+struct la_ctx {
+	const struct fabric *f;
+	const struct la_updn *u;
+	uint32_t ns, nca, nports;
+	uint32_t *ca, *epsw, *linkof;
+	uint16_t *du, *dd;
+};
+
+int la_ctx_init(struct la_ctx *c, const struct fabric *f, const struct la_updn *u,
+		struct fab_err *err);
+void la_ctx_free(struct la_ctx *c);
+
+/*
+ * la_ctx_add() - add the path from machine @src to machine @dst made of the
+ * @n switch hops @h (switch index, port) and the hop out to @dst.
+ */
+int la_ctx_add(const struct la_ctx *c, struct fmt_paths *ps, uint32_t src, uint32_t dst,
+	       const struct la_hop *h, uint32_t n);
+
+/*
+ * struct la_sel_stats - what path selection did
+ * @cands: candidate paths in all (over machine pairs); @removed: removed by
+ *         most-loaded-link-first
+ */
+struct la_sel_stats {
+	uint64_t cands, removed;
+};
+
+/*
+ * la_paths_select() - papers/002 "path selection": up to @max legal paths
+ * per machine pair (the shortest ones; with @yen the @max shortest, longer
+ * ones included), then most-loaded-link-first until each pair has one.
+ * Pairs in (source, destination) order.
+ */
+int la_paths_select(const struct la_ctx *c, uint32_t max, int yen, struct fmt_paths *ps,
+		    struct la_sel_stats *st, struct fab_err *err);
+
+/*
+ * la_paths_widest() - shortest-widest: pair by pair (source-major, or
+ * destination-major with @dst_major), the shortest legal path of least
+ * weight (sum of the link weights, or with @bottleneck the largest then
+ * the sum); every link of the chosen path then weighs one more.
+ */
+int la_paths_widest(const struct la_ctx *c, int dst_major, int bottleneck, struct fmt_paths *ps,
+		    struct fab_err *err);
+
+/*
+ * la_paths_explicit() - fully explicit routing: per destination one tree,
+ * what completion builds from empty tables (all-down routes first, then up
+ * hops, nearest first, the least loaded port), traced for every pair.
+ */
+int la_paths_explicit(struct la_ctx *c, struct fmt_paths *ps, struct fab_err *err);
+
+/*
+ * la_paths_trace() - the machine-to-machine paths the LFTs of @r give
+ * (every pair, with its base LID), for routings made by la_realise().
+ */
+int la_paths_trace(const struct la_ctx *c, const struct rt_routing *r, struct fmt_paths *ps,
+		   struct fab_err *err);
+
+/* --- the run of the path-based engines (engines/lidassign/la_run.c) ----- */
+
+/* Which path-based engine runs: how it chooses paths and LIDs. */
+enum la_kind { LA_K_SELECT, LA_K_WIDEST, LA_K_RENAME, LA_K_EXPLICIT };
+
+/* Options the path-based engines share. */
+#define OPT_ROOT { .name = "root", .type = ENG_OPT_LIST, .defval = "", \
+	.help = "Up/Down root switch (a description or 0x node GUID; a CA names its switch); " \
+	"empty: drawn with seed" }
+#define OPT_SEED { .name = "seed", .type = ENG_OPT_INT, .defval = "1", \
+	.help = "seed drawing the root when root is empty", .min = 0, .max = 2147483647 }
+#define OPT_LIDS { .name = "lids", .type = ENG_OPT_ENUM, .defval = "color-l", \
+	.help = "LID assignment heuristic (Nienaber, Yuan and Duan)", .values = LA_HEUR_VALUES }
+#define OPT_DEGREE { .name = "degree", .type = ENG_OPT_ENUM, .defval = "round", \
+	.help = "color-s/color-l: a path's degree in the round's split graph, or among the " \
+	"candidates left", .values = "round|candidates" }
+#define OPT_WEIGHT { .name = "weight", .type = ENG_OPT_ENUM, .defval = "sum", \
+	.help = "shortest-widest: least sum of link weights, or least heaviest link (then sum)", \
+	.values = "sum|max" }
+
+/*
+ * la_route_kind() - route @q as the path-based engine @kind: Up*\/Down*
+ * from the root, the paths, their configurations, the LID plan, the
+ * tables. Return: enum eng_status.
+ */
+int la_route_kind(const struct eng_req *q, const struct eng_args *a, struct eng_res *res,
+		  struct fab_err *err, enum la_kind kind);
+
+#endif

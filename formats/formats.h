@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: file formats
+ *
+ * Readers and writers for the files fabroute exchanges with the InfiniBand
+ * tools:
+ *
+ *  - topologies: ibnetdiscover output (what `ibnetdiscover` prints, also
+ *    what ibsim loads) and ibsim's short net format (`Switch 36 "L1"`,
+ *    `[1] "H1"[1]`);
+ *  - opensm-lfts.dump (the ibroute format; what OpenSM loads with
+ *    `-R file -U`), opensm.fdbs, opensm-subnet.lst and guid2lid;
+ *  - SL2VL and path-SL dumps, path files, dragonfly groups files.
+ *
+ * Every parser works on a buffer already in memory and takes the name to
+ * put in error messages. Errors read "NAME:LINE: expected ..., found ...".
+ * A parser either returns a complete result or nothing: never a partial
+ * model. Files larger than FMT_SIZE_MAX or holding NUL bytes are refused.
+ */
+#ifndef FABROUTE_FORMATS_H
+#define FABROUTE_FORMATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fabric/fabric.h"
+#include "fabric/routing.h"
+
+/** Largest topology, subnet list or guid2lid file accepted (64 MiB: a full
+ * 49151-LID subnet's ibnetdiscover output is ~20 MiB). */
+#define FMT_SIZE_MAX (64u << 20)
+/** Largest opensm.fdbs, SL2VL or path-SL file read whole: 1 GiB, about 17
+ * million entries (3000 switches x 6000 LIDs). These files hold one line per
+ * switch and LID, so they outgrow topology files by far. opensm-lfts.dump
+ * has no limit: fmt_lfts_read() reads it in pieces. */
+#define FMT_DUMP_SIZE_MAX (1024u << 20)
+
+enum fmt_topo {
+	FMT_AUTO = 0,	/* detect from the content */
+	FMT_IBND,	/* ibnetdiscover output */
+	FMT_IBSIM,	/* ibsim short net format */
+};
+
+/** fmt_hexval() - value of hex digit @c, -1 when it is not one. */
+static inline int fmt_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/** fmt_width_name() - "1x", "4x", ... ; "??" when unknown. */
+const char *fmt_width_name(unsigned width);
+/** fmt_speed_name() - "SDR", ..., "NDR"; "???" when unknown. */
+const char *fmt_speed_name(unsigned speed);
+
+/** fmt_topo_name() - "ibnetdiscover" or "ibsim". */
+const char *fmt_topo_name(enum fmt_topo fmt);
+/** fmt_topo_from_name() - parse "ibnetdiscover"/"ibnd"/"ibsim"/"auto"; -1 when unknown. */
+int fmt_topo_from_name(const char *name);
+/**
+ * fmt_topo_detect() - FMT_IBND when the text carries ibnetdiscover's
+ * GUID-named records ("S-<guid>", "H-<guid>", "R-<guid>"), else FMT_IBSIM.
+ */
+enum fmt_topo fmt_topo_detect(const char *buf, size_t len);
+
+/**
+ * fmt_read_file_max() - read a whole file (or "-" for stdin) into a
+ * NUL-terminated buffer; refuses files over @max bytes and files with NUL
+ * bytes. Return: 0 with *@buf (free() it) and *@len set, or -1 with @err set.
+ */
+int fmt_read_file_max(const char *path, size_t max, char **buf, size_t *len,
+		      struct fab_err *err);
+
+/** fmt_read_file() - fmt_read_file_max() with FMT_SIZE_MAX. */
+static inline int fmt_read_file(const char *path, char **buf, size_t *len, struct fab_err *err)
+{
+	return fmt_read_file_max(path, FMT_SIZE_MAX, buf, len, err);
+}
+
+/**
+ * fmt_topo_parse() - parse a topology in format @fmt (FMT_AUTO detects it)
+ * Return: a finalized fabric (LIDs as the file gives them; ports without one
+ * are left at 0), or NULL with @err set.
+ */
+struct fabric *fmt_topo_parse(const char *buf, size_t len, const char *name,
+			      enum fmt_topo fmt, struct fab_err *err);
+/** fmt_topo_load() - fmt_read_file() then fmt_topo_parse(). */
+struct fabric *fmt_topo_load(const char *path, enum fmt_topo fmt, struct fab_err *err);
+
+/**
+ * fmt_topo_write() - write @f in format @fmt
+ *
+ * ibnetdiscover output is written as the tool prints it, including the
+ * vendid/devid/sysimgguid/switchguid/caguid header lines, so ibsim gives
+ * every node its GUID back. The ibsim format names nodes by description
+ * when descriptions are unique and quote-free, and writes switchguid= /
+ * caguid= / rtguid= lines so GUIDs survive too.
+ * Return: 0, or -1 on a write error (errno set).
+ */
+int fmt_topo_write(FILE *out, const struct fabric *f, enum fmt_topo fmt);
+
+/**
+ * fmt_lfts_parse() - read opensm-lfts.dump (ibroute output) for fabric @f
+ * Switches are matched by node GUID; a switch of @f missing from the dump
+ * keeps an all-RT_NO_PORT table. A switch in the dump but not in @f, a port
+ * beyond the switch's port count or a malformed line is an error. There is
+ * no size limit (the text is read line by line into the tables).
+ */
+struct rt_routing *fmt_lfts_parse(const char *buf, size_t len, const char *name,
+				  const struct fabric *f, struct fab_err *err);
+
+/* fmt_progress_fn - told the bytes read so far and the total (0 when unknown). */
+typedef void (*fmt_progress_fn)(void *arg, uint64_t done, uint64_t total);
+
+/*
+ * Reading opensm-lfts.dump in pieces of any size, cut anywhere:
+ * fmt_lfts_begin(), fmt_lfts_feed() for each piece (-1 once an error is
+ * set; later pieces are ignored), then fmt_lfts_end() for the routing (or
+ * NULL with the error), which frees the reader. fmt_lfts_abort() frees it
+ * without a result. Memory: the tables, one line and a few bytes per LID.
+ */
+struct fmt_lfts_reader;
+
+struct fmt_lfts_reader *fmt_lfts_begin(const char *name, const struct fabric *f,
+				       struct fab_err *err);
+int fmt_lfts_feed(struct fmt_lfts_reader *rd, const char *buf, size_t len);
+struct rt_routing *fmt_lfts_end(struct fmt_lfts_reader *rd);
+void fmt_lfts_abort(struct fmt_lfts_reader *rd);
+
+/**
+ * fmt_lfts_read() - fmt_lfts_parse() of everything @in holds, read 4 MiB at
+ * a time: no size limit, and the text is never all in memory. @progress
+ * (may be NULL) is told the bytes read after each piece, out of @total.
+ */
+struct rt_routing *fmt_lfts_read(FILE *in, const char *name, const struct fabric *f,
+				 fmt_progress_fn progress, void *arg, uint64_t total,
+				 struct fab_err *err);
+/** fmt_lfts_load() - fmt_lfts_read() of file @path ("-": standard input). */
+struct rt_routing *fmt_lfts_load(const char *path, const struct fabric *f,
+				 fmt_progress_fn progress, void *arg, struct fab_err *err);
+/**
+ * fmt_lfts_write() - write @r as opensm-lfts.dump, one block per switch,
+ * each entry annotated with the destination's type, port GUID and
+ * description as OpenSM writes them; loadable with `opensm -R file -U`.
+ * Lines are built in a buffer from a template per LID (fabric/
+ * fmt_lfts_write.c), several times faster than formatting each entry.
+ * Return: 0, or -1 with errno set (EINVAL when @r does not fit @f, else the
+ * stream's error).
+ */
+int fmt_lfts_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
+/** fmt_lfts_write_switch() - the block of switch index @sw alone (formats/fmt_lfts_write.c). */
+int fmt_lfts_write_switch(FILE *out, const struct fabric *f, const struct rt_routing *r, uint32_t sw);
+
+/** fmt_fdbs_parse() - read opensm.fdbs (dump_ucast_routes blocks) for fabric @f. */
+struct rt_routing *fmt_fdbs_parse(const char *buf, size_t len, const char *name,
+				  const struct fabric *f, struct fab_err *err);
+
+/**
+ * fmt_subnet_parse() - build a fabric from opensm-subnet.lst
+ * Each line describes one direction of a link with both ends' GUIDs, LIDs,
+ * port numbers and descriptions; "-SM" marks the SM's node. The result is
+ * finalized, with the LIDs the file gives.
+ */
+struct fabric *fmt_subnet_parse(const char *buf, size_t len, const char *name,
+				struct fab_err *err);
+
+/**
+ * fmt_guid2lid_parse() - read a guid2lid file ("0xGUID 0xBASE 0xTOP" per
+ * line; blank lines allowed). The LMC of an entry is log2(top - base + 1).
+ * Return: 0 with *@pins (free() it) and *@npins set, or -1 with @err set.
+ */
+int fmt_guid2lid_parse(const char *buf, size_t len, const char *name,
+		       struct fab_lid_pin **pins, size_t *npins, struct fab_err *err);
+/** fmt_guid2lid_write() - write every endpoint's port GUID, base and top LID. */
+int fmt_guid2lid_write(FILE *out, const struct fabric *f);
+
+/* --- SL2VL tables and path SLs (formats/fmt_sl.c) ------------------------ */
+
+/**
+ * fmt_sl2vl_parse() - read OpenSM's opensm-sl2vl.dump (written with -D 0x43
+ * when QoS is on or the engine programs SL2VL) into @r's SL2VL tables for
+ * fabric @f. Switches are matched by GUID, one row per (in port, out port);
+ * the switches listed get new tables, the others keep theirs. Entries for CA
+ * ports are checked and ignored (the model keeps switch tables only).
+ * Return: 0, or -1 with @err set ("NAME:LINE: expected ..., found ...") and
+ * @r unchanged.
+ */
+int fmt_sl2vl_parse(const char *buf, size_t len, const char *name, const struct fabric *f,
+		    struct rt_routing *r, struct fab_err *err);
+
+/**
+ * fmt_sl2vl_write() - write @r's SL2VL tables in the format
+ * fmt_sl2vl_parse() reads: every switch's rows for its linked out ports, a
+ * single row per CA and router port. Return: 0, or -1 with errno set.
+ */
+int fmt_sl2vl_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
+
+/**
+ * fmt_pathsl_parse() - read a path-SL file (the format `ibdmchk -c` reads:
+ * "0xSOURCENODEGUID DLID SL" per line, see formats/fmt_sl.c) into @r->path_sl
+ * (allocated with rt_pairs_alloc()). A line sets the pairs from every port
+ * of the source node whose routing DLID is that LID; pairs without a line
+ * keep their SL.
+ * Return: 0, or -1 with @err set and @r unchanged.
+ */
+int fmt_pathsl_parse(const char *buf, size_t len, const char *name, const struct fabric *f,
+		     struct rt_routing *r, struct fab_err *err);
+/**
+ * fmt_pathsl_write() - write @r's path SLs in the format fmt_pathsl_parse()
+ * reads: every (source node, LID of another endpoint). Return: 0, or -1 with
+ * errno set (EINVAL when two ports of one node use different SLs towards one
+ * destination, which the format cannot say).
+ */
+int fmt_pathsl_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
+
+/* --- path files (formats/fmt_paths.c) ------------------------------------ */
+
+/** struct fmt_hop - a path leaves switch node @node by @port (0: delivered to the switch). */
+struct fmt_hop {
+	uint32_t node;
+	uint8_t port;
+};
+
+/**
+ * struct fmt_paths - explicit paths between endpoints
+ * @n: paths; path i goes from endpoint @src[i] to endpoint @dst[i] through
+ *     hops @hop[@off[i] .. @off[i + 1])
+ * @dlid: the DLID of each path, 0 when not given
+ * @line: the line each path was read from (0 when built in memory)
+ */
+struct fmt_paths {
+	size_t n, cap;
+	uint32_t *src, *dst;
+	uint16_t *dlid;
+	uint32_t *line;
+	size_t *off;
+	struct fmt_hop *hop;
+	size_t nhops, hcap;
+};
+
+/** How fmt_paths_parse() treats DLIDs: optional, required (eval), refused. */
+enum fmt_paths_dlid {
+	FMT_PATHS_DLID_ANY = 0,
+	FMT_PATHS_DLID_NEEDED,
+	FMT_PATHS_DLID_NONE,
+};
+
+/** fmt_paths_add() - append a path (copied). Return: 0, or -1 when out of memory. */
+int fmt_paths_add(struct fmt_paths *p, uint32_t src, uint32_t dst, unsigned dlid,
+		  const struct fmt_hop *hops, size_t nhops);
+void fmt_paths_free(struct fmt_paths *p);
+
+/**
+ * fmt_paths_check() - the @n hops @h lead from endpoint @src to @dst over
+ * links of @f, crossing no switch twice. Return: 0, or -1 with @why set.
+ */
+int fmt_paths_check(const struct fabric *f, const struct fmt_hop *h, size_t n, uint32_t src,
+		    uint32_t dst, char *why, size_t len);
+
+/**
+ * fmt_paths_parse() - read a path file ("SRC DST [DLID] SWITCH:PORT ..." per
+ * line, see formats/fmt_paths.c) for fabric @f; every path is checked with
+ * fmt_paths_check(). Files up to FMT_DUMP_SIZE_MAX.
+ * Return: 0 with @p filled (fmt_paths_free() it), or -1 with @err set
+ * ("NAME:LINE: what is wrong") and @p empty.
+ */
+int fmt_paths_parse(const char *buf, size_t len, const char *name, const struct fabric *f,
+		    enum fmt_paths_dlid mode, struct fmt_paths *p, struct fab_err *err);
+
+/**
+ * fmt_paths_write() - one line per path: port GUIDs in hex, the DLID in
+ * decimal (when set), then SWITCH_GUID:PORT per hop.
+ * Return: 0, or -1 on a write error (errno set).
+ */
+int fmt_paths_write(FILE *out, const struct fabric *f, const struct fmt_paths *p);
+
+/* --- dragonfly groups files (formats/fmt_groups.c) ---------------------- */
+
+struct fab_dfly;
+
+/**
+ * fmt_groups_read() - the group label of every switch of @f from a groups
+ * file ("NODE GROUP" lines, see formats/fmt_groups.c): @group[s] for switch
+ * index s, labels numbered from 0 in the order the file first names them.
+ * Return: 0; FAB_DFLY_NOT (fabric/dfly.h) when some switch is not named;
+ * -1 with @err naming the file and line of a malformed or ambiguous line.
+ */
+int fmt_groups_read(const struct fabric *f, const char *buf, size_t len, const char *name,
+		    uint32_t *group, struct fab_err *err);
+
+/**
+ * fmt_dfly_find() - fab_dfly_find() with the groups taken from a groups
+ * file's contents (@len bytes named @name), or discovered when @buf is NULL.
+ * Return: as fab_dfly_find(); -1 also for a malformed file.
+ */
+int fmt_dfly_find(const struct fabric *f, const char *buf, size_t len, const char *name,
+		  struct fab_dfly *d, struct fab_err *err);
+
+/* --- shared by the parsers (formats/fmt_lines.c) ------------------------ */
+
+/**
+ * struct fmt_lines - iterate over the lines of a buffer
+ * @line: current line, NUL-terminated copy (without the newline)
+ * @no: its 1-based number
+ */
+struct fmt_lines {
+	const char *buf, *end, *pos;
+	const char *name;
+	char *line;
+	size_t cap;
+	unsigned no;
+};
+
+/**
+ * fmt_check_size() - refuse what no text file of ours can be: a buffer over
+ * @max bytes, or binary data (a NUL byte; the message gives its line).
+ * Return: 0, or -1 with @err set.
+ */
+int fmt_check_size(const char *buf, size_t len, size_t max, const char *name,
+		   struct fab_err *err);
+
+/** fmt_check_text() - fmt_check_size() with FMT_SIZE_MAX. */
+static inline int fmt_check_text(const char *buf, size_t len, const char *name,
+				 struct fab_err *err)
+{
+	return fmt_check_size(buf, len, FMT_SIZE_MAX, name, err);
+}
+
+void fmt_lines_init(struct fmt_lines *it, const char *buf, size_t len, const char *name);
+/** fmt_lines_next() - advance; 1 when a line is there, 0 at the end, -1 when out of memory. */
+int fmt_lines_next(struct fmt_lines *it);
+void fmt_lines_fini(struct fmt_lines *it);
+/** fmt_err_at() - set @err to "NAME:LINE: " followed by the message. */
+void fmt_err_at(struct fab_err *err, const struct fmt_lines *it, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif
