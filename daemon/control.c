@@ -145,16 +145,18 @@ static int hook_engine(void *ud, const char *chain, const char *options, struct 
 
 /* Parse {"action": "down"|"up", "link": "NODE:PORT"} or {..., "switch": "NODE"}. */
 static int fault_args(const json_t *body, int *down, enum srcf_kind *kind, const char **what,
-		      struct api_err *err)
+		      int *all, struct api_err *err)
 {
 	const char *action = json_string_value(json_object_get(body, "action"));
 	const json_t *link = json_object_get(body, "link"), *sw = json_object_get(body, "switch");
+	const json_t *jall = json_object_get(body, "all");
 	const char *key;
 	void *it;
 
 	json_object_foreach((json_t *)body, key, it)
-		if (strcmp(key, "action") && strcmp(key, "link") && strcmp(key, "switch")) {
-			api_err_set(err, 400, "bad_parameter", "%.64s: unknown member (expected action, and link or switch)", key);
+		if (strcmp(key, "action") && strcmp(key, "link") && strcmp(key, "switch") && strcmp(key, "all")) {
+			api_err_set(err, 400, "bad_parameter", "%.64s: unknown member (expected action, and link, "
+				    "switch or all)", key);
 			return -1;
 		}
 	if (!action || (strcmp(action, "down") && strcmp(action, "up"))) {
@@ -162,12 +164,21 @@ static int fault_args(const json_t *body, int *down, enum srcf_kind *kind, const
 			    "action: expected \"down\" or \"up\"");
 		return -1;
 	}
-	if (!link == !sw || !json_is_string(link ? link : sw)) {
-		api_err_set(err, 400, "missing_parameter", "link or switch: give exactly one, as a string "
-			    "(\"NODE:PORT\" or \"NODE\"; NODE a description or 0xGUID)");
+	*down = strcmp(action, "down") == 0;
+	*all = json_is_true(jall);
+	if (jall && (!json_is_true(jall) || *down || link || sw)) {
+		api_err_set(err, 400, "bad_parameter", "all: only true, with action \"up\" and neither link "
+			    "nor switch (every simulated fault comes back up)");
 		return -1;
 	}
-	*down = strcmp(action, "down") == 0;
+	if (*all)
+		return 0;
+	if (!link == !sw || !json_is_string(link ? link : sw)) {
+		api_err_set(err, 400, "missing_parameter", "link or switch: give exactly one, as a string "
+			    "(\"NODE:PORT\" or \"NODE\"; NODE a description or 0xGUID), or \"all\": true with "
+			    "action \"up\"");
+		return -1;
+	}
 	*kind = link ? SRCF_LINK : SRCF_SWITCH;
 	*what = json_string_value(link ? link : sw);
 	return 0;
@@ -188,6 +199,44 @@ static int save_faults(struct daemon *d, struct fab_err *err)
 	return rc;
 }
 
+/* The faults in force with their names: {"links", "switches", "names"}. */
+static json_t *faults_json(struct daemon *d)
+{
+	json_t *j = srcf_faults_json(d->src);
+
+	json_object_set_new(j, "names", srcf_faults_names(d->src));
+	return j;
+}
+
+/* {"action": "up", "all": true}: every simulated fault comes back up, as one change. */
+static json_t *faults_all_up(struct daemon *d, struct api_err *aerr)
+{
+	json_t *before;
+	struct fab_err err;
+	size_t n;
+
+	pthread_mutex_lock(&d->fault_mu);
+	before = srcf_faults_json(d->src);
+	n = srcf_faults_clear(d->src);
+	if (n && save_faults(d, &err)) {
+		srcf_faults_restore(d->src, before);
+		pthread_mutex_unlock(&d->fault_mu);
+		json_decref(before);
+		store_refused(d, "the faults' recovery", &err, aerr);
+		return NULL;
+	}
+	pthread_mutex_unlock(&d->fault_mu);
+	json_decref(before);
+	if (n) {
+		pipe_request(d->pipe, "fault");
+		log_notice("simulated faults: all %zu back up", n);
+		pipe_event(d->st, "fault", json_pack("{s:s, s:b, s:I}", "action", "up", "all", 1, "count",
+						   (json_int_t)n), "every simulated fault up (%zu)", n);
+	}
+	return json_pack("{s:s, s:b, s:I, s:o, s:b}", "action", "up", "all", 1, "count", (json_int_t)n,
+			 "faults", faults_json(d), "reroute_requested", n > 0);
+}
+
 static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 {
 	static const int status[] = { 200, 404, 400, 409 };
@@ -197,15 +246,17 @@ static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 	const char *what, *kname;
 	char canon[64];
 	struct fab_err err;
-	int down, rc;
+	int down, rc, all;
 
 	if (!d->src) {
 		api_err_set(aerr, 409, "conflict", "faults are simulated with the file source only; "
 			    "with source opensm, the fabric's own traps reroute");
 		return NULL;
 	}
-	if (fault_args(body, &down, &kind, &what, aerr))
+	if (fault_args(body, &down, &kind, &what, &all, aerr))
 		return NULL;
+	if (all)
+		return faults_all_up(d, aerr);
 	kname = kind == SRCF_LINK ? "link" : "switch";
 	pthread_mutex_lock(&d->fault_mu);	/* apply, store (or undo) as one */
 	rc = srcf_fault(d->src, kind, down, what, canon, sizeof(canon), &err);
@@ -230,14 +281,14 @@ static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 	pipe_event(d->st, "fault", json_pack("{s:s, s:s, s:s}", "action", down ? "down" : "up", kname, canon,
 					   "named", what), "%s %s %s", kname, what, down ? "down" : "up");
 	return json_pack("{s:s, s:s, s:o, s:b}", "action", down ? "down" : "up", kname, canon,
-			 "faults", srcf_faults_json(d->src), "reroute_requested", 1);
+			 "faults", faults_json(d), "reroute_requested", 1);
 }
 
 static json_t *hook_faults(void *ud)
 {
 	struct daemon *d = ud;
 
-	return d->src ? srcf_faults_json(d->src) : json_pack("{s:[], s:[]}", "links", "switches");
+	return d->src ? faults_json(d) : json_pack("{s:[], s:[], s:{}}", "links", "switches", "names");
 }
 
 static json_t *hook_config(void *ud)

@@ -358,6 +358,23 @@ static int start_signals(struct daemon *d)
 	return d->sig_fd < 0 ? -1 : loop_add_fd(d->loop, d->sig_fd, on_signal, d);
 }
 
+/* "simulated faults restored from the store: leaf-00:19 - spine-03:1, spine-02" */
+static void log_restored_faults(struct srcf *src)
+{
+	json_t *names = srcf_faults_names(src), *v;
+	char line[1024] = "";
+	size_t len = 0;
+	const char *k;
+
+	json_object_foreach(names, k, v)
+		if (len < sizeof(line))
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s", len ? ", " : "",
+						json_string_value(v));
+	if (len)
+		log_notice("simulated faults restored from the store: %s", line);
+	json_decref(names);
+}
+
 static int open_source(struct daemon *d, struct fab_err *err)
 {
 	char *saved = NULL;
@@ -371,7 +388,7 @@ static int open_source(struct daemon *d, struct fab_err *err)
 	faults = saved ? json_loads(saved, 0, NULL) : NULL;
 	if (faults) {
 		srcf_faults_restore(d->src, faults);
-		log_info("simulated faults restored from the store: %s", saved);
+		log_restored_faults(d->src);
 	}
 	json_decref(faults);
 	free(saved);

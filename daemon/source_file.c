@@ -315,6 +315,54 @@ json_t *srcf_faults_json(struct srcf *s)
 	return json_pack("{s:o, s:o}", "links", links, "switches", sws);
 }
 
+/* "leaf-00:19 - spine-03:1" or "spine-02": the canonical name @canon by description in @f. */
+static void fault_name(const struct fabric *f, const char *canon, char *out, size_t len)
+{
+	const char *colon = strchr(canon, ':');
+	uint32_t n = fab_node_by_guid(f, strtoull(canon, NULL, 16));
+	unsigned port = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
+
+	if (n == FAB_NONE)
+		snprintf(out, len, "%s", canon);
+	else if (!colon)
+		snprintf(out, len, "%s", fab_desc(f, n));
+	else if (port >= 1 && port <= f->nodes[n].nports && fab_port(f, n, port)->peer != FAB_NONE)
+		snprintf(out, len, "%s:%u - %s:%u", fab_desc(f, n), port, fab_desc(f, fab_port(f, n, port)->peer),
+			 fab_port(f, n, port)->peer_port);
+	else
+		snprintf(out, len, "%s:%u", fab_desc(f, n), port);
+}
+
+json_t *srcf_faults_names(struct srcf *s)
+{
+	json_t *names = json_object();
+	char buf[600];
+
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; i < s->nlinks + s->nswitches; i++) {
+		const char *c = i < s->nlinks ? s->links[i] : s->switches[i - s->nlinks];
+
+		fault_name(s->base, c, buf, sizeof(buf));
+		json_object_set_new(names, c, json_string(buf));
+	}
+	pthread_mutex_unlock(&s->mu);
+	return names;
+}
+
+size_t srcf_faults_clear(struct srcf *s)
+{
+	size_t n;
+
+	pthread_mutex_lock(&s->mu);
+	n = s->nlinks + s->nswitches;
+	names_free(s->links, s->nlinks);
+	names_free(s->switches, s->nswitches);
+	s->links = s->switches = NULL;
+	s->nlinks = s->nswitches = 0;
+	pthread_mutex_unlock(&s->mu);
+	return n;
+}
+
 void srcf_faults_restore(struct srcf *s, const json_t *saved)
 {
 	static const char *const keys[] = { "links", "switches" };

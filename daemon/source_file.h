@@ -54,6 +54,13 @@ int srcf_fault(struct srcf *s, enum srcf_kind kind, int down, const char *what, 
 
 /** srcf_faults_json() - {"links": ["0x..:P", ...], "switches": ["0x..", ...]} */
 json_t *srcf_faults_json(struct srcf *s);
+/**
+ * srcf_faults_names() - each fault in force by description: {"0x..:P":
+ * "leaf-00:19 - spine-03:1", "0x..": "spine-02", ...}
+ */
+json_t *srcf_faults_names(struct srcf *s);
+/** srcf_faults_clear() - bring every link and switch back up; how many faults there were. */
+size_t srcf_faults_clear(struct srcf *s);
 /** srcf_faults_restore() - faults saved with srcf_faults_json(); unknown ones are skipped. */
 void srcf_faults_restore(struct srcf *s, const json_t *saved);
 
