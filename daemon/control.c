@@ -229,7 +229,7 @@ static json_t *faults_all_up(struct daemon *d, struct api_err *aerr)
 	json_decref(before);
 	if (n) {
 		pipe_request(d->pipe, "fault");
-		log_notice("simulated faults: all %zu back up", n);
+		log_notice("fault: all %zu back up (simulated)", n);
 		pipe_event(d->st, "fault", json_pack("{s:s, s:b, s:I}", "action", "up", "all", 1, "count",
 						   (json_int_t)n), "every simulated fault up (%zu)", n);
 	}
@@ -277,7 +277,7 @@ static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 	}
 	pthread_mutex_unlock(&d->fault_mu);
 	pipe_request(d->pipe, "fault");
-	log_notice("simulated fault: %s %s %s", kname, canon, down ? "down" : "up");
+	log_notice("fault: %s %s %s (simulated)", kname, canon, down ? "down" : "up");
 	pipe_event(d->st, "fault", json_pack("{s:s, s:s, s:s}", "action", down ? "down" : "up", kname, canon,
 					   "named", what), "%s %s %s", kname, what, down ? "down" : "up");
 	return json_pack("{s:s, s:s, s:o, s:b}", "action", down ? "down" : "up", kname, canon,

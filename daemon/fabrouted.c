@@ -467,12 +467,34 @@ static int start_watchdog(struct daemon *d)
 }
 
 /* Modules in dependency order: store, source, loop, pipeline, API. */
+/* The first line: what runs, with what, from where. */
+static void banner(const struct daemon *d)
+{
+	const struct config *c = &d->cfg;
+	char src[600];
+
+	if (!strcmp(c->source, "opensm"))
+		snprintf(src, sizeof(src), "source opensm (plugin socket %s, read-back %s)", c->socket,
+			 c->readback ? "on" : "off");
+	else
+		snprintf(src, sizeof(src), "source file (%s)", c->topology);
+	char f_src[64];
+	const char *fields[] = { "FABROUTE_VERSION=" PACKAGE_VERSION, f_src, NULL };
+
+	snprintf(f_src, sizeof(f_src), "FABROUTE_SOURCE=%s", c->source);
+	log_fields(LOG_NOTICE, fields, "fabrouted %s starting: configuration %s; %s; engine chain %s, "
+		   "publish_policy %s, repair %s; database %s; API on %s; log level %s", PACKAGE_VERSION,
+		   d->cfg_path ? d->cfg_path : "(defaults and flags)", src, c->engine, c->publish_policy,
+		   c->repair, c->db, c->listen, c->log_level);
+}
+
 static int start(struct daemon *d, struct fab_err *err)
 {
 	struct pipe_settings set;
 	char *chain, *opts;
 	int restored;
 
+	banner(d);
 	d->start_ms = loop_now_ms();
 	d->sig_fd = -1;
 	epoch_slot_init(&d->slot);
