@@ -116,9 +116,14 @@ api GET "/api/events?type=trap"
 like "Unlink: the trap is stored with OpenSM's name for it and the switch it came from" \
 	"$(jf '[.events[].message] | join("\n")')" "trap 128 link state change: (leaf-00|spine-00)"
 api GET "/api/events?type=opensm"
-like "Unlink: routing_done counts the distinct switches whose tables changed" \
-	"$(jf '[.events[] | select(.message == "routing_done") | .details.switches_changed] | map(tostring) | join(" ")')" \
-	"[1-9]"
+like "Unlink: routing_done counts the switches whose tables changed, in plain words" \
+	"$(jf '[.events[] | select(.details.event == "routing_done") | .message] | join("\n")')" \
+	"OpenSM routing done: epoch [0-9]+ \([a-z]+\) installed, [0-9]+ LFT blocks on [1-9][0-9]* switches changed"
+rd_blocks=$(jf "[.events[] | select(.details.event == \"routing_done\" and .details.epoch == $((seq0 + 1)))][0].details | \"\(.lft_blocks_changed) \(.switches_changed)\"")
+api GET "/api/events?type=repair"
+is "Unlink: routing_done and the repair event give the same counts (one source)" "$rd_blocks" \
+	"$(jf '.events[-1].details.changed | "\(.blocks) \(.switches)"')"
+like "  the repair event's own words say the same" "$(jf '.events[-1].message')" " in ${rd_blocks% *} blocks on ${rd_blocks#* } switches "
 api GET /api/connectivity
 is "Unlink: every pair reachable, switches included" "$(jf .connected)" true
 wait_log "SUBNET UP" 2
