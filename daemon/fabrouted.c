@@ -418,12 +418,36 @@ static int start_api(struct daemon *d, struct fab_err *err)
 	return 0;
 }
 
-/* OpenSM's events pace the read-back: it reads once the subnet is up. */
-static void on_osm_event(void *ud, const char *event)
+/*
+ * A link-state trap: the fast repair. OpenSM's events pace the read-back:
+ * it reads once the subnet is up.
+ */
+static void on_osm_event(void *ud, const char *event, const json_t *msg)
 {
 	struct daemon *d = ud;
 
+	if (!strcmp(event, "trap") && d->fr)
+		fr_trap(d->fr, (unsigned)json_integer_value(json_object_get(msg, "trap")),
+			(unsigned)json_integer_value(json_object_get(msg, "lid")));
 	rb_osm_event(d->rb, event);
+}
+
+/* The fast repair, with source opensm and repair = ftdlr unless fast_repair = 0. */
+static int start_fast_repair(struct daemon *d, struct fab_err *err)
+{
+	struct smp_opts o = {
+		.ca = d->cfg.readback_ca, .port = d->cfg.readback_port,
+		.timeout_ms = d->cfg.fast_repair_timeout_ms, .retries = 1,
+	};
+
+	if (!d->cfg.fast_repair || strcmp(d->cfg.repair, "ftdlr"))
+		return 0;
+	if (config_mkey(d->cfg.fast_repair_mkey, &o.mkey)) {
+		fab_err_set(err, "fast_repair_mkey: not a number");
+		return -1;
+	}
+	d->fr = fr_start(&o, d->pipe, &d->slot, d->st, err);
+	return d->fr ? 0 : -1;
 }
 
 /* Source opensm: the read-back, then the listener the plugin connects to. */
@@ -436,6 +460,8 @@ static int start_osm(struct daemon *d, struct fab_err *err)
 	};
 
 	if (d->cfg.readback && !(d->rb = rb_start(&o, &d->slot, err)))
+		return -1;
+	if (start_fast_repair(d, err))
 		return -1;
 	d->osm = srco_open(d->cfg.socket, d->pipe, d->st, on_osm_event, d, err);
 	return d->osm ? 0 : -1;
@@ -557,6 +583,7 @@ static void stop(struct daemon *d)
 	}
 	api_stop(d->api);
 	srco_free(d->osm);
+	fr_stop(d->fr);
 	rb_stop(d->rb);
 	pipe_free(d->pipe);
 	api_warmer_stop(d->warm);
