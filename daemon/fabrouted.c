@@ -144,6 +144,7 @@ static void on_done(void *ud, const struct epoch *e)
 	struct daemon *d = ud;
 
 	api_warmer_kick(d->warm);
+	rb_trigger(d->rb, 1000);	/* the fast repair writes without a sweep; a pass holds it until SUBNET UP */
 	if (e)
 		sd_notifyf(0, "STATUS=epoch %llu: %s, %s", (unsigned long long)e->seq, e->engine,
 			   epoch_ready(e) ? "ready" : "NOT ready (see /api/ready)");

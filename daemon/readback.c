@@ -24,6 +24,7 @@
 #define RB_RETRY_ROUNDS 3	/* after 1, 2 and 4 s */
 #define RB_SUBNET_UP_MS 200
 #define RB_ROUTING_DONE_MS 30000
+#define RB_SWEEP_MAX_MS 60000	/* a heavy sweep without SUBNET UP holds reads back this long at most */
 
 /* What one switch was last read to hold. */
 struct rb_sw {
@@ -40,7 +41,8 @@ struct readback {
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int quit, sweeping, due_full;
+	int quit, due_full;
+	int64_t sweep_ms;	/* when a heavy sweep started; -1: none under way */
 	unsigned gen;		/* bumped by a heavy sweep: a read under way is abandoned */
 	int64_t due_ms;		/* monotonic; -1: nothing due but the interval */
 	int64_t full_ms;	/* when the next read of every block is due */
@@ -355,17 +357,20 @@ static int wait_due(struct readback *rb, int *full)
 {
 	while (!rb->quit) {
 		int64_t now = loop_now_ms(), due = rb->due_ms;
+		int sweeping = rb->sweep_ms >= 0 && now - rb->sweep_ms < RB_SWEEP_MAX_MS;
 		struct timespec ts;
 
-		if (rb->o.interval_s && rb->full_ms <= now && !rb->sweeping) {
+		if (rb->o.interval_s && rb->full_ms <= now && !sweeping) {
 			*full = 1;
 			return 0;
 		}
-		if (due >= 0 && due <= now && !rb->sweeping) {
+		if (due >= 0 && due <= now && !sweeping) {
 			*full = rb->due_full;
 			return 0;
 		}
-		if (due < 0 || rb->sweeping || (rb->o.interval_s && rb->full_ms < due))
+		if (sweeping)
+			due = rb->sweep_ms + RB_SWEEP_MAX_MS;	/* wait for SUBNET UP, not for ever */
+		else if (due < 0 || (rb->o.interval_s && rb->full_ms < due))
 			due = rb->o.interval_s ? rb->full_ms : -1;
 		if (due < 0 || due <= now) {
 			pthread_cond_wait(&rb->cv, &rb->mu);
@@ -447,6 +452,7 @@ struct readback *rb_start(const struct rb_opts *o, struct epoch_slot *slot, stru
 	rb->o.ca = rb->ca;
 	rb->slot = slot;
 	rb->due_ms = -1;
+	rb->sweep_ms = -1;
 	rb->drift = -1;
 	rb->full_ms = loop_now_ms() + (int64_t)o->interval_s * 1000;
 	pthread_mutex_init(&rb->mu, NULL);
@@ -495,7 +501,7 @@ void rb_trigger(struct readback *rb, unsigned delay_ms)
 	if (!rb)
 		return;
 	pthread_mutex_lock(&rb->mu);
-	due_in(rb, delay_ms, 0);	/* a later trigger moves it: debounced */
+	due_in(rb, delay_ms, 1);
 	pthread_mutex_unlock(&rb->mu);
 }
 
@@ -505,10 +511,10 @@ void rb_osm_event(struct readback *rb, const char *event)
 		return;
 	pthread_mutex_lock(&rb->mu);
 	if (!strcmp(event, "heavy_sweep_start")) {
-		rb->sweeping = 1;
+		rb->sweep_ms = loop_now_ms();
 		rb->gen++;	/* a read under way stops: the tables are being written */
 	} else if (!strcmp(event, "subnet_up")) {
-		rb->sweeping = 0;
+		rb->sweep_ms = -1;
 		due_in(rb, RB_SUBNET_UP_MS, 0);
 	} else if (!strcmp(event, "routing_done")) {
 		due_in(rb, RB_ROUTING_DONE_MS, 1);	/* in case SUBNET UP never comes */

@@ -46,13 +46,17 @@ struct readback;
 struct readback *rb_start(const struct rb_opts *o, struct epoch_slot *slot, struct fab_err *err);
 void rb_stop(struct readback *rb);
 
-/** rb_trigger() - read again after @delay_ms (coalesces; thread-safe). */
+/**
+ * rb_trigger() - read again after @delay_ms unless a read is due sooner
+ * (thread-safe): an epoch was published outside a routing pass.
+ */
 void rb_trigger(struct readback *rb, unsigned delay_ms);
 
 /**
  * rb_osm_event() - an OpenSM event (thread-safe): "heavy_sweep_start" holds
- * reads back (and abandons one under way), "subnet_up" reads 200 ms later,
- * "routing_done" reads 30 s later unless SUBNET UP comes first.
+ * reads back (and abandons one under way) until "subnet_up", 60 s at most;
+ * "subnet_up" reads 200 ms later; "routing_done" reads 30 s later unless
+ * SUBNET UP comes first.
  */
 void rb_osm_event(struct readback *rb, const char *event);
 
