@@ -390,6 +390,7 @@ static void readback_check(struct api_req *rq, const struct epoch *e, json_t *ch
 	const char *why = json_string_value(json_object_get(rb, "error"));
 
 	if (e && json_is_integer(json_object_get(rb, "entries_drifting")) &&
+	    json_integer_value(json_object_get(rb, "switches_read")) > 0 &&
 	    json_integer_value(json_object_get(rb, "epoch")) == (json_int_t)e->seq) {
 		json_object_set_new(checks, "programmed_matches", json_boolean(!drift));
 		if (drift)

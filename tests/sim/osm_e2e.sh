@@ -171,11 +171,12 @@ kill -HUP "$OSM_PID"
 wait_log "fabroute tables configured" $((configured + 1)) && ok "fabrouted back: it routes the next sweep" ||
 	not_ok "fabrouted back: it routes the next sweep"
 wait_readback
-like "a read-back that cannot reach the switches says why" "$(jf -r .readback.error)" "cannot open the MAD port no-such-hca"
+like "a read-back that cannot reach the switches says why" "$(jf .readback.error)" "cannot open the MAD port no-such-hca"
 api GET /api/ready
 is "  and does not fail readiness: /api/ready 200, fabroute_ready 1" \
 	"$code/$(curl -s "$D_URL/metrics" | sed -n 's/^fabroute_ready //p')" 200/1
-like "  /api/ready notes it" "$(jf -r '.notes | join(" ")')" "read-back: cannot open the MAD port"
+like "  /api/ready notes it" "$(jf '.notes | join(" ")')" "read-back: cannot open the MAD port"
+is "  and claims no programmed_matches it could not check" "$(jf '.checks | has("programmed_matches")')" false
 
 # --- another engine chain through the API ------------------------------------------
 seq2=$(curl -s "$D_URL/api/fabric" | jq .epoch.seq)
