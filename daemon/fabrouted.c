@@ -419,6 +419,14 @@ static int start_api(struct daemon *d, struct fab_err *err)
 	return 0;
 }
 
+/* The epoch a pass_result says OpenSM installed, 0 when it installed its own engine's tables. */
+static uint64_t installed(const json_t *msg)
+{
+	const char *r = json_string_value(json_object_get(msg, "result"));
+
+	return r && !strcmp(r, "routed") ? (uint64_t)json_integer_value(json_object_get(msg, "epoch")) : 0;
+}
+
 /*
  * A link-state trap: the fast repair. OpenSM's events pace the read-back:
  * it reads once the subnet is up.
@@ -430,6 +438,8 @@ static void on_osm_event(void *ud, const char *event, const json_t *msg)
 	if (!strcmp(event, "trap") && d->fr)
 		fr_trap(d->fr, (unsigned)json_integer_value(json_object_get(msg, "trap")),
 			(unsigned)json_integer_value(json_object_get(msg, "lid")));
+	else if (!strcmp(event, "pass_result") && d->fr)
+		fr_installed(d->fr, installed(msg));
 	rb_osm_event(d->rb, event);
 }
 

@@ -33,6 +33,7 @@ struct fastrep {
 	int quit;
 	unsigned lids[FR_LIDS_MAX], nlids;
 	double first_ms;	/* when the first queued trap arrived */
+	uint64_t held;		/* the epoch the switches hold (installed or written), 0: unknown */
 	struct fr_stats stats;
 };
 
@@ -71,6 +72,29 @@ static int probe(struct fastrep *fr, const struct fabric *f, const struct smp_ro
 }
 
 /*
+ * probe() over routes that do not enter @node the way @r does: when that
+ * last hop is the dead link itself, the first probe gets no answer.
+ */
+static int probe_around(struct fastrep *fr, const struct fabric *f, const struct smp_routes *r,
+			uint32_t node, struct fr_run *run, struct fab_err *err)
+{
+	struct smp_routes *r2 = NULL;
+	struct fabric *g;
+	uint32_t prev;
+	unsigned port;
+	int rc = -1;
+
+	if (smp_route_entry(r, f, node, &prev, &port) || !(g = fab_copy(f, err)))
+		return -1;
+	fab_link_remove(g, prev, port);
+	if (!fab_finalize(g, err) && (r2 = smp_routes(g, smp_port_guid(fr->smp), err)))
+		rc = probe(fr, f, r2, node, run, err);
+	smp_routes_free(r2);
+	fab_free(g);
+	return rc;
+}
+
+/*
  * The dead ports of the switches of @lids in the fabric in force: 0, 1 when
  * none is down (the other end of a link already repaired, or a port that
  * came back: it waits for OpenSM to activate it), or -1 with @err.
@@ -84,12 +108,18 @@ static int find_dead(struct fastrep *fr, const struct epoch *e, const unsigned *
 
 	for (unsigned i = 0; !rc && i < n; i++) {
 		uint32_t ep = fab_ep_by_lid(f, lids[i]), node;
+		unsigned mark;
 
 		if (ep == FAB_NONE)
 			continue;
 		node = f->eps[ep].node;
-		if (f->nodes[node].type == FAB_SWITCH)
-			rc = probe(fr, f, r, node, run, err);
+		if (f->nodes[node].type != FAB_SWITCH)
+			continue;
+		mark = run->ndead;
+		if (probe(fr, f, r, node, run, err)) {
+			run->ndead = mark;	/* what it found is found again */
+			rc = probe_around(fr, f, r, node, run, err);
+		}
 	}
 	smp_routes_free(r);
 	if (!rc && !run->ndead)
@@ -232,6 +262,23 @@ static void report(struct fastrep *fr, const struct epoch *rep, const struct fr_
 	account(fr, 0, total);
 }
 
+static uint64_t held(struct fastrep *fr)
+{
+	uint64_t seq;
+
+	pthread_mutex_lock(&fr->mu);
+	seq = fr->held;
+	pthread_mutex_unlock(&fr->mu);
+	return seq;
+}
+
+void fr_installed(struct fastrep *fr, uint64_t seq)
+{
+	pthread_mutex_lock(&fr->mu);
+	fr->held = seq;
+	pthread_mutex_unlock(&fr->mu);
+}
+
 /* Find, repair, write for the traps of @lids; the fault is OpenSM's sweep's on any failure. */
 static void handle(struct fastrep *fr, const unsigned *lids, unsigned n, double trap_ms)
 {
@@ -243,6 +290,9 @@ static void handle(struct fastrep *fr, const unsigned *lids, unsigned n, double 
 
 	if (!cur) {
 		fab_err_set(&err, "no routing in force");
+	} else if (cur->seq != held(fr)) {
+		fab_err_set(&err, "the switches do not hold epoch %llu (OpenSM installed no routing of "
+			    "fabrouted's since, or its own engine's)", (unsigned long long)cur->seq);
 	} else if ((found = find_dead(fr, cur, lids, n, &run, &err)) > 0) {
 		log_info("fast repair: no port down on the trap's switches; nothing to repair");
 		epoch_unref(cur);
@@ -255,12 +305,14 @@ static void handle(struct fastrep *fr, const unsigned *lids, unsigned n, double 
 	}
 	if (rep && !write_repair(fr, cur, rep, &run, &err)) {
 		run.written_ms = loop_now_fms();
+		fr_installed(fr, rep->seq);
 		report(fr, rep, &run);
 	} else if (rep) {
 		log_err("fast repair: epoch %llu published, writing it failed after %u blocks: %s; "
 			"OpenSM's sweep writes it", (unsigned long long)rep->seq, run.blocks, err.msg);
 		pipe_event(fr->st, "repair_fast", json_pack("{s:b, s:s}", "failed", 1, "why", err.msg),
 			   "fast repair not written (%s); OpenSM's sweep writes the repair", err.msg);
+		fr_installed(fr, 0);	/* partly written: unknown until OpenSM's sweep */
 		account(fr, -1, 0);
 	} else {
 		log_info("fast repair: none (%s); OpenSM's sweep routes", err.msg);

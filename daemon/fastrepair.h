@@ -27,8 +27,9 @@
  * blocks of the two end switches, whose PortStateChange makes it rewrite
  * them, with the same content). Traps that arrive while one is handled are
  * handled together. Anything the fast path cannot do (no routing in force,
- * no port found down, a port that came back, a repair refused, an SMP not
- * answered) leaves the fault to OpenSM's sweep exactly as without it.
+ * switches that do not hold it, no port found down, a port that came back,
+ * a repair refused, an SMP not answered) leaves the fault to OpenSM's sweep
+ * exactly as without it.
  */
 #ifndef FABROUTE_DAEMON_FASTREPAIR_H
 #define FABROUTE_DAEMON_FASTREPAIR_H
@@ -67,6 +68,14 @@ void fr_stop(struct fastrep *fr);
 
 /** fr_trap() - trap @trap about the port(s) of LID @lid (thread-safe, returns at once). */
 void fr_trap(struct fastrep *fr, unsigned trap, unsigned lid);
+
+/**
+ * fr_installed() - OpenSM installed epoch @seq in the switches (a routed
+ * pass), or 0: it installed its own engine's tables. The fast path writes
+ * only over tables the switches are known to hold: the epoch OpenSM last
+ * installed, or the repair it wrote itself since (thread-safe).
+ */
+void fr_installed(struct fastrep *fr, uint64_t seq);
 
 void fr_stats(struct fastrep *fr, struct fr_stats *out);
 

@@ -415,8 +415,9 @@ struct epoch *job_run(struct pipeline *p, struct job *j, struct fab_err *errp)
 	latency = loop_now_fms() - j->first_change_ms;
 	account(p, 1, latency);
 	summary = summary_json(e, latency);
-	log_info("epoch %llu published (%s): %s in %.1f ms, evaluated in %.1f ms, %s, %s; %.1f ms after the change",
-		 (unsigned long long)e->seq, j->reason, e->engine, e->compute_ms, e->eval_ms,
+	log_info("epoch %llu published (%s): %s in %.1f ms, evaluated in %.1f ms (%u of %u "
+		 "destinations), %s, %s; %.1f ms after the change", (unsigned long long)e->seq,
+		 j->reason, e->engine, e->compute_ms, e->eval_ms, e->report.dests, e->fabric->neps,
 		 an_connected(&e->report) ? "connected" : "NOT connected",
 		 e->report.cdg.deadlock_free ? "deadlock-free" : "deadlock POSSIBLE", latency);
 	store_epoch(p, e, j, summary);

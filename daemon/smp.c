@@ -22,7 +22,7 @@ struct smp {
 };
 
 struct smp_routes {
-	uint32_t nnodes;
+	uint32_t nnodes, from;
 	uint8_t *len;				/* per node; 0xff: no route */
 	uint8_t (*path)[IB_SUBNET_PATH_HOPS_MAX];	/* exit ports from the local node */
 };
@@ -124,13 +124,28 @@ struct smp_routes *smp_routes(const struct fabric *f, uint64_t from, struct fab_
 		fab_err_set(err, "the local port 0x%016" PRIx64 " is not in the fabric", from);
 	} else {
 		memset(r->len, 0xff, f->nnodes);
-		bfs(f, f->eps[ep].node, r, q);
+		r->from = f->eps[ep].node;
+		bfs(f, r->from, r, q);
 		free(q);
 		return r;
 	}
 	free(q);
 	smp_routes_free(r);
 	return NULL;
+}
+
+int smp_route_entry(const struct smp_routes *r, const struct fabric *f, uint32_t node,
+		    uint32_t *prev, unsigned *port)
+{
+	uint32_t n = r->from;
+
+	if (!smp_reaches(r, node) || !r->len[node])
+		return -1;
+	for (unsigned i = 0; i + 1 < r->len[node]; i++)
+		n = fab_port(f, n, r->path[node][i])->peer;
+	*prev = n;
+	*port = r->path[node][r->len[node] - 1];
+	return 0;
 }
 
 int smp_reaches(const struct smp_routes *r, uint32_t node)

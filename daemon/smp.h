@@ -52,6 +52,14 @@ uint64_t smp_port_guid(const struct smp *s);
  */
 struct smp_routes *smp_routes(const struct fabric *f, uint64_t from, struct fab_err *err);
 void smp_routes_free(struct smp_routes *r);
+/**
+ * smp_route_entry() - the last hop of the route to @node over @f (the
+ * fabric the routes were computed on): *@prev, the node before it, and
+ * *@port, its port out to @node. -1 when @node has no route or is the
+ * local node.
+ */
+int smp_route_entry(const struct smp_routes *r, const struct fabric *f, uint32_t node,
+		    uint32_t *prev, unsigned *port);
 /** smp_reaches() - node @node of the routes' fabric has a route. */
 int smp_reaches(const struct smp_routes *r, uint32_t node);
 

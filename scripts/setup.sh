@@ -8,15 +8,15 @@ set -eu
 
 # build the daemon, the CLI and the OpenSM plugin; run ibsim + OpenSM + fabrouted
 DEMO="build-essential autoconf automake libtool pkg-config
-libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev zlib1g-dev libsystemd-dev
+libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev zlib1g-dev libsystemd-dev
 libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev
 opensm ibsim-utils libumad2sim0 infiniband-diags curl jq"
 # the tests, benchmarks and the package build: unit tests, independent checkers,
-# memory checkers, load tools, the dashboard's browser, Prometheus' promtool,
-# debhelper and lintian, and debootstrap for the clean root the packages are
-# installed into
-TEST="libcmocka-dev ibutils sqlite3 valgrind clang libclang-rt-dev wrk hyperfine time man-db
-chromium prometheus debhelper lintian debootstrap"
+# a real etcd member, memory checkers, load tools, the dashboard's browser,
+# Prometheus' promtool, debhelper and lintian, and debootstrap for the clean
+# root the packages are installed into
+TEST="libcmocka-dev ibutils etcd-server etcd-client sqlite3 valgrind clang libclang-rt-dev wrk hyperfine
+time man-db chromium prometheus debhelper lintian debootstrap"
 
 case ${1:-all} in
 demo) PKGS=$DEMO ;;

@@ -53,6 +53,9 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"CREATE INDEX events_time ON events(time_ms);"
 	"CREATE INDEX events_type ON events(type);"
 	"CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);",
+	/* 1 -> 2: the routing's digest (rt_digest()); NULL in rows stored before */
+	"ALTER TABLE snapshots ADD COLUMN routing_digest TEXT"
+	" CHECK (routing_digest IS NULL OR length(routing_digest) = 64);",
 };
 
 /* The tables a fabroute database of version >= 1 has. */

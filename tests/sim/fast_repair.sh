@@ -11,8 +11,12 @@
 # - OpenSM's heavy sweep then gets the same tables from fabrouted: the
 #   switches hold the same entries after it;
 # - ReLink and a heavy sweep: the base's tables again, byte for byte;
+# - leaf-00 to spine-01, where fabrouted's port is: the route to spine-01
+#   crosses the dead link, the probe goes around it;
 # - a CA link (leaf to node): no other path leads to the node, the repair
-#   changes no entry and the fast path writes no block.
+#   changes no entry and the fast path writes no block;
+# - once OpenSM has installed its own engine's tables (fabrouted's chain does
+#   not apply: OpenSM falls back), the fast path writes nothing over them.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$top_srcdir/tests/integration/daemon_lib.sh"
 have_ibsim || skip_all "ibsim, umad2sim or infiniband-diags missing"
@@ -28,7 +32,7 @@ cd "$t_tmp" || exit 1
 sim_start "$t_tmp/t.net" console || { not_ok "ibsim starts"; done_testing; }
 sock=$t_tmp/osm.sock
 FABROUTED_WRAPPER="env LD_PRELOAD=$UMAD2SIM" \
-	d_start e --source opensm --socket "$sock" --engine sftree,updn --readback 0 \
+	d_start e --source opensm --socket "$sock" --engine sftree,updn --readback 0 --fast-repair-timeout-ms 1000 \
 	--rebalance-delay-s 0 --api-write-rate-limit 0 || { not_ok "fabrouted starts"; done_testing; }
 cat >osm.conf <<EOC
 event_plugin_name fabroute-osm
@@ -82,7 +86,7 @@ diag "Unlink \"leaf-03\"[20] (to spine-01), sweep_on_trap FALSE"
 sim_cmd 'Unlink "leaf-03"[20]'
 wait_fast 1 && ok "Unlink: a repair_fast event" || not_ok "Unlink: a repair_fast event"
 like "  it wrote the repair" "$(jf '.events[0].message')" "fast repair written, [0-9]+ LFT blocks on [0-9]+ switches"
-like "  it names the dead port" "$(jf '.events[0].details.dead | map("\(.node):\(.port)") | join(" ")')" "leaf-03:20"
+like "  it names the dead port (the trap of either end)" "$(jf '.events[0].details.dead | map("\(.node):\(.port)") | join(" ")')" "leaf-03:20|spine-01:4"
 diag "$(jf '.events[0].message')"
 read_switches hw1.txt
 published rep.txt
@@ -115,12 +119,37 @@ read_switches hw3.txt
 cmp -s base.txt hw3.txt && ok "ReLink: the base's tables byte for byte" ||
 	{ not_ok "ReLink: the base's tables byte for byte"; diff base.txt hw3.txt | head | sed 's/^/# /'; }
 
+# --- the route to a trap's switch crosses the dead link ----------------------------------
+# fabrouted's port is on leaf-00: its route to spine-01 leaves by leaf-00's port 20
+sim_cmd 'Unlink "leaf-00"[20]'
+wait_fast 2 && ok "leaf-00 to spine-01: a repair_fast event" || not_ok "leaf-00 to spine-01: a repair_fast event"
+like "  it found the dead port around the dead link" "$(jf '.events[-1].message')" "fast repair written, [1-9][0-9]* LFT blocks"
+read_switches hw7.txt
+published rep7.txt
+cmp -s hw7.txt rep7.txt && ok "  the switches hold the repair" || not_ok "  the switches hold the repair"
+
 # --- a CA link: nothing to write ---------------------------------------------------------
 sim_cmd 'Unlink "leaf-05"[1]'
-wait_fast 2 && ok "CA link: a repair_fast event" || not_ok "CA link: a repair_fast event"
+wait_fast 3 && ok "CA link: a repair_fast event" || not_ok "CA link: a repair_fast event"
 like "  it writes no block" "$(jf '.events[-1].message')" "fast repair written, 0 LFT blocks on 0 switches"
 read_switches hw4.txt
-cmp -s base.txt hw4.txt && ok "CA link: the switches keep their tables" || not_ok "CA link: the switches keep their tables"
+cmp -s hw7.txt hw4.txt && ok "CA link: the switches keep their tables" || not_ok "CA link: the switches keep their tables"
+
+# --- OpenSM's own tables in the switches: nothing written over them -------------------------
+api POST /api/engine '{"chain":"dla"}'	# not a dragonfly: no engine of the chain applies
+is "engine dla: accepted" "$code" 202
+i=0
+while api GET "/api/events?type=opensm"; ! jf '[.events[].message] | join("\n")' | grep -q "pass fallback"; do
+	i=$((i + 1)); [ $i -gt 200 ] && break; sleep 0.05
+done
+like "OpenSM falls back to its own engine" "$(jf '[.events[].message] | join(" ")')" "OpenSM routing pass fallback"
+sleep 1	# OpenSM writes its engine's tables after the pass
+read_switches hw5.txt
+sim_cmd 'Unlink "leaf-07"[22]'
+wait_fast 4 && ok "OpenSM's tables: a repair_fast event" || not_ok "OpenSM's tables: a repair_fast event"
+like "  it writes nothing over tables it did not install" "$(jf '.events[-1].message')" "no fast repair \(the switches do not hold epoch"
+read_switches hw6.txt
+cmp -s hw5.txt hw6.txt && ok "OpenSM's tables: unchanged" || not_ok "OpenSM's tables: unchanged"
 
 kill "$OSM_PID" 2>/dev/null
 wait "$OSM_PID" 2>/dev/null
