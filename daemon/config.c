@@ -109,14 +109,17 @@ static const struct cfg_key keys[] = {
 	  "(all: 64,000 series at 16,000 CAs), of the N busiest, or none; computed when an epoch "
 	  "is published, not at the scrape" },
 	{ "readback", U(readback), "1", 0, 1, 0, "0|1",
-	  "with source opensm: read the LFTs back from the switches and report drift" },
+	  "with source opensm: read the LFTs back from the switches (directed-route SMPs, once OpenSM "
+	  "says SUBNET UP; unreached switches retried, never counted as drift) and report drift" },
 	{ "readback_interval_s", U(readback_interval_s), "300", 0, 86400, 0, "S",
-	  "read back this often too, besides after each routing pass (0: only after them)" },
+	  "read every block of every switch this often; after a routing pass only the blocks it "
+	  "changed are read (0: only after passes)" },
 	{ "readback_ca", S(readback_ca), "", 0, 0, 0, "CA", "local HCA to send SMPs from (empty: the first)" },
 	{ "readback_port", U(readback_port), "0", 0, 254, 0, "PORT", "its port (0: the first active)" },
 	{ "readback_rate", U(readback_rate), "2000", 1, 1000000, 0, "N", "SMPs per second at most" },
 	{ "readback_timeout_ms", U(readback_timeout_ms), "200", 10, 60000, 0, "MS", "SMP timeout" },
-	{ "readback_retries", U(readback_retries), "3", 0, 20, 0, "N", "SMP retries" },
+	{ "readback_retries", U(readback_retries), "3", 0, 20, 0, "N",
+	  "SMP retries; a switch still silent is tried again 1, 2 and 4 s later" },
 	{ "fast_repair", U(fast_repair), "1", 0, 1, 0, "0|1",
 	  "with source opensm and repair = ftdlr: on a link-state trap, find the dead port, publish "
 	  "the proven local repair and write its changed LFT blocks to the switches at once, from "
