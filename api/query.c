@@ -175,7 +175,7 @@ struct id {
 	int numeric;
 };
 
-static int check_text(const char *param, const char *text, struct api_err *err)
+int apiq_check_text(const char *param, const char *text, struct api_err *err)
 {
 	size_t len, i;
 
@@ -267,7 +267,7 @@ static int classify_number(const char *param, const char *text, struct id *id,
 static int classify(const char *param, const char *text, struct id *id, struct api_err *err)
 {
 	memset(id, 0, sizeof(*id));
-	if (check_text(param, text, err))
+	if (apiq_check_text(param, text, err))
 		return -1;
 	if (text[0] >= '0' && text[0] <= '9')
 		return classify_number(param, text, id, err);

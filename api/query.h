@@ -79,7 +79,8 @@ json_t *apiq_engines(const struct epoch *e, struct api_err *err);
 /**
  * api_link_routes() - per port slot (fabric->nodes[n].port0 + p), the
  * endpoint pairs whose path leaves a switch through that port under
- * all-to-all traffic; computed on first use and kept with @e
+ * all-to-all traffic (switch ports only are meaningful): the evaluation's
+ * counts, or computed on first use and kept with @e when it has none
  * Return: the counts, or NULL when @e is not routed or memory ran out.
  */
 const uint64_t *api_link_routes(struct epoch *e);
@@ -100,7 +101,19 @@ struct api_warmer *api_warmer_start(struct epoch_slot *slot);
 void api_warmer_kick(struct api_warmer *w);
 /** api_warmer_stop() - stop the thread and free (NULL: nothing). */
 void api_warmer_stop(struct api_warmer *w);
-/** GET /api/topology: switches by level or group, switch-to-switch links with their routes */
+/**
+ * api_link_routes_ca() - api_link_routes() for the CA-to-CA pairs alone
+ * (the evaluation's, or counted in the same walk)
+ * Return: the counts, or NULL when @e is not routed or memory ran out.
+ */
+const uint64_t *api_link_routes_ca(struct epoch *e);
+/** GET /api/topology: switches by level, pod or group, switch-to-switch links with their routes */
 json_t *apiq_topology(struct epoch *e, struct api_err *err);
+/**
+ * apiq_search() - GET /api/search?q=&limit=: the node @q names exactly, then
+ * the nodes whose description holds @q (ignoring case), switches first;
+ * at most @limit of them, with their total
+ */
+json_t *apiq_search(const struct epoch *e, const char *q, unsigned limit, struct api_err *err);
 
 #endif

@@ -323,27 +323,36 @@ static const struct client_cmd fault_cmd = {
 	.option = fault_option,
 };
 
-/* One line per fault: its name by description, then the GUID form the daemon keeps. */
-static void fault_names(const char *label, const json_t *list, const json_t *names)
+/* One line per fault: the link's ends or the switch by description, then the GUID form the daemon keeps. */
+static void fault_names(const char *label, const json_t *list, const json_t *details, int links)
 {
 	size_t i;
 	json_t *v;
 
 	printf("%s%s\n", label, json_array_size(list) ? "" : " none");
 	json_array_foreach(list, i, v) {
+		const json_t *d = json_array_get(details, i);
 		const char *id = json_string_value(v) ? json_string_value(v) : "?";
-		const char *name = json_string_value(json_object_get(names, id));
+		char name[512];
 
-		printf("  %-40s %s\n", name ? name : id, id);
+		if (d && links)
+			snprintf(name, sizeof(name), "%s:%lld - %s:%lld",
+				 client_str(json_object_get(d, "a"), "node", "?"),
+				 json_integer_value(json_object_get(json_object_get(d, "a"), "port")),
+				 client_str(json_object_get(d, "b"), "node", "?"),
+				 json_integer_value(json_object_get(json_object_get(d, "b"), "port")));
+		else
+			snprintf(name, sizeof(name), "%s", d ? client_str(d, "node", id) : id);
+		printf("  %-40s %s\n", name, id);
 	}
 }
 
 static void fault_list(const json_t *f)
 {
-	const json_t *names = json_object_get(f, "names");
+	const json_t *d = json_object_get(f, "details");
 
-	fault_names("links down:", json_object_get(f, "links"), names);
-	fault_names("switches down:", json_object_get(f, "switches"), names);
+	fault_names("links down:", json_object_get(f, "links"), json_object_get(d, "links"), 1);
+	fault_names("switches down:", json_object_get(f, "switches"), json_object_get(d, "switches"), 0);
 }
 
 /* POST /api/faults {"action", "link"|"switch"} or {"action": "up", "all": true}. */

@@ -129,6 +129,18 @@ static const struct cfg_key keys[] = {
 	  "the M_Key the fast repair's SMPs carry: OpenSM's m_key (0 unless set)" },
 	{ "fast_repair_timeout_ms", U(fast_repair_timeout_ms), "50", 1, 10000, 0, "MS",
 	  "timeout of each fast repair SMP (a port query or an LFT block write), tried twice" },
+	{ "replication", S(replication), "none", 0, 0, 0, "none|etcd",
+	  "with source opensm on two or three SM nodes: etcd replicates the master's routing "
+	  "settings, base and epochs to the standbys, which keep a warm copy; the role follows "
+	  "this node's OpenSM (doc/ha.md)" },
+	{ "etcd_endpoints", S(etcd_endpoints), "", 0, 0, 0, "URL,...",
+	  "the etcd members' client URLs (http://HOST:PORT, comma-separated)" },
+	{ "etcd_prefix", S(etcd_prefix), "/fabroute/", 0, 0, 0, "PREFIX",
+	  "the keys' prefix: the same on every node of one subnet" },
+	{ "node_name", S(node_name), "", 0, 0, 0, "NAME",
+	  "this SM node's name in the replication and the API (empty: the host name)" },
+	{ "etcd_timeout_ms", U(etcd_timeout_ms), "1000", 50, 60000, 0, "MS",
+	  "deadline of each etcd call" },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -377,6 +389,15 @@ int config_check(const struct config *c, struct fab_err *err)
 	if (api_link_mode_parse(c->metrics_link_routes, &top)) {
 		fab_err_set(err, "metrics_link_routes: expected all, off or top:N (N 1 to 1000000), found '%s'",
 			    c->metrics_link_routes);
+		return -1;
+	}
+	if (strcmp(c->replication, "none") && strcmp(c->replication, "etcd")) {
+		fab_err_set(err, "replication: expected none or etcd, found '%s'", c->replication);
+		return -1;
+	}
+	if (!strcmp(c->replication, "etcd") && (!c->etcd_endpoints[0] || strcmp(c->source, "opensm"))) {
+		fab_err_set(err, "replication = etcd: %s", !c->etcd_endpoints[0] ?
+			    "etcd_endpoints must name the members" : "it needs source = opensm");
 		return -1;
 	}
 	if (config_mkey(c->fast_repair_mkey, NULL) < 0) {

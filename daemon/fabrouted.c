@@ -145,6 +145,8 @@ static void on_done(void *ud, const struct epoch *e)
 
 	api_warmer_kick(d->warm);
 	rb_trigger(d->rb, 1000);	/* the fast repair writes without a sweep; a pass holds it until SUBNET UP */
+	if (d->ha)
+		ha_published(d->ha, e);
 	if (e)
 		sd_notifyf(0, "STATUS=epoch %llu: %s, %s", (unsigned long long)e->seq, e->engine,
 			   epoch_ready(e) ? "ready" : "NOT ready (see /api/ready)");
@@ -362,18 +364,24 @@ static int start_signals(struct daemon *d)
 /* "simulated faults restored from the store: leaf-00:19 - spine-03:1, spine-02" */
 static void log_restored_faults(struct srcf *src)
 {
-	json_t *names = srcf_faults_names(src), *v;
+	json_t *d = srcf_faults_detail(src), *v;
 	char line[1024] = "";
-	size_t len = 0;
-	const char *k;
+	size_t len = 0, i;
 
-	json_object_foreach(names, k, v)
+	json_array_foreach(json_object_get(d, "links"), i, v)
+		if (len < sizeof(line))
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s:%lld - %s:%lld",
+				len ? ", " : "", json_string_value(json_object_get(json_object_get(v, "a"), "node")),
+				json_integer_value(json_object_get(json_object_get(v, "a"), "port")),
+				json_string_value(json_object_get(json_object_get(v, "b"), "node")),
+				json_integer_value(json_object_get(json_object_get(v, "b"), "port")));
+	json_array_foreach(json_object_get(d, "switches"), i, v)
 		if (len < sizeof(line))
 			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s", len ? ", " : "",
-						json_string_value(v));
+						json_string_value(json_object_get(v, "node")));
 	if (len)
 		log_notice("simulated faults restored from the store: %s", line);
-	json_decref(names);
+	json_decref(d);
 }
 
 static int open_source(struct daemon *d, struct fab_err *err)
@@ -440,6 +448,8 @@ static void on_osm_event(void *ud, const char *event, const json_t *msg)
 			(unsigned)json_integer_value(json_object_get(msg, "lid")));
 	else if (!strcmp(event, "pass_result") && d->fr)
 		fr_installed(d->fr, installed(msg));
+	else if (!strcmp(event, "state_change") && d->ha)
+		ha_sm_state(d->ha, json_string_value(json_object_get(msg, "state")) ?: "unknown");
 	rb_osm_event(d->rb, event);
 }
 
@@ -501,6 +511,28 @@ static int start_watchdog(struct daemon *d)
 	loop_timer_arm(d->watchdog, d->watchdog_ms);
 	log_info("systemd watchdog: pinging every %lld ms", (long long)d->watchdog_ms);
 	return 0;
+}
+
+/* With replication = etcd: this node's part of the SM nodes' replication (daemon/ha.h). */
+static int start_ha(struct daemon *d, struct fab_err *err)
+{
+	char host[256] = "", url[300];
+	struct ha_opts o = {
+		.endpoints = d->cfg.etcd_endpoints, .prefix = d->cfg.etcd_prefix,
+		.node = d->cfg.node_name, .api_url = url, .timeout_ms = d->cfg.etcd_timeout_ms,
+		.settings = daemon_settings(&d->cfg, NULL, NULL),	/* this node's configuration */
+	};
+
+	if (strcmp(d->cfg.replication, "etcd"))
+		return 0;
+	if (!o.node[0] && gethostname(host, sizeof(host) - 1) == 0)
+		o.node = host;
+	snprintf(url, sizeof(url), "http://%s:%u", d->cfg.listen, api_port(d->api));
+	if ((strrchr(d->cfg.listen, ':')))
+		snprintf(url, sizeof(url), "http://%.*s:%u",
+			 (int)(strrchr(d->cfg.listen, ':') - d->cfg.listen), d->cfg.listen, api_port(d->api));
+	d->ha = ha_start(&o, d->pipe, &d->slot, d->st, err);
+	return d->ha ? 0 : -1;
 }
 
 /* Modules in dependency order: store, source, loop, pipeline, API. */
@@ -567,7 +599,7 @@ static int start(struct daemon *d, struct fab_err *err)
 	restored = d->src && pipe_restore(d->pipe);
 	if (!d->src && start_osm(d, err))
 		return -1;
-	if (start_api(d, err))
+	if (start_api(d, err) || start_ha(d, err))
 		return -1;
 	pipe_event(d->st, "daemon", NULL, "fabrouted %s started", PACKAGE_VERSION);
 	if (restored) {
@@ -593,6 +625,7 @@ static void stop(struct daemon *d)
 		d->rl.running = 0;
 	}
 	api_stop(d->api);
+	ha_stop(d->ha);
 	srco_free(d->osm);
 	fr_stop(d->fr);
 	rb_stop(d->rb);

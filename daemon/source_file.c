@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/report.h"
+#include "api/query_impl.h"
 #include "daemon/source_file.h"
 #include "formats/formats.h"
 #include "gen/gen.h"
@@ -315,39 +317,56 @@ json_t *srcf_faults_json(struct srcf *s)
 	return json_pack("{s:o, s:o}", "links", links, "switches", sws);
 }
 
-/* "leaf-00:19 - spine-03:1" or "spine-02": the canonical name @canon by description in @f. */
-static void fault_name(const struct fabric *f, const char *canon, char *out, size_t len)
+/* A downed link of the base topology ("0xGUID:PORT"), its two ends named. */
+static json_t *link_detail(const struct fabric *f, const char *name)
 {
-	const char *colon = strchr(canon, ':');
-	uint32_t n = fab_node_by_guid(f, strtoull(canon, NULL, 16));
-	unsigned port = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
+	uint32_t node = fab_node_by_guid(f, strtoull(name, NULL, 16));
+	unsigned port = (unsigned)strtoul(strrchr(name, ':') + 1, NULL, 10);
+	const struct fab_port *p = fab_port(f, node, port);
 
-	if (n == FAB_NONE)
-		snprintf(out, len, "%s", canon);
-	else if (!colon)
-		snprintf(out, len, "%s", fab_desc(f, n));
-	else if (port >= 1 && port <= f->nodes[n].nports && fab_port(f, n, port)->peer != FAB_NONE)
-		snprintf(out, len, "%s:%u - %s:%u", fab_desc(f, n), port, fab_desc(f, fab_port(f, n, port)->peer),
-			 fab_port(f, n, port)->peer_port);
-	else
-		snprintf(out, len, "%s:%u", fab_desc(f, n), port);
+	return json_pack("{s:s, s:o, s:o}", "fault", name, "a", apiq_port_ref(f, node, port),
+			 "b", apiq_port_ref(f, p->peer, p->peer_port));
 }
 
-json_t *srcf_faults_names(struct srcf *s)
+/* A downed switch of the base topology: named, its level, CAs and switch neighbours. */
+static json_t *switch_detail(const struct fabric *f, const struct fab_shape *sh, const char *name)
 {
-	json_t *names = json_object();
-	char buf[600];
+	uint32_t node = fab_node_by_guid(f, strtoull(name, NULL, 16)), cas = 0;
+	json_t *peers = json_array();
+
+	for (unsigned p = 1; peers && p <= f->nodes[node].nports; p++) {
+		const struct fab_port *x = fab_port(f, node, p);
+
+		if (x->peer == FAB_NONE)
+			continue;
+		if (f->nodes[x->peer].type == FAB_SWITCH)
+			json_array_append_new(peers, apiq_port_ref(f, x->peer, x->peer_port));
+		else
+			cas++;
+	}
+	return json_pack("{s:s, s:s, s:o, s:i, s:i, s:i, s:o}", "fault", name,
+			 "node", fab_desc(f, node), "guid", an_json_guid(f->nodes[node].guid),
+			 "lid", (json_int_t)fab_port(f, node, 0)->lid,
+			 "level", (json_int_t)(sh->level ? sh->level[f->nodes[node].swidx] : 0),
+			 "cas", (json_int_t)cas, "peers", peers);
+}
+
+json_t *srcf_faults_detail(struct srcf *s)
+{
+	json_t *links = json_array(), *sws = json_array();
+	struct fab_shape sh = { 0 };
+	struct fab_err err;
 
 	pthread_mutex_lock(&s->mu);
-	for (size_t i = 0; i < s->nlinks + s->nswitches; i++) {
-		const char *c = i < s->nlinks ? s->links[i] : s->switches[i - s->nlinks];
-
-		fault_name(s->base, c, buf, sizeof(buf));
-		json_object_set_new(names, c, json_string(buf));
-	}
+	for (size_t i = 0; links && i < s->nlinks; i++)
+		json_array_append_new(links, link_detail(s->base, s->links[i]));
+	if (s->nswitches && fab_shape(s->base, &sh, &err))
+		memset(&sh, 0, sizeof(sh));	/* out of memory: levels unknown (0) */
+	for (size_t i = 0; sws && i < s->nswitches; i++)
+		json_array_append_new(sws, switch_detail(s->base, &sh, s->switches[i]));
 	pthread_mutex_unlock(&s->mu);
-	return names;
-}
+	fab_shape_free(&sh);
+	return json_pack("{s:o, s:o}", "links", links, "switches", sws);
 
 size_t srcf_faults_clear(struct srcf *s)
 {

@@ -55,6 +55,13 @@ int srcf_fault(struct srcf *s, enum srcf_kind kind, int down, const char *what, 
 /** srcf_faults_json() - {"links": ["0x..:P", ...], "switches": ["0x..", ...]} */
 json_t *srcf_faults_json(struct srcf *s);
 /**
+ * srcf_faults_detail() - the faults as the base topology names them:
+ * {"links": [{"fault", "a", "b"}], "switches": [{"fault", "node", "guid",
+ * "lid", "level", "cas", "peers"}]}, in the order of srcf_faults_json();
+ * a link's ends and a switch's switch neighbours ("peers", their ports) as
+ * {"node", "guid", "port"}, a switch's level in the base topology's shape
+ */
+json_t *srcf_faults_detail(struct srcf *s);
  * srcf_faults_names() - each fault in force by description: {"0x..:P":
  * "leaf-00:19 - spine-03:1", "0x..": "spine-02", ...}
  */

@@ -315,6 +315,19 @@ static void refuse_version(struct srco_conn *c, long long peer_v, const char *wh
 		log_debug("opensm: %s; connection refused", why);
 }
 
+/* The SM state a control hello reports, as a state_change event (the role follows it). */
+static void hello_state(struct srco *s, const json_t *state)
+{
+	json_t *ev;
+
+	if (!json_is_string(state) || !s->on_event)
+		return;
+	ev = json_pack("{s:s, s:O}", "event", "state_change", "state", state);
+	if (ev)
+		s->on_event(s->ud, "state_change", ev);
+	json_decref(ev);
+}
+
 static int hello(struct srco_conn *c, char *err, size_t errlen)
 {
 	struct osmp_rx rx;
@@ -340,6 +353,8 @@ static int hello(struct srco_conn *c, char *err, size_t errlen)
 	}
 	rc = osmp_send(c->fd, ans, NULL, 0, osmp_now_ms() + SRCO_HELLO_MS, err, errlen) || c->role == ROLE_NONE ? -1 : 0;
 	json_decref(ans);
+	if (!rc && c->role == ROLE_CONTROL)
+		hello_state(c->s, json_object_get(m, "sm_state"));
 	json_decref(m);
 	pthread_mutex_lock(&c->s->mu);
 	c->up = rc == 0;
@@ -382,6 +397,12 @@ static void *conn_main(void *arg)
 	}
 	if (rc <= 0)
 		log_notice("opensm: connection closed: %s", err);
+	if (rc == 0 && c->role == ROLE_CONTROL) {	/* OpenSM is gone: no master here any more */
+		json_t *gone = json_string("NO OPENSM");
+
+		hello_state(c->s, gone);
+		json_decref(gone);
+	}
 	shutdown(c->fd, SHUT_RDWR);	/* the peer sees the end now; the fd is closed when reaped */
 	pthread_mutex_lock(&c->s->mu);
 	c->done = 1;

@@ -10,7 +10,7 @@ set -eu
 DEMO="build-essential autoconf automake libtool pkg-config
 libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev zlib1g-dev libsystemd-dev
 libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev
-opensm ibsim-utils libumad2sim0 infiniband-diags curl jq"
+opensm ibsim-utils libumad2sim0 infiniband-diags curl jq python3"
 # the tests, benchmarks and the package build: unit tests, independent checkers,
 # a real etcd member, memory checkers, load tools, the dashboard's browser,
 # Prometheus' promtool, debhelper and lintian, and debootstrap for the clean

@@ -49,8 +49,11 @@ void epoch_unref(struct epoch *e)
 	rt_free(e->routing);
 	fab_free(e->fabric);
 	free(e->engine_log);
+	epoch_unref(e->base);
 	pthread_mutex_destroy(&e->mu);
 	free(e->link_routes);
+	if (e->api_cache_free)
+		e->api_cache_free(e->api_cache);
 	pthread_mutex_destroy(&e->cache_mu);
 	free(e);
 }

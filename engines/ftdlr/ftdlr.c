@@ -302,7 +302,7 @@ static uint32_t ud_lid(const struct fd *x, uint8_t *st, uint32_t *stack, unsigne
 	return FD_NONE;
 }
 
-/* Every CA LID is routed over up*down* paths in the base. */
+/* Every CA LID is routed over up*down* paths in the base (ftdlr_updown.c first, this when unsure). */
 static int check_updown(struct fd *x, struct fab_err *err)
 {
 	const struct fabric *bf = x->bf;
@@ -314,6 +314,11 @@ static int check_updown(struct fd *x, struct fab_err *err)
 		free(st);
 		free(stack);
 		return ENG_ERROR;
+	}
+	if (!fd_updown_quick(x)) {
+		free(st);
+		free(stack);
+		return ENG_OK;
 	}
 	for (uint32_t e = 0; e < bf->neps && rc == ENG_OK; e++) {
 		unsigned lid = fab_ep_lid(bf, e), n = 1u << fab_ep_lmc(bf, e);
@@ -493,6 +498,7 @@ static void fd_fini(struct fd *x)
 	free(x->wsel);
 	free(x->lstar);
 	free(x->row);
+	free(x->bcol);
 	free(x->fixed);
 	free(x->mark);
 	free(x->dist);
@@ -509,14 +515,15 @@ static int fd_alloc(struct fd *x)
 	x->lstar = malloc(n * sizeof(*x->lstar));
 	x->wsel = malloc(((size_t)x->m.nlinks + 1) * sizeof(*x->wsel));
 	x->row = malloc(n);
+	x->bcol = malloc(n);
 	x->fixed = malloc(n);
 	x->mark = malloc(n);
 	x->dist = malloc(n * sizeof(*x->dist));
 	x->stack = malloc(n * sizeof(*x->stack));
 	x->sw_broken = calloc((size_t)x->br->lft_len + 1, 1);
 	x->sw_touched = calloc((size_t)x->br->lft_len + 1, 1);
-	if (!x->ustar || !x->lstar || !x->wsel || !x->row || !x->fixed || !x->mark || !x->dist ||
-	    !x->stack || !x->sw_broken || !x->sw_touched)
+	if (!x->ustar || !x->lstar || !x->wsel || !x->row || !x->bcol || !x->fixed || !x->mark ||
+	    !x->dist || !x->stack || !x->sw_broken || !x->sw_touched)
 		return -1;
 	for (uint32_t s = 0; s < x->nsw; s++)
 		x->ustar[s] = x->lstar[s] = FD_UNSET;

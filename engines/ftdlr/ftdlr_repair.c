@@ -243,7 +243,7 @@ static int below(const struct fd *x, const struct dst *d, uint32_t y)
 	uint32_t c = y;
 
 	for (uint32_t h = 0; h <= x->nsw; h++) {
-		uint8_t p = rt_lft_get(x->br, c, d->lid);
+		uint8_t p = x->bcol[c];
 		uint32_t e;
 
 		if (delivers(d, c, p))
@@ -276,7 +276,7 @@ static void group_writes(struct fd *x, const struct dst *d, uint32_t c, uint32_t
 		uint32_t w = x->m.links[e].peer, eu;
 
 		if (w == y || !x->alive[e] || x->fixed[w] ||
-		    rt_lft_get(x->br, w, d->lid) != x->m.links[e].peer_port)
+		    x->bcol[w] != x->m.links[e].peer_port)
 			continue;
 		eu = alive_link(x, w, u);
 		if (eu != FD_NONE)
@@ -290,7 +290,7 @@ static int base_reaches(const struct fd *x, const struct dst *d, uint32_t w, uin
 	uint32_t c = w;
 
 	for (uint32_t h = 0; h <= x->nsw && c != avoid; h++) {
-		uint8_t p = rt_lft_get(x->br, c, d->lid);
+		uint8_t p = x->bcol[c];
 		uint32_t e;
 
 		if (delivers(d, c, p))
@@ -318,7 +318,7 @@ static int climbs_ok(const struct fd *x, const struct dst *d, uint32_t c, uint32
 	q = x->m.links[f].peer;
 	ey = alive_link(x, q, y);
 	return q != c && fd_uturn_ok(x, c, q) && ey != FD_NONE &&
-	       rt_lft_get(x->br, q, d->lid) == port_of(x, ey);
+	       x->bcol[q] == port_of(x, ey);
 }
 
 /* Children of @c other than @y over live links, in port order after @y: the i-th. */
@@ -348,7 +348,7 @@ static uint32_t pick_kept_w(const struct fd *x, const struct dst *d, uint32_t c,
 
 			if (w == FD_NONE || x->turning[w] != !pass)
 				continue;
-			bp = rt_lft_get(x->br, w, d->lid);
+			bp = x->bcol[w];
 			*base = !x->fixed[w];
 			if (x->fixed[w] ? (!direct && climbs_ok(x, d, c, y, w, x->row[w])) :
 			    direct ? base_reaches(x, d, w, c) : climbs_ok(x, d, c, y, w, bp))
@@ -402,12 +402,12 @@ static void link_detour(struct fd *x, const struct dst *d, uint32_t c, uint32_t 
 	if (w != FD_NONE) {
 		set_fixed(x, c, port_of(x, alive_link(x, c, w)));
 		if (base)
-			set_fixed(x, w, rt_lft_get(x->br, w, d->lid));
+			set_fixed(x, w, x->bcol[w]);
 		return;
 	}
 	u = ustar(x, y);
 	if (u == FD_NONE || (w = pick_free_w(x, c, e, u)) == FD_NONE ||
-	    (d->is_switch && rt_lft_get(x->br, u, d->lid) != port_of(x, alive_link(x, u, y))))
+	    (d->is_switch && x->bcol[u] != port_of(x, alive_link(x, u, y))))
 		return;	/* a CA LID: step 3 counts it; a switch LID: sw_entries() */
 	set_fixed(x, c, port_of(x, alive_link(x, c, w)));
 	set_fixed(x, w, port_of(x, alive_link(x, w, u)));
@@ -443,7 +443,7 @@ static void switch_detour(struct fd *x, const struct dst *d, uint32_t p, uint32_
 static void detours(struct fd *x, const struct dst *d)
 {
 	for (uint32_t s = 0; s < x->nsw; s++) {
-		uint8_t p = rt_lft_get(x->br, s, d->lid);
+		uint8_t p = x->bcol[s];
 		uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, s, p);
 
 		if (fd_dead(x, s) || e == FD_NONE || x->alive[e] || is_up(x, s, e))
@@ -506,7 +506,7 @@ static void replace_up(struct fd *x, const struct dst *d, uint32_t s)
 /* The base entry of live, unfixed @s crosses a dead link: that link, else FD_NONE. */
 static uint32_t broken(const struct fd *x, const struct dst *d, uint32_t s)
 {
-	uint8_t p = rt_lft_get(x->br, s, d->lid);
+	uint8_t p = x->bcol[s];
 	uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, s, p);
 
 	if (fd_dead(x, s) || x->fixed[s] || e == FD_NONE || x->alive[e])
@@ -666,7 +666,7 @@ static void check(struct fd *x, const struct dst *d)
 	bfs(x, d);
 	for (uint32_t s = 0; s < x->nsw; s++) {
 		if (fd_dead(x, s) || x->mark[s] != MK_FAIL || x->dist[s] == UINT32_MAX ||
-		    rt_lft_get(x->br, s, d->lid) == RT_NO_PORT)
+		    x->bcol[s] == RT_NO_PORT)
 			continue;	/* delivers, cannot, or the base did not route it either */
 		if (d->is_switch)
 			x->sw_broken[d->lid] = 1;
@@ -687,7 +687,7 @@ static void write_row(struct fd *x, const struct dst *d)
 static void repair_lid(struct fd *x, const struct dst *d)
 {
 	for (uint32_t s = 0; s < x->nsw; s++)
-		x->row[s] = rt_lft_get(x->br, s, d->lid);
+		x->row[s] = x->bcol[s] = rt_lft_get(x->br, s, d->lid);
 	memset(x->fixed, 0, x->nsw);
 	detours(x, d);
 	if (d->is_switch)
