@@ -158,6 +158,15 @@ const uint64_t *api_link_routes(struct epoch *e)
 	return v;
 }
 
+const uint64_t *api_link_routes_ca(struct epoch *e)
+{
+	const uint64_t *v = api_link_routes(e);
+
+	if (v && e->report.port_ca)
+		return e->report.port_ca;
+	return v ? v + e->fabric->nports + 1 : NULL;
+}
+
 const uint64_t *api_link_routes_wait(struct epoch *e, unsigned ms)
 {
 	struct timespec ts;
@@ -165,6 +174,8 @@ const uint64_t *api_link_routes_wait(struct epoch *e, unsigned ms)
 
 	if (!e || !e->fabric || !e->routing)
 		return NULL;
+	if (e->report.port_all)
+		return e->report.port_all;	/* the evaluation counted them */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += (time_t)(ms / 1000);
 	ts.tv_nsec += (long)(ms % 1000) * 1000000;

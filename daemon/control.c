@@ -310,7 +310,6 @@ static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 static json_t *hook_faults(void *ud)
 {
 	struct daemon *d = ud;
-	json_t *o;
 
 	return d->src ? faults_json(d) : json_pack("{s:[], s:[], s:{s:[], s:[]}}", "links", "switches",
 						  "details", "links", "switches");

@@ -367,6 +367,7 @@ json_t *srcf_faults_detail(struct srcf *s)
 	pthread_mutex_unlock(&s->mu);
 	fab_shape_free(&sh);
 	return json_pack("{s:o, s:o}", "links", links, "switches", sws);
+}
 
 size_t srcf_faults_clear(struct srcf *s)
 {

@@ -162,7 +162,8 @@ runs "reroute after the fault (token from FABROUTE_TOKEN_FILE)" 0 \
 runs "fault lists the link" 0 "$F" fault $U
 like "the link is down, by name next to its GUID" "$out" "^  leaf-00:34 - spine-15:1 +0x0002fab100000001:34$"
 api GET /api/faults
-is "/api/faults names each fault" "$(jf '.names["0x0002fab100000001:34"]')" "leaf-00:34 - spine-15:1"
+is "/api/faults names each fault" "$(jf '.details.links[0] | "\(.a.node):\(.a.port) - \(.b.node):\(.b.port)"')" \
+	"leaf-00:34 - spine-15:1"
 runs "events --type fault" 0 "$F" events --type fault $U
 like "the fault is an event" "$out" "fault +link leaf-00:34 down$"
 is "only fault events" "$(count "$out" ' (daemon|reroute) ')" 0
