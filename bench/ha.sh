@@ -159,7 +159,8 @@ for c in $(seq "$cycles"); do
 		printf "%-5s %-10s %12s %8s %6s %8s %8s %14s\n" "$mode" "node$m>node$to" "$upms" \
 			"$(changed "$tmp/before" "$tmp/after")" "$lids" "$([ $fault = 1 ] && echo "$kept" || echo "-")" \
 			"$acked" "${first:--}"
-		[ $fault = 1 ] && echo "ReLink $link" > "$tmp/sim.in"
+		# the link back, and its reroute in the switches before the tables are read again
+		[ $fault = 1 ] && echo "ReLink $link" > "$tmp/sim.in" && sleep 4
 		if [ "$mode" != fr ]; then	# the node back: OpenSM may hand it the mastership again
 			tables "$tmp/before"
 			[ "$mode" = host ] && start_etcd $m

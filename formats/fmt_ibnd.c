@@ -236,6 +236,20 @@ static int comment_lid(struct ibnd_state *st, const char *c, uint32_t node, unsi
 	return 0;
 }
 
+/* What follows a record's fields: nothing or a '#' comment; *@p moves to it. */
+static int line_rest(struct ibnd_state *st, const char **p, struct fab_err *err)
+{
+	char tok[48];
+
+	*p = fmt_skip_ws(*p);
+	if (**p && **p != '#') {
+		fmt_err_at(err, &st->it, "expected a '#' comment or the end of the line, found '%s'",
+			   fmt_tok(*p, tok, sizeof(tok)));
+		return -1;
+	}
+	return 0;
+}
+
 /* "[N]" at *p with N from 1 to @max ("ext" suffix skipped). */
 static int port_num(struct ibnd_state *st, const char **p, unsigned max, const char *what,
 		    uint8_t *port, struct fab_err *err)
@@ -254,7 +268,7 @@ static int ibnd_port_line(struct ibnd_state *st, struct fab_err *err)
 	const char *p = st->it.line;
 	enum fab_node_type ptype;
 	uint64_t pguid;
-	char peer[20], tok[48];
+	char peer[20];
 
 	if (port_num(st, &p, n->nports, "a port number", &pl.port, err) ||
 	    paren_guid(st, &p, &pl.guid, err))
@@ -269,12 +283,8 @@ static int ibnd_port_line(struct ibnd_state *st, struct fab_err *err)
 	    port_num(st, &p, FAB_PORTS_MAX, "the peer's port number", &pl.peer_port, err) ||
 	    paren_guid(st, &p, &pl.peer_guid, err))
 		return -1;
-	p = fmt_skip_ws(p);
-	if (*p && *p != '#') {
-		fmt_err_at(err, &st->it, "expected a '#' comment or the end of the line, found '%s'",
-			   fmt_tok(p, tok, sizeof(tok)));
+	if (line_rest(st, &p, err))
 		return -1;
-	}
 	if (*p == '#') {
 		if (n->type != FAB_SWITCH && comment_lid(st, p + 1, st->node, pl.port, err))
 			return -1;
@@ -476,7 +486,7 @@ static int ibnd_node_line(struct ibnd_state *st, enum fab_node_type type, size_t
 	const char *p = fmt_skip_ws(st->it.line + kwlen), *idp;
 	struct fab_node_info in = { .type = type };
 	struct fab_port port0 = { 0 };
-	char desc[FAB_DESC_MAX + 1] = "", tok[48], id[20];
+	char desc[FAB_DESC_MAX + 1] = "", id[20];
 	enum fab_node_type idtype;
 	uint32_t node;
 
@@ -493,12 +503,8 @@ static int ibnd_node_line(struct ibnd_state *st, enum fab_node_type type, size_t
 	}
 	if (check_guid_line(st, type, in.guid, err))
 		return -1;
-	p = fmt_skip_ws(p);
-	if (*p && *p != '#') {
-		fmt_err_at(err, &st->it, "expected a '#' comment or the end of the line, found '%s'",
-			   fmt_tok(p, tok, sizeof(tok)));
+	if (line_rest(st, &p, err))
 		return -1;
-	}
 	if (*p == '#' && node_comment(st, p + 1, type, desc, &port0, err))
 		return -1;
 	in.sysimg_guid = st->hdr.sysimg;
