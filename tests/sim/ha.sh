@@ -155,7 +155,9 @@ is "  nothing changed" "$(curl -s "$URL_2/api/config" | jq -r .engine_in_use)" "
 like "minority: an event says so" "$(curl -s "$URL_2/api/events?limit=20" | jq -r '.events[].message')" \
 	"replication: etcd unreachable .*routes on its own"
 for i in 1 2; do
-	eval "etcd \$ETCD_ARGS_$i" >>"$t_tmp/e$i.log" 2>&1 &
+	eval "args=\$ETCD_ARGS_$i"
+	# shellcheck disable=SC2086
+	etcd $args >>"$t_tmp/e$i.log" 2>&1 &
 	t_sim_pids="$t_sim_pids $!"
 done
 wait_for "$URL_2" '.ha.stale == false and .ha.replication.state == "connected"' &&
