@@ -243,8 +243,11 @@ void api_resp_gz_etag(struct api_resp *rs);
 void api_resp_free(struct api_resp *rs);
 /** api_respond() - queue @rs on @c (with "Connection: close" when @close). */
 enum MHD_Result api_respond(struct MHD_Connection *c, struct api_resp *rs, int close);
-/** api_epoch_metrics() - the epoch's figures in Prometheus text (malloc'd); @e may be NULL. */
-char *api_epoch_metrics(struct epoch *e);
+/**
+ * api_epoch_metrics() - the epoch's figures in Prometheus text (malloc'd); @e
+ * may be NULL; @ready: what /api/ready answers (api_ready()).
+ */
+char *api_epoch_metrics(struct epoch *e, int ready);
 /** api_epoch_etag() - the ETag of answers computed from @e (quotes included). */
 void api_epoch_etag(const struct epoch *e, char *buf, size_t size);
 /** api_etag_matches() - the request's If-None-Match names @etag (or is "*"). */

@@ -68,11 +68,13 @@ const char *srco_pass_name(enum srco_pass p);
  * @connected: a plugin connection (route or control) has said hello and is open
  * @passes: routing passes reported by the plugin, by enum srco_pass
  * @refused: connections of users other than OpenSM's and fabrouted's
+ * @changes: route requests whose topology differs from the one before
  */
 struct srco_stats {
 	int connected;
 	uint64_t passes[SRCO_PASS_N];
 	uint64_t refused;	/* connections of other users closed at once */
+	uint64_t changes;
 };
 
 /** srco_stats() - fill @out (thread-safe). */

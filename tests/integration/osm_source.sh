@@ -55,22 +55,32 @@ is "... and the port, when the notice has one" \
 	"$(jf '.events[] | select(.details.trap == 129) | .message')" \
 	"trap 129 local Link integrity threshold reached: h1 port 1"
 api GET "/api/events?type=opensm"
-is "other events are stored as opensm events" "$(jf '[.events[].message] | map(select(. == "subnet_up")) | length')" 1
-is "routing_done counts LFT blocks and distinct switches (5 blocks of 2 switches, interleaved)" \
-	"$(jf '.events[] | select(.message == "routing_done") | "\(.details.lft_blocks_changed) \(.details.switches_changed)"')" \
-	"5 2"
-is "lft_change events are not stored one by one" "$(jf '[.events[] | select(.message == "lft_change")] | length')" 0
+is "other events are stored as opensm events, in plain words" \
+	"$(jf '[.events[].message] | map(select(. == "OpenSM subnet up")) | length')" 1
+rd=$(jf '.events[] | select(.details.event == "routing_done")')
+like "routing_done says which epoch was installed and what changed from the one before" \
+	"$(printf '%s' "$rd" | jq -r .message)" \
+	'^OpenSM routing done: epoch ([0-9]+) \([a-z]+\) installed, [0-9]+ LFT blocks on [0-9]+ switches changed from epoch [0-9]+$'
+e2=$(printf '%s' "$rd" | jq -r .details.epoch)
+api GET /api/snapshots
+s_new=$(jf ".snapshots[] | select(.seq == $e2) | .id")
+s_old=$(jf ".snapshots[] | select(.seq < $e2) | .id" | head -1)
+api GET "/api/snapshots/$s_old/diff/$s_new"
+is "  its count of switches is the snapshot diff's: one source" \
+	"$(printf '%s' "$rd" | jq -r .details.switches_changed)" "$(jf .lft.switches_changed)"
+api GET "/api/events?type=opensm"
+is "lft_change events are not stored" "$(jf '[.events[] | select(.details.event == "lft_change")] | length')" 0
 
 is "pass results are accepted" "$(play passes)" ok
 api GET /api/health
-# with the route check's routed pass and the late one's timeout
-is "health counts the passes by result" "$(jf '.source.passes | "\(.routed) \(.fallback) \(.timeout) \(.error)"')" "2 1 2 1"
+# with the routed passes of the route and bad subnet checks, the late one's timeout
+is "health counts the passes by result" "$(jf '.source.passes | "\(.routed) \(.fallback) \(.timeout) \(.error)"')" "3 1 2 1"
 api GET "/api/events?type=opensm"
 like "a refused pass is an event with its reason" \
 	"$(jf '.events[] | select(.message | startswith("OpenSM routing pass fallback")) | .message')" \
 	"OpenSM routing pass fallback: the routing uses SLs 0,1 and VLs 0,1, but OpenSM's QoS is off"
 api GET /metrics
-for r in routed:2 fallback:1 timeout:2 error:1; do
+for r in routed:3 fallback:1 timeout:2 error:1; do
 	like "metrics: fabroute_osm_passes_total{result=\"${r%:*}\"}" "$body" \
 		"fabroute_osm_passes_total\{result=\"${r%:*}\"\} ${r#*:}"
 done
