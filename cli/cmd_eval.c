@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "analysis/report.h"
 #include "cli/cli.h"
@@ -42,6 +43,10 @@ static void usage(FILE *out)
 	      "Routing:\n"
 	      "      --lfts FILE       opensm-lfts.dump (ibroute format)\n"
 	      "      --fdbs FILE       opensm.fdbs\n"
+	      "      --dlid-plan FILE  the DLID each source uses for each destination (the\n"
+	      "                        dlid-plan compute writes); default: the dlid-plan next\n"
+	      "                        to the --lfts or --fdbs file, when there is one\n"
+	      "      --no-dlid-plan    every pair at its destination's base LID\n"
 	      "      --path-sl FILE    path SLs per pair (the format ibdmchk -c reads)\n"
 	      "      --sl2vl FILE      opensm-sl2vl.dump\n"
 	      "What to check:\n"
@@ -76,7 +81,8 @@ static void usage(FILE *out)
 }
 
 struct eval_opts {
-	const char *topology, *subnet, *lfts, *fdbs, *path_sl, *sl2vl, *groups, *paths;
+	const char *topology, *subnet, *lfts, *fdbs, *path_sl, *sl2vl, *groups, *paths, *plan;
+	int no_plan;
 	enum fmt_topo from;
 	struct cli_lids lids;
 	struct an_opts an;
@@ -115,7 +121,8 @@ static int parse_metrics(struct eval_opts *o, const char *list)
 }
 
 enum { OPT_TOPOLOGY = 0x200, OPT_SUBNET, OPT_LFTS, OPT_FDBS, OPT_PATH_SL, OPT_SL2VL,
-       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_THREADS, OPT_GROUPS, OPT_PATHS };
+       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_THREADS, OPT_GROUPS, OPT_PATHS, OPT_PLAN,
+       OPT_NO_PLAN };
 
 static int parse_opt(void *ctx, int c, const char *arg)
 {
@@ -132,6 +139,8 @@ static int parse_opt(void *ctx, int c, const char *arg)
 	case OPT_SL2VL: o->sl2vl = arg; break;
 	case OPT_GROUPS: o->groups = arg; o->dfly = 1; break;
 	case OPT_PATHS: o->paths = arg; break;
+	case OPT_PLAN: o->plan = arg; break;
+	case OPT_NO_PLAN: o->no_plan = 1; break;
 	case OPT_GUID2LID: o->lids.guid2lid = arg; break;
 	case OPT_CA_ONLY: o->an.ca_only = 1; break;
 	case OPT_ALL_LIDS: o->an.all_lids = 1; break;
@@ -177,6 +186,8 @@ static int parse_args(int argc, char **argv, struct eval_opts *o)
 		{ "ca-only", no_argument, NULL, OPT_CA_ONLY },
 		{ "all-lids", no_argument, NULL, OPT_ALL_LIDS },
 		{ "paths", required_argument, NULL, OPT_PATHS },
+		{ "dlid-plan", required_argument, NULL, OPT_PLAN },
+		{ "no-dlid-plan", no_argument, NULL, OPT_NO_PLAN },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -193,6 +204,8 @@ static int parse_args(int argc, char **argv, struct eval_opts *o)
 		return cli_usage_err("eval", "give the fabric with exactly one of --topology and --subnet");
 	if (!o->lfts == !o->fdbs)
 		return cli_usage_err("eval", "give the routing with exactly one of --lfts and --fdbs");
+	if (o->plan && o->no_plan)
+		return cli_usage_err("eval", "--dlid-plan and --no-dlid-plan exclude each other");
 	return CLI_OK;
 }
 
@@ -269,6 +282,44 @@ static int parse_sl2vl(const char *buf, size_t len, const char *name, void *ctx)
 	return fmt_sl2vl_parse(buf, len, name, l->f, l->r, &l->err);
 }
 
+static int parse_plan(const char *buf, size_t len, const char *name, void *ctx)
+{
+	struct loaded *l = ctx;
+
+	return fmt_dlids_parse(buf, len, name, l->f, l->r, &l->err);
+}
+
+/*
+ * The DLID plan: --dlid-plan, else the dlid-plan next to the routing file
+ * when there is one. Without a plan, ports with LMC > 0 are only reached at
+ * their base LIDs, which is not what an engine that uses them planned: say so.
+ */
+static int load_plan(struct loaded *l)
+{
+	const char *routing = l->o->lfts ? l->o->lfts : l->o->fdbs, *slash = strrchr(routing, '/');
+	char path[4096];
+	int rc;
+
+	if (l->o->no_plan)
+		return CLI_OK;
+	if (l->o->plan)
+		return read_and(l->o->plan, FMT_DUMP_SIZE_MAX, &l->err, parse_plan, l);
+	snprintf(path, sizeof(path), "%.*s%s", slash ? (int)(slash - routing) + 1 : 0, routing,
+		 FMT_DLIDS_FILE);
+	if (strcmp(routing, "-") && access(path, F_OK) == 0) {
+		rc = read_and(path, FMT_DUMP_SIZE_MAX, &l->err, parse_plan, l);
+		if (rc == CLI_OK)
+			fprintf(stderr, "fabroute eval: the DLIDs of %s\n", path);
+		return rc;
+	}
+	if (fab_lmc_max(l->f))
+		fprintf(stderr, "fabroute eval: warning: ports own several LIDs (LMC > 0) and no DLID "
+			"plan is given: every pair is evaluated at its destination's base LID, which "
+			"may not be the routing the engine planned (give --dlid-plan FILE, or "
+			"--no-dlid-plan to silence this)\n");
+	return CLI_OK;
+}
+
 static int parse_pathsl(const char *buf, size_t len, const char *name, void *ctx)
 {
 	struct loaded *l = ctx;
@@ -296,6 +347,8 @@ static int load(struct loaded *l)
 		rc = load_lfts(l);
 	else if (rc == CLI_OK)
 		rc = read_and(o->fdbs, FMT_DUMP_SIZE_MAX, &l->err, parse_fdbs, l);
+	if (rc == CLI_OK)
+		rc = load_plan(l);
 	if (o->sl2vl || o->path_sl)
 		cli_progress_step(o->progress, "reading SL2VL tables and path SLs", NULL);
 	if (rc == CLI_OK && o->sl2vl)

@@ -392,6 +392,12 @@ enum fab_lid_mode {
 int fab_lids_assign(struct fabric *f, const struct fab_lid_pin *pins, size_t npins,
 		    enum fab_lid_mode mode, unsigned lmc, struct fab_err *err);
 
+/**
+ * fab_lmc_max() - the largest LMC of any endpoint: 0 when every port owns
+ * one LID, else some source must know which of a port's LIDs to use
+ */
+unsigned fab_lmc_max(const struct fabric *f);
+
 /* --- shape: what kind of topology this is (fabric/shape.c) ----------- */
 
 #define FAB_LEVELS_MAX 16

@@ -10,7 +10,8 @@
  *    `[1] "H1"[1]`);
  *  - opensm-lfts.dump (the ibroute format; what OpenSM loads with
  *    `-R file -U`), opensm.fdbs, opensm-subnet.lst and guid2lid;
- *  - SL2VL and path-SL dumps, path files, dragonfly groups files.
+ *  - SL2VL and path-SL dumps, DLID plans, path files, dragonfly groups
+ *    files.
  *
  * Every parser works on a buffer already in memory and takes the name to
  * put in error messages. Errors read "NAME:LINE: expected ..., found ...".
@@ -218,6 +219,29 @@ int fmt_pathsl_parse(const char *buf, size_t len, const char *name, const struct
  * destination, which the format cannot say).
  */
 int fmt_pathsl_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
+
+/* --- DLID plans (formats/fmt_dlids.c) ------------------------------------ */
+
+/** The name of the DLID plan in a routing's directory (what compute writes). */
+#define FMT_DLIDS_FILE "dlid-plan"
+
+/**
+ * fmt_dlids_parse() - read a DLID plan ("0xSOURCE OFFSET" and "0xSOURCE
+ * 0xDESTINATION DLID" lines, see formats/fmt_dlids.c) into @r->dlid_off
+ * (allocated when missing): every pair of a source with an OFFSET line,
+ * then every pair line; the other pairs keep their offsets. Files up to
+ * FMT_DUMP_SIZE_MAX.
+ * Return: 0, or -1 with @err set ("NAME:LINE: what is wrong") and @r's
+ * offsets unchanged.
+ */
+int fmt_dlids_parse(const char *buf, size_t len, const char *name, const struct fabric *f,
+		    struct rt_routing *r, struct fab_err *err);
+/**
+ * fmt_dlids_write() - @r's DLIDs as a plan: a comment, then per source (in
+ * endpoint order) its offset (rt_src_offset(); left out when 0) and the
+ * pairs that differ from it. Return: 0, or -1 with errno set.
+ */
+int fmt_dlids_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
 
 /* --- path files (formats/fmt_paths.c) ------------------------------------ */
 
