@@ -69,6 +69,9 @@ struct config {
 	char *etcd_prefix;
 	char *node_name;
 	unsigned etcd_timeout_ms;
+	char *node_name_map;
+	unsigned whatif_timeout_s;
+	unsigned whatif_memory_mb;
 	unsigned char origin[56];
 };
 

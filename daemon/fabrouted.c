@@ -548,7 +548,7 @@ static int start(struct daemon *d, struct fab_err *err)
 	restored = d->src && pipe_restore(d->pipe);
 	if (!d->src && start_osm(d, err))
 		return -1;
-	if (start_api(d, err) || start_ha(d, err))
+	if (daemon_namemap_load(&d->cfg, &d->namemap, err) || start_api(d, err) || start_ha(d, err))
 		return -1;
 	pipe_event(d->st, "daemon", NULL, "fabrouted %s started", PACKAGE_VERSION);
 	if (restored) {
@@ -574,6 +574,7 @@ static void stop(struct daemon *d)
 		d->rl.running = 0;
 	}
 	api_stop(d->api);
+	fmt_namemap_free(&d->namemap);
 	ha_stop(d->ha);
 	srco_free(d->osm);
 	fr_stop(d->fr);
@@ -596,6 +597,7 @@ static void stop(struct daemon *d)
 	config_free(&d->cfg);
 	pthread_mutex_destroy(&d->cfg_mu);
 	pthread_mutex_destroy(&d->fault_mu);
+	pthread_mutex_destroy(&d->whatif_mu);
 }
 
 int main(int argc, char **argv)
@@ -606,6 +608,7 @@ int main(int argc, char **argv)
 
 	pthread_mutex_init(&d.cfg_mu, NULL);
 	pthread_mutex_init(&d.fault_mu, NULL);
+	pthread_mutex_init(&d.whatif_mu, NULL);
 	rc = parse_args(&d, argc, argv, &check, &done);
 	if (rc || done)
 		return rc;
@@ -623,6 +626,12 @@ int main(int argc, char **argv)
 			return EXIT_CONFIG;
 		}
 		free(tok);
+		if (daemon_namemap_load(&d.cfg, &d.namemap, &err)) {
+			fprintf(stderr, "fabrouted: %s\n", err.msg);
+			config_free(&d.cfg);
+			return EXIT_CONFIG;
+		}
+		fmt_namemap_free(&d.namemap);
 		config_write(stdout, &d.cfg);
 		config_free(&d.cfg);
 		return 0;

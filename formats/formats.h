@@ -21,6 +21,7 @@
 #ifndef FABROUTE_FORMATS_H
 #define FABROUTE_FORMATS_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -303,6 +304,112 @@ int fmt_paths_parse(const char *buf, size_t len, const char *name, const struct 
  * Return: 0, or -1 on a write error (errno set).
  */
 int fmt_paths_write(FILE *out, const struct fabric *f, const struct fmt_paths *p);
+
+/* --- node-name-maps (formats/fmt_namemap.c) ------------------------------- */
+
+/** struct fmt_name - one entry of a node-name-map: a node GUID, its name, its line */
+struct fmt_name {
+	uint64_t guid;
+	char *name;
+	unsigned line;
+};
+
+/** struct fmt_namemap - a node-name-map, by ascending GUID */
+struct fmt_namemap {
+	struct fmt_name *e;
+	size_t n, cap;
+};
+
+/**
+ * fmt_namemap_parse() - read a node-name-map (ibnetdiscover's
+ * --node-name-map: "0xGUID "name"" per line, see formats/fmt_namemap.c)
+ * Return: 0 with @m filled (fmt_namemap_free() it), or -1 with @err set
+ * ("NAME:LINE: what is wrong") and @m empty.
+ */
+int fmt_namemap_parse(const char *buf, size_t len, const char *name, struct fmt_namemap *m,
+		      struct fab_err *err);
+/** fmt_namemap_get() - the name of node GUID @guid, or NULL (@m may be NULL). */
+const char *fmt_namemap_get(const struct fmt_namemap *m, uint64_t guid);
+void fmt_namemap_free(struct fmt_namemap *m);
+
+/* --- hosts and their DLIDs (formats/fmt_hosts.c) ---------------------------- */
+
+/**
+ * fmt_host_name() - the host CA node @node belongs to: the first word of its
+ * name in @m (may be NULL) or of its description, without a domain, other
+ * characters than letters, digits, '-' and '_' made '_'; "ca-GUID" when
+ * that leaves nothing
+ */
+void fmt_host_name(const struct fabric *f, const struct fmt_namemap *m, uint32_t node, char *buf,
+		   size_t size);
+
+/**
+ * struct fmt_hosts - the linked CA ports, grouped by host name
+ * @n: hosts, in natural order of their names (node2 before node10)
+ * @name: each host's name
+ * @off, @ep: host h's endpoints are @ep[@off[h] .. @off[h + 1]), by port GUID
+ */
+struct fmt_hosts {
+	uint32_t n;
+	char **name;
+	uint32_t *off, *ep;
+};
+
+/** fmt_hosts_build() - the hosts of @f named by @m (may be NULL). Return: 0, or -1 with @err. */
+int fmt_hosts_build(const struct fabric *f, const struct fmt_namemap *m, struct fmt_hosts *h,
+		    struct fab_err *err);
+void fmt_hosts_free(struct fmt_hosts *h);
+/** fmt_hosts_find() - the index of host @name, FAB_NONE when there is none. */
+uint32_t fmt_hosts_find(const struct fmt_hosts *h, const char *name);
+
+/** What fmt_hosts_write() writes. */
+enum fmt_hosts_fmt {
+	FMT_HOSTS_TEXT = 0,	/* a table: host, port, LID, LMC, path bits, other DLIDs */
+	FMT_HOSTS_UCX,		/* ucx.conf lines, per host */
+	FMT_HOSTS_ENV,		/* a sh fragment exporting the host's UCX path bits */
+	FMT_HOSTS_JSON,		/* fmt_hosts_json() */
+};
+
+/** fmt_hosts_format_from_name() - "text", "ucx", "env", "json"; -1 when unknown. */
+int fmt_hosts_format_from_name(const char *name);
+
+/**
+ * fmt_hosts_write() - what host @only (FAB_NONE: every host) needs of
+ * routing @r in format @fmt: per port its path bits (rt_src_offset()), the
+ * UCX_IB_LID_PATH_BITS value, and (json) the destinations reached at other
+ * DLIDs. Return: 0, or -1 with errno set.
+ */
+int fmt_hosts_write(FILE *out, const struct fabric *f, const struct rt_routing *r,
+		    const struct fmt_hosts *h, uint32_t only, enum fmt_hosts_fmt fmt);
+/**
+ * fmt_hosts_json() - host @only as {"host", "ports": [{"node", "guid",
+ * "port", "lid", "lmc", "leaf", "path_bits", "other_dlids"}], "ucx",
+ * "ports_differ", "other_dlids"}; with FAB_NONE {"count", "hosts": [...]}
+ */
+json_t *fmt_hosts_json(const struct fabric *f, const struct rt_routing *r,
+		       const struct fmt_hosts *h, uint32_t only);
+
+/* --- Slurm's topology.conf (formats/fmt_slurm.c) ---------------------------- */
+
+enum fmt_slurm {
+	FMT_SLURM_TREE = 0,	/* topology/tree: switches by level, hosts under the leaves */
+	FMT_SLURM_BLOCK,	/* topology/block: one block per dragonfly group */
+};
+
+/** fmt_slurm_format_from_name() - "slurm-tree" or "slurm-block"; -1 when neither. */
+int fmt_slurm_format_from_name(const char *name);
+
+/**
+ * fmt_slurm_write() - Slurm's topology.conf for @f in @form (see
+ * formats/fmt_slurm.c): hosts @hs, switch names from @m (may be NULL) or
+ * the descriptions; for blocks, the groups from a groups file's contents
+ * (@groups, @glen bytes named @gname; NULL: found).
+ * Return: 0, or -1 with @err set (not a tree, no groups, no hosts, a write
+ * error), possibly after part of the file was written.
+ */
+int fmt_slurm_write(FILE *out, const struct fabric *f, const struct fmt_hosts *hs,
+		    const struct fmt_namemap *m, enum fmt_slurm form, const char *groups,
+		    size_t glen, const char *gname, struct fab_err *err);
 
 /* --- dragonfly groups files (formats/fmt_groups.c) ---------------------- */
 

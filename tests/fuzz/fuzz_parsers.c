@@ -18,6 +18,8 @@
  *  -DFUZZ_DLIDS    fmt_dlids_parse() against the fixed fabric with LMC 2 on
  *                  its CA ports, then writes the plan and reads it back: the
  *                  same DLID for every pair;
+ *  -DFUZZ_NAMEMAP  fmt_namemap_parse(): the entries sorted by GUID, each
+ *                  GUID once, each found by fmt_namemap_get() with its name;
  *  -DFUZZ_GROUPS   fmt_dfly_find() with the input as a groups file, against
  *                  the dragonfly a=3 p=1 h=2 (whose groups discovery cannot
  *                  tell): a verified grouping must be a partition into
@@ -254,6 +256,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();	/* a refusal says why */
 	rt_free(r);
 	rt_free(back);
+#elif defined(FUZZ_NAMEMAP)
+	struct fmt_namemap m;
+
+	if (fmt_namemap_parse(buf, size, "fuzz", &m, &err) == 0) {
+		for (size_t i = 0; i < m.n; i++)
+			if ((i && m.e[i - 1].guid >= m.e[i].guid) || !m.e[i].name[0] ||
+			    fmt_namemap_get(&m, m.e[i].guid) != m.e[i].name)
+				abort();
+		fmt_namemap_free(&m);
+	} else if (!err.msg[0]) {
+		abort();	/* a refusal says why */
+	}
 #elif defined(FUZZ_GUID2LID)
 	struct fab_lid_pin *pins = NULL;
 	size_t npins = 0;
@@ -274,7 +288,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();	/* a refusal says why */
 	}
 #else
-#error "define one of FUZZ_IBND, FUZZ_IBSIM, FUZZ_LFTS, FUZZ_FDBS, FUZZ_SUBNET, FUZZ_GUID2LID, FUZZ_SL2VL, FUZZ_PATHSL, FUZZ_DLIDS, FUZZ_GROUPS"
+#error "define one of FUZZ_IBND, FUZZ_IBSIM, FUZZ_LFTS, FUZZ_FDBS, FUZZ_SUBNET, FUZZ_GUID2LID, FUZZ_SL2VL, FUZZ_PATHSL, FUZZ_DLIDS, FUZZ_NAMEMAP, FUZZ_GROUPS"
 #endif
 	return 0;
 }
