@@ -116,7 +116,7 @@ static uint32_t lfts_switch(struct api_resp *rs, const struct fabric *f, const c
 		api_fail(rs, &err);
 	} else if (f->nodes[node].type != FAB_SWITCH) {
 		api_fail_new(rs, 400, "bad_parameter", "switch: '%s' names %s '%s', not a switch", name,
-			     fab_node_type_name(f->nodes[node].type), fab_desc(f, node));
+			     fab_node_type_name(f->nodes[node].type), FAB_LABEL(f, node));
 		node = FAB_NONE;
 	}
 	return node;

@@ -27,16 +27,24 @@
  *        "not_routed", "too_large", "unauthorized", "rate_limited",
  *        "conflict", "internal", ...
  * @msg: human-readable, names the parameter and value
+ * @cand, @ncand: "ambiguous": the node GUIDs of (the first API_CAND_MAX of)
+ *                the nodes the name fits, and @ncand how many there are
  */
+#define API_CAND_MAX 16
 struct api_err {
 	int status;
 	char code[32];
 	char msg[256];
+	uint64_t cand[API_CAND_MAX];
+	unsigned ncand;
 };
 
 void api_err_set(struct api_err *e, int status, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/** api_err_json() - {"error": {"code": ..., "message": ...}} */
+/**
+ * api_err_json() - {"error": {"code": ..., "message": ...}}, with
+ * "candidates": ["0xGUID", ...] and "count" for an ambiguous name
+ */
 json_t *api_err_json(const struct api_err *e);
 
 /**

@@ -13,8 +13,8 @@
  *    (formats/fmt_slurm.c); without format (or json), the dashboard's
  *    picture of the fabric (api/query_topo.c).
  *
- * Hosts and switches are named by the daemon's node_name_map when it has
- * one, else by their node descriptions. Text answers are text/plain.
+ * Hosts and switches are named by their node descriptions, which carry the
+ * daemon's node_name_map names when it has one. Text answers are text/plain.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,19 +35,7 @@ static struct epoch *routed_epoch(struct api_req *rq, struct api_resp *rs)
 	return NULL;
 }
 
-/* The daemon's node-name-map (NULL: none), 0; -1 after answering 500. */
-static int namemap(struct api_req *rq, struct api_resp *rs, const struct fmt_namemap **m)
-{
-	struct api_err err = { 0 };
-
-	*m = rq->hooks->namemap ? rq->hooks->namemap(rq->hooks->ud, &err) : NULL;
-	if (*m || !err.status)
-		return 0;
-	api_fail(rs, &err);
-	return -1;
-}
-
-/* Run @write into a text answer; 0, or -1 after answering 500. */
+/* @text (taken) as the answer, when @rc says it was written; 0, or -1 after answering 500. */
 static int text_answer(struct api_resp *rs, const struct fab_err *why, int rc, char *text)
 {
 	if (rc) {
@@ -61,8 +49,8 @@ static int text_answer(struct api_resp *rs, const struct fab_err *why, int rc, c
 }
 
 /* The host {host} names: a host name, or a port or node of one of its CAs. */
-static uint32_t find_host(const struct fabric *f, const struct fmt_namemap *m,
-			  const struct fmt_hosts *hs, const char *text, struct api_err *err)
+static uint32_t find_host(const struct fabric *f, const struct fmt_hosts *hs, const char *text,
+			  struct api_err *err)
 {
 	uint32_t h = fmt_hosts_find(hs, text), node;
 	char name[FAB_DESC_MAX + 24];
@@ -76,7 +64,7 @@ static uint32_t find_host(const struct fabric *f, const struct fmt_namemap *m,
 			    text, fab_node_type_name(f->nodes[node].type), fab_desc(f, node));
 		return FAB_NONE;
 	}
-	fmt_host_name(f, m, node, name, sizeof(name));
+	fmt_host_name(f, node, name, sizeof(name));
 	if ((h = fmt_hosts_find(hs, name)) == FAB_NONE)
 		api_err_set(err, 404, "not_found", "host: '%.64s' has no linked port", text);
 	return h;
@@ -85,7 +73,6 @@ static uint32_t find_host(const struct fabric *f, const struct fmt_namemap *m,
 static void hosts_answer(struct api_req *rq, struct api_resp *rs, const char *host)
 {
 	const char *format = api_arg(rq, "format");
-	const struct fmt_namemap *m;
 	struct fmt_hosts hs;
 	struct fab_err why = { { 0 } };
 	struct api_err err;
@@ -100,14 +87,13 @@ static void hosts_answer(struct api_req *rq, struct api_resp *rs, const char *ho
 	}
 	if (!(e = routed_epoch(rq, rs)))
 		return;
-	if (namemap(rq, rs, &m) || fmt_hosts_build(e->fabric, m, &hs, &why)) {
-		if (why.msg[0])
-			api_fail_new(rs, 500, "internal", "%s", why.msg);
+	if (fmt_hosts_build(e->fabric, &hs, &why)) {
+		api_fail_new(rs, 500, "internal", "%s", why.msg);
 		epoch_unref(e);
 		return;
 	}
 	if (host && (apiq_check_text("host", host, &err) ||
-		     (only = find_host(e->fabric, m, &hs, host, &err)) == FAB_NONE)) {
+		     (only = find_host(e->fabric, &hs, host, &err)) == FAB_NONE)) {
 		api_fail(rs, &err);
 	} else if (fmt == FMT_HOSTS_JSON) {
 		json_t *o = apiq_begin(e, &err), *body = fmt_hosts_json(e->fabric, e->routing, &hs, only);
@@ -148,7 +134,6 @@ void api_h_host(struct api_req *rq, struct api_resp *rs)
 void api_h_topology(struct api_req *rq, struct api_resp *rs)
 {
 	const char *format = api_arg(rq, "format");
-	const struct fmt_namemap *m;
 	struct fmt_hosts hs;
 	struct fab_err why = { { 0 } };
 	struct api_err err;
@@ -172,14 +157,13 @@ void api_h_topology(struct api_req *rq, struct api_resp *rs)
 	}
 	if (!(e = routed_epoch(rq, rs)))
 		return;
-	if (namemap(rq, rs, &m) || fmt_hosts_build(e->fabric, m, &hs, &why)) {
-		if (why.msg[0])
-			api_fail_new(rs, 500, "internal", "%s", why.msg);
+	if (fmt_hosts_build(e->fabric, &hs, &why)) {
+		api_fail_new(rs, 500, "internal", "%s", why.msg);
 		epoch_unref(e);
 		return;
 	}
 	mem = open_memstream(&text, &len);
-	rc = !mem || fmt_slurm_write(mem, e->fabric, &hs, m, (enum fmt_slurm)form, NULL, 0, NULL, &why);
+	rc = !mem || fmt_slurm_write(mem, e->fabric, &hs, (enum fmt_slurm)form, NULL, 0, NULL, &why);
 	if (mem)
 		rc |= fclose(mem);
 	if (rc && why.msg[0]) {	/* the fabric has no such form: the request cannot be met */

@@ -24,8 +24,6 @@
 #include "api/query.h"
 #include "store/store.h"
 
-struct fmt_namemap;
-
 /**
  * struct api_hooks - what the server asks the daemon
  * @epoch: a reference to the current epoch, or NULL
@@ -39,9 +37,6 @@ struct fmt_namemap;
  * @readback: the last LFT read-back (readback.h's rb_json())
  * @ha: the node's role and replication (daemon/ha.h's ha_json()); it may be
  *      NULL, or return NULL without replication
- * @namemap: the node-name-map hosts and switches are named by (it lives as
- *           long as the server), NULL without one (@err's status 0) or
- *           with @err set; the hook may be NULL
  * @whatif: answer a what-if (POST /api/whatif's body, checked JSON object):
  *          the answer, or NULL with @err (400/404 a bad body, 429 one is
  *          running, 503 not routed, 504 over its time); the hook may be NULL
@@ -58,7 +53,6 @@ struct api_hooks {
 	char *(*metrics)(void *ud);
 	json_t *(*readback)(void *ud);
 	json_t *(*ha)(void *ud);
-	const struct fmt_namemap *(*namemap)(void *ud, struct api_err *err);
 	json_t *(*whatif)(void *ud, const json_t *body, struct api_err *err);
 };
 

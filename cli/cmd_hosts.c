@@ -21,12 +21,13 @@
 #include "cli/cli.h"
 #include "cli/client.h"
 
-enum { OPT_DIR = 0x300, OPT_TOPO, OPT_PLAN, OPT_NAMEMAP, OPT_FORMAT, OPT_URL, OPT_GROUPS, OPT_OUT };
+enum { OPT_DIR = 0x300, OPT_TOPO, OPT_PLAN, OPT_FORMAT, OPT_URL, OPT_GROUPS };
 
 struct hosts_opts {
-	const char *cmd, *dir, *topology, *plan, *namemap, *format, *url, *groups, *out;
+	const char *cmd, *dir, *topology, *plan, *format, *url, *groups, *out;
 	const char *host;
 	enum fmt_topo from;
+	struct cli_input in;
 	int help;
 };
 
@@ -39,7 +40,6 @@ static int parse_one(void *ctx, int c, const char *arg)
 	case OPT_DIR: o->dir = arg; break;
 	case OPT_TOPO: o->topology = arg; break;
 	case OPT_PLAN: o->plan = arg; break;
-	case OPT_NAMEMAP: o->namemap = arg; break;
 	case OPT_FORMAT: o->format = arg; break;
 	case OPT_URL: o->url = arg; break;
 	case OPT_GROUPS: o->groups = arg; break;
@@ -52,6 +52,8 @@ static int parse_one(void *ctx, int c, const char *arg)
 		o->from = (enum fmt_topo)fmt;
 		break;
 	default:
+		if (cli_input_option(&o->in, c, arg))
+			break;
 		return cli_usage_err(o->cmd, "unknown option");
 	}
 	return CLI_OK;
@@ -64,7 +66,7 @@ static int parse_args(int argc, char **argv, struct hosts_opts *o, int max_args)
 		{ "topology", required_argument, NULL, OPT_TOPO },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "dlid-plan", required_argument, NULL, OPT_PLAN },
-		{ "node-name-map", required_argument, NULL, OPT_NAMEMAP },
+		CLI_INPUT_LONGOPTS,
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "groups", required_argument, NULL, OPT_GROUPS },
 		{ "url", required_argument, NULL, OPT_URL },
@@ -84,9 +86,9 @@ static int parse_args(int argc, char **argv, struct hosts_opts *o, int max_args)
 		return cli_usage_err(o->cmd, "give the fabric with one of --dir and --topology");
 	if ((o->dir || o->topology) && o->url)
 		return cli_usage_err(o->cmd, "--url asks a daemon; --dir and --topology read files");
-	if (!o->dir && !o->topology && (o->namemap || o->plan || o->groups))
-		return cli_usage_err(o->cmd, "--node-name-map, --dlid-plan and --groups go with --dir "
-				     "or --topology (the daemon uses its own node_name_map)");
+	if (!o->dir && !o->topology && (o->in.name_map || o->in.strict || o->plan || o->groups))
+		return cli_usage_err(o->cmd, "--node-name-map, --strict, --dlid-plan and --groups go "
+				     "with --dir or --topology (the daemon uses its own node_name_map)");
 	if (o->dir && o->plan)
 		return cli_usage_err(o->cmd, "--dlid-plan goes with --topology (--dir reads DIR/dlid-plan)");
 	return CLI_OK;
@@ -103,38 +105,18 @@ static int slurp(const char *path, size_t max, char **buf, size_t *len)
 	return CLI_INPUT;
 }
 
-/* The offline inputs: the fabric, the routing holding the DLID plan, the name map. */
+/* The offline inputs: the fabric (named by --node-name-map), the routing holding the DLID plan. */
 struct offline {
 	struct fabric *f;
 	struct rt_routing *r;
-	struct fmt_namemap map;
 	struct fmt_hosts hs;
 };
 
 static void offline_free(struct offline *x)
 {
 	fmt_hosts_free(&x->hs);
-	fmt_namemap_free(&x->map);
 	rt_free(x->r);
 	fab_free(x->f);
-}
-
-static int load_map(const struct hosts_opts *o, struct offline *x)
-{
-	struct fab_err err = { { 0 } };
-	char *buf;
-	size_t len;
-	int rc;
-
-	if (!o->namemap)
-		return CLI_OK;
-	if ((rc = slurp(o->namemap, FMT_SIZE_MAX, &buf, &len)))
-		return rc;
-	rc = fmt_namemap_parse(buf, len, o->namemap, &x->map, &err) ? CLI_INPUT : CLI_OK;
-	free(buf);
-	if (rc)
-		cli_err("%s", err.msg);
-	return rc;
 }
 
 /* The plan: --dlid-plan, or DIR/dlid-plan when there is one. */
@@ -173,15 +155,15 @@ static int load_offline(const struct hosts_opts *o, struct offline *x, int plan)
 
 	memset(x, 0, sizeof(*x));
 	snprintf(path, sizeof(path), "%s/topology.ibnd", o->dir ? o->dir : "");
-	if (!(x->f = cli_load(o->dir ? path : o->topology, o->dir ? FMT_AUTO : o->from)))
+	if (!(x->f = cli_load(o->dir ? path : o->topology, o->dir ? FMT_AUTO : o->from, &o->in)))
 		return CLI_INPUT;
 	if (!(x->r = rt_new(x->f))) {
 		cli_err("out of memory");
 		return CLI_FAIL;
 	}
-	if ((rc = load_map(o, x)) || (plan && (rc = load_plan(o, x))))
+	if (plan && (rc = load_plan(o, x)))
 		return rc;
-	if (fmt_hosts_build(x->f, o->namemap ? &x->map : NULL, &x->hs, &err)) {
+	if (fmt_hosts_build(x->f, &x->hs, &err)) {
 		cli_err("%s", err.msg);
 		return CLI_FAIL;
 	}
@@ -255,7 +237,7 @@ static void hosts_usage(void)
 	      "LMC), and the destinations reached at other DLIDs. A job that does not use\n"
 	      "them sends to base LIDs, which is another routing than the one planned (opt\n"
 	      "on T(9+9, 18): WORST 9 instead of 3). Hosts are named by the first word of\n"
-	      "their CA's node-name-map name or node description.\n"
+	      "their CA's node description (or --node-name-map name).\n"
 	      "\n"
 	      "Formats:\n"
 	      "  text   a table: host, port GUID, LID, LMC, path bits, other DLIDs (default)\n"
@@ -270,7 +252,7 @@ static void hosts_usage(void)
 	      "      --topology FILE       a topology with the routing's LIDs, and\n"
 	      "      --dlid-plan FILE      its DLID plan (without: base LIDs)\n"
 	      "      --from FMT            the topology's format: auto, ibnetdiscover, ibsim\n"
-	      "      --node-name-map FILE  host names from this map (ibnetdiscover's format)\n"
+	      CLI_INPUT_HELP
 	      "      --url URL             without --dir or --topology: ask the fabrouted at URL\n"
 	      "                            (default: $FABROUTE_URL, else " CLIENT_URL_DEFAULT ")\n"
 	      "  -o, --output FILE         write there instead of standard output\n"
@@ -325,14 +307,14 @@ static void topology_usage(void)
 	      "               (Switches=); trees only\n"
 	      "  slurm-block  topology/block (Slurm 23.11 and later): one BlockName line per\n"
 	      "               dragonfly group with its hosts, and BlockSizes\n"
-	      "Hosts are named by the first word of their CA's node-name-map name or node\n"
-	      "description, switches by their map name or description.\n"
+	      "Hosts are named by the first word of their CA's node description, switches\n"
+	      "by their description (or --node-name-map names).\n"
 	      "\n"
 	      "Options:\n"
 	      "      --dir DIR             an output directory of 'fabroute compute'\n"
 	      "      --topology FILE       a topology (ibnetdiscover output or ibsim net file)\n"
 	      "      --from FMT            its format: auto, ibnetdiscover, ibsim\n"
-	      "      --node-name-map FILE  names from this map (ibnetdiscover's format)\n"
+	      CLI_INPUT_HELP
 	      "      --groups FILE         slurm-block: the dragonfly's groups (\"NODE GROUP\"\n"
 	      "                            lines) instead of finding them\n"
 	      "      --url URL             without --dir or --topology: ask the fabrouted at URL\n"
@@ -359,8 +341,7 @@ static int write_topology(const struct hosts_opts *o, const struct offline *x, e
 		cli_err("out of memory");
 		return CLI_FAIL;
 	}
-	rc = fmt_slurm_write(mem, x->f, &x->hs, o->namemap ? &x->map : NULL, form, groups, glen,
-			     o->groups, &err);
+	rc = fmt_slurm_write(mem, x->f, &x->hs, form, groups, glen, o->groups, &err);
 	rc |= fclose(mem);
 	free(groups);
 	if (rc) {	/* nothing is written when the fabric has no such form */

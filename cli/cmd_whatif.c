@@ -32,6 +32,7 @@ struct whatif_opts {
 	const char *topology, *chain, *url, *token_file, *repair, *policy;
 	char *options;		/* -O values joined by commas */
 	enum fmt_topo from;
+	struct cli_input in;
 	struct cli_lids lids;
 	unsigned long long timeout_s;
 	int json, help;
@@ -72,6 +73,7 @@ static void usage(void)
 	      "      --policy P           proven, connected or any: what a routing must be to be\n"
 	      "                           published (default proven, as fabrouted's)\n"
 	      CLI_LIDS_HELP
+	      CLI_INPUT_HELP
 	      "  -h, --help               show this help\n"
 	      "\n"
 	      "Exit status: 0 connected and deadlock-free; 4 some pair unreachable, 5 a\n"
@@ -130,7 +132,7 @@ static int parse_one(void *ctx, int c, const char *arg)
 		o->from = (enum fmt_topo)fmt;
 		return CLI_OK;
 	default:
-		if (cli_lids_option(&o->lids, c, arg) > 0)
+		if (cli_lids_option(&o->lids, c, arg) > 0 || cli_input_option(&o->in, c, arg))
 			return CLI_OK;
 		return cli_usage_err("whatif", "bad value '%s'", arg ? arg : "");
 	}
@@ -156,6 +158,7 @@ static int parse_args(int argc, char **argv, struct whatif_opts *o)
 		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
 		{ "lmc", required_argument, NULL, OPT_LMC },
 		{ "renew-lids", no_argument, NULL, OPT_RENEW_LIDS },
+		CLI_INPUT_LONGOPTS,
 		{ "url", required_argument, NULL, OPT_URL },
 		{ "token-file", required_argument, NULL, OPT_TOKEN },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -174,9 +177,9 @@ static int parse_args(int argc, char **argv, struct whatif_opts *o)
 	if (o->topology && (o->url || o->token_file))
 		return cli_usage_err("whatif", "--url and --token-file ask a daemon; --topology works on a file");
 	if (!o->topology && (o->chain || o->options || o->repair || o->policy || o->lids.guid2lid ||
-			     o->lids.lmc >= 0 || o->lids.renew))
-		return cli_usage_err("whatif", "-e, -O, --repair, --policy and the LID options go with "
-				     "--topology (the daemon uses its own settings)");
+			     o->lids.lmc >= 0 || o->lids.renew || o->in.strict || o->in.name_map))
+		return cli_usage_err("whatif", "-e, -O, --repair, --policy, the LID and input options "
+				     "go with --topology (the daemon uses its own settings)");
 	if (o->repair && strcmp(o->repair, "ftdlr") && strcmp(o->repair, "none"))
 		return cli_usage_err("whatif", "--repair '%s': expected ftdlr or none", o->repair);
 	if (policy_of(o->policy) < 0)
@@ -375,7 +378,7 @@ static void repair_decision(const struct whatif_opts *o, const struct eng_res *b
 
 static int offline(const struct whatif_opts *o)
 {
-	struct fabric *f = cli_load(o->topology, o->from);
+	struct fabric *f = cli_load(o->topology, o->from, &o->in);
 	struct eng_res base;
 	struct fab_err err = { { 0 } };
 	struct wi_req q = {

@@ -66,8 +66,17 @@ static const struct cfg_key keys[] = {
 	  "with source opensm: the unix socket the plugin connects to" },
 	{ "topology", S(topology), "gen:ft648", 0, 0, 1, "FILE|gen:FAMILY[:K=V,...]",
 	  "topology file (ibnetdiscover or ibsim), or a generated fabric; re-read on SIGHUP" },
-	{ "topology_format", S(topology_format), "auto", 0, 0, 1, "auto|ibnetdiscover|ibsim",
+	{ "topology_format", S(topology_format), "auto", 0, 0, 1, "auto|ibnetdiscover|ibsim|opensm-subnet",
 	  "format of the topology file" },
+	{ "topology_strict", U(topology_strict), "0", 0, 1, 1, "0|1",
+	  "1: refuse a topology file with the diagnostic lines ibnetdiscover and its libraries "
+	  "print among the records (ibwarn: ...); 0: skip them, each logged as a warning with its "
+	  "file and line" },
+	{ "node_name_map", S(node_name_map), "", 0, 0, 1, "PATH",
+	  "node-name-map file (\"GUID NAME\" lines, the format of OpenSM's node_name_map_name and "
+	  "the diags' --node-name-map): the nodes it lists carry its names in the API, events, "
+	  "notes and output files (with source opensm, from OpenSM's next routing request on); "
+	  "re-read on SIGHUP; empty: none" },
 	{ "db", S(db), "/var/lib/fabroute/fabroute.db", 0, 0, 0, "PATH",
 	  "SQLite database (created if missing)" },
 	{ "listen", S(listen), "127.0.0.1:8577", 0, 0, 0, "ADDR:PORT",
@@ -131,9 +140,6 @@ static const struct cfg_key keys[] = {
 	  "this SM node's name in the replication and the API (empty: the host name)" },
 	{ "etcd_timeout_ms", U(etcd_timeout_ms), "1000", 50, 60000, 0, "MS",
 	  "deadline of each etcd call" },
-	{ "node_name_map", S(node_name_map), "", 0, 0, 0, "FILE",
-	  "names of hosts and switches for GET /api/hosts and /api/topology?format= (ibnetdiscover's "
-	  "--node-name-map format: \"0xGUID \"name\"\" lines); empty: the node descriptions" },
 	{ "whatif_timeout_s", U(whatif_timeout_s), "60", 1, 3600, 1, "S",
 	  "a what-if (POST /api/whatif) runs at most this long (504 beyond)" },
 	{ "whatif_memory_mb", U(whatif_memory_mb), "2048", 0, 1048576, 1, "MB",
@@ -389,7 +395,7 @@ int config_check(const struct config *c, struct fab_err *err)
 		return -1;
 	}
 	if (fmt_topo_from_name(c->topology_format) < 0) {
-		fab_err_set(err, "topology_format: expected auto, ibnetdiscover or ibsim, found '%s'",
+		fab_err_set(err, "topology_format: expected auto, ibnetdiscover, ibsim or opensm-subnet, found '%s'",
 			    c->topology_format);
 		return -1;
 	}

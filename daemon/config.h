@@ -38,6 +38,8 @@ struct config {
 	char *socket;
 	char *topology;
 	char *topology_format;
+	unsigned topology_strict;
+	char *node_name_map;
 	char *db;
 	char *listen;
 	char *token_file;
@@ -69,7 +71,6 @@ struct config {
 	char *etcd_prefix;
 	char *node_name;
 	unsigned etcd_timeout_ms;
-	char *node_name_map;
 	unsigned whatif_timeout_s;
 	unsigned whatif_memory_mb;
 	unsigned char origin[56];

@@ -29,7 +29,6 @@
 #include "daemon/readback.h"
 #include "daemon/source_file.h"
 #include "daemon/source_osm.h"
-#include "formats/formats.h"
 #include "store/store.h"
 
 #define DAEMON_FLAGS_MAX 64
@@ -70,7 +69,6 @@ struct daemon {
 	int ready_sent;
 	struct loop_timer *watchdog;	/* with WatchdogSec=: WATCHDOG=1 every @watchdog_ms */
 	int64_t watchdog_ms;
-	struct fmt_namemap namemap;	/* node_name_map, read at start */
 	pthread_mutex_t whatif_mu;	/* held while a what-if runs */
 };
 
@@ -86,13 +84,6 @@ struct pipe_settings daemon_settings(const struct config *c, const char *chain, 
  */
 json_t *daemon_store_json(struct daemon *d);
 
-/**
- * daemon_namemap_load() - @c's node_name_map into @m (empty without one)
- * (daemon/whatif.c). Return: 0, or -1 with @err naming the key, file and line.
- */
-int daemon_namemap_load(const struct config *c, struct fmt_namemap *m, struct fab_err *err);
-/** daemon_hook_namemap() - the API's namemap hook (daemon/whatif.c). */
-const struct fmt_namemap *daemon_hook_namemap(void *ud, struct api_err *err);
 /** daemon_hook_whatif() - the API's whatif hook: POST /api/whatif (daemon/whatif.c). */
 json_t *daemon_hook_whatif(void *ud, const json_t *body, struct api_err *err);
 

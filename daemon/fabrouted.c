@@ -227,6 +227,8 @@ static void reload_apply(struct daemon *d, struct config c, int src_changed)
 		    store_setting_set(d->st, "engine_options", c.engine_options, &err))
 			log_err("%s", err.msg);
 	}
+	if (d->osm && srco_set_names(d->osm, c.node_name_map, &err))
+		log_err("reload: %s; the names in force stay", err.msg);
 	pthread_mutex_lock(&d->cfg_mu);
 	old = d->cfg;
 	d->cfg = c;
@@ -247,9 +249,11 @@ static void reload_apply(struct daemon *d, struct config c, int src_changed)
 static void *reload_main(void *arg)
 {
 	struct daemon *d = arg;
+	struct srcf_input in = { d->rl.cfg.topology, d->rl.cfg.topology_format,
+				 d->rl.cfg.node_name_map, (int)d->rl.cfg.topology_strict };
 	uint64_t one = 1;
 
-	d->rl.f = srcf_load(d->rl.cfg.topology, d->rl.cfg.topology_format, &d->rl.err);
+	d->rl.f = srcf_load(&in, &d->rl.err);
 	if (write(d->rl.fd, &one, sizeof(one)) < 0)
 		log_err("reload: cannot wake the loop: %s", strerror(errno));
 	return NULL;
@@ -361,12 +365,14 @@ static int start_signals(struct daemon *d)
 
 static int open_source(struct daemon *d, struct fab_err *err)
 {
+	struct srcf_input in = { d->cfg.topology, d->cfg.topology_format, d->cfg.node_name_map,
+				 (int)d->cfg.topology_strict };
 	char *saved = NULL;
 	json_t *faults;
 
 	if (strcmp(d->cfg.source, "opensm") == 0)
 		return 0;	/* the fabric comes with each of OpenSM's routing requests */
-	d->src = srcf_open(d->cfg.topology, d->cfg.topology_format, err);
+	d->src = srcf_open(&in, err);
 	if (!d->src || store_setting_get(d->st, "faults", &saved, err))
 		return -1;
 	faults = saved ? json_loads(saved, 0, NULL) : NULL;
@@ -461,7 +467,7 @@ static int start_osm(struct daemon *d, struct fab_err *err)
 	if (start_fast_repair(d, err))
 		return -1;
 	d->osm = srco_open(d->cfg.socket, d->pipe, d->st, on_osm_event, d, err);
-	return d->osm ? 0 : -1;
+	return d->osm && !srco_set_names(d->osm, d->cfg.node_name_map, err) ? 0 : -1;
 }
 
 /* systemd's watchdog: pinged from the main loop, so a stuck loop stops the pings. */
@@ -548,7 +554,7 @@ static int start(struct daemon *d, struct fab_err *err)
 	restored = d->src && pipe_restore(d->pipe);
 	if (!d->src && start_osm(d, err))
 		return -1;
-	if (daemon_namemap_load(&d->cfg, &d->namemap, err) || start_api(d, err) || start_ha(d, err))
+	if (start_api(d, err) || start_ha(d, err))
 		return -1;
 	pipe_event(d->st, "daemon", NULL, "fabrouted %s started", PACKAGE_VERSION);
 	if (restored) {
@@ -574,7 +580,6 @@ static void stop(struct daemon *d)
 		d->rl.running = 0;
 	}
 	api_stop(d->api);
-	fmt_namemap_free(&d->namemap);
 	ha_stop(d->ha);
 	srco_free(d->osm);
 	fr_stop(d->fr);
@@ -626,12 +631,6 @@ int main(int argc, char **argv)
 			return EXIT_CONFIG;
 		}
 		free(tok);
-		if (daemon_namemap_load(&d.cfg, &d.namemap, &err)) {
-			fprintf(stderr, "fabrouted: %s\n", err.msg);
-			config_free(&d.cfg);
-			return EXIT_CONFIG;
-		}
-		fmt_namemap_free(&d.namemap);
 		config_write(stdout, &d.cfg);
 		config_free(&d.cfg);
 		return 0;

@@ -299,7 +299,7 @@ static void store_epoch(struct pipeline *p, struct epoch *e, const struct job *j
 	struct store_snap_in in = {
 		.seq = e->seq, .time_ms = e->published_ms, .reason = e->reason, .chain = e->chain,
 		.engine = e->engine, .compute_ms = e->compute_ms, .eval_ms = e->eval_ms,
-		.summary = summary, .f = e->fabric, .r = e->routing,
+		.summary = summary, .f = e->fabric, .r = e->routing, .digest = epoch_digest(e),
 	};
 	struct fab_err err;
 	int64_t id = store_snapshot_add(p->st, &in, &err);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /**
- * DOC: what-if in the daemon, and the names of hosts and switches
+ * DOC: what-if in the daemon
  *
  * POST /api/whatif answers engines/whatif.h's wi_run() for the routing in
  * force, with the daemon's settings: its chain, options and publish policy,
@@ -15,10 +15,6 @@
  * (429 while one runs). The child sees the epoch as it was when forked and
  * hands its answer back as JSON through a pipe; the daemon's own memory is
  * never touched by it.
- *
- * The node-name-map (node_name_map) names the hosts and switches of GET
- * /api/hosts and GET /api/topology?format=; it is read at start (a bad
- * file stops fabrouted, as `fabrouted -n` says).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,37 +46,6 @@
 #define WI_SANITIZED 1
 #endif
 #endif
-
-/* --- node-name-map ------------------------------------------------------------- */
-
-int daemon_namemap_load(const struct config *c, struct fmt_namemap *m, struct fab_err *err)
-{
-	struct fab_err why = { { 0 } };
-	char *buf;
-	size_t len;
-	int rc;
-
-	memset(m, 0, sizeof(*m));
-	if (!c->node_name_map[0])
-		return 0;
-	if (fmt_read_file(c->node_name_map, &buf, &len, &why)) {
-		fab_err_set(err, "node_name_map: %s", why.msg);
-		return -1;
-	}
-	rc = fmt_namemap_parse(buf, len, c->node_name_map, m, &why);
-	free(buf);
-	if (rc)
-		fab_err_set(err, "node_name_map: %s", why.msg);
-	return rc;
-}
-
-const struct fmt_namemap *daemon_hook_namemap(void *ud, struct api_err *err)
-{
-	struct daemon *d = ud;
-
-	err->status = 0;
-	return d->namemap.n ? &d->namemap : NULL;
-}
 
 /* --- the request --------------------------------------------------------------- */
 

@@ -2,8 +2,8 @@
 /**
  * DOC: hosts and the DLIDs their routing plans
  *
- * A host is a name: the first word of a CA's name in the node-name-map, or
- * else of its node description (rdma-ndd sets "hostname device"), without a
+ * A host is a name: the first word of a CA's node description (rdma-ndd
+ * sets "hostname device"; a node-name-map's name once applied), without a
  * domain (cut at the first '.'), characters other than letters, digits,
  * '-' and '_' made '_' (what Slurm and a shell case pattern take). CA
  * ports whose nodes have one name are one host's ports; a CA without a
@@ -36,14 +36,11 @@ static int is_host_char(char c)
 	       c == '-' || c == '_';
 }
 
-void fmt_host_name(const struct fabric *f, const struct fmt_namemap *m, uint32_t node, char *buf,
-		   size_t size)
+void fmt_host_name(const struct fabric *f, uint32_t node, char *buf, size_t size)
 {
-	const char *s = fmt_namemap_get(m, f->nodes[node].guid);
+	const char *s = fab_desc(f, node);
 	size_t n = 0;
 
-	if (!s)
-		s = fab_desc(f, node);
 	while (*s == ' ' || *s == '\t')
 		s++;
 	for (; *s && *s != ' ' && *s != '\t' && *s != '.' && n + 1 < size; s++)
@@ -68,7 +65,7 @@ static int cmp_host_ep(const void *a, const void *b)
 }
 
 /* Every linked CA port, named and sorted; NULL when out of memory. */
-static struct host_ep *host_eps(const struct fabric *f, const struct fmt_namemap *m, uint32_t *n)
+static struct host_ep *host_eps(const struct fabric *f, uint32_t *n)
 {
 	struct host_ep *v = malloc(((size_t)f->neps + 1) * sizeof(*v));
 
@@ -78,7 +75,7 @@ static struct host_ep *host_eps(const struct fabric *f, const struct fmt_namemap
 
 		if (f->nodes[node].type != FAB_CA)
 			continue;
-		fmt_host_name(f, m, node, v[*n].name, sizeof(v[*n].name));
+		fmt_host_name(f, node, v[*n].name, sizeof(v[*n].name));
 		v[*n].guid = fab_port(f, node, f->eps[e].port)->guid;
 		v[(*n)++].ep = e;
 	}
@@ -87,11 +84,10 @@ static struct host_ep *host_eps(const struct fabric *f, const struct fmt_namemap
 	return v;
 }
 
-int fmt_hosts_build(const struct fabric *f, const struct fmt_namemap *m, struct fmt_hosts *h,
-		    struct fab_err *err)
+int fmt_hosts_build(const struct fabric *f, struct fmt_hosts *h, struct fab_err *err)
 {
 	uint32_t n;
-	struct host_ep *v = host_eps(f, m, &n);
+	struct host_ep *v = host_eps(f, &n);
 
 	memset(h, 0, sizeof(*h));
 	h->name = calloc((size_t)n + 1, sizeof(*h->name));

@@ -19,8 +19,8 @@
  *    and every block at least the first). The groups come from a groups
  *    file, else they are found (fab_dfly_find(), then fab_shape()).
  *
- * Host names are fmt_host_name()'s, switch names the node-name-map's or
- * the description, with characters other than letters, digits, '.', '-'
+ * Host names are fmt_host_name()'s, switch names their descriptions (a
+ * node-name-map's names once applied), with characters other than letters, digits, '.', '-'
  * and '_' made '_' (Slurm parses the lists as hostlist expressions); a
  * switch with no name left, or one another switch has, is "sw-" and its
  * GUID. Lists are written as hostlist expressions: "node-[000-017,020]".
@@ -91,15 +91,15 @@ static void write_hostlist(FILE *out, char **names, size_t n)
 /* --- names ------------------------------------------------------------------------- */
 
 /* Every switch's name (@sw_names[s], malloc'd): unique, hostlist-safe. 0 or -1 (out of memory). */
-static int switch_names(const struct fabric *f, const struct fmt_namemap *m, char **names)
+static int switch_names(const struct fabric *f, char **names)
 {
 	for (uint32_t s = 0; s < f->nswitches; s++) {
 		uint32_t node = f->switches[s];
-		const char *src = fmt_namemap_get(m, f->nodes[node].guid);
+		const char *src = fab_desc(f, node);
 		char buf[SW_NAME_MAX + 1];
 		size_t n = 0;
 
-		for (src = src ? src : fab_desc(f, node); *src && n < SW_NAME_MAX; src++) {
+		for (; *src && n < SW_NAME_MAX; src++) {
 			char c = *src;
 
 			buf[n++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -161,7 +161,7 @@ static void slurm_free(struct slurm *x)
 }
 
 static int slurm_init(struct slurm *x, const struct fabric *f, const struct fmt_hosts *hs,
-		      const struct fmt_namemap *m, struct fab_err *err)
+		      struct fab_err *err)
 {
 	size_t most = (size_t)(hs->n > f->nswitches ? hs->n : f->nswitches) + 1;
 
@@ -170,7 +170,7 @@ static int slurm_init(struct slurm *x, const struct fabric *f, const struct fmt_
 	x->home = calloc((size_t)hs->n + 1, sizeof(*x->home));
 	x->list = calloc(most, sizeof(*x->list));
 	x->written = calloc((size_t)f->nswitches + 1, 1);
-	if (!x->sw_name || !x->home || !x->list || !x->written || switch_names(f, m, x->sw_name)) {
+	if (!x->sw_name || !x->home || !x->list || !x->written || switch_names(f, x->sw_name)) {
 		slurm_free(x);
 		fab_err_set(err, "out of memory");
 		return -1;
@@ -362,8 +362,8 @@ int fmt_slurm_format_from_name(const char *name)
 }
 
 int fmt_slurm_write(FILE *out, const struct fabric *f, const struct fmt_hosts *hs,
-		    const struct fmt_namemap *m, enum fmt_slurm form, const char *groups,
-		    size_t glen, const char *gname, struct fab_err *err)
+		    enum fmt_slurm form, const char *groups, size_t glen, const char *gname,
+		    struct fab_err *err)
 {
 	struct slurm x;
 	int rc;
@@ -372,7 +372,7 @@ int fmt_slurm_write(FILE *out, const struct fabric *f, const struct fmt_hosts *h
 		fab_err_set(err, "the fabric has no hosts (linked CA ports)");
 		return -1;
 	}
-	if (slurm_init(&x, f, hs, m, err))
+	if (slurm_init(&x, f, hs, err))
 		return -1;
 	rc = form == FMT_SLURM_TREE ? write_tree(out, &x, err) :
 	     write_block(out, &x, groups, glen, gname, err);

@@ -39,18 +39,19 @@
  * @fabric: the fabric routed, finalized, with LIDs
  * @routing: the routing
  * @opts, @report: the evaluation (switches included, with load)
- * @cache_mu: guards @link_routes, @digest and @api_cache, computed on first use
+ * @cache_mu: guards @link_routes and @api_cache, computed on first use
  * @link_routes: per port slot (fabric->nodes[n].port0 + p), the pairs whose
  *               path leaves through that port under all-to-all traffic; then
  *               (from fabric->nports + 1 on) the same for the CA-to-CA pairs
  *               (api_link_routes())
- * @digest: rt_digest() of @fabric and @routing (read it with epoch_digest())
+ * @digest: rt_digest() of @fabric and @routing, "" until computed (guarded
+ *          by @mu; read it with epoch_digest())
  * @api_cache: an answer of the API built once per epoch (the body of GET
  *             /api/topology), freed with @api_cache_free
  */
 struct epoch {
 	int refs;
-	pthread_mutex_t mu;	/* guards @snapshot_id, the one member set after publication */
+	pthread_mutex_t mu;	/* guards @snapshot_id and @digest, the members set after publication */
 	uint64_t seq;
 	int64_t snapshot_id;
 	int64_t published_ms;

@@ -60,8 +60,8 @@ static int check_subset(const struct fabric *bf, const struct fabric *cf, uint32
 			if (bp->peer == FAB_NONE || bp->peer_port != cp->peer_port ||
 			    bf->nodes[bp->peer].guid != cf->nodes[cp->peer].guid) {
 				fab_err_set(err, "link '%s' port %u - '%s' port %u is not in the base "
-					    "fabric (recabled or new)", fab_desc(cf, n), p,
-					    fab_desc(cf, cp->peer), cp->peer_port);
+					    "fabric (recabled or new)", FAB_LABEL(cf, n), p,
+					    FAB_LABEL(cf, cp->peer), cp->peer_port);
 				return ENG_NOT_APPLICABLE;
 			}
 		}
@@ -72,7 +72,7 @@ static int check_subset(const struct fabric *bf, const struct fabric *cf, uint32
 
 		if (be == FAB_NONE || fab_ep_lid(bf, be) != cp->lid || fab_ep_lmc(bf, be) != cp->lmc ||
 		    cp->lid + (1u << cp->lmc) > lft_len) {
-			fab_err_set(err, "'%s' port %u has LID %u (LMC %u), not the base's", fab_desc(cf,
+			fab_err_set(err, "'%s' port %u has LID %u (LMC %u), not the base's", FAB_LABEL(cf,
 				    cf->eps[e].node), cf->eps[e].port, cp->lid, cp->lmc);
 			return ENG_NOT_APPLICABLE;
 		}

@@ -18,12 +18,13 @@
  *  -DFUZZ_DLIDS    fmt_dlids_parse() against the fixed fabric with LMC 2 on
  *                  its CA ports, then writes the plan and reads it back: the
  *                  same DLID for every pair;
- *  -DFUZZ_NAMEMAP  fmt_namemap_parse(): the entries sorted by GUID, each
- *                  GUID once, each found by fmt_namemap_get() with its name;
  *  -DFUZZ_GROUPS   fmt_dfly_find() with the input as a groups file, against
  *                  the dragonfly a=3 p=1 h=2 (whose groups discovery cannot
  *                  tell): a verified grouping must be a partition into
- *                  cliques, a refusal must say why.
+ *                  cliques, a refusal must say why;
+ *  -DFUZZ_NAMES    fmt_names_parse() (a node-name-map), then
+ *                  fmt_names_apply() to a copy of the fixed fabric: every
+ *                  node it names must carry its name (cut to 64 bytes).
  *
  * The input is handed over as it comes, without a terminating NUL, so that
  * a parser reading past its length shows up under AddressSanitizer. Any
@@ -44,7 +45,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #if defined(FUZZ_LFTS) || defined(FUZZ_FDBS) || defined(FUZZ_SL2VL) || defined(FUZZ_PATHSL) || \
-	defined(FUZZ_DLIDS)
+	defined(FUZZ_DLIDS) || defined(FUZZ_NAMES)
 #define FUZZ_FIXED_FABRIC
 #endif
 
@@ -256,18 +257,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();	/* a refusal says why */
 	rt_free(r);
 	rt_free(back);
-#elif defined(FUZZ_NAMEMAP)
-	struct fmt_namemap m;
-
-	if (fmt_namemap_parse(buf, size, "fuzz", &m, &err) == 0) {
-		for (size_t i = 0; i < m.n; i++)
-			if ((i && m.e[i - 1].guid >= m.e[i].guid) || !m.e[i].name[0] ||
-			    fmt_namemap_get(&m, m.e[i].guid) != m.e[i].name)
-				abort();
-		fmt_namemap_free(&m);
-	} else if (!err.msg[0]) {
-		abort();	/* a refusal says why */
-	}
 #elif defined(FUZZ_GUID2LID)
 	struct fab_lid_pin *pins = NULL;
 	size_t npins = 0;
@@ -287,8 +276,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (!err.msg[0]) {
 		abort();	/* a refusal says why */
 	}
+#elif defined(FUZZ_NAMES)
+	struct fmt_names m;
+	struct fabric *f;
+
+	if (fmt_names_parse(buf, size, "fuzz", &m, &err)) {
+		if (!err.msg[0])
+			abort();	/* a refusal says why */
+		return 0;
+	}
+	f = fab_copy(fixed_fabric(), &err);
+	if (!f || fmt_names_apply(f, &m, &err) < 0)
+		abort();
+	for (size_t i = 0; i < m.n; i++) {
+		uint32_t n = fab_node_by_guid(f, m.guid[i]);
+
+		if (n != FAB_NONE && strcmp(fab_desc(f, n), m.name[i]))
+			abort();
+	}
+	fab_free(f);
+	fmt_names_free(&m);
 #else
-#error "define one of FUZZ_IBND, FUZZ_IBSIM, FUZZ_LFTS, FUZZ_FDBS, FUZZ_SUBNET, FUZZ_GUID2LID, FUZZ_SL2VL, FUZZ_PATHSL, FUZZ_DLIDS, FUZZ_NAMEMAP, FUZZ_GROUPS"
+#error "define one of FUZZ_IBND, FUZZ_IBSIM, FUZZ_LFTS, FUZZ_FDBS, FUZZ_SUBNET, FUZZ_GUID2LID, FUZZ_SL2VL, FUZZ_PATHSL, FUZZ_DLIDS, FUZZ_GROUPS, FUZZ_NAMES"
 #endif
 	return 0;
 }
