@@ -315,7 +315,8 @@ static int load_plan(struct loaded *l)
 	if (strcmp(routing, "-") && access(path, F_OK) == 0) {
 		rc = read_and(path, FMT_DUMP_SIZE_MAX, &l->err, parse_plan, l);
 		if (rc == CLI_OK)
-			fprintf(stderr, "fabroute eval: the DLIDs of %s\n", path);
+			fprintf(stderr, "fabroute eval: pairs at the DLIDs of the plan %s "
+				"(--no-dlid-plan: at base LIDs)\n", path);
 		return rc;
 	}
 	if (fab_lmc_max(l->f))

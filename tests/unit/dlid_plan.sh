@@ -43,7 +43,7 @@ is "opt: sources of group 0 use their base LIDs (no line)" \
 	"$(grep -vc '^#' "$D/t9/dlid-plan")" 108
 runs "eval reads the plan from next to the LFTs" 0 "$F" eval --topology "$D/t9/topology.ibnd" \
 	--lfts "$D/t9/opensm-lfts.dump"
-like "and says which file it read" "$err" "the DLIDs of .*t9/dlid-plan"
+like "and says which file it read" "$err" "pairs at the DLIDs of the plan .*t9/dlid-plan"
 
 mkdir "$D/bare"
 cp "$D/t9/opensm-lfts.dump" "$D/t9/topology.ibnd" "$D/bare/"
