@@ -23,16 +23,23 @@
 #include "api/server_impl.h"
 #include "formats/formats.h"
 
-/* The epoch to answer from, routed; NULL after answering 503. */
-static struct epoch *routed_epoch(struct api_req *rq, struct api_resp *rs)
+/* The epoch to answer from, routed, and its hosts in @hs; NULL after answering 503 or 500. */
+static struct epoch *routed_hosts(struct api_req *rq, struct api_resp *rs, struct fmt_hosts *hs)
 {
 	struct epoch *e = rq->epoch ? epoch_ref(rq->epoch) : rq->hooks->epoch(rq->hooks->ud);
+	struct fab_err why = { { 0 } };
 
-	if (e && e->fabric && e->routing)
-		return e;
-	epoch_unref(e);
-	api_fail_new(rs, 503, "not_routed", "no routing published yet");
-	return NULL;
+	if (!e || !e->fabric || !e->routing) {
+		epoch_unref(e);
+		api_fail_new(rs, 503, "not_routed", "no routing published yet");
+		return NULL;
+	}
+	if (fmt_hosts_build(e->fabric, hs, &why)) {
+		api_fail_new(rs, 500, "internal", "%s", why.msg);
+		epoch_unref(e);
+		return NULL;
+	}
+	return e;
 }
 
 /* @text (taken) as the answer, when @rc says it was written; 0, or -1 after answering 500. */
@@ -85,13 +92,8 @@ static void hosts_answer(struct api_req *rq, struct api_resp *rs, const char *ho
 			     "'%.64s'", format);
 		return;
 	}
-	if (!(e = routed_epoch(rq, rs)))
+	if (!(e = routed_hosts(rq, rs, &hs)))
 		return;
-	if (fmt_hosts_build(e->fabric, &hs, &why)) {
-		api_fail_new(rs, 500, "internal", "%s", why.msg);
-		epoch_unref(e);
-		return;
-	}
 	if (host && (apiq_check_text("host", host, &err) ||
 		     (only = find_host(e->fabric, &hs, host, &err)) == FAB_NONE)) {
 		api_fail(rs, &err);
@@ -155,13 +157,8 @@ void api_h_topology(struct api_req *rq, struct api_resp *rs)
 		epoch_unref(e);
 		return;
 	}
-	if (!(e = routed_epoch(rq, rs)))
+	if (!(e = routed_hosts(rq, rs, &hs)))
 		return;
-	if (fmt_hosts_build(e->fabric, &hs, &why)) {
-		api_fail_new(rs, 500, "internal", "%s", why.msg);
-		epoch_unref(e);
-		return;
-	}
 	mem = open_memstream(&text, &len);
 	rc = !mem || fmt_slurm_write(mem, e->fabric, &hs, (enum fmt_slurm)form, NULL, 0, NULL, &why);
 	if (mem)
