@@ -84,6 +84,7 @@ static int names(const json_t *body, const char *key, const char ***out, size_t 
 
 /* --- the child ------------------------------------------------------------------- */
 
+#ifndef WI_SANITIZED
 /* The private writable memory the process maps now (VmData), in bytes; 0 when unknown. */
 static rlim_t data_now(void)
 {
@@ -98,6 +99,7 @@ static rlim_t data_now(void)
 		fclose(st);
 	return (rlim_t)kb * 1024;
 }
+#endif
 
 /*
  * The child's limits: the lowest priority, and the data the daemon maps at
@@ -108,7 +110,6 @@ static void child_limits(unsigned mb)
 {
 	struct sched_param sp = { 0 };
 	sigset_t all;
-	rlim_t now;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_UNBLOCK, &all, NULL);	/* the daemon's threads block SIGTERM */
@@ -116,15 +117,16 @@ static void child_limits(unsigned mb)
 	(void)setpriority(PRIO_PROCESS, 0, 19);	/* best effort: the deadline bounds it anyway */
 	(void)sched_setscheduler(0, SCHED_IDLE, &sp);
 #ifndef WI_SANITIZED
-	if (mb && (now = data_now())) {
+	rlim_t now = mb ? data_now() : 0;
+
+	if (now) {
 		struct rlimit rl = { .rlim_cur = now + (rlim_t)mb * 1024 * 1024,
 				     .rlim_max = now + (rlim_t)mb * 1024 * 1024 };
 
 		setrlimit(RLIMIT_DATA, &rl);
 	}
 #else
-	(void)mb;
-	(void)now;
+	(void)mb;	/* AddressSanitizer's shadow memory would count against the limit */
 #endif
 }
 
