@@ -3,7 +3,8 @@
 # engines that give ports several LIDs, eval reads it from next to the LFTs
 # (or --dlid-plan), and opt then reproduces papers/003's Table I exactly;
 # without it eval warns and measures the base LIDs' routing. path-sl only
-# when some SL is not 0. The plan's parser refuses bad lines by file:line.
+# when some SL is not 0, and eval reads it and the SL2VL tables from next
+# to the LFTs too. The plan's parser refuses bad lines by file:line.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 need jq
 
@@ -86,6 +87,27 @@ b=$("$F" eval --topology "$D/ps/topology.ibnd" --lfts "$D/ps/opensm-lfts.dump" -
 is "pathsel: eval with the plan equals eval with the paths file's DLIDs" "$a" "$b"
 runs "pathsel: every listed path followed with the plan's DLIDs" 0 "$F" eval \
 	--topology "$D/ps/topology.ibnd" --lfts "$D/ps/opensm-lfts.dump" --paths "$D/ps/paths"
+
+# the SL files travel too: eval reads opensm-sl2vl.dump and path-sl from next to the LFTs
+dl() { # DIR [EVAL OPTIONS]: "deadlock-free VLs" of the routing in DIR
+	dir=$1
+	shift
+	"$F" eval --topology "$dir/topology.ibnd" --lfts "$dir/opensm-lfts.dump" --json "$@" \
+		2>"$D/eval.err" | jq -r '"\(.deadlock.deadlock_free) \(.deadlock.vls_used | join(","))"'
+}
+"$F" gen dragonfly a=4 p=2 h=2 -o "$D/df.ibnd"
+"$F" compute -e dla --topology "$D/df.ibnd" -d "$D/dla" >/dev/null
+is "dla: eval reads the SL2VL tables next to the LFTs: deadlock-free on VLs 0 and 1" "$(dl "$D/dla")" "true 0,1"
+like "... and says which file it read" "$(cat "$D/eval.err")" "the SL2VL tables of .*dla/opensm-sl2vl.dump"
+is "dla: --no-sl-files: one VL, a cycle" "$(dl "$D/dla" --no-sl-files)" "false 0"
+"$F" gen kary-ntree k=4 n=3 -o "$D/k4.ibnd"
+"$F" compute -e ftdlr --topology "$D/k4.ibnd" -d "$D/ftdlr" >/dev/null
+is "ftdlr: path-sl written (switch destinations on SL 1)" "$(test -s "$D/ftdlr/path-sl" && echo yes)" yes
+is "ftdlr: eval reads the path SLs next to the LFTs: VLs 0 and 1" "$(dl "$D/ftdlr")" "true 0,1"
+like "... and says which file it read" "$(cat "$D/eval.err")" "the path SLs of .*ftdlr/path-sl"
+is "ftdlr: --no-sl-files: every pair on SL 0" "$(dl "$D/ftdlr" --no-sl-files)" "true 0"
+runs "--path-sl with --no-sl-files: usage error" 2 "$F" eval --topology "$D/ftdlr/topology.ibnd" \
+	--lfts "$D/ftdlr/opensm-lfts.dump" --path-sl "$D/ftdlr/path-sl" --no-sl-files
 
 # the parser: every bad line named by file and line, exit 3
 src=$(grep -v '^#' "$D/t9/dlid-plan" | head -1 | cut -d' ' -f1)
