@@ -47,10 +47,11 @@ static void usage(void)
 	      "fabric without them (and without the CAs left with no link) routed as\n"
 	      "fabrouted would route it: the repair of the routing in force when its repair\n"
 	      "applies (ftdlr on a fat tree routed by ftree, sftree or ftdlr), else the\n"
-	      "chain, held to the publish policy. Says which would publish, whether the\n"
-	      "routing is connected and deadlock-free (the pairs that fail, a cycle), the\n"
-	      "largest link load before and after, and the LFT entries, 64-LID blocks and\n"
-	      "switches a subnet manager would rewrite.\n"
+	      "chain, held to the publish policy. Says whether the fabric would fall apart\n"
+	      "whatever routes it (its parts, the CA pairs no routing can join), which\n"
+	      "routing would publish, whether it is connected and deadlock-free (the pairs\n"
+	      "that fail, a cycle), the largest link load before and after, and the LFT\n"
+	      "entries, 64-LID blocks and switches a subnet manager would rewrite.\n"
 	      "\n"
 	      "  --link NODE:PORT         a link, named by either end (NODE: a description\n"
 	      "                           or a 0x node GUID); repeatable\n"
@@ -240,6 +241,27 @@ static void print_failures(const json_t *ev)
 	}
 }
 
+/* Whether the fabric would hold together: its parts, the largest few, the CA pairs cut. */
+static void print_split(const json_t *sp)
+{
+	long long parts = client_int(sp, "parts");
+	size_t i;
+	json_t *v;
+
+	if (parts <= 1) {
+		printf("split:        no, the fabric stays in one piece\n");
+		return;
+	}
+	printf("split:        into %lld parts; %lld CA pairs no routing can join\n", parts,
+	       client_int(sp, "ca_pairs_cut"));
+	json_array_foreach(json_object_get(sp, "largest"), i, v)
+		printf("  part %zu: %lld CA ports, %lld endpoints, e.g. %s\n", i + 1, client_int(v, "cas"),
+		       client_int(v, "endpoints"), client_str(json_object_get(v, "example"), "node", "?"));
+	if (parts > (long long)json_array_size(json_object_get(sp, "largest")))
+		printf("  ... and %lld smaller parts\n",
+		       parts - (long long)json_array_size(json_object_get(sp, "largest")));
+}
+
 static int print_text(const json_t *a)
 {
 	const json_t *rep = json_object_get(a, "repair"), *lost = json_object_get(a, "lost");
@@ -251,6 +273,7 @@ static int print_text(const json_t *a)
 	print_removed(json_object_get(a, "remove"));
 	printf("lost:         %lld endpoints (%lld CA ports): the switches removed, CAs left without a link\n",
 	       client_int(lost, "endpoints"), client_int(lost, "cas"));
+	print_split(json_object_get(a, "split"));
 	printf("repair:       %s%s%s\n", !client_bool(rep, "tried") ? "not tried" :
 	       client_bool(rep, "accepted") ? "accepted" : "refused",
 	       client_str(rep, "why", NULL) ? ": " : "", client_str(rep, "why", ""));

@@ -223,6 +223,88 @@ static json_t *lost_json(const struct fabric *before, const struct fabric *after
 	return json_pack("{s:i, s:i, s:o}", "endpoints", (int)n, "cas", (int)cas, "examples", ex);
 }
 
+/* One part of the fabric after the removals: a component holding endpoints. */
+struct wi_part {
+	uint32_t cas, eps;
+	uint32_t ex;		/* its endpoint of the smallest node GUID */
+	uint64_t guid;		/* that GUID: the order of parts of one size */
+};
+
+static int cmp_part(const void *a, const void *b)
+{
+	const struct wi_part *x = a, *y = b;
+
+	if (x->cas != y->cas)
+		return x->cas < y->cas ? 1 : -1;
+	if (x->eps != y->eps)
+		return x->eps < y->eps ? 1 : -1;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+/* The parts of @f, largest first, into @part (@f->neps entries); their count, or -1. */
+static int parts_of(const struct fabric *f, struct wi_part *part)
+{
+	uint32_t *comp = malloc(((size_t)f->nnodes + 1) * sizeof(*comp));
+	uint32_t *slot = malloc(((size_t)f->nnodes + 1) * sizeof(*slot));
+	uint32_t n = 0;
+
+	if (!comp || !slot) {
+		free(comp);
+		free(slot);
+		return -1;
+	}
+	fab_components(f, comp);
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		slot[i] = FAB_NONE;
+	for (uint32_t e = 0; e < f->neps; e++) {
+		uint32_t node = f->eps[e].node, r = comp[node];
+		struct wi_part *p;
+
+		if (slot[r] == FAB_NONE) {
+			slot[r] = n;
+			part[n++] = (struct wi_part){ .ex = e, .guid = f->nodes[node].guid };
+		}
+		p = &part[slot[r]];
+		p->eps++;
+		p->cas += f->nodes[node].type != FAB_SWITCH;
+		if (f->nodes[node].guid < p->guid) {
+			p->ex = e;
+			p->guid = f->nodes[node].guid;
+		}
+	}
+	free(comp);
+	free(slot);
+	qsort(part, n, sizeof(*part), cmp_part);
+	return (int)n;
+}
+
+/*
+ * How the fabric after the removals holds together, whatever routes it:
+ * its parts (components holding endpoints), the largest few, and the
+ * CA-to-CA pairs (ordered, as the evaluation counts them) in different
+ * parts, which no routing can join. NULL when out of memory.
+ */
+static json_t *split_json(const struct fabric *f)
+{
+	struct wi_part *part = calloc((size_t)f->neps + 1, sizeof(*part));
+	int n = part ? parts_of(f, part) : -1;
+	uint64_t cas = 0, within = 0;
+	json_t *a = n >= 0 ? json_array() : NULL, *o = NULL;
+
+	for (int i = 0; a && i < n; i++) {
+		cas += part[i].cas;
+		within += (uint64_t)part[i].cas * (part[i].cas ? part[i].cas - 1 : 0);
+		if (i < 8)
+			json_array_append_new(a, json_pack("{s:i, s:i, s:o}", "cas", (int)part[i].cas,
+				"endpoints", (int)part[i].eps, "example", an_json_endpoint(f, part[i].ex)));
+	}
+	if (a)
+		o = json_pack("{s:i, s:I, s:o}", "parts", n, "ca_pairs_cut",
+			      (json_int_t)(cas * (cas ? cas - 1 : 0) - within), "largest", a);
+	free(part);
+	return o;
+}
+
 /* --- the routing runs ---------------------------------------------------------------- */
 
 /* What the runs made, for the answer. */
@@ -337,12 +419,13 @@ static json_t *routed_json(const struct wi_req *q, const struct wi_runs *w, json
 }
 
 static json_t *answer_json(const struct wi_req *q, const struct wi_runs *w, json_t *removed,
-			   json_t *lost, uint64_t load_before, double total_ms)
+			   const struct fabric *f, uint64_t load_before, double total_ms)
 {
 	json_t *o = json_object(), *after = json_null();
 
 	json_object_set_new(o, "remove", removed);
-	json_object_set_new(o, "lost", lost);
+	json_object_set_new(o, "lost", lost_json(q->fabric, f));
+	json_object_set_new(o, "split", split_json(f));
 	json_object_set_new(o, "repair", json_pack("{s:b, s:b, s:s?}", "tried", q->repair,
 		"accepted", w->by_repair, "why", w->repair_why[0] ? w->repair_why : NULL));
 	if (w->routed) {
@@ -397,7 +480,7 @@ int wi_run(const struct wi_req *q, json_t **answer, struct fab_err *err)
 	if (!rc)
 		rc = route_both(q, f, w, err);
 	if (!rc)
-		*answer = answer_json(q, w, removed, lost_json(q->fabric, f), before, now_ms() - t0);
+		*answer = answer_json(q, w, removed, f, before, now_ms() - t0);
 	else
 		json_decref(removed);
 	if (!rc && !*answer) {

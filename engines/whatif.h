@@ -15,6 +15,9 @@
  * subnet manager would write to get there from the routing in force (LFT
  * entries, 64-LID blocks, switches: rt_diff()).
  *
+ * Whatever routes it, the answer also says whether the fabric would stay in
+ * one piece: its parts and the CA pairs no routing could join.
+ *
  * The same code answers `fabroute whatif` on files and POST /api/whatif in
  * fabrouted, which runs it in a process of its own to bound its time and
  * memory (daemon/whatif.c).
@@ -79,7 +82,7 @@ int wi_check(const struct wi_req *q, json_t **removed, struct fab_err *err);
 
 /**
  * wi_run() - answer what-if @q (see the DOC comment)
- * Return: 0 with *@answer set ({"remove", "endpoints_lost", "routed_by",
+ * Return: 0 with *@answer set ({"remove", "lost", "split", "routed_by",
  * "engine", "repair", "log", "connected", "deadlock_free", "max_link_load",
  * "lft_changes", "evaluation", "time_ms"}; doc/api.md), WI_BAD_NAME or -1
  * with @err set.

@@ -461,6 +461,14 @@ int fab_shape(const struct fabric *f, struct fab_shape *s, struct fab_err *err);
 void fab_shape_free(struct fab_shape *s);
 
 /**
+ * fab_components() - the connected components of @f's whole graph
+ * @comp: @f->nnodes entries, set to a node of each node's component (the
+ *        same for every node of one component)
+ * Return: the number of components.
+ */
+uint32_t fab_components(const struct fabric *f, uint32_t *comp);
+
+/**
  * fab_grow() - make room for @need elements of @elem bytes in *@arr, whose
  * capacity is *@cap (doubling from 64); what the model and the topology
  * builders grow their arrays with. Return: 0, or -1 when out of memory.

@@ -27,6 +27,8 @@ is "both ends of each link named" "$(jf '[.remove.links[] | .a.node + ":" + (.a.
 	"leaf-00:19-spine-00,leaf-03:20-spine-01"
 is "sftree's routing is repaired (ftdlr)" "$(jf '.routed_by + " " + .engine')" "repair ftdlr"
 is "connected and deadlock-free" "$(jf '[.connected, .deadlock_free] | map(tostring) | join(" ")')" "true true"
+is "the fabric stays in one piece: 648 CA ports, no pair cut" \
+	"$(jf '[.split.parts, .split.ca_pairs_cut, .split.largest[0].cas] | join(" ")')" "1 0 648"
 is "the load before is the epoch's" "$(jf .max_link_load.before)" "$load"
 like "LFT blocks and switches changed" "$(jf '[.lft_changes.blocks, .lft_changes.switches] | join(" ")')" '^[1-9][0-9]* [1-9][0-9]*$'
 is "the evaluation of doc/eval-json.md" "$(jf .evaluation.schema)" fabroute-eval/1
@@ -58,6 +60,11 @@ is "the host is lost" "$(jf '.lost.cas')" 1
 runs "every switch above a pod's leaves: nothing would be published (exit 8)" 8 "$F" whatif \
 	--topology "$t_tmp/k43.ibnd" --switch l2-00 --switch l2-01 --switch l2-02 --switch l2-03
 like "the engines say why" "$out" "updn: not applicable: the switches are not all connected"
+like "the fabric falls apart: the pod's 4 leaves and the rest; 64*63 - 48*47 - 4*4*3 pairs cut" \
+	"$out" "split: +into 5 parts; 1728 CA pairs no routing can join"
+like "... the largest part first" "$out" "part 1: 48 CA ports, 88 endpoints"
+like "... then each leaf of the pod, by GUID" "$out" "part 2: 4 CA ports, 5 endpoints, e.g. leaf-00
+  part 3: 4 CA ports, 5 endpoints, e.g. leaf-01"
 runs "repair none: the chain routes" 0 "$F" whatif --topology "$t_tmp/k43.ibnd" --link l2-00:1 \
 	--repair none
 like "... and says why no repair" "$out" "repair: +not tried: repairs are off"
