@@ -119,17 +119,17 @@ start_osm 1 "$hca1" 5; start_osm 2 "$hca2" 5
 wait_up 1 1 || wait_up 2 1 || die "no OpenSM brought the subnet up"
 m=1
 wait_role "$URL_1" master || { m=2; wait_role "$URL_2" master; } || die "no fabrouted became master"
-n=0
+run=0
 for c in $(seq "$cycles"); do
 	for mode in $modes; do
-		n=$((n + 1))
+		run=$((run + 1))
 		o=$((3 - m))
 		eval "mu=\$URL_$m ou=\$URL_$o mh=\$hca$m"
-		chain=$([ $((n % 2)) = 0 ] && echo sftree,updn,minhop || echo sftree,updn)
+		chain=$([ $((run % 2)) = 0 ] && echo sftree,updn,minhop || echo sftree,updn)
 		code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $token" \
 			--data "{\"chain\":\"$chain\"}" "$mu/api/engine")
 		[ "$code" = 202 ] || die "the engine POST to node $m ($mu) got $code; roles: $(role "$URL_1") $(role "$URL_2")"
-		fault=$((n % 2))
+		fault=$((run % 2))
 		sleep 2
 		[ $fault = 1 ] && echo "Unlink $link" > "$tmp/sim.in" && sleep 3
 		tables "$tmp/before"
@@ -159,7 +159,8 @@ for c in $(seq "$cycles"); do
 		printf "%-5s %-10s %12s %8s %6s %8s %8s %14s\n" "$mode" "node$m>node$to" "$upms" \
 			"$(changed "$tmp/before" "$tmp/after")" "$lids" "$([ $fault = 1 ] && echo "$kept" || echo "-")" \
 			"$acked" "${first:--}"
-		[ $fault = 1 ] && echo "ReLink $link" > "$tmp/sim.in"
+		# the link back, and its reroute in the switches before the tables are read again
+		[ $fault = 1 ] && echo "ReLink $link" > "$tmp/sim.in" && sleep 4
 		if [ "$mode" != fr ]; then	# the node back: OpenSM may hand it the mastership again
 			tables "$tmp/before"
 			[ "$mode" = host ] && start_etcd $m

@@ -94,6 +94,17 @@ same_copy() {
 	done
 }
 same_copy && ok "the standby's copy is the master's epoch (number and digest)" || not_ok "the standby's copy is the master's epoch (number and digest)"
+# the dashboard of each node shows its role (headless Chromium, tests/integration/web_check.py)
+need "${CHROMIUM:-chromium}" python3
+for n in 1 2; do
+	eval "u=\$URL_$n"
+	timeout 120 python3 "$top_srcdir/tests/integration/web_check.py" --chromium "${CHROMIUM:-chromium}" \
+		"$u/" "$t_tmp/web$n.json" "shot:$top_builddir/web-ha-node$n.png" 2>>"$t_tmp/chromium.log" ||
+		diag "web_check.py failed on node $n: $(tail -3 "$t_tmp/chromium.log")"
+done
+is "node 1's dashboard: MASTER" "$(jq -r '.[0].role.text' "$t_tmp/web1.json" 2>/dev/null)" MASTER
+is "node 2's dashboard: STANDBY" "$(jq -r '.[0].role.text' "$t_tmp/web2.json" 2>/dev/null)" STANDBY
+like "  naming the master" "$(jq -r '.[0].role.title' "$t_tmp/web2.json" 2>/dev/null)" "master: node1 http"
 D_URL=$URL_2 api POST /api/engine '{"chain":"updn"}'
 is "a write to the standby: 409" "$code" 409
 like "  naming the master" "$(jf .error.message)" "standby; the master is node1"
