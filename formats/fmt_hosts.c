@@ -11,12 +11,15 @@
  * names (node2 before node10), ports by GUID.
  *
  * What a host needs from the routing is, per port, which of a destination's
- * LIDs to send to (the DLID plan, formats/fmt_dlids.c): its path bits, the
- * offset that reaches most destinations (rt_src_offset()), and the
- * destinations it reaches at another DLID. UCX takes the path bits as
- * UCX_IB_LID_PATH_BITS: with one value, every connection of the process
- * goes to the destination's base LID + those bits (and sends from its own
- * base LID + the same bits). The writers give that to a job as a UCX
+ * LIDs to send to (the DLID plan, formats/fmt_dlids.c). UCX takes path bits
+ * as UCX_IB_LID_PATH_BITS: with one value, every connection of the process
+ * goes to the destination's base LID | those bits and comes from its own
+ * base LID | the same bits, and UCX drops values of 2^LMC of its own port
+ * or more. A port's path bits are the value below 2^LMC with which that
+ * rule gives the most CA destinations their planned DLID; the others are
+ * listed with their DLIDs. Where every CA port has one LMC (opt, smodk),
+ * base | bits is base + bits and the path bits are the plan's offset for
+ * the source. The writers give that to a job as a UCX
  * configuration file (--format ucx), a shell fragment that exports it on
  * whichever host sources it (env), a table (text) or everything (json,
  * with the other destinations' DLIDs).
@@ -150,14 +153,41 @@ struct port_plan {
 	uint32_t others;	/* destinations at another DLID than base + bits */
 };
 
+/* A destination of @src's MPI traffic: another CA port with a LID. */
+static int ca_dest(const struct fabric *f, uint32_t src, uint32_t d)
+{
+	return d != src && fab_ep_lid(f, d) && f->nodes[f->eps[d].node].type != FAB_SWITCH;
+}
+
+/* Whether UCX with path bits @v sends from @src to CA @d at the planned DLID. */
+static int ucx_follows(const struct fabric *f, const struct rt_routing *r, uint32_t src,
+		       uint32_t d, unsigned v)
+{
+	return (fab_ep_lid(f, d) | v) == rt_dlid(r, f, src, d);
+}
+
 static void port_plan(const struct fabric *f, const struct rt_routing *r, uint32_t e,
 		      struct port_plan *p)
 {
+	uint32_t hits[1u << FAB_LMC_MAX] = { 0 }, n = 0;
+	unsigned nv = 1u << fab_ep_lmc(f, e);
+
 	p->ep = e;
 	p->guid = fab_port(f, f->eps[e].node, f->eps[e].port)->guid;
 	p->lid = fab_ep_lid(f, e);
 	p->lmc = fab_ep_lmc(f, e);
-	p->bits = rt_src_offset(r, f, e, &p->others);
+	p->bits = 0;
+	for (uint32_t d = 0; d < f->neps; d++) {
+		if (!ca_dest(f, e, d))
+			continue;
+		n++;
+		for (unsigned v = 0; v < nv; v++)
+			hits[v] += (uint32_t)ucx_follows(f, r, e, d, v);
+	}
+	for (unsigned v = 1; v < nv; v++)
+		if (hits[v] > hits[p->bits])
+			p->bits = v;
+	p->others = n - hits[p->bits];
 }
 
 /* The path bits UCX gets for host @h: its first port's; *@differ when another port's differ. */
@@ -203,12 +233,10 @@ static void write_ucx(FILE *out, const struct fabric *f, const struct rt_routing
 		struct port_plan p;
 
 		port_plan(f, r, hs->ep[i], &p);
-		fprintf(out, "# port 0x%016" PRIx64 " (%s, LID 0x%04x, LMC %u): every destination at "
-			"its base LID + %u", p.guid, fab_desc(f, f->eps[p.ep].node), p.lid, p.lmc,
-			p.bits);
+		fprintf(out, "# port 0x%016" PRIx64 " (%s, LID 0x%04x, LMC %u): every CA at its base "
+			"LID | %u", p.guid, fab_desc(f, f->eps[p.ep].node), p.lid, p.lmc, p.bits);
 		if (p.others)
-			fprintf(out, ", but %u destinations at other DLIDs (--format json names them)",
-				p.others);
+			fprintf(out, ", but %u CAs at other DLIDs (--format json names them)", p.others);
 		fputc('\n', out);
 	}
 	if (differ)
@@ -295,23 +323,19 @@ static json_t *guid_json(uint64_t g)
 	return json_string(buf);
 }
 
-/* The destinations port @p reaches at another DLID than base + bits: {GUID: DLID}. */
+/* The CA destinations port @p plans at another DLID than base | bits: {GUID: DLID}. */
 static json_t *others_json(const struct fabric *f, const struct rt_routing *r,
 			   const struct port_plan *p)
 {
 	json_t *o = json_object();
 
 	for (uint32_t d = 0; p->others && d < f->neps; d++) {
-		unsigned base = fab_ep_lid(f, d), dlid;
 		char key[24];
 
-		if (d == p->ep || !base)
-			continue;
-		dlid = rt_dlid(r, f, p->ep, d);
-		if (dlid == base + (p->bits & ((1u << fab_ep_lmc(f, d)) - 1)))
+		if (!ca_dest(f, p->ep, d) || ucx_follows(f, r, p->ep, d, p->bits))
 			continue;
 		snprintf(key, sizeof(key), "0x%016" PRIx64, fab_port(f, f->eps[d].node, f->eps[d].port)->guid);
-		json_object_set_new(o, key, json_integer(dlid));
+		json_object_set_new(o, key, json_integer(rt_dlid(r, f, p->ep, d)));
 	}
 	return o;
 }

@@ -405,9 +405,9 @@ int fmt_hosts_format_from_name(const char *name);
 
 /**
  * fmt_hosts_write() - what host @only (FAB_NONE: every host) needs of
- * routing @r in format @fmt: per port its path bits (rt_src_offset()), the
- * UCX_IB_LID_PATH_BITS value, and (json) the destinations reached at other
- * DLIDs. Return: 0, or -1 with errno set.
+ * routing @r in format @fmt: per port its path bits (the value below 2^LMC
+ * with which base LID | bits is the planned DLID of the most CAs), the
+ * UCX_IB_LID_PATH_BITS value, and (json) the CAs planned at other DLIDs. Return: 0, or -1 with errno set.
  */
 int fmt_hosts_write(FILE *out, const struct fabric *f, const struct rt_routing *r,
 		    const struct fmt_hosts *h, uint32_t only, enum fmt_hosts_fmt fmt);

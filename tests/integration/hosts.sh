@@ -8,6 +8,7 @@
 # topology` on the file. Bad requests are refused by name.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$top_srcdir/tests/integration/daemon_lib.sh"
+need jq python3
 
 F=$FABROUTE
 D=$t_tmp
@@ -23,6 +24,38 @@ awk '!/^#/ && NF == 2 { print $1, $2 }' "$D/opt/dlid-plan" | sort >"$D/plan.txt"
 jq -r '.hosts[].ports[] | select(.path_bits != 0) | "\(.guid) \(.path_bits)"' "$D/offline.json" | sort >"$D/bits.txt"
 is "every host's path bits are its offset in the DLID plan" "$(cmp -s "$D/plan.txt" "$D/bits.txt" && echo same)" same
 is "opt's plan depends on the source only: no other DLIDs" "$(jq '[.hosts[].other_dlids] | add' "$D/offline.json")" 0
+# mixed LMCs (pathsel gives each port the LIDs its paths need): UCX sends to base | bits
+# and drops bits of 2^LMC of its own port or more; other_dlids are the CAs that rule misses
+"$F" gen kary-ntree k=2 n=3 -o "$D/k2.ibnd"
+"$F" compute -e pathsel --topology "$D/k2.ibnd" -d "$D/ps" >/dev/null
+"$F" hosts --dir "$D/ps" --format json >"$D/ps.json"
+cat >"$D/ucx_rule.py" <<'PY'
+import json, sys
+hosts = json.load(open(sys.argv[1]))
+ports = {p["guid"]: p for h in hosts["hosts"] for p in h["ports"]}
+off, pair = {}, {}
+for line in open(sys.argv[2]):
+    t = line.split()
+    if not t or t[0].startswith("#"):
+        continue
+    if len(t) == 2:
+        off[t[0]] = int(t[1])
+    else:
+        pair[(t[0], t[1])] = int(t[2], 0)
+wrong = others = 0
+for s, p in ports.items():
+    b = p["path_bits"]
+    want = {}
+    for d, q in ports.items():
+        planned = pair.get((s, d), q["lid"] + (off.get(s, 0) & ((1 << q["lmc"]) - 1)))
+        if d != s and q["lid"] | b != planned:
+            want[d] = planned
+    wrong += b >= 1 << p["lmc"] or want != p["other_dlids"]
+    others += len(want)
+print(len(set(p["lmc"] for p in ports.values())), wrong, others > 0)
+PY
+is "pathsel: mixed LMCs; every port's path bits below 2^LMC, other_dlids exactly the CAs base | bits misses" \
+	"$(python3 "$D/ucx_rule.py" "$D/ps.json" "$D/ps/dlid-plan")" "2 0 True"
 runs "hosts --dir HOST --format ucx" 0 "$F" hosts --dir "$D/opt" node-003 --format ucx
 like "UCX_IB_LID_PATH_BITS for node-003 (group 1)" "$out" "^UCX_IB_LID_PATH_BITS=1$"
 like "with the port and its LIDs in a comment" "$out" "# port 0x[0-9a-f]{16} \(node-003, LID 0x[0-9a-f]{4}, LMC 2\)"
