@@ -126,7 +126,13 @@ is "the stopped what-if: 504 at its deadline (whatif_timeout_s 3)" "$(cat "$t_tm
 like "... says so" "$(jq -r .error.message "$t_tmp/slow.json")" "more than 3 s \(whatif_timeout_s\)"
 sleep 0.2
 is "the child is gone" "$(kill -0 "$child" 2>/dev/null && echo alive || echo gone)" gone
-whatif '{"links": ["leaf-000:15"]}'
+# the what-if runs at SCHED_IDLE: on a machine busy with other work it may
+# get no CPU within whatif_timeout_s (3 s here), so a 504 is asked again
+for attempt in 1 2 3; do
+	whatif '{"links": ["leaf-000:15"]}'
+	[ "$code" = 504 ] || break
+	diag "the next what-if: 504 (attempt $attempt; the machine is busy), asked again"
+done
 is "the next what-if answers, from the new epoch" "$code $(jf .epoch.seq)" "200 2"
 d_stop
 is "fabrouted stops cleanly" "$D_STATUS" 0
