@@ -276,7 +276,7 @@ static json_t *run_child(const struct wi_req *q, unsigned timeout_s, unsigned mb
 		;
 	if (rc == 1)
 		api_err_set(err, 504, "timeout", "the what-if took more than %u s (whatif_timeout_s); "
-			    "the daemon may have been busy rerouting", timeout_s);
+			    "it runs at the lowest CPU priority, after any other work", timeout_s);
 	else if (rc)
 		api_err_set(err, 500, "internal", "the what-if's answer is over %u MiB or memory ran out",
 			    WI_ANSWER_MAX >> 20);
