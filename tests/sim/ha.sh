@@ -124,6 +124,8 @@ sim_cmd 'Unlink "leaf-00"[5]'
 i=0
 until fab "$URL_1" | jq -e '.epoch.engine == "ftdlr"' >/dev/null; do i=$((i + 1)); [ $i -gt 200 ] && break; sleep 0.1; done
 is "the master repaired the fault" "$(fab "$URL_1" | jq -r .epoch.engine)" ftdlr
+[ "$(fab "$URL_1" | jq -r .epoch.engine)" = ftdlr ] ||
+	diag "node 1's last events: $(curl -s "$URL_1/api/events?limit=8" | jq -r '.events[].message' | tr '\n' '|')"
 same_copy && ok "the standby's copy is the repair" || not_ok "the standby's copy is the repair"
 sleep 2	# OpenSM's sweep after the trap
 
