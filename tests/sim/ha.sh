@@ -38,20 +38,24 @@ for i in 1 2 3; do
 done
 i=0
 until curl -s -m 1 -X POST "http://127.0.0.1:$((base + 2))/v3/kv/range" -d '{"key":"AA=="}' | grep -q header; do
-	i=$((i + 1)); [ $i -gt 100 ] && { not_ok "etcd starts"; done_testing; }; sleep 0.1
+	i=$((i + 1)); [ $i -gt 300 ] && { not_ok "etcd starts"; done_testing; }; sleep 0.1
 done
 ok "three etcd members"
 
 # --- the fabric, two fabrouteds, two OpenSMs ------------------------------------------------
 "$FABROUTE" gen kary-ntree k=4 n=2 -f ibsim -o t.net
 sim_start "$t_tmp/t.net" console || { not_ok "ibsim starts"; done_testing; }
-# start_node N HCA PRIORITY: fabrouted N (D_URL_N), then OpenSM N (OSM_N) on HCA
-start_node() {
+# start_fr N HCA: fabrouted N (FR_N, URL_N) on HCA
+start_fr() {
 	FABROUTED_WRAPPER="env LD_PRELOAD=$UMAD2SIM SIM_HOST=$2" \
 		d_start "n$1" --source opensm --socket "$t_tmp/osm$1.sock" --engine sftree,updn \
 		--readback 0 --fast-repair-timeout-ms 1000 --rebalance-delay-s 0 --api-write-rate-limit 0 \
 		--replication etcd --etcd-endpoints "$endpoints" --node-name "node$1" || return 1
 	eval "FR_$1=\$D_PID URL_$1=\$D_URL"
+}
+# start_node N HCA PRIORITY: fabrouted N, then OpenSM N (OSM_N) on HCA
+start_node() {
+	start_fr "$1" "$2" || return 1
 	mkdir -p "$t_tmp/o$1"
 	cat >"$t_tmp/o$1/osm.conf" <<-EOC
 	event_plugin_name fabroute-osm
@@ -120,9 +124,39 @@ sim_cmd 'Unlink "leaf-00"[5]'
 i=0
 until fab "$URL_1" | jq -e '.epoch.engine == "ftdlr"' >/dev/null; do i=$((i + 1)); [ $i -gt 200 ] && break; sleep 0.1; done
 is "the master repaired the fault" "$(fab "$URL_1" | jq -r .epoch.engine)" ftdlr
+[ "$(fab "$URL_1" | jq -r .epoch.engine)" = ftdlr ] ||
+	diag "node 1's last events: $(curl -s "$URL_1/api/events?limit=8" | jq -r '.events[].message' | tr '\n' '|')"
 same_copy && ok "the standby's copy is the repair" || not_ok "the standby's copy is the repair"
 sleep 2	# OpenSM's sweep after the trap
+
+# --- the master's fabrouted killed and started again, its OpenSM still master ---------------
+# it comes back as the master of its OpenSM with the repair in force, and replicates that
+# repair with its base: the standby's copy does not diverge
+eval "kill -9 \$FR_1"
+start_fr 1 node-00 || not_ok "fabrouted 1 starts again"
+wait_for "$URL_1" '.ha.role == "master"' && ok "fabrouted 1 restarted: master again" || not_ok "fabrouted 1 restarted: master again"
+sleep 2	# OpenSM's next pass, answered with the repair kept
+same_copy && ok "the standby's copy is still the master's epoch" || not_ok "the standby's copy is still the master's epoch"
+is "  the master's routing is the repair" "$(fab "$URL_1" | jq -r .epoch.engine)" ftdlr
+is "  the standby's copy has not diverged" "$(curl -s "$URL_2/api/health" | jq -r .ha.warm.diverged)" false
+is "  no divergence event" "$(curl -s "$URL_2/api/events?limit=100" | jq '[.events[] | select(.message | test("diverged"))] | length')" 0
 diag "replication lag at the standby: $(curl -s "$URL_2/api/health" | jq -c '[.ha.replication.lag_ms_p50, .ha.replication.lag_ms_p99]') ms (p50, p99)"
+# --- the etcd member both nodes watch through stops: the standby reads the keys again from
+# another member, and leaves the copies it holds as they are (no routing of the base again)
+mirrors() { grep -c 'published (mirror)' "$t_tmp/n2.log.new"; }
+m0=$(mirrors)
+kill -9 $ETCD_1
+sleep 3
+wait_for "$URL_2" '.ha.replication.state == "connected"' || diag "node 2 did not reconnect"
+is "member 1 stopped: the standby's copies are not routed again" "$(mirrors)" "$m0"
+same_copy && ok "  its copy is still the master's repair" || not_ok "  its copy is still the master's repair"
+eval "args=\$ETCD_ARGS_1"
+# shellcheck disable=SC2086
+etcd $args >>"$t_tmp/e1.log" 2>&1 &
+ETCD_1_AGAIN=$!
+t_sim_pids="$t_sim_pids $!"
+sleep 1
+
 read_switches before
 repair=$(fab "$URL_1" | jq -r .routing.digest)
 
@@ -142,7 +176,7 @@ is "takeover: the repair is kept (same digest)" "$(fab "$URL_2" | jq -r .routing
 is "takeover: the acknowledged chain is in force" "$(curl -s "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
 
 # --- node 2 in a minority: two of the three etcd members stop -----------------------------
-kill -9 $ETCD_1 $ETCD_2
+kill -9 $ETCD_1_AGAIN $ETCD_2
 wait_for "$URL_2" '.ha.stale == true and .ha.replication.state == "unreachable"' &&
 	ok "minority: /api/health says the copy is stale and etcd unreachable" ||
 	not_ok "minority: /api/health says the copy is stale and etcd unreachable"
