@@ -50,6 +50,8 @@ enum ftdlr_scope {
  * @sw_fallback: switch-LID entries recomputed over shortest paths where the
  *               rule gave no way
  * @unrepaired: entries of live switches towards live LIDs left without a way
+ * @subtree: LIDs repaired by turning through the base's subtree root (a base
+ *           whose switch paths turn through one on the CAs' VL: sftree's)
  * @switch_sl: the SL the base runs switch destinations on apart from the CA
  *             destinations (ftdlr's static plan: 1), 0 when they share it
  */
@@ -60,6 +62,7 @@ struct ftdlr_stats {
 	uint64_t entries;
 	uint32_t switches, blocks, max_blocks;
 	uint64_t nonmonotone, conflicts, sw_fallback, unrepaired;
+	uint32_t subtree;
 	unsigned switch_sl;
 };
 

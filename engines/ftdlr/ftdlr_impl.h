@@ -38,6 +38,14 @@
  * @row, @fixed, @mark, @dist, @stack: per base switch, for the LID at hand
  * @sw_broken: per LID, a switch LID the rule left some switch without a way to
  * @sw_touched: per LID, a switch LID the repair changed
+ * @sn: the base's subtree root when its switch paths turn through one on the
+ *      CAs' VL (sftree's sn, ftdlr_sn.c), else FD_NONE
+ * @snlid: @sn's LID
+ * @ud: per base switch, for the LID at hand: FD_UD_DOWN, FD_UD_UP or 0
+ * @snway: per base switch, its entry towards @sn in the repair (RT_NO_PORT: none)
+ * @anchor: per base switch, that entry and the next ones only go down to @sn
+ * @sw_updown: the base turns no path and runs switch destinations on the
+ *             CAs' VL (ftree): switch LIDs are repaired as CA LIDs are
  * @st: the figures
  */
 struct fd {
@@ -60,8 +68,23 @@ struct fd {
 	uint8_t *row, *fixed, *mark;
 	uint32_t *dist, *stack;
 	uint8_t *sw_broken, *sw_touched;
+	uint32_t sn;
+	unsigned snlid;
+	uint8_t *ud, *snway, *anchor;
+	int sw_updown;
 	struct ftdlr_stats st;
 };
+
+/* The destination of the LID at hand, in base switch indexes. */
+struct dst {
+	unsigned lid;
+	uint32_t sw;		/* the switch owning the LID, or the CA's leaf */
+	uint8_t port;		/* 0 for a switch LID, else the leaf's port to the CA */
+	int is_switch;
+};
+
+/* Per switch, for one LID: what fd_resolve() found. */
+enum { MK_UNKNOWN = 0, MK_BUSY, MK_OK, MK_FAIL };
 
 /* The model link of base switch @s leaving by port @p, FD_NONE if none. */
 static inline uint32_t fd_link(const struct fd *x, uint32_t s, unsigned p)
@@ -115,6 +138,51 @@ static inline int fd_uturn_ok(const struct fd *x, uint32_t c, uint32_t q)
 		return 1;
 	return !x->clean[x->col[q]] && fd_rank(x, q) < fd_rank(x, c);
 }
+
+/* @p delivers at switch @s. */
+static inline int fd_delivers(const struct dst *d, uint32_t s, uint8_t p)
+{
+	return s == d->sw && p == d->port;
+}
+
+/**
+ * fd_resolve() - x->mark[] := MK_OK or MK_FAIL for every live switch,
+ * following x->row[] towards @d (ftdlr_repair.c)
+ */
+void fd_resolve(struct fd *x, const struct dst *d);
+
+/**
+ * fd_bfs() - x->dist[] := hops from every switch to @d's switch over live
+ * links, UINT32_MAX where none (ftdlr_repair.c)
+ */
+void fd_bfs(struct fd *x, const struct dst *d);
+
+/**
+ * fd_sn_find() - x->sn: the subtree root the base turns its switch paths
+ * through, when they share the CAs' VL (ftdlr_sn.c). Return: 0, or -1 when
+ * out of memory.
+ */
+int fd_sn_find(struct fd *x);
+
+/**
+ * fd_sn_ways() - x->snway[] and x->anchor[] from the repair's entries
+ * towards x->sn (ftdlr_sn.c)
+ */
+void fd_sn_ways(struct fd *x);
+
+/**
+ * fd_sn_lid() - repair @d's entries in x->row[] (the base's on entry) by
+ * the subtree rule (ftdlr_sn.c). Return: 1 when every live switch the base
+ * routed towards @d and that still has a way there reaches it, else 0
+ * (x->row[] then undefined).
+ */
+int fd_sn_lid(struct fd *x, const struct dst *d);
+
+/**
+ * fd_switch_sl() - the SL the base runs every pair towards a switch on when
+ * no pair towards a CA uses it (ftdlr_vl.c): 0 when there is none
+ */
+unsigned fd_switch_sl(const struct fd *x);
 
 /**
  * fd_repair_lids() - repair every LID that needs it (ftdlr_repair.c) into

@@ -32,12 +32,8 @@
 
 #include "engines/ftdlr/ftdlr_impl.h"
 
-/*
- * The SL the base runs every pair towards a switch on when it is not the
- * SL of any pair towards a CA (the static plan of ftdlr's route hook):
- * switch destinations have a VL of their own. 0 when there is no such SL.
- */
-static unsigned switch_sl(const struct fd *x)
+/* The static plan of ftdlr's route hook gives switch destinations a VL of their own. */
+unsigned fd_switch_sl(const struct fd *x)
 {
 	const struct fabric *bf = x->bf;
 	const struct rt_routing *br = x->br;
@@ -145,10 +141,9 @@ static int switch_paths_acyclic(struct fd *x, unsigned sl, struct fab_err *err)
 int fd_vls(struct fd *x, struct fab_err *err)
 {
 	struct rt_routing *full = NULL;
-	unsigned sl = switch_sl(x);
+	unsigned sl = x->st.switch_sl;
 	int broken = 0, ok = 1;
 
-	x->st.switch_sl = sl;
 	if (!x->st.lids)
 		return 0;	/* nothing repaired: the base as it is */
 	for (uint32_t l = 0; l < x->br->lft_len; l++)

@@ -139,29 +139,36 @@ static inline void group_of_switch(const struct base *b, uint32_t x, uint8_t *g)
  * @sets: fault sets repaired
  * @fallback: sets whose switch LIDs were (partly) recomputed by the base engine
  * @sl1: sets whose base runs switch destinations on a VL of their own
- * @entries, @switches, @blocks: the most changed of each in one set
- * @ca_entries: the most CA-LID entries changed in one set
+ * @entries, @blocks: the most changed of each in one set (blocks: on one switch)
+ * @ca_entries, @switches: the most CA-LID entries changed in one set, and
+ *                         switches with such an entry
+ * @all_switches: the most switches with any changed entry in one set
  */
 struct tally {
 	unsigned sets, fallback, sl1;
 	uint64_t entries, ca_entries;
-	uint32_t switches, blocks;
+	uint32_t switches, blocks, all_switches;
 };
 
-/* CA-LID entries of @r (for @f) that differ from the base. */
+/* CA-LID entries of @r (for @f) that differ from the base; *@sw gets the switches holding them. */
 static inline uint64_t ca_changes(const struct base *b, const struct fabric *f,
-				  const struct rt_routing *r)
+				  const struct rt_routing *r, uint32_t *sw)
 {
 	uint64_t n = 0;
 
-	for (uint32_t e = 0; e < f->neps; e++) {
-		unsigned lid = fab_ep_lid(f, e);
+	*sw = 0;
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		uint32_t bs = b->f->nodes[fab_node_by_guid(b->f, f->nodes[f->switches[s]].guid)].swidx;
+		uint64_t here = 0;
 
-		for (uint32_t s = 0; is_ca(f, e) && s < f->nswitches; s++) {
-			uint32_t bs = b->f->nodes[fab_node_by_guid(b->f, f->nodes[f->switches[s]].guid)].swidx;
+		for (uint32_t e = 0; e < f->neps; e++) {
+			unsigned lid = fab_ep_lid(f, e), nl = 1u << fab_ep_lmc(f, e);
 
-			n += rt_lft_get(r, s, lid) != rt_lft_get(b->r, bs, lid);
+			for (unsigned l = lid; is_ca(f, e) && l < lid + nl; l++)
+				here += rt_lft_get(r, s, l) != rt_lft_get(b->r, bs, l);
 		}
+		n += here;
+		*sw += here > 0;
 	}
 	return n;
 }
@@ -189,9 +196,9 @@ static inline void same_sls(const struct base *b, const struct fabric *f,
  * repair within k - 1 faults: every pair of every class delivered (switches
  * included), an acyclic dependency graph on at most 2 VLs, every path SL
  * as in the base, no detour against the rule, nothing left without a way,
- * and every changed entry on a switch marked in @group (NULL: not checked),
- * the switch LIDs' aside when they had to be recomputed. Returns the repair
- * (free it).
+ * and every changed CA-LID entry on a switch marked in @group (NULL: not
+ * checked; switch LIDs turn on the subtree root's ways, outside it).
+ * Returns the repair (free it).
  */
 static inline struct rt_routing *check_repair(const struct base *b, const struct fabric *f,
 					      const uint8_t *group, struct tally *t,
@@ -222,8 +229,7 @@ static inline struct rt_routing *check_repair(const struct base *b, const struct
 		for (uint32_t e = 0; !group[bs] && e < f->neps; e++) {
 			unsigned lid = fab_ep_lid(f, e);
 
-			if ((is_ca(f, e) || !st.sw_fallback) &&
-			    rt_lft_get(r, s, lid) != rt_lft_get(b->r, bs, lid))
+			if (is_ca(f, e) && rt_lft_get(r, s, lid) != rt_lft_get(b->r, bs, lid))
 				fail_msg("%s: switch %s outside the faults' groups changed LID %u: %s",
 					 what, fab_desc(f, f->switches[s]), lid, r->notes);
 		}
@@ -232,11 +238,13 @@ static inline struct rt_routing *check_repair(const struct base *b, const struct
 	t->fallback += st.sw_fallback > 0;
 	t->sl1 += st.switch_sl > 0;
 	if (!st.sw_fallback) {
-		uint64_t ca = ca_changes(b, f, r);
+		uint32_t casw;
+		uint64_t ca = ca_changes(b, f, r, &casw);
 
 		t->entries = st.entries > t->entries ? st.entries : t->entries;
 		t->ca_entries = ca > t->ca_entries ? ca : t->ca_entries;
-		t->switches = st.switches > t->switches ? st.switches : t->switches;
+		t->switches = casw > t->switches ? casw : t->switches;
+		t->all_switches = st.switches > t->all_switches ? st.switches : t->all_switches;
 		t->blocks = st.max_blocks > t->blocks ? st.max_blocks : t->blocks;
 	}
 	return r;
