@@ -10,8 +10,11 @@
  *   bench_ftdlr ft648 [SETS]    SETS sets of 17 link faults on the 648-port
  *                               tree (default 1000), each repair checked by
  *                               the evaluator
- *   bench_ftdlr time [N]        repair and proof times per single link fault,
- *                               the 648-port tree and the 4-ary 3-tree
+ *   bench_ftdlr time [N]        repair and proof times per single link fault
+ *                               from sftree and ftdlr bases: the 648-port
+ *                               tree, the 4-ary 3-tree and the 5488-CA
+ *                               m-port 3-tree (m=28; N faults spread over
+ *                               the links: 100, 128 and 20 by default)
  *   bench_ftdlr loss MS...      the paper's packets-lost arithmetic for the
  *                               given reconfiguration times
  *
@@ -88,7 +91,9 @@ static struct rt_routing *route(const struct engine *e, const struct fabric *f)
 	return r;
 }
 
-static void tree_init(struct tree *t, const char *family, const char *const *kv, size_t n)
+/* @family routed by @e (the base of the repairs). */
+static void tree_init(struct tree *t, const char *family, const char *const *kv, size_t n,
+		      const struct engine *e)
 {
 	struct fab_err err = { { 0 } };
 	struct ft_model m;
@@ -96,7 +101,7 @@ static void tree_init(struct tree *t, const char *family, const char *const *kv,
 	t->f = gen_build(family, kv, n, 1, &err);
 	if (!t->f || ft_model_init(&m, t->f, &err) != ENG_OK)
 		die(family, &err);
-	t->r = route(&eng_ftdlr, t->f);
+	t->r = route(e, t->f);
 	t->node = malloc((m.nlinks + 1) * sizeof(*t->node));
 	t->port = malloc(m.nlinks + 1);
 	t->nlinks = 0;
@@ -232,7 +237,7 @@ static void fig11(const char *title, const char *family, const char *const *kv, 
 	uint32_t l[32];
 	double t0 = now_ms();
 
-	tree_init(&t, family, kv, nkv);
+	tree_init(&t, family, kv, nkv, &eng_ftdlr);
 	fab_rng_seed(&rng, 11);
 	printf("%s: %u switch links, %u sets per point\n", title, t.nlinks, sets);
 	printf("%7s %9s %9s %9s %11s %11s %9s\n", "faults", "physical", "full", "repair",
@@ -263,7 +268,7 @@ static void ft648(unsigned sets)
 	uint64_t most = 0;
 	uint32_t mostsw = 0;
 
-	tree_init(&t, "ft648", NULL, 0);
+	tree_init(&t, "ft648", NULL, 0, &eng_ftdlr);
 	fab_rng_seed(&rng, 17);
 	for (unsigned s = 0; s < sets; s++) {
 		struct fab_err err = { { 0 } };
@@ -292,17 +297,20 @@ static void ft648(unsigned sets)
 	tree_fini(&t);
 }
 
-/* Repair and proof times per single link fault on @family, base @e. */
+/*
+ * Repair and proof times per single link fault on @family, base @e, @n
+ * links spread over the tree; the entries and switches each repair changed.
+ */
 static void timing(const char *family, const char *const *kv, size_t nkv, const struct engine *e,
 		   unsigned n)
 {
 	struct tree t;
-	double rep_ms = 0, eval_ms = 0, stage_ms = 0, worst = 0;
+	double rep_ms = 0, eval_ms = 0, stage_ms = 0, worst = 0, worst_rep = 0;
 	unsigned proven = 0;
+	uint64_t entries = 0, most = 0;
+	uint32_t mostsw = 0;
 
-	tree_init(&t, family, kv, nkv);
-	rt_free(t.r);
-	t.r = route(e, t.f);
+	tree_init(&t, family, kv, nkv, e);
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t l = (uint32_t)((uint64_t)i * t.nlinks / n);
 		struct fab_err err = { { 0 } };
@@ -327,13 +335,20 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 		eval_ms += t2 - t1;
 		stage_ms += t3 - t2;
 		worst = t2 - t0 > worst ? t2 - t0 : worst;
+		worst_rep = t1 - t0 > worst_rep ? t1 - t0 : worst_rep;
+		entries += st.entries;
+		most = st.entries > most ? st.entries : most;
+		mostsw = st.switches > mostsw ? st.switches : mostsw;
 		an_report_free(&rep);
 		rt_free(r);
 		fab_free(f);
 	}
-	printf("%-14s base %-6s: repair %6.2f ms, proof (full evaluation, 1 thread) %6.2f ms, "
-	       "repair + proof at most %6.2f ms, steps %5.2f ms; proven %u of %u\n", family, e->name,
-	       rep_ms / n, eval_ms / n, worst, stage_ms / n, proven, n);
+	printf("%-20s base %-6s: repair %7.2f ms (at most %7.2f), proof (full evaluation, 1 thread) "
+	       "%8.2f ms, repair + proof at most %8.2f ms, steps %6.2f ms; proven %u of %u; entries "
+	       "changed %.1f (at most %llu, on at most %u switches)\n", family, e->name, rep_ms / n,
+	       worst_rep, eval_ms / n, worst, stage_ms / n, proven, n, (double)entries / n,
+	       (unsigned long long)most, mostsw);
+	fflush(stdout);
 	tree_fini(&t);
 }
 
@@ -358,6 +373,7 @@ static void loss(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static const char *const k43[] = { "k=4", "n=3" }, *const k26[] = { "k=2", "n=6" };
+	static const char *const m28[] = { "m=28", "n=3" };
 	unsigned sets = argc > 2 ? (unsigned)atoi(argv[2]) : 0;
 
 	if (argc > 1 && !strcmp(argv[1], "fig11")) {
@@ -372,6 +388,8 @@ int main(int argc, char **argv)
 		timing("ft648", NULL, 0, &eng_ftdlr, sets ? sets : 100);
 		timing("kary-ntree", k43, 2, &eng_sftree, sets ? sets : 128);
 		timing("kary-ntree", k43, 2, &eng_ftdlr, sets ? sets : 128);
+		timing("mport-ntree", m28, 2, &eng_sftree, sets ? sets : 20);
+		timing("mport-ntree", m28, 2, &eng_ftdlr, sets ? sets : 20);
 	} else if (argc > 1 && !strcmp(argv[1], "loss")) {
 		loss(argc - 2, argv + 2);
 	} else {

@@ -41,7 +41,8 @@
  * @sn: the base's subtree root when its switch paths turn through one on the
  *      CAs' VL (sftree's sn, ftdlr_sn.c), else FD_NONE
  * @snlid: @sn's LID
- * @ud: per base switch, for the LID at hand: FD_UD_DOWN, FD_UD_UP or 0
+ * @ud: per base switch, towards the switch @ud_sw (the LID at hand's): its
+ *      class (ftdlr_sn.c)
  * @snway: per base switch, its entry towards @sn in the repair (RT_NO_PORT: none)
  * @anchor: per base switch, that entry and the next ones only go down to @sn
  * @sw_updown: the base turns no path and runs switch destinations on the
@@ -71,6 +72,7 @@ struct fd {
 	uint32_t sn;
 	unsigned snlid;
 	uint8_t *ud, *snway, *anchor;
+	uint32_t ud_sw;
 	int sw_updown;
 	struct ftdlr_stats st;
 };

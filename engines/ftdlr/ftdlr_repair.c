@@ -686,9 +686,8 @@ static void repair_lid(struct fd *x, const struct dst *d)
 
 	base_row(x, d);
 	if (x->sn != FD_NONE && d->lid != x->snlid && (d->is_switch || !x->st.switch_sl)) {
-		if (fd_sn_lid(x, d)) {
+		if (fd_sn_lid(x, d)) {	/* checked as check() would */
 			x->st.subtree++;
-			check(x, d);
 			write_row(x, d);
 			return;
 		}

@@ -95,6 +95,7 @@ int fd_sn_find(struct fd *x)
 	uint32_t best = FD_NONE, bn = 0;
 
 	x->sn = FD_NONE;
+	x->ud_sw = FD_NONE;
 	x->ud = calloc((size_t)x->nsw + 1, 1);
 	x->snway = malloc((size_t)x->nsw + 1);
 	x->anchor = calloc((size_t)x->nsw + 1, 1);
@@ -323,7 +324,10 @@ int fd_sn_lid(struct fd *x, const struct dst *d)
 {
 	if (fd_dead(x, x->sn) || fd_dead(x, d->sw))
 		return 0;
-	classify(x, d);
+	if (x->ud_sw != d->sw)	/* the CAs of one leaf share it */
+		classify(x, d);
+	x->ud_sw = d->sw;
+	x->dist[d->sw] = UINT32_MAX;
 	for (uint32_t s = 0; s < x->nsw; s++)
 		if (!fd_dead(x, s))
 			x->row[s] = sn_entry(x, d, s);
@@ -332,10 +336,13 @@ int fd_sn_lid(struct fd *x, const struct dst *d)
 	do
 		fd_resolve(x, d);
 	while (break_loops(x, d));
-	fd_bfs(x, d);
-	for (uint32_t s = 0; s < x->nsw; s++)
-		if (!fd_dead(x, s) && x->mark[s] != MK_OK && x->dist[s] != UINT32_MAX &&
-		    rt_lft_get(x->br, s, d->lid) != RT_NO_PORT)
+	for (uint32_t s = 0; s < x->nsw; s++) {
+		if (fd_dead(x, s) || x->mark[s] == MK_OK || rt_lft_get(x->br, s, d->lid) == RT_NO_PORT)
+			continue;
+		if (x->dist[d->sw] != 0)	/* the first failure: which switches have a way */
+			fd_bfs(x, d);
+		if (x->dist[s] != UINT32_MAX)
 			return 0;
+	}
 	return 1;
 }
