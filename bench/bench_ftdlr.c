@@ -15,6 +15,10 @@
  *                               tree, the 4-ary 3-tree and the 5488-CA
  *                               m-port 3-tree (m=28; N faults spread over
  *                               the links: 100, 128 and 20 by default)
+ *   bench_ftdlr singles         every single link fault of the 4-ary 3-tree
+ *                               and the 648-port tree from sftree, ftree and
+ *                               ftdlr bases: entries changed (and by routing
+ *                               afresh), CA max link load, longest path
  *   bench_ftdlr loss MS...      the paper's packets-lost arithmetic for the
  *                               given reconfiguration times
  *
@@ -352,6 +356,65 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 	tree_fini(&t);
 }
 
+/*
+ * Every single link fault of @family repaired from base @e: entries changed
+ * (the repair's, and a fresh route of the degraded tree by @e against the
+ * base), the CA max link load (each CA sends 1 in total) and the longest
+ * path, against the base's.
+ */
+static void singles(const char *label, const char *family, const char *const *kv, size_t nkv,
+		    const struct engine *e)
+{
+	struct an_opts o = { .load = 1 };
+	struct fab_err err = { { 0 } };
+	struct an_report rb;
+	struct tree t;
+	double load = 0, worst = 0;
+	uint64_t entries = 0, fresh = 0, most = 0;
+	uint32_t mostsw = 0, hops = 0;
+	unsigned free = 0, conn = 0;
+
+	tree_init(&t, family, kv, nkv, e);
+	if (an_evaluate(t.f, t.r, &o, &rb, &err))
+		die("evaluate", &err);
+	for (uint32_t l = 0; l < t.nlinks; l++) {
+		struct fabric *f = degrade(&t, &l, 1);
+		struct rt_routing *r, *full;
+		struct ftdlr_stats st;
+		struct an_report rep;
+		struct rt_diff dd;
+
+		if (ftdlr_repair(t.f, t.r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK)
+			die("repair", &err);
+		if (an_evaluate(f, r, &o, &rep, &err))
+			die("evaluate", &err);
+		free += rep.cdg.deadlock_free;
+		conn += an_connected(&rep);
+		entries += st.entries;
+		most = st.entries > most ? st.entries : most;
+		mostsw = st.switches > mostsw ? st.switches : mostsw;
+		load += rep.load.ca_max_load;
+		worst = rep.load.ca_max_load > worst ? rep.load.ca_max_load : worst;
+		hops = rep.conn.max_hops > hops ? rep.conn.max_hops : hops;
+		full = route(e, f);
+		rt_diff(t.f, t.r, f, full, &dd);
+		fresh += dd.entries;
+		an_report_free(&rep);
+		rt_free(full);
+		rt_free(r);
+		fab_free(f);
+	}
+	printf("%-13s base %-6s: %u single link faults, deadlock-free %u, every pair delivered %u; "
+	       "entries changed %.1f (at most %llu, on at most %u switches), routing afresh %.1f; CA "
+	       "max link load %.2f (worst %.2f, base %.2f); longest path %u switches (base %u)\n",
+	       label, e->name, t.nlinks, free, conn, (double)entries / t.nlinks, (unsigned long long)most, mostsw,
+	       (double)fresh / t.nlinks, load / t.nlinks, worst, rb.load.ca_max_load, hops,
+	       rb.conn.max_hops);
+	fflush(stdout);
+	an_report_free(&rb);
+	tree_fini(&t);
+}
+
 static void loss(int argc, char **argv)
 {
 	const struct loss_tree t = { .accepted = 18, .nodes = 64, .up_share = 0.75 };
@@ -390,10 +453,18 @@ int main(int argc, char **argv)
 		timing("kary-ntree", k43, 2, &eng_ftdlr, sets ? sets : 128);
 		timing("mport-ntree", m28, 2, &eng_sftree, sets ? sets : 20);
 		timing("mport-ntree", m28, 2, &eng_ftdlr, sets ? sets : 20);
+	} else if (argc > 1 && !strcmp(argv[1], "singles")) {
+		const struct engine *bases[] = { &eng_sftree, &eng_ftree, &eng_ftdlr };
+
+		for (size_t i = 0; i < 3; i++)
+			singles("4-ary 3-tree", "kary-ntree", k43, 2, bases[i]);
+		for (size_t i = 0; i < 3; i++)
+			singles("648-port tree", "ft648", NULL, 0, bases[i]);
 	} else if (argc > 1 && !strcmp(argv[1], "loss")) {
 		loss(argc - 2, argv + 2);
 	} else {
-		fprintf(stderr, "usage: bench_ftdlr fig11 [SETS] | ft648 [SETS] | time [N] | loss MS...\n");
+		fprintf(stderr, "usage: bench_ftdlr fig11 [SETS] | ft648 [SETS] | time [N] | singles | "
+			"loss MS...\n");
 		return 2;
 	}
 	return 0;

@@ -4,8 +4,8 @@
  *
  * ftdlr repairs a routing instead of computing one: eng_run() calls its
  * repair hook with the routing of a base fabric (req->prev_fabric,
- * req->prev) and the current fabric; its route hook refuses to run without
- * one. A repair applies when the current fabric is the base with switch
+ * req->prev) and the current fabric; without one, its route hook routes
+ * like sftree with switch destinations on SL 1. A repair applies when the current fabric is the base with switch
  * links, switches or CAs missing (no node, link or LID the base does not
  * have), the base is a fat tree (struct ft_model: leaves at level 1, no
  * sibling links) whose switches can be labelled, and the base routes every

@@ -9,14 +9,17 @@
  * that rewrites only the entries of the switches in each fault's group,
  * and gives the base back byte for byte once every fault has recovered.
  *
- * ftdlr.c holds the engine (whose route hook refuses without a base: the
- * repair hook does the work), the checks that the change is one a repair
- * can follow, and the tree's labels; ftdlr_repair.c repairs one LID at a
- * time; ftdlr_vl.c keeps the result acyclic (a second VL for the switch
- * paths that turn outside the rule, when needed); ftdlr_check.c checks the
- * channel dependencies of a transition between two routings while switches
- * are updated one at a time; ftdlr_stage.c cuts a transition into steps
- * that are safe in any order.
+ * It repairs the routings of sftree, ftree and ftdlr itself (doc/repair.md
+ * says what holds on one VL and what needs a second). ftdlr.c holds the
+ * engine (whose route hook, without a base, routes like sftree with switch
+ * destinations on SL 1), the checks that the change is one a repair can
+ * follow, and the tree's labels; ftdlr_repair.c repairs one LID at a time
+ * by detours of the label rule; ftdlr_sn.c by the subtree rule, for bases
+ * whose switch paths turn at a subtree root; ftdlr_vl.c checks switch
+ * destinations on a VL of their own; ftdlr_check.c checks the channel
+ * dependencies of a transition between two routings while switches are
+ * updated one at a time; ftdlr_stage.c cuts a transition into steps that
+ * are safe in any order.
  */
 #ifndef FABROUTE_FTDLR_H
 #define FABROUTE_FTDLR_H

@@ -38,8 +38,8 @@
  * @row, @fixed, @mark, @dist, @stack: per base switch, for the LID at hand
  * @sw_broken: per LID, a switch LID the rule left some switch without a way to
  * @sw_touched: per LID, a switch LID the repair changed
- * @sn: the base's subtree root when its switch paths turn through one on the
- *      CAs' VL (sftree's sn, ftdlr_sn.c), else FD_NONE
+ * @sn: the base's subtree root when its switch paths turn through one
+ *      (sftree's sn, ftdlr_sn.c), else FD_NONE
  * @snlid: @sn's LID
  * @ud: per base switch, towards the switch @ud_sw (the LID at hand's): its
  *      class (ftdlr_sn.c)
@@ -193,9 +193,10 @@ unsigned fd_switch_sl(const struct fd *x);
 int fd_repair_lids(struct fd *x);
 
 /**
- * fd_vls() - once something was repaired, run the pairs towards switches on
- * SL 1, after taking the switch LIDs the rule left without a way from a
- * full recompute (ftdlr_vl.c). Return: 0, or -1 with @err.
+ * fd_vls() - once something was repaired: the switch LIDs the repair left
+ * without a way taken from a full recompute; with switch destinations on
+ * a VL of their own, that VL checked acyclic (ftdlr_vl.c). Return: 0, or
+ * -1 with @err.
  */
 int fd_vls(struct fd *x, struct fab_err *err);
 

@@ -4,8 +4,11 @@
  *
  * A LID needs repair when some live switch's base entry for it leaves by a
  * dead link (a link that is gone, or leads to a dead switch). Its column of
- * entries is rebuilt from the base's in four steps; every other LID keeps
- * the base's entries, so the repair costs what it touches.
+ * entries is rebuilt from the base's; every other LID keeps the base's
+ * entries, so the repair costs what it touches. A base whose switch paths
+ * turn at a subtree root (sftree) has its LIDs repaired by the subtree rule
+ * of ftdlr_sn.c when it finds a way; the others, by the label rule's four
+ * steps below (an ftree base's switch LIDs as its CA LIDs: up*down*).
  *
  *  1. Down entries. A live switch c whose entry goes down over a dead link
  *     to a live child s detours c -> w -> u -> s: u is the upper switch all

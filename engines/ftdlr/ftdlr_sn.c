@@ -47,9 +47,19 @@
  * in c's column and sn: about 6 entries per LID below the link instead of
  * the 2 of a detour, and traffic to those LIDs from above c takes sn's
  * way (4 hops more on a 3-level tree). Elsewhere the rule gives the
- * detour itself (w an anchor). sn's own LID, and a LID whose switches the
- * rule leaves without a way (sn cut off), are repaired by detours;
- * fabroute's evaluator judges the result, as it judges every repair.
+ * detour itself (w an anchor).
+ *
+ * sn's own LID is repaired first, by detours. Where its repaired way comes
+ * down to a switch and goes up again (sn or an ancestor lost a link: a
+ * crossing), the other LIDs turn only as that way does; a LID that sn
+ * cannot reach up*down* takes the way from its switch to sn backwards; a
+ * switch that kept an entry going up and finds the packet coming back (on
+ * such a way) takes a parent of DOWN or UP, or its way to sn. A LID the
+ * rule leaves some switch without a way to is repaired by detours.
+ * Exhaustive and sampled fault sets in the unit tests, and fabroute's
+ * evaluator on every repair a daemon publishes, check what the argument
+ * above does not cover. ftdlr's own base (switch destinations on VL 1)
+ * has its switch LIDs repaired by this rule and its CA LIDs by detours.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,8 +97,8 @@ static uint32_t turning_above(const struct fd *x, uint32_t t)
 /*
  * sn: the turning switch of the lowest level (sftree turns at sn and its
  * ancestors), the one with the most turning switches above it when several
- * are; none when the base turns no switch path, runs the switch paths on a
- * VL of their own, or sn is gone.
+ * are; none when the base turns no switch path (ftree: x->sw_updown then
+ * says its switch LIDs are repaired as CA LIDs) or sn is gone.
  */
 int fd_sn_find(struct fd *x)
 {
