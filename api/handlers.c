@@ -193,8 +193,8 @@ static int64_t parse_time(const char *s)
 }
 
 static const char *const event_types[] = {
-	"trap", "fault", "reroute", "repair", "rebalance", "error", "engine", "config", "daemon",
-	"opensm", NULL,
+	"trap", "fault", "reroute", "repair", "repair_fast", "rebalance", "error", "engine", "config",
+	"daemon", "opensm", NULL,
 };
 
 static int known_type(const char *t)
@@ -221,7 +221,8 @@ static void h_events(struct api_req *rq, struct api_resp *rs)
 		return;
 	if (type && !known_type(type)) {
 		api_fail_new(rs, 400, "bad_parameter", "type: expected trap, fault, reroute, repair, "
-			     "rebalance, error, engine, config, daemon or opensm, found '%.64s'", type);
+			     "repair_fast, rebalance, error, engine, config, daemon or opensm, found "
+			     "'%.64s'", type);
 		return;
 	}
 	if (limit && uint_arg(rs, "limit", limit, 1, 10000, &lim))

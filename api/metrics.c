@@ -49,6 +49,23 @@ void api_metric(FILE *o, const char *type, const char *name, const char *help, d
 	fputc('\n', o);
 }
 
+void api_histogram(FILE *o, const char *name, const char *help, const double *bounds_ms,
+		   unsigned n, const uint64_t *hist, double sum_ms)
+{
+	uint64_t cum = 0;
+
+	fprintf(o, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+	for (unsigned b = 0; b <= n; b++) {
+		cum += hist[b];
+		if (b < n)
+			fprintf(o, "%s_bucket{le=\"%g\"} %llu\n", name, bounds_ms[b] / 1e3,
+				(unsigned long long)cum);
+		else
+			fprintf(o, "%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long)cum);
+	}
+	fprintf(o, "%s_sum %.6f\n%s_count %llu\n", name, sum_ms / 1e3, name, (unsigned long long)cum);
+}
+
 void api_label_value(FILE *o, const char *s)
 {
 	for (; *s; s++)

@@ -78,11 +78,13 @@ static json_t *routing_json(const struct epoch *e)
 	const struct an_report *rep = &e->report;
 	json_t *load = e->opts.load ? json_integer((json_int_t)rep->load.max) : json_null();
 
-	return json_pack("{s:b, s:b, s:o, s:o, s:b, s:f, s:f}", "connected", an_connected(rep),
+	const char *digest = epoch_digest(e);
+
+	return json_pack("{s:b, s:b, s:o, s:o, s:b, s:f, s:f, s:s?}", "connected", an_connected(rep),
 			 "deadlock_free", rep->cdg.deadlock_free,
 			 "vls_used", an_json_bits(rep->cdg.vls_used), "max_link_load", load,
 			 "ready", epoch_ready(e), "compute_ms", e->compute_ms,
-			 "eval_ms", e->eval_ms);
+			 "eval_ms", e->eval_ms, "digest", digest[0] ? digest : NULL);
 }
 
 static json_t *counts_json(const struct epoch *e, json_t *shape)

@@ -74,6 +74,13 @@ void api_stop(struct api_server *s);
 unsigned api_port(const struct api_server *s);
 /** api_metric() - one Prometheus metric of @type ("gauge", "counter") without labels. */
 void api_metric(FILE *o, const char *type, const char *name, const char *help, double v);
+/**
+ * api_histogram() - a Prometheus histogram @name: @n buckets with upper
+ * bounds @bounds_ms (printed in seconds) and a last +Inf one, counts @hist
+ * (@n + 1, not cumulative), the sum of the samples @sum_ms.
+ */
+void api_histogram(FILE *o, const char *name, const char *help, const double *bounds_ms,
+		   unsigned n, const uint64_t *hist, double sum_ms);
 /** api_osm_metrics() - fabroute_osm_passes_total{result} and fabroute_osm_connected (source opensm). */
 void api_osm_metrics(FILE *o, int connected, uint64_t routed, uint64_t fallback, uint64_t timeout,
 		     uint64_t error);

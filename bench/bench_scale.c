@@ -17,6 +17,11 @@
  *   -l            also take one switch-to-switch link down and time
  *                 an_reevaluate() against a full evaluation, with the tables
  *                 kept (the fault alone) and routed again by the engine
+ *   -c            also time the canonical order: fab_finalize() of the
+ *                 fabric as generated (nodes already by GUID) against the
+ *                 same fabric with its nodes in random order (sorted and
+ *                 moved), RUNS times each, and the routing's digest (CPU
+ *                 time of the thread: load elsewhere does not count)
  *
  * Figures only; never fails on time.
  */
@@ -35,7 +40,7 @@
 
 struct opts {
 	const char *chain;
-	int runs, reference, link;
+	int runs, reference, link, canon;
 	unsigned threads;
 };
 
@@ -240,11 +245,99 @@ static void link_down(struct fabric *f, const struct rt_routing *r, const struct
 	fab_free(g);
 }
 
+/*
+ * A copy of @f whose nodes are in random order (@seed), not finalized: what
+ * a topology file or a subnet manager listing the same fabric in another
+ * order hands to fab_finalize().
+ */
+static struct fabric *scrambled(const struct fabric *f, uint64_t seed)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *g = fab_copy(f, &err);
+	uint32_t *order = malloc(((size_t)f->nnodes + 1) * sizeof(*order));
+	struct fab_rng rng;
+
+	if (!g || !order)
+		die("scrambled copy", &err);
+	fab_rng_seed(&rng, seed);
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		order[i] = i;
+	for (uint32_t i = f->nnodes; i > 1; i--) {
+		uint32_t j = (uint32_t)fab_rng_below(&rng, i), t = order[i - 1];
+
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+	if (fab_reorder(g, order, &err))
+		die("scrambled copy", &err);
+	free(order);
+	return g;
+}
+
+/* CPU time of this thread, seconds: what a step costs, whatever else runs on the machine. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* fab_finalize() of @g, CPU seconds. */
+static double finalize_time(struct fabric *g)
+{
+	struct fab_err err = { { 0 } };
+	double t0 = cpu_now();
+
+	if (fab_finalize(g, &err))
+		die("finalize", &err);
+	return cpu_now() - t0;
+}
+
+/* -c: what the canonical order and the digest cost. */
+static void canon_cost(const struct fabric *f, const struct rt_routing *r, int runs)
+{
+	struct fab_err err = { { 0 } };
+	double *ord = calloc((size_t)runs, sizeof(double)), *scr = calloc((size_t)runs, sizeof(double));
+	double *dig = calloc((size_t)runs, sizeof(double));
+	char d[RT_DIGEST_HEX];
+	int same = 1;
+
+	for (int i = 0; i < runs; i++) {
+		struct fabric *a = fab_copy(f, &err), *b = scrambled(f, (uint64_t)i + 1);
+		double t0;
+
+		if (!a)
+			die("copy", &err);
+		a->finalized = 0;
+		ord[i] = finalize_time(a);
+		scr[i] = finalize_time(b);
+		same &= !memcmp(a->ports, b->ports, (size_t)f->nports * sizeof(*f->ports)) &&
+			!memcmp(a->switches, b->switches, (size_t)f->nswitches * sizeof(*f->switches));
+		t0 = cpu_now();
+		if (rt_digest(f, r, d, &err))
+			die("digest", &err);
+		dig[i] = cpu_now() - t0;
+		fab_free(a);
+		fab_free(b);
+	}
+	qsort(ord, (size_t)runs, sizeof(double), cmp_double);
+	qsort(scr, (size_t)runs, sizeof(double), cmp_double);
+	qsort(dig, (size_t)runs, sizeof(double), cmp_double);
+	printf("finalize:      %.2f ms CPU with the nodes by GUID, %.2f ms in random order "
+	       "(medians of %d); the same model: %s\n", ord[runs / 2] * 1e3, scr[runs / 2] * 1e3,
+	       runs, same ? "yes" : "NO");
+	printf("digest:        %.2f ms CPU (median of %d), %s\n", dig[runs / 2] * 1e3, runs, d);
+	free(ord);
+	free(scr);
+	free(dig);
+}
+
 static void parse(int argc, char **argv, struct opts *o)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+e:r:t:Rl")) != -1) {
+	while ((c = getopt(argc, argv, "+e:r:t:Rlc")) != -1) {
 		if (c == 'e')
 			o->chain = optarg;
 		else if (c == 'r')
@@ -255,11 +348,13 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->reference = 1;
 		else if (c == 'l')
 			o->link = 1;
+		else if (c == 'c')
+			o->canon = 1;
 		else
 			exit(2);
 	}
 	if (optind >= argc || o->runs < 1) {
-		fprintf(stderr, "usage: bench_scale [-e CHAIN] [-r RUNS] [-t THREADS] [-R] [-l] "
+		fprintf(stderr, "usage: bench_scale [-e CHAIN] [-r RUNS] [-t THREADS] [-R] [-l] [-c] "
 			"FAMILY [NAME=VALUE...]\n");
 		exit(2);
 	}
@@ -307,6 +402,8 @@ int main(int argc, char **argv)
 	}
 	if (o.link)
 		link_down(f, r, &o);
+	if (o.canon)
+		canon_cost(f, r, o.runs);
 	an_report_free(&rep);
 	free(t);
 	rt_free(r);

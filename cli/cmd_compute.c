@@ -13,6 +13,7 @@
  * base. engines lists the engines with their options.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,9 @@ static void usage(FILE *out)
 	      "  topology.ibnd     the topology with those LIDs (ibnetdiscover format)\n"
 	      "  paths             engines that plan paths (pathsel, swidest, rename, explicit):\n"
 	      "                    every machine pair's path with its DLID, one per line\n"
-	      "  summary.json      engine used, time, notes, and the evaluation with --eval\n"
+	      "  summary.json      engine used, time, notes, the routing's digest (SHA-256 of\n"
+	      "                    the LIDs and tables: the same on every node that routed\n"
+	      "                    the same), and the evaluation with --eval\n"
 	      "\n"
 	      "Options:\n"
 	      "  -e, --engine CHAIN         engines to try in turn ('fabroute engines' lists them);\n"
@@ -236,21 +239,24 @@ static int write_files(const char *dir, const struct fabric *f, const struct rt_
 }
 
 static json_t *summary_json(const struct compute_opts *o, const struct eng_res *res,
-			    int have_pathsl)
+			    const char *digest, int have_pathsl)
 {
 	const struct fabric *f = res->fabric;
 	const struct rt_routing *r = res->routing;
 	json_t *log = json_array();
-	char *copy = strdup(res->log), *save = NULL;
+	char *copy = strdup(res->log), *save = NULL, hash[24];
 
 	for (char *l = copy ? strtok_r(copy, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
 		json_array_append_new(log, json_string(l));
 	free(copy);
-	return json_pack("{s:s, s:s, s:s, s:o, s:f, s:s, s:{s:i, s:i, s:i, s:i}, s:o,"
+	snprintf(hash, sizeof(hash), "%016" PRIx64, fab_topology_hash(f));
+	return json_pack("{s:s, s:s, s:s, s:o, s:f, s:s, s:s, s:{s:s, s:i, s:i, s:i, s:i}, s:o,"
 			 " s:{s:s, s:s, s:s, s:s?, s:s?}}",
 			 "schema", "fabroute-compute/1", "engine", res->used->name, "chain", o->chain,
 			 "log", log, "compute_ms", res->route_ms, "notes", r->notes ? r->notes : "",
-			 "fabric", "nodes", (json_int_t)f->nnodes, "switches", (json_int_t)f->nswitches,
+			 "routing_digest", digest,
+			 "fabric", "topology_hash", hash, "nodes", (json_int_t)f->nnodes,
+			 "switches", (json_int_t)f->nswitches,
 			 "endpoints", (json_int_t)f->neps, "lid_top", (json_int_t)f->lid_top,
 			 "vls_used", an_json_bits(r->vls_used),
 			 "files", "lfts", "opensm-lfts.dump", "guid2lid", "guid2lid",
@@ -283,7 +289,8 @@ static int report(const struct eng_res *res, json_t *summary)
 	       (rep->cdg.deadlock_free ? 4 : 6);
 }
 
-static void print_outcome(const struct compute_opts *o, const struct eng_res *res)
+static void print_outcome(const struct compute_opts *o, const struct eng_res *res,
+			  const char *digest)
 {
 	const struct rt_routing *r = res->routing;
 
@@ -292,6 +299,7 @@ static void print_outcome(const struct compute_opts *o, const struct eng_res *re
 		printf("tried:\n%s", res->log);
 	if (r->notes && *r->notes)
 		printf("notes:        %s\n", r->notes);
+	printf("digest:       %s\n", digest);
 }
 
 /*
@@ -342,6 +350,7 @@ static int route(const struct compute_opts *o, const struct fabric *f, const str
 	struct eng_req req;
 	struct eng_res res;
 	struct fab_err err = { { 0 } };
+	char digest[RT_DIGEST_HEX];
 	json_t *summary;
 	int rc = make_request(o, f, &chain, &req, &ao, b), have_pathsl = 0, have_paths = 0, erc = CLI_OK;
 
@@ -357,11 +366,16 @@ static int route(const struct compute_opts *o, const struct fabric *f, const str
 		cli_err("%s", err.msg);
 		return res.lids_failed ? CLI_INPUT : CLI_FAIL;
 	}
-	print_outcome(o, &res);
+	if (rt_digest(res.fabric, res.routing, digest, &err)) {
+		cli_err("%s", err.msg);
+		eng_res_free(&res);
+		return CLI_FAIL;
+	}
+	print_outcome(o, &res, digest);
 	rc = write_files(o->out_dir, res.fabric, res.routing, &have_pathsl);
 	if (rc == CLI_OK)
 		rc = paths_compute_file(o->out_dir, res.used, res.fabric, res.routing, &have_paths);
-	summary = rc == CLI_OK ? summary_json(o, &res, have_pathsl) : NULL;
+	summary = rc == CLI_OK ? summary_json(o, &res, digest, have_pathsl) : NULL;
 	if (summary && have_paths)
 		json_object_set_new(json_object_get(summary, "files"), "paths", json_string("paths"));
 	if (summary && b->r)

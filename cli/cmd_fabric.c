@@ -74,6 +74,7 @@ static void status_fabric(const json_t *fab)
 	       client_bool(rt, "deadlock_free") ? "deadlock-free" : "deadlock possible",
 	       client_ints(json_object_get(rt, "vls_used"), vls, sizeof(vls)),
 	       client_int(rt, "max_link_load"), client_real(rt, "compute_ms"), client_real(rt, "eval_ms"));
+	printf("digest:     %s\n", client_str(rt, "digest", "?"));
 }
 
 static void status_ready(const json_t *ready, const json_t *health)

@@ -183,6 +183,7 @@ static void snapshot_one(const json_t *s)
 	}
 	printf("times:      computed in %.0f ms, evaluated in %.0f ms\n", client_real(s, "compute_ms"),
 	       client_real(s, "eval_ms"));
+	printf("digest:     %s\n", client_str(s, "routing_digest", "not recorded (stored before schema 2)"));
 	printf("stored:     %lld bytes; LFTs of %lld entries; path SLs: %s; SL2VL tables: %s\n",
 	       client_int(s, "stored_bytes"), client_int(s, "lft_len"),
 	       client_bool(s, "path_sls") ? "yes" : "no", client_bool(s, "sl2vl") ? "yes" : "no");

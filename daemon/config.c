@@ -110,10 +110,33 @@ static const struct cfg_key keys[] = {
 	{ "readback_rate", U(readback_rate), "2000", 1, 1000000, 0, "N", "SMPs per second at most" },
 	{ "readback_timeout_ms", U(readback_timeout_ms), "200", 10, 60000, 0, "MS", "SMP timeout" },
 	{ "readback_retries", U(readback_retries), "3", 0, 20, 0, "N", "SMP retries" },
+	{ "fast_repair", U(fast_repair), "1", 0, 1, 0, "0|1",
+	  "with source opensm and repair = ftdlr: on a link-state trap, find the dead port, publish "
+	  "the proven local repair and write its changed LFT blocks to the switches at once, from "
+	  "readback_ca's port, without waiting for OpenSM's sweep (which then installs the same "
+	  "tables); 0: repairs reach the switches with OpenSM's sweep" },
+	{ "fast_repair_mkey", S(fast_repair_mkey), "0x0", 0, 0, 0, "MKEY",
+	  "the M_Key the fast repair's SMPs carry: OpenSM's m_key (0 unless set)" },
+	{ "fast_repair_timeout_ms", U(fast_repair_timeout_ms), "50", 1, 10000, 0, "MS",
+	  "timeout of each fast repair SMP (a port query or an LFT block write), tried twice" },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 _Static_assert(NKEYS <= sizeof(((struct config *)0)->origin), "struct config: origin[] too small");
+
+int config_mkey(const char *s, uint64_t *mkey)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-')
+		return -1;
+	if (mkey)
+		*mkey = v;
+	return 0;
+}
 
 static char **str_at(struct config *c, const struct cfg_key *k)
 {
@@ -330,6 +353,11 @@ int config_check(const struct config *c, struct fab_err *err)
 	}
 	if (strcmp(c->repair, "ftdlr") != 0 && strcmp(c->repair, "none") != 0) {
 		fab_err_set(err, "repair: expected ftdlr or none, found '%s'", c->repair);
+		return -1;
+	}
+	if (config_mkey(c->fast_repair_mkey, NULL) < 0) {
+		fab_err_set(err, "fast_repair_mkey: expected a 64-bit number (0x... or decimal), "
+			    "found '%s'", c->fast_repair_mkey);
 		return -1;
 	}
 	if (fmt_topo_from_name(c->topology_format) < 0) {

@@ -61,7 +61,10 @@ struct config {
 	unsigned readback_rate;
 	unsigned readback_timeout_ms;
 	unsigned readback_retries;
-	unsigned char origin[40];
+	unsigned fast_repair;
+	char *fast_repair_mkey;
+	unsigned fast_repair_timeout_ms;
+	unsigned char origin[48];
 };
 
 /** config_defaults() - every key at its default. 0, or -1 when out of memory. */
@@ -108,5 +111,8 @@ void config_restart_keys(const struct config *a, const struct config *b, char *b
  * @host (size @hsize) and *@port. 0, or -1 with @err.
  */
 int config_listen(const char *listen, char *host, size_t hsize, unsigned *port, struct fab_err *err);
+
+/** config_mkey() - parse an M_Key (0x hex or decimal) into *@mkey (may be NULL). 0, or -1. */
+int config_mkey(const char *s, uint64_t *mkey);
 
 #endif

@@ -289,7 +289,6 @@ static json_t *hook_status(void *ud)
 static void reroute_metrics(FILE *o, const struct pipe_stats *ps)
 {
 	static const double bounds[PIPE_HIST_N] = PIPE_HIST_BOUNDS;
-	uint64_t cum = 0;
 
 	fprintf(o, "# HELP fabroute_reroutes_total Reroutes, by result (ok: published; failed: the last good epoch stayed).\n"
 		"# TYPE fabroute_reroutes_total counter\n"
@@ -297,19 +296,9 @@ static void reroute_metrics(FILE *o, const struct pipe_stats *ps)
 		(unsigned long long)ps->ok, (unsigned long long)ps->failed);
 	api_metric(o, "counter", "fabroute_topology_changes_total",
 		   "Changes that asked for a reroute (coalesced by the hold-down).", (double)ps->requests);
-	fprintf(o, "# HELP fabroute_reroute_duration_seconds Time from a change to the new epoch's publication.\n"
-		"# TYPE fabroute_reroute_duration_seconds histogram\n");
-	for (unsigned b = 0; b <= PIPE_HIST_N; b++) {
-		cum += ps->hist[b];
-		if (b < PIPE_HIST_N)
-			fprintf(o, "fabroute_reroute_duration_seconds_bucket{le=\"%g\"} %llu\n", bounds[b] / 1e3,
-				(unsigned long long)cum);
-		else
-			fprintf(o, "fabroute_reroute_duration_seconds_bucket{le=\"+Inf\"} %llu\n",
-				(unsigned long long)cum);
-	}
-	fprintf(o, "fabroute_reroute_duration_seconds_sum %.6f\nfabroute_reroute_duration_seconds_count %llu\n",
-		ps->sum_ms / 1e3, (unsigned long long)cum);
+	api_histogram(o, "fabroute_reroute_duration_seconds",
+		      "Time from a change to the new epoch's publication.", bounds, PIPE_HIST_N,
+		      ps->hist, ps->sum_ms);
 	api_metric(o, "gauge", "fabroute_reroute_in_progress", "1 while a reroute runs.", ps->busy);
 }
 
@@ -342,6 +331,8 @@ static char *hook_metrics(void *ud)
 	reroute_metrics(o, &ps);
 	if (d->rb)
 		readback_metrics(o, d->rb);
+	if (d->fr)
+		fr_metrics(o, d->fr);
 	if (d->osm) {
 		struct srco_stats os;
 

@@ -7,8 +7,9 @@
  * (source_file.c: a topology file with simulated faults; source_osm*.c:
  * OpenSM through the plugin), the reroute pipeline (pipeline.h: sched.c
  * schedules, job.c runs one reroute through eng_run(), repair.c decides
- * repairs and rebalances), readback.c (the LFTs read back from the
- * switches) and control.c (what the API asks of the daemon).
+ * repairs and rebalances), fastrepair.c (a trap's repair written to the
+ * switches at once, over smp.c's SMPs), readback.c (the LFTs read back
+ * from the switches) and control.c (what the API asks of the daemon).
  *
  * This header puts the modules together: what the main loop, the reload
  * and the API hooks share. Private to daemon/.
@@ -20,6 +21,7 @@
 
 #include "api/server.h"
 #include "daemon/config.h"
+#include "daemon/fastrepair.h"
 #include "svc/epoch.h"
 #include "daemon/loop.h"
 #include "daemon/pipeline.h"
@@ -56,6 +58,7 @@ struct daemon {
 	struct srcf *src;	/* source file, or */
 	struct srco *osm;	/* source opensm */
 	struct readback *rb;	/* LFT read-back, with source opensm */
+	struct fastrep *fr;	/* the fast repair, with source opensm */
 	struct epoch_slot slot;
 	struct pipeline *pipe;
 	struct api_server *api;

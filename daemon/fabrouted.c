@@ -400,13 +400,47 @@ static int start_api(struct daemon *d, struct fab_err *err)
 	return 0;
 }
 
-/* A routing pass is done: its tables are in the switches about a second later. */
-static void on_osm_event(void *ud, const char *event)
+/* The epoch a pass_result says OpenSM installed, 0 when it installed its own engine's tables. */
+static uint64_t installed(const json_t *msg)
+{
+	const char *r = json_string_value(json_object_get(msg, "result"));
+
+	return r && !strcmp(r, "routed") ? (uint64_t)json_integer_value(json_object_get(msg, "epoch")) : 0;
+}
+
+/*
+ * A link-state trap: the fast repair. A routing pass is done: its tables are
+ * in the switches about a second later.
+ */
+static void on_osm_event(void *ud, const char *event, const json_t *msg)
 {
 	struct daemon *d = ud;
 
-	if (!strcmp(event, "routing_done") || !strcmp(event, "subnet_up"))
+	if (!strcmp(event, "trap") && d->fr)
+		fr_trap(d->fr, (unsigned)json_integer_value(json_object_get(msg, "trap")),
+			(unsigned)json_integer_value(json_object_get(msg, "lid")));
+	else if (!strcmp(event, "pass_result") && d->fr)
+		fr_installed(d->fr, installed(msg));
+	else if (!strcmp(event, "routing_done") || !strcmp(event, "subnet_up"))
 		rb_trigger(d->rb, 1000);
+}
+
+/* The fast repair, with source opensm and repair = ftdlr unless fast_repair = 0. */
+static int start_fast_repair(struct daemon *d, struct fab_err *err)
+{
+	struct smp_opts o = {
+		.ca = d->cfg.readback_ca, .port = d->cfg.readback_port,
+		.timeout_ms = d->cfg.fast_repair_timeout_ms, .retries = 1,
+	};
+
+	if (!d->cfg.fast_repair || strcmp(d->cfg.repair, "ftdlr"))
+		return 0;
+	if (config_mkey(d->cfg.fast_repair_mkey, &o.mkey)) {
+		fab_err_set(err, "fast_repair_mkey: not a number");
+		return -1;
+	}
+	d->fr = fr_start(&o, d->pipe, &d->slot, d->st, err);
+	return d->fr ? 0 : -1;
 }
 
 /* Source opensm: the read-back, then the listener the plugin connects to. */
@@ -419,6 +453,8 @@ static int start_osm(struct daemon *d, struct fab_err *err)
 	};
 
 	if (d->cfg.readback && !(d->rb = rb_start(&o, &d->slot, err)))
+		return -1;
+	if (start_fast_repair(d, err))
 		return -1;
 	d->osm = srco_open(d->cfg.socket, d->pipe, d->st, on_osm_event, d, err);
 	return d->osm ? 0 : -1;
@@ -513,6 +549,7 @@ static void stop(struct daemon *d)
 	}
 	api_stop(d->api);
 	srco_free(d->osm);
+	fr_stop(d->fr);
 	rb_stop(d->rb);
 	pipe_free(d->pipe);
 	epoch_slot_fini(&d->slot);

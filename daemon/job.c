@@ -32,8 +32,11 @@
 
 static const double hist_bounds[PIPE_HIST_N] = PIPE_HIST_BOUNDS;
 
-/* How every routing the daemon publishes is evaluated. */
-static const struct an_opts eval_opts = { .load = 1, .parallel = 1 };
+/*
+ * How every routing the daemon publishes is evaluated; with the state that
+ * lets a repair be proven by redoing only the destinations it changed.
+ */
+static const struct an_opts eval_opts = { .load = 1, .parallel = 1, .incremental = 1 };
 
 void pipe_event(struct store *st, const char *type, json_t *details, const char *fmt, ...)
 {
@@ -74,6 +77,8 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 	struct eng_chain c;
 	struct eng_req req = { .fabric = f, .chain = &c, .mode = mode, .eval = &eval_opts,
 			       .policy = (enum eng_policy)j->set.policy };
+	struct epoch *cur = mode == ENG_MODE_REPAIR ? epoch_slot_get(p->slot) : NULL;
+	struct eng_since since;
 	struct fab_lid_pin *pins = NULL;
 	size_t npins = 0;
 	int rc;
@@ -82,9 +87,15 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 		req.prev_fabric = p->base.epoch->fabric;
 		req.prev = p->base.epoch->routing;
 	}
+	if (cur) {	/* a repair is proven from the evaluation of the routing in force */
+		since = (struct eng_since){ cur->fabric, cur->routing, &cur->report };
+		req.since = &since;
+	}
 	if (!j->given) {
-		if (store_lids_pins(p->st, &pins, &npins, err))
+		if (store_lids_pins(p->st, &pins, &npins, err)) {
+			epoch_unref(cur);
 			return ENG_ERROR;
+		}
 		req.pins = pins;
 		req.npins = npins;
 		req.assign = 1;
@@ -92,12 +103,12 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 		req.lmc = j->set.lmc;
 		req.lmc_budget = FAB_LMC_MAX;
 	}
-	if (eng_chain_parse_str(&c, chain, options, err)) {
-		free(pins);
-		return ENG_ERROR;
+	rc = eng_chain_parse_str(&c, chain, options, err) ? ENG_ERROR : ENG_OK;
+	if (rc == ENG_OK) {
+		rc = eng_run(&req, res, err);
+		eng_chain_free(&c);
 	}
-	rc = eng_run(&req, res, err);
-	eng_chain_free(&c);
+	epoch_unref(cur);
 	free(pins);
 	return rc;
 }
@@ -165,7 +176,8 @@ static struct epoch *try_repair(struct pipeline *p, struct job *j, const struct 
 	struct epoch *e;
 	int rc;
 
-	if (!repair_wanted(j->set.repair, j->reason, p->base.epoch))
+	if (!repair_wanted(j->set.repair, j->reason, p->base.epoch, j->why_not,
+			   sizeof(j->why_not)))
 		return NULL;
 	rc = route(p, j, f, ENG_MODE_REPAIR, REPAIR_ENGINE, "", &res, &why);
 	if (rc != ENG_OK) {
@@ -189,6 +201,10 @@ static struct epoch *make_routing(struct pipeline *p, struct job *j, const struc
 
 	if (!rebal && (e = try_repair(p, j, f)))
 		goto out;
+	if (j->repair_only) {
+		fab_err_set(err, "%s", j->refused[0] ? j->refused : j->why_not);
+		goto out;
+	}
 	if (route(p, j, f, ENG_MODE_ROUTE, j->set.chain, j->set.options, &res, err) != ENG_OK ||
 	    !(e = from_run(p, j, &res, j->set.chain, err)))
 		goto out;
@@ -399,8 +415,9 @@ struct epoch *job_run(struct pipeline *p, struct job *j, struct fab_err *errp)
 	latency = loop_now_fms() - j->first_change_ms;
 	account(p, 1, latency);
 	summary = summary_json(e, latency);
-	log_info("epoch %llu published (%s): %s in %.1f ms, evaluated in %.1f ms, %s, %s; %.1f ms after the change",
-		 (unsigned long long)e->seq, j->reason, e->engine, e->compute_ms, e->eval_ms,
+	log_info("epoch %llu published (%s): %s in %.1f ms, evaluated in %.1f ms (%u of %u "
+		 "destinations), %s, %s; %.1f ms after the change", (unsigned long long)e->seq,
+		 j->reason, e->engine, e->compute_ms, e->eval_ms, e->report.dests, e->fabric->neps,
 		 an_connected(&e->report) ? "connected" : "NOT connected",
 		 e->report.cdg.deadlock_free ? "deadlock-free" : "deadlock POSSIBLE", latency);
 	store_epoch(p, e, j, summary);
@@ -409,11 +426,13 @@ struct epoch *job_run(struct pipeline *p, struct job *j, struct fab_err *errp)
 	return e;
 fail:
 	epoch_unref(e);
+	*errp = err;
+	if (j->repair_only)	/* nothing changed: OpenSM's sweep routes as it always does */
+		return NULL;
 	account(p, 0, 0);
 	log_err("reroute (%s) failed, the last good epoch stays: %s", j->reason, err.msg);
 	pipe_event(p->st, "error", json_pack("{s:s, s:s}", "reason", j->reason, "chain", j->set.chain),
 		   "reroute failed, the last good epoch stays: %s", err.msg);
-	*errp = err;
 	return NULL;
 }
 
@@ -432,9 +451,10 @@ int job_take(struct pipeline *p, struct job *j)
 	memset(j, 0, sizeof(*j));
 	if (p->sync.fabric) {
 		j->sync = 1;
+		j->repair_only = p->sync.repair_only;
 		j->fabric = p->sync.fabric;
 		p->sync.fabric = NULL;
-		snprintf(j->reason, sizeof(j->reason), "opensm");
+		snprintf(j->reason, sizeof(j->reason), "%s", j->repair_only ? "trap" : "opensm");
 		j->first_change_ms = loop_now_fms();
 		p->sched.busy = 1;
 	} else {
@@ -442,8 +462,10 @@ int job_take(struct pipeline *p, struct job *j)
 		memcpy(j->reason, p->sched.reason, sizeof(j->reason));
 		j->first_change_ms = p->sched.first_change_ms;
 	}
-	j->rebalance = p->sched.rebalance_due;
-	p->sched.rebalance_due = 0;
+	if (!j->repair_only) {	/* a due rebalance waits for a routing run */
+		j->rebalance = p->sched.rebalance_due;
+		p->sched.rebalance_due = 0;
+	}
 	j->drop_base = p->sched.drop_base;
 	p->sched.drop_base = 0;
 	j->set = p->set;

@@ -93,6 +93,15 @@ int pipe_restore(struct pipeline *p);
 struct epoch *pipe_route_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err);
 
 /**
+ * pipe_repair_fabric() - publish at once the repair of the base for @f
+ * (taken; its LIDs are kept): the fast path after a trap, bypassing the
+ * hold-down. Only a repair is published: when none is wanted or the repair
+ * engine refuses, nothing changes.
+ * Return: the published repair (a reference), or NULL with @err saying why.
+ */
+struct epoch *pipe_repair_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err);
+
+/**
  * pipe_set_sweep_cb() - with a source that routes on its own schedule
  * (OpenSM), call @cb (in the loop's thread) to ask it for a routing pass
  * when a rebalance is due; without one, the pipeline reroutes itself

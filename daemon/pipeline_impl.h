@@ -33,11 +33,16 @@ struct sched {
 	int rebalance_due, rebalance_arm, drop_base;
 };
 
-/* pipe_route_fabric(): one caller at a time (@call_mu), answered through @cv under pipeline.mu */
+/*
+ * pipe_route_fabric() and pipe_repair_fabric(): one caller at a time
+ * (@call_mu), answered through @cv under pipeline.mu; @repair_only for the
+ * latter
+ */
 struct sync_req {
 	pthread_mutex_t call_mu;
 	pthread_cond_t cv;
 	struct fabric *fabric;
+	int repair_only;
 	struct epoch *result;
 	int done;
 	struct fab_err err;
@@ -85,8 +90,10 @@ enum job_kind { JOB_FULL = 0, JOB_REPAIR, JOB_REBALANCE, JOB_KEEP };
  * its lock, and what it decided
  * @fabric: given (OpenSM's, routed with its own LIDs), or NULL: the source's
  * @sync: pipe_route_fabric() waits: answer it right after publication
+ * @repair_only: pipe_repair_fabric(): a repair or nothing
  * @rebalance: a rebalance is due; @drop_base: the routing inputs changed
  * @refused: why a repair was not published (empty when none was tried)
+ * @why_not: why none was tried
  * @diff: JOB_REPAIR: what changed from the base; @rv: the rebalance verdict
  */
 struct job {
@@ -94,9 +101,9 @@ struct job {
 	struct pipe_settings set;
 	double first_change_ms;
 	struct fabric *fabric;
-	int given, sync, rebalance, drop_base;
+	int given, sync, repair_only, rebalance, drop_base;
 	enum job_kind kind;
-	char refused[512];
+	char refused[512], why_not[128];
 	struct rt_diff diff;
 	struct rebalance_verdict rv;
 };

@@ -7,6 +7,7 @@
  * against that repair. The repairs themselves are routing runs
  * (daemon/job.c, eng_run() in ENG_MODE_REPAIR). See repair.h.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "daemon/repair.h"
@@ -14,7 +15,8 @@
 
 static int repair_applies(const char *reason)
 {
-	return !strcmp(reason, "fault") || !strcmp(reason, "opensm") || !strcmp(reason, "source");
+	return !strcmp(reason, "fault") || !strcmp(reason, "opensm") || !strcmp(reason, "source") ||
+	       !strcmp(reason, "trap");
 }
 
 int repair_routing(const struct rt_routing *r)
@@ -28,9 +30,20 @@ static int repair_base_ok(const struct epoch *base)
 	       !strcmp(base->engine, "ftdlr");
 }
 
-int repair_wanted(int on, const char *reason, const struct epoch *base)
+int repair_wanted(int on, const char *reason, const struct epoch *base, char *why, size_t len)
 {
-	return on && base && repair_applies(reason) && repair_base_ok(base);
+	if (!on)
+		snprintf(why, len, "repairs are off (repair = none)");
+	else if (!repair_applies(reason))
+		snprintf(why, len, "a change of the routing inputs (%s) is not repaired", reason);
+	else if (!base)
+		snprintf(why, len, "no routing of the chain to repair yet");
+	else if (!repair_base_ok(base))
+		snprintf(why, len, "the routing in force was made by %s, not by a fat-tree engine",
+			 base->engine);
+	else
+		return 1;
+	return 0;
 }
 
 int rebalance_wanted(int due, int repaired, const struct fabric *f, const struct epoch *cur)

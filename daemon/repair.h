@@ -32,11 +32,12 @@ int repair_routing(const struct rt_routing *r);
 
 /**
  * repair_wanted() - a change for @reason is first repaired: repairs are on
- * (@on), the change may be one (a fault, OpenSM's pass, a re-read topology)
+ * (@on), the change may be one (a fault, OpenSM's pass, a trap, a re-read
+ * topology)
  * and there is a @base routed by a fat-tree engine whose routing ftdlr
- * repairs (ftree, sftree, ftdlr).
+ * repairs (ftree, sftree, ftdlr). When not, @why (@len bytes) says why.
  */
-int repair_wanted(int on, const char *reason, const struct epoch *base);
+int repair_wanted(int on, const char *reason, const struct epoch *base, char *why, size_t len);
 
 /**
  * rebalance_wanted() - a due (@due) rebalance replaces the repair in force

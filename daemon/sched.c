@@ -147,13 +147,16 @@ static void on_wake(struct loop *l, int fd, void *ud)
 
 /* --- what the daemon calls -------------------------------------------------- */
 
-struct epoch *pipe_route_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err)
+/* Hand @f to the worker now and wait for its answer. */
+static struct epoch *route_now(struct pipeline *p, struct fabric *f, int repair_only,
+			       struct fab_err *err)
 {
 	struct epoch *e;
 
 	pthread_mutex_lock(&p->sync.call_mu);
 	pthread_mutex_lock(&p->mu);
 	p->sync.fabric = f;
+	p->sync.repair_only = repair_only;
 	p->sync.done = 0;
 	pthread_cond_signal(&p->cv);
 	while (!p->sync.done && !p->sched.quit)
@@ -170,6 +173,16 @@ struct epoch *pipe_route_fabric(struct pipeline *p, struct fabric *f, struct fab
 	pthread_mutex_unlock(&p->mu);
 	pthread_mutex_unlock(&p->sync.call_mu);
 	return e;
+}
+
+struct epoch *pipe_route_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err)
+{
+	return route_now(p, f, 0, err);
+}
+
+struct epoch *pipe_repair_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err)
+{
+	return route_now(p, f, 1, err);
 }
 
 void pipe_request(struct pipeline *p, const char *reason)

@@ -69,7 +69,7 @@ struct srco {
 	pthread_t acceptor;
 	struct pipeline *p;
 	struct store *st;
-	void (*on_event)(void *ud, const char *event);
+	void (*on_event)(void *ud, const char *event, const json_t *msg);
 	void *ud;
 	pthread_mutex_t mu;
 	struct srco_conn conns[SRCO_CONNS_MAX];
@@ -266,6 +266,8 @@ static void record(struct srco_conn *c, json_t *msg)
 
 	if (!ev || lft_changes(c, msg, ev))
 		return;
+	if (s->on_event && !strcmp(ev, "trap"))	/* the fast repair first: it cannot wait */
+		s->on_event(s->ud, ev, msg);
 	snprintf(text, sizeof(text), "%s", ev);
 	if (!strcmp(ev, "trap"))
 		trap_message(s, msg, text, sizeof(text));
@@ -276,8 +278,8 @@ static void record(struct srco_conn *c, json_t *msg)
 	if (store_event_add(s->st, loop_wall_ms(), strcmp(ev, "trap") ? "opensm" : "trap", text, msg, &err) < 0)
 		log_err("%s", err.msg);
 	log_debug("opensm event: %s", text);
-	if (s->on_event)
-		s->on_event(s->ud, ev);
+	if (s->on_event && strcmp(ev, "trap"))
+		s->on_event(s->ud, ev, msg);
 }
 
 /* --- connections ------------------------------------------------------------ */
@@ -508,7 +510,7 @@ static int listen_on(struct srco *s, const char *path, struct fab_err *err)
 }
 
 struct srco *srco_open(const char *path, struct pipeline *p, struct store *st,
-		       void (*on_event)(void *ud, const char *event), void *ud, struct fab_err *err)
+		       void (*on_event)(void *ud, const char *event, const json_t *msg), void *ud, struct fab_err *err)
 {
 	struct srco *s = calloc(1, sizeof(*s));
 

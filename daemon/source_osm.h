@@ -25,9 +25,10 @@ struct srco;
 /**
  * srco_open() - listen on @path (a stale socket file is replaced); NULL with @err.
  * @on_event: called (from a connection thread) with each OpenSM event's name
+ *            and message (doc/osm-protocol.md), a trap before it is stored
  */
 struct srco *srco_open(const char *path, struct pipeline *p, struct store *st,
-		       void (*on_event)(void *ud, const char *event), void *ud, struct fab_err *err);
+		       void (*on_event)(void *ud, const char *event, const json_t *msg), void *ud, struct fab_err *err);
 /** srco_free() - close every connection, stop the threads, remove the socket file. */
 void srco_free(struct srco *s);
 

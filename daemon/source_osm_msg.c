@@ -204,19 +204,6 @@ fail:
 
 /* --- the routing ----------------------------------------------------------- */
 
-/* Switch @sw's SL2VL table maps some (in, out, SL) away from the default. */
-static int sl2vl_differs(const struct fabric *f, const struct rt_routing *r, uint32_t sw)
-{
-	unsigned dim = f->nodes[f->switches[sw]].nports + 1u, vls = f->nodes[f->switches[sw]].vl_cap;
-	const uint8_t *t = r->sl2vl[sw];
-
-	for (size_t i = 0; t && i < (size_t)dim * dim; i++)
-		for (unsigned sl = 0; sl < RT_SLS; sl++)
-			if (t[i * RT_SLS + sl] != (vls ? sl % vls : 0))
-				return 1;
-	return 0;
-}
-
 /* Source endpoint @src uses an SL other than 0 towards some endpoint. */
 static int uses_sl(const struct rt_routing *r, uint32_t src)
 {
@@ -236,7 +223,7 @@ static void put_sl2vl(const struct fabric *f, const struct rt_routing *r, json_t
 		unsigned dim = f->nodes[f->switches[sw]].nports + 1u;
 		size_t n = (size_t)dim * dim * RT_SLS;
 
-		if (!sl2vl_differs(f, r, sw))
+		if (!rt_sl2vl_custom(r, f, sw))
 			continue;
 		json_array_append_new(guids, osmp_guid(f->nodes[f->switches[sw]].guid));
 		memset(buf + *off, 0, n / 2);
@@ -275,7 +262,7 @@ static size_t extra_size(const struct fabric *f, const struct rt_routing *r)
 	size_t n = 0;
 
 	for (uint32_t sw = 0; sw < f->nswitches; sw++)
-		if (sl2vl_differs(f, r, sw)) {
+		if (rt_sl2vl_custom(r, f, sw)) {
 			size_t dim = f->nodes[f->switches[sw]].nports + 1u;
 
 			n += dim * dim * RT_SLS / 2;

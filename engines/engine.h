@@ -231,6 +231,19 @@ enum eng_mode {
 };
 
 /**
+ * struct eng_since - a routing already evaluated whose evaluation state a
+ * routing run may take over (an_reevaluate()): its routing is then proven
+ * by redoing only the destinations whose entries or links changed
+ * @fabric, @routing: what @report evaluated, with an_opts.incremental
+ * @report: its state moves into the run's report (its figures stay)
+ */
+struct eng_since {
+	const struct fabric *fabric;
+	const struct rt_routing *routing;
+	struct an_report *report;
+};
+
+/**
  * struct eng_req - one routing run
  * @fabric: the fabric to route (finalized); never changed
  * @chain: the engines to try, with their options
@@ -247,6 +260,8 @@ enum eng_mode {
  *                      computed for): engines with a repair hook use it
  * @mode: enum eng_mode
  * @eval: evaluate each routing with these options (NULL: no evaluation)
+ * @since: optional: evaluate incrementally from this evaluated routing
+ *         (same verdicts and figures as a full evaluation)
  * @policy: enum eng_policy
  * @threads: threads an engine may use (0: one per online CPU); a routing
  *           never depends on it
@@ -263,6 +278,7 @@ struct eng_req {
 	const struct rt_routing *prev;
 	enum eng_mode mode;
 	const struct an_opts *eval;
+	const struct eng_since *since;
 	enum eng_policy policy;
 	unsigned threads;
 };

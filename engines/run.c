@@ -11,7 +11,8 @@
  *     (on a copy of its own, within the LMC budget), call its repair hook
  *     when a previous routing is given, else (and in ENG_MODE_ROUTE only)
  *     its route hook; apply the LID plan the engine made, if any;
- *     evaluate; hold the routing to the publish policy; the first routing
+ *     evaluate (incrementally from an evaluated routing when one is
+ *     given); hold the routing to the publish policy; the first routing
  *     accepted ends the chain. ENG_MODE_KEEP takes the previous routing as
  *     it is and only evaluates and judges it;
  *  3. hand back the fabric as routed, the routing, the LID plan, the
@@ -203,7 +204,10 @@ static int judge(const struct eng_req *req, struct attempt *at, struct fab_err *
 	if (!req->eval && req->policy == ENG_ACCEPT_ANY)
 		return ENG_OK;
 	o->eval_opts = req->eval ? *req->eval : (struct an_opts){ 0 };
-	if (an_evaluate(at->f, o->routing, &o->eval_opts, &o->report, err))
+	if (req->since && req->since->report->state ?
+	    an_reevaluate(req->since->fabric, req->since->routing, req->since->report, at->f,
+			  o->routing, &o->eval_opts, NULL, &o->report, err) :
+	    an_evaluate(at->f, o->routing, &o->eval_opts, &o->report, err))
 		return ENG_ERROR;
 	o->evaluated = 1;
 	o->eval_ms = now_ms() - t0;

@@ -3,8 +3,9 @@
  * DOC: building the fabric model
  *
  * Nodes and their port slots live in two growing arrays; descriptions in
- * one string pool. fab_finalize() derives the switch list and the
- * endpoints and hands over to index.c for the lookup tables.
+ * one string pool. fab_finalize() puts the nodes in their canonical order
+ * (canon.c), derives the switch list and the endpoints and hands over to
+ * index.c for the lookup tables.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -324,7 +325,7 @@ static void count_links(struct fabric *f)
 
 int fab_finalize(struct fabric *f, struct fab_err *err)
 {
-	if (derive_lists(f, err))
+	if (fab_canon_order(f, err) || derive_lists(f, err))
 		return -1;
 	count_links(f);
 	if (fab_index_build(f, err))

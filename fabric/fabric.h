@@ -7,8 +7,10 @@
  * (base LID and LMC per port) that address them.
  *
  * A fabric is built in two steps. Parsers and generators call
- * fab_new(), fab_node_add() and fab_link_add(); fab_finalize() then checks
- * the whole graph and builds the lookup indexes. After fab_finalize() the
+ * fab_new(), fab_node_add() and fab_link_add(); fab_finalize() then puts
+ * the nodes in their canonical order (ascending node GUID), checks the
+ * whole graph and builds the lookup indexes, so that the same graph gives
+ * the same model whatever order its records came in. After fab_finalize() the
  * fabric is read-only for everybody but the LID assignment
  * (fab_lids_assign()), and every lookup below is O(1).
  *
@@ -118,7 +120,8 @@ struct fab_index;
 
 /**
  * struct fabric - the subnet
- * @nodes: all nodes, in the order they were added
+ * @nodes: all nodes: in the order they were added until fab_finalize(),
+ *         then by ascending node GUID
  * @ports: port slots of all nodes (see struct fab_node.port0)
  * @switches: node indexes of the switches, in node order
  * @eps: endpoints: switches' port 0 first (in switch order), then linked
@@ -226,15 +229,28 @@ uint32_t fab_sw_peer(const struct fabric *f, uint32_t sw, unsigned p);
 int fab_sw_neighbours(const struct fabric *f, uint32_t **off, uint32_t **adj);
 
 /**
- * fab_finalize() - check the graph and build the indexes
+ * fab_finalize() - order the nodes, check the graph and build the indexes
  *
- * Finds the endpoints, indexes GUIDs, descriptions and LIDs, and checks
+ * Puts the nodes in ascending node GUID order (the canonical order), so
+ * node indexes fab_node_add() returned no longer hold after it; look nodes
+ * up again by GUID (fab_node_by_guid()) unless they were added in that
+ * order. Then finds the endpoints, indexes GUIDs, descriptions and LIDs, and checks
  * LIDs: a base LID must be a multiple of 2^LMC and LID ranges must not
  * overlap. Ports without a LID (0) are allowed; fab_lids_assign() fills
  * them. May be called again after links or LIDs changed.
  * Return: 0, or -1 with @err set.
  */
 int fab_finalize(struct fabric *f, struct fab_err *err);
+
+/**
+ * fab_reorder() - move the nodes of @f (with their port slots, the links
+ * and the SM's node following) so that node @order[i] becomes node i;
+ * @order is a permutation of 0 .. nnodes - 1. The fabric is no longer
+ * finalized, and fab_finalize() puts it back in canonical order: what a
+ * test or a benchmark uses to hand fab_finalize() the same graph in
+ * another order. Return: 0, or -1 with @err set (out of memory).
+ */
+int fab_reorder(struct fabric *f, const uint32_t *order, struct fab_err *err);
 
 /* --- reading ---------------------------------------------------------- */
 

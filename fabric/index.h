@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to fabric/: the lookup indexes of a fabric (everybody else goes
- * through the fab_*_by_*() functions of fabric.h).
+ * through the fab_*_by_*() functions of fabric.h) and its canonical order.
  */
 #ifndef FABROUTE_INDEX_H
 #define FABROUTE_INDEX_H
@@ -14,5 +14,7 @@ int fab_index_lids(struct fabric *f, struct fab_err *err);
 void fab_index_free(struct fab_index *idx);
 /** fab_index_ep_of_port() - endpoint of a port slot (index into f->ports). */
 uint32_t fab_index_ep_of_port(const struct fabric *f, uint32_t slot);
+/** fab_canon_order() - put the nodes in ascending node GUID order (canon.c). */
+int fab_canon_order(struct fabric *f, struct fab_err *err);
 
 #endif

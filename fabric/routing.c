@@ -123,6 +123,18 @@ unsigned rt_sl2vl_get(const struct rt_routing *r, const struct fabric *f, uint32
 	return r->sl2vl[sw][((size_t)in * dim + out) * RT_SLS + sl % RT_SLS];
 }
 
+int rt_sl2vl_custom(const struct rt_routing *r, const struct fabric *f, uint32_t sw)
+{
+	unsigned dim = f->nodes[f->switches[sw]].nports + 1u;
+	const uint8_t *t = r->sl2vl[sw];
+
+	for (size_t i = 0; t && i < (size_t)dim * dim; i++)
+		for (unsigned sl = 0; sl < RT_SLS; sl++)
+			if (t[i * RT_SLS + sl] != default_vl(f, sw, sl))
+				return 1;
+	return 0;
+}
+
 int rt_pairs_alloc(struct rt_routing *r)
 {
 	size_t n = (size_t)r->neps * r->neps + 1;

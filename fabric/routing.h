@@ -83,6 +83,13 @@ int rt_sl2vl_set(struct rt_routing *r, const struct fabric *f, uint32_t sw, unsi
 unsigned rt_sl2vl_get(const struct rt_routing *r, const struct fabric *f, uint32_t sw,
 		      unsigned in, unsigned out, unsigned sl);
 
+/**
+ * rt_sl2vl_custom() - switch @sw's SL2VL table maps some (in, out, SL) to
+ * another VL than the default mapping (VL = SL modulo the switch's data
+ * VLs) does: a table a subnet manager must program.
+ */
+int rt_sl2vl_custom(const struct rt_routing *r, const struct fabric *f, uint32_t sw);
+
 /** rt_pairs_alloc() - allocate path_sl and dlid_off (zeroed). Return 0 or -1. */
 int rt_pairs_alloc(struct rt_routing *r);
 
@@ -118,5 +125,22 @@ struct rt_diff {
  */
 void rt_diff(const struct fabric *fa, const struct rt_routing *a, const struct fabric *fb,
 	     const struct rt_routing *b, struct rt_diff *d);
+
+/** Characters of a routing digest: 64 hex digits and the NUL. */
+#define RT_DIGEST_HEX 65
+
+/**
+ * rt_digest() - SHA-256 of what routing @r programs on fabric @f: every
+ * endpoint's GUID, LID and LMC, every switch's LFT, the SL2VL tables that
+ * differ from the default mapping and the path SLs and DLID offsets that
+ * are not 0, in the fabric's canonical order (fabric/digest.c says exactly
+ * what, byte for byte). The same tables on the same fabric give the same
+ * digest whatever order the fabric's records came in; the engine's name,
+ * its notes and the descriptions do not enter.
+ * Return: 0 with @out set to 64 lowercase hex digits, or -1 with @err set
+ * (@r does not fit @f, SHA-256 unavailable).
+ */
+int rt_digest(const struct fabric *f, const struct rt_routing *r, char out[RT_DIGEST_HEX],
+	      struct fab_err *err);
 
 #endif

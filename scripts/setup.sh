@@ -4,9 +4,9 @@
 set -eu
 
 PKGS="build-essential autoconf automake libtool pkg-config
-libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev zlib1g-dev libsystemd-dev
+libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev zlib1g-dev libsystemd-dev
 libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev libcmocka-dev
-opensm ibsim-utils libumad2sim0 infiniband-diags ibutils
+opensm ibsim-utils libumad2sim0 infiniband-diags ibutils etcd-server etcd-client
 sqlite3 curl valgrind clang libclang-rt-dev wrk hyperfine jq time man-db
 chromium prometheus"
 

@@ -29,6 +29,8 @@ struct store {
 	char *path;
 	pthread_mutex_t hmu;	/* guards @health alone: read without waiting for @lock */
 	struct store_health health;
+	pthread_mutex_t seq_mu;	/* guards @seq_next, @seq_top: no wait for @lock */
+	int64_t seq_next, seq_top;	/* epoch numbers reserved in the database, not given yet */
 };
 
 /* --- SQLite helpers (store.c); callers hold @s->lock ------------------------ */

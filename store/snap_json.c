@@ -64,9 +64,10 @@ int store_json_set(json_t *o, const char *key, json_t *v)
 
 /* --- metadata ------------------------------------------------------------------------- */
 
-/* Columns 0..8 of every metadata query, in this order. */
+/* Columns 0..9 of every metadata query, in this order. */
 #define META_COLS "s.id, s.seq, s.time_ms, s.reason, s.chain, s.engine, s.topo_hash," \
-	" s.compute_ms, s.eval_ms"
+	" s.compute_ms, s.eval_ms, s.routing_digest"
+#define META_N 10
 
 static const char *col_text(sqlite3_stmt *st, int col)
 {
@@ -90,7 +91,9 @@ static json_t *meta_row(sqlite3_stmt *st)
 	    store_json_set(o, "engine", json_string(col_text(st, 5))) ||
 	    store_json_set(o, "topology_hash", json_string(col_text(st, 6))) ||
 	    store_json_set(o, "compute_ms", json_real(sqlite3_column_double(st, 7))) ||
-	    store_json_set(o, "eval_ms", json_real(sqlite3_column_double(st, 8)))) {
+	    store_json_set(o, "eval_ms", json_real(sqlite3_column_double(st, 8))) ||
+	    store_json_set(o, "routing_digest", sqlite3_column_type(st, 9) == SQLITE_NULL ?
+			   json_null() : json_string(col_text(st, 9)))) {
 		json_decref(o);
 		return NULL;
 	}
@@ -125,26 +128,26 @@ static const char sql_snap_meta[] =
 
 static json_t *snap_extra(sqlite3_stmt *st, json_t *o)
 {
-	const char *notes = (const char *)sqlite3_column_text(st, 12);
+	const char *notes = (const char *)sqlite3_column_text(st, META_N + 3);
 	json_t *fab = json_pack("{s:I, s:I, s:I, s:I}",
-				"nodes", (json_int_t)sqlite3_column_int64(st, 16),
-				"switches", (json_int_t)sqlite3_column_int64(st, 17),
-				"cas", (json_int_t)sqlite3_column_int64(st, 18),
-				"links", (json_int_t)sqlite3_column_int64(st, 19));
+				"nodes", (json_int_t)sqlite3_column_int64(st, META_N + 7),
+				"switches", (json_int_t)sqlite3_column_int64(st, META_N + 8),
+				"cas", (json_int_t)sqlite3_column_int64(st, META_N + 9),
+				"links", (json_int_t)sqlite3_column_int64(st, META_N + 10));
 
 	if (!o) {
 		json_decref(fab);
 		return NULL;
 	}
 	if (store_json_set(o, "summary",
-				 store_json_text((const char *)sqlite3_column_text(st, 9))) ||
+				 store_json_text((const char *)sqlite3_column_text(st, META_N))) ||
 	    store_json_set(o, "fabric", fab) ||
-	    store_json_set(o, "lft_len", json_integer(sqlite3_column_int64(st, 10))) ||
-	    store_json_set(o, "vls_used", json_integer(sqlite3_column_int64(st, 11))) ||
+	    store_json_set(o, "lft_len", json_integer(sqlite3_column_int64(st, META_N + 1))) ||
+	    store_json_set(o, "vls_used", json_integer(sqlite3_column_int64(st, META_N + 2))) ||
 	    store_json_set(o, "notes", notes ? json_string(notes) : json_null()) ||
-	    store_json_set(o, "path_sls", json_boolean(sqlite3_column_int(st, 13))) ||
-	    store_json_set(o, "sl2vl", json_boolean(sqlite3_column_int(st, 14))) ||
-	    store_json_set(o, "stored_bytes", json_integer(sqlite3_column_int64(st, 15)))) {
+	    store_json_set(o, "path_sls", json_boolean(sqlite3_column_int(st, META_N + 4))) ||
+	    store_json_set(o, "sl2vl", json_boolean(sqlite3_column_int(st, META_N + 5))) ||
+	    store_json_set(o, "stored_bytes", json_integer(sqlite3_column_int64(st, META_N + 6)))) {
 		json_decref(o);
 		return NULL;
 	}

@@ -28,6 +28,7 @@ struct snap_blobs {
 	struct store_bytes lfts, lids, pairs, sl2vl;
 	char *summary;
 	char hash[17];
+	char digest[RT_DIGEST_HEX];
 };
 
 static void blobs_free(struct snap_blobs *b)
@@ -42,6 +43,10 @@ static void blobs_free(struct snap_blobs *b)
 static int blobs_make(const struct store_snap_in *in, struct snap_blobs *b, struct fab_err *err)
 {
 	snprintf(b->hash, sizeof(b->hash), "%016" PRIx64, fab_topology_hash(in->f));
+	if (in->digest && strlen(in->digest) == RT_DIGEST_HEX - 1)
+		memcpy(b->digest, in->digest, RT_DIGEST_HEX);
+	else if (rt_digest(in->f, in->r, b->digest, err))
+		return -1;
 	if (store_enc_lfts(in->f, in->r, &b->lfts, err) || store_enc_lids(in->f, &b->lids, err) ||
 	    store_enc_pairs(in->f, in->r, &b->pairs, err) ||
 	    store_enc_sl2vl(in->f, in->r, &b->sl2vl, err))
@@ -116,8 +121,8 @@ static int topo_put(struct store *s, const struct fabric *f, const char *hash, i
 
 static const char sql_snap_ins[] =
 	"INSERT INTO snapshots (seq, time_ms, reason, chain, engine, topo_hash, compute_ms,"
-	" eval_ms, summary, lft_len, vls_used, notes, lfts, lids, pairs, sl2vl)"
-	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+	" eval_ms, summary, lft_len, vls_used, notes, lfts, lids, pairs, sl2vl, routing_digest)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
 
 static void bind_text_or_null(sqlite3_stmt *st, int col, const char *t)
 {
@@ -151,6 +156,7 @@ static int64_t snap_put(struct store *s, const struct store_snap_in *in,
 	bind_bytes(st, 14, &b->lids);
 	bind_bytes(st, 15, &b->pairs);
 	bind_bytes(st, 16, &b->sl2vl);
+	sqlite3_bind_text(st, 17, b->digest, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_DONE)
 		id = sqlite3_last_insert_rowid(s->db);
 	else
@@ -216,12 +222,13 @@ out:
 
 enum {
 	C_SEQ, C_TIME, C_REASON, C_CHAIN, C_ENGINE, C_HASH, C_COMPUTE, C_EVAL, C_LFT_LEN,
-	C_VLS, C_NOTES, C_LFTS, C_LIDS, C_PAIRS, C_SL2VL, C_IBND,
+	C_VLS, C_NOTES, C_LFTS, C_LIDS, C_PAIRS, C_SL2VL, C_IBND, C_DIGEST,
 };
 
 static const char sql_snap_get[] =
 	"SELECT s.seq, s.time_ms, s.reason, s.chain, s.engine, s.topo_hash, s.compute_ms,"
-	" s.eval_ms, s.lft_len, s.vls_used, s.notes, s.lfts, s.lids, s.pairs, s.sl2vl, t.ibnd"
+	" s.eval_ms, s.lft_len, s.vls_used, s.notes, s.lfts, s.lids, s.pairs, s.sl2vl, t.ibnd,"
+	" s.routing_digest"
 	" FROM snapshots s LEFT JOIN topologies t ON t.hash = s.topo_hash WHERE s.id = ?1";
 
 static char *col_strdup(sqlite3_stmt *st, int col)
@@ -272,6 +279,22 @@ static int rebuild_routing(sqlite3_stmt *st, struct store_snap *out, const char 
 	return 0;
 }
 
+/* The routing digest of the row, or of what was rebuilt for a row stored before it was kept. */
+static int stored_digest(sqlite3_stmt *st, struct store_snap *out, const char *what,
+			 struct fab_err *err)
+{
+	const char *d = (const char *)sqlite3_column_text(st, C_DIGEST);
+
+	if (!d)
+		return rt_digest(out->f, out->r, out->digest, err);
+	if (strlen(d) != RT_DIGEST_HEX - 1 || strspn(d, "0123456789abcdef") != RT_DIGEST_HEX - 1) {
+		fab_err_set(err, "%s: its routing digest is malformed", what);
+		return -1;
+	}
+	memcpy(out->digest, d, RT_DIGEST_HEX);
+	return 0;
+}
+
 /* Everything of the row into @out; @out is freed by the caller on failure. */
 static int rebuild(sqlite3_stmt *st, struct store_snap *out, struct fab_err *err)
 {
@@ -302,9 +325,10 @@ static int rebuild(sqlite3_stmt *st, struct store_snap *out, struct fab_err *err
 			    what, out->topo_hash);
 		return -1;
 	}
-	if (store_dec_lids(COL_BLOB(st, C_LIDS), out->f, what, err))
+	if (store_dec_lids(COL_BLOB(st, C_LIDS), out->f, what, err) ||
+	    rebuild_routing(st, out, what, err))
 		return -1;
-	return rebuild_routing(st, out, what, err);
+	return stored_digest(st, out, what, err);
 }
 
 int store_snap_read(struct store *s, int64_t id, struct store_snap *out, struct fab_err *err)

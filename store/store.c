@@ -53,6 +53,9 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"CREATE INDEX events_time ON events(time_ms);"
 	"CREATE INDEX events_type ON events(type);"
 	"CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);",
+	/* 1 -> 2: the routing's digest (rt_digest()); NULL in rows stored before */
+	"ALTER TABLE snapshots ADD COLUMN routing_digest TEXT"
+	" CHECK (routing_digest IS NULL OR length(routing_digest) = 64);",
 };
 
 /* The tables a fabroute database of version >= 1 has. */
@@ -306,6 +309,7 @@ struct store *store_open(const char *path, struct fab_err *err)
 		return NULL;
 	}
 	pthread_mutex_init(&s->hmu, NULL);
+	pthread_mutex_init(&s->seq_mu, NULL);
 	s->health.ok = 1;
 	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			     SQLITE_OPEN_FULLMUTEX, NULL);
@@ -329,11 +333,99 @@ struct store *store_open(const char *path, struct fab_err *err)
 	return s;
 }
 
+/* --- epoch sequence numbers ------------------------------------------------------- */
+
+/* Record @top as the highest epoch number given or reserved (in a transaction). */
+static int seq_record(struct store *s, int64_t top, struct fab_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (store_db_prepare(s, "INSERT INTO settings (key, value) VALUES ('epoch_seq', ?1) "
+			     "ON CONFLICT (key) DO UPDATE SET value = excluded.value", &st, err))
+		return -1;
+	sqlite3_bind_int64(st, 1, top);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		store_db_err(s, err, "allocating an epoch number");
+	else
+		rc = 0;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * Reserve STORE_SEQ_BLOCK epoch numbers after the highest ever reserved or
+ * stored: the database records the last one before any is given, so a
+ * number is never given twice, even after a crash (the rest of the block
+ * is then skipped). With @s->lock held. The first reserved, or -1 with @err.
+ */
+static int64_t seq_reserve(struct store *s, struct fab_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t seq = -1;
+
+	if (store_db_begin(s, err) ||
+	    store_db_prepare(s, "SELECT max(coalesce((SELECT CAST(value AS INTEGER) FROM settings"
+			     " WHERE key = 'epoch_seq'), 0), coalesce((SELECT max(seq) FROM snapshots), 0))"
+			     " + 1", &st, err))
+		goto out;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		store_db_err(s, err, "allocating an epoch number");
+		goto out;
+	}
+	seq = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (seq_record(s, seq + STORE_SEQ_BLOCK - 1, err) || store_db_commit(s, err))
+		seq = -1;
+out:
+	sqlite3_finalize(st);
+	if (seq < 0)
+		store_db_rollback(s);
+	return seq;
+}
+
+int64_t store_seq_next(struct store *s, struct fab_err *err)
+{
+	int64_t seq = -1;
+
+	pthread_mutex_lock(&s->seq_mu);
+	if (s->seq_next && s->seq_next <= s->seq_top) {
+		seq = s->seq_next++;
+	} else {
+		pthread_mutex_lock(&s->lock);
+		seq = seq_reserve(s, err);
+		pthread_mutex_unlock(&s->lock);
+		if (seq > 0) {
+			s->seq_next = seq + 1;
+			s->seq_top = seq + STORE_SEQ_BLOCK - 1;
+		}
+	}
+	pthread_mutex_unlock(&s->seq_mu);
+	return seq;
+}
+
+/* At a clean close: the numbers reserved and not given are free again. */
+static void seq_release(struct store *s)
+{
+	struct fab_err err;
+
+	if (!s->seq_next || s->seq_next > s->seq_top)
+		return;
+	pthread_mutex_lock(&s->lock);
+	if (store_db_begin(s, &err) || seq_record(s, s->seq_next - 1, &err) ||
+	    store_db_commit(s, &err))
+		store_db_rollback(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
 void store_close(struct store *s)
 {
 	if (!s)
 		return;
+	seq_release(s);
 	sqlite3_close(s->db);
+	pthread_mutex_destroy(&s->seq_mu);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->hmu);
 	free(s->path);
@@ -450,47 +542,6 @@ int store_probe(struct store *s, int64_t now_ms, struct fab_err *err)
 
 	snprintf(when, sizeof(when), "%lld", (long long)now_ms);
 	return store_setting_set(s, "probe", when, err);
-}
-
-/* --- epoch sequence numbers ------------------------------------------------------- */
-
-int64_t store_seq_next(struct store *s, struct fab_err *err)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t seq = -1;
-
-	pthread_mutex_lock(&s->lock);
-	if (store_db_begin(s, err) ||
-	    store_db_prepare(s, "SELECT max(coalesce((SELECT CAST(value AS INTEGER) FROM settings"
-			     " WHERE key = 'epoch_seq'), 0), coalesce((SELECT max(seq) FROM snapshots), 0))"
-			     " + 1", &st, err))
-		goto out;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		store_db_err(s, err, "allocating an epoch number");
-		goto out;
-	}
-	seq = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (store_db_prepare(s, "INSERT INTO settings (key, value) VALUES ('epoch_seq', ?1) "
-			     "ON CONFLICT (key) DO UPDATE SET value = excluded.value", &st, err))
-		goto fail;
-	sqlite3_bind_int64(st, 1, seq);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		store_db_err(s, err, "allocating an epoch number");
-		goto fail;
-	}
-	if (store_db_commit(s, err))
-		goto fail;
-	goto out;
-fail:
-	seq = -1;
-out:
-	sqlite3_finalize(st);
-	if (seq < 0)
-		store_db_rollback(s);
-	pthread_mutex_unlock(&s->lock);
-	return seq;
 }
 
 /* --- retention --------------------------------------------------------------------- */

@@ -26,7 +26,7 @@
 #include "fabric/routing.h"
 
 /** Schema version this build writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 struct store;
 
@@ -62,11 +62,16 @@ void store_health(struct store *s, struct store_health *out);
  */
 int store_probe(struct store *s, int64_t now_ms, struct fab_err *err);
 
+/** Epoch numbers reserved in the database at a time (one write per this many epochs). */
+#define STORE_SEQ_BLOCK 64
+
 /**
  * store_seq_next() - allocate the next epoch sequence number, durably,
  * before the epoch is published: one more than the highest ever allocated
- * or stored. A number is never handed out twice in the database's life
- * (a crash may leave one unused).
+ * or stored. Numbers are reserved in the database STORE_SEQ_BLOCK at a
+ * time, so most epochs are published without waiting for a disk write. A
+ * number is never handed out twice in the database's life (a crash skips
+ * the rest of a reserved block; a clean store_close() gives it back).
  * Return: the number (> 0), or -1 with @err (nothing allocated).
  */
 int64_t store_seq_next(struct store *s, struct fab_err *err);
@@ -108,6 +113,8 @@ json_t *store_lids_json(struct store *s, struct fab_err *err);
  * @compute_ms, @eval_ms: timings
  * @summary: the evaluation summary (any JSON object; stored as text)
  * @f, @r: the fabric (with LIDs) and the routing
+ * @digest: rt_digest() of @f and @r when the caller has it (epoch_digest()),
+ *          NULL to have the store compute it
  */
 struct store_snap_in {
 	uint64_t seq;
@@ -117,16 +124,18 @@ struct store_snap_in {
 	const json_t *summary;
 	const struct fabric *f;
 	const struct rt_routing *r;
+	const char *digest;
 };
 
 /**
  * store_snapshot_add() - record a snapshot in one transaction
  *
  * Inserts the topology when its hash is new (as compressed ibnetdiscover
- * text, which keeps the LIDs), the snapshot row with its LFTs (one byte per
- * switch and LID, compressed, switches identified by GUID), its LIDs, its
- * path SLs and DLID offsets when the routing has them, and updates the LID
- * allocations (first/last seen) of every port of @f.
+ * text, which keeps the LIDs), the snapshot row with its routing digest,
+ * its LFTs (one byte per switch and LID, compressed, switches identified
+ * by GUID), its LIDs, its path SLs and DLID offsets when the routing has
+ * them, and updates the LID allocations (first/last seen) of every port of
+ * @f.
  * Return: the snapshot id (> 0), or -1 with @err set (nothing written).
  */
 int64_t store_snapshot_add(struct store *s, const struct store_snap_in *in, struct fab_err *err);
@@ -137,6 +146,8 @@ int64_t store_snapshot_add(struct store *s, const struct store_snap_in *in, stru
  * @reason, @chain, @engine: malloc'd strings
  * @f: the fabric, rebuilt from the stored topology with the snapshot's LIDs
  * @r: the routing rebuilt for @f (LFTs; path SLs, DLID offsets when stored)
+ * @digest: the routing's digest as stored (computed from @f and @r for a
+ *          snapshot stored before schema version 2)
  */
 struct store_snap {
 	int64_t id;
@@ -147,6 +158,7 @@ struct store_snap {
 	char *reason, *chain, *engine;
 	struct fabric *f;
 	struct rt_routing *r;
+	char digest[RT_DIGEST_HEX];
 };
 
 /** store_snapshot_latest() - id of the newest snapshot, 0 when there is none, -1 on error. */
@@ -157,7 +169,7 @@ void store_snap_free(struct store_snap *snap);
 
 /**
  * store_snapshots_json() - {"snapshots": [ {id, seq, time, reason, chain,
- * engine, topology_hash, compute_ms, eval_ms}, ... ]}, newest first, at most
+ * engine, topology_hash, compute_ms, eval_ms, routing_digest}, ... ]}, newest first, at most
  * @limit.
  */
 json_t *store_snapshots_json(struct store *s, unsigned limit, struct fab_err *err);

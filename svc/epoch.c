@@ -3,8 +3,10 @@
  * DOC: epochs
  *
  * Reference counting under the epoch's own mutex (which also guards the
- * snapshot id, set after publication); the slot's mutex is held only long
- * enough to take a reference or swap the pointer.
+ * snapshot id, set after publication); what is computed on first use (the
+ * routing's digest here, the link routes in api/) under the cache mutex;
+ * the slot's mutex is held only long enough to take a reference or swap
+ * the pointer.
  */
 #include <stdlib.h>
 
@@ -69,6 +71,19 @@ void epoch_set_stored(struct epoch *e, int64_t id)
 	pthread_mutex_lock(&e->mu);
 	e->snapshot_id = id;
 	pthread_mutex_unlock(&e->mu);
+}
+
+const char *epoch_digest(const struct epoch *e)
+{
+	struct epoch *w = (struct epoch *)e;	/* a cache: what the epoch holds stays as it is */
+	struct fab_err err = { { 0 } };
+
+	pthread_mutex_lock(&w->cache_mu);
+	if (!w->digest[0] && e->fabric && e->routing &&
+	    rt_digest(e->fabric, e->routing, w->digest, &err))
+		w->digest[0] = '\0';
+	pthread_mutex_unlock(&w->cache_mu);
+	return e->digest;
 }
 
 int epoch_ready(const struct epoch *e)

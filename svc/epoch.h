@@ -35,9 +35,11 @@
  * @fabric: the fabric routed, finalized, with LIDs
  * @routing: the routing
  * @opts, @report: the evaluation (switches included, with load)
- * @cache_mu: guards @link_routes, computed on first use (api_link_routes())
+ * @cache_mu: guards @link_routes and @digest, computed on first use
  * @link_routes: per port slot (fabric->nodes[n].port0 + p), the pairs whose
  *               path leaves through that port under all-to-all traffic
+ *               (api_link_routes())
+ * @digest: rt_digest() of @fabric and @routing (read it with epoch_digest())
  */
 struct epoch {
 	int refs;
@@ -57,6 +59,7 @@ struct epoch {
 	struct an_report report;
 	pthread_mutex_t cache_mu;
 	uint64_t *link_routes;
+	char digest[RT_DIGEST_HEX];
 };
 
 /** epoch_new() - a zeroed epoch holding one reference; NULL when out of memory. */
@@ -69,6 +72,14 @@ void epoch_unref(struct epoch *e);
 int64_t epoch_snapshot_id(const struct epoch *e);
 /** epoch_set_stored() - record that @e is stored as snapshot @id (thread-safe). */
 void epoch_set_stored(struct epoch *e, int64_t id);
+
+/**
+ * epoch_digest() - the routing's digest (rt_digest() of @e's fabric and
+ * routing: 64 hex digits), computed on the first call and kept; what two
+ * nodes compare to know they hold the same tables. Thread-safe; "" when
+ * @e has no routing or it cannot be computed.
+ */
+const char *epoch_digest(const struct epoch *e);
 
 /** epoch_ready() - routed, every pair of every class delivered, deadlock-free. */
 int epoch_ready(const struct epoch *e);

@@ -15,7 +15,8 @@
  * routings agree, whatever order the step is written in. When these
  * constraints form a cycle, and for switch LIDs, whose paths may turn
  * anywhere, the LID changes break before make instead: its changed entries
- * are cleared in every LFT step but the last, which writes them.
+ * are cleared in every LFT step but the last, which writes them; the
+ * entries both routings share stay as they are.
  *
  * Path SLs change while their LID is cleared: a LID some pair towards which
  * changes SL changes break before make, its pairs keeping their old SLs
@@ -116,15 +117,18 @@ static int constraints(struct sg *g, unsigned lid, uint32_t nc)
 	return 0;
 }
 
-/* Every switch with an entry for @lid in @a or @b gets depth 1 (cleared until the last step). */
-static int clear_all(struct sg *g, unsigned lid, int *bbm)
+/*
+ * Every changed switch (the @nc of @g->list) gets depth 1: its entry for
+ * @lid is cleared until the last step, which writes it. The entries the
+ * move does not change are the same in both routings and stay: a packet
+ * then follows entries both routings share until a cleared one drops it,
+ * and never meets a new entry before the last step.
+ */
+static int clear_changed(struct sg *g, uint32_t nc, int *bbm)
 {
-	*bbm = 0;
-	for (uint32_t s = 0; s < g->f->nswitches; s++) {
-		g->depth[s] = rt_lft_get(g->b, s, lid) != RT_NO_PORT ||
-			      old_entry(g, s, lid) != RT_NO_PORT;
-		*bbm |= (int)g->depth[s];
-	}
+	for (uint32_t i = 0; i < nc; i++)
+		g->depth[g->list[i]] = 1;
+	*bbm = nc > 0;
 	return *bbm;
 }
 
@@ -132,7 +136,7 @@ static int clear_all(struct sg *g, unsigned lid, int *bbm)
  * depth[] of every switch for @lid: 0 unchanged, else its step (1 for the
  * changed switches that nothing must precede, one more than the latest
  * that must precede it). *@bbm: the LID changes break before make, every
- * entry of it cleared until the last step: @brk is BRK_SL (its pairs change
+ * changed entry of it cleared until the last step: @brk is BRK_SL (its pairs change
  * SL), or BRK_SWITCH (a switch's LID) and some entry changes, or its
  * constraints form a cycle. Return: the deepest step, or -1 (memory).
  */
@@ -149,8 +153,8 @@ static int depths(struct sg *g, unsigned lid, int brk, int *bbm)
 			g->list[nc++] = s;
 		}
 	}
-	if (brk == BRK_SL || (brk == BRK_SWITCH && nc))
-		return clear_all(g, lid, bbm);
+	if ((brk == BRK_SL || brk == BRK_SWITCH) && nc)
+		return clear_changed(g, nc, bbm);
 	if (!nc)
 		return 0;
 	if (constraints(g, lid, nc))
@@ -179,7 +183,7 @@ static int depths(struct sg *g, unsigned lid, int brk, int *bbm)
 		}
 	}
 	if (tail < nc)	/* a cycle of constraints */
-		return clear_all(g, lid, bbm);
+		return clear_changed(g, nc, bbm);
 	return (int)most;
 }
 

@@ -51,7 +51,8 @@ static void test_fabric_summary(void **state)
 	const struct fabric *f = e->fabric;
 	struct api_err err;
 	json_t *j = apiq_fabric(e, &err), *v;
-	char hash[24];
+	struct fab_err ferr = { { 0 } };
+	char hash[24], digest[RT_DIGEST_HEX];
 
 	assert_non_null(j);
 	snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)fab_topology_hash(f));
@@ -71,6 +72,9 @@ static void test_fabric_summary(void **state)
 	assert_true(json_is_true(json_object_get(v, "ready")));
 	assert_true(json_is_true(json_object_get(v, "connected")));
 	assert_int_equal(jint(v, "max_link_load"), e->report.load.max);
+	assert_int_equal(rt_digest(f, e->routing, digest, &ferr), 0);
+	assert_string_equal(jstr(v, "digest"), digest);
+	assert_string_equal(epoch_digest(e), digest);
 	json_decref(j);
 	epoch_unref(e);
 }

@@ -333,11 +333,75 @@ static void test_hash(void **state)
 	assert_int_equal(fab_lids_assign(b, NULL, 0, FAB_LIDS_RENEW, 3, &err), 0);
 	assert_true(fab_topology_hash(b) == ha);
 
-	/* moving one cable changes it */
+	/* moving one cable changes it (finalizing put the nodes in GUID order) */
+	s0 = fab_node_by_guid(b, SW(0));
+	s1 = fab_node_by_guid(b, SW(1));
 	fab_link_remove(b, s0, 4);
 	link(b, s0, 5, s1, 4);
 	finalize(b);
 	assert_true(fab_topology_hash(b) != ha);
+	fab_free(a);
+	fab_free(b);
+}
+
+/*
+ * small() built the other way round: nodes in another order, every link
+ * declared from its other end, the SM on h1. Finalizing gives the same
+ * model, array for array; the SM's node follows its node. fab_reorder()
+ * moves nodes, links and the SM's node; finalizing puts them back.
+ */
+static void test_canonical_order(void **state)
+{
+	static const uint32_t rev[5] = { 4, 3, 2, 1, 0 };
+	struct fabric *a = small(), *b = fab_new();
+	struct fab_err err = { { 0 } };
+	uint32_t s0, s1, h0, h1, h2;
+
+	(void)state;
+	h2 = add(b, FAB_CA, CA(2), 2, "h2");
+	h1 = add(b, FAB_CA, CA(1), 1, "h1");
+	s1 = add(b, FAB_SWITCH, SW(1), 8, "s1");
+	h0 = add(b, FAB_CA, CA(0), 1, "h0");
+	s0 = add(b, FAB_SWITCH, SW(0), 8, "s0");
+	link(b, h2, 2, s1, 2);
+	link(b, h2, 1, s1, 1);
+	link(b, s1, 4, s0, 4);
+	link(b, s1, 3, s0, 3);
+	link(b, h1, 1, s0, 2);
+	link(b, h0, 1, s0, 1);
+	b->sm_node = h1;
+	b->sm_port = 1;
+	finalize(b);
+	assert_int_equal(b->nnodes, a->nnodes);
+	assert_int_equal(b->nports, a->nports);
+	for (uint32_t n = 0; n < a->nnodes; n++) {
+		assert_true(b->nodes[n].guid == a->nodes[n].guid);
+		assert_int_equal(b->nodes[n].port0, a->nodes[n].port0);
+		assert_int_equal(b->nodes[n].swidx, a->nodes[n].swidx);
+		assert_string_equal(fab_desc(b, n), fab_desc(a, n));
+	}
+	assert_memory_equal(b->ports, a->ports, a->nports * sizeof(*a->ports));
+	assert_int_equal(b->nswitches, a->nswitches);
+	assert_memory_equal(b->switches, a->switches, a->nswitches * sizeof(*a->switches));
+	assert_int_equal(b->neps, a->neps);
+	for (uint32_t e = 0; e < a->neps; e++) {
+		assert_int_equal(b->eps[e].node, a->eps[e].node);
+		assert_int_equal(b->eps[e].port, a->eps[e].port);
+	}
+	assert_int_equal(b->sm_node, fab_node_by_guid(b, CA(1)));
+	assert_int_equal(b->sm_port, 1);
+	/* a second finalize keeps it */
+	finalize(b);
+	assert_memory_equal(b->ports, a->ports, a->nports * sizeof(*a->ports));
+	/* reordered by hand, links and SM following, it is finalized back */
+	assert_int_equal(fab_reorder(b, rev, &err), 0);
+	assert_false(b->finalized);
+	assert_true(b->nodes[0].guid == CA(2) && b->nodes[4].guid == SW(0));
+	assert_int_equal(fab_port(b, 4, 3)->peer, 3);
+	assert_int_equal(b->sm_node, 1);	/* h1 */
+	finalize(b);
+	assert_memory_equal(b->ports, a->ports, a->nports * sizeof(*a->ports));
+	assert_int_equal(b->sm_node, fab_node_by_guid(b, CA(1)));
 	fab_free(a);
 	fab_free(b);
 }
@@ -411,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_lids_exhausted),
 		cmocka_unit_test(test_finalize_lid_checks),
 		cmocka_unit_test(test_hash),
+		cmocka_unit_test(test_canonical_order),
 		cmocka_unit_test(test_subset),
 		cmocka_unit_test(test_link_remove),
 		cmocka_unit_test(test_rng),

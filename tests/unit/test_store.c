@@ -161,6 +161,17 @@ static struct fabric *gen(int gft2)
 	return f;
 }
 
+/* rt_digest() of @f and @r (static buffer). */
+static const char *digest_of(const struct fabric *f, const struct rt_routing *r)
+{
+	static char d[RT_DIGEST_HEX];
+	struct fab_err err = { { 0 } };
+
+	if (rt_digest(f, r, d, &err))
+		fail_msg("rt_digest: %s", err.msg);
+	return d;
+}
+
 static int64_t add(struct store *s, const struct fabric *f, const struct rt_routing *r,
 		   uint64_t seq, int64_t time_ms)
 {
@@ -367,6 +378,8 @@ static void test_snapshot_roundtrip(void **state)
 	same_lids(f, snap.f);
 	same_lfts(f, r, snap.f, snap.r);
 	assert_true(rt_equal_lfts(r, snap.r));
+	assert_string_equal(snap.digest, digest_of(f, r));
+	assert_string_equal(digest_of(snap.f, snap.r), snap.digest);
 	assert_null(snap.r->path_sl);
 	assert_null(snap.r->dlid_off);
 	assert_true(snap.r->vls_used >= 1);
@@ -410,6 +423,7 @@ static void test_snapshot_json(void **state)
 	assert_int_equal(ji(json_object_get(o, "fabric"), "cas"), 8);
 	assert_int_equal(ji(json_object_get(o, "fabric"), "links"), f->nlinks);
 	assert_int_equal(ji(json_object_get(o, "summary"), "max_hops"), 5);
+	assert_string_equal(js(o, "routing_digest"), digest_of(f, r));
 	json_decref(o);
 	/* one topology row for both, first seen with the first */
 	assert_int_equal(raw_int(t->db, "SELECT count(*) FROM topologies"), 1);
@@ -488,7 +502,8 @@ static void test_snapshot_pairs(void **state)
 /*
  * The same cabling listed in another node order shares the first one's
  * topology row: the snapshot's LFTs, LIDs and pair tables come back matched
- * by GUID, in the stored topology's order.
+ * by GUID. Both orders give one model (nodes by GUID), so they come back
+ * as they were routed, switch for switch.
  */
 static void test_same_hash_other_order(void **state)
 {
@@ -510,16 +525,63 @@ static void test_same_hash_other_order(void **state)
 	add(s, f, r, 1, 1000);
 	id = add(s, g, q, 2, 2000);
 	assert_int_equal(store_snapshot_load(s, id, &snap, &err), 0);
-	assert_false(rt_equal_lfts(q, snap.r));	/* switch indexes differ ... */
-	same_lfts(g, q, snap.f, snap.r);	/* ... but every switch routes the same */
+	assert_true(rt_equal_lfts(q, snap.r));
+	same_lfts(g, q, snap.f, snap.r);
 	same_lids(g, snap.f);
 	same_pairs(g, q->path_sl, snap.f, snap.r->path_sl);
 	same_pairs(g, q->dlid_off, snap.f, snap.r->dlid_off);
+	/* rebuilt from the first fabric's text, it is still the same routing */
+	assert_string_equal(snap.digest, digest_of(g, q));
+	assert_string_equal(digest_of(snap.f, snap.r), snap.digest);
 	store_snap_free(&snap);
 	rt_free(r);
 	rt_free(q);
 	fab_free(f);
 	fab_free(g);
+	store_close(s);
+}
+
+/*
+ * A database of schema version 1 (no routing digest) is migrated on open:
+ * its snapshots keep a NULL digest, listed as null, and a load computes it
+ * from what it rebuilt; a digest the caller hands in is stored as given.
+ */
+static void test_migrate_digest(void **state)
+{
+	struct tmp *t = *state;
+	struct fab_err err = { { 0 } };
+	struct store *s = open_ok(t);
+	struct fabric *f = gen(1);
+	struct rt_routing *r = route(f, "opt");
+	const char *given = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+	char want[RT_DIGEST_HEX];
+	struct store_snap_in in;
+	struct store_snap snap;
+	json_t *j;
+	int64_t id = add(s, f, r, 1, 1000);
+
+	snprintf(want, sizeof(want), "%s", digest_of(f, r));
+	assert_non_null(r->path_sl);	/* opt's LMC: DLID offsets and SLs enter the digest */
+	store_close(s);
+	raw_exec(t->db, "ALTER TABLE snapshots DROP COLUMN routing_digest; PRAGMA user_version = 1");
+	s = open_ok(t);
+	assert_int_equal(raw_int(t->db, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(t->db, "SELECT count(*) FROM snapshots WHERE routing_digest IS NULL"), 1);
+	j = store_snapshots_json(s, 10, &err);
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "snapshots"), 0),
+						 "routing_digest")));
+	json_decref(j);
+	assert_int_equal(store_snapshot_load(s, id, &snap, &err), 0);
+	assert_string_equal(snap.digest, want);
+	store_snap_free(&snap);
+	in = (struct store_snap_in){ .seq = 2, .time_ms = 2000, .f = f, .r = r, .digest = given };
+	id = store_snapshot_add(s, &in, &err);
+	assert_true(id > 0);
+	assert_int_equal(store_snapshot_load(s, id, &snap, &err), 0);
+	assert_string_equal(snap.digest, given);
+	store_snap_free(&snap);
+	rt_free(r);
+	fab_free(f);
 	store_close(s);
 }
 
@@ -786,6 +848,7 @@ int main(void)
 		T(test_snapshot_json),
 		T(test_snapshot_pairs),
 		T(test_same_hash_other_order),
+		T(test_migrate_digest),
 		T(test_diff),
 		T(test_prune),
 		T(test_lids),

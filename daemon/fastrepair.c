@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: the fast repair under OpenSM
+ *
+ * One thread: it sleeps until a trap is queued, takes every LID queued by
+ * then (a trap storm is one repair), and runs find -> repair -> write as
+ * fastrepair.h describes. The MAD port is opened on the first trap and
+ * kept.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/report.h"
+#include "api/server.h"
+#include "daemon/fastrepair.h"
+#include "daemon/loop.h"
+#include "engines/ftdlr/ftdlr.h"
+#include "svc/log.h"
+
+#define FR_LIDS_MAX 64
+
+struct fastrep {
+	struct smp_opts o;
+	char ca[64];
+	struct pipeline *p;
+	struct epoch_slot *slot;
+	struct store *st;
+	struct smp *smp;
+	pthread_t th;
+	pthread_mutex_t mu;	/* guards what follows */
+	pthread_cond_t cv;
+	int quit;
+	unsigned lids[FR_LIDS_MAX], nlids;
+	double first_ms;	/* when the first queued trap arrived */
+	uint64_t held;		/* the epoch the switches hold (installed or written), 0: unknown */
+	struct fr_stats stats;
+};
+
+/* A port the routing in force links and the switch reports down. */
+struct fr_dead {
+	uint32_t node;
+	unsigned port;
+};
+
+/* What one fast repair did. */
+struct fr_run {
+	struct fr_dead dead[FR_LIDS_MAX];
+	unsigned ndead;
+	uint32_t blocks, switches;
+	unsigned steps;
+	double trap_ms, probed_ms, repaired_ms, written_ms;
+};
+
+/* --- finding the dead ports ----------------------------------------------------- */
+
+/* The linked ports of switch @node that are down now; -1 when the switch does not answer. */
+static int probe(struct fastrep *fr, const struct fabric *f, const struct smp_routes *r,
+		 uint32_t node, struct fr_run *run, struct fab_err *err)
+{
+	for (unsigned p = 1; p <= f->nodes[node].nports; p++) {
+		unsigned state;
+
+		if (fab_port(f, node, p)->peer == FAB_NONE)
+			continue;
+		if (smp_port_state(fr->smp, r, node, p, &state, err))
+			return -1;
+		if (state == SMP_PORT_DOWN && run->ndead < FR_LIDS_MAX)
+			run->dead[run->ndead++] = (struct fr_dead){ node, p };
+	}
+	return 0;
+}
+
+/*
+ * probe() over routes that do not enter @node the way @r does: when that
+ * last hop is the dead link itself, the first probe gets no answer.
+ */
+static int probe_around(struct fastrep *fr, const struct fabric *f, const struct smp_routes *r,
+			uint32_t node, struct fr_run *run, struct fab_err *err)
+{
+	struct smp_routes *r2 = NULL;
+	struct fabric *g;
+	uint32_t prev;
+	unsigned port;
+	int rc = -1;
+
+	if (smp_route_entry(r, f, node, &prev, &port) || !(g = fab_copy(f, err)))
+		return -1;
+	fab_link_remove(g, prev, port);
+	if (!fab_finalize(g, err) && (r2 = smp_routes(g, smp_port_guid(fr->smp), err)))
+		rc = probe(fr, f, r2, node, run, err);
+	smp_routes_free(r2);
+	fab_free(g);
+	return rc;
+}
+
+/*
+ * The dead ports of the switches of @lids in the fabric in force: 0, 1 when
+ * none is down (the other end of a link already repaired, or a port that
+ * came back: it waits for OpenSM to activate it), or -1 with @err.
+ */
+static int find_dead(struct fastrep *fr, const struct epoch *e, const unsigned *lids,
+		     unsigned n, struct fr_run *run, struct fab_err *err)
+{
+	const struct fabric *f = e->fabric;
+	struct smp_routes *r = smp_routes(f, smp_port_guid(fr->smp), err);
+	int rc = r ? 0 : -1;
+
+	for (unsigned i = 0; !rc && i < n; i++) {
+		uint32_t ep = fab_ep_by_lid(f, lids[i]), node;
+		unsigned mark;
+
+		if (ep == FAB_NONE)
+			continue;
+		node = f->eps[ep].node;
+		if (f->nodes[node].type != FAB_SWITCH)
+			continue;
+		mark = run->ndead;
+		if (probe(fr, f, r, node, run, err)) {
+			run->ndead = mark;	/* what it found is found again */
+			rc = probe_around(fr, f, r, node, run, err);
+		}
+	}
+	smp_routes_free(r);
+	if (!rc && !run->ndead)
+		rc = 1;
+	return rc;
+}
+
+/* The fabric in force without the dead links; NULL with @err. */
+static struct fabric *without_dead(const struct epoch *e, const struct fr_run *run,
+				   struct fab_err *err)
+{
+	struct fabric *f = fab_copy(e->fabric, err);
+
+	if (!f)
+		return NULL;
+	for (unsigned i = 0; i < run->ndead; i++)
+		fab_link_remove(f, run->dead[i].node, run->dead[i].port);
+	if (fab_finalize(f, err)) {
+		fab_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* --- writing ------------------------------------------------------------------------ */
+
+/* Write the blocks of every switch where @next differs from @prev; counts them. */
+static int write_step(struct fastrep *fr, const struct fabric *f, const struct smp_routes *r,
+		      const struct rt_routing *prev, const struct rt_routing *next, struct fr_run *run,
+		      uint8_t *touched, struct fab_err *err)
+{
+	uint32_t len = next->lft_len < prev->lft_len ? next->lft_len : prev->lft_len;
+
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		const uint8_t *a = rt_lft(prev, s), *b = rt_lft(next, s);
+
+		for (uint32_t lo = 0; lo < len; lo += 64) {
+			uint8_t blk[64];
+			uint32_t n = len - lo < 64 ? len - lo : 64;
+
+			if (!memcmp(a + lo, b + lo, n))
+				continue;
+			memset(blk, RT_NO_PORT, sizeof(blk));
+			memcpy(blk, b + lo, n);
+			if (smp_lft_set(fr->smp, r, f->switches[s], lo / 64, blk, err))
+				return -1;
+			run->blocks++;
+			run->switches += !touched[s];
+			touched[s] = 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Move the switches from @cur's tables to @rep's, step by step as
+ * ftdlr_stages() orders them. 0, or -1 with @err.
+ */
+static int write_repair(struct fastrep *fr, const struct epoch *cur, const struct epoch *rep,
+			struct fr_run *run, struct fab_err *err)
+{
+	struct smp_routes *r = smp_routes(rep->fabric, smp_port_guid(fr->smp), err);
+	uint8_t *touched = calloc((size_t)rep->fabric->nswitches + 1, 1);
+	struct rt_routing **steps = NULL;
+	int rc = -1;
+
+	if (!r || !touched)
+		goto out;
+	if (cur->fabric->nswitches != rep->fabric->nswitches) {
+		fab_err_set(err, "the repair's fabric has other switches");
+		goto out;
+	}
+	if (ftdlr_stages(rep->fabric, cur->fabric, cur->routing, rep->routing, &steps, &run->steps,
+			 err))
+		goto out;
+	rc = 0;
+	for (unsigned k = 0; !rc && k < run->steps; k++)
+		rc = write_step(fr, rep->fabric, r, k ? steps[k - 1] : cur->routing, steps[k], run,
+				touched, err);
+	ftdlr_stages_free(steps, run->steps);
+out:
+	if (!r || !touched)
+		fab_err_set(err, "out of memory");
+	free(touched);
+	smp_routes_free(r);
+	return rc;
+}
+
+/* --- one repair ------------------------------------------------------------------------ */
+
+static json_t *dead_json(const struct fabric *f, const struct fr_run *run)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; i < run->ndead; i++)
+		json_array_append_new(a, json_pack("{s:s, s:o, s:i}", "node",
+						   fab_desc(f, run->dead[i].node), "guid",
+						   an_json_guid(f->nodes[run->dead[i].node].guid),
+						   "port", (int)run->dead[i].port));
+	return a;
+}
+
+static void account(struct fastrep *fr, int outcome, double ms)
+{
+	static const double bounds[FR_HIST_N] = FR_HIST_BOUNDS;
+	unsigned b = 0;
+
+	pthread_mutex_lock(&fr->mu);
+	if (outcome == 0) {
+		while (b < FR_HIST_N && ms > bounds[b])
+			b++;
+		fr->stats.repairs++;
+		fr->stats.hist[b]++;
+		fr->stats.sum_ms += ms;
+	} else if (outcome > 0) {
+		fr->stats.refused++;
+	} else {
+		fr->stats.failed++;
+	}
+	pthread_mutex_unlock(&fr->mu);
+}
+
+static void report(struct fastrep *fr, const struct epoch *rep, const struct fr_run *run)
+{
+	double total = run->written_ms - run->trap_ms;
+
+	log_notice("fast repair: epoch %llu written, %u LFT blocks on %u switches in %u steps, "
+		   "%.2f ms after the trap (ports probed after %.2f ms, repair published after %.2f)",
+		   (unsigned long long)rep->seq, run->blocks, run->switches, run->steps, total,
+		   run->probed_ms - run->trap_ms, run->repaired_ms - run->trap_ms);
+	pipe_event(fr->st, "repair_fast",
+		   json_pack("{s:I, s:o, s:i, s:i, s:i, s:f, s:f, s:f, s:f}", "epoch",
+			     (json_int_t)rep->seq, "dead", dead_json(rep->fabric, run), "blocks",
+			     (int)run->blocks, "switches", (int)run->switches, "steps",
+			     (int)run->steps, "trap_to_write_ms", total, "trap_to_publish_ms",
+			     run->repaired_ms - run->trap_ms, "repair_ms", rep->compute_ms,
+			     "eval_ms", rep->eval_ms),
+		   "epoch %llu: fast repair written, %u LFT blocks on %u switches, %.1f ms after the "
+		   "trap", (unsigned long long)rep->seq, run->blocks, run->switches, total);
+	account(fr, 0, total);
+}
+
+static uint64_t held(struct fastrep *fr)
+{
+	uint64_t seq;
+
+	pthread_mutex_lock(&fr->mu);
+	seq = fr->held;
+	pthread_mutex_unlock(&fr->mu);
+	return seq;
+}
+
+void fr_installed(struct fastrep *fr, uint64_t seq)
+{
+	pthread_mutex_lock(&fr->mu);
+	fr->held = seq;
+	pthread_mutex_unlock(&fr->mu);
+}
+
+/* Find, repair, write for the traps of @lids; the fault is OpenSM's sweep's on any failure. */
+static void handle(struct fastrep *fr, const unsigned *lids, unsigned n, double trap_ms)
+{
+	struct fr_run run = { .trap_ms = trap_ms };
+	struct fab_err err = { { 0 } };
+	struct epoch *cur = epoch_slot_get(fr->slot), *rep = NULL;
+	struct fabric *f = NULL;
+	int refused = 1, found = 0;
+
+	if (!cur) {
+		fab_err_set(&err, "no routing in force");
+	} else if (cur->seq != held(fr)) {
+		fab_err_set(&err, "the switches do not hold epoch %llu (OpenSM installed no routing of "
+			    "fabrouted's since, or its own engine's)", (unsigned long long)cur->seq);
+	} else if ((found = find_dead(fr, cur, lids, n, &run, &err)) > 0) {
+		log_info("fast repair: no port down on the trap's switches; nothing to repair");
+		epoch_unref(cur);
+		return;
+	} else if (!found && (f = without_dead(cur, &run, &err))) {
+		run.probed_ms = loop_now_fms();
+		rep = pipe_repair_fabric(fr->p, f, &err);	/* takes @f */
+		run.repaired_ms = loop_now_fms();
+		refused = !rep;
+	}
+	if (rep && !write_repair(fr, cur, rep, &run, &err)) {
+		run.written_ms = loop_now_fms();
+		fr_installed(fr, rep->seq);
+		report(fr, rep, &run);
+	} else if (rep) {
+		log_err("fast repair: epoch %llu published, writing it failed after %u blocks: %s; "
+			"OpenSM's sweep writes it", (unsigned long long)rep->seq, run.blocks, err.msg);
+		pipe_event(fr->st, "repair_fast", json_pack("{s:b, s:s}", "failed", 1, "why", err.msg),
+			   "fast repair not written (%s); OpenSM's sweep writes the repair", err.msg);
+		fr_installed(fr, 0);	/* partly written: unknown until OpenSM's sweep */
+		account(fr, -1, 0);
+	} else {
+		log_info("fast repair: none (%s); OpenSM's sweep routes", err.msg);
+		pipe_event(fr->st, "repair_fast", json_pack("{s:b, s:s}", "refused", refused, "why",
+							    err.msg),
+			   "no fast repair (%s); OpenSM's sweep routes", err.msg);
+		account(fr, 1, 0);
+	}
+	epoch_unref(rep);
+	epoch_unref(cur);
+}
+
+/* --- the thread ------------------------------------------------------------------------ */
+
+static void *fr_main(void *arg)
+{
+	struct fastrep *fr = arg;
+	struct fab_err why = { { 0 } };
+
+	if (!(fr->smp = smp_open(&fr->o, &why)))	/* ready before the first trap */
+		log_warn("fast repair: %s; trying again on the first trap", why.msg);
+
+	for (;;) {
+		unsigned lids[FR_LIDS_MAX], n;
+		struct fab_err err = { { 0 } };
+		double t0;
+
+		pthread_mutex_lock(&fr->mu);
+		while (!fr->quit && !fr->nlids)
+			pthread_cond_wait(&fr->cv, &fr->mu);
+		if (fr->quit) {
+			pthread_mutex_unlock(&fr->mu);
+			return NULL;
+		}
+		n = fr->nlids;
+		memcpy(lids, fr->lids, n * sizeof(*lids));
+		fr->nlids = 0;
+		t0 = fr->first_ms;
+		pthread_mutex_unlock(&fr->mu);
+		if (!fr->smp && !(fr->smp = smp_open(&fr->o, &err))) {	/* it failed at start */
+			log_err("fast repair: %s; OpenSM's sweep routes", err.msg);
+			account(fr, 1, 0);
+			continue;
+		}
+		handle(fr, lids, n, t0);
+	}
+}
+
+void fr_trap(struct fastrep *fr, unsigned trap, unsigned lid)
+{
+	if (trap < 128 || trap > 131)
+		return;
+	pthread_mutex_lock(&fr->mu);
+	fr->stats.traps++;
+	if (!fr->nlids)
+		fr->first_ms = loop_now_fms();
+	for (unsigned i = 0; i < fr->nlids; i++)
+		if (fr->lids[i] == lid)
+			lid = 0;
+	if (lid && fr->nlids < FR_LIDS_MAX)
+		fr->lids[fr->nlids++] = lid;
+	pthread_cond_signal(&fr->cv);
+	pthread_mutex_unlock(&fr->mu);
+}
+
+struct fastrep *fr_start(const struct smp_opts *o, struct pipeline *p, struct epoch_slot *slot,
+			 struct store *st, struct fab_err *err)
+{
+	struct fastrep *fr = calloc(1, sizeof(*fr));
+
+	if (!fr) {
+		fab_err_set(err, "out of memory");
+		return NULL;
+	}
+	fr->o = *o;
+	snprintf(fr->ca, sizeof(fr->ca), "%s", o->ca ? o->ca : "");
+	fr->o.ca = fr->ca;
+	fr->p = p;
+	fr->slot = slot;
+	fr->st = st;
+	pthread_mutex_init(&fr->mu, NULL);
+	pthread_cond_init(&fr->cv, NULL);
+	if (pthread_create(&fr->th, NULL, fr_main, fr)) {
+		pthread_mutex_destroy(&fr->mu);
+		pthread_cond_destroy(&fr->cv);
+		free(fr);
+		fab_err_set(err, "cannot start the fast repair's thread");
+		return NULL;
+	}
+	return fr;
+}
+
+void fr_stop(struct fastrep *fr)
+{
+	if (!fr)
+		return;
+	pthread_mutex_lock(&fr->mu);
+	fr->quit = 1;
+	pthread_cond_signal(&fr->cv);
+	pthread_mutex_unlock(&fr->mu);
+	pthread_join(fr->th, NULL);
+	smp_close(fr->smp);
+	pthread_mutex_destroy(&fr->mu);
+	pthread_cond_destroy(&fr->cv);
+	free(fr);
+}
+
+void fr_stats(struct fastrep *fr, struct fr_stats *out)
+{
+	pthread_mutex_lock(&fr->mu);
+	*out = fr->stats;
+	pthread_mutex_unlock(&fr->mu);
+}
+
+void fr_metrics(FILE *o, struct fastrep *fr)
+{
+	static const double bounds[FR_HIST_N] = FR_HIST_BOUNDS;
+	struct fr_stats st;
+
+	fr_stats(fr, &st);
+	api_metric(o, "counter", "fabroute_repair_traps_total",
+		   "Link-state traps the fast repair heard.", (double)st.traps);
+	fprintf(o, "# HELP fabroute_repairs_fast_total Fast repairs, by result (written; left to "
+		"OpenSM's sweep: refused; failed: an SMP not answered).\n"
+		"# TYPE fabroute_repairs_fast_total counter\n"
+		"fabroute_repairs_fast_total{result=\"written\"} %llu\n"
+		"fabroute_repairs_fast_total{result=\"refused\"} %llu\n"
+		"fabroute_repairs_fast_total{result=\"failed\"} %llu\n",
+		(unsigned long long)st.repairs, (unsigned long long)st.refused,
+		(unsigned long long)st.failed);
+	api_histogram(o, "fabroute_repair_seconds",
+		      "Time from a link-state trap to the last LFT block of its repair written.",
+		      bounds, FR_HIST_N, st.hist, st.sum_ms);
+}
