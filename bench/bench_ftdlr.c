@@ -195,6 +195,19 @@ static void eval(const struct fabric *f, const struct rt_routing *r, int ca_only
 		die("evaluate", &err);
 }
 
+/* LFT entries repairs changed: in all, the most in one, the most switches in one. */
+struct changes {
+	uint64_t sum, most;
+	uint32_t mostsw;
+};
+
+static void changes_add(struct changes *c, const struct ftdlr_stats *st)
+{
+	c->sum += st->entries;
+	c->most = st->entries > c->most ? st->entries : c->most;
+	c->mostsw = st->switches > c->mostsw ? st->switches : c->mostsw;
+}
+
 /* One point of Fig. 11: counts of sets meeting each column. */
 struct point {
 	unsigned sets, phys, ddrc, rep, acyc_ca, acyc_all, local;
@@ -269,8 +282,7 @@ static void ft648(unsigned sets)
 	struct fab_rng rng;
 	uint32_t l[17];
 	unsigned ok = 0, fallback = 0, proven = 0;
-	uint64_t most = 0;
-	uint32_t mostsw = 0;
+	struct changes ch = { 0 };
 
 	tree_init(&t, "ft648", NULL, 0, &eng_ftdlr);
 	fab_rng_seed(&rng, 17);
@@ -289,15 +301,14 @@ static void ft648(unsigned sets)
 		ok += an_connected(&rep);
 		proven += an_connected(&rep) && rep.cdg.deadlock_free;
 		fallback += st.sw_fallback > 0;
-		most = st.entries > most ? st.entries : most;
-		mostsw = st.switches > mostsw ? st.switches : mostsw;
+		changes_add(&ch, &st);
 		an_report_free(&rep);
 		rt_free(r);
 		fab_free(f);
 	}
 	printf("648-port tree, %u sets of 17 link faults (k - 1 = 17): connected %u, connected and "
 	       "deadlock-free %u, switch LIDs recomputed in %u; at most %llu entries on %u switches\n\n",
-	       sets, ok, proven, fallback, (unsigned long long)most, mostsw);
+	       sets, ok, proven, fallback, (unsigned long long)ch.most, ch.mostsw);
 	tree_fini(&t);
 }
 
@@ -311,8 +322,7 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 	struct tree t;
 	double rep_ms = 0, eval_ms = 0, stage_ms = 0, worst = 0, worst_rep = 0;
 	unsigned proven = 0;
-	uint64_t entries = 0, most = 0;
-	uint32_t mostsw = 0;
+	struct changes ch = { 0 };
 
 	tree_init(&t, family, kv, nkv, e);
 	for (unsigned i = 0; i < n; i++) {
@@ -340,9 +350,7 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 		stage_ms += t3 - t2;
 		worst = t2 - t0 > worst ? t2 - t0 : worst;
 		worst_rep = t1 - t0 > worst_rep ? t1 - t0 : worst_rep;
-		entries += st.entries;
-		most = st.entries > most ? st.entries : most;
-		mostsw = st.switches > mostsw ? st.switches : mostsw;
+		changes_add(&ch, &st);
 		an_report_free(&rep);
 		rt_free(r);
 		fab_free(f);
@@ -350,8 +358,8 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 	printf("%-20s base %-6s: repair %7.2f ms (at most %7.2f), proof (full evaluation, 1 thread) "
 	       "%8.2f ms, repair + proof at most %8.2f ms, steps %6.2f ms; proven %u of %u; entries "
 	       "changed %.1f (at most %llu, on at most %u switches)\n", family, e->name, rep_ms / n,
-	       worst_rep, eval_ms / n, worst, stage_ms / n, proven, n, (double)entries / n,
-	       (unsigned long long)most, mostsw);
+	       worst_rep, eval_ms / n, worst, stage_ms / n, proven, n, (double)ch.sum / n,
+	       (unsigned long long)ch.most, ch.mostsw);
 	fflush(stdout);
 	tree_fini(&t);
 }
@@ -370,9 +378,10 @@ static void singles(const char *label, const char *family, const char *const *kv
 	struct an_report rb;
 	struct tree t;
 	double load = 0, worst = 0;
-	uint64_t entries = 0, fresh = 0, most = 0;
-	uint32_t mostsw = 0, hops = 0;
+	uint64_t fresh = 0;
+	uint32_t hops = 0;
 	unsigned free = 0, conn = 0;
+	struct changes ch = { 0 };
 
 	tree_init(&t, family, kv, nkv, e);
 	if (an_evaluate(t.f, t.r, &o, &rb, &err))
@@ -390,9 +399,7 @@ static void singles(const char *label, const char *family, const char *const *kv
 			die("evaluate", &err);
 		free += rep.cdg.deadlock_free;
 		conn += an_connected(&rep);
-		entries += st.entries;
-		most = st.entries > most ? st.entries : most;
-		mostsw = st.switches > mostsw ? st.switches : mostsw;
+		changes_add(&ch, &st);
 		load += rep.load.ca_max_load;
 		worst = rep.load.ca_max_load > worst ? rep.load.ca_max_load : worst;
 		hops = rep.conn.max_hops > hops ? rep.conn.max_hops : hops;
@@ -407,8 +414,8 @@ static void singles(const char *label, const char *family, const char *const *kv
 	printf("%-13s base %-6s: %u single link faults, deadlock-free %u, every pair delivered %u; "
 	       "entries changed %.1f (at most %llu, on at most %u switches), routing afresh %.1f; CA "
 	       "max link load %.2f (worst %.2f, base %.2f); longest path %u switches (base %u)\n",
-	       label, e->name, t.nlinks, free, conn, (double)entries / t.nlinks, (unsigned long long)most, mostsw,
-	       (double)fresh / t.nlinks, load / t.nlinks, worst, rb.load.ca_max_load, hops,
+	       label, e->name, t.nlinks, free, conn, (double)ch.sum / t.nlinks,
+	       (unsigned long long)ch.most, ch.mostsw, (double)fresh / t.nlinks, load / t.nlinks, worst, rb.load.ca_max_load, hops,
 	       rb.conn.max_hops);
 	fflush(stdout);
 	an_report_free(&rb);

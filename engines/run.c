@@ -188,6 +188,8 @@ static void refusal(const struct fabric *f, const struct eng_res *o, const char 
 					      vl->cycle_len > 4 ? " -> ..." : "", vl->cycle_len);
 		break;
 	}
+	if (cycle && o->report.cdg.cross_cycle && n < sizeof(buf))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " (a cycle through several VLs)");
 	if (o->repaired && o->routing->notes && n < sizeof(buf))
 		snprintf(buf + n, sizeof(buf) - n, "; %.*s", (int)strcspn(o->routing->notes, ":;"),
 			 o->routing->notes);

@@ -5,11 +5,12 @@
  * ftdlr repairs a routing instead of computing one: eng_run() calls its
  * repair hook with the routing of a base fabric (req->prev_fabric,
  * req->prev) and the current fabric; without one, its route hook routes
- * like sftree with switch destinations on SL 1. A repair applies when the current fabric is the base with switch
- * links, switches or CAs missing (no node, link or LID the base does not
- * have), the base is a fat tree (struct ft_model: leaves at level 1, no
- * sibling links) whose switches can be labelled, and the base routes every
- * CA LID over up*down* paths (ftree and sftree do).
+ * like sftree with switch destinations on SL 1. A repair applies when the
+ * current fabric is the base with switch links, switches or CAs missing (no
+ * node, link or LID the base does not have), the base is a fat tree
+ * (struct ft_model: leaves at level 1, no sibling links) whose switches can
+ * be labelled, and the base routes every CA LID over up*down* paths (ftree
+ * and sftree do).
  *
  * Labels and columns (papers/001, section 2). Every child reaches a given
  * parent through the same rank among its up ports (Corollary 1 of the

@@ -6,8 +6,9 @@
  * entry points at a dead port is dropped. fabroute realises the paper's
  * dynamic local rerouting as a repair the subnet manager writes after the
  * trap: a pure function of (base fabric, base routing, current fabric)
- * that rewrites only the entries of the switches in each fault's group,
- * and gives the base back byte for byte once every fault has recovered.
+ * that rewrites only the LIDs whose paths crossed a fault (in each fault's
+ * group, but where the base turns its switch paths at a subtree root), and
+ * gives the base back byte for byte once every fault has recovered.
  *
  * It repairs the routings of sftree, ftree and ftdlr itself (doc/repair.md
  * says what holds on one VL and what needs a second). ftdlr.c holds the
@@ -53,8 +54,8 @@ enum ftdlr_scope {
  * @sw_fallback: switch-LID entries recomputed over shortest paths where the
  *               rule gave no way
  * @unrepaired: entries of live switches towards live LIDs left without a way
- * @subtree: LIDs repaired by turning through the base's subtree root (a base
- *           whose switch paths turn through one on the CAs' VL: sftree's)
+ * @subtree: LIDs repaired by the subtree rule, turning at the base's subtree
+ *           root (a base whose switch paths turn at one: sftree's, ftdlr's)
  * @switch_sl: the SL the base runs switch destinations on apart from the CA
  *             destinations (ftdlr's static plan: 1), 0 when they share it
  */

@@ -161,7 +161,7 @@ void fd_bfs(struct fd *x, const struct dst *d);
 
 /**
  * fd_sn_find() - x->sn: the subtree root the base turns its switch paths
- * through, when they share the CAs' VL (ftdlr_sn.c). Return: 0, or -1 when
+ * through, if any, and x->sw_updown (ftdlr_sn.c). Return: 0, or -1 when
  * out of memory.
  */
 int fd_sn_find(struct fd *x);

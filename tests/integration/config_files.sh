@@ -71,7 +71,7 @@ if make -C "$top_builddir" -s install DESTDIR="$root" >"$t_tmp/install.log" 2>&1
 		"$(sed -n 's/^token_file = //p' "$root$confdir/fabroute.conf")" "$confdir/token"
 	like "doc/*.md, the OpenAPI document and LICENSE are installed" \
 		"$(cd "$root" && find . -path '*/doc/fabroute/*' -type f | sed 's|.*/||' | sort | tr '\n' ' ')" \
-		'LICENSE README.md api.md deploy.md eval-json.md openapi.json osm-protocol.md store.md'
+		'LICENSE README.md api.md deploy.md eval-json.md openapi.json osm-protocol.md repair.md store.md'
 	like "the OpenSM ordering drop-in is installed" \
 		"$(cat "$(find "$root" -path '*opensm.service.d/fabroute.conf' | head -1)" 2>/dev/null)" '^After=fabroute.service$'
 	like "the Grafana dashboard and the alert rules are installed" \
