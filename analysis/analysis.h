@@ -224,6 +224,12 @@ struct an_state;
  *         (all of them, or those an_reevaluate() redid)
  * @state: with an_opts.incremental, the sums an_reevaluate() starts from
  *         (private to analysis/; NULL otherwise)
+ * @port_all, @port_ca: with load, per port slot (fabric->nodes[n].port0 + p,
+ *                      nports + 1 entries) the pairs routed out of that port
+ *                      (a switch port: the pairs whose path leaves by it; a
+ *                      CA or router port: the pairs it sends), all pairs and
+ *                      CA-to-CA pairs, what @load is taken from; NULL without
+ *                      load and from the reference evaluator
  */
 struct an_report {
 	struct an_conn conn;
@@ -231,6 +237,7 @@ struct an_report {
 	struct an_load load;
 	uint32_t dests;
 	struct an_state *state;
+	uint64_t *port_all, *port_ca;
 };
 
 /**

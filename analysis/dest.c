@@ -25,8 +25,10 @@
  * for each destination, O(endpoints) per destination; their rows are read
  * AN_CHUNK destinations at a time (one cache line per source and chunk).
  *
- * The CDG walks are in analysis/dest_cdg.c; analysis/dest_fast.c does all
- * three passes in one loop over the switches for the common case.
+ * The CDG walks are in analysis/dest_cdg.c. In the common case (no per-pair
+ * tables, VL 0 only) analysis/dest_block.c does all three passes for
+ * blocks of destinations at once, and analysis/dest_fast.c, in one loop
+ * over the switches, for a destination the block pass does not take.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,8 @@ struct an_work *an_work_new(const struct an_plan *p)
 		     ALLOC(v->res, nsw) && ALLOC(v->nxt, nsw) && ALLOC(v->hops, nsw) &&
 		     ALLOC(v->settled, nsw);
 	}
+	if (ok && p->block)
+		ok = !an_blk_init(&w->blk, nsw);
 	if (ok && p->per_pair)
 		ok = ALLOC(w->keys, (size_t)AN_CHUNK * f->neps) && ALLOC(w->sorted, f->neps) &&
 		     ALLOC(w->kcount, p->nfwd * RT_SLS + 1) && ALLOC(w->gent, f->neps) &&
@@ -95,6 +99,7 @@ void an_work_free(struct an_work *w)
 	free(w->gent);
 	free(w->gidx);
 	free(w->gstamp);
+	an_blk_fini(&w->blk);
 	free(w);
 }
 
@@ -620,23 +625,53 @@ static void columns(struct an_work *w, const uint32_t *d, uint32_t n)
 	w->tspan = hi - lo + 1;
 }
 
+/*
+ * The destinations of @d[0..@n) the block pass takes, AN_BLOCK at a time;
+ * the others are left in @d[0..*@rest). Return: 0, or -1 (memory).
+ */
+static int run_blocks(struct an_work *w, uint32_t *d, uint32_t n, uint32_t *rest)
+{
+	uint32_t blk[AN_BLOCK], m = 0, k = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (!an_dest_block_fits(w->p, d[i])) {
+			d[k++] = d[i];
+			continue;
+		}
+		blk[m++] = d[i];
+		if (m == AN_BLOCK && an_dest_block(w, blk, m))
+			return -1;
+		m = m == AN_BLOCK ? 0 : m;
+	}
+	*rest = k;
+	return m ? an_dest_block(w, blk, m) : 0;
+}
+
 int an_dest_run(struct an_work *w, struct an_acc *acc, const uint32_t *d, uint32_t n,
 		uint16_t *dhops, uint8_t *dfail)
 {
 	const struct fabric *f = w->p->c.f;
+	uint32_t rest[AN_CHUNK];
 
 	w->acc = acc;
 	w->dhops = dhops;
 	w->dfail = dfail;
 	while (n) {
-		uint32_t m = n < AN_CHUNK ? n : AN_CHUNK;
+		uint32_t m = n < AN_CHUNK ? n : AN_CHUNK, k = m;
+		const uint32_t *c = d;
 
+		if (w->p->block) {
+			memcpy(rest, d, m * sizeof(*rest));
+			if (run_blocks(w, rest, m, &k))
+				return -1;
+			c = rest;
+		}
 		if (w->p->per_pair)
-			gather_keys(w, d, m);
-		columns(w, d, m);
-		for (uint32_t j = 0; j < m; j++)
+			gather_keys(w, c, k);
+		columns(w, c, k);
+		for (uint32_t j = 0; j < k; j++)
 			/* every key 0: the sources are counted per switch, as without per-pair tables */
-			if (dest_one(w, d[j], w->p->per_pair && w->kany[j] ?
+			if (dest_one(w, c[j], w->p->per_pair && w->kany[j] ?
 					      w->keys + (size_t)j * f->neps : NULL))
 				return -1;
 		d += m;

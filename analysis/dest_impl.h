@@ -12,7 +12,32 @@
 /* Most LIDs whose LFT columns a chunk copies out (LIDs x switches bytes). */
 #define AN_TSPAN 128u
 
+/* Destinations a block of analysis/dest_block.c takes at once. */
+#define AN_BLOCK 32u
+/* Most endpoints for the block pass: a switch's sums towards a destination fit in 16 bits. */
+#define AN_BLOCK_EPS 65536u
+
 enum { RS_NEW = 0, RS_ACTIVE = 1, RS_DONE = 2 };
+
+/**
+ * struct an_blk - the scratch of analysis/dest_block.c: rows of one entry
+ * per switch, one row per destination of the block ([j * switches + s])
+ * @c: the switch's step (the next switch, or where the packet ends)
+ * @fl: the pairs out of the port it leaves by towards the destination:
+ *      all in the low 16 bits, CA-to-CA in the high ones
+ * @o: the LFT entry
+ * @dep: the channel marked and its dependency
+ * @r, @settled, @nsettled: one destination at a time: per switch its
+ *                          state, step, result and hops; the delivering
+ *                          switches in the order they were settled
+ */
+struct an_blk {
+	uint16_t *c;
+	uint32_t *fl;
+	uint8_t *o, *dep;
+	uint32_t *r, *settled;
+	uint32_t nsettled;
+};
 
 /*
  * One DLID over every switch: the steps, the settled results, and the
@@ -40,6 +65,7 @@ struct fwdv {
  *        per destination of the chunk
  * @kany: per destination of the chunk, whether a source other than itself
  *        has a key other than 0 (none: counted as without per-pair tables)
+ * @blk: with struct an_plan.fast, the block pass's scratch
  * @sorted, @kcount: sources sorted by key
  * @gent, @gidx, @gstamp, @gseq: walk starts of one key
  */
@@ -64,6 +90,7 @@ struct an_work {
 	struct an_entry *gent;
 	uint32_t *gidx, *gstamp;
 	uint32_t gseq;
+	struct an_blk blk;
 };
 
 /** an_dest_tally() - @n pairs of class @k with result @res. */
@@ -84,6 +111,18 @@ const struct fwdv *an_dest_fwd(struct an_work *w, uint32_t dst, unsigned off);
 int an_dest_cdg_counts(struct an_work *w, uint32_t d);
 /** an_dest_cdg_pairs() - the same with per-pair keys (w->sorted sorted by @key). 0 or -1. */
 int an_dest_cdg_pairs(struct an_work *w, uint32_t d, const uint16_t *key);
+
+int an_blk_init(struct an_blk *b, uint32_t nsw);
+void an_blk_fini(struct an_blk *b);
+/** an_dest_block_fits() - @d can go through an_dest_block() (struct an_plan.block, a LID in the tables). */
+int an_dest_block_fits(const struct an_plan *p, uint32_t d);
+/**
+ * an_dest_block() - connectivity, load and CDG towards @d[0..@m) (@m at
+ * most AN_BLOCK, all an_dest_block_fits()), as an_dest_fast() or the
+ * three passes of analysis/dest.c would count them
+ * Return: 0, or -1 when out of memory.
+ */
+int an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m);
 
 static inline int an_dest_is_ca(const struct fabric *f, uint32_t ep)
 {

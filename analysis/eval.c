@@ -171,6 +171,7 @@ int an_eval_run(const struct an_plan *p, const struct an_opts *o, const uint32_t
 	for (unsigned i = 1; i < nt; i++)
 		if (an_acc_add(&run.acc[0], p, &run.acc[i], 1))
 			goto fail;
+	an_dest_block_channels(p, &run.acc[0]);
 	*out = run.acc[0];
 	rc = 0;
 	goto out;
@@ -228,10 +229,11 @@ static void finish_conn(const struct an_plan *p, const struct an_state *st,
 			out->max_hops = st->dhops[d];
 }
 
-/* Pairs out of every port: the sums, plus each CA source's own link. */
+/* Pairs out of every port: the sums, plus each CA source's own link; kept in the report. */
 static int finish_load(const struct an_plan *p, const struct an_state *st, const uint32_t *spread,
-		       struct an_load *out)
+		       struct an_report *rep)
 {
+	struct an_load *out = &rep->load;
 	const struct fabric *f = p->c.f;
 	uint64_t *all = malloc(((size_t)f->nports + 1) * sizeof(*all));
 	uint64_t *ca = malloc(((size_t)f->nports + 1) * sizeof(*ca));
@@ -241,8 +243,8 @@ static int finish_load(const struct an_plan *p, const struct an_state *st, const
 		free(ca);
 		return -1;
 	}
-	memset(all, 0, (size_t)f->nports * sizeof(*all));
-	memset(ca, 0, (size_t)f->nports * sizeof(*ca));
+	memset(all, 0, ((size_t)f->nports + 1) * sizeof(*all));
+	memset(ca, 0, ((size_t)f->nports + 1) * sizeof(*ca));
 	for (uint32_t s = 0; s < f->nswitches; s++)
 		for (uint32_t q = 0, i = f->nodes[f->switches[s]].port0;
 		     p->pt_base[s] + q < p->pt_base[s + 1]; q++) {
@@ -266,8 +268,10 @@ static int finish_load(const struct an_plan *p, const struct an_state *st, const
 			out->balance_max = spread[s];
 			out->balance_node = f->switches[s];
 		}
-	free(all);
-	free(ca);
+	free(rep->port_all);
+	free(rep->port_ca);
+	rep->port_all = all;
+	rep->port_ca = ca;
 	return 0;
 }
 
@@ -277,7 +281,7 @@ int an_eval_finish(const struct an_plan *p, const struct an_state *st, const str
 	finish_conn(p, st, pools, &rep->conn);
 	if (an_cdg_from_acc(p, &st->acc, &rep->cdg))
 		return -1;
-	return p->o.load ? finish_load(p, st, spread, &rep->load) : 0;
+	return p->o.load ? finish_load(p, st, spread, rep) : 0;
 }
 
 int an_evaluate(const struct fabric *f, const struct rt_routing *r, const struct an_opts *o,
@@ -321,6 +325,9 @@ int an_evaluate(const struct fabric *f, const struct rt_routing *r, const struct
 
 void an_report_free(struct an_report *rep)
 {
+	free(rep->port_all);
+	free(rep->port_ca);
+	rep->port_all = rep->port_ca = NULL;
 	an_cdg_free(&rep->cdg);
 	an_state_free(rep->state);
 	rep->state = NULL;

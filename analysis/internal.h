@@ -109,8 +109,12 @@ struct an_entry {
  * @vl_single: no SL2VL table and no path SL: every hop is on VL 0
  * @bits: @vl_single, no per-pair tables, no an_opts.incremental: channels
  *        and dependencies are kept as bits (which ones exist), not counts
- * @fast: @bits, one LID per pair checked (no all_lids) and every switch a
- *        walk start (not ca_only): analysis/dest_fast.c
+ * @block: @vl_single, no per-pair tables, one LID per pair checked (no
+ *         all_lids) and every switch a walk start (not ca_only): the
+ *         block pass of analysis/dest_block.c (channels and dependencies
+ *         counted without @bits)
+ * @fast: @block and @bits: analysis/dest_fast.c, for the destinations the
+ *        block pass does not take
  * @per_pair: the routing gives DLID offsets or SLs per pair
  * @nstates: CDG walk states (switches, or switch ports with SL2VL)
  * @nfwd: LIDs of the widest LMC range
@@ -121,6 +125,18 @@ struct an_entry {
  * @ent_of: per endpoint, its walk start (FAB_NONE)
  * @ent_n: per switch, the sources of the walk starts on it
  * @lid_ep: per LID up to the top LID, 1 when an endpoint owns it
+ * @sw_order: with @block, the switches farthest from the sources first (by
+ *            hops over switch links from the nearest switch a non-switch
+ *            source enters): in a tree, where the next switch of most
+ *            switches towards a destination comes before them
+ * @own_ca, @own_sw: with @block, per switch, the pairs its sources send to
+ *                   a destination that is not on it, a CA and a switch:
+ *                   all (low 16 bits) and CA-to-CA (high 16 bits)
+ * @nn_total: the non-switch sources entering switches
+ * @pcode: with @block, per switch port (the ports of switch s from
+ *         pt_base[s] + s on, then one for any port past them) its step as
+ *         analysis/dest_block.c codes it: the next switch, or AN_PC_TERM |
+ *         AN_WRONG_PORT to a CA, AN_PC_TERM | AN_LINK_DOWN when unlinked
  */
 struct an_plan {
 	struct an_ctx c;
@@ -132,6 +148,7 @@ struct an_plan {
 	uint32_t nvs;
 	int vl_single;
 	int bits;
+	int block;
 	int fast;
 	int per_pair;
 	uint32_t nstates;
@@ -144,7 +161,14 @@ struct an_plan {
 	uint32_t *ent_of;
 	uint32_t *ent_n;
 	uint8_t *lid_ep;
+	uint32_t *sw_order;
+	uint32_t *own_ca, *own_sw;
+	uint64_t nn_total;
+	uint16_t *pcode;
 };
+
+/* A step that goes no further, in 16 bits: AN_PC_TERM | enum an_fail. */
+#define AN_PC_TERM 0xfff0u
 
 int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_routing *r,
 		 const struct an_opts *o);
@@ -244,6 +268,11 @@ void an_work_free(struct an_work *w);
  */
 int an_dest_run(struct an_work *w, struct an_acc *acc, const uint32_t *d, uint32_t n,
 		uint16_t *dhops, uint8_t *dfail);
+/**
+ * an_dest_block_channels() - with struct an_plan.fast and the load, mark
+ * the channels that carry pairs (the block pass leaves them to the sums)
+ */
+void an_dest_block_channels(const struct an_plan *p, struct an_acc *a);
 /** an_dest_examples() - add the failing pairs towards @dst to @pools (per class). 0 or -1. */
 int an_dest_examples(struct an_work *w, uint32_t dst, struct an_pool *pools);
 

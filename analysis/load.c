@@ -76,19 +76,28 @@ uint32_t an_load_spread(const struct fabric *f, const struct rt_routing *r, cons
 			uint32_t s)
 {
 	uint32_t node = f->switches[s], lo = UINT32_MAX, hi = 0;
-	uint32_t cnt[RT_NO_PORT + 1] = { 0 };
-	uint32_t top = f->lid_top < r->lft_len ? f->lid_top : r->lft_len - 1;
+	uint32_t cnt[4][RT_NO_PORT + 1] = { { 0 } };
+	uint32_t top = f->lid_top < r->lft_len ? f->lid_top : r->lft_len - 1, lid = 1;
 	const uint8_t *lft = rt_lft(r, s);
 
-	for (uint32_t lid = 1; lid <= top; lid++)
-		cnt[lft[lid]] += lid_ep[lid];
+	/* four counts per port: neighbouring LIDs often take one port, and would wait on each other */
+	for (; lid + 3 <= top; lid += 4) {
+		cnt[0][lft[lid]] += lid_ep[lid];
+		cnt[1][lft[lid + 1]] += lid_ep[lid + 1];
+		cnt[2][lft[lid + 2]] += lid_ep[lid + 2];
+		cnt[3][lft[lid + 3]] += lid_ep[lid + 3];
+	}
+	for (; lid <= top; lid++)
+		cnt[0][lft[lid]] += lid_ep[lid];
+	for (unsigned p = 0; p <= RT_NO_PORT; p++)
+		cnt[0][p] += cnt[1][p] + cnt[2][p] + cnt[3][p];
 	for (unsigned p = 1; p <= f->nodes[node].nports; p++) {
 		uint32_t peer = fab_port(f, node, p)->peer;
 
 		if (peer == FAB_NONE || f->nodes[peer].type != FAB_SWITCH)
 			continue;
-		lo = cnt[p] < lo ? cnt[p] : lo;
-		hi = cnt[p] > hi ? cnt[p] : hi;
+		lo = cnt[0][p] < lo ? cnt[0][p] : lo;
+		hi = cnt[0][p] > hi ? cnt[0][p] : hi;
 	}
 	return lo == UINT32_MAX ? 0 : hi - lo;
 }

@@ -14,6 +14,9 @@
  *  - the CDG walk starts (the states where sources enter) in the order of
  *    their first source, the order the pair-by-pair walks met them in, so
  *    that walks over loops mark the same VLs;
+ *  - for the block pass (analysis/dest_block.c), an order of the switches
+ *    in which the next switch towards most destinations comes first: in a
+ *    tree, top down;
  *  - the order destinations are taken in: by LID, so that consecutive
  *    destinations read neighbouring LFT entries of every switch (one cache
  *    line serves many), or by endpoint when per-pair tables are read.
@@ -122,6 +125,93 @@ static int build_entries(struct an_plan *p)
 	return 0;
 }
 
+/* Switches by hops from the nearest one a non-switch source enters, farthest first. */
+static int build_order(struct an_plan *p)
+{
+	uint32_t nsw = p->c.f->nswitches, head = 0, tail = 0, maxd = 0;
+	uint32_t *dist = malloc(((size_t)nsw + 1) * sizeof(*dist));
+	uint32_t *queue = malloc(((size_t)nsw + 1) * sizeof(*queue));
+	uint32_t *cnt = NULL;
+
+	p->sw_order = malloc(((size_t)nsw + 1) * sizeof(*p->sw_order));
+	if (!dist || !queue || !p->sw_order)
+		goto fail;
+	for (uint32_t s = 0; s < nsw; s++) {
+		dist[s] = p->n_nonsw[s] ? 0 : UINT32_MAX;
+		if (!dist[s])
+			queue[tail++] = s;
+	}
+	while (head < tail) {
+		uint32_t s = queue[head++];
+
+		for (uint32_t i = p->pt_base[s] + 1; i < p->pt_base[s + 1]; i++) {
+			uint32_t t = AN_PT_VAL(p->pt[i]);
+
+			if (AN_PT_KIND(p->pt[i]) != AN_PT_SW || dist[t] != UINT32_MAX)
+				continue;
+			dist[t] = dist[s] + 1;
+			maxd = dist[t];
+			queue[tail++] = t;
+		}
+	}
+	cnt = calloc((size_t)maxd + 2, sizeof(*cnt));
+	if (!cnt)
+		goto fail;
+	for (uint32_t s = 0; s < nsw; s++)
+		cnt[dist[s] == UINT32_MAX ? 0 : maxd - dist[s] + 1]++;	/* unreached first */
+	for (uint32_t k = 0, sum = 0; k <= maxd + 1; k++) {
+		uint32_t c = cnt[k];
+
+		cnt[k] = sum;
+		sum += c;
+	}
+	for (uint32_t s = 0; s < nsw; s++)
+		p->sw_order[cnt[dist[s] == UINT32_MAX ? 0 : maxd - dist[s] + 1]++] = s;
+	free(cnt);
+	free(dist);
+	free(queue);
+	return 0;
+fail:
+	free(dist);
+	free(queue);
+	return -1;
+}
+
+/*
+ * What the block pass needs per switch: what its sources send to a
+ * destination elsewhere (16 bits each: the block pass runs below 2^16
+ * endpoints), and each port's step.
+ */
+static int build_own(struct an_plan *p)
+{
+	uint32_t nsw = p->c.f->nswitches;
+
+	p->own_ca = malloc(((size_t)nsw + 1) * sizeof(*p->own_ca));
+	p->own_sw = malloc(((size_t)nsw + 1) * sizeof(*p->own_sw));
+	p->pcode = malloc(((size_t)p->npt + nsw + 1) * sizeof(*p->pcode));
+	if (!p->own_ca || !p->own_sw || !p->pcode)
+		return -1;
+	for (uint32_t s = 0; s < nsw; s++) {
+		uint16_t *pc = p->pcode + p->pt_base[s] + s;
+		uint32_t np = p->pt_base[s + 1] - p->pt_base[s];
+
+		for (uint32_t q = 0; q < np; q++) {
+			uint32_t e = p->pt[p->pt_base[s] + q];
+
+			pc[q] = AN_PT_KIND(e) == AN_PT_SW ? (uint16_t)AN_PT_VAL(e) :
+				AN_PT_KIND(e) == AN_PT_EP ? AN_PC_TERM | AN_WRONG_PORT :
+				AN_PC_TERM | AN_LINK_DOWN;
+		}
+		pc[np] = AN_PC_TERM | AN_LINK_DOWN;	/* past the switch's ports */
+	}
+	for (uint32_t s = 0; s < nsw; s++) {
+		p->own_sw[s] = (1 + p->n_nonsw[s]) & 0xffffu;
+		p->own_ca[s] = p->own_sw[s] | (p->n_ca[s] & 0xffffu) << 16;
+		p->nn_total += p->n_nonsw[s];
+	}
+	return 0;
+}
+
 int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_routing *r,
 		 const struct an_opts *o)
 {
@@ -133,7 +223,8 @@ int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_rout
 	p->vl_single = !p->c.has_sl2vl && !r->path_sl;
 	p->nvs = p->vl_single ? 1 : AN_VLS;
 	p->bits = p->vl_single && !p->per_pair && !o->incremental;
-	p->fast = p->bits && !o->all_lids && !o->ca_only;
+	p->block = p->vl_single && !p->per_pair && !o->all_lids && !o->ca_only;
+	p->fast = p->block && p->bits;
 	p->nfwd = 1;
 	for (uint32_t e = 0; e < f->neps; e++)
 		if (p->nfwd < (1u << fab_ep_lmc(f, e)))
@@ -144,6 +235,8 @@ int an_plan_init(struct an_plan *p, const struct fabric *f, const struct rt_rout
 	if (build_sources(p) || build_entries(p))
 		goto fail;
 	if (o->load && !(p->lid_ep = an_load_lid_ep(f)))
+		goto fail;
+	if (p->block && (build_order(p) || build_own(p)))
 		goto fail;
 	return 0;
 fail:
@@ -163,6 +256,10 @@ void an_plan_fini(struct an_plan *p)
 	free(p->ent_of);
 	free(p->ent_n);
 	free(p->lid_ep);
+	free(p->sw_order);
+	free(p->own_ca);
+	free(p->own_sw);
+	free(p->pcode);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -98,6 +98,12 @@ static void h_fabric(struct api_req *rq, struct api_resp *rs)
 	epoch_unref(e);
 	if (j)
 		json_object_set_new(j, "readback", rq->hooks->readback(rq->hooks->ud));
+	if (j && rq->hooks->ha) {
+		json_t *ha = rq->hooks->ha(rq->hooks->ud);
+
+		if (ha)
+			json_object_set_new(j, "ha", ha);
+	}
 	answer(rs, j, &err);
 }
 
@@ -111,7 +117,7 @@ static uint32_t lfts_switch(struct api_resp *rs, const struct fabric *f, const c
 		api_fail(rs, &err);
 	} else if (f->nodes[node].type != FAB_SWITCH) {
 		api_fail_new(rs, 400, "bad_parameter", "switch: '%s' names %s '%s', not a switch", name,
-			     fab_node_type_name(f->nodes[node].type), fab_desc(f, node));
+			     fab_node_type_name(f->nodes[node].type), FAB_LABEL(f, node));
 		node = FAB_NONE;
 	}
 	return node;
@@ -167,6 +173,20 @@ static int uint_arg(struct api_resp *rs, const char *name, const char *text, lon
 	api_fail_new(rs, 400, "bad_parameter", "%s: expected an integer %lld..%lld, found '%.64s'", name,
 		     min, max, text);
 	return -1;
+}
+
+static void h_search(struct api_req *rq, struct api_resp *rs)
+{
+	const char *limit = api_arg(rq, "limit");
+	long long lim = 20;
+	struct api_err err;
+	struct epoch *e;
+
+	if (limit && uint_arg(rs, "limit", limit, 1, 1000, &lim))
+		return;
+	e = epoch_of(rq);
+	answer(rs, apiq_search(e, api_arg(rq, "q"), (unsigned)lim, &err), &err);
+	epoch_unref(e);
 }
 
 /* "2026-11-21T10:00:00[.mmm]Z" -> ms since the epoch; -1 when malformed. */
@@ -481,6 +501,8 @@ const struct api_route api_routes[] = {
 	{ "GET", "/api/fabric", h_fabric, "", 0, 0, "fabric counts, shape, routing summary, read-back" },
 	{ "GET", "/api/topology", h_topology, "", 0, 1,
 	  "switches by level or group, switch-to-switch links with their routes" },
+	{ "GET", "/api/search", h_search, "q,limit", 0, 1,
+	  "nodes named exactly by q, then those whose description holds it" },
 	{ "GET", "/api/nodes", h_nodes, "type", 0, 1, "every node" },
 	{ "GET", "/api/nodes/{}", h_node, "", 0, 1, "one node with its ports" },
 	{ "GET", "/api/links", h_links, "", 0, 1, "every link" },

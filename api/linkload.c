@@ -5,16 +5,21 @@
  * How many endpoint pairs route through each directed link under
  * all-to-all traffic (every ordered pair of endpoints, switches' port 0
  * included, one unit each, with the DLID the routing assigns to the pair),
- * counted at the switch port the link leaves from (CA ports count nothing),
+ * counted at the switch port the link leaves from (only switch ports are
+ * read),
  * for the dashboard's topology picture, GET /api/topology and the
- * fabroute_link_routes metric.
+ * fabroute_link_routes metric; and the same for the CA-to-CA pairs alone
+ * (the traffic of the hosts, without the paths from and to switches that
+ * a routing may send through one switch), counted in the same walks.
  *
- * The path towards a DLID does not depend on the source, so per DLID the
+ * The epoch's evaluation counts the same pairs per port on its way to the
+ * busiest link (struct an_report's port_all and port_ca) and keeps them: they
+ * are the answer. An epoch evaluated without load gets them walked here:
+ * the path towards a DLID does not depend on the source, so per DLID the
  * sources are counted at the switch where they enter and each such switch
  * is walked once towards the destination; only walks that deliver to the
- * destination count, as in the epoch's evaluation (whose maximum over the
- * switch-to-switch links is the same figure). Computed once per epoch, on
- * first use, and kept with the epoch.
+ * destination count, as in the evaluation. Walked once per epoch, on first
+ * use, and kept with the epoch.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +29,10 @@
 struct walk {
 	const struct fabric *f;
 	const struct rt_routing *r;
-	uint64_t *routes;	/* per port slot */
+	uint64_t *routes;	/* per port slot: all pairs, then CA-to-CA pairs */
+	uint64_t *ca;		/* routes + nports + 1 */
 	uint64_t *acc;		/* per switch index: sources entering there */
+	uint64_t *acc_ca;	/* of them, CAs (counted when the destination is a CA) */
 	uint32_t *path;		/* port slots of the walk under way */
 };
 
@@ -43,8 +50,12 @@ static uint32_t entry_switch(const struct fabric *f, uint32_t ep)
 	return f->nodes[p->peer].swidx;
 }
 
-/* Walk from switch @s towards @dlid; add @count to each link when it reaches endpoint @dst. */
-static void walk_one(struct walk *w, uint32_t s, unsigned dlid, uint32_t dst, uint64_t count)
+/*
+ * Walk from switch @s towards @dlid; add @count (@count_ca to the CA-to-CA
+ * counts) to each link when it reaches endpoint @dst.
+ */
+static void walk_one(struct walk *w, uint32_t s, unsigned dlid, uint32_t dst, uint64_t count,
+		     uint64_t count_ca)
 {
 	const struct fabric *f = w->f;
 	uint32_t node = f->switches[s], dnode = f->eps[dst].node, n = 0;
@@ -74,8 +85,10 @@ static void walk_one(struct walk *w, uint32_t s, unsigned dlid, uint32_t dst, ui
 		if (step == f->nswitches)
 			return;	/* a loop */
 	}
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		w->routes[w->path[i]] += count;
+		w->ca[w->path[i]] += count_ca;
+	}
 }
 
 /* All sources using LID offset @off of @dst. */
@@ -84,8 +97,10 @@ static void route_lid(struct walk *w, uint32_t dst, unsigned off)
 	const struct fabric *f = w->f;
 	const struct rt_routing *r = w->r;
 	unsigned mask = (1u << fab_ep_lmc(f, dst)) - 1;
+	int dst_ca = f->nodes[f->eps[dst].node].type == FAB_CA;
 
 	memset(w->acc, 0, (size_t)f->nswitches * sizeof(*w->acc));
+	memset(w->acc_ca, 0, (size_t)f->nswitches * sizeof(*w->acc_ca));
 	for (uint32_t src = 0; src < f->neps; src++) {
 		uint32_t s;
 
@@ -95,26 +110,30 @@ static void route_lid(struct walk *w, uint32_t dst, unsigned off)
 		if (s == FAB_NONE)
 			continue;
 		w->acc[s]++;
+		w->acc_ca[s] += dst_ca && f->nodes[f->eps[src].node].type == FAB_CA;
 	}
 	for (uint32_t s = 0; s < f->nswitches; s++)
 		if (w->acc[s])
-			walk_one(w, s, fab_ep_lid(f, dst) + off, dst, w->acc[s]);
+			walk_one(w, s, fab_ep_lid(f, dst) + off, dst, w->acc[s], w->acc_ca[s]);
 }
 
 static uint64_t *compute(const struct fabric *f, const struct rt_routing *r)
 {
 	struct walk w = { .f = f, .r = r };
 
-	w.routes = calloc((size_t)f->nports + 1, sizeof(*w.routes));
+	w.routes = calloc(2 * ((size_t)f->nports + 1), sizeof(*w.routes));
+	w.ca = w.routes ? w.routes + f->nports + 1 : NULL;
 	w.acc = malloc(((size_t)f->nswitches + 1) * sizeof(*w.acc));
+	w.acc_ca = malloc(((size_t)f->nswitches + 1) * sizeof(*w.acc_ca));
 	w.path = malloc(((size_t)f->nswitches + 1) * sizeof(*w.path));
-	if (w.routes && w.acc && w.path)
+	if (w.routes && w.acc && w.acc_ca && w.path)
 		for (uint32_t dst = 0; dst < f->neps; dst++)
 			for (unsigned off = 0; off < 1u << fab_ep_lmc(f, dst); off++)
 				route_lid(&w, dst, off);
 	free(w.acc);
+	free(w.acc_ca);
 	free(w.path);
-	if (!w.acc || !w.path) {
+	if (!w.acc || !w.acc_ca || !w.path) {
 		free(w.routes);
 		return NULL;
 	}
@@ -127,10 +146,21 @@ const uint64_t *api_link_routes(struct epoch *e)
 
 	if (!e || !e->fabric || !e->routing)
 		return NULL;
+	if (e->report.port_all)
+		return e->report.port_all;
 	pthread_mutex_lock(&e->cache_mu);
 	if (!e->link_routes)
 		e->link_routes = compute(e->fabric, e->routing);
 	v = e->link_routes;
 	pthread_mutex_unlock(&e->cache_mu);
 	return v;
+}
+
+const uint64_t *api_link_routes_ca(struct epoch *e)
+{
+	const uint64_t *v = api_link_routes(e);
+
+	if (v && e->report.port_ca)
+		return e->report.port_ca;
+	return v ? v + e->fabric->nports + 1 : NULL;
 }

@@ -77,6 +77,7 @@ void api_err_set(struct api_err *e, int status, const char *code, const char *fm
 	va_list ap;
 
 	e->status = status;
+	e->ncand = 0;
 	snprintf(e->code, sizeof(e->code), "%s", code);
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
@@ -88,10 +89,20 @@ json_t *api_err_json(const struct api_err *e)
 {
 	char msg[sizeof(e->msg)];
 
+	json_t *o, *c;
+
 	snprintf(msg, sizeof(msg), "%s", e->msg);
 	msg[utf8_prefix(msg)] = '\0';
-	return json_pack("{s:{s:s, s:s}}", "error", "code", e->code[0] ? e->code : "internal",
-			 "message", msg);
+	o = json_pack("{s:{s:s, s:s}}", "error", "code", e->code[0] ? e->code : "internal",
+		      "message", msg);
+	if (!o || !e->ncand)
+		return o;
+	c = json_array();
+	for (unsigned i = 0; c && i < e->ncand && i < API_CAND_MAX; i++)
+		json_array_append_new(c, an_json_guid(e->cand[i]));
+	json_object_set_new(json_object_get(o, "error"), "candidates", c ? c : json_null());
+	json_object_set_new(json_object_get(o, "error"), "count", json_integer(e->ncand));
+	return o;
 }
 
 /* --- the epoch member --------------------------------------------------- */
@@ -175,7 +186,7 @@ struct id {
 	int numeric;
 };
 
-static int check_text(const char *param, const char *text, struct api_err *err)
+int apiq_check_text(const char *param, const char *text, struct api_err *err)
 {
 	size_t len, i;
 
@@ -267,7 +278,7 @@ static int classify_number(const char *param, const char *text, struct id *id,
 static int classify(const char *param, const char *text, struct id *id, struct api_err *err)
 {
 	memset(id, 0, sizeof(*id));
-	if (check_text(param, text, err))
+	if (apiq_check_text(param, text, err))
 		return -1;
 	if (text[0] >= '0' && text[0] <= '9')
 		return classify_number(param, text, id, err);
@@ -277,6 +288,27 @@ static int classify(const char *param, const char *text, struct id *id, struct a
 
 /* --- finding what a name names ------------------------------------------ */
 
+/* @err: 409 ambiguous, naming the nodes described @text (GUIDs in the message and listed). */
+static void ambiguous(const struct fabric *f, const char *param, const char *text, unsigned count,
+		      struct api_err *err)
+{
+	char list[120];
+	size_t len = 0;
+
+	list[0] = '\0';
+	api_err_set(err, 409, "ambiguous", "%s", "");
+	for (uint32_t n = 0; n < f->nnodes && err->ncand < API_CAND_MAX; n++)
+		if (!strcmp(fab_desc(f, n), text))
+			err->cand[err->ncand++] = f->nodes[n].guid;
+	for (unsigned i = 0; i < err->ncand && i < 3 && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s0x%016" PRIx64,
+					i ? ", " : "", err->cand[i]);
+	snprintf(err->msg, sizeof(err->msg), "%s: %u nodes are described '%.64s' (%s%s); name one "
+		 "by GUID or LID", param, count, text, list, count > 3 ? ", ..." : "");
+	err->msg[utf8_prefix(err->msg)] = '\0';
+	err->ncand = count;
+}
+
 static uint32_t node_by_desc(const struct fabric *f, const char *param, const struct id *id,
 			     const char *text, struct api_err *err)
 {
@@ -284,8 +316,7 @@ static uint32_t node_by_desc(const struct fabric *f, const char *param, const st
 	uint32_t n = fab_node_by_desc(f, text, &count);
 
 	if (n != FAB_NONE && count > 1) {
-		api_err_set(err, 409, "ambiguous", "%s: %u nodes are described '%s'; name one by "
-			    "GUID or LID", param, count, text);
+		ambiguous(f, param, text, count, err);
 		return FAB_NONE;
 	}
 	if (n != FAB_NONE)

@@ -27,16 +27,24 @@
  *        "not_routed", "too_large", "unauthorized", "rate_limited",
  *        "conflict", "internal", ...
  * @msg: human-readable, names the parameter and value
+ * @cand, @ncand: "ambiguous": the node GUIDs of (the first API_CAND_MAX of)
+ *                the nodes the name fits, and @ncand how many there are
  */
+#define API_CAND_MAX 16
 struct api_err {
 	int status;
 	char code[32];
 	char msg[256];
+	uint64_t cand[API_CAND_MAX];
+	unsigned ncand;
 };
 
 void api_err_set(struct api_err *e, int status, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/** api_err_json() - {"error": {"code": ..., "message": ...}} */
+/**
+ * api_err_json() - {"error": {"code": ..., "message": ...}}, with
+ * "candidates": ["0xGUID", ...] and "count" for an ambiguous name
+ */
 json_t *api_err_json(const struct api_err *e);
 
 /**
@@ -79,11 +87,24 @@ json_t *apiq_engines(const struct epoch *e, struct api_err *err);
 /**
  * api_link_routes() - per port slot (fabric->nodes[n].port0 + p), the
  * endpoint pairs whose path leaves a switch through that port under
- * all-to-all traffic; computed on first use and kept with @e
+ * all-to-all traffic (switch ports only are meaningful): the evaluation's
+ * counts, or computed on first use and kept with @e when it has none
  * Return: the counts, or NULL when @e is not routed or memory ran out.
  */
 const uint64_t *api_link_routes(struct epoch *e);
-/** GET /api/topology: switches by level or group, switch-to-switch links with their routes */
+/**
+ * api_link_routes_ca() - api_link_routes() for the CA-to-CA pairs alone
+ * (the evaluation's, or counted in the same walk)
+ * Return: the counts, or NULL when @e is not routed or memory ran out.
+ */
+const uint64_t *api_link_routes_ca(struct epoch *e);
+/** GET /api/topology: switches by level, pod or group, switch-to-switch links with their routes */
 json_t *apiq_topology(struct epoch *e, struct api_err *err);
+/**
+ * apiq_search() - GET /api/search?q=&limit=: the node @q names exactly, then
+ * the nodes whose description holds @q (ignoring case), switches first;
+ * at most @limit of them, with their total
+ */
+json_t *apiq_search(const struct epoch *e, const char *q, unsigned limit, struct api_err *err);
 
 #endif

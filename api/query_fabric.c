@@ -77,14 +77,15 @@ static json_t *routing_json(const struct epoch *e)
 {
 	const struct an_report *rep = &e->report;
 	json_t *load = e->opts.load ? json_integer((json_int_t)rep->load.max) : json_null();
-
+	json_t *ca_load = e->opts.load ? json_real(rep->load.ca_max_load) : json_null();
 	const char *digest = epoch_digest(e);
 
-	return json_pack("{s:b, s:b, s:o, s:o, s:b, s:f, s:f, s:s?}", "connected", an_connected(rep),
+	return json_pack("{s:b, s:b, s:o, s:o, s:o, s:b, s:f, s:f, s:s?}", "connected", an_connected(rep),
 			 "deadlock_free", rep->cdg.deadlock_free,
 			 "vls_used", an_json_bits(rep->cdg.vls_used), "max_link_load", load,
-			 "ready", epoch_ready(e), "compute_ms", e->compute_ms,
-			 "eval_ms", e->eval_ms, "digest", digest[0] ? digest : NULL);
+			 "ca_max_link_load", ca_load, "ready", epoch_ready(e),
+			 "compute_ms", e->compute_ms, "eval_ms", e->eval_ms,
+			 "digest", digest[0] ? digest : NULL);
 }
 
 static json_t *counts_json(const struct epoch *e, json_t *shape)
@@ -131,8 +132,7 @@ json_t *apiq_fabric(const struct epoch *e, struct api_err *err)
 
 /* --- GET /api/nodes ------------------------------------------------------ */
 
-/* LID of a node: a switch's port 0, else its first linked port (0: none). */
-static unsigned node_lid(const struct fabric *f, uint32_t n)
+unsigned apiq_node_lid(const struct fabric *f, uint32_t n)
 {
 	if (f->nodes[n].type == FAB_SWITCH)
 		return fab_port(f, n, 0)->lid;
@@ -173,7 +173,7 @@ static json_t *node_summary(const struct fabric *f, uint32_t n)
 
 	return json_pack("{s:o, s:s, s:s, s:i, s:i, s:i}", "guid", an_json_guid(x->guid),
 			 "node", fab_desc(f, n), "type", fab_node_type_name(x->type),
-			 "ports", (json_int_t)x->nports, "lid", (json_int_t)node_lid(f, n),
+			 "ports", (json_int_t)x->nports, "lid", (json_int_t)apiq_node_lid(f, n),
 			 "links", (json_int_t)node_links(f, n));
 }
 

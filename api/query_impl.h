@@ -2,10 +2,12 @@
 /**
  * DOC: API queries, private helpers
  *
- * What api/query.c shares with api/query_route.c and api/query_fabric.c:
- * the "epoch" member every response starts with, the 503 for a missing
- * routing, small JSON builders, and the resolution of a node (rather than
- * an endpoint) for GET /api/nodes/{guid}.
+ * What the query files share (api/query.c, query_route.c, query_fabric.c,
+ * query_topo.c, query_search.c; the file source names its faults with
+ * apiq_port_ref() too): the "epoch" member every response starts with, the
+ * 503 for a missing routing, small JSON builders, the check of a parameter's
+ * text, and the resolution of a node (rather than an endpoint) for GET
+ * /api/nodes/{guid} and GET /api/search.
  */
 #ifndef FABROUTE_API_QUERY_IMPL_H
 #define FABROUTE_API_QUERY_IMPL_H
@@ -34,6 +36,16 @@ json_t *apiq_end(json_t *o, struct api_err *err);
 
 /** apiq_port_ref() - {"node", "guid", "port"}: a port named by its node. */
 json_t *apiq_port_ref(const struct fabric *f, uint32_t node, unsigned port);
+
+/** apiq_node_lid() - a switch's port 0 LID, else the node's first linked port's (0: none). */
+unsigned apiq_node_lid(const struct fabric *f, uint32_t n);
+
+/**
+ * apiq_check_text() - @text is a parameter value the API reads: present,
+ * 1 to APIQ_TEXT_MAX characters, printable, valid UTF-8
+ * Return: 0, or -1 with @err: 400 missing_parameter or bad_parameter.
+ */
+int apiq_check_text(const char *param, const char *text, struct api_err *err);
 
 /**
  * apiq_resolve_node() - the node named by @text: a node GUID, a port GUID

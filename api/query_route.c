@@ -159,7 +159,7 @@ static int need_switch(const struct fabric *f, const char *param, const char *te
 	if (f->nodes[node].type == FAB_SWITCH)
 		return 0;
 	api_err_set(err, 400, "bad_parameter", "%s: '%s' names %s '%s', not a switch", param, text,
-		    fab_node_type_name(f->nodes[node].type), fab_desc(f, node));
+		    fab_node_type_name(f->nodes[node].type), FAB_LABEL(f, node));
 	return -1;
 }
 

@@ -35,6 +35,8 @@
  * @status: daemon facts for /api/health ("uptime_s", "reroute_in_progress", ...)
  * @metrics: the daemon's part of /metrics (malloc'd Prometheus text)
  * @readback: the last LFT read-back (readback.h's rb_json())
+ * @ha: the node's role and replication (daemon/ha.h's ha_json()); it may be
+ *      NULL, or return NULL without replication
  */
 struct api_hooks {
 	void *ud;
@@ -47,6 +49,7 @@ struct api_hooks {
 	json_t *(*status)(void *ud);
 	char *(*metrics)(void *ud);
 	json_t *(*readback)(void *ud);
+	json_t *(*ha)(void *ud);
 };
 
 /**

@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: lft_poll TOPOLOGY SWITCH_A PORT_A SWITCH_B PORT_B SECONDS\n");
 		return 2;
 	}
-	if (!(f = fmt_topo_load(argv[1], FMT_AUTO, &err)))
+	if (!(f = fmt_topo_load(argv[1], FMT_AUTO, NULL, &err)))
 		die(argv[1], &err);
 	nblk = f->lid_top / 64 + 1;
 	for (int k = 0; k < 2; k++) {

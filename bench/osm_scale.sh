@@ -1,18 +1,24 @@
 #!/bin/sh
 # fabroute inside OpenSM at scale: real OpenSM under ibsim on 3-level fat
-# trees of 1728 CAs / 432 switches (kary-ntree k=12 n=3) and 5488 CAs / 980
-# switches (mport-ntree m=28 n=3), OpenSM's own ftree against the plugin +
-# fabrouted in the same run, on the same simulated fabric.
+# trees of 1728 CAs / 432 switches (kary-ntree k=12 n=3), 5488 CAs / 980
+# switches (mport-ntree m=28 n=3), 16000 CAs / 2000 switches (m=40) and
+# 43904 CAs / 3920 switches (m=56, 47824 of the 49151 unicast LIDs),
+# OpenSM's own ftree against the plugin + fabrouted in the same run, on the
+# same simulated fabric.
 #
 #   bench/osm_scale.sh [BUILD_DIR]   (needs ibsim, umad2sim, opensm 3.3.23, perl, curl)
-#   REPS=3 SIZES="1728 5488" CHAIN=sftree,ftree TIMEOUT_MS=2000 bench/osm_scale.sh BUILD_DIR
-#   (defaults shown; KEEP=1 keeps the temporary directory; FABROUTE_OSM_PLUGIN=PATH;
-#   about 5 minutes for both sizes)
+#   REPS=3 SIZES="1728 5488" CHAIN=sftree,ftree TIMEOUT_MS=auto bench/osm_scale.sh BUILD_DIR
+#   (defaults shown; SIZES may also name 16000 and 43904; KEEP=1 keeps the
+#   temporary directory; FABROUTE_OSM_PLUGIN=PATH; about 5 minutes for the
+#   two default sizes, 30 for 16000 with REPS=5; ibsim needs about 0.2 GB
+#   for 16000 CAs; it loads 43904 CAs in 0.54 GB, but its switches hold LFTs
+#   of at most 30720 LIDs (ibsim's MaxLinearCap), fewer than the 47824 that
+#   fabric uses: that size is then reported as skipped)
 #
 # Per fabric, two setups one after the other on one ibsim:
 #   OpenSM ftree   routing_engine ftree, no plugin;
-#   fabroute       the plugin (timeout_ms TIMEOUT_MS: the default 2 s unless
-#                  set) + fabrouted --source opensm --engine CHAIN
+#   fabroute       the plugin (timeout_ms TIMEOUT_MS: its default, a deadline
+#                  by the subnet's size, unless set) + fabrouted --source opensm --engine CHAIN
 #                  --readback 0, with routing_engine ftree,updn behind it
 #                  (what doc/deploy.md recommends).
 # Each setup: OpenSM starts (-d 2 -D 0x07: unbuffered, VERBOSE for the
@@ -41,7 +47,7 @@ build=$(cd "${1:-$top/build}" && pwd)
 reps=${REPS:-3}
 sizes=${SIZES:-1728 5488}
 chain=${CHAIN:-sftree,ftree}
-timeout_ms=${TIMEOUT_MS:-2000}
+timeout_ms=${TIMEOUT_MS:-auto}
 me=bench/osm_scale.sh tools="ibsim opensm perl curl"
 . "$top/bench/osm_lib.sh"
 # stats: min median max of the numbers on stdin ("-" if none)
@@ -121,10 +127,13 @@ echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo |
 echo "fabrouted --engine $chain --readback 0; plugin timeout_ms $timeout_ms; $reps heavy sweeps (HUP) per setup"
 
 for n in $sizes; do
+	simsize="-S 1024 -N 8192 -P 60000"
 	case $n in
 	1728) gen="kary-ntree k=12 n=3" label="12-ary 3-tree" ;;
 	5488) gen="mport-ntree m=28 n=3" label="28-port 3-tree" ;;
-	*) die "SIZES: 1728 or 5488, not '$n'" ;;
+	16000) gen="mport-ntree m=40 n=3" label="40-port 3-tree" simsize="-S 4096 -N 32768 -P 200000" ;;
+	43904) gen="mport-ntree m=56 n=3" label="56-port 3-tree" simsize="-S 8192 -N 65536 -P 400000" ;;
+	*) die "SIZES: 1728, 5488, 16000 or 43904, not '$n'" ;;
 	esac
 	f=$tmp/f$n
 	mkdir -p "$f"
@@ -134,9 +143,18 @@ for n in $sizes; do
 	nsw=$(grep -c '^Switch' "$f/ft.net" || true)
 	IBSIM_SOCKNAME="fbs$$x$n"
 	export IBSIM_SOCKNAME
-	(cd "$tmp/run" && exec ibsim -n -s "$f/ft.net" -S 1024 -N 8192 -P 60000 > "$f/sim.log" 2>&1) &
+	# shellcheck disable=SC2086
+	(cd "$tmp/run" && exec ibsim -n -s "$f/ft.net" $simsize > "$f/sim.log" 2>&1) &
 	sim=$!
 	wait_new "$f/sim.log" 0 "simulator ready" 1 300 "$sim" || { tail -5 "$f/sim.log" >&2; die "ibsim did not start"; }
+	cap=$(sed -n 's/^MaxLinearCap *= *//p' "$f/sim.log")
+	if [ -n "$cap" ] && [ $((ncas + nsw)) -ge "$cap" ]; then
+		echo
+		echo "=== $label ($gen): $ncas CAs, $nsw switches: skipped, ibsim's switches hold LFTs of"
+		echo "    at most $cap LIDs (MaxLinearCap) and this fabric uses $((ncas + nsw))"
+		stop "$sim"; sim=
+		continue
+	fi
 	echo
 	echo "=== $label ($gen): $ncas CAs, $nsw switches; load average $(loadavg)"
 	setup "$f/osm" 0
@@ -168,7 +186,7 @@ for n in $sizes; do
 	printf "  %-9s %-9s %-9s %-9s %-9s | fabrouted: %-6s %-6s %-7s %-7s %-6s\n" round-tr request hop-mat waited installed read subnet engine eval rest
 	printf "  %-9s %-9s %-9s %-9s %-9s |            %-6s %-6s %-7s %-7s %-6s\n" \
 		"$(sed -n 's/.* in \([0-9]*\) ms (.*/\1/p' "$f/fab/plugin" | median)" \
-		"$(sed -n 's/.*(request \([0-9]*\) ms.*/\1/p' "$f/fab/plugin" | median)" \
+		"$(sed -n 's/.*, request \([0-9]*\) ms.*/\1/p' "$f/fab/plugin" | median)" \
 		"$(sed -n 's/.*hop matrices \([0-9]*\) ms.*/\1/p' "$f/fab/plugin" | median)" \
 		"$(sed -n 's/.*waited \([0-9]*\) ms.*/\1/p' "$f/fab/plugin" | median)" \
 		"$(sed -n 's/.*installed \([0-9]*\) ms.*/\1/p' "$f/fab/plugin" | median)" \
@@ -177,6 +195,7 @@ for n in $sizes; do
 		"$(sed -n 's/.*, subnet [0-9]*, [a-z0-9_]* \([0-9]*\),.*/\1/p' "$f/fab/plugin" | median)" \
 		"$(sed -n 's/.*, evaluation \([0-9]*\),.*/\1/p' "$f/fab/plugin" | median)" \
 		"$(sed -n 's/.*, rest \([0-9]*\) ms.*/\1/p' "$f/fab/plugin" | median)"
+	echo "  the plugin's deadline for these passes: $(sed -n 's/.*(deadline \([0-9]*\) ms.*/\1/p' "$f/fab/plugin" | median) ms"
 	echo "  request: the subnet encoded and sent ($(sed -n 's/.*ms, \([0-9]*\) KiB,.*/\1/p' "$f/fab/plugin" | head -1) KiB); hop-mat: the plugin fills OpenSM's hop"
 	echo "  matrices while fabrouted works; waited: for the answer after that; installed: checked and copied into new_lft;"
 	echo "  fabrouted: read and decode the request, build the fabric, the engine, the proof, the rest (publication, answer)"

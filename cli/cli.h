@@ -56,8 +56,28 @@ int cli_lids_pins(const struct cli_lids *l, struct fab_lid_pin **pins, size_t *n
 /* cli_lids_apply() - assign LIDs as asked; CLI_OK or an exit code. */
 int cli_lids_apply(struct fabric *f, const struct cli_lids *l);
 
-/* cli_load() - load a topology ("-" = stdin) in @fmt; NULL after printing why. */
-struct fabric *cli_load(const char *path, enum fmt_topo fmt);
+/*
+ * struct cli_input - how the offline commands read a fabric: --strict
+ * refuses the diagnostic lines the tools print among the records (else
+ * they are skipped with a warning naming the file and line),
+ * --node-name-map FILE names nodes as OpenSM and the diags do.
+ */
+struct cli_input {
+	int strict;
+	const char *name_map;
+};
+
+/* cli_input_option() - handle --strict or --node-name-map; 1 when consumed. */
+int cli_input_option(struct cli_input *in, int opt, const char *arg);
+/* cli_input_names() - apply --node-name-map to @f; CLI_OK or an exit code after a message. */
+int cli_input_names(struct fabric *f, const struct cli_input *in);
+/*
+ * cli_load() - load a topology ("-" = stdin) in @fmt (@in may be NULL: no
+ * input options); NULL after printing why.
+ */
+struct fabric *cli_load(const char *path, enum fmt_topo fmt, const struct cli_input *in);
+/* cli_warn() - "fabroute: MSG" on standard error: a fmt_opts warning callback. */
+void cli_warn(void *arg, const char *msg);
 /* cli_write() - write @f to @path ("-" or NULL = stdout); CLI_OK or CLI_FAIL. */
 int cli_write(const char *path, const struct fabric *f, enum fmt_topo fmt);
 /* cli_parse_uint() - strict unsigned parse (decimal or 0x hex) into *@out; 0 or -1. */
@@ -121,7 +141,19 @@ enum {
 	OPT_LIST,
 	OPT_JSON,
 	OPT_FROM,
+	OPT_STRICT,
+	OPT_NODE_NAME_MAP,
 };
+
+#define CLI_INPUT_LONGOPTS \
+	{ "strict", no_argument, NULL, OPT_STRICT }, \
+	{ "node-name-map", required_argument, NULL, OPT_NODE_NAME_MAP }
+
+#define CLI_INPUT_HELP \
+	"      --strict          refuse the tools' diagnostic lines (ibwarn: ...) among\n" \
+	"                        the records instead of skipping them with a warning\n" \
+	"      --node-name-map FILE  name nodes by this node-name-map (\"GUID NAME\"\n" \
+	"                        lines, as OpenSM and the diags read it)\n"
 
 #define CLI_LIDS_HELP \
 	"      --guid2lid FILE   pin LIDs from an OpenSM guid2lid file\n" \

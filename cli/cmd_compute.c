@@ -56,7 +56,8 @@ static void usage(FILE *out)
 	      "                             $FABROUTE_URL, else http://127.0.0.1:8577)\n"
 	      "  -O, --option [ENG.]K=V     an engine option; repeatable\n"
 	      "      --topology FILE        ibnetdiscover output or ibsim net file\n"
-	      "      --from FMT             its format: auto (default), ibnetdiscover, ibsim\n"
+	      "      --from FMT             its format: auto (default), ibnetdiscover, ibsim,\n"
+	      "                             opensm-subnet (opensm-subnet.lst)\n"
 	      "  -d, --out-dir DIR          where to write (created if missing)\n"
 	      "      --eval                 evaluate the routing and print the report\n"
 	      "      --lmc-max N            the largest LMC an engine that needs several LIDs\n"
@@ -69,6 +70,7 @@ static void usage(FILE *out)
 	      "                             connected and deadlock-free is accepted; the summary\n"
 	      "                             counts the LFT entries, blocks and switches changed\n"
 	      CLI_LIDS_HELP
+	      CLI_INPUT_HELP
 	      "  -h, --help                 show this help\n"
 	      "\n"
 	      "Exit status: 0 routed (and, with --eval, connected and deadlock-free);\n"
@@ -86,6 +88,7 @@ struct compute_opts {
 	size_t nkv;
 	enum fmt_topo from;
 	struct cli_lids lids;
+	struct cli_input in;
 	unsigned lmc_max;
 	int eval, help;
 };
@@ -124,11 +127,11 @@ static int parse_one(void *ctx, int c, const char *arg)
 	case OPT_FROM:
 		fmt = fmt_topo_from_name(arg);
 		if (fmt < 0)
-			return cli_usage_err("compute", "--from '%s': expected auto, ibnetdiscover or ibsim", arg);
+			return cli_usage_err("compute", "--from '%s': expected auto, ibnetdiscover, ibsim or opensm-subnet", arg);
 		o->from = (enum fmt_topo)fmt;
 		return CLI_OK;
 	default:
-		if (cli_lids_option(&o->lids, c, arg) > 0)
+		if (cli_input_option(&o->in, c, arg) || cli_lids_option(&o->lids, c, arg) > 0)
 			return CLI_OK;
 		return cli_usage_err("compute", "bad value '%s'", arg ? arg : "");
 	}
@@ -149,6 +152,7 @@ static int parse_args(int argc, char **argv, struct compute_opts *o)
 		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
 		{ "lmc", required_argument, NULL, OPT_LMC },
 		{ "renew-lids", no_argument, NULL, OPT_RENEW_LIDS },
+		CLI_INPUT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -410,7 +414,7 @@ int cmd_compute(int argc, char **argv)
 	}
 	pg = cli_progress_start("compute");
 	cli_progress_step(pg, "reading the topology", NULL);
-	f = cli_load(o.topology, o.from);
+	f = cli_load(o.topology, o.from, &o.in);
 	rc = f ? CLI_OK : CLI_INPUT;
 	if (rc == CLI_OK && o.base) {
 		cli_progress_step(pg, "reading the base", NULL);

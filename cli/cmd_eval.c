@@ -34,7 +34,8 @@ static void usage(FILE *out)
 	      "Fabric:\n"
 	      "      --topology FILE   ibnetdiscover output or ibsim net file\n"
 	      "      --subnet FILE     OpenSM's opensm-subnet.lst\n"
-	      "      --from FMT        format of --topology: auto (default), ibnetdiscover, ibsim\n"
+	      "      --from FMT        format of --topology: auto (default), ibnetdiscover,\n"
+	      "                        ibsim, opensm-subnet (opensm-subnet.lst)\n"
 	      "      --guid2lid FILE   LIDs and LMCs from OpenSM's guid2lid (use it when the\n"
 	      "                        topology file's LIDs are not the routing's)\n"
 	      "                        Without it, ports the fabric gives no LID (ibnetdiscover\n"
@@ -58,6 +59,7 @@ static void usage(FILE *out)
 	      "      --seed N          seed for sampled metrics (default 1)\n"
 	      "      --threads N       evaluate on N threads (default 0: one per CPU)\n"
 	      "      --json            print JSON (schema fabroute-eval/1, doc/eval-json.md)\n"
+	      CLI_INPUT_HELP
 	      "  -h, --help            show this help\n"
 	      "\n"
 	      "On a terminal, steps that run over a second show their progress on\n"
@@ -79,6 +81,7 @@ struct eval_opts {
 	const char *topology, *subnet, *lfts, *fdbs, *path_sl, *sl2vl, *groups, *paths;
 	enum fmt_topo from;
 	struct cli_lids lids;
+	struct cli_input in;
 	struct an_opts an;
 	struct an_perm_opts perm;
 	int json, help, dfly;
@@ -152,10 +155,12 @@ static int parse_opt(void *ctx, int c, const char *arg)
 	case OPT_FROM:
 		fmt = fmt_topo_from_name(arg);
 		if (fmt < 0)
-			return cli_usage_err("eval", "--from '%s': expected auto, ibnetdiscover or ibsim", arg);
+			return cli_usage_err("eval", "--from '%s': expected auto, ibnetdiscover, ibsim or opensm-subnet", arg);
 		o->from = (enum fmt_topo)fmt;
 		break;
 	default:
+		if (cli_input_option(&o->in, c, arg))
+			break;
 		return cli_usage_err("eval", "unknown option");
 	}
 	return CLI_OK;
@@ -180,6 +185,7 @@ static int parse_args(int argc, char **argv, struct eval_opts *o)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "json", no_argument, NULL, OPT_JSON },
+		CLI_INPUT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -283,10 +289,12 @@ static int load(struct loaded *l)
 
 	cli_progress_step(o->progress, "reading the fabric", NULL);
 	if (o->topology) {
-		l->f = cli_load(o->topology, o->from);
+		l->f = cli_load(o->topology, o->from, &o->in);
 		rc = l->f ? CLI_OK : CLI_INPUT;
 	} else {
 		rc = read_and(o->subnet, FMT_SIZE_MAX, &l->err, parse_subnet, l);
+		if (rc == CLI_OK)
+			rc = cli_input_names(l->f, &o->in);
 	}
 	if (rc == CLI_OK && o->lids.guid2lid)
 		rc = cli_lids_apply(l->f, &o->lids);

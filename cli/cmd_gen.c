@@ -103,7 +103,7 @@ static int parse_opt(void *ctx, int c, const char *arg)
 	switch (c) {
 	case 'f':
 		fmt = fmt_topo_from_name(arg);
-		if (fmt <= FMT_AUTO)
+		if (fmt != FMT_IBND && fmt != FMT_IBSIM)
 			return cli_usage_err("gen", "--format '%s': expected ibnetdiscover or ibsim", arg);
 		o->fmt = (enum fmt_topo)fmt;
 		return 0;

@@ -43,12 +43,15 @@ static void usage(FILE *out)
 	      "\n"
 	      "Options:\n"
 	      "      --topology FILE    ibnetdiscover output or ibsim net file\n"
-	      "      --from FMT         its format: auto (default), ibnetdiscover, ibsim\n"
+	      "      --from FMT         its format: auto (default), ibnetdiscover, ibsim,\n"
+	      "                         opensm-subnet (opensm-subnet.lst)\n"
 	      "      --paths FILE       the paths\n"
 	      "      --heuristic H      greedy, sm-s, sm-l, color-s or color-l (default)\n"
 	      "      --degree D         color-s/color-l degree: round (default) or candidates\n"
-	      "      --input-order      colour each destination's paths in file order (default:\n"
-	      "                         by source port, then file order)\n"
+	      "      --sort-by-source   take each destination's paths by source port, then in\n"
+	      "                         file order (default: in file order, as given: greedy\n"
+	      "                         and the split-merge heuristics depend on the order)\n"
+	      "      --input-order      in file order (the default)\n"
 	      "      --exact MS         also an exact colouring per destination, at most MS\n"
 	      "                         milliseconds of CPU each: the optimum and the gap\n"
 	      "  -d, --out-dir DIR      write opensm-lfts.dump, guid2lid, topology.ibnd and\n"
@@ -58,6 +61,7 @@ static void usage(FILE *out)
 	      "                         a switch drawn with --seed)\n"
 	      "      --seed N           seed drawing the root (default 1)\n"
 	      "      --json             print JSON (schema fabroute-lids/1)\n"
+	      CLI_INPUT_HELP
 	      "  -h, --help             show this help\n"
 	      "\n"
 	      "Exit status: 0 done; 1 a file could not be written; 2 bad command line;\n"
@@ -66,12 +70,13 @@ static void usage(FILE *out)
 	      out);
 }
 
-enum { O_TOPO = 0x400, O_PATHS, O_HEUR, O_DEGREE, O_ORDER, O_EXACT, O_ROOT };
+enum { O_TOPO = 0x400, O_PATHS, O_HEUR, O_DEGREE, O_ORDER, O_SORT, O_EXACT, O_ROOT };
 
 struct lids_opts {
 	const char *topology, *paths, *out_dir, *root;
 	enum fmt_topo from;
 	struct la_opts la;
+	struct cli_input in;
 	double exact_ms;
 	uint64_t seed;
 	int json, help;
@@ -89,6 +94,7 @@ static int parse_one(void *ctx, int c, const char *arg)
 	case 'd': o->out_dir = arg; return CLI_OK;
 	case O_ROOT: o->root = arg; return CLI_OK;
 	case O_ORDER: o->la.input_order = 1; return CLI_OK;
+	case O_SORT: o->la.input_order = 0; return CLI_OK;
 	case OPT_JSON: o->json = 1; return CLI_OK;
 	case 'h': o->help = 1; return CLI_OK;
 	case O_HEUR:
@@ -113,10 +119,12 @@ static int parse_one(void *ctx, int c, const char *arg)
 		return CLI_OK;
 	case OPT_FROM:
 		if ((x = fmt_topo_from_name(arg)) < 0)
-			return cli_usage_err("lids", "--from '%s': expected auto, ibnetdiscover or ibsim", arg);
+			return cli_usage_err("lids", "--from '%s': expected auto, ibnetdiscover, ibsim or opensm-subnet", arg);
 		o->from = (enum fmt_topo)x;
 		return CLI_OK;
 	default:
+		if (cli_input_option(&o->in, c, arg))
+			return CLI_OK;
 		return cli_usage_err("lids", "bad value '%s'", arg ? arg : "");
 	}
 }
@@ -130,11 +138,13 @@ static int parse_args(int argc, char **argv, struct lids_opts *o)
 		{ "heuristic", required_argument, NULL, O_HEUR },
 		{ "degree", required_argument, NULL, O_DEGREE },
 		{ "input-order", no_argument, NULL, O_ORDER },
+		{ "sort-by-source", no_argument, NULL, O_SORT },
 		{ "exact", required_argument, NULL, O_EXACT },
 		{ "out-dir", required_argument, NULL, 'd' },
 		{ "root", required_argument, NULL, O_ROOT },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "json", no_argument, NULL, OPT_JSON },
+		CLI_INPUT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -172,7 +182,7 @@ static int load(struct lids_run *x)
 	size_t len;
 	int rc;
 
-	x->f = cli_load(x->o->topology, x->o->from);
+	x->f = cli_load(x->o->topology, x->o->from, &x->o->in);
 	if (!x->f)
 		return CLI_INPUT;
 	if (fmt_read_file_max(x->o->paths, FMT_DUMP_SIZE_MAX, &buf, &len, &err)) {
@@ -283,7 +293,7 @@ static int realise(struct lids_run *x)
 	if (rc == CLI_OK && !x->o->json)
 		printf("written:      %s/{opensm-lfts.dump,guid2lid,topology.ibnd,paths}: root '%s', "
 		       "completion added %llu entries, %llu unrouted\n", x->o->out_dir,
-		       fab_desc(x->f, x->f->switches[root]), (unsigned long long)x->st.filled,
+		       FAB_LABEL(x->f, x->f->switches[root]), (unsigned long long)x->st.filled,
 		       (unsigned long long)x->st.unrouted);
 	err.msg[0] = '\0';
 out:
@@ -314,7 +324,7 @@ static void print_text(const struct lids_run *x)
 		if (!a->k[e])
 			continue;
 		printf("0x%016" PRIx64 "  %-24s %6u %15u %5u", port_guid(f, e),
-		       fab_desc(f, f->eps[e].node), x->count[e], a->k[e], 1u << a->lmc[e]);
+		       FAB_LABEL(f, f->eps[e].node), x->count[e], a->k[e], 1u << a->lmc[e]);
 		if (x->opt)
 			printf("  %7u%s", x->opt[e], x->proven[e] ? "" : "+");
 		putchar('\n');
@@ -385,7 +395,8 @@ static int print_json(const struct lids_run *x)
 
 int cmd_lids(int argc, char **argv)
 {
-	struct lids_opts o = { .from = FMT_AUTO, .la = { .heur = LA_COLOR_L }, .seed = 1 };
+	struct lids_opts o = { .from = FMT_AUTO, .la = { .heur = LA_COLOR_L, .input_order = 1 },
+			       .seed = 1 };
 	struct lids_run x = { .o = &o };
 	int rc = parse_args(argc, argv, &o);
 

@@ -24,9 +24,11 @@ static void usage(FILE *out)
 	      "Ports without a LID get one by the default assignment (see fabroute(1)).\n"
 	      "\n"
 	      "Options:\n"
-	      "      --from FMT        input format: auto (default), ibnetdiscover, ibsim\n"
+	      "      --from FMT        input format: auto (default), ibnetdiscover, ibsim,\n"
+	      "                        opensm-subnet (opensm-subnet.lst)\n"
 	      "      --json            print JSON instead of text\n"
 	      CLI_LIDS_HELP
+	      CLI_INPUT_HELP
 	      "  -h, --help            show this help\n",
 	      out);
 }
@@ -105,7 +107,7 @@ static void print_roots(const struct fabric *f, const struct fab_shape *sh)
 		if (sh->level[s] != sh->nlevels)
 			continue;
 		if (shown++ < 8)
-			printf("%s\"%s\"", shown > 1 ? ", " : "", fab_desc(f, f->switches[s]));
+			printf("%s\"%s\"", shown > 1 ? ", " : "", FAB_LABEL(f, f->switches[s]));
 	}
 	if (shown > 8)
 		printf(", ... (%u in all)", shown);
@@ -154,7 +156,7 @@ static void print_text(const char *name, const char *fmt, const struct fabric *f
 	print_shape(f, s);
 	printf("components: %u\n", s->shape.components);
 	if (f->sm_node != FAB_NONE)
-		printf("SM:         \"%s\" port %u\n", fab_desc(f, f->sm_node), f->sm_port);
+		printf("SM:         \"%s\" port %u\n", FAB_LABEL(f, f->sm_node), f->sm_port);
 }
 
 static json_t *shape_json(const struct fabric *f, const struct fab_shape *sh)
@@ -165,7 +167,7 @@ static json_t *shape_json(const struct fabric *f, const struct fab_shape *sh)
 		json_array_append_new(levels, json_integer(sh->per_level[l]));
 	for (uint32_t s = 0; sh->is_tree && s < f->nswitches; s++)
 		if (sh->level[s] == sh->nlevels)
-			json_array_append_new(roots, json_string(fab_desc(f, f->switches[s])));
+			json_array_append_new(roots, json_string(FAB_LABEL(f, f->switches[s])));
 	return json_pack("{s:s, s:o, s:i, s:o, s:i, s:i, s:i}", "kind", shape_name(sh),
 			 "switches_per_level", levels, "horizontal_links", (json_int_t)sh->hlinks,
 			 "roots", roots, "groups", (json_int_t)sh->ngroups,
@@ -211,6 +213,7 @@ struct show_opts {
 	enum fmt_topo fmt;
 	int json, help;
 	struct cli_lids lids;
+	struct cli_input in;
 };
 
 static int parse_args(int argc, char **argv, struct show_opts *o)
@@ -221,6 +224,7 @@ static int parse_args(int argc, char **argv, struct show_opts *o)
 		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
 		{ "lmc", required_argument, NULL, OPT_LMC },
 		{ "renew-lids", no_argument, NULL, OPT_RENEW_LIDS },
+		CLI_INPUT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -236,11 +240,12 @@ static int parse_args(int argc, char **argv, struct show_opts *o)
 		else if (c == OPT_FROM) {
 			fmt = fmt_topo_from_name(optarg);
 			if (fmt < 0)
-				return cli_usage_err("show", "--from '%s': expected auto, ibnetdiscover or ibsim", optarg);
+				return cli_usage_err("show", "--from '%s': expected auto, ibnetdiscover, ibsim or opensm-subnet", optarg);
 			o->fmt = (enum fmt_topo)fmt;
 		} else if (c == ':')
 			return cli_usage_err("show", "option '%s' needs a value", argv[optind - 1]);
-		else if (c == '?' || cli_lids_option(&o->lids, c, optarg) <= 0)
+		else if (c == '?' || (!cli_input_option(&o->in, c, optarg) &&
+				      cli_lids_option(&o->lids, c, optarg) <= 0))
 			return cli_usage_err("show", "bad option '%s'", argv[optind - 1]);
 	}
 	if (!o->help && optind != argc - 1)
@@ -253,6 +258,7 @@ int cmd_show(int argc, char **argv)
 	struct show_opts o = { .fmt = FMT_AUTO, .lids = { .lmc = -1 } };
 	struct summary s = { 0 };
 	struct fab_err err = { { 0 } };
+	struct fmt_opts fo = { .warn = cli_warn, .arg = &o.in };
 	struct fabric *f = NULL;
 	char *buf = NULL;
 	size_t len;
@@ -269,10 +275,16 @@ int cmd_show(int argc, char **argv)
 	}
 	if (o.fmt == FMT_AUTO)
 		o.fmt = fmt_topo_detect(buf, len);
-	f = fmt_topo_parse(buf, len, argv[optind], o.fmt, &err);
+	fo.strict = o.in.strict;
+	f = fmt_topo_parse_opts(buf, len, strcmp(argv[optind], "-") ? argv[optind] : "<stdin>",
+				o.fmt, &fo, &err);
 	free(buf);
 	if (!f) {
 		cli_err("%s", err.msg);
+		return CLI_INPUT;
+	}
+	if (cli_input_names(f, &o.in)) {
+		fab_free(f);
 		return CLI_INPUT;
 	}
 	for (uint32_t e = 0; e < f->neps; e++)

@@ -105,7 +105,7 @@ static int make_pins(const struct fabric *f, const struct dump_lids *d, const ch
 			cli_err("%s has no LIDs (ibnetdiscover ran before the SM assigned them?) and the "
 				"annotations of %s %s '%s' port %u (port GUID 0x%016" PRIx64 "): give the LIDs "
 				"with --guid2lid FILE (OpenSM's guid2lid)", topo, lfts,
-				d->lo[ep] ? "give no aligned LID range to" : "name no LID for", fab_desc(f, e->node),
+				d->lo[ep] ? "give no aligned LID range to" : "name no LID for", FAB_LABEL(f, e->node),
 				e->port, fab_port(f, e->node, e->port)->guid);
 			return CLI_INPUT;
 		}

@@ -13,7 +13,7 @@ static void endpoint(FILE *out, const struct fabric *f, uint32_t ep)
 {
 	const struct fab_ep *e = &f->eps[ep];
 
-	fprintf(out, "\"%s\"", fab_desc(f, e->node));
+	fprintf(out, "\"%s\"", FAB_LABEL(f, e->node));
 	if (e->port)
 		fprintf(out, " port %u", e->port);
 	fprintf(out, " (LID %u)", fab_ep_lid(f, ep));
@@ -58,7 +58,7 @@ static void print_cycle(FILE *out, const struct fabric *f, const struct an_vl *v
 {
 	fprintf(out, "  cycle on VL %u (%u channels):", vl, v->cycle_len);
 	for (uint32_t i = 0; i < v->cycle_len; i++)
-		fprintf(out, "%s \"%s\"/%u", i ? " ->" : "", fab_desc(f, v->cycle[i].node),
+		fprintf(out, "%s \"%s\"/%u", i ? " ->" : "", FAB_LABEL(f, v->cycle[i].node),
 			v->cycle[i].port);
 	fputc('\n', out);
 }
@@ -91,14 +91,14 @@ static void print_load(FILE *out, const struct fabric *f, const struct an_load *
 	fprintf(out, "load:         %u switch-to-switch links; all-to-all pairs per link: max %" PRIu64,
 		l->sw_channels, l->max);
 	if (l->sw_channels)
-		fprintf(out, " (\"%s\" port %u)", fab_desc(f, l->max_node), l->max_port);
+		fprintf(out, " (\"%s\" port %u)", FAB_LABEL(f, l->max_node), l->max_port);
 	fprintf(out, ", mean %.1f\n  histogram (%u buckets of [0, max]):", l->mean, AN_LOAD_BUCKETS);
 	for (unsigned i = 0; i < AN_LOAD_BUCKETS; i++)
 		fprintf(out, " %u", l->hist[i]);
 	fprintf(out, "\n  CA max link load (each CA sends 1 in total): %.3f\n", l->ca_max_load);
 	fprintf(out, "  DLID balance: largest spread over a switch's switch-facing ports %u", l->balance_max);
 	if (l->balance_max)
-		fprintf(out, " (\"%s\")", fab_desc(f, l->balance_node));
+		fprintf(out, " (\"%s\")", FAB_LABEL(f, l->balance_node));
 	fputc('\n', out);
 }
 
@@ -114,7 +114,7 @@ static void print_perm(FILE *out, const struct fabric *f, const struct an_perm *
 	if (o->worst) {
 		fprintf(out, "  WORST %u", p->worst);
 		if (p->worst)
-			fprintf(out, " (link \"%s\" port %u)", fab_desc(f, p->worst_node), p->worst_port);
+			fprintf(out, " (link \"%s\" port %u)", FAB_LABEL(f, p->worst_node), p->worst_port);
 		fputc('\n', out);
 	}
 	if (o->sample) {

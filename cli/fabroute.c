@@ -184,13 +184,59 @@ int cli_lids_apply(struct fabric *f, const struct cli_lids *l)
 	return rc;
 }
 
-struct fabric *cli_load(const char *path, enum fmt_topo fmt)
+int cli_input_option(struct cli_input *in, int opt, const char *arg)
+{
+	if (opt == OPT_STRICT)
+		in->strict = 1;
+	else if (opt == OPT_NODE_NAME_MAP)
+		in->name_map = arg;
+	else
+		return 0;
+	return 1;
+}
+
+void cli_warn(void *arg, const char *msg)
+{
+	const struct cli_input *in = arg;
+
+	cli_err("%s%s", msg, in && !in->strict ? " (--strict refuses it)" : "");
+}
+
+int cli_input_names(struct fabric *f, const struct cli_input *in)
 {
 	struct fab_err err = { { 0 } };
-	struct fabric *f = fmt_topo_load(path, fmt, &err);
+	struct fmt_names m;
+	int rc;
 
-	if (!f)
+	if (!in || !in->name_map)
+		return CLI_OK;
+	if (fmt_names_load(in->name_map, &m, &err)) {
+		cli_err("--node-name-map %s", err.msg);
+		return CLI_INPUT;
+	}
+	rc = fmt_names_apply(f, &m, &err);
+	fmt_names_free(&m);
+	if (rc < 0) {
 		cli_err("%s", err.msg);
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+struct fabric *cli_load(const char *path, enum fmt_topo fmt, const struct cli_input *in)
+{
+	struct fab_err err = { { 0 } };
+	struct fmt_opts opts = { .strict = in && in->strict, .warn = cli_warn, .arg = (void *)in };
+	struct fabric *f = fmt_topo_load(path, fmt, &opts, &err);
+
+	if (!f) {
+		cli_err("%s", err.msg);
+		return NULL;
+	}
+	if (cli_input_names(f, in)) {
+		fab_free(f);
+		return NULL;
+	}
 	return f;
 }
 

@@ -132,12 +132,12 @@ static void divergence(const struct fabric *f, const struct an_path *p, const st
 		i++;
 	if (i < n && i < p->nhops)
 		snprintf(buf, len, "hop %zu: '%s' sends it out by port %u, the path says %u", i + 1,
-			 fab_desc(f, h[i].node), p->hops[i].out_port, h[i].port);
+			 FAB_LABEL(f, h[i].node), p->hops[i].out_port, h[i].port);
 	else if (p->fail != AN_DELIVERED)
 		snprintf(buf, len, "%s after %u hops", an_fail_name(p->fail), p->nhops);
 	else
 		snprintf(buf, len, "delivered to '%s' port %u after %u hops, the path has %zu",
-			 p->dst_node == FAB_NONE ? "?" : fab_desc(f, p->dst_node), p->dst_port,
+			 p->dst_node == FAB_NONE ? "?" : FAB_LABEL(f, p->dst_node), p->dst_port,
 			 p->nhops, n);
 }
 
@@ -165,8 +165,8 @@ int paths_check(const struct fabric *f, const struct rt_routing *r, const struct
 			divergence(f, &p, h, n, why, sizeof(why));
 			snprintf(rep->ex[rep->nex++], sizeof(rep->ex[0]), "%s:%u: DLID %u from '%s' "
 				 "to '%s': %s", name, ps->line[i], ps->dlid[i],
-				 fab_desc(f, f->eps[ps->src[i]].node),
-				 fab_desc(f, f->eps[ps->dst[i]].node), why);
+				 FAB_LABEL(f, f->eps[ps->src[i]].node),
+				 FAB_LABEL(f, f->eps[ps->dst[i]].node), why);
 		}
 		an_path_free(&p);	/* an_trace() starts a new path each time */
 	}

@@ -66,8 +66,17 @@ static const struct cfg_key keys[] = {
 	  "with source opensm: the unix socket the plugin connects to" },
 	{ "topology", S(topology), "gen:ft648", 0, 0, 1, "FILE|gen:FAMILY[:K=V,...]",
 	  "topology file (ibnetdiscover or ibsim), or a generated fabric; re-read on SIGHUP" },
-	{ "topology_format", S(topology_format), "auto", 0, 0, 1, "auto|ibnetdiscover|ibsim",
+	{ "topology_format", S(topology_format), "auto", 0, 0, 1, "auto|ibnetdiscover|ibsim|opensm-subnet",
 	  "format of the topology file" },
+	{ "topology_strict", U(topology_strict), "0", 0, 1, 1, "0|1",
+	  "1: refuse a topology file with the diagnostic lines ibnetdiscover and its libraries "
+	  "print among the records (ibwarn: ...); 0: skip them, each logged as a warning with its "
+	  "file and line" },
+	{ "node_name_map", S(node_name_map), "", 0, 0, 1, "PATH",
+	  "node-name-map file (\"GUID NAME\" lines, the format of OpenSM's node_name_map_name and "
+	  "the diags' --node-name-map): the nodes it lists carry its names in the API, events, "
+	  "notes and output files (with source opensm, from OpenSM's next routing request on); "
+	  "re-read on SIGHUP; empty: none" },
 	{ "db", S(db), "/var/lib/fabroute/fabroute.db", 0, 0, 0, "PATH",
 	  "SQLite database (created if missing)" },
 	{ "listen", S(listen), "127.0.0.1:8577", 0, 0, 0, "ADDR:PORT",
@@ -119,6 +128,18 @@ static const struct cfg_key keys[] = {
 	  "the M_Key the fast repair's SMPs carry: OpenSM's m_key (0 unless set)" },
 	{ "fast_repair_timeout_ms", U(fast_repair_timeout_ms), "50", 1, 10000, 0, "MS",
 	  "timeout of each fast repair SMP (a port query or an LFT block write), tried twice" },
+	{ "replication", S(replication), "none", 0, 0, 0, "none|etcd",
+	  "with source opensm on two or three SM nodes: etcd replicates the master's routing "
+	  "settings, base and epochs to the standbys, which keep a warm copy; the role follows "
+	  "this node's OpenSM (doc/ha.md)" },
+	{ "etcd_endpoints", S(etcd_endpoints), "", 0, 0, 0, "URL,...",
+	  "the etcd members' client URLs (http://HOST:PORT, comma-separated)" },
+	{ "etcd_prefix", S(etcd_prefix), "/fabroute/", 0, 0, 0, "PREFIX",
+	  "the keys' prefix: the same on every node of one subnet" },
+	{ "node_name", S(node_name), "", 0, 0, 0, "NAME",
+	  "this SM node's name in the replication and the API (empty: the host name)" },
+	{ "etcd_timeout_ms", U(etcd_timeout_ms), "1000", 50, 60000, 0, "MS",
+	  "deadline of each etcd call" },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -355,13 +376,22 @@ int config_check(const struct config *c, struct fab_err *err)
 		fab_err_set(err, "repair: expected ftdlr or none, found '%s'", c->repair);
 		return -1;
 	}
+	if (strcmp(c->replication, "none") && strcmp(c->replication, "etcd")) {
+		fab_err_set(err, "replication: expected none or etcd, found '%s'", c->replication);
+		return -1;
+	}
+	if (!strcmp(c->replication, "etcd") && (!c->etcd_endpoints[0] || strcmp(c->source, "opensm"))) {
+		fab_err_set(err, "replication = etcd: %s", !c->etcd_endpoints[0] ?
+			    "etcd_endpoints must name the members" : "it needs source = opensm");
+		return -1;
+	}
 	if (config_mkey(c->fast_repair_mkey, NULL) < 0) {
 		fab_err_set(err, "fast_repair_mkey: expected a 64-bit number (0x... or decimal), "
 			    "found '%s'", c->fast_repair_mkey);
 		return -1;
 	}
 	if (fmt_topo_from_name(c->topology_format) < 0) {
-		fab_err_set(err, "topology_format: expected auto, ibnetdiscover or ibsim, found '%s'",
+		fab_err_set(err, "topology_format: expected auto, ibnetdiscover, ibsim or opensm-subnet, found '%s'",
 			    c->topology_format);
 		return -1;
 	}

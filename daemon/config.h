@@ -38,6 +38,8 @@ struct config {
 	char *socket;
 	char *topology;
 	char *topology_format;
+	unsigned topology_strict;
+	char *node_name_map;
 	char *db;
 	char *listen;
 	char *token_file;
@@ -64,7 +66,12 @@ struct config {
 	unsigned fast_repair;
 	char *fast_repair_mkey;
 	unsigned fast_repair_timeout_ms;
-	unsigned char origin[48];
+	char *replication;
+	char *etcd_endpoints;
+	char *etcd_prefix;
+	char *node_name;
+	unsigned etcd_timeout_ms;
+	unsigned char origin[56];
 };
 
 /** config_defaults() - every key at its default. 0, or -1 when out of memory. */

@@ -75,11 +75,25 @@ static struct epoch *hook_epoch(void *ud)
 	return epoch_slot_get(&d->slot);
 }
 
+/* Writes are the master's: a standby refuses them, naming the master. */
+static int standby_refuses(struct daemon *d, struct api_err *err)
+{
+	int status;
+	char code[32], why[256];
+
+	if (!d->ha || ha_write_ok(d->ha, &status, code, sizeof(code), why, sizeof(why)))
+		return 0;
+	api_err_set(err, status, code, "%s", why);
+	return 1;
+}
+
 static int hook_reroute(void *ud, struct api_err *err)
 {
 	struct daemon *d = ud;
 	struct fab_err e;
 
+	if (standby_refuses(d, err))
+		return -1;
 	if (!d->osm) {
 		pipe_request(d->pipe, "api");
 		return 0;
@@ -119,13 +133,21 @@ static int hook_engine(void *ud, const char *chain, const char *options, struct 
 	struct fab_err err;
 	int rc;
 
+	if (standby_refuses(d, aerr))
+		return -1;
 	if (chain_ok(chain, options, &err)) {
 		api_err_set(aerr, 400, "bad_parameter", "chain: %s", err.msg);
 		return -1;
 	}
 	pthread_mutex_lock(&d->cfg_mu);
-	rc = store_settings_set(d->st, kv, 2, &err);
 	set = daemon_settings(&d->cfg, chain, options);
+	if (d->ha && ha_settings_put(d->ha, &set, &err)) {	/* replicated first: never lost */
+		pthread_mutex_unlock(&d->cfg_mu);
+		api_err_set(aerr, 503, "not_replicated", "the engine selection is not applied: the "
+			    "replication did not store it (%s)", err.msg);
+		return -1;
+	}
+	rc = store_settings_set(d->st, kv, 2, &err);
 	if (!rc && pipe_settings_set(d->pipe, &set, NULL, &err))
 		log_err("%s", err.msg);	/* checked above: only out of memory */
 	pthread_mutex_unlock(&d->cfg_mu);
@@ -236,8 +258,15 @@ static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 static json_t *hook_faults(void *ud)
 {
 	struct daemon *d = ud;
+	json_t *o;
 
-	return d->src ? srcf_faults_json(d->src) : json_pack("{s:[], s:[]}", "links", "switches");
+	if (!d->src)
+		return json_pack("{s:[], s:[], s:{s:[], s:[]}}", "links", "switches", "details",
+				 "links", "switches");
+	o = srcf_faults_json(d->src);
+	if (o)
+		json_object_set_new(o, "details", srcf_faults_detail(d->src));
+	return o;
 }
 
 static json_t *hook_config(void *ud)
@@ -282,6 +311,7 @@ static json_t *hook_status(void *ud)
 	epoch_unref(e);
 	json_object_set_new(j, "source", d->osm ? srco_status(d->osm) : json_pack("{s:s}", "type", "file"));
 	json_object_set_new(j, "store", daemon_store_json(d));
+	json_object_set_new(j, "ha", d->ha ? ha_json(d->ha) : json_pack("{s:s}", "role", "single"));
 	return j;
 }
 
@@ -333,6 +363,8 @@ static char *hook_metrics(void *ud)
 		readback_metrics(o, d->rb);
 	if (d->fr)
 		fr_metrics(o, d->fr);
+	if (d->ha)
+		ha_metrics(o, d->ha);
 	if (d->osm) {
 		struct srco_stats os;
 
@@ -362,11 +394,19 @@ static json_t *hook_readback(void *ud)
 	return rb_json(d->rb);
 }
 
+static json_t *hook_ha(void *ud)
+{
+	struct daemon *d = ud;
+
+	return d->ha ? ha_json(d->ha) : NULL;
+}
+
 struct api_hooks daemon_hooks(struct daemon *d)
 {
 	return (struct api_hooks){
 		.ud = d, .epoch = hook_epoch, .reroute = hook_reroute, .engine = hook_engine,
 		.fault = hook_fault, .faults = hook_faults, .config = hook_config,
 		.status = hook_status, .metrics = hook_metrics, .readback = hook_readback,
+		.ha = hook_ha,
 	};
 }

@@ -22,6 +22,7 @@
 #include "api/server.h"
 #include "daemon/config.h"
 #include "daemon/fastrepair.h"
+#include "daemon/ha.h"
 #include "svc/epoch.h"
 #include "daemon/loop.h"
 #include "daemon/pipeline.h"
@@ -59,6 +60,7 @@ struct daemon {
 	struct srco *osm;	/* source opensm */
 	struct readback *rb;	/* LFT read-back, with source opensm */
 	struct fastrep *fr;	/* the fast repair, with source opensm */
+	struct ha *ha;		/* the SM nodes' replication, with replication = etcd */
 	struct epoch_slot slot;
 	struct pipeline *pipe;
 	struct api_server *api;

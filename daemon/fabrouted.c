@@ -143,6 +143,8 @@ static void on_done(void *ud, const struct epoch *e)
 {
 	struct daemon *d = ud;
 
+	if (d->ha)
+		ha_published(d->ha, e);
 	if (e)
 		sd_notifyf(0, "STATUS=epoch %llu: %s, %s", (unsigned long long)e->seq, e->engine,
 			   epoch_ready(e) ? "ready" : "NOT ready (see /api/ready)");
@@ -225,6 +227,8 @@ static void reload_apply(struct daemon *d, struct config c, int src_changed)
 		    store_setting_set(d->st, "engine_options", c.engine_options, &err))
 			log_err("%s", err.msg);
 	}
+	if (d->osm && srco_set_names(d->osm, c.node_name_map, &err))
+		log_err("reload: %s; the names in force stay", err.msg);
 	pthread_mutex_lock(&d->cfg_mu);
 	old = d->cfg;
 	d->cfg = c;
@@ -245,9 +249,11 @@ static void reload_apply(struct daemon *d, struct config c, int src_changed)
 static void *reload_main(void *arg)
 {
 	struct daemon *d = arg;
+	struct srcf_input in = { d->rl.cfg.topology, d->rl.cfg.topology_format,
+				 d->rl.cfg.node_name_map, (int)d->rl.cfg.topology_strict };
 	uint64_t one = 1;
 
-	d->rl.f = srcf_load(d->rl.cfg.topology, d->rl.cfg.topology_format, &d->rl.err);
+	d->rl.f = srcf_load(&in, &d->rl.err);
 	if (write(d->rl.fd, &one, sizeof(one)) < 0)
 		log_err("reload: cannot wake the loop: %s", strerror(errno));
 	return NULL;
@@ -359,12 +365,14 @@ static int start_signals(struct daemon *d)
 
 static int open_source(struct daemon *d, struct fab_err *err)
 {
+	struct srcf_input in = { d->cfg.topology, d->cfg.topology_format, d->cfg.node_name_map,
+				 (int)d->cfg.topology_strict };
 	char *saved = NULL;
 	json_t *faults;
 
 	if (strcmp(d->cfg.source, "opensm") == 0)
 		return 0;	/* the fabric comes with each of OpenSM's routing requests */
-	d->src = srcf_open(d->cfg.topology, d->cfg.topology_format, err);
+	d->src = srcf_open(&in, err);
 	if (!d->src || store_setting_get(d->st, "faults", &saved, err))
 		return -1;
 	faults = saved ? json_loads(saved, 0, NULL) : NULL;
@@ -421,6 +429,8 @@ static void on_osm_event(void *ud, const char *event, const json_t *msg)
 			(unsigned)json_integer_value(json_object_get(msg, "lid")));
 	else if (!strcmp(event, "pass_result") && d->fr)
 		fr_installed(d->fr, installed(msg));
+	else if (!strcmp(event, "state_change") && d->ha)
+		ha_sm_state(d->ha, json_string_value(json_object_get(msg, "state")) ?: "unknown");
 	else if (!strcmp(event, "routing_done") || !strcmp(event, "subnet_up"))
 		rb_trigger(d->rb, 1000);
 }
@@ -457,7 +467,7 @@ static int start_osm(struct daemon *d, struct fab_err *err)
 	if (start_fast_repair(d, err))
 		return -1;
 	d->osm = srco_open(d->cfg.socket, d->pipe, d->st, on_osm_event, d, err);
-	return d->osm ? 0 : -1;
+	return d->osm && !srco_set_names(d->osm, d->cfg.node_name_map, err) ? 0 : -1;
 }
 
 /* systemd's watchdog: pinged from the main loop, so a stuck loop stops the pings. */
@@ -483,6 +493,28 @@ static int start_watchdog(struct daemon *d)
 	loop_timer_arm(d->watchdog, d->watchdog_ms);
 	log_info("systemd watchdog: pinging every %lld ms", (long long)d->watchdog_ms);
 	return 0;
+}
+
+/* With replication = etcd: this node's part of the SM nodes' replication (daemon/ha.h). */
+static int start_ha(struct daemon *d, struct fab_err *err)
+{
+	char host[256] = "", url[300];
+	struct ha_opts o = {
+		.endpoints = d->cfg.etcd_endpoints, .prefix = d->cfg.etcd_prefix,
+		.node = d->cfg.node_name, .api_url = url, .timeout_ms = d->cfg.etcd_timeout_ms,
+		.settings = daemon_settings(&d->cfg, NULL, NULL),	/* this node's configuration */
+	};
+
+	if (strcmp(d->cfg.replication, "etcd"))
+		return 0;
+	if (!o.node[0] && gethostname(host, sizeof(host) - 1) == 0)
+		o.node = host;
+	snprintf(url, sizeof(url), "http://%s:%u", d->cfg.listen, api_port(d->api));
+	if ((strrchr(d->cfg.listen, ':')))
+		snprintf(url, sizeof(url), "http://%.*s:%u",
+			 (int)(strrchr(d->cfg.listen, ':') - d->cfg.listen), d->cfg.listen, api_port(d->api));
+	d->ha = ha_start(&o, d->pipe, &d->slot, d->st, err);
+	return d->ha ? 0 : -1;
 }
 
 /* Modules in dependency order: store, source, loop, pipeline, API. */
@@ -522,7 +554,7 @@ static int start(struct daemon *d, struct fab_err *err)
 	restored = d->src && pipe_restore(d->pipe);
 	if (!d->src && start_osm(d, err))
 		return -1;
-	if (start_api(d, err))
+	if (start_api(d, err) || start_ha(d, err))
 		return -1;
 	pipe_event(d->st, "daemon", NULL, "fabrouted %s started", PACKAGE_VERSION);
 	if (restored) {
@@ -548,6 +580,7 @@ static void stop(struct daemon *d)
 		d->rl.running = 0;
 	}
 	api_stop(d->api);
+	ha_stop(d->ha);
 	srco_free(d->osm);
 	fr_stop(d->fr);
 	rb_stop(d->rb);

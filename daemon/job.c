@@ -186,7 +186,7 @@ static struct epoch *try_repair(struct pipeline *p, struct job *j, const struct 
 		log_info("no local repair, the chain routes: %s", j->refused);
 		return NULL;
 	}
-	if (!(e = from_run(p, j, &res, REPAIR_ENGINE, &why)))
+	if (!(e = from_run(p, j, &res, j->set.chain, &why)))
 		first_line(j->refused, sizeof(j->refused), why.msg, "out of memory");
 	return e;
 }
@@ -299,7 +299,7 @@ static void store_epoch(struct pipeline *p, struct epoch *e, const struct job *j
 	struct store_snap_in in = {
 		.seq = e->seq, .time_ms = e->published_ms, .reason = e->reason, .chain = e->chain,
 		.engine = e->engine, .compute_ms = e->compute_ms, .eval_ms = e->eval_ms,
-		.summary = summary, .f = e->fabric, .r = e->routing,
+		.summary = summary, .f = e->fabric, .r = e->routing, .digest = epoch_digest(e),
 	};
 	struct fab_err err;
 	int64_t id = store_snapshot_add(p->st, &in, &err);
@@ -361,6 +361,23 @@ static void record(struct pipeline *p, const struct epoch *e, const struct job *
 			   j->rv.diff.switches);
 }
 
+/* What @e is, and its number when it mirrors the master's. */
+static void set_kind(struct pipeline *p, struct epoch *e, const struct job *j)
+{
+	static const char *const kinds[] = { "full", "repair", "rebalance", "full" };
+
+	snprintf(e->kind, sizeof(e->kind), "%s", j->seq ? "mirror" : kinds[j->kind]);
+	e->base_seq = j->kind == JOB_REPAIR && p->base.epoch ? p->base.epoch->seq : 0;
+	if (j->kind == JOB_REPAIR && p->base.epoch)
+		e->base = epoch_ref(p->base.epoch);
+	if (j->seq) {
+		e->seq = j->seq;
+		store_seq_floor(p->st, j->seq);
+	}
+	if (!e->base_seq)
+		e->base_seq = e->seq;
+}
+
 /* A declined rebalance: the repair stays; OpenSM, if it asked, gets it again. */
 static struct epoch *keep_repair(struct pipeline *p, const struct job *j)
 {
@@ -409,6 +426,7 @@ struct epoch *job_run(struct pipeline *p, struct job *j, struct fab_err *errp)
 		epoch_unref(e);
 		return keep_repair(p, j);
 	}
+	set_kind(p, e, j);
 	if (publish(p, e, j->kind == JOB_REBALANCE ? "rebalance" : j->reason, &err))
 		goto fail;
 	answer_sync(p, j, e);	/* OpenSM waits: answer before storing */
@@ -452,9 +470,11 @@ int job_take(struct pipeline *p, struct job *j)
 	if (p->sync.fabric) {
 		j->sync = 1;
 		j->repair_only = p->sync.repair_only;
+		j->seq = p->sync.seq;
 		j->fabric = p->sync.fabric;
 		p->sync.fabric = NULL;
-		snprintf(j->reason, sizeof(j->reason), "%s", j->repair_only ? "trap" : "opensm");
+		snprintf(j->reason, sizeof(j->reason), "%s", j->seq ? "mirror" :
+			 j->repair_only ? "trap" : "opensm");
 		j->first_change_ms = loop_now_fms();
 		p->sched.busy = 1;
 	} else {
@@ -466,7 +486,7 @@ int job_take(struct pipeline *p, struct job *j)
 		j->rebalance = p->sched.rebalance_due;
 		p->sched.rebalance_due = 0;
 	}
-	j->drop_base = p->sched.drop_base;
+	j->drop_base = p->sched.drop_base || (j->seq && !j->repair_only);	/* the master's base anew */
 	p->sched.drop_base = 0;
 	j->set = p->set;
 	j->set.chain = strdup(p->set.chain);
@@ -544,6 +564,8 @@ int pipe_restore(struct pipeline *p)
 		goto out;
 	e->seq = snap.seq;
 	e->snapshot_id = id;
+	snprintf(e->kind, sizeof(e->kind), "restore");
+	e->base_seq = e->seq;
 	if (publish(p, e, "restore", &err))
 		goto out;
 	if (!repair_routing(e->routing))	/* a stored repair's base is not known */

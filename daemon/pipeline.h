@@ -78,6 +78,11 @@ void pipe_free(struct pipeline *p);
  */
 int pipe_settings_set(struct pipeline *p, const struct pipe_settings *set, int *changed,
 		      struct fab_err *err);
+/**
+ * pipe_settings_get() - the settings in force into @out; its chain and
+ * options are new strings (free() them). 0, or -1 when out of memory.
+ */
+int pipe_settings_get(struct pipeline *p, struct pipe_settings *out);
 /** pipe_chain() - copy the current chain into @buf. */
 void pipe_chain(struct pipeline *p, char *buf, size_t size);
 
@@ -100,6 +105,17 @@ struct epoch *pipe_route_fabric(struct pipeline *p, struct fabric *f, struct fab
  * Return: the published repair (a reference), or NULL with @err saying why.
  */
 struct epoch *pipe_repair_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err);
+
+/**
+ * pipe_mirror() - a standby's copy of the master's epoch @seq: route @f
+ * (taken; its LIDs are kept) with the chain, which becomes this pipeline's
+ * base (@repair 0: the master's base), or publish the repair of the base
+ * for it (@repair 1: the master's repair); published under the master's
+ * number @seq, bypassing the hold-down.
+ * Return: the published epoch (a reference), or NULL with @err.
+ */
+struct epoch *pipe_mirror(struct pipeline *p, struct fabric *f, uint64_t seq, int repair,
+			  struct fab_err *err);
 
 /**
  * pipe_set_sweep_cb() - with a source that routes on its own schedule

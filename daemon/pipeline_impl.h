@@ -43,6 +43,7 @@ struct sync_req {
 	pthread_cond_t cv;
 	struct fabric *fabric;
 	int repair_only;
+	uint64_t seq;	/* pipe_mirror(): the master's number */
 	struct epoch *result;
 	int done;
 	struct fab_err err;
@@ -91,6 +92,7 @@ enum job_kind { JOB_FULL = 0, JOB_REPAIR, JOB_REBALANCE, JOB_KEEP };
  * @fabric: given (OpenSM's, routed with its own LIDs), or NULL: the source's
  * @sync: pipe_route_fabric() waits: answer it right after publication
  * @repair_only: pipe_repair_fabric(): a repair or nothing
+ * @seq: pipe_mirror(): publish under this number
  * @rebalance: a rebalance is due; @drop_base: the routing inputs changed
  * @refused: why a repair was not published (empty when none was tried)
  * @why_not: why none was tried
@@ -102,6 +104,7 @@ struct job {
 	double first_change_ms;
 	struct fabric *fabric;
 	int given, sync, repair_only, rebalance, drop_base;
+	uint64_t seq;
 	enum job_kind kind;
 	char refused[512], why_not[128];
 	struct rt_diff diff;

@@ -16,7 +16,7 @@
 static int repair_applies(const char *reason)
 {
 	return !strcmp(reason, "fault") || !strcmp(reason, "opensm") || !strcmp(reason, "source") ||
-	       !strcmp(reason, "trap");
+	       !strcmp(reason, "trap") || !strcmp(reason, "mirror");
 }
 
 int repair_routing(const struct rt_routing *r)

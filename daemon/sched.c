@@ -149,7 +149,7 @@ static void on_wake(struct loop *l, int fd, void *ud)
 
 /* Hand @f to the worker now and wait for its answer. */
 static struct epoch *route_now(struct pipeline *p, struct fabric *f, int repair_only,
-			       struct fab_err *err)
+			       uint64_t seq, struct fab_err *err)
 {
 	struct epoch *e;
 
@@ -157,6 +157,7 @@ static struct epoch *route_now(struct pipeline *p, struct fabric *f, int repair_
 	pthread_mutex_lock(&p->mu);
 	p->sync.fabric = f;
 	p->sync.repair_only = repair_only;
+	p->sync.seq = seq;
 	p->sync.done = 0;
 	pthread_cond_signal(&p->cv);
 	while (!p->sync.done && !p->sched.quit)
@@ -177,12 +178,18 @@ static struct epoch *route_now(struct pipeline *p, struct fabric *f, int repair_
 
 struct epoch *pipe_route_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err)
 {
-	return route_now(p, f, 0, err);
+	return route_now(p, f, 0, 0, err);
 }
 
 struct epoch *pipe_repair_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err)
 {
-	return route_now(p, f, 1, err);
+	return route_now(p, f, 1, 0, err);
+}
+
+struct epoch *pipe_mirror(struct pipeline *p, struct fabric *f, uint64_t seq, int repair,
+			  struct fab_err *err)
+{
+	return route_now(p, f, repair, seq ? seq : 1, err);
 }
 
 void pipe_request(struct pipeline *p, const char *reason)
@@ -217,6 +224,20 @@ void pipe_stats(struct pipeline *p, struct pipe_stats *out)
 	*out = p->stats;
 	out->busy = p->sched.busy;
 	pthread_mutex_unlock(&p->mu);
+}
+
+int pipe_settings_get(struct pipeline *p, struct pipe_settings *out)
+{
+	pthread_mutex_lock(&p->mu);
+	*out = p->set;
+	out->chain = strdup(p->set.chain);
+	out->options = strdup(p->set.options);
+	pthread_mutex_unlock(&p->mu);
+	if (out->chain && out->options)
+		return 0;
+	free((char *)out->chain);
+	free((char *)out->options);
+	return -1;
 }
 
 void pipe_chain(struct pipeline *p, char *buf, size_t size)

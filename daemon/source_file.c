@@ -14,9 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/report.h"
+#include "api/query_impl.h"
 #include "daemon/source_file.h"
 #include "formats/formats.h"
 #include "gen/gen.h"
+#include "svc/log.h"
 
 struct srcf {
 	pthread_mutex_t mu;
@@ -53,20 +56,51 @@ out:
 	return f;
 }
 
-static struct fabric *load(const char *topology, const char *format, struct fab_err *err)
+static void warn_log(void *arg, const char *msg)
 {
-	int fmt = fmt_topo_from_name(format);
-
-	if (strncmp(topology, "gen:", 4) == 0)
-		return load_gen(topology, err);
-	if (fmt < 0) {
-		fab_err_set(err, "topology format '%s': expected auto, ibnetdiscover or ibsim", format);
-		return NULL;
-	}
-	return fmt_topo_load(topology, (enum fmt_topo)fmt, err);
+	(void)arg;
+	log_warn("topology: %s (topology_strict = 1 refuses it)", msg);
 }
 
-struct srcf *srcf_open(const char *topology, const char *format, struct fab_err *err)
+static struct fabric *load(const struct srcf_input *in, struct fab_err *err)
+{
+	struct fmt_opts opts = { .strict = in->strict, .warn = warn_log };
+	int fmt = fmt_topo_from_name(in->format);
+	struct fabric *f;
+
+	if (strncmp(in->topology, "gen:", 4) == 0)
+		f = load_gen(in->topology, err);
+	else if (fmt < 0) {
+		fab_err_set(err, "topology format '%s': expected auto, ibnetdiscover, ibsim or opensm-subnet", in->format);
+		return NULL;
+	} else {
+		f = fmt_topo_load(in->topology, (enum fmt_topo)fmt, &opts, err);
+	}
+	if (f && srcf_names(f, in->names, err)) {
+		fab_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+int srcf_names(struct fabric *f, const char *path, struct fab_err *err)
+{
+	struct fmt_names m;
+	struct fab_err sub = { { 0 } };
+	int rc;
+
+	if (!path || !*path)
+		return 0;
+	if (fmt_names_load(path, &m, &sub)) {
+		fab_err_set(err, "node_name_map: %s", sub.msg);
+		return -1;
+	}
+	rc = fmt_names_apply(f, &m, err);
+	fmt_names_free(&m);
+	return rc < 0 ? -1 : 0;
+}
+
+struct srcf *srcf_open(const struct srcf_input *in, struct fab_err *err)
 {
 	struct srcf *s = calloc(1, sizeof(*s));
 
@@ -74,7 +108,7 @@ struct srcf *srcf_open(const char *topology, const char *format, struct fab_err 
 		fab_err_set(err, "out of memory");
 		return NULL;
 	}
-	s->base = load(topology, format, err);
+	s->base = load(in, err);
 	if (!s->base) {
 		free(s);
 		return NULL;
@@ -128,36 +162,20 @@ static void del_name(char **v, size_t *n, size_t i)
 	v[i] = v[--*n];
 }
 
-/* The node named @text (GUID or description) in @f; FAB_NONE with @err and *@rc. */
+/*
+ * The node named @text (description or GUID) in @f; FAB_NONE with @err and
+ * *@rc: 2 for a name that cannot be one (a bad GUID, a description several
+ * nodes share), 1 for no such node.
+ */
 static uint32_t resolve_node(const struct fabric *f, const char *text, int *rc, struct fab_err *err)
 {
-	unsigned count = 0;
-	uint32_t n;
+	uint32_t n = fab_node_resolve(f, text, NULL, err);
+	int guid = (text[0] == '0' && (text[1] == 'x' || text[1] == 'X'));
 
-	if (strncmp(text, "0x", 2) == 0 || strncmp(text, "0X", 2) == 0) {
-		char *end;
-		uint64_t guid;
-
-		errno = 0;
-		guid = strtoull(text + 2, &end, 16);
-		if (!text[2] || *end || errno) {
-			fab_err_set(err, "'%s': not a GUID", text);
-			*rc = 2;
-			return FAB_NONE;
-		}
-		n = fab_node_by_guid(f, guid);
-	} else {
-		n = fab_node_by_desc(f, text, &count);
-		if (count > 1) {
-			fab_err_set(err, "'%s': %u nodes have this description; name it by GUID", text, count);
-			*rc = 2;
-			return FAB_NONE;
-		}
-	}
-	if (n == FAB_NONE) {
-		fab_err_set(err, "'%s': no node with this GUID or description", text);
-		*rc = 1;
-	}
+	if (n == FAB_NONE)
+		*rc = fab_node_by_desc(f, text, NULL) != FAB_NONE ||
+		      (guid && (!text[2] || strspn(text + 2, "0123456789abcdefABCDEF") != strlen(text + 2) ||
+				strlen(text + 2) > 16)) ? 2 : 1;
 	return n;
 }
 
@@ -315,6 +333,58 @@ json_t *srcf_faults_json(struct srcf *s)
 	return json_pack("{s:o, s:o}", "links", links, "switches", sws);
 }
 
+/* A downed link of the base topology ("0xGUID:PORT"), its two ends named. */
+static json_t *link_detail(const struct fabric *f, const char *name)
+{
+	uint32_t node = fab_node_by_guid(f, strtoull(name, NULL, 16));
+	unsigned port = (unsigned)strtoul(strrchr(name, ':') + 1, NULL, 10);
+	const struct fab_port *p = fab_port(f, node, port);
+
+	return json_pack("{s:s, s:o, s:o}", "fault", name, "a", apiq_port_ref(f, node, port),
+			 "b", apiq_port_ref(f, p->peer, p->peer_port));
+}
+
+/* A downed switch of the base topology: named, its level, CAs and switch neighbours. */
+static json_t *switch_detail(const struct fabric *f, const struct fab_shape *sh, const char *name)
+{
+	uint32_t node = fab_node_by_guid(f, strtoull(name, NULL, 16)), cas = 0;
+	json_t *peers = json_array();
+
+	for (unsigned p = 1; peers && p <= f->nodes[node].nports; p++) {
+		const struct fab_port *x = fab_port(f, node, p);
+
+		if (x->peer == FAB_NONE)
+			continue;
+		if (f->nodes[x->peer].type == FAB_SWITCH)
+			json_array_append_new(peers, apiq_port_ref(f, x->peer, x->peer_port));
+		else
+			cas++;
+	}
+	return json_pack("{s:s, s:s, s:o, s:i, s:i, s:i, s:o}", "fault", name,
+			 "node", fab_desc(f, node), "guid", an_json_guid(f->nodes[node].guid),
+			 "lid", (json_int_t)fab_port(f, node, 0)->lid,
+			 "level", (json_int_t)(sh->level ? sh->level[f->nodes[node].swidx] : 0),
+			 "cas", (json_int_t)cas, "peers", peers);
+}
+
+json_t *srcf_faults_detail(struct srcf *s)
+{
+	json_t *links = json_array(), *sws = json_array();
+	struct fab_shape sh = { 0 };
+	struct fab_err err;
+
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; links && i < s->nlinks; i++)
+		json_array_append_new(links, link_detail(s->base, s->links[i]));
+	if (s->nswitches && fab_shape(s->base, &sh, &err))
+		memset(&sh, 0, sizeof(sh));	/* out of memory: levels unknown (0) */
+	for (size_t i = 0; sws && i < s->nswitches; i++)
+		json_array_append_new(sws, switch_detail(s->base, &sh, s->switches[i]));
+	pthread_mutex_unlock(&s->mu);
+	fab_shape_free(&sh);
+	return json_pack("{s:o, s:o}", "links", links, "switches", sws);
+}
+
 void srcf_faults_restore(struct srcf *s, const json_t *saved)
 {
 	static const char *const keys[] = { "links", "switches" };
@@ -330,9 +400,9 @@ void srcf_faults_restore(struct srcf *s, const json_t *saved)
 					   canon, sizeof(canon), &err);
 }
 
-struct fabric *srcf_load(const char *topology, const char *format, struct fab_err *err)
+struct fabric *srcf_load(const struct srcf_input *in, struct fab_err *err)
 {
-	return load(topology, format, err);
+	return load(in, err);
 }
 
 /* Some node of @b is named otherwise in @a (the topology hash leaves names out). */
@@ -347,9 +417,9 @@ static int renamed(const struct fabric *a, const struct fabric *b)
 	return 0;
 }
 
-int srcf_reload(struct srcf *s, const char *topology, const char *format, struct fab_err *err)
+int srcf_reload(struct srcf *s, const struct srcf_input *in, struct fab_err *err)
 {
-	struct fabric *f = load(topology, format, err);
+	struct fabric *f = load(in, err);
 
 	return f ? srcf_replace(s, f) : -1;
 }

@@ -17,8 +17,27 @@
 
 struct srcf;
 
-/** srcf_open() - load @topology (path or gen:...) in @format; NULL with @err. */
-struct srcf *srcf_open(const char *topology, const char *format, struct fab_err *err);
+/**
+ * struct srcf_input - where the topology comes from and how it is read
+ * @topology: a file, or gen:FAMILY[:K=V,...]
+ * @format: auto, ibnetdiscover or ibsim
+ * @names: a node-name-map file naming the nodes ("" or NULL: none)
+ * @strict: refuse the tools' diagnostic lines among the records (else they
+ *	    are skipped, each logged as a warning with its file and line)
+ */
+struct srcf_input {
+	const char *topology, *format, *names;
+	int strict;
+};
+
+/** srcf_open() - load the topology @in names; NULL with @err. */
+struct srcf *srcf_open(const struct srcf_input *in, struct fab_err *err);
+
+/**
+ * srcf_names() - give the nodes of @f the names of node-name-map @path (a
+ * no-op when @path is NULL or ""). Return: 0, or -1 with @err set.
+ */
+int srcf_names(struct fabric *f, const char *path, struct fab_err *err);
 void srcf_free(struct srcf *s);
 
 /**
@@ -27,9 +46,9 @@ void srcf_free(struct srcf *s);
  * Return: 1 when the topology changed, 0 when it did not, -1 with @err
  * (the old topology stays).
  */
-int srcf_reload(struct srcf *s, const char *topology, const char *format, struct fab_err *err);
-/** srcf_load() - the first half of srcf_reload(): read @topology (may block: a FIFO, a slow disk). */
-struct fabric *srcf_load(const char *topology, const char *format, struct fab_err *err);
+int srcf_reload(struct srcf *s, const struct srcf_input *in, struct fab_err *err);
+/** srcf_load() - the first half of srcf_reload(): read the topology (may block: a FIFO, a slow disk). */
+struct fabric *srcf_load(const struct srcf_input *in, struct fab_err *err);
 /**
  * srcf_replace() - the second half: make @f (taken) the topology, faults kept
  * as srcf_reload() does. Return: 1 when the topology or a node's description
@@ -54,6 +73,14 @@ int srcf_fault(struct srcf *s, enum srcf_kind kind, int down, const char *what, 
 
 /** srcf_faults_json() - {"links": ["0x..:P", ...], "switches": ["0x..", ...]} */
 json_t *srcf_faults_json(struct srcf *s);
+/**
+ * srcf_faults_detail() - the faults as the base topology names them:
+ * {"links": [{"fault", "a", "b"}], "switches": [{"fault", "node", "guid",
+ * "lid", "level", "cas", "peers"}]}, in the order of srcf_faults_json();
+ * a link's ends and a switch's switch neighbours ("peers", their ports) as
+ * {"node", "guid", "port"}, a switch's level in the base topology's shape
+ */
+json_t *srcf_faults_detail(struct srcf *s);
 /** srcf_faults_restore() - faults saved with srcf_faults_json(); unknown ones are skipped. */
 void srcf_faults_restore(struct srcf *s, const json_t *saved);
 

@@ -30,6 +30,7 @@
 #include "svc/log.h"
 #include "daemon/loop.h"
 #include "daemon/source_osm.h"
+#include "formats/formats.h"
 #include "opensm/proto.h"
 
 #define SRCO_CONNS_MAX 16
@@ -62,6 +63,7 @@ struct srco_conn {
  * @routings: route requests answered with a routing; @failures: with an error
  * @passes: routing passes by result, as the plugin reports them
  * @v_refused: a plugin of another version was refused and logged
+ * @names: the node-name-map (node_name_map) given to each fabric OpenSM sends
  */
 struct srco {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -77,6 +79,7 @@ struct srco {
 	uint64_t routings, failures;
 	uint64_t passes[SRCO_PASS_N];
 	int v_refused;
+	struct fmt_names names;
 };
 
 static const char *const pass_names[SRCO_PASS_N] = { "routed", "fallback", "timeout", "error" };
@@ -103,6 +106,14 @@ static int route(struct srco *s, const json_t *req, const struct osmp_rx *rx, do
 	char size[160], chain[256];
 	int rc = -1;
 
+	if (f) {
+		pthread_mutex_lock(&s->mu);
+		if (s->names.n && fmt_names_apply(f, &s->names, &err) < 0) {
+			fab_free(f);
+			f = NULL;
+		}
+		pthread_mutex_unlock(&s->mu);
+	}
 	t1 = loop_now_fms();
 	if (f) {
 		fab_describe(f, size, sizeof(size));
@@ -223,7 +234,7 @@ static void trap_message(struct srco *s, const json_t *msg, char *out, size_t le
 		uint32_t ep = fab_ep_by_lid(s->last->fabric, (unsigned)lid);
 
 		if (ep != FAB_NONE)
-			snprintf(who, sizeof(who), "%s", fab_desc(s->last->fabric, s->last->fabric->eps[ep].node));
+			snprintf(who, sizeof(who), "%s", FAB_LABEL(s->last->fabric, s->last->fabric->eps[ep].node));
 	}
 	pthread_mutex_unlock(&s->mu);
 	if (port > 0)
@@ -303,6 +314,19 @@ static void refuse_version(struct srco_conn *c, long long peer_v, const char *wh
 		log_debug("opensm: %s; connection refused", why);
 }
 
+/* The SM state a control hello reports, as a state_change event (the role follows it). */
+static void hello_state(struct srco *s, const json_t *state)
+{
+	json_t *ev;
+
+	if (!json_is_string(state) || !s->on_event)
+		return;
+	ev = json_pack("{s:s, s:O}", "event", "state_change", "state", state);
+	if (ev)
+		s->on_event(s->ud, "state_change", ev);
+	json_decref(ev);
+}
+
 static int hello(struct srco_conn *c, char *err, size_t errlen)
 {
 	struct osmp_rx rx;
@@ -328,6 +352,8 @@ static int hello(struct srco_conn *c, char *err, size_t errlen)
 	}
 	rc = osmp_send(c->fd, ans, NULL, 0, osmp_now_ms() + SRCO_HELLO_MS, err, errlen) || c->role == ROLE_NONE ? -1 : 0;
 	json_decref(ans);
+	if (!rc && c->role == ROLE_CONTROL)
+		hello_state(c->s, json_object_get(m, "sm_state"));
 	json_decref(m);
 	pthread_mutex_lock(&c->s->mu);
 	c->up = rc == 0;
@@ -370,6 +396,12 @@ static void *conn_main(void *arg)
 	}
 	if (rc <= 0)
 		log_notice("opensm: connection closed: %s", err);
+	if (rc == 0 && c->role == ROLE_CONTROL) {	/* OpenSM is gone: no master here any more */
+		json_t *gone = json_string("NO OPENSM");
+
+		hello_state(c->s, gone);
+		json_decref(gone);
+	}
 	shutdown(c->fd, SHUT_RDWR);	/* the peer sees the end now; the fd is closed when reaped */
 	pthread_mutex_lock(&c->s->mu);
 	c->done = 1;
@@ -542,6 +574,23 @@ struct srco *srco_open(const char *path, struct pipeline *p, struct store *st,
 	return s;
 }
 
+int srco_set_names(struct srco *s, const char *path, struct fab_err *err)
+{
+	struct fmt_names m = { 0 }, old;
+	struct fab_err sub = { { 0 } };
+
+	if (path && *path && fmt_names_load(path, &m, &sub)) {
+		fab_err_set(err, "node_name_map: %s", sub.msg);
+		return -1;
+	}
+	pthread_mutex_lock(&s->mu);
+	old = s->names;
+	s->names = m;
+	pthread_mutex_unlock(&s->mu);
+	fmt_names_free(&old);
+	return 0;
+}
+
 void srco_free(struct srco *s)
 {
 	uint64_t one = 1;
@@ -563,6 +612,7 @@ void srco_free(struct srco *s)
 			free(s->conns[i].lft_guids);
 		}
 	epoch_unref(s->last);
+	fmt_names_free(&s->names);
 	close(s->lfd);
 	close(s->stop_fd);
 	unlink(s->path);

@@ -29,6 +29,12 @@ struct srco;
  */
 struct srco *srco_open(const char *path, struct pipeline *p, struct store *st,
 		       void (*on_event)(void *ud, const char *event, const json_t *msg), void *ud, struct fab_err *err);
+/**
+ * srco_set_names() - name the nodes of the fabrics OpenSM sends by the
+ * node-name-map @path (NULL or "": none), from the next routing request on.
+ * Return: 0, or -1 with @err (the names in force stay).
+ */
+int srco_set_names(struct srco *s, const char *path, struct fab_err *err);
 /** srco_free() - close every connection, stop the threads, remove the socket file. */
 void srco_free(struct srco *s);
 

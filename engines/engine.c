@@ -170,26 +170,35 @@ int eng_opt_check(const char *engine, const struct eng_opt *o, const char *v,
 	return 0;
 }
 
-static uint32_t find_node(const struct fabric *f, const char *tok)
+int eng_arg_guids(const struct eng_args *a, const char *name, uint64_t **guids, size_t *n,
+		  struct fab_err *err)
 {
-	char *end;
-	unsigned long long g;
-	uint32_t n = fab_node_by_desc(f, tok, NULL);
+	size_t len;
+	const char *buf = eng_arg_file(a, name, &len);
 
-	if (n != FAB_NONE)
-		return n;
-	if (strncmp(tok, "0x", 2))
-		return FAB_NONE;
-	errno = 0;
-	g = strtoull(tok, &end, 16);
-	return errno || *end ? FAB_NONE : fab_node_by_guid(f, g);
+	*guids = NULL;
+	*n = 0;
+	if (!buf)
+		return 0;
+	return fmt_guids_parse(buf, len, eng_arg(a, name), guids, n, err) ? -1 : 1;
+}
+
+int eng_check_guids(const char *buf, size_t len, const char *name, struct fab_err *err)
+{
+	uint64_t *g;
+	size_t n;
+
+	if (fmt_guids_parse(buf, len, name, &g, &n, err))
+		return -1;
+	free(g);
+	return 0;
 }
 
 int eng_arg_nodes(const struct eng_args *a, const char *name, const struct fabric *f,
 		  uint32_t **nodes, size_t *n, struct fab_err *err)
 {
 	const char *v = eng_arg(a, name);
-	char *copy, *save = NULL;
+	char *copy, *save = NULL, what[64];
 	size_t cap;
 
 	*nodes = NULL;
@@ -206,12 +215,11 @@ int eng_arg_nodes(const struct eng_args *a, const char *name, const struct fabri
 		fab_err_set(err, "out of memory");
 		return -1;
 	}
+	snprintf(what, sizeof(what), "option %s: ", name);
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		uint32_t node = find_node(f, t);
+		uint32_t node = fab_node_resolve(f, t, what, err);
 
 		if (node == FAB_NONE) {
-			fab_err_set(err, "option %s: no node \"%s\" (give a description or a 0x node GUID)",
-				    name, t);
 			free(copy);
 			free(*nodes);
 			*nodes = NULL;
@@ -289,7 +297,8 @@ static int set_value(struct eng_chain *c, size_t i, int k, const char *v, struct
 		return -1;
 	}
 	if (o->type == ENG_OPT_FILE && *v &&
-	    fmt_read_file_max(v, ENG_OPT_FILE_MAX, &a->file[k], &a->file_len[k], err)) {
+	    (fmt_read_file_max(v, ENG_OPT_FILE_MAX, &a->file[k], &a->file_len[k], err) ||
+	     (o->check && o->check(a->file[k], a->file_len[k], v, err)))) {
 		struct fab_err why = *err;
 
 		fab_err_set(err, "option %s.%s: %s", c->e[i]->name, o->name, why.msg);

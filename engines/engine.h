@@ -65,6 +65,8 @@ enum eng_opt_type {
  * @help: one line
  * @min, @max: ENG_OPT_INT's range
  * @values: ENG_OPT_ENUM's values, separated by '|'
+ * @check: ENG_OPT_FILE, optional: checks the file's contents (@name is its
+ *         path) when the chain is parsed; 0, or -1 with @err naming the line
  */
 struct eng_opt {
 	const char *name;
@@ -73,6 +75,7 @@ struct eng_opt {
 	const char *help;
 	long min, max;
 	const char *values;
+	int (*check)(const char *buf, size_t len, const char *name, struct fab_err *err);
 };
 
 /**
@@ -100,6 +103,17 @@ unsigned eng_arg_enum(const struct eng_args *a, const char *name);
  * NUL-terminated), NULL when the option is empty.
  */
 const char *eng_arg_file(const struct eng_args *a, const char *name, size_t *len);
+/**
+ * eng_arg_guids() - file option @name read as a GUID file (OpenSM's format
+ * of root_guid_file, cn_guid_file and io_guid_file: fmt_guids_parse());
+ * *@guids (free() it) and *@n get its GUIDs, none when the option is empty.
+ * Return: 1 when the option names a file, 0 when it is empty, -1 with @err.
+ */
+int eng_arg_guids(const struct eng_args *a, const char *name, uint64_t **guids, size_t *n,
+		  struct fab_err *err);
+/** eng_check_guids() - a struct eng_opt check: the contents parse as a GUID file. */
+int eng_check_guids(const char *buf, size_t len, const char *name, struct fab_err *err);
+
 /**
  * eng_arg_nodes() - option @name as a comma list of nodes (descriptions or
  * 0x node GUIDs) of @f; *@nodes (free() it) gets their indexes, *@n their
@@ -337,5 +351,18 @@ uint8_t *eng_hops(const struct fabric *f);
  * Engines call it, then route what remains between switches.
  */
 void eng_route_endpoints(const struct fabric *f, struct rt_routing *r);
+
+/**
+ * eng_unreachable() - the ordered endpoint pairs (self excluded) routing
+ * @r leaves undelivered in @f, by class (enum an_class), as the evaluator
+ * counts them (engines/unreach.c). Return: 0, or -1 when out of memory.
+ */
+int eng_unreachable(const struct fabric *f, const struct rt_routing *r,
+		    uint64_t out[AN_NCLASSES]);
+/**
+ * eng_unreachable_text() - "unreachable pairs: CA->CA 0, CA->switch 12,
+ * switch->CA 12, switch->switch 0" (or "unreachable pairs: none") into @buf.
+ */
+const char *eng_unreachable_text(const uint64_t n[AN_NCLASSES], char *buf, size_t len);
 
 #endif

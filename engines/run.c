@@ -230,6 +230,36 @@ static int judge(const struct eng_req *req, struct attempt *at, struct fab_err *
 	return ENG_OK;
 }
 
+/*
+ * End the notes with the pairs the routing leaves unreachable, by class:
+ * the evaluation's figures when it counted every pair, else counted here.
+ */
+static int note_unreachable(const struct eng_req *req, struct attempt *at, struct fab_err *err)
+{
+	struct rt_routing *r = at->one.routing;
+	uint64_t n[AN_NCLASSES];
+	char line[160], *notes;
+	size_t len;
+
+	if (req->mode == ENG_MODE_KEEP)
+		return 0;	/* its notes say it already */
+	if (at->one.evaluated && !at->one.eval_opts.ca_only && !at->one.eval_opts.all_lids)
+		memcpy(n, at->one.report.conn.unreachable, sizeof(n));
+	else if (eng_unreachable(at->f, r, n))
+		goto oom;
+	eng_unreachable_text(n, line, sizeof(line));
+	len = (r->notes ? strlen(r->notes) + 2 : 0) + strlen(line) + 1;
+	if (!(notes = malloc(len)))
+		goto oom;
+	snprintf(notes, len, "%s%s%s", r->notes ? r->notes : "", r->notes ? "; " : "", line);
+	free(r->notes);
+	r->notes = notes;
+	return 0;
+oom:
+	fab_err_set(err, "out of memory");
+	return -1;
+}
+
 static int try_engine(const struct eng_req *req, struct fabric *base, size_t i,
 		      struct eng_res *res, struct fab_err *err)
 {
@@ -244,6 +274,8 @@ static int try_engine(const struct eng_req *req, struct fabric *base, size_t i,
 		rc = ENG_ERROR;
 	if (rc == ENG_OK)
 		rc = judge(req, &at, err);
+	if (rc == ENG_OK && note_unreachable(req, &at, err))
+		rc = ENG_ERROR;
 	if (rc == ENG_OK) {
 		at.one.fabric = at.f;
 		at.one.used = e;

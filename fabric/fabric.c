@@ -116,6 +116,16 @@ static uint32_t intern(struct fabric *f, const char *s)
 	return off;
 }
 
+int fab_node_set_desc(struct fabric *f, uint32_t node, const char *desc)
+{
+	uint32_t off = intern(f, desc);
+
+	if (off == FAB_NONE)
+		return -1;
+	f->nodes[node].desc = off;
+	return 0;
+}
+
 static int check_node_info(const struct fab_node_info *in, struct fab_err *err)
 {
 	if (in->type != FAB_CA && in->type != FAB_SWITCH && in->type != FAB_ROUTER) {

@@ -52,7 +52,7 @@ enum fab_width {
 enum fab_speed {
 	FAB_S_SDR = 1, FAB_S_DDR = 2, FAB_S_QDR = 4,
 	FAB_S_FDR10 = 8, FAB_S_FDR = 16, FAB_S_EDR = 32, FAB_S_HDR = 64,
-	FAB_S_NDR = 128,
+	FAB_S_NDR = 128, FAB_S_XDR = 256,
 };
 enum fab_phys_state { FAB_PHYS_POLLING = 2, FAB_PHYS_DISABLED = 3, FAB_PHYS_LINKUP = 5 };
 enum fab_log_state { FAB_LOG_DOWN = 1, FAB_LOG_INIT = 2, FAB_LOG_ARMED = 3, FAB_LOG_ACTIVE = 4 };
@@ -73,10 +73,10 @@ struct fab_port {
 	uint64_t guid;
 	uint32_t peer;
 	uint16_t lid;
+	uint16_t speed;
 	uint8_t peer_port;
 	uint8_t lmc;
 	uint8_t width;
-	uint8_t speed;
 	uint8_t phys;
 	uint8_t state;
 };
@@ -291,6 +291,37 @@ uint32_t fab_ep_by_port_guid(const struct fabric *f, uint64_t guid);
 uint32_t fab_ep_by_lid(const struct fabric *f, unsigned lid);
 /** fab_node_by_desc() - first node with this description; *@count gets how many share it. */
 uint32_t fab_node_by_desc(const struct fabric *f, const char *desc, unsigned *count);
+
+/* --- naming nodes (fabric/names.c) -------------------------------------- */
+
+/** Room fab_node_label() needs: a description, " (0x", 16 digits, ")". */
+#define FAB_LABEL_MAX (FAB_DESC_MAX + 24)
+
+/**
+ * fab_node_resolve() - the node a user names with @text: its description,
+ * else "0x" and its node GUID or the GUID of one of its ports
+ * @what: put before the message, e.g. "option roots: " (may be NULL)
+ * Return: the node, or FAB_NONE with @err saying why: no such node, or a
+ * description several nodes share (their GUIDs listed).
+ */
+uint32_t fab_node_resolve(const struct fabric *f, const char *text, const char *what,
+			  struct fab_err *err);
+/** fab_node_desc_count() - how many nodes share @node's description (1: unique). */
+unsigned fab_node_desc_count(const struct fabric *f, uint32_t node);
+/**
+ * fab_node_label() - how reports name @node: its description when no other
+ * node has it, else "DESC (0xGUID)". Return: @buf (FAB_LABEL_MAX bytes do).
+ */
+const char *fab_node_label(const struct fabric *f, uint32_t node, char *buf, size_t size);
+/** FAB_LABEL() - fab_node_label() into a buffer that lives to the end of the caller's block. */
+#define FAB_LABEL(f, node) fab_node_label((f), (node), (char[FAB_LABEL_MAX]){ 0 }, FAB_LABEL_MAX)
+/**
+ * fab_node_set_desc() - give @node description @desc (at most FAB_DESC_MAX
+ * bytes kept); fab_finalize() again before looking nodes up by it.
+ * Return: 0, or -1 when out of memory.
+ */
+int fab_node_set_desc(struct fabric *f, uint32_t node, const char *desc);
+
 /** fab_ep_of_node() - endpoint of a node's port (switch: port 0, CA: @port). */
 uint32_t fab_ep_of_node(const struct fabric *f, uint32_t node, unsigned port);
 

@@ -7,8 +7,31 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fabric/routing.h"
+
+/* Tables from this size on are laid on huge pages where the system allows. */
+#define RT_HUGE (4u << 20)
+#define RT_HUGE_ALIGN (2u << 20)
+
+/*
+ * The LFTs: the evaluator and the engines read them a column (one LID,
+ * every switch) at a time, one row apart each: on 4 KiB pages every entry
+ * would be a TLB miss at 10^3 switches.
+ */
+static uint8_t *lft_alloc(size_t n)
+{
+	void *p;
+
+	if (n < RT_HUGE)
+		return malloc(n);
+	n = (n + RT_HUGE_ALIGN - 1) / RT_HUGE_ALIGN * RT_HUGE_ALIGN;
+	if (posix_memalign(&p, RT_HUGE_ALIGN, n))
+		return NULL;
+	madvise(p, n, MADV_HUGEPAGE);	/* advice only: without it, small pages */
+	return p;
+}
 
 struct rt_routing *rt_new(const struct fabric *f)
 {
@@ -25,7 +48,7 @@ struct rt_routing *rt_new_len(const struct fabric *f, uint32_t lft_len)
 	r->lft_len = lft_len > f->lid_top + 1 ? lft_len : f->lid_top + 1;
 	r->neps = f->neps;
 	r->vls_used = 1;
-	r->lft = malloc((size_t)r->nswitches * r->lft_len + 1);
+	r->lft = lft_alloc((size_t)r->nswitches * r->lft_len + 1);
 	r->sl2vl = calloc((size_t)r->nswitches + 1, sizeof(*r->sl2vl));
 	if (!r->lft || !r->sl2vl) {
 		rt_free(r);

@@ -51,27 +51,16 @@ static uint32_t label_id(struct gfile *g, const char *w, size_t len)
 	return g->labels[g->nlabels] ? g->nlabels++ : FAB_NONE;
 }
 
-/* The node named @name (a 0x GUID or a description); FAB_NONE if none, -1 in *@bad if ambiguous. */
+/* The node named @name (a description or a 0x GUID); FAB_NONE with *@bad set if ambiguous. */
 static uint32_t gfile_node(struct gfile *g, const char *name, int *bad)
 {
-	unsigned count = 0;
-	uint32_t n = fab_node_by_desc(g->f, name, &count);
+	struct fab_err err = { { 0 } };
+	uint32_t n = fab_node_resolve(g->f, name, NULL, &err);
 
 	*bad = 0;
-	if (n != FAB_NONE && count > 1) {
-		fmt_err_at(g->err, &g->it, "description \"%s\" names %u nodes; give the node GUID",
-			   name, count);
+	if (n == FAB_NONE && fab_node_by_desc(g->f, name, NULL) != FAB_NONE) {
+		fmt_err_at(g->err, &g->it, "%s", err.msg);
 		*bad = 1;
-		return FAB_NONE;
-	}
-	if (n == FAB_NONE && name[0] == '0' && (name[1] == 'x' || name[1] == 'X')) {
-		char *end;
-		unsigned long long v;
-
-		errno = 0;
-		v = strtoull(name + 2, &end, 16);
-		if (!errno && !*end && end != name + 2)
-			n = fab_node_by_guid(g->f, v);
 	}
 	return n;
 }

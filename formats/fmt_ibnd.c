@@ -3,7 +3,7 @@
  * DOC: ibnetdiscover output, and the topology parser dispatch
  *
  * ibnetdiscover prints one record per node, records separated by blank
- * lines::
+ * lines (taken without them too)::
  *
  *	vendid=0x2c9
  *	devid=0xc738
@@ -23,6 +23,12 @@
  * the peer's description and LID (not needed: every node has its own
  * record) and the link's width and speed.
  *
+ * With -g it groups the records by chassis: "Chassis 1 (guid 0x...)" and
+ * "Non-Chassis Nodes" lines between them, "[ext N]" after port numbers,
+ * comments after the GUID lines. Diagnostic lines the tools print among
+ * the records when their output and errors go to one file (fmt_diag_line())
+ * are skipped and reported (struct fmt_opts), or refused in strict mode.
+ *
  * The parser creates each node at its node line and hands the port lines
  * to the topology builder (fmt_topo.h), which resolves them once the whole
  * file is read. Peers are found by GUID: ids are compared in one spelling.
@@ -35,22 +41,26 @@
 
 /* --- dispatch ------------------------------------------------------------ */
 
-struct fabric *fmt_topo_parse(const char *buf, size_t len, const char *name,
-			      enum fmt_topo fmt, struct fab_err *err)
+struct fabric *fmt_topo_parse_opts(const char *buf, size_t len, const char *name,
+				   enum fmt_topo fmt, struct fmt_opts *opts, struct fab_err *err)
 {
 	struct fab_err local;
 
 	if (!err)
 		err = &local;
+	if (opts)
+		opts->skipped = 0;
 	if (fmt_check_text(buf, len, name, err))
 		return NULL;
 	if (fmt == FMT_AUTO)
 		fmt = fmt_topo_detect(buf, len);
 	switch (fmt) {
 	case FMT_IBND:
-		return fmt_ibnd_parse(buf, len, name, err);
+		return fmt_ibnd_parse(buf, len, name, opts, err);
 	case FMT_IBSIM:
-		return fmt_ibsim_parse(buf, len, name, err);
+		return fmt_ibsim_parse(buf, len, name, opts, err);
+	case FMT_SUBNET:
+		return fmt_subnet_parse(buf, len, name, err);
 	case FMT_AUTO:
 		break;
 	}
@@ -58,7 +68,14 @@ struct fabric *fmt_topo_parse(const char *buf, size_t len, const char *name,
 	return NULL;
 }
 
-struct fabric *fmt_topo_load(const char *path, enum fmt_topo fmt, struct fab_err *err)
+struct fabric *fmt_topo_parse(const char *buf, size_t len, const char *name,
+			      enum fmt_topo fmt, struct fab_err *err)
+{
+	return fmt_topo_parse_opts(buf, len, name, fmt, NULL, err);
+}
+
+struct fabric *fmt_topo_load(const char *path, enum fmt_topo fmt, struct fmt_opts *opts,
+			     struct fab_err *err)
 {
 	struct fabric *f;
 	char *buf;
@@ -66,7 +83,7 @@ struct fabric *fmt_topo_load(const char *path, enum fmt_topo fmt, struct fab_err
 
 	if (fmt_read_file(path, &buf, &len, err))
 		return NULL;
-	f = fmt_topo_parse(buf, len, strcmp(path, "-") ? path : "<stdin>", fmt, err);
+	f = fmt_topo_parse_opts(buf, len, strcmp(path, "-") ? path : "<stdin>", fmt, opts, err);
 	free(buf);
 	return f;
 }
@@ -89,6 +106,7 @@ struct ibnd_hdr {
 struct ibnd_state {
 	struct fmt_tb *tb;
 	struct fmt_lines it;
+	struct fmt_opts *opts;
 	struct ibnd_hdr hdr;
 	uint32_t node;		/* node of the current record, FAB_NONE between records */
 	uint32_t nnodes;
@@ -508,7 +526,11 @@ static int ibnd_node_line(struct ibnd_state *st, enum fab_node_type type, size_t
 	return 0;
 }
 
-/* Header and node lines start a record: only after a blank line. */
+/*
+ * Header and node lines start a record, after a blank line or straight
+ * after the port lines of the record before (ibsim and other readers take
+ * records that are not separated).
+ */
 static int ibnd_record_line(struct ibnd_state *st, struct fab_err *err)
 {
 	const char *line = st->it.line;
@@ -517,11 +539,7 @@ static int ibnd_record_line(struct ibnd_state *st, struct fab_err *err)
 	char tok[48];
 	int r;
 
-	if (st->node != FAB_NONE) {
-		fmt_err_at(err, &st->it, "expected a port line '[N] ...' or a blank line ending the record, found '%s'",
-			   fmt_tok(line, tok, sizeof(tok)));
-		return -1;
-	}
+	st->node = FAB_NONE;
 	if (node_type_word(line, &type, &kwlen))
 		return ibnd_node_line(st, type, kwlen, err);
 	r = ibnd_id_header(st, err);
@@ -530,7 +548,7 @@ static int ibnd_record_line(struct ibnd_state *st, struct fab_err *err)
 	if (r < 0)
 		return -1;
 	if (!r) {
-		fmt_err_at(err, &st->it, "expected a record line (vendid=, devid=, sysimgguid=, switchguid=, caguid=, rtguid=, Switch, Ca, Rt), a comment or a blank line, found '%s'",
+		fmt_err_at(err, &st->it, "expected a record line (vendid=, devid=, sysimgguid=, switchguid=, caguid=, rtguid=, Switch, Ca, Rt), a port line, a comment or a blank line, found '%s'",
 			   fmt_tok(line, tok, sizeof(tok)));
 		return -1;
 	}
@@ -549,17 +567,58 @@ static int ibnd_dangling(struct ibnd_state *st, const char *found, struct fab_er
 	return -1;
 }
 
+/*
+ * The grouping lines of `ibnetdiscover -g`: "Chassis N (guid 0x...)",
+ * "Non-Chassis Nodes", and "Hostname: NAME" of Xsigo chassis. They stand
+ * between records; the chassis a node belongs to is not kept.
+ */
+static int group_line(const char *line)
+{
+	const char *p = line;
+	unsigned long n;
+	uint64_t g;
+
+	if (!strcmp(line, "Non-Chassis Nodes") || !strncmp(line, "Hostname: ", 10))
+		return 1;
+	if (!fmt_word(p, "Chassis"))
+		return 0;
+	p = fmt_skip_ws(p + 7);
+	if (fmt_uint(&p, 255, &n))
+		return 0;
+	p = fmt_skip_ws(p);
+	if (!strncmp(p, "(guid 0x", 8)) {
+		p += 8;
+		if (fmt_hex64(&p, &g) || *p++ != ')')
+			return 0;
+	}
+	return fmt_is_blank(p);
+}
+
+/* A diagnostic line among the records: skipped, or refused in strict mode. */
+static int ibnd_diag(struct ibnd_state *st, struct fab_err *err)
+{
+	if (st->opts && st->opts->strict) {
+		fmt_err_at(err, &st->it, "expected topology, found a diagnostic line '%.80s' (strict mode refuses it)",
+			   st->it.line);
+		return -1;
+	}
+	fmt_skip(st->opts, &st->it, "a diagnostic line, not topology");
+	return 0;
+}
+
 static int ibnd_line(struct ibnd_state *st, struct fab_err *err)
 {
 	const char *line = st->it.line;
 	char tok[48];
 
-	if (fmt_is_blank(line)) {
+	if (fmt_is_blank(line) || group_line(line)) {
 		st->node = FAB_NONE;
-		return ibnd_dangling(st, "a blank line", err);
+		return ibnd_dangling(st, fmt_is_blank(line) ? "a blank line" : "a chassis line", err);
 	}
 	if (line[0] == '#')
 		return 0;
+	if (fmt_diag_line(line))
+		return ibnd_diag(st, err);
 	if (line[0] == '[') {
 		if (st->node == FAB_NONE) {
 			fmt_err_at(err, &st->it, "expected a port line only after a Switch, Ca or Rt line, found '%s'",
@@ -571,9 +630,10 @@ static int ibnd_line(struct ibnd_state *st, struct fab_err *err)
 	return ibnd_record_line(st, err);
 }
 
-struct fabric *fmt_ibnd_parse(const char *buf, size_t len, const char *name, struct fab_err *err)
+struct fabric *fmt_ibnd_parse(const char *buf, size_t len, const char *name,
+			      struct fmt_opts *opts, struct fab_err *err)
 {
-	struct ibnd_state st = { .node = FAB_NONE };
+	struct ibnd_state st = { .node = FAB_NONE, .opts = opts };
 	int r;
 
 	st.tb = fmt_tb_new(name, 0, err);
@@ -596,5 +656,6 @@ struct fabric *fmt_ibnd_parse(const char *buf, size_t len, const char *name, str
 		fmt_tb_free(st.tb);
 		return NULL;
 	}
+	fmt_skip_end(opts, name);
 	return fmt_tb_finish(st.tb, err);
 }

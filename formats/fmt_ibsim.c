@@ -9,6 +9,7 @@
  *	[1]	"h1"[1]
  *	[2]	"h2"			peer port 1 when [M] is missing
  *	[3]	"S2"[3]	w=8 s=2		enabled width and speed masks
+ *	[4]	"S2"[4]	e=2		enabled extended speeds (1 FDR, 2 EDR, 4 HDR, 8 NDR)
  *
  *	caguid=0x100000
  *	Hca	2 "h1"
@@ -22,8 +23,9 @@
  * "rtguid=G" set the next GUID of that type, "switchguid +N" sets it to
  * the last absolute value + N. A CA or router port p has GUID node + p.
  * Every link is listed from both of its ends; it runs at the highest width
- * and speed both ends enable (w=, s=; "width=" and "speed=" lines set the
- * default for the records after them, 4x and SDR at first). "devid=" sets
+ * and speed both ends enable (w=, s=, e=: an extended speed both enable
+ * wins over s=; "width=", "speed=" and "extspeed=" lines set the default
+ * for the records after them, 4x, SDR and none at first). "devid=" sets
  * the device id of the records after it. Vendor ids are 0 and system image
  * GUIDs equal node GUIDs, as ibsim reports them.
  *
@@ -43,10 +45,12 @@
 struct ibsim_state {
 	struct fmt_tb *tb;
 	struct fmt_lines it;
+	struct fmt_opts *opts;
 	uint64_t next[4];	/* next GUID, by enum fab_node_type */
 	uint64_t base[4];	/* last absolute GUID line, by type */
 	uint16_t devid;
-	uint8_t width, speed;	/* enabled masks for the ports of the next records */
+	uint8_t width;		/* enabled masks for the ports of the next records */
+	uint16_t speed, ext;
 	uint32_t node;		/* node of the current record, FAB_NONE between records */
 	uint32_t nnodes;
 };
@@ -124,25 +128,47 @@ static int sim_scan_lid(struct ibsim_state *st, const char *s, struct fab_port *
 	return 0;
 }
 
-/* "w=N" or "s=N" at *p: the enabled width or speed mask of a port. */
+/* What ibsim's w=, s= and e= (and width=, speed=, extspeed= lines) accept. */
+struct sim_mask {
+	char key;
+	unsigned min, max;
+	const char *what;
+};
+
+static const struct sim_mask sim_masks[] = {
+	{ 'w', 1, 31, "a link width mask (1 1x, 2 4x, 4 8x, 8 12x, 16 2x)" },
+	{ 's', 1, 7, "a link speed mask (1 SDR, 2 DDR, 4 QDR)" },
+	{ 'e', 0, 15, "an extended speed mask (1 FDR, 2 EDR, 4 HDR, 8 NDR)" },
+};
+
+static const struct sim_mask *sim_mask_of(char key)
+{
+	for (size_t i = 0; i < sizeof(sim_masks) / sizeof(sim_masks[0]); i++)
+		if (sim_masks[i].key == key)
+			return &sim_masks[i];
+	return NULL;
+}
+
+/* "w=N", "s=N" or "e=N" at *p: an enabled width, speed or extended speed mask. */
 static int sim_rate(struct ibsim_state *st, const char **p, struct fmt_tb_port *pl,
 		    struct fab_err *err)
 {
+	const struct sim_mask *m = sim_mask_of((*p)[0]);
 	const char *s = *p + 2;
-	unsigned max = (*p)[0] == 'w' ? 15 : 7;
 	char tok[48];
 	uint64_t v;
 
-	if (fmt_num64(&s, &v) || v < 1 || v > max) {
-		fmt_err_at(err, &st->it, "expected %s mask from 1 to %u after '%c=', found '%s'",
-			   max == 15 ? "a link width" : "a link speed", max, (*p)[0],
-			   fmt_tok(*p + 2, tok, sizeof(tok)));
+	if (fmt_num64(&s, &v) || v < m->min || v > m->max) {
+		fmt_err_at(err, &st->it, "expected %s from %u to %u after '%c=', found '%s'",
+			   m->what, m->min, m->max, m->key, fmt_tok(*p + 2, tok, sizeof(tok)));
 		return -1;
 	}
-	if (max == 15)
+	if (m->key == 'w')
 		pl->width = (uint8_t)v;
+	else if (m->key == 's')
+		pl->speed = (uint16_t)v;
 	else
-		pl->speed = (uint8_t)v;
+		pl->ext = (uint16_t)v;
 	*p = s;
 	return 0;
 }
@@ -150,7 +176,7 @@ static int sim_rate(struct ibsim_state *st, const char **p, struct fmt_tb_port *
 /*
  * Tokens after a node id or a peer, up to a '#' comment: "lid N", "lmc N"
  * and, on node lines, "base port 0", "enhanced port 0", on port lines,
- * "w=N", "s=N". LIDs go to @port unless it is NULL (ibsim reads them for a
+ * "w=N", "s=N", "e=N". LIDs go to @port unless it is NULL (ibsim reads them for a
  * switch's port 0 and for CA and router ports only).
  */
 static int sim_tokens(struct ibsim_state *st, const char *s, struct fab_port *port,
@@ -173,12 +199,12 @@ static int sim_tokens(struct ibsim_state *st, const char *s, struct fab_port *po
 				port->lmc = (uint8_t)v;
 		} else if (!pl && (!strncmp(s, "base port 0", 11) || !strncmp(s, "enhanced port 0", 15))) {
 			s += s[0] == 'b' ? 11 : 15;
-		} else if (pl && (s[0] == 'w' || s[0] == 's') && s[1] == '=') {
+		} else if (pl && sim_mask_of(s[0]) && s[1] == '=') {
 			if (sim_rate(st, &s, pl, err))
 				return -1;
 		} else {
 			fmt_err_at(err, &st->it, "expected %s or a '#' comment, found '%s'",
-				   pl ? "w=N, s=N, lid N, lmc N" :
+				   pl ? "w=N, s=N, e=N, lid N, lmc N" :
 				   "lid N, lmc N, base port 0, enhanced port 0",
 				   fmt_tok(s, tok, sizeof(tok)));
 			return -1;
@@ -204,7 +230,8 @@ static const char *skip_paren(const char *p)
 static int sim_port_line(struct ibsim_state *st, struct fab_err *err)
 {
 	const struct fab_node *n = &fmt_tb_fabric(st->tb)->nodes[st->node];
-	struct fmt_tb_port pl = { .width = st->width, .speed = st->speed, .peer_port = 1 };
+	struct fmt_tb_port pl = { .width = st->width, .speed = st->speed, .ext = st->ext,
+				  .peer_port = 1 };
 	struct fab_port *own;
 	const char *p = st->it.line, *id, *c;
 	size_t idlen;
@@ -348,17 +375,18 @@ static int sim_guid_line(struct ibsim_state *st, enum fab_node_type type, const 
 	return 0;
 }
 
-/* devid=N, width=N, speed=N. */
+/* devid=N, width=N, speed=N, extspeed=N. */
 static int sim_assign(struct ibsim_state *st, const char *key, const char *p, struct fab_err *err)
 {
-	uint64_t max = key[0] == 'd' ? 0xffff : key[0] == 'w' ? 15 : 7, v;
+	const struct sim_mask *m = sim_mask_of(key[0] == 'w' ? 'w' : key[0] == 's' ? 's' : 'e');
+	uint64_t min = key[0] == 'd' ? 0 : m->min, max = key[0] == 'd' ? 0xffff : m->max, v;
 	const char *eq = strchr(p, '='), *val = eq ? fmt_skip_ws(eq + 1) : st->it.line;
 	char tok[48];
 
 	p = val;
-	if (!eq || fmt_num64(&p, &v) || (key[0] != 'd' && v < 1) || v > max) {
-		fmt_err_at(err, &st->it, "expected '%s=N' with N from %u to %" PRIu64 ", found '%s'",
-			   key, key[0] == 'd' ? 0u : 1u, max, fmt_tok(val, tok, sizeof(tok)));
+	if (!eq || fmt_num64(&p, &v) || v < min || v > max) {
+		fmt_err_at(err, &st->it, "expected '%s=N' with N from %" PRIu64 " to %" PRIu64 ", found '%s'",
+			   key, min, max, fmt_tok(val, tok, sizeof(tok)));
 		return -1;
 	}
 	if (sim_line_end(st, p, err))
@@ -367,8 +395,10 @@ static int sim_assign(struct ibsim_state *st, const char *key, const char *p, st
 		st->devid = (uint16_t)v;
 	else if (key[0] == 'w')
 		st->width = (uint8_t)v;
+	else if (key[0] == 's')
+		st->speed = (uint16_t)v;
 	else
-		st->speed = (uint8_t)v;
+		st->ext = (uint16_t)v;
 	return 0;
 }
 
@@ -388,7 +418,7 @@ static int sim_record_line(struct ibsim_state *st, struct fab_err *err)
 		{ "switchguid", FAB_SWITCH }, { "caguid", FAB_CA }, { "hcaguid", FAB_CA },
 		{ "hcaguids", FAB_CA }, { "rtguid", FAB_ROUTER },
 	};
-	static const char *const assign_kw[] = { "devid", "width", "speed" };
+	static const char *const assign_kw[] = { "devid", "width", "speed", "extspeed" };
 	static const char *const ignored_kw[] = { "vendid", "sysimgguid", "pdebug" };
 	static const char *const refused_kw[] = { "include", "do", "module" };
 	static const struct { const char *w; enum fab_node_type t; } node_kw[] = {
@@ -403,7 +433,7 @@ static int sim_record_line(struct ibsim_state *st, struct fab_err *err)
 	for (size_t i = 0; i < sizeof(guid_kw) / sizeof(guid_kw[0]); i++)
 		if ((rest = keyword(line, guid_kw[i].kw)))
 			return sim_guid_line(st, guid_kw[i].t, rest, err);
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < 4; i++)
 		if ((rest = keyword(line, assign_kw[i])))
 			return sim_assign(st, assign_kw[i], rest, err);
 	for (size_t i = 0; i < 3; i++)
@@ -415,7 +445,7 @@ static int sim_record_line(struct ibsim_state *st, struct fab_err *err)
 				   refused_kw[i]);
 			return -1;
 		}
-	fmt_err_at(err, &st->it, "expected a record line (Switch, Hca, Ca, Rt, switchguid=, caguid=, rtguid=, devid=, width=, speed=), a comment or a blank line, found '%s'",
+	fmt_err_at(err, &st->it, "expected a record line (Switch, Hca, Ca, Rt, switchguid=, caguid=, rtguid=, devid=, width=, speed=, extspeed=), a comment or a blank line, found '%s'",
 		   fmt_tok(line, tok, sizeof(tok)));
 	return -1;
 }
@@ -437,6 +467,15 @@ static int sim_line(struct ibsim_state *st, struct fab_err *err)
 	}
 	if (line[0] == '#')
 		return 0;
+	if (fmt_diag_line(line)) {
+		if (st->opts && st->opts->strict) {
+			fmt_err_at(err, &st->it, "expected topology, found a diagnostic line '%.80s' (strict mode refuses it)",
+				   line);
+			return -1;
+		}
+		fmt_skip(st->opts, &st->it, "a diagnostic line, not topology");
+		return 0;
+	}
 	if (line[0] == '[' || line[0] == '@') {
 		if (st->node == FAB_NONE || line[0] == '@') {
 			fmt_err_at(err, &st->it, "expected a port line '[N] \"peer\"[M]' %s, found '%s'",
@@ -454,9 +493,11 @@ static int sim_line(struct ibsim_state *st, struct fab_err *err)
 	return sim_record_line(st, err);
 }
 
-struct fabric *fmt_ibsim_parse(const char *buf, size_t len, const char *name, struct fab_err *err)
+struct fabric *fmt_ibsim_parse(const char *buf, size_t len, const char *name,
+			       struct fmt_opts *opts, struct fab_err *err)
 {
 	struct ibsim_state st = {
+		.opts = opts,
 		.next = { 0, 0x100000, 0x200000, 0 }, .base = { 0, 0x100000, 0x200000, 0 },
 		.width = FAB_W_4X, .speed = FAB_S_SDR, .node = FAB_NONE,
 	};
@@ -480,5 +521,6 @@ struct fabric *fmt_ibsim_parse(const char *buf, size_t len, const char *name, st
 		fmt_tb_free(st.tb);
 		return NULL;
 	}
+	fmt_skip_end(opts, name);
 	return fmt_tb_finish(st.tb, err);
 }

@@ -3,13 +3,17 @@
  * DOC: shared helpers of the parsers
  *
  * Reading a whole file with a size limit, iterating over lines, error
- * messages that name the file and the line, format names and detection.
+ * messages that name the file and the line, format names and detection;
+ * telling the diagnostic lines the InfiniBand tools print among their
+ * output (libibmad's IBWARN, libibnetdisc's IBND_ERROR, a tool's IBEXIT)
+ * from the records, and reporting the lines a parser skipped.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "formats/formats.h"
@@ -21,6 +25,8 @@ const char *fmt_topo_name(enum fmt_topo fmt)
 		return "ibnetdiscover";
 	case FMT_IBSIM:
 		return "ibsim";
+	case FMT_SUBNET:
+		return "opensm-subnet";
 	case FMT_AUTO:
 		break;
 	}
@@ -33,6 +39,8 @@ int fmt_topo_from_name(const char *name)
 		return FMT_IBND;
 	if (!strcmp(name, "ibsim") || !strcmp(name, "net"))
 		return FMT_IBSIM;
+	if (!strcmp(name, "opensm-subnet") || !strcmp(name, "subnet"))
+		return FMT_SUBNET;
 	if (!strcmp(name, "auto"))
 		return FMT_AUTO;
 	return -1;
@@ -49,9 +57,27 @@ static int is_guid_id(const char *q)
 	return q[18] == '"';
 }
 
+/* The first line that is neither blank nor a comment starts a subnet-list record. */
+static int subnet_list(const char *p, const char *end)
+{
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end, *s = p;
+
+		while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
+			s++;
+		if (s < e && *s != '#')
+			return e - s > 2 && s[0] == '{' && s[1] == ' ';
+		p = e + 1;
+	}
+	return 0;
+}
+
 enum fmt_topo fmt_topo_detect(const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
+
+	if (subnet_list(p, end))
+		return FMT_SUBNET;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -234,4 +260,91 @@ void fmt_err_at(struct fab_err *err, const struct fmt_lines *it, const char *fmt
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	fab_err_set(err, "%s:%u: %s", it->name, it->no, msg);
+}
+
+/* --- diagnostic lines among the records ---------------------------------- */
+
+/* @p starts with @w (case-insensitive) followed by one of @after. */
+static const char *word_then(const char *p, const char *w, const char *after)
+{
+	size_t n = strlen(w);
+
+	if (strncasecmp(p, w, n) || !p[n] || !strchr(after, p[n]))
+		return NULL;
+	return p + n + 1;
+}
+
+/* "[pid] fn: " (libibmad's IBVERBOSE). */
+static int verbose_line(const char *p)
+{
+	if (*p++ != '[' || *p < '0' || *p > '9')
+		return 0;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p[0] != ']' || p[1] != ' ')
+		return 0;
+	for (p += 2; *p && *p != ' ' && *p != ':'; p++)
+		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9')))
+			return 0;
+	return p[0] == ':' && p[1] == ' ';
+}
+
+/* "path/file.c:123; " (libibnetdisc's IBND_ERROR and IBND_DEBUG). */
+static int source_line(const char *p)
+{
+	const char *c = strstr(p, ".c:");
+
+	if (!c || c == p || memchr(p, ' ', (size_t)(c - p)) || memchr(p, '\t', (size_t)(c - p)))
+		return 0;
+	c += 3;
+	if (*c < '0' || *c > '9')
+		return 0;
+	while (*c >= '0' && *c <= '9')
+		c++;
+	return c[0] == ';' && c[1] == ' ';
+}
+
+int fmt_diag_line(const char *line)
+{
+	static const char *const lib[] = { "ibwarn", "ibpanic", "ibdebug", "iberror", "ibinfo" };
+	static const char *const level[] = { "warning", "warn", "error", "err", "fatal", "info" };
+	const char *p = line, *c;
+
+	for (size_t i = 0; i < sizeof(lib) / sizeof(lib[0]); i++)
+		if (word_then(p, lib[i], ":"))
+			return 1;
+	for (size_t i = 0; i < sizeof(level) / sizeof(level[0]); i++)
+		if (word_then(p, level[i], ":"))
+			return 1;
+	if ((p[0] == '-' && strchr("WEIF", p[1]) && p[2] == '-' && p[3] == ' '))
+		return 1;	/* ibutils' "-W- ..." */
+	c = strstr(p, ": iberror: ");
+	if (c && c > p && !memchr(p, ' ', (size_t)(c - p)))
+		return 1;	/* "ibnetdiscover: iberror: failed: ..." */
+	return verbose_line(p) || source_line(p);
+}
+
+void fmt_skip(struct fmt_opts *opts, const struct fmt_lines *it, const char *what)
+{
+	char msg[512];
+
+	if (!opts)
+		return;
+	if (opts->skipped++ >= FMT_WARN_MAX || !opts->warn)
+		return;
+	snprintf(msg, sizeof(msg), "%s:%u: skipped %s: '%.120s'%s", it->name, it->no, what,
+		 it->line, strlen(it->line) > 120 ? "..." : "");
+	opts->warn(opts->arg, msg);
+}
+
+void fmt_skip_end(struct fmt_opts *opts, const char *name)
+{
+	char msg[256];
+
+	if (!opts || !opts->warn || opts->skipped <= FMT_WARN_MAX)
+		return;
+	snprintf(msg, sizeof(msg), "%s: skipped %u more lines like these", name,
+		 opts->skipped - FMT_WARN_MAX);
+	opts->warn(opts->arg, msg);
 }

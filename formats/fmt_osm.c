@@ -23,7 +23,8 @@
  *     DevID:0000 Rev:000000A1 {H1} LID:0001 PN:01 } { SW Ports:08 ...
  *     {S1} LID:0002 PN:01 } PHY=4x LOG=ACT SPD=2.5
  *
- * (one line in the file). Numbers are hexadecimal. A switch's LID is its
+ * (one line in the file). Older OpenSMs (2005) end the line at LOG=: the
+ * speed is then unknown. Numbers are hexadecimal. A switch's LID is its
  * port 0's. "-SM" marks the node whose port carries the master SM's LID.
  * The file has no LMC: every port gets LMC 0. OpenSM prints the second
  * record's DevID with the bytes of a 32-bit swap (0x1003 shows as
@@ -562,9 +563,10 @@ static int lst_attrs(struct lst_parse *ps, const char *p, struct lst_attr *a)
 	static const unsigned wv[] = { FAB_W_1X, FAB_W_4X, FAB_W_8X, FAB_W_12X, FAB_W_2X, 0 };
 	static const char *const l[] = { "ACT", "ARM", "INI", "DWN" };
 	static const unsigned lv[] = { FAB_LOG_ACTIVE, FAB_LOG_ARMED, FAB_LOG_INIT, FAB_LOG_DOWN };
-	static const char *const s[] = { "2.5", "5", "10", "FDR10", "14", "25", "50", "100", "??" };
+	static const char *const s[] = { "2.5", "5", "10", "FDR10", "14", "25", "50", "100", "200",
+					 "??" };
 	static const unsigned sv[] = { FAB_S_SDR, FAB_S_DDR, FAB_S_QDR, FAB_S_FDR10, FAB_S_FDR,
-				       FAB_S_EDR, FAB_S_HDR, FAB_S_NDR, 0 };
+				       FAB_S_EDR, FAB_S_HDR, FAB_S_NDR, FAB_S_XDR, 0 };
 
 	p = skip_ws(p);
 	if (strncmp(p, "PHY=", 4) || lst_word(p + 4, w, wv, 6, &a->width, &p)) {
@@ -579,9 +581,11 @@ static int lst_attrs(struct lst_parse *ps, const char *p, struct lst_attr *a)
 		return -1;
 	}
 	p = skip_ws(p);
-	if (strncmp(p, "SPD=", 4) || lst_word(p + 4, s, sv, 9, &a->speed, &p) || *skip_ws(p)) {
+	a->speed = 0;	/* older OpenSMs (and ibdm's topo2subnet) write no SPD= */
+	if (*p && (strncmp(p, "SPD=", 4) || lst_word(p + 4, s, sv, 10, &a->speed, &p) ||
+		   *skip_ws(p))) {
 		fmt_err_at(ps->err, ps->it, "expected \"SPD=\" and a speed (2.5, 5, 10, FDR10, 14,"
-			   " 25, 50, 100 or \?\?) ending the line");
+			   " 25, 50, 100, 200 or \?\?), or nothing, ending the line");
 		return -1;
 	}
 	return 0;
@@ -593,12 +597,12 @@ static void lst_set_attrs(struct fabric *f, uint32_t a, unsigned pa, uint32_t b,
 	struct fab_port *x = fab_port(f, a, pa), *y = fab_port(f, b, pb);
 
 	x->width = (uint8_t)at->width;
-	x->speed = (uint8_t)at->speed;
+	x->speed = (uint16_t)at->speed;
 	x->state = (uint8_t)at->state;
 	if (!y->width)
 		y->width = (uint8_t)at->width;	/* until its own line says otherwise */
 	if (!y->speed)
-		y->speed = (uint8_t)at->speed;
+		y->speed = (uint16_t)at->speed;
 }
 
 static int lst_line(struct lst_parse *ps)

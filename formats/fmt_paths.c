@@ -221,24 +221,11 @@ static int parse_guid(const char *t, uint64_t *g)
 /* A node by GUID or description; FAB_NONE with @why set. */
 static uint32_t find_node(const struct fabric *f, const char *t, char *why, size_t len)
 {
-	unsigned count = 0;
-	uint64_t g;
-	uint32_t n = fab_node_by_desc(f, t, &count);
+	struct fab_err err = { { 0 } };
+	uint32_t n = fab_node_resolve(f, t, NULL, &err);
 
-	if (n != FAB_NONE && count > 1) {
-		snprintf(why, len, "%u nodes are described as \"%s\": name it by GUID", count, t);
-		return FAB_NONE;
-	}
-	if (n == FAB_NONE && !parse_guid(t, &g)) {
-		n = fab_node_by_guid(f, g);
-		if (n == FAB_NONE) {
-			uint32_t ep = fab_ep_by_port_guid(f, g);
-
-			n = ep == FAB_NONE ? FAB_NONE : f->eps[ep].node;
-		}
-	}
 	if (n == FAB_NONE)
-		snprintf(why, len, "no node \"%s\" (give a GUID or a description)", t);
+		snprintf(why, len, "%.300s", err.msg);
 	return n;
 }
 

@@ -22,7 +22,7 @@
 
 struct rate_name {
 	const char *name;
-	uint8_t value;
+	uint16_t value;
 };
 
 /* Longest names first where one is a prefix of another (12x/1x, FDR10/FDR). */
@@ -33,7 +33,7 @@ static const struct rate_name widths[] = {
 static const struct rate_name speeds[] = {
 	{ "SDR", FAB_S_SDR }, { "DDR", FAB_S_DDR }, { "QDR", FAB_S_QDR },
 	{ "FDR10", FAB_S_FDR10 }, { "FDR", FAB_S_FDR }, { "EDR", FAB_S_EDR },
-	{ "HDR", FAB_S_HDR }, { "NDR", FAB_S_NDR }, { "???", 0 },
+	{ "HDR", FAB_S_HDR }, { "NDR", FAB_S_NDR }, { "XDR", FAB_S_XDR }, { "???", 0 },
 };
 
 const char *fmt_width_name(unsigned width)
@@ -52,7 +52,7 @@ const char *fmt_speed_name(unsigned speed)
 	return "???";
 }
 
-static size_t rate_prefix(const char *p, const struct rate_name *t, size_t n, uint8_t *v)
+static size_t rate_prefix(const char *p, const struct rate_name *t, size_t n, uint16_t *v)
 {
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(t[i].name);
@@ -65,17 +65,20 @@ static size_t rate_prefix(const char *p, const struct rate_name *t, size_t n, ui
 	return 0;
 }
 
-size_t fmt_width_speed(const char *p, uint8_t *width, uint8_t *speed)
+size_t fmt_width_speed(const char *p, uint8_t *width, uint16_t *speed)
 {
-	size_t a = rate_prefix(p, widths, sizeof(widths) / sizeof(widths[0]), width), b;
+	uint16_t w = 0;
+	size_t a = rate_prefix(p, widths, sizeof(widths) / sizeof(widths[0]), &w), b;
 
 	if (!a)
 		return 0;
 	b = rate_prefix(p + a, speeds, sizeof(speeds) / sizeof(speeds[0]), speed);
 	if (!b || (p[a + b] && p[a + b] != ' ' && p[a + b] != '\t')) {
-		*width = *speed = 0;
+		*width = 0;
+		*speed = 0;
 		return 0;
 	}
+	*width = (uint8_t)w;
 	return a + b;
 }
 
@@ -418,20 +421,42 @@ static int link_one(struct fmt_tb *tb, const struct tb_map *ids, struct tb_link 
 	return 0;
 }
 
-static unsigned top_bit(unsigned mask)
+/* The first of @order's values that @mask holds, 0 when none. */
+static unsigned best_of(unsigned mask, const unsigned *order, size_t n)
 {
-	unsigned b = 0;
+	for (size_t i = 0; i < n; i++)
+		if (mask & order[i])
+			return order[i];
+	return 0;
+}
 
-	for (unsigned i = 1; i && i <= mask; i <<= 1)
-		if (mask & i)
-			b = i;
-	return b;
+/* ibsim's choice among enabled widths (12x, 8x, 4x, 2x, 1x) and speeds. */
+static unsigned sim_width(unsigned mask)
+{
+	static const unsigned order[] = { FAB_W_12X, FAB_W_8X, FAB_W_4X, FAB_W_2X, FAB_W_1X };
+
+	return best_of(mask, order, sizeof(order) / sizeof(order[0]));
+}
+
+static unsigned sim_speed(unsigned mask, unsigned ext)
+{
+	static const unsigned ext_bit[] = { 8, 4, 2, 1 };
+	static const unsigned ext_speed[] = { FAB_S_NDR, FAB_S_HDR, FAB_S_EDR, FAB_S_FDR };
+	static const unsigned order[] = { FAB_S_QDR, FAB_S_DDR, FAB_S_SDR };
+
+	for (size_t i = 0; i < 4; i++)
+		if (ext & ext_bit[i])
+			return ext_speed[i];
+	return best_of(mask, order, sizeof(order) / sizeof(order[0]));
 }
 
 /*
- * ibsim: each end enables widths and speeds (w=, s=); the link runs at the
- * highest both enable, as ibsim's link_ports() decides. ibnetdiscover: the
- * active values as printed, from either end.
+ * ibsim: each end enables widths and speeds (w=, s=, e=); the link runs at
+ * the highest both enable, as ibsim's link_ports() decides: the highest
+ * extended speed both enable, else the highest speed. ibnetdiscover: the
+ * active values as printed, each port from its own line, from the peer's
+ * line when its own says nothing (the two ends may disagree: the man
+ * page's example does).
  */
 static int link_rates(const struct fmt_tb *tb, const struct tb_link *l, struct fab_err *err)
 {
@@ -441,15 +466,21 @@ static int link_rates(const struct fmt_tb *tb, const struct tb_link *l, struct f
 	unsigned w, s;
 
 	if (!tb->ibsim) {
+		int mine = tb->slot_link[tb->f->nodes[l->peer].port0 + l->pl.peer_port] != FAB_NONE;
+
 		if (l->pl.width)
-			x->width = y->width = l->pl.width;
+			x->width = l->pl.width;
 		if (l->pl.speed)
-			x->speed = y->speed = l->pl.speed;
+			x->speed = l->pl.speed;
+		if (l->pl.width && (!mine || !y->width))
+			y->width = l->pl.width;
+		if (l->pl.speed && (!mine || !y->speed))
+			y->speed = l->pl.speed;
 		return 0;
 	}
 	m = &tb->links[tb->slot_link[tb->f->nodes[l->peer].port0 + l->pl.peer_port]];
-	w = top_bit(l->pl.width & m->pl.width);
-	s = top_bit(l->pl.speed & m->pl.speed & 7u);
+	w = sim_width(l->pl.width & m->pl.width);
+	s = sim_speed(l->pl.speed & m->pl.speed, l->pl.ext & m->pl.ext);
 	if (!w || !s) {
 		tb_err(tb, l->line, err,
 		       "expected a %s both ends enable, found %s=%u here and %s=%u on line %u",
@@ -459,7 +490,7 @@ static int link_rates(const struct fmt_tb *tb, const struct tb_link *l, struct f
 		return -1;
 	}
 	x->width = y->width = (uint8_t)w;
-	x->speed = y->speed = (uint8_t)s;
+	x->speed = y->speed = (uint16_t)s;
 	return 0;
 }
 

@@ -37,14 +37,16 @@
  * @peer_guid: the peer port's GUID as the file gives it, 0 when not given
  * @width, @speed: ibnetdiscover: the active width and speed (enum fab_width,
  *	enum fab_speed, 0 when unknown); ibsim: the enabled masks (w=, s=)
+ * @ext: ibsim: the enabled extended speeds (e=: 1 FDR, 2 EDR, 4 HDR, 8 NDR)
  */
 struct fmt_tb_port {
 	uint64_t guid;
 	uint64_t peer_guid;
+	uint16_t speed;
+	uint16_t ext;
 	uint8_t port;
 	uint8_t peer_port;
 	uint8_t width;
-	uint8_t speed;
 };
 
 struct fmt_tb;
@@ -90,9 +92,9 @@ struct fabric *fmt_tb_finish(struct fmt_tb *tb, struct fab_err *err);
 
 /* Parser entry points (fmt_topo_parse() dispatches to them). */
 struct fabric *fmt_ibnd_parse(const char *buf, size_t len, const char *name,
-			      struct fab_err *err);
+			      struct fmt_opts *opts, struct fab_err *err);
 struct fabric *fmt_ibsim_parse(const char *buf, size_t len, const char *name,
-			       struct fab_err *err);
+			       struct fmt_opts *opts, struct fab_err *err);
 
 /* --- scanning helpers ------------------------------------------------- */
 
@@ -241,7 +243,7 @@ static inline int fmt_quoted(const char **p, const char **s, size_t *n)
  * Return: its length with *@width and *@speed set (0 where the token says
  * "??" / "???"), or 0 when @p holds no such token.
  */
-size_t fmt_width_speed(const char *p, uint8_t *width, uint8_t *speed);
+size_t fmt_width_speed(const char *p, uint8_t *width, uint16_t *speed);
 
 /**
  * fmt_port_num() - "[N]" at *@p with N from 1 to @max; advances *@p past

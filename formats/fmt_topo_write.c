@@ -90,10 +90,10 @@ static void ibnd_node(FILE *out, const struct fabric *f, uint32_t node)
 			ibnd_port(out, f, node, p);
 }
 
-/* The node ibnetdiscover ran from: the SM's node, else the first switch. */
 /* Both formats list switches first, then CAs, then routers (each by node GUID). */
 static const enum fab_node_type type_order[] = { FAB_SWITCH, FAB_CA, FAB_ROUTER };
 
+/* The node ibnetdiscover ran from: the SM's node, else the first switch. */
 static uint32_t initiator(const struct fabric *f)
 {
 	if (f->sm_node < f->nnodes)
@@ -169,21 +169,64 @@ static const char *sim_name(const struct fabric *f, uint32_t node, int by_desc,
 }
 
 /*
+ * What ibsim's net format can say of a speed: s= (SDR, DDR, QDR) or e=
+ * (FDR, EDR, HDR, NDR; NDR from ibsim 0.12). FDR10 (Mellanox's, at QDR's
+ * signalling rate) has no port option and goes as QDR; XDR, which ibsim
+ * does not know, as NDR. @exact is 0 for those two.
+ */
+static void sim_speed_opt(unsigned speed, char *key, unsigned *val, int *exact)
+{
+	static const struct { unsigned speed; char key; unsigned val; int exact; } map[] = {
+		{ FAB_S_DDR, 's', 2, 1 }, { FAB_S_QDR, 's', 4, 1 }, { FAB_S_FDR10, 's', 4, 0 },
+		{ FAB_S_FDR, 'e', 1, 1 }, { FAB_S_EDR, 'e', 2, 1 }, { FAB_S_HDR, 'e', 4, 1 },
+		{ FAB_S_NDR, 'e', 8, 1 }, { FAB_S_XDR, 'e', 8, 0 },
+	};
+
+	*key = 0;
+	*exact = 1;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (map[i].speed == speed) {
+			*key = map[i].key;
+			*val = map[i].val;
+			*exact = map[i].exact;
+		}
+}
+
+unsigned fmt_ibsim_inexact(const struct fabric *f, unsigned *fdr10, unsigned *xdr)
+{
+	*fdr10 = *xdr = 0;
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			const struct fab_port *x = fab_port(f, n, p);
+
+			if (x->peer == FAB_NONE || x->peer < n || (x->peer == n && x->peer_port < p))
+				continue;
+			*fdr10 += x->speed == FAB_S_FDR10;
+			*xdr += x->speed == FAB_S_XDR;
+		}
+	return *fdr10 + *xdr;
+}
+
+/*
  * ibsim enables widths and speeds per port and runs a link at the highest
  * both enable: both ends get the same single value (the lower end's), and
- * only values ibsim knows that differ from its defaults (4x, SDR).
+ * only values that differ from ibsim's defaults (4x, SDR, no extended
+ * speed).
  */
 static void sim_rates(FILE *out, const struct fabric *f, uint32_t node, unsigned p)
 {
 	const struct fab_port *x = fab_port(f, node, p);
 	const struct fab_port *r = x->peer < node || (x->peer == node && x->peer_port < p) ?
 				   fab_port(f, x->peer, x->peer_port) : x;
-	int w = r->width == FAB_W_1X || r->width == FAB_W_8X || r->width == FAB_W_12X;
+	int w = r->width && r->width != FAB_W_4X, exact;
+	unsigned val = 0;
+	char key;
 
 	if (w)
 		fprintf(out, "\tw=%u", r->width);
-	if (r->speed == FAB_S_DDR || r->speed == FAB_S_QDR)
-		fprintf(out, "%ss=%u", w ? " " : "\t", r->speed);
+	sim_speed_opt(r->speed, &key, &val, &exact);
+	if (key)
+		fprintf(out, "%s%c=%u", w ? " " : "\t", key, val);
 }
 
 static void sim_node(FILE *out, const struct fabric *f, uint32_t node, int by_desc,

@@ -40,6 +40,7 @@ enum fmt_topo {
 	FMT_AUTO = 0,	/* detect from the content */
 	FMT_IBND,	/* ibnetdiscover output */
 	FMT_IBSIM,	/* ibsim short net format */
+	FMT_SUBNET,	/* OpenSM's opensm-subnet.lst (read only) */
 };
 
 /** fmt_hexval() - value of hex digit @c, -1 when it is not one. */
@@ -59,13 +60,18 @@ const char *fmt_width_name(unsigned width);
 /** fmt_speed_name() - "SDR", ..., "NDR"; "???" when unknown. */
 const char *fmt_speed_name(unsigned speed);
 
-/** fmt_topo_name() - "ibnetdiscover" or "ibsim". */
+/** fmt_topo_name() - "ibnetdiscover", "ibsim" or "opensm-subnet". */
 const char *fmt_topo_name(enum fmt_topo fmt);
-/** fmt_topo_from_name() - parse "ibnetdiscover"/"ibnd"/"ibsim"/"auto"; -1 when unknown. */
+/**
+ * fmt_topo_from_name() - parse "ibnetdiscover"/"ibnd", "ibsim"/"net",
+ * "opensm-subnet"/"subnet" or "auto"; -1 when unknown.
+ */
 int fmt_topo_from_name(const char *name);
 /**
- * fmt_topo_detect() - FMT_IBND when the text carries ibnetdiscover's
- * GUID-named records ("S-<guid>", "H-<guid>", "R-<guid>"), else FMT_IBSIM.
+ * fmt_topo_detect() - FMT_SUBNET when the first line that is neither blank
+ * nor a comment is a subnet-list record ("{ SW Ports:..."), FMT_IBND when
+ * the text carries ibnetdiscover's GUID-named records ("S-<guid>",
+ * "H-<guid>", "R-<guid>"), else FMT_IBSIM.
  */
 enum fmt_topo fmt_topo_detect(const char *buf, size_t len);
 
@@ -83,18 +89,63 @@ static inline int fmt_read_file(const char *path, char **buf, size_t *len, struc
 	return fmt_read_file_max(path, FMT_SIZE_MAX, buf, len, err);
 }
 
+struct fmt_lines;
+
+/** Most skipped lines a parser tells about one by one (then only how many more). */
+#define FMT_WARN_MAX 10u
+
 /**
- * fmt_topo_parse() - parse a topology in format @fmt (FMT_AUTO detects it)
+ * struct fmt_opts - how a topology parser treats what the tools print
+ * besides the topology
+ * @strict: refuse the diagnostic lines ibnetdiscover and its libraries
+ *          print among the records ("ibwarn: ...", "...c:123; ...",
+ *          "prog: iberror: ...", "WARNING: ...") instead of skipping them
+ * @warn: told "NAME:LINE: skipped ..." for each of the first FMT_WARN_MAX
+ *        lines skipped, then once how many more were; NULL: not told
+ * @arg: passed to @warn
+ * @skipped: set by the parser: the lines it skipped
+ */
+struct fmt_opts {
+	int strict;
+	void (*warn)(void *arg, const char *msg);
+	void *arg;
+	unsigned skipped;
+};
+
+/**
+ * fmt_topo_parse_opts() - parse a topology in format @fmt (FMT_AUTO detects it)
+ * @opts: NULL: skip diagnostic lines without telling anyone
  * Return: a finalized fabric (LIDs as the file gives them; ports without one
  * are left at 0), or NULL with @err set.
  */
+struct fabric *fmt_topo_parse_opts(const char *buf, size_t len, const char *name,
+				   enum fmt_topo fmt, struct fmt_opts *opts, struct fab_err *err);
+/** fmt_topo_parse() - fmt_topo_parse_opts() with no options. */
 struct fabric *fmt_topo_parse(const char *buf, size_t len, const char *name,
 			      enum fmt_topo fmt, struct fab_err *err);
-/** fmt_topo_load() - fmt_read_file() then fmt_topo_parse(). */
-struct fabric *fmt_topo_load(const char *path, enum fmt_topo fmt, struct fab_err *err);
+/** fmt_topo_load() - fmt_read_file() then fmt_topo_parse_opts(). */
+struct fabric *fmt_topo_load(const char *path, enum fmt_topo fmt, struct fmt_opts *opts,
+			     struct fab_err *err);
 
 /**
- * fmt_topo_write() - write @f in format @fmt
+ * fmt_diag_line() - @line is a diagnostic the InfiniBand tools print
+ * (libibmad's "ibwarn: [pid] fn: ...", "ibpanic:", "ibdebug:", "iberror:",
+ * a tool's "prog: iberror: ...", libibnetdisc's "file.c:123; ...",
+ * "[pid] fn: ..." and "WARNING: ..." / "ERROR: ..." lines). Return 1 or 0.
+ */
+int fmt_diag_line(const char *line);
+
+/**
+ * fmt_skip() - count a skipped line at @it and tell @opts->warn about it
+ * (the first FMT_WARN_MAX); @what says what it was.
+ */
+void fmt_skip(struct fmt_opts *opts, const struct fmt_lines *it, const char *what);
+/** fmt_skip_end() - after parsing: tell how many skipped lines went untold. */
+void fmt_skip_end(struct fmt_opts *opts, const char *name);
+
+/**
+ * fmt_topo_write() - write @f in format @fmt (ibnetdiscover or ibsim;
+ * EINVAL for another)
  *
  * ibnetdiscover output is written as the tool prints it, including the
  * vendid/devid/sysimgguid/switchguid/caguid header lines, so ibsim gives
@@ -104,6 +155,14 @@ struct fabric *fmt_topo_load(const char *path, enum fmt_topo fmt, struct fab_err
  * Return: 0, or -1 on a write error (errno set).
  */
 int fmt_topo_write(FILE *out, const struct fabric *f, enum fmt_topo fmt);
+
+/**
+ * fmt_ibsim_inexact() - links whose speed ibsim's net format cannot say,
+ * which fmt_topo_write() writes as the nearest it can: *@fdr10 links at
+ * FDR10 (written as QDR, s=4) and *@xdr at XDR (written as NDR, e=8).
+ * Return: their sum.
+ */
+unsigned fmt_ibsim_inexact(const struct fabric *f, unsigned *fdr10, unsigned *xdr);
 
 /**
  * fmt_lfts_parse() - read opensm-lfts.dump (ibroute output) for fabric @f
@@ -301,6 +360,41 @@ int fmt_groups_read(const struct fabric *f, const char *buf, size_t len, const c
  */
 int fmt_dfly_find(const struct fabric *f, const char *buf, size_t len, const char *name,
 		  struct fab_dfly *d, struct fab_err *err);
+
+/* --- node-name-map files (formats/fmt_names.c) ------------------------- */
+
+/** struct fmt_names - a node-name-map: node @guid[i] is named @name[i] */
+struct fmt_names {
+	size_t n;
+	uint64_t *guid;
+	char **name;
+};
+
+/**
+ * fmt_names_parse() - read a node-name-map file (OpenSM's and the diags'
+ * format: "GUID NAME" per line, see formats/fmt_names.c)
+ * Return: 0 with @m filled (fmt_names_free() it), or -1 with @err set
+ * ("NAME:LINE: ...") and @m empty.
+ */
+int fmt_names_parse(const char *buf, size_t len, const char *name, struct fmt_names *m,
+		    struct fab_err *err);
+/**
+ * fmt_guids_parse() - read a GUID file as OpenSM reads root_guid_file,
+ * cn_guid_file and io_guid_file: a node-name-map whose names are ignored,
+ * one GUID per line, each once, in file order.
+ * Return: 0 with *@guids (free() it) and *@n set, or -1 with @err set.
+ */
+int fmt_guids_parse(const char *buf, size_t len, const char *name, uint64_t **guids, size_t *n,
+		    struct fab_err *err);
+/** fmt_names_load() - fmt_read_file() then fmt_names_parse(). */
+int fmt_names_load(const char *path, struct fmt_names *m, struct fab_err *err);
+void fmt_names_free(struct fmt_names *m);
+/**
+ * fmt_names_apply() - give the nodes of @f that @m lists their names as
+ * descriptions (GUIDs @f does not have are ignored) and index them again.
+ * Return: the nodes renamed, or -1 with @err set.
+ */
+int fmt_names_apply(struct fabric *f, const struct fmt_names *m, struct fab_err *err);
 
 /* --- shared by the parsers (formats/fmt_lines.c) ------------------------ */
 

@@ -23,6 +23,7 @@
  * that had no link to begin with). LIDs are kept.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,34 +243,11 @@ static void cut_slot(struct swg *g, uint32_t slot)
 
 /* --- naming nodes ------------------------------------------------------------ */
 
-static int parse_guid(const char *s, uint64_t *out)
-{
-	uint64_t x = 0;
-	int n = 0;
-
-	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
-		return -1;
-	for (s += 2; *s; s++, n++) {
-		int d = *s >= '0' && *s <= '9' ? *s - '0' :
-			*s >= 'a' && *s <= 'f' ? *s - 'a' + 10 :
-			*s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : -1;
-
-		if (d < 0 || n == 16)
-			return -1;
-		x = x << 4 | (uint64_t)d;
-	}
-	*out = x;
-	return n ? 0 : -1;
-}
-
-/* The node named by the first @len characters of @name (a GUID or a description). */
+/* The node named by the first @len characters of @name (a description or a GUID). */
 static uint32_t find_node(const struct fabric *f, const char *name, size_t len, const char *spec,
 			  struct fab_err *err)
 {
-	char buf[FAB_DESC_MAX + 1];
-	unsigned count = 0;
-	uint64_t guid;
-	uint32_t n;
+	char buf[FAB_DESC_MAX + 1], what[120];
 
 	if (len > FAB_DESC_MAX) {
 		fab_err_set(err, "fault \"%.80s\": node name longer than %u characters", spec,
@@ -278,16 +256,8 @@ static uint32_t find_node(const struct fabric *f, const char *name, size_t len, 
 	}
 	memcpy(buf, name, len);
 	buf[len] = '\0';
-	if (!parse_guid(buf, &guid) && (n = fab_node_by_guid(f, guid)) != FAB_NONE)
-		return n;
-	n = fab_node_by_desc(f, buf, &count);
-	if (n == FAB_NONE)
-		fab_err_set(err, "fault \"%.80s\": no node with description or GUID \"%s\"", spec,
-			    buf);
-	else if (count > 1)
-		fab_err_set(err, "fault \"%.80s\": %u nodes are described \"%s\"; name it by its "
-			    "GUID", spec, count, buf);
-	return count > 1 ? FAB_NONE : n;
+	snprintf(what, sizeof(what), "fault \"%.80s\": ", spec);
+	return fab_node_resolve(f, buf, what, err);
 }
 
 static int parse_port(const char *s, unsigned *port)

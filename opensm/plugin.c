@@ -66,8 +66,9 @@ static void err_from_peer(char *err, size_t len, const char *what, const json_t 
 
 int fosm_hello(struct fosm *f, int fd, const char *role, int64_t deadline, char *err, size_t errlen)
 {
-	json_t *msg = json_pack("{s:s, s:s, s:s, s:s}", "type", "hello", "role", role,
-				"opensm", f->osm->osm_version, "plugin", FOSM_PLUGIN);
+	json_t *msg = json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", "hello", "role", role,
+				"opensm", f->osm->osm_version, "plugin", FOSM_PLUGIN, "sm_state",
+				osm_get_sm_mgr_state_str(f->osm->subn.sm_state));
 	struct osmp_rx rx;
 	int rc;
 
@@ -104,6 +105,10 @@ static int parse_timeout(const char *v, int *ms)
 	char *end;
 	long n;
 
+	if (!strcmp(v, "auto")) {
+		*ms = 0;
+		return 0;
+	}
 	errno = 0;
 	n = strtol(v, &end, 10);
 	if (errno || end == v || *end || n < FOSM_TIMEOUT_MIN || n > FOSM_TIMEOUT_MAX)
@@ -146,12 +151,12 @@ static void set_option(struct fosm *f, const char *key, const char *val)
 	else if (val && !strcmp(key, "socket"))
 		set_socket(f, val);
 	else if (val && !strcmp(key, "timeout_ms")) {
-		if (parse_timeout(val, &f->timeout_ms))
-			FOSM_LOG(f, OSM_LOG_ERROR, "option timeout_ms='%s': expected %d to %d; using %d\n",
-				 val, FOSM_TIMEOUT_MIN, FOSM_TIMEOUT_MAX, f->timeout_ms);
+		if (parse_timeout(val, &f->timeout_ms) && !(f->timeout_ms = 0))
+			FOSM_LOG(f, OSM_LOG_ERROR, "option timeout_ms='%s': expected auto or %d to %d; "
+				 "using auto (by the subnet's size)\n", val, FOSM_TIMEOUT_MIN, FOSM_TIMEOUT_MAX);
 	} else
 		FOSM_LOG(f, OSM_LOG_ERROR, "unknown option '%s%s%s' in event_plugin_options ignored "
-			 "(known: socket=PATH timeout_ms=N hop_matrices=fabroute|opensm)\n", key, val ? "=" : "", val ? val : "");
+			 "(known: socket=PATH timeout_ms=N|auto hop_matrices=fabroute|opensm)\n", key, val ? "=" : "", val ? val : "");
 }
 
 /* event_plugin_options: KEY=VALUE words, separated by blanks or commas. */
@@ -346,9 +351,12 @@ static int route_start(void *context)
 	struct fosm_pass *ps = &f->pass;
 	int64_t t1;
 
-	*ps = (struct fosm_pass){ .t0 = osmp_now_ms(), .res = FOSM_ERROR };
+	*ps = (struct fosm_pass){ .t0 = osmp_now_ms(), .res = FOSM_ERROR, .timeout_ms = f->timeout_ms };
+	if (!ps->timeout_ms)
+		ps->timeout_ms = osmp_deadline_ms(cl_qmap_count(&f->osm->subn.sw_guid_tbl),
+						  cl_qmap_count(&f->osm->subn.port_guid_tbl));
 	snprintf(ps->err, sizeof(ps->err), "unknown error");
-	ps->sent = !route_send(f, ps->t0 + f->timeout_ms, &ps->res, ps->err, sizeof(ps->err));
+	ps->sent = !route_send(f, ps->t0 + ps->timeout_ms, &ps->res, ps->err, sizeof(ps->err));
 	t1 = osmp_now_ms();
 	ps->request_ms = t1 - ps->t0;
 	if (!ps->sent)
@@ -390,7 +398,7 @@ static int route_pass(void *context)
 	enum fosm_result res = ps->res;
 	struct osmp_rx rx = { 0 };
 	struct fosm_vl *vl = NULL;
-	json_t *answer = ps->sent ? route_receive(f, ps->t0 + f->timeout_ms + matrices_ms, &rx, &res, err,
+	json_t *answer = ps->sent ? route_receive(f, ps->t0 + ps->timeout_ms + matrices_ms, &rx, &res, err,
 						  sizeof(err)) : NULL;
 	long n;
 	const char *engine;
@@ -409,10 +417,11 @@ static int route_pass(void *context)
 	engine = json_string_value(json_object_get(answer, "engine"));
 	daemon_times(answer, times, sizeof(times));
 	FOSM_LOG(f, OSM_LOG_INFO, "epoch %" JSON_INTEGER_FORMAT " routed by fabrouted's %s: "
-		 "tables of %ld switches in %" PRId64 " ms (request %" PRId64 " ms, %zu KiB, hop matrices %s%" PRId64
+		 "tables of %ld switches in %" PRId64 " ms (deadline %d ms, request %" PRId64 " ms, %zu KiB, hop matrices %s%" PRId64
 		 " ms, waited %" PRId64 " ms, installed %" PRId64 " ms%s)\n",
 		 json_integer_value(json_object_get(answer, "epoch")), engine ? engine : "(unnamed) engine",
-		 n, osmp_now_ms() - ps->t0, ps->request_ms, (ps->request_bytes + 1023) / 1024, ps->hops ? "" : "by OpenSM ",
+		 n, osmp_now_ms() - ps->t0, ps->timeout_ms, ps->request_ms, (ps->request_bytes + 1023) / 1024,
+		 ps->hops ? "" : "by OpenSM ",
 		 matrices_ms, t2 - t1, osmp_now_ms() - t2, times);
 	route_report(f, FOSM_ROUTED, ps->t0, answer, n, NULL);
 	json_decref(answer);
@@ -557,7 +566,7 @@ static struct fosm *fosm_new(osm_opensm_t *osm)
 		return NULL;
 	f->osm = osm;
 	f->route_fd = f->ctl_fd = -1;
-	f->timeout_ms = FOSM_TIMEOUT_DEFAULT;
+	f->timeout_ms = 0;	/* auto */
 	atomic_init(&f->stop, false);
 	pthread_mutex_init(&f->ctl_mu, NULL);
 	f->socket_path = strdup(OSMP_SOCKET_DEFAULT);
@@ -572,6 +581,7 @@ static struct fosm *fosm_new(osm_opensm_t *osm)
 static void *fosm_create(osm_opensm_t *osm)
 {
 	struct fosm *f;
+	char timeout[32];
 
 	if (!compatible(osm))
 		return NULL;
@@ -584,8 +594,12 @@ static void *fosm_create(osm_opensm_t *osm)
 	}
 	/* nothing may fail after this: OpenSM keeps pointers to f and to our code */
 	engine_register(f);
-	FOSM_LOG(f, OSM_LOG_INFO, "%s loaded into %s: daemon socket %s, timeout %d ms, hop matrices by %s, "
-		 "engines %s%s%s\n", FOSM_PLUGIN, osm->osm_version, f->socket_path, f->timeout_ms,
+	if (f->timeout_ms)
+		snprintf(timeout, sizeof(timeout), "%d ms", f->timeout_ms);
+	else
+		snprintf(timeout, sizeof(timeout), "by the subnet's size");
+	FOSM_LOG(f, OSM_LOG_INFO, "%s loaded into %s: daemon socket %s, timeout %s, hop matrices by %s, "
+		 "engines %s%s%s\n", FOSM_PLUGIN, osm->osm_version, f->socket_path, timeout,
 		 f->osm_hops ? "OpenSM" : "the plugin",
 		 names_engine(osm->subn.opt.routing_engine_names, FOSM_ENGINE) ? "" : FOSM_ENGINE " then ",
 		 osm->subn.opt.routing_engine_names ? osm->subn.opt.routing_engine_names : "minhop",

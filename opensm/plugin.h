@@ -78,13 +78,15 @@
 /** FOSM_PLUGIN - what the plugin calls itself in its hello. */
 #define FOSM_PLUGIN "fabroute-osm " PACKAGE_VERSION
 
-#define FOSM_TIMEOUT_DEFAULT 2000
-#define FOSM_TIMEOUT_MIN 100
-#define FOSM_TIMEOUT_MAX 60000
+/* timeout_ms=N bounds; without it (or timeout_ms=auto) each pass gets osmp_deadline_ms() of its subnet */
+#define FOSM_TIMEOUT_MIN OSMP_DEADLINE_MIN_MS
+#define FOSM_TIMEOUT_MAX OSMP_DEADLINE_MAX_MS
 /** FOSM_EVENT_MS - deadline of one event write from report(). */
 #define FOSM_EVENT_MS 100
 /** FOSM_RETRY_MS - pause between two connection attempts of the control thread. */
 #define FOSM_RETRY_MS 1000
+/** FOSM_STATE_MS - how often the control thread looks at OpenSM's SM state. */
+#define FOSM_STATE_MS 200
 /** FOSM_CTL_IO_MS - longest the control thread waits on a hello or a started frame. */
 #define FOSM_CTL_IO_MS 1000
 
@@ -148,7 +150,9 @@ struct fosm_vl {
  * build_lid_matrices (request sent, hop matrices filled) to its
  * ucast_build_fwd_tables (answer installed)
  * @t0: osmp_now_ms() at its start; the answer's deadline is @t0 +
- *	timeout_ms + the time the hop matrices took
+ *	@timeout_ms + the time the hop matrices took
+ * @timeout_ms: this pass's: timeout_ms=N, or osmp_deadline_ms() of the
+ *	subnet sent
  * @sent: the request went out; else @res and @err say why not
  * @hops: the plugin filled the hop matrices (cleared again on a fallback)
  * @request_ms: connecting, encoding and sending the subnet
@@ -157,6 +161,7 @@ struct fosm_vl {
  */
 struct fosm_pass {
 	int64_t t0;
+	int timeout_ms;
 	bool sent, hops;
 	enum fosm_result res;
 	char err[320];
@@ -176,7 +181,8 @@ enum fosm_ctl_state {
  * @osm: the running OpenSM
  * @socket_path: the daemon's socket (socket=PATH)
  * @timeout_ms: how long a routing pass waits for fabrouted (timeout_ms=N),
- *	from its start, the hop matrices' time not counted
+ *	from its start, the hop matrices' time not counted; 0 (the default,
+ *	timeout_ms=auto): by the subnet's size, osmp_deadline_ms()
  * @osm_hops: OpenSM builds the hop matrices itself (hop_matrices=opensm)
  * @route_fd: the route connection, -1 when closed; used only by the
  *	routing pass (OpenSM runs one at a time)
@@ -222,6 +228,7 @@ struct fosm {
 	enum fosm_ctl_state ctl_state;
 	pthread_t thread;
 	bool thread_started;
+	int sm_state_sent;	/* the SM state last reported (control thread's) */
 	atomic_bool stop;
 	int wake[2];
 };

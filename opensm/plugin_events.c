@@ -207,7 +207,7 @@ static void ctl_down(struct fosm *f, const char *why)
 
 static void ctl_connect(struct fosm *f)
 {
-	int ms = f->timeout_ms < FOSM_CTL_IO_MS ? f->timeout_ms : FOSM_CTL_IO_MS;
+	int ms = f->timeout_ms && f->timeout_ms < FOSM_CTL_IO_MS ? f->timeout_ms : FOSM_CTL_IO_MS;
 	int64_t deadline = osmp_now_ms() + ms;
 	unsigned long dropped;
 	char err[256];
@@ -229,6 +229,7 @@ static void ctl_connect(struct fosm *f)
 	pthread_mutex_unlock(&f->ctl_mu);
 	FOSM_LOG(f, OSM_LOG_INFO, "control connection to %s up; %lu events dropped while it was down\n",
 		 f->socket_path, dropped);
+	f->sm_state_sent = -1;	/* say it again, in case it changed since the hello */
 	f->ctl_state = FOSM_CTL_UP;
 }
 
@@ -282,15 +283,36 @@ static void ctl_message(struct fosm *f, const json_t *msg)
 		FOSM_LOG(f, OSM_LOG_VERBOSE, "ignoring a '%s' message on the control connection\n", type);
 }
 
-/* Wait for a message or a wake-up; read and handle one message. */
+/*
+ * The SM state, when it changed since it was last sent: fabrouted's role
+ * follows it (OpenSM raises no event of its own when it becomes master).
+ */
+static void ctl_state(struct fosm *f)
+{
+	int st = (int)f->osm->subn.sm_state;
+	json_t *ev;
+
+	if (st == f->sm_state_sent)
+		return;
+	ev = json_pack("{s:s, s:s, s:s}", "type", "event", "event", "state_change", "state",
+		       osm_get_sm_mgr_state_str(f->osm->subn.sm_state));
+	f->sm_state_sent = st;
+	if (ev)
+		fosm_event_send(f, ev);
+	json_decref(ev);
+}
+
+/* Wait for a message, a wake-up or FOSM_STATE_MS; read and handle one message. */
 static void ctl_serve(struct fosm *f)
 {
 	struct pollfd p[2] = { { .fd = f->ctl_fd, .events = POLLIN }, { .fd = f->wake[0], .events = POLLIN } };
 	char err[256];
 	json_t *msg;
+	int n = poll(p, 2, FOSM_STATE_MS);
 
-	if (poll(p, 2, -1) < 0 || !p[0].revents)
-		return;	/* EINTR or stop */
+	ctl_state(f);
+	if (n <= 0 || !p[0].revents)
+		return;	/* EINTR, timeout or stop */
 	msg = osmp_recv(f->ctl_fd, osmp_now_ms() + FOSM_CTL_IO_MS, NULL, err, sizeof(err));
 	if (!msg) {
 		ctl_close(f, err);

@@ -41,6 +41,17 @@ int64_t osmp_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int osmp_deadline_ms(uint64_t switches, uint64_t lids)
+{
+	uint64_t entries = switches * lids, ms;
+
+	if (switches > UINT32_MAX || lids > UINT32_MAX)
+		return OSMP_DEADLINE_MAX_MS;
+	ms = OSMP_DEADLINE_BASE_MS + (entries / 1000 * OSMP_DEADLINE_PER_MENTRY_MS + 999) / 1000;
+
+	return ms > OSMP_DEADLINE_MAX_MS ? OSMP_DEADLINE_MAX_MS : (int)ms;
+}
+
 /* Wait for @events on @fd until @deadline; 0 when ready, -1 with @err. */
 static int wait_fd(int fd, short events, int64_t deadline, char *err, size_t errlen)
 {

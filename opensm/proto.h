@@ -46,6 +46,21 @@
  */
 int64_t osmp_now_ms(void);
 
+/* The routing pass's deadline when timeout_ms is not set: base + per 10^6 LFT entries, bounded. */
+#define OSMP_DEADLINE_BASE_MS 2000
+#define OSMP_DEADLINE_PER_MENTRY_MS 50
+#define OSMP_DEADLINE_MIN_MS 100
+#define OSMP_DEADLINE_MAX_MS 60000
+
+/**
+ * osmp_deadline_ms() - how long a routing pass of a subnet with @switches
+ * switches and @lids LIDs may take before OpenSM's own engine routes it:
+ * OSMP_DEADLINE_BASE_MS plus OSMP_DEADLINE_PER_MENTRY_MS per million LFT
+ * entries (@switches x @lids, what routing and its proof grow with), at
+ * most OSMP_DEADLINE_MAX_MS. doc/deploy.md gives the figures it rests on.
+ */
+int osmp_deadline_ms(uint64_t switches, uint64_t lids);
+
 /**
  * osmp_send() - write @msg as one frame (adds "v", and "payload" when
  * @pay holds bytes), then the @npay buffers of @pay, before @deadline_ms

@@ -8,7 +8,7 @@ libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev 
 libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev libcmocka-dev
 opensm ibsim-utils libumad2sim0 infiniband-diags ibutils etcd-server etcd-client
 sqlite3 curl valgrind clang libclang-rt-dev wrk hyperfine jq time man-db
-chromium prometheus"
+chromium prometheus python3"
 
 missing=""
 for p in $PKGS; do

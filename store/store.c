@@ -405,6 +405,17 @@ int64_t store_seq_next(struct store *s, struct fab_err *err)
 	return seq;
 }
 
+void store_seq_floor(struct store *s, int64_t seq)
+{
+	pthread_mutex_lock(&s->seq_mu);
+	if (s->seq_next && s->seq_next <= seq) {
+		s->seq_next = seq + 1;
+		if (s->seq_next > s->seq_top)
+			s->seq_next = 0;	/* reserve anew: above the stored snapshot */
+	}
+	pthread_mutex_unlock(&s->seq_mu);
+}
+
 /* At a clean close: the numbers reserved and not given are free again. */
 static void seq_release(struct store *s)
 {

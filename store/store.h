@@ -75,6 +75,11 @@ int store_probe(struct store *s, int64_t now_ms, struct fab_err *err);
  * Return: the number (> 0), or -1 with @err (nothing allocated).
  */
 int64_t store_seq_next(struct store *s, struct fab_err *err);
+/**
+ * store_seq_floor() - an epoch numbered @seq elsewhere (a standby mirrors
+ * the master's) was published here: later numbers are above it.
+ */
+void store_seq_floor(struct store *s, int64_t seq);
 
 /* --- settings: small key/value strings that survive a restart --------- */
 

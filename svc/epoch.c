@@ -3,12 +3,12 @@
  * DOC: epochs
  *
  * Reference counting under the epoch's own mutex (which also guards the
- * snapshot id, set after publication); what is computed on first use (the
- * routing's digest here, the link routes in api/) under the cache mutex;
- * the slot's mutex is held only long enough to take a reference or swap
- * the pointer.
+ * snapshot id, set after publication, and the routing's digest, computed
+ * on first use); the slot's mutex is held only long enough to take a
+ * reference or swap the pointer.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "svc/epoch.h"
 
@@ -49,8 +49,11 @@ void epoch_unref(struct epoch *e)
 	rt_free(e->routing);
 	fab_free(e->fabric);
 	free(e->engine_log);
+	epoch_unref(e->base);
 	pthread_mutex_destroy(&e->mu);
 	free(e->link_routes);
+	if (e->api_cache_free)
+		e->api_cache_free(e->api_cache);
 	pthread_mutex_destroy(&e->cache_mu);
 	free(e);
 }
@@ -77,12 +80,21 @@ const char *epoch_digest(const struct epoch *e)
 {
 	struct epoch *w = (struct epoch *)e;	/* a cache: what the epoch holds stays as it is */
 	struct fab_err err = { { 0 } };
+	char d[RT_DIGEST_HEX];
+	int have;
 
-	pthread_mutex_lock(&w->cache_mu);
-	if (!w->digest[0] && e->fabric && e->routing &&
-	    rt_digest(e->fabric, e->routing, w->digest, &err))
-		w->digest[0] = '\0';
-	pthread_mutex_unlock(&w->cache_mu);
+	pthread_mutex_lock(&w->mu);
+	have = e->digest[0] != '\0';
+	pthread_mutex_unlock(&w->mu);
+	if (have)
+		return e->digest;	/* written once, never again */
+	/* computed without a lock held: two first readers may both compute it, alike */
+	if (!e->fabric || !e->routing || rt_digest(e->fabric, e->routing, d, &err))
+		return "";
+	pthread_mutex_lock(&w->mu);
+	if (!e->digest[0])
+		memcpy(w->digest, d, sizeof(d));
+	pthread_mutex_unlock(&w->mu);
 	return e->digest;
 }
 

@@ -29,27 +29,38 @@
  * @published_ms: wall-clock time of publication (ms since the Unix epoch)
  * @reason: what caused it: "startup", "restore", "fault", "api", "engine", "source"
  * @chain: the engine chain asked for; @engine: the engine that routed
+ * @kind: "full" (the chain's routing), "repair" (of the base), "rebalance",
+ *        "restore" or "mirror" (a standby's copy of the master's epoch)
+ * @base_seq: the epoch a repair repairs (the base); @seq for the others
+ * @base: a repair's base (a reference), NULL for the others
  * @engine_log: the chain's log (one line per engine tried)
  * @topo_hash: fab_topology_hash() of @fabric
  * @compute_ms, @eval_ms: time spent routing and evaluating
  * @fabric: the fabric routed, finalized, with LIDs
  * @routing: the routing
  * @opts, @report: the evaluation (switches included, with load)
- * @cache_mu: guards @link_routes and @digest, computed on first use
+ * @cache_mu: guards @link_routes and @api_cache, computed on first use
  * @link_routes: per port slot (fabric->nodes[n].port0 + p), the pairs whose
- *               path leaves through that port under all-to-all traffic
+ *               path leaves through that port under all-to-all traffic; then
+ *               (from fabric->nports + 1 on) the same for the CA-to-CA pairs
  *               (api_link_routes())
- * @digest: rt_digest() of @fabric and @routing (read it with epoch_digest())
+ * @digest: rt_digest() of @fabric and @routing, "" until computed (guarded
+ *          by @mu; read it with epoch_digest())
+ * @api_cache: an answer of the API built once per epoch (the body of GET
+ *             /api/topology), freed with @api_cache_free
  */
 struct epoch {
 	int refs;
-	pthread_mutex_t mu;	/* guards @snapshot_id, the one member set after publication */
+	pthread_mutex_t mu;	/* guards @snapshot_id and @digest, the members set after publication */
 	uint64_t seq;
 	int64_t snapshot_id;
 	int64_t published_ms;
 	char reason[32];
 	char chain[256];
 	char engine[32];
+	char kind[12];
+	uint64_t base_seq;
+	struct epoch *base;
 	char *engine_log;
 	uint64_t topo_hash;
 	double compute_ms, eval_ms;
@@ -60,6 +71,8 @@ struct epoch {
 	pthread_mutex_t cache_mu;
 	uint64_t *link_routes;
 	char digest[RT_DIGEST_HEX];
+	void *api_cache;
+	void (*api_cache_free)(void *cache);
 };
 
 /** epoch_new() - a zeroed epoch holding one reference; NULL when out of memory. */

@@ -48,7 +48,7 @@ t_tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabroute-test.XXXXXX")
 t_sim_pids=""
 t_cleanup() {
 	for p in $t_sim_pids; do kill "$p" 2>/dev/null; done
-	rm -rf "$t_tmp"
+	if [ "${T_KEEP:-0}" = 1 ]; then echo "# kept $t_tmp" >&2; else rm -rf "$t_tmp"; fi
 }
 trap t_cleanup EXIT INT TERM
 

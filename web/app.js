@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: MIT
 // fabroute dashboard: reads fabrouted's REST API (relative URLs, so it works
-// behind a path prefix too) and keeps the page live by polling /api/health:
-// the epoch-derived panels are fetched again when the epoch changes, events,
-// read-back and source state at every poll.
+// behind a path prefix too) and keeps the page live by polling /api/health,
+// /api/fabric, /api/events and /api/faults: the epoch-derived panels are
+// fetched again when the epoch changes. The first poll asks for everything
+// at once, so that the page is drawn as soon as the slowest answer is in;
+// performance marks "fabroute:topology" (the picture drawn) and
+// "fabroute:ready" (every panel filled) time it.
 "use strict";
 
 const POLL_MS = 3000;
 const $ = id => document.getElementById(id);
-const state = { epoch: null, snapshots: [], routeFilled: false, failures: 0 };
+const state = { epoch: null, snapshots: [], routeFilled: false, failures: 0, topo: null, fabric: null,
+	down: null, downText: null, source: "file" };
+let view = null;
 
 // --- helpers -------------------------------------------------------------------
 
@@ -92,10 +97,29 @@ function showFabric(f) {
 	$("shape").title = $("shape").textContent = sh.groups ? `dragonfly, ${sh.groups} groups` :
 		sh.is_tree ? `tree, ${sh.levels} levels (${sh.per_level.join("/")})` :
 		`${sh.levels} levels, ${sh.components} component(s)`;
-	set("vls-used", r.vls_used.length ? r.vls_used.join(",") : "none");
-	set("max-load", num(r.max_link_load));
+	set("vls-used", r.vls_used.length ? `${r.vls_used.length} (${vlText(r.vls_used)})` : "none");
+	set("max-load", r.ca_max_link_load === null ? "–" : r.ca_max_link_load.toFixed(3));
+	set("max-load-sub", r.max_link_load === null ? "not evaluated" :
+		`CA-to-CA; all pairs: ${num(r.max_link_load)} routes`);
+	$("load-card").title = "CA-to-CA: each host sends 1 in all, spread evenly over the other hosts; the most " +
+		"any link carries (1: no link oversubscribed). All pairs: the most endpoint pairs (switches included) " +
+		"routed over one switch-to-switch link.";
+	state.fabric = f;
 	set("timings", `${r.compute_ms.toFixed(1)} · ${r.eval_ms.toFixed(1)} ms`);
 	showReadback(f.readback);
+}
+
+// [0] -> "VL 0", [0, 1, 2, 5] -> "VLs 0–2, 5"
+function vlText(vls) {
+	const parts = [];
+	for (let i = 0; i < vls.length; i++) {
+		let j = i;
+		while (j + 1 < vls.length && vls[j + 1] === vls[j] + 1)
+			j++;
+		parts.push(j > i ? `${vls[i]}–${vls[j]}` : `${vls[i]}`);
+		i = j;
+	}
+	return (vls.length > 1 ? "VLs " : "VL ") + parts.join(", ");
 }
 
 function showReady(r) {
@@ -173,19 +197,9 @@ function showReadback(rb) {
 // --- topology, routes, VLs ----------------------------------------------------------
 
 function showTopology(t) {
-	set("topo-caption", `${t.kind}, ${num(t.switches.length)} switches, ${num(t.links.length)} switch-to-switch links`);
-	set("legend-min", num(Topo.minRoutes(t)));
-	set("legend-max", num(t.max_routes));
-	$("legend-scale").style.background = Topo.scaleCss();
-	Topo.draw($("topology"), t, text => set("topo-hover", text), name => {
-		const src = $("route-src"), dst = $("route-dst");
-		if (!src.value || (src.value && dst.value))
-			[src.value, dst.value] = [name, ""];
-		else {
-			dst.value = name;
-			trace();
-		}
-	});
+	state.topo = t;
+	state.epoch = t.epoch.seq;
+	drawTopology();
 	if (!state.routeFilled && t.switches.length > 1) {
 		const edge = t.switches.filter(s => s.cas);
 		const list = edge.length > 1 ? edge : t.switches;
@@ -194,6 +208,137 @@ function showTopology(t) {
 		state.routeFilled = true;
 		trace();
 	}
+}
+
+// The picture from the last topology and faults.
+function drawTopology() {
+	const t = state.topo, m = Topo.build(t, state.down);
+	const units = m.units.map(u => u.kind);
+	const pods = units.filter(k => k === "pod").length, spines = units.filter(k => k === "spine").length;
+	set("topo-caption", `${t.kind}, ${num(t.switches.length)} switches` +
+		(m.aggregated && pods ? ` in ${num(pods)} pod units and ${num(spines)} spine units` : "") +
+		(m.aggregated && units.includes("group") ? ` in ${num(units.filter(k => k === "group").length)} groups` : "") +
+		`, ${num(t.links.length)} switch-to-switch links` +
+		(m.downLinks ? `; faults: ${state.down.switches.length} switch(es) and ${state.down.links.length} ` +
+			`link(s) down, ${m.downLinks} link(s) out of service` : ""));
+	$("legend-scale").style.background = Topo.scaleCss();
+	showLegend();
+	showRoot();
+	view.show(m, state.fabric || {});
+	if (!performance.getEntriesByName("fabroute:topology").length)
+		requestAnimationFrame(() => requestAnimationFrame(() => performance.mark("fabroute:topology")));
+}
+
+function heatMode() {
+	return document.querySelector("input[name=heat]:checked").value;
+}
+
+function showLegend() {
+	const t = state.topo, f = state.fabric || {}, all = heatMode() === "all";
+	const max = all ? t.max_routes : t.max_ca_routes, n = Math.max(1, ((all ? f.endpoints : f.cas) || 2) - 1);
+	set("legend-range", `${all ? "all pairs" : "CA-to-CA"}: busiest link ${num(max)} routes / ${num(n)} ` +
+		`${all ? "endpoints" : "CAs"} = ${(max / n).toFixed(2)}`);
+}
+
+// Say which switch the engine sends the paths between switches through, and what that does to the heat.
+function showRoot() {
+	const t = state.topo, r = t.subtree_root, box = $("topo-root");
+	box.hidden = !r;
+	if (r)
+		box.textContent = `Subtree root: ${r.node} (LID ${r.lid}). ${t.epoch.engine} sends the paths between ` +
+			`switches that have no up/down path through it, so under "all pairs" the links towards it are the ` +
+			`busiest (up to ${num(t.max_routes)} routes; the busiest link carries ${num(t.max_ca_routes)} ` +
+			`CA-to-CA routes). The hosts' own traffic is not sent through it.`;
+}
+
+// --- search ---------------------------------------------------------------------------
+
+const search = { timer: null, seq: 0, hits: [] };
+
+async function runSearch() {
+	const q = $("topo-search").value.trim(), ul = $("topo-results"), seq = ++search.seq;
+	if (!q) {
+		ul.hidden = true;
+		return [];
+	}
+	const r = await get(`api/search?q=${encodeURIComponent(q)}&limit=8`);
+	if (seq !== search.seq)
+		return search.hits;
+	search.hits = r.status === 200 ? r.body.results : [];
+	const items = search.hits.map(h => {
+		const li = document.createElement("li"), at = h.attached[0];
+		li.textContent = `${h.node} · ${h.type} · LID ${h.lid}` + (at ? ` · on ${at.node} port ${at.port}` : "");
+		li.addEventListener("mousedown", ev => {
+			ev.preventDefault();
+			locate(h);
+		});
+		return li;
+	});
+	const more = document.createElement("li");
+	more.className = "dim";
+	more.textContent = r.status !== 200 ? errorText(r) : !r.body.total ? `nothing is named like '${q}'` :
+		r.body.total > items.length ? `${num(r.body.total - items.length)} more: type more of the name` : "";
+	ul.replaceChildren(...items, ...(more.textContent ? [more] : []));
+	ul.hidden = false;
+	return search.hits;
+}
+
+// Show a search hit: a switch, or a host on the switch it hangs off.
+function locate(h) {
+	const m = view.model, at = h.attached[0], guid = h.type === "SW" ? h.guid : at && at.guid;
+	const idx = guid ? m.index.get(guid) : undefined;
+	$("topo-results").hidden = true;
+	$("topo-search").value = h.node;
+	if (idx === undefined) {
+		set("topo-hover", `${h.node}: not in the picture (no switch to show it on)`);
+		return;
+	}
+	view.find(idx, h.type === "SW" ? null : { node: h.node, port: at.port });
+	set("topo-hover", h.type === "SW" ? `found ${h.node} (${h.guid}, LID ${h.lid})` :
+		`found ${h.node} (${h.guid}, LID ${h.lid}) on ${at.node} port ${at.port}`);
+	$("topology-panel").scrollIntoView({ block: "nearest" });
+}
+
+// --- faults -------------------------------------------------------------------------------
+
+function showFaults(r) {
+	if (r.status !== 200)
+		return;
+	const d = r.body.details || { links: [], switches: [] }, text = JSON.stringify(d);
+	if (text !== state.downText) {
+		state.downText = text;
+		state.down = d;
+		if (state.topo)
+			drawTopology();
+	}
+	const n = d.links.length + d.switches.length, f = state.fabric;
+	set("faults-summary", state.source === "opensm" ?
+		"Source OpenSM: the fabric reports its own faults; links and switches it no longer sees are in the " +
+		"snapshot diff and the events." : !n ? "No fault in force." :
+		`${d.switches.length} switch(es) and ${d.links.length} link(s) down` + (f ? `; epoch ${f.epoch.seq} ` +
+		(f.routing.connected ? "routes around them: every pair delivered" : "leaves pairs unreachable") : ""),
+	state.source !== "opensm" && n ? (f && f.routing.connected ? "warn" : "bad") : "dim");
+	const show = guid => {
+		const b = document.createElement("button");
+		b.type = "button";
+		b.className = "small-btn";
+		b.textContent = "show";
+		b.addEventListener("click", () => {
+			const idx = view.model.index.get(guid);
+			if (idx !== undefined)
+				view.find(idx);
+		});
+		return b;
+	};
+	const rows = [...d.switches.map(s => [["switch", "l"], [`${s.node} (level ${s.level}, ${s.peers.length} ` +
+		`switch links, ${s.cas} CAs)`, "l"], [s.guid, "l mono"], s.guid]),
+		...d.links.map(l => [["link", "l"], [`${l.a.node}:${l.a.port} ↔ ${l.b.node}:${l.b.port}`, "l"],
+			[l.fault, "l mono"], l.a.guid])];
+	fill("faults-table", rows.map(c => {
+		const tr = row(c.slice(0, 3));
+		tr.appendChild(document.createElement("td")).appendChild(show(c[3]));
+		return tr;
+	}));
 }
 
 async function trace() {
@@ -212,6 +357,7 @@ async function trace() {
 		b.delivered ? "" : "bad");
 	fill("route-table", b.hops.map((h, i) => row([i + 1, [h.node, "l"], [h.guid, "l"], h.in_port,
 		h.out_port === 255 ? ["none", "bad"] : h.out_port, h.vl])));
+	view.route(b.hops.map(h => h.guid));
 }
 
 function showVls(v) {
@@ -277,9 +423,12 @@ function showEvents(list) {
 
 // --- the refresh loop ------------------------------------------------------------------
 
-async function epochPanels() {
-	const [ready, conn, vls, topo, snaps] = await Promise.all([get("api/ready"), get("api/connectivity"),
-		get("api/vl-usage"), get("api/topology"), get("api/snapshots?limit=50")]);
+function epochFetch() {
+	return Promise.all([get("api/ready"), get("api/connectivity"), get("api/vl-usage"), get("api/topology"),
+		get("api/snapshots?limit=50")]);
+}
+
+async function showEpoch([ready, conn, vls, topo, snaps]) {
 	showReady(ready);
 	if (conn.status === 200)
 		showConnectivity(conn.body);
@@ -296,25 +445,28 @@ async function epochPanels() {
 
 async function refresh() {
 	try {
-		const h = await get("api/health");
+		const ahead = state.epoch === null ? epochFetch() : null;
+		const [h, f, ev, faults] = await Promise.all([get("api/health"), get("api/fabric"),
+			get("api/events?limit=60"), get("api/faults")]);
 		showHealth(h.body);
-		const [f, ev] = await Promise.all([get("api/fabric"), get("api/events?limit=60")]);
+		state.source = (h.body.source || {}).type || "file";
 		if (f.status === 200)
 			showFabric(f.body);
 		else
 			set("epoch-seq", "none");
 		if (ev.status === 200)
 			showEvents(ev.body.events);
-		await showSource(h.body);
-		if (h.body.epoch !== state.epoch) {
-			state.epoch = h.body.epoch;
-			await epochPanels();
-		} else {
+		showFaults(faults);
+		if (ahead || h.body.epoch !== state.epoch)
+			await showEpoch(await (ahead || epochFetch()));
+		else
 			showReady(await get("api/ready"));
-		}
+		await showSource(h.body);
 		state.failures = 0;
 		set("live-text", `live · ${new Date().toLocaleTimeString("en-GB")}`);
 		$("live-dot").className = "dot on";
+		if (!performance.getEntriesByName("fabroute:ready").length)
+			performance.mark("fabroute:ready");
 	} catch (e) {
 		state.failures++;
 		set("live-text", `daemon unreachable (${state.failures})`);
@@ -322,6 +474,56 @@ async function refresh() {
 	}
 }
 
+// A switch clicked in the picture: the source of the next route, then its destination.
+function pick(s) {
+	const src = $("route-src"), dst = $("route-dst");
+	if (s.down)
+		return;
+	if (!src.value || (src.value && dst.value))
+		[src.value, dst.value] = [s.node, ""];
+	else {
+		dst.value = s.node;
+		trace();
+	}
+}
+
+function crumbs(list, aggregated) {
+	$("topo-crumbs").replaceChildren(...list.flatMap((c, k) => {
+		const b = document.createElement("button");
+		b.type = "button";
+		b.className = "crumb";
+		b.textContent = k === 0 && !aggregated ? "every switch" : c.label;
+		b.disabled = k === list.length - 1;
+		b.addEventListener("click", () => view.open(c.unit));
+		return k ? [Object.assign(document.createElement("span"), { textContent: "›" }), b] : [b];
+	}));
+}
+
+view = TopoView.create($("topology"), { hover: text => set("topo-hover", text), pick, crumbs });
+for (const r of document.querySelectorAll("input[name=heat]"))
+	r.addEventListener("change", () => {
+		view.mode(heatMode());
+		showLegend();
+	});
+$("zoom-in").addEventListener("click", () => view.zoom(1.5));
+$("zoom-out").addEventListener("click", () => view.zoom(1 / 1.5));
+$("zoom-fit").addEventListener("click", () => view.fit());
+$("topo-search").addEventListener("input", () => {
+	clearTimeout(search.timer);
+	search.timer = setTimeout(runSearch, 150);
+});
+$("topo-search").addEventListener("keydown", ev => {
+	if (ev.key === "Escape")
+		$("topo-results").hidden = true;
+});
+$("topo-search").addEventListener("blur", () => setTimeout(() => ($("topo-results").hidden = true), 150));
+$("topo-find").addEventListener("submit", async ev => {
+	ev.preventDefault();
+	clearTimeout(search.timer);
+	const hits = await runSearch();
+	if (hits.length)
+		locate(hits[0]);
+});
 $("route-form").addEventListener("submit", ev => {
 	ev.preventDefault();
 	trace();

@@ -306,7 +306,7 @@ static int check_vls(const struct fabric *f, const struct fab_dfly *d, struct fa
 
 		if (n->vl_cap < 2) {
 			fab_err_set(err, "switch \"%s\" runs %u data VL on its ports; dla needs VL1 on "
-				    "its local ports", fab_desc(f, f->switches[s]), n->vl_cap);
+				    "its local ports", FAB_LABEL(f, f->switches[s]), n->vl_cap);
 			return ENG_NOT_APPLICABLE;
 		}
 	}

@@ -61,8 +61,8 @@ static int check_subset(const struct fabric *bf, const struct fabric *cf, uint32
 			if (bp->peer == FAB_NONE || bp->peer_port != cp->peer_port ||
 			    bf->nodes[bp->peer].guid != cf->nodes[cp->peer].guid) {
 				fab_err_set(err, "link '%s' port %u - '%s' port %u is not in the base "
-					    "fabric (recabled or new)", fab_desc(cf, n), p,
-					    fab_desc(cf, cp->peer), cp->peer_port);
+					    "fabric (recabled or new)", FAB_LABEL(cf, n), p,
+					    FAB_LABEL(cf, cp->peer), cp->peer_port);
 				return ENG_NOT_APPLICABLE;
 			}
 		}
@@ -73,7 +73,7 @@ static int check_subset(const struct fabric *bf, const struct fabric *cf, uint32
 
 		if (be == FAB_NONE || fab_ep_lid(bf, be) != cp->lid || fab_ep_lmc(bf, be) != cp->lmc ||
 		    cp->lid + (1u << cp->lmc) > lft_len) {
-			fab_err_set(err, "'%s' port %u has LID %u (LMC %u), not the base's", fab_desc(cf,
+			fab_err_set(err, "'%s' port %u has LID %u (LMC %u), not the base's", FAB_LABEL(cf,
 				    cf->eps[e].node), cf->eps[e].port, cp->lid, cp->lmc);
 			return ENG_NOT_APPLICABLE;
 		}
@@ -303,7 +303,7 @@ static uint32_t ud_lid(const struct fd *x, uint8_t *st, uint32_t *stack, unsigne
 	return FD_NONE;
 }
 
-/* Every CA LID is routed over up*down* paths in the base. */
+/* Every CA LID is routed over up*down* paths in the base (ftdlr_updown.c first, this when unsure). */
 static int check_updown(struct fd *x, struct fab_err *err)
 {
 	const struct fabric *bf = x->bf;
@@ -315,6 +315,11 @@ static int check_updown(struct fd *x, struct fab_err *err)
 		free(st);
 		free(stack);
 		return ENG_ERROR;
+	}
+	if (!fd_updown_quick(x)) {
+		free(st);
+		free(stack);
+		return ENG_OK;
 	}
 	for (uint32_t e = 0; e < bf->neps && rc == ENG_OK; e++) {
 		unsigned lid = fab_ep_lid(bf, e), n = 1u << fab_ep_lmc(bf, e);
@@ -497,6 +502,7 @@ static void fd_fini(struct fd *x)
 	free(x->wsel);
 	free(x->lstar);
 	free(x->row);
+	free(x->bcol);
 	free(x->fixed);
 	free(x->mark);
 	free(x->dist);
@@ -516,14 +522,15 @@ static int fd_alloc(struct fd *x)
 	x->lstar = malloc(n * sizeof(*x->lstar));
 	x->wsel = malloc(((size_t)x->m.nlinks + 1) * sizeof(*x->wsel));
 	x->row = malloc(n);
+	x->bcol = malloc(n);
 	x->fixed = malloc(n);
 	x->mark = malloc(n);
 	x->dist = malloc(n * sizeof(*x->dist));
 	x->stack = malloc(n * sizeof(*x->stack));
 	x->sw_broken = calloc((size_t)x->br->lft_len + 1, 1);
 	x->sw_touched = calloc((size_t)x->br->lft_len + 1, 1);
-	if (!x->ustar || !x->lstar || !x->wsel || !x->row || !x->fixed || !x->mark || !x->dist ||
-	    !x->stack || !x->sw_broken || !x->sw_touched)
+	if (!x->ustar || !x->lstar || !x->wsel || !x->row || !x->bcol || !x->fixed || !x->mark ||
+	    !x->dist || !x->stack || !x->sw_broken || !x->sw_touched)
 		return -1;
 	for (uint32_t s = 0; s < x->nsw; s++)
 		x->ustar[s] = x->lstar[s] = FD_UNSET;

@@ -36,6 +36,8 @@
  *            (sftree's subtree root and the ancestors its pairs turn at)
  * @scope: enum ftdlr_scope
  * @row, @fixed, @mark, @dist, @stack: per base switch, for the LID at hand
+ * @bcol: per base switch, the base's entry for the LID at hand (its column,
+ *        read once: the rows lie far apart)
  * @sw_broken: per LID, a switch LID the rule left some switch without a way to
  * @sw_touched: per LID, a switch LID the repair changed
  * @sn: the base's subtree root when its switch paths turn through one
@@ -66,7 +68,7 @@ struct fd {
 	uint32_t *ustar, *wsel, *lstar;
 	uint8_t *turning;
 	enum ftdlr_scope scope;
-	uint8_t *row, *fixed, *mark;
+	uint8_t *row, *fixed, *mark, *bcol;
 	uint32_t *dist, *stack;
 	uint8_t *sw_broken, *sw_touched;
 	uint32_t sn;
@@ -97,6 +99,14 @@ static inline uint32_t fd_link(const struct fd *x, uint32_t s, unsigned p)
 		return FD_NONE;
 	return x->plink[f->nodes[f->switches[s]].port0 + p];
 }
+
+/**
+ * fd_updown_quick() - every CA LID of the base routed over up*down* paths
+ * (or not at all), checked a block of LIDs at a time (ftdlr_updown.c)
+ * Return: 0 when so, -1 when unsure (a bad path, or out of memory): the
+ * LID-by-LID check decides then.
+ */
+int fd_updown_quick(const struct fd *x);
 
 /* Model link @e of base switch @s goes up. */
 static inline int is_up_link(const struct fd *x, uint32_t s, uint32_t e)
@@ -173,10 +183,10 @@ int fd_sn_find(struct fd *x);
 void fd_sn_ways(struct fd *x);
 
 /**
- * fd_sn_lid() - repair @d's entries in x->row[] (the base's on entry) by
- * the subtree rule (ftdlr_sn.c). Return: 1 when every live switch the base
- * routed towards @d and that still has a way there reaches it, else 0
- * (x->row[] then undefined).
+ * fd_sn_lid() - repair @d's entries in x->row[] (the base's on entry, as in
+ * x->bcol[]) by the subtree rule (ftdlr_sn.c). Return: 1 when every live
+ * switch the base routed towards @d and that still has a way there reaches
+ * it, else 0 (x->row[] then undefined).
  */
 int fd_sn_lid(struct fd *x, const struct dst *d);
 

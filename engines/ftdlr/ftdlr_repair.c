@@ -230,7 +230,7 @@ static int below(const struct fd *x, const struct dst *d, uint32_t y)
 	uint32_t c = y;
 
 	for (uint32_t h = 0; h <= x->nsw; h++) {
-		uint8_t p = rt_lft_get(x->br, c, d->lid);
+		uint8_t p = x->bcol[c];
 		uint32_t e;
 
 		if (fd_delivers(d, c, p))
@@ -263,7 +263,7 @@ static void group_writes(struct fd *x, const struct dst *d, uint32_t c, uint32_t
 		uint32_t w = x->m.links[e].peer, eu;
 
 		if (w == y || !x->alive[e] || x->fixed[w] ||
-		    rt_lft_get(x->br, w, d->lid) != x->m.links[e].peer_port)
+		    x->bcol[w] != x->m.links[e].peer_port)
 			continue;
 		eu = alive_link(x, w, u);
 		if (eu != FD_NONE)
@@ -277,7 +277,7 @@ static int base_reaches(const struct fd *x, const struct dst *d, uint32_t w, uin
 	uint32_t c = w;
 
 	for (uint32_t h = 0; h <= x->nsw && c != avoid; h++) {
-		uint8_t p = rt_lft_get(x->br, c, d->lid);
+		uint8_t p = x->bcol[c];
 		uint32_t e;
 
 		if (fd_delivers(d, c, p))
@@ -305,7 +305,7 @@ static int climbs_ok(const struct fd *x, const struct dst *d, uint32_t c, uint32
 	q = x->m.links[f].peer;
 	ey = alive_link(x, q, y);
 	return q != c && fd_uturn_ok(x, c, q) && ey != FD_NONE &&
-	       rt_lft_get(x->br, q, d->lid) == port_of(x, ey);
+	       x->bcol[q] == port_of(x, ey);
 }
 
 /* Children of @c other than @y over live links, in port order after @y: the i-th. */
@@ -335,7 +335,7 @@ static uint32_t pick_kept_w(const struct fd *x, const struct dst *d, uint32_t c,
 
 			if (w == FD_NONE || x->turning[w] != !pass)
 				continue;
-			bp = rt_lft_get(x->br, w, d->lid);
+			bp = x->bcol[w];
 			*base = !x->fixed[w];
 			if (x->fixed[w] ? (!direct && climbs_ok(x, d, c, y, w, x->row[w])) :
 			    direct ? base_reaches(x, d, w, c) : climbs_ok(x, d, c, y, w, bp))
@@ -389,12 +389,12 @@ static void link_detour(struct fd *x, const struct dst *d, uint32_t c, uint32_t 
 	if (w != FD_NONE) {
 		set_fixed(x, c, port_of(x, alive_link(x, c, w)));
 		if (base)
-			set_fixed(x, w, rt_lft_get(x->br, w, d->lid));
+			set_fixed(x, w, x->bcol[w]);
 		return;
 	}
 	u = ustar(x, y);
 	if (u == FD_NONE || (w = pick_free_w(x, c, e, u)) == FD_NONE ||
-	    (d->is_switch && rt_lft_get(x->br, u, d->lid) != port_of(x, alive_link(x, u, y))))
+	    (d->is_switch && x->bcol[u] != port_of(x, alive_link(x, u, y))))
 		return;	/* a CA LID: step 3 counts it; a switch LID: sw_entries() */
 	set_fixed(x, c, port_of(x, alive_link(x, c, w)));
 	set_fixed(x, w, port_of(x, alive_link(x, w, u)));
@@ -430,7 +430,7 @@ static void switch_detour(struct fd *x, const struct dst *d, uint32_t p, uint32_
 static void detours(struct fd *x, const struct dst *d)
 {
 	for (uint32_t s = 0; s < x->nsw; s++) {
-		uint8_t p = rt_lft_get(x->br, s, d->lid);
+		uint8_t p = x->bcol[s];
 		uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, s, p);
 
 		if (fd_dead(x, s) || e == FD_NONE || x->alive[e] || is_up(x, s, e))
@@ -493,7 +493,7 @@ static void replace_up(struct fd *x, const struct dst *d, uint32_t s)
 /* The base entry of live, unfixed @s crosses a dead link: that link, else FD_NONE. */
 static uint32_t broken(const struct fd *x, const struct dst *d, uint32_t s)
 {
-	uint8_t p = rt_lft_get(x->br, s, d->lid);
+	uint8_t p = x->bcol[s];
 	uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, s, p);
 
 	if (fd_dead(x, s) || x->fixed[s] || e == FD_NONE || x->alive[e])
@@ -651,7 +651,7 @@ static void check(struct fd *x, const struct dst *d)
 	fd_bfs(x, d);
 	for (uint32_t s = 0; s < x->nsw; s++) {
 		if (fd_dead(x, s) || x->mark[s] != MK_FAIL || x->dist[s] == UINT32_MAX ||
-		    rt_lft_get(x->br, s, d->lid) == RT_NO_PORT)
+		    x->bcol[s] == RT_NO_PORT)
 			continue;	/* delivers, cannot, or the base did not route it either */
 		if (d->is_switch)
 			x->sw_broken[d->lid] = 1;
@@ -672,7 +672,7 @@ static void write_row(struct fd *x, const struct dst *d)
 static void base_row(struct fd *x, const struct dst *d)
 {
 	for (uint32_t s = 0; s < x->nsw; s++)
-		x->row[s] = rt_lft_get(x->br, s, d->lid);
+		x->row[s] = x->bcol[s] = rt_lft_get(x->br, s, d->lid);
 }
 
 /*
@@ -694,7 +694,7 @@ static void repair_lid(struct fd *x, const struct dst *d)
 			write_row(x, d);
 			return;
 		}
-		base_row(x, d);
+		memcpy(x->row, x->bcol, x->nsw);
 	}
 	r.is_switch = d->is_switch && !x->sw_updown;
 	memset(x->fixed, 0, x->nsw);

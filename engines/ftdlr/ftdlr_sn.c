@@ -217,7 +217,7 @@ static uint32_t nth_link(const struct fd *x, uint32_t s, enum ft_dir dir, uint8_
 /* The entry of live switch @s towards @d by the rule (see the DOC comment); RT_NO_PORT: none. */
 static uint8_t sn_entry(const struct fd *x, const struct dst *d, uint32_t s)
 {
-	uint8_t p = rt_lft_get(x->br, s, d->lid);
+	uint8_t p = x->bcol[s];
 	uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, s, p), f;
 	int up_ok = e != FD_NONE && x->alive[e] && is_up(x, s, e);
 
@@ -347,7 +347,7 @@ int fd_sn_lid(struct fd *x, const struct dst *d)
 		fd_resolve(x, d);
 	while (break_loops(x, d));
 	for (uint32_t s = 0; s < x->nsw; s++) {
-		if (fd_dead(x, s) || x->mark[s] == MK_OK || rt_lft_get(x->br, s, d->lid) == RT_NO_PORT)
+		if (fd_dead(x, s) || x->mark[s] == MK_OK || x->bcol[s] == RT_NO_PORT)
 			continue;
 		if (x->dist[d->sw] != 0)	/* the first failure: which switches have a way */
 			fd_bfs(x, d);

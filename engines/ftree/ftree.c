@@ -380,18 +380,57 @@ static const struct fab_port *ca_port(const struct fabric *f, uint32_t s, unsign
 	return fab_port(f, x->peer, x->peer_port);
 }
 
-/* CA LIDs hanging off leaf @s. */
-static uint32_t leaf_lids(const struct fabric *f, uint32_t s)
+/* The CA port behind port @p of switch @s when it is a compute node (@cn: 1) or not (0). */
+static const struct fab_port *cn_port(const struct ft_model *m, uint32_t s, unsigned p, int cn)
+{
+	const struct fab_port *c = ca_port(m->f, s, p);
+
+	if (!c || !m->cn)
+		return cn ? c : NULL;
+	return !m->cn[c - m->f->ports] == !cn ? c : NULL;
+}
+
+/* Compute node LIDs hanging off leaf @s. */
+static uint32_t leaf_lids(const struct ft_model *m, uint32_t s)
 {
 	uint32_t n = 0;
 
-	for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++) {
-		const struct fab_port *c = ca_port(f, s, p);
+	for (unsigned p = 1; p <= m->f->nodes[m->f->switches[s]].nports; p++) {
+		const struct fab_port *c = cn_port(m, s, p, 1);
 
 		if (c && c->lid)
 			n += 1u << c->lmc;
 	}
 	return n;
+}
+
+/* Submit the LIDs of the CA port behind port @q of switch @s; their count. */
+static uint32_t route_ca(struct ft_pipe *p, uint32_t s, unsigned q, const struct fab_port *c)
+{
+	uint32_t done = 0;
+
+	for (unsigned l = 0; c && c->lid && l < (1u << c->lmc); l++, done++)
+		submit(p, (struct ft_dest){ .home = s, .port = (uint8_t)q, .sibs = 1, .paths = 1,
+					    .hops = 1,
+					    .lid = (uint16_t)(c->lid + l < p->r->lft_len ?
+							      c->lid + l : 0) });
+	return done;
+}
+
+/*
+ * The non-compute nodes (cn_guid_file, io_guid_file), after every compute
+ * node: switch by switch in level order, outside the leaves' quota.
+ */
+static void route_non_cns(struct ft_pipe *p, struct ft_stats *st)
+{
+	const struct ft_model *m = p->m;
+
+	for (uint32_t i = 0; m->cn && i < m->lvl_off[m->nlevels + 1]; i++) {
+		uint32_t s = m->order[i];
+
+		for (unsigned q = 1; q <= m->f->nodes[m->f->switches[s]].nports; q++)
+			st->ca_lids += route_ca(p, s, q, cn_port(m, s, q, 0));
+	}
 }
 
 /* Route the CA LIDs of leaf @s, then its dummies up to @quota destinations. */
@@ -400,15 +439,8 @@ static void route_leaf(struct ft_pipe *p, uint32_t s, uint32_t quota, struct ft_
 	const struct fabric *f = p->m->f;
 	uint32_t done = 0;
 
-	for (unsigned q = 1; q <= f->nodes[f->switches[s]].nports; q++) {
-		const struct fab_port *c = ca_port(f, s, q);
-
-		for (unsigned l = 0; c && c->lid && l < (1u << c->lmc); l++, done++)
-			submit(p, (struct ft_dest){ .home = s, .port = (uint8_t)q, .sibs = 1, .paths = 1,
-						    .hops = 1,
-						    .lid = (uint16_t)(c->lid + l < p->r->lft_len ?
-								      c->lid + l : 0) });
-	}
+	for (unsigned q = 1; q <= f->nodes[f->switches[s]].nports; q++)
+		done += route_ca(p, s, q, cn_port(p->m, s, q, 1));
 	st->ca_lids += done;
 	for (; done < quota; done++, st->dummies++)
 		submit(p, (struct ft_dest){ .home = s, .port = RT_NO_PORT, .paths = 1, .hops = 1 });
@@ -434,13 +466,14 @@ int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st
 		return -1;
 	eng_route_endpoints(f, r);
 	for (uint32_t i = m->lvl_off[1]; i < m->lvl_off[2]; i++) {
-		uint32_t n = leaf_lids(f, m->order[i]);
+		uint32_t n = leaf_lids(m, m->order[i]);
 
 		quota = n > quota ? n : quota;
 	}
 	pipe_start(&p, threads, (uint64_t)quota * (m->lvl_off[2] - m->lvl_off[1]) + m->nsw);
 	for (uint32_t i = m->lvl_off[1]; i < m->lvl_off[2]; i++)
 		route_leaf(&p, m->order[i], quota, st);
+	route_non_cns(&p, st);
 	for (uint32_t i = 0; i < m->lvl_off[m->nlevels + 1]; i++)
 		route_switch(&p, m->order[i]);
 	finish(&p);
@@ -493,31 +526,42 @@ static int ftree_route(const struct eng_req *q, const struct eng_args *a, struct
 	const struct fabric *f = q->fabric;
 	struct rt_routing **out = &res->routing;
 	struct ft_stats st;
+	struct ft_hints h;
 	struct ft_model m;
 	struct rt_routing *r;
-	int rc = ft_model_init(&m, f, err);
+	int rc = ft_hints_init(&h, f, a, err);
 
-	(void)a;
 	if (rc != ENG_OK)
 		return rc;
+	rc = ft_model_init_hints(&m, f, &h, err);
+	if (rc != ENG_OK) {
+		ft_hints_free(&h);
+		return rc;
+	}
 	r = rt_new(f);
 	if (!r || ft_route(&m, r, &st, q->threads) || ft_count_holes(&m, r, &st) ||
-	    !(r->notes = ft_notes(&m, &st))) {
+	    !(r->notes = ft_notes(&m, &h, &st))) {
 		fab_err_set(err, "out of memory routing %u switches", f->nswitches);
 		rt_free(r);
-		ft_model_fini(&m);
-		return ENG_ERROR;
+		rc = ENG_ERROR;
+	} else {
+		*out = r;
 	}
 	ft_model_fini(&m);
-	*out = r;
-	return ENG_OK;
+	ft_hints_free(&h);
+	return rc;
 }
+
+static const struct eng_opt ftree_opts[] = {
+	FT_HINT_OPTIONS,
+	{ .name = NULL },
+};
 
 const struct engine eng_ftree = {
 	.name = "ftree",
 	.summary = "fat-tree routing (Zahavi, OpenSM's ftree): balanced up/down paths, one "
 		   "dedicated downward path per CA; degraded and multi-core trees too",
-	.options = NULL,
+	.options = ftree_opts,
 	.deadlock_free = 1,
 	.vls = 1,
 	.route = ftree_route,

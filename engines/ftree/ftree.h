@@ -54,6 +54,8 @@ struct ft_link {
  * @nleaves, @nroots: switches with CAs; switches of level >= 2 without up port
  * @nsib: sibling cables
  * @nignored: switches no leaf reaches
+ * @cn: per port slot, 1 for a compute node (cn_guid_file, io_guid_file);
+ *      NULL: every CA and router port is one (not owned)
  */
 struct ft_model {
 	const struct fabric *f;
@@ -66,6 +68,7 @@ struct ft_model {
 	struct ft_link *links;
 	uint32_t nlinks;
 	uint32_t nleaves, nroots, nsib, nignored;
+	const uint8_t *cn;
 };
 
 static inline uint32_t ft_first(const struct ft_model *m, uint32_t s, enum ft_dir d)
@@ -77,6 +80,61 @@ static inline uint32_t ft_end(const struct ft_model *m, uint32_t s, enum ft_dir 
 {
 	return m->off[3 * s + d + 1];
 }
+
+/**
+ * struct ft_hints - OpenSM's GUID files for ftree and sftree (ftree_hints.c)
+ * @root: per switch, 1 when root_guid_file names it; NULL when none does
+ * @nroots: switches root_guid_file names; @root_guids: GUIDs it holds
+ * @cn: per port slot, 1 for a compute node; NULL without cn_guid_file and
+ *      io_guid_file
+ * @cn_file: cn_guid_file was given; @cn_given, @io_given: CA ports each file
+ *           names; @ncn, @nio: compute and I/O nodes
+ */
+struct ft_hints {
+	uint8_t *root;
+	uint32_t nroots;
+	size_t root_guids;
+	uint8_t *cn;
+	int cn_file;
+	uint32_t cn_given, io_given, ncn, nio;
+};
+
+/** The options of the three files, for the engines' option tables. */
+#define FT_HINT_OPTIONS \
+	{ .name = "root_guid_file", .type = ENG_OPT_FILE, .defval = "", \
+	  .help = "OpenSM's root_guid_file: root switches by node GUID, one a line; levels are " \
+	  "counted down from them", .check = eng_check_guids }, \
+	{ .name = "cn_guid_file", .type = ENG_OPT_FILE, .defval = "", \
+	  .help = "OpenSM's cn_guid_file: compute node port GUIDs; other CA ports are routed " \
+	  "after them, outside the leaves' balance", .check = eng_check_guids }, \
+	{ .name = "io_guid_file", .type = ENG_OPT_FILE, .defval = "", \
+	  .help = "OpenSM's io_guid_file: I/O node port GUIDs, routed as non-compute nodes " \
+	  "(no reverse hops: OpenSM's default max_reverse_hops 0)", .check = eng_check_guids }
+
+/**
+ * ft_hints_init() - read the three files of @a for fabric @f
+ * Return: ENG_OK, ENG_NOT_APPLICABLE (no compute node left) or ENG_ERROR,
+ * with @err set; @h needs ft_hints_free() only after ENG_OK.
+ */
+int ft_hints_init(struct ft_hints *h, const struct fabric *f, const struct eng_args *a,
+		  struct fab_err *err);
+void ft_hints_free(struct ft_hints *h);
+/**
+ * ft_hint_levels() - the switches' levels as the files set them (from the
+ * roots, else up from the compute nodes' switches), into @sh's level and
+ * nlevels. Return: ENG_OK, ENG_NOT_APPLICABLE or ENG_ERROR with @err.
+ */
+int ft_hint_levels(const struct fabric *f, const struct ft_hints *h, struct fab_shape *sh,
+		   struct fab_err *err);
+/** ft_hints_note() - "; compute nodes: ..." for the notes ("" without files); its length. */
+int ft_hints_note(const struct ft_hints *h, char *buf, size_t len);
+
+/**
+ * ft_model_init_hints() - ft_model_init() with OpenSM's GUID files (@h may
+ * be NULL); @m keeps @h->cn, which must outlive it.
+ */
+int ft_model_init_hints(struct ft_model *m, const struct fabric *f, const struct ft_hints *h,
+			struct fab_err *err);
 
 /**
  * ft_model_init() - analyse @f as a fat tree
@@ -278,12 +336,10 @@ void ft_stage2_fini(struct ft_stage2 *b);
 void ft_stage2_run(struct ft_stage2 *b, const struct ft_dest *d, const struct ft_slot *sl);
 
 /**
- * ft_sw_name() - a switch's description, for notes and reasons
+ * ft_sw_name() - a switch's name for notes and reasons: its description,
+ * with its GUID when other nodes share the description (fab_node_label())
  */
-static inline const char *ft_sw_name(const struct fabric *f, uint32_t sw)
-{
-	return fab_desc(f, f->switches[sw]);
-}
+#define ft_sw_name(f, sw) FAB_LABEL((f), (f)->switches[sw])
 
 /**
  * struct ft_stats - what the fat-tree routing did, for the notes
@@ -316,9 +372,17 @@ int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st
 int ft_count_holes(const struct ft_model *m, const struct rt_routing *r, struct ft_stats *st);
 
 /**
- * ft_notes() - "ranks: 3, leaves: 16, roots: 16, ..." for r->notes
+ * ft_osm_refuses() - OpenSM's ftree would refuse the fabric of @m (with the
+ * files of @h, may be NULL): 1 with @why (ftree_osm.c), else 0
+ */
+int ft_osm_refuses(const struct ft_model *m, const struct ft_hints *h, char *why, size_t len);
+
+/**
+ * ft_notes() - "ranks: 3, leaves: 16, roots: 16, ..." for r->notes, with
+ * what the files of @h (may be NULL) did and whether OpenSM's ftree would
+ * route the fabric
  * Return: a malloc()ed string, or NULL when out of memory.
  */
-char *ft_notes(const struct ft_model *m, const struct ft_stats *st);
+char *ft_notes(const struct ft_model *m, const struct ft_hints *h, const struct ft_stats *st);
 
 #endif

@@ -15,7 +15,9 @@
  * switch that lost its last link down takes a level above its parents and
  * some of those lose their "up" side; such switches simply act as roots.
  * Switches that no leaf reaches are left out (they have no route and no
- * engine could give them one to a CA).
+ * engine could give them one to a CA). OpenSM's GUID files (ftree_hints.c)
+ * may set the leaves (the compute nodes' switches) and the levels (counted
+ * from the roots) instead.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,12 +198,23 @@ static void count_kinds(struct ft_model *m)
 
 int ft_model_init(struct ft_model *m, const struct fabric *f, struct fab_err *err)
 {
+	return ft_model_init_hints(m, f, NULL, err);
+}
+
+int ft_model_init_hints(struct ft_model *m, const struct fabric *f, const struct ft_hints *h,
+			struct fab_err *err)
+{
 	struct fab_shape sh;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	if (fab_shape(f, &sh, err))
+	if (h && (h->nroots || h->cn)) {
+		rc = ft_hint_levels(f, h, &sh, err);
+		if (rc != ENG_OK)
+			return rc;
+	} else if (fab_shape(f, &sh, err)) {
 		return ENG_ERROR;
+	}
 	rc = check_tree(f, &sh, err);
 	if (rc != ENG_OK) {
 		fab_shape_free(&sh);
@@ -209,6 +222,7 @@ int ft_model_init(struct ft_model *m, const struct fabric *f, struct fab_err *er
 	}
 	m->f = f;
 	m->nsw = f->nswitches;
+	m->cn = h ? h->cn : NULL;
 	m->level = sh.level;
 	sh.level = NULL;
 	fab_shape_free(&sh);
@@ -235,17 +249,23 @@ void ft_model_fini(struct ft_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-char *ft_notes(const struct ft_model *m, const struct ft_stats *st)
+char *ft_notes(const struct ft_model *m, const struct ft_hints *h, const struct ft_stats *st)
 {
-	char *s = malloc(512);
+	char *s = malloc(1024), files[400] = "", why[300];
+	int n;
 
 	if (!s)
 		return NULL;
-	snprintf(s, 512,
-		 "ranks: %u, leaves: %u, roots: %u, sibling links: %u; CA LIDs: %u (+%u dummies); "
-		 "CA pairs without up/down path: %llu; switch pairs without up/down path: %llu%s",
-		 m->nlevels, m->nleaves, m->nroots, m->nsib, st->ca_lids, st->dummies,
-		 (unsigned long long)st->ca_holes, (unsigned long long)st->sw_holes,
-		 m->nignored ? "; switches no leaf reaches are left unrouted" : "");
+	if (h)
+		ft_hints_note(h, files, sizeof(files));
+	n = snprintf(s, 1024,
+		     "ranks: %u, leaves: %u, roots: %u, sibling links: %u; CA LIDs: %u (+%u dummies); "
+		     "CA pairs without up/down path: %llu; switch pairs without up/down path: %llu%s%s",
+		     m->nlevels, m->nleaves, m->nroots, m->nsib, st->ca_lids, st->dummies,
+		     (unsigned long long)st->ca_holes, (unsigned long long)st->sw_holes,
+		     m->nignored ? "; switches no leaf reaches are left unrouted" : "", files);
+	if (n > 0 && n < 1024 && ft_osm_refuses(m, h, why, sizeof(why)))
+		snprintf(s + n, 1024 - (size_t)n, "; OpenSM's ftree refuses this fabric (%s) and falls "
+			 "back to its next engine", why);
 	return s;
 }

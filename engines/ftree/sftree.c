@@ -707,10 +707,11 @@ static int sf_run(struct sf *x)
 	return route_ca_holes(x) || measure(x);
 }
 
-static char *sf_notes(const struct sf *x, const struct ft_model *m, const struct ft_stats *st)
+static char *sf_notes(const struct sf *x, const struct ft_model *m, const struct ft_hints *h,
+		      const struct ft_stats *st)
 {
 	const struct fabric *f = m->f;
-	char *base = ft_notes(m, st), *s;
+	char *base = ft_notes(m, h, st), *s;
 	char why[160];
 	size_t len;
 
@@ -746,24 +747,30 @@ static int sftree_route(const struct eng_req *q, const struct eng_args *a, struc
 	const struct fabric *f = q->fabric;
 	struct rt_routing **out = &res->routing;
 	struct ft_stats st;
+	struct ft_hints h;
 	struct ft_model m;
 	struct rt_routing *r;
 	struct sf x = { 0 };
-	int rc = ft_model_init(&m, f, err);
+	int rc = ft_hints_init(&h, f, a, err);
 
-	(void)a;
 	if (rc != ENG_OK)
 		return rc;
+	rc = ft_model_init_hints(&m, f, &h, err);
+	if (rc != ENG_OK) {
+		ft_hints_free(&h);
+		return rc;
+	}
 	r = rt_new(f);
 	if (!r || ft_route(&m, r, &st, q->threads) || ft_count_holes(&m, r, &st) || sf_init(&x, &m, r) ||
 	    sf_run(&x)) {
 		rc = ENG_ERROR;
 	} else {
-		r->notes = sf_notes(&x, &m, &st);
+		r->notes = sf_notes(&x, &m, &h, &st);
 		rc = r->notes ? ENG_OK : ENG_ERROR;
 	}
 	sf_fini(&x);
 	ft_model_fini(&m);
+	ft_hints_free(&h);
 	if (rc != ENG_OK) {
 		fab_err_set(err, "out of memory routing %u switches", f->nswitches);
 		rt_free(r);
@@ -773,11 +780,16 @@ static int sftree_route(const struct eng_req *q, const struct eng_args *a, struc
 	return ENG_OK;
 }
 
+static const struct eng_opt sftree_opts[] = {
+	FT_HINT_OPTIONS,
+	{ .name = NULL },
+};
+
 const struct engine eng_sftree = {
 	.name = "sftree",
 	.summary = "sFtree (as proposed in \"...Routing Algorithm for Fat-Trees\"): ftree plus "
 		   "deadlock-free switch-to-switch routing through one subtree root, all on one VL",
-	.options = NULL,
+	.options = sftree_opts,
 	.deadlock_free = 1,
 	.vls = 1,
 	.route = sftree_route,

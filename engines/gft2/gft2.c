@@ -68,10 +68,8 @@ static int cmp_key(const void *a, const void *b)
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
 }
 
-static const char *sw_desc(const struct fabric *f, uint32_t sw)
-{
-	return fab_desc(f, f->switches[sw]);
-}
+/* A switch's name in reasons (its GUID too where its description is not its own). */
+#define sw_desc(f, sw) FAB_LABEL((f), (f)->switches[sw])
 
 /* Nodes per switch into @cnt; a node linked to anything but a switch disqualifies. */
 static int count_nodes(const struct fabric *f, uint32_t *cnt, struct fab_err *err)
@@ -84,7 +82,7 @@ static int count_nodes(const struct fabric *f, uint32_t *cnt, struct fab_err *er
 			continue;
 		if (p->peer == FAB_NONE || f->nodes[p->peer].type != FAB_SWITCH) {
 			fab_err_set(err, NOT_GFT2 "%s '%s' port %u is not linked to a switch",
-				    fab_node_type_name(f->nodes[ep->node].type), fab_desc(f, ep->node),
+				    fab_node_type_name(f->nodes[ep->node].type), FAB_LABEL(f, ep->node),
 				    ep->port);
 			return ENG_NOT_APPLICABLE;
 		}
@@ -294,7 +292,7 @@ static int check_lmc(const struct fabric *f, const struct gft2 *g, const struct 
 		if (fab_ep_lid(f, ep) && fab_ep_lmc(f, ep) < rule->lmc) {
 			fab_err_set(err, "%s needs LMC %u on the CA ports (%s); '%s' port %u has LMC "
 				    "%u: assign LIDs with LMC %u", rule->name, rule->lmc,
-				    rule->lmc_why, fab_desc(f, f->eps[ep].node), f->eps[ep].port,
+				    rule->lmc_why, FAB_LABEL(f, f->eps[ep].node), f->eps[ep].port,
 				    fab_ep_lmc(f, ep), rule->lmc);
 			return -1;
 		}

@@ -183,11 +183,11 @@ static int too_many(struct asg *g, uint32_t d, uint32_t k)
 		return 0;
 	if (sw)
 		fab_err_set(g->err, "switch '%s' (port 0): its paths need %u configurations; a "
-			    "switch's port 0 has LMC 0, one LID", fab_desc(f, e->node), k);
+			    "switch's port 0 has LMC 0, one LID", FAB_LABEL(f, e->node), k);
 	else
 		fab_err_set(g->err, "'%s' port %u (GUID 0x%016" PRIx64 "): its paths need %u "
 			    "configurations, more than the %u LIDs a port can have (LMC 7)",
-			    fab_desc(f, e->node), e->port, fab_port(f, e->node, e->port)->guid, k,
+			    FAB_LABEL(f, e->node), e->port, fab_port(f, e->node, e->port)->guid, k,
 			    LA_LIDS_MAX);
 	return 1;
 }
@@ -226,7 +226,7 @@ static int one_dest(struct asg *g, size_t b, size_t e)
 	la_graph_free(&gr);
 	if (rc) {
 		fab_err_set(g->err, "%s gave a wrong result for '%s': %s", la_heur_name(g->o->heur),
-			    fab_desc(g->f, g->f->eps[d].node), why);
+			    FAB_LABEL(g->f, g->f->eps[d].node), why);
 		return -1;
 	}
 	if (too_many(g, d, k) || rank_configs(g, n, k))

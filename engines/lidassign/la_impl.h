@@ -55,6 +55,49 @@ int la_paths_select(const struct la_ctx *c, uint32_t max, int yen, struct fmt_pa
 		    struct la_sel_stats *st, struct fab_err *err);
 
 /*
+ * struct la_bundle - the switch graph with each set of parallel cables as
+ * one link (engines/lidassign/la_bundle.c)
+ * @any: some switches are joined by two cables or more (else all is empty)
+ * @ub: the Up*\/Down* orientation over the bundles (its adj only is owned)
+ * @mult, @nlinks: per bundle (an index in @ub.adj), its cables
+ * @poff, @ports: the ports of bundle l are ports[poff[l] .. poff[l + 1])
+ * @linkof: per (switch, port of a bundle's lowest cable), the bundle
+ */
+struct la_bundle {
+	int any;
+	struct la_updn ub;
+	uint32_t *mult, nlinks;
+	uint32_t *poff;
+	uint8_t *ports;
+	uint32_t *linkof;
+};
+
+/* la_bundle_init() - bundle @c's switch graph; 0, or -1 with @err (out of memory). */
+int la_bundle_init(struct la_bundle *b, const struct la_ctx *c, struct fab_err *err);
+void la_bundle_free(struct la_bundle *b);
+
+/* struct la_spread - the cable of every (bundle, destination) the chosen paths cross */
+struct la_spread {
+	struct la_use *v;
+	size_t n;
+};
+
+/* la_bundle_path_fn - the hops (bundled) machine pair @p's path takes, and their count */
+typedef uint32_t (*la_bundle_path_fn)(void *arg, uint32_t p, const struct la_hop **h);
+
+/*
+ * la_bundle_spread() - give each (bundle, destination machine) the chosen
+ * paths cross a cable of the bundle, the heaviest first to the least used.
+ * Return: 0, or -1 when out of memory.
+ */
+int la_bundle_spread(const struct la_bundle *b, const struct la_ctx *c, struct la_spread *sp,
+		     la_bundle_path_fn path, void *arg);
+/* la_bundle_port() - the port hop @h takes towards machine @dst (its own when not bundled). */
+unsigned la_bundle_port(const struct la_bundle *b, const struct la_ctx *c,
+			const struct la_spread *sp, const struct la_hop *h, uint32_t dst);
+void la_spread_free(struct la_spread *sp);
+
+/*
  * la_paths_widest() - shortest-widest: pair by pair (source-major, or
  * destination-major with @dst_major), the shortest legal path of least
  * weight (sum of the link weights, or with @bottleneck the largest then

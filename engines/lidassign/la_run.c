@@ -106,7 +106,7 @@ static int lids(struct run *x, struct fab_err *err)
 		if ((1u << fab_ep_lmc(f, e)) < x->as.k[e]) {
 			fab_err_set(err, "'%s' port %u needs %u LIDs and has %u (the LIDs are the "
 				    "subnet manager's: give it LMC %u or more)",
-				    fab_desc(f, f->eps[e].node), f->eps[e].port, x->as.k[e],
+				    FAB_LABEL(f, f->eps[e].node), f->eps[e].port, x->as.k[e],
 				    1u << fab_ep_lmc(f, e), la_lmc(x->as.k[e]));
 			return ENG_NOT_APPLICABLE;
 		}
@@ -124,7 +124,7 @@ static char *notes(const struct run *x)
 	int n;
 
 	n = snprintf(buf, sizeof(buf), "%s on Up/Down from root '%s'; %llu paths",
-		     kind_names[x->kind], fab_desc(f, f->switches[x->root]),
+		     kind_names[x->kind], FAB_LABEL(f, f->switches[x->root]),
 		     (unsigned long long)a->paths);
 	if (x->kind == LA_K_SELECT && n > 0 && (size_t)n < sizeof(buf))
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (from %llu candidates)",

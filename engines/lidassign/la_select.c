@@ -122,6 +122,7 @@ struct lheap {
  * @alive, @cnt: per machine pair, its candidates left (bit c) and how many
  * @load: per link, scaled load; @lh: per link, its removable candidates
  * @gh, @gpos, @gn: the links with removable candidates, a max-heap by load
+ * @mult: per link, its cables (parallel cables bundled, la_bundle.c); NULL: 1
  */
 struct sel {
 	const struct la_ctx *c;
@@ -141,6 +142,7 @@ struct sel {
 	uint32_t *dl, ndl;	/* the links with a change */
 	struct lheap *lh;
 	uint32_t *gh, *gpos, gn, nlinks;
+	const uint32_t *mult;
 };
 
 static void pair_ends(const struct sel *s, uint32_t p, uint32_t *a, uint32_t *b)
@@ -254,7 +256,13 @@ static int sel_cands(struct sel *s, uint32_t max, int yen)
 
 static int gless(const struct sel *s, uint32_t x, uint32_t y)	/* x above y */
 {
-	return s->load[x] != s->load[y] ? s->load[x] > s->load[y] : x < y;
+	uint64_t lx = s->load[x], ly = s->load[y];
+
+	if (s->mult) {		/* load per cable: compare lx / mx with ly / my */
+		lx *= s->mult[y];
+		ly *= s->mult[x];
+	}
+	return lx != ly ? lx > ly : x < y;
 }
 
 static void gswap(struct sel *s, uint32_t i, uint32_t j)
@@ -520,18 +528,76 @@ static void sel_free(struct sel *s)
 	free(s->gpos);
 }
 
-int la_paths_select(const struct la_ctx *c, uint32_t max, int yen, struct fmt_paths *ps,
+/* la_bundle_path_fn: the path chosen for pair @p (none between machines of one switch). */
+static uint32_t sel_path(void *arg, uint32_t p, const struct la_hop **h)
+{
+	const struct sel *s = arg;
+	uint32_t a, b, k;
+
+	pair_ends(s, p, &a, &b);
+	if (a == b || !s->cnt[p])
+		return 0;
+	k = (uint32_t)__builtin_ctz(s->alive[p]);
+	*h = cand(s, p, k);
+	return cand_len(s, p, k);
+}
+
+/* Every pair's path into @ps, each bundled hop on the cable its destination got. */
+static int sel_emit(const struct sel *s, const struct la_ctx *c, const struct la_bundle *b,
+		    const struct la_spread *sp, struct fmt_paths *ps, struct fab_err *err)
+{
+	struct la_hop cable[LA_HOPS_MAX];
+
+	for (uint32_t p = 0; p < s->npairs; p++) {
+		uint32_t i = p / (c->nca - 1), j = p % (c->nca - 1), a, bb, n;
+		const struct la_hop *h = NULL;
+
+		j += j >= i;
+		pair_ends(s, p, &a, &bb);
+		if (!s->cnt[p]) {
+			fab_err_set(err, "no legal up/down path from switch '%s' to switch '%s'",
+				    FAB_LABEL(c->f, c->f->switches[a]),
+				    FAB_LABEL(c->f, c->f->switches[bb]));
+			return -1;
+		}
+		n = sel_path((void *)s, p, &h);
+		for (uint32_t x = 0; b->any && x < n; x++)
+			cable[x] = (struct la_hop){ h[x].node, la_bundle_port(b, c, sp, &h[x], j) };
+		if (la_ctx_add(c, ps, c->ca[i], c->ca[j], b->any ? cable : h, n)) {
+			fab_err_set(err, "out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int la_paths_select(const struct la_ctx *c0, uint32_t max, int yen, struct fmt_paths *ps,
 		    struct la_sel_stats *st, struct fab_err *err)
 {
-	struct sel s = { .c = c, .nlinks = c->u->adj.off[c->ns] };
-	size_t nsp = (size_t)c->ns * c->ns + 1;
+	struct la_bundle b;
+	struct la_spread sp = { 0 };
+	struct la_ctx cb;
+	const struct la_ctx *c = c0;
+	struct sel s = { 0 };
+	size_t nsp = (size_t)c0->ns * c0->ns + 1;
 	int rc = -1;
 
 	memset(st, 0, sizeof(*st));
 	if (max > 16)
 		max = 16;
-	if (c->nca < 2)
+	if (c0->nca < 2)
 		return 0;
+	if (la_bundle_init(&b, c0, err))
+		return -1;
+	if (b.any) {	/* parallel cables: select over bundles, spread over cables after */
+		cb = *c0;
+		cb.u = &b.ub;
+		cb.linkof = b.linkof;
+		c = &cb;
+		s.mult = b.mult;
+	}
+	s.c = c;
+	s.nlinks = c->u->adj.off[c->ns];
 	s.npairs = c->nca * (c->nca - 1);
 	s.cstart = calloc(nsp, sizeof(*s.cstart));
 	s.spn = calloc(nsp, 1);
@@ -541,31 +607,16 @@ int la_paths_select(const struct la_ctx *c, uint32_t max, int yen, struct fmt_pa
 		rc = -1;
 		goto out;
 	}
-	if (rc || sel_init(&s, &st->cands) || mllf(&s, &st->removed)) {
+	if (rc || sel_init(&s, &st->cands) || mllf(&s, &st->removed) ||
+	    (b.any && la_bundle_spread(&b, c, &sp, sel_path, &s))) {
 		fab_err_set(err, "out of memory");
 		rc = -1;
 		goto out;
 	}
-	rc = -1;
-	for (uint32_t p = 0; p < s.npairs; p++) {
-		uint32_t i = p / (c->nca - 1), j = p % (c->nca - 1), a, b, k;
-
-		j += j >= i;
-		pair_ends(&s, p, &a, &b);
-		if (!s.cnt[p]) {
-			fab_err_set(err, "no legal up/down path from switch '%s' to switch '%s'",
-				    fab_desc(c->f, c->f->switches[a]), fab_desc(c->f, c->f->switches[b]));
-			goto out;
-		}
-		k = (uint32_t)__builtin_ctz(s.alive[p]);
-		if (la_ctx_add(c, ps, c->ca[i], c->ca[j], a == b ? NULL : cand(&s, p, k),
-			       a == b ? 0 : cand_len(&s, p, k))) {
-			fab_err_set(err, "out of memory");
-			goto out;
-		}
-	}
-	rc = 0;
+	rc = sel_emit(&s, c, &b, &sp, ps, err);
 out:
+	la_spread_free(&sp);
+	la_bundle_free(&b);
 	sel_free(&s);
 	return rc;
 }
@@ -676,8 +727,8 @@ int la_paths_widest(const struct la_ctx *c, int dst_major, int bottleneck, struc
 			r = widest_pair(&w, ps, s, d);
 			if (r > 0)
 				fab_err_set(err, "no legal up/down path from switch '%s' to switch '%s'",
-					    fab_desc(c->f, c->f->switches[c->epsw[s]]),
-					    fab_desc(c->f, c->f->switches[c->epsw[d]]));
+					    FAB_LABEL(c->f, c->f->switches[c->epsw[s]]),
+					    FAB_LABEL(c->f, c->f->switches[c->epsw[d]]));
 			else if (r < 0)
 				fab_err_set(err, "out of memory");
 			if (r)
@@ -713,7 +764,7 @@ int la_paths_trace(const struct la_ctx *c, const struct rt_routing *r, struct fm
 
 				if (y == FAB_NONE || n == 255) {
 					fab_err_set(err, "LID %u is not routed from switch '%s'", lid,
-						    fab_desc(f, f->switches[x]));
+						    FAB_LABEL(f, f->switches[x]));
 					return -1;
 				}
 				hops[n++] = (struct la_hop){ x, port };

@@ -230,7 +230,7 @@ static int put_paths(struct tab *t, const struct fmt_paths *ps, const struct la_
 
 			if (*e != RT_NO_PORT && *e != ps->hop[h].port) {
 				fab_err_set(err, "path %zu: switch '%s' already sends LID %u by port %u, "
-					    "not %u", i + 1, fab_desc(f, ps->hop[h].node), lid, *e,
+					    "not %u", i + 1, FAB_LABEL(f, ps->hop[h].node), lid, *e,
 					    ps->hop[h].port);
 				free(seen);
 				return -1;
@@ -318,7 +318,7 @@ int la_realise(const struct fabric *f, const struct fmt_paths *ps, const struct 
 
 		if (fab_ep_lid(f, e) + (1u << fab_ep_lmc(f, e)) > r->lft_len || (1u << fab_ep_lmc(f, e)) < k) {
 			fab_err_set(err, "'%s' port %u: %u LIDs from LID %u do not hold its %u "
-				    "configurations", fab_desc(f, f->eps[e].node), f->eps[e].port,
+				    "configurations", FAB_LABEL(f, f->eps[e].node), f->eps[e].port,
 				    1u << fab_ep_lmc(f, e), fab_ep_lid(f, e), k);
 			goto out;
 		}

@@ -53,7 +53,7 @@ int la_updn_build(const struct fabric *f, uint32_t root, struct la_updn *u, stru
 	for (uint32_t s = 0; s < ns; s++)
 		if (u->level[s] == UINT32_MAX) {
 			fab_err_set(err, "the switches are not all connected: '%s' cannot reach '%s'",
-				    fab_desc(f, f->switches[root]), fab_desc(f, f->switches[s]));
+				    FAB_LABEL(f, f->switches[root]), FAB_LABEL(f, f->switches[s]));
 			goto fail;
 		}
 	return 0;
@@ -84,7 +84,7 @@ uint32_t la_updn_root(const struct fabric *f, const struct eng_args *a, uint64_t
 		sw = ucast_node_switch(f, nodes[0]);
 		if (sw == FAB_NONE)
 			fab_err_set(err, "option root: node '%s' is not linked to a switch",
-				    fab_desc(f, nodes[0]));
+				    FAB_LABEL(f, nodes[0]));
 		free(nodes);
 		return sw;
 	}

@@ -78,7 +78,7 @@ static int check_reach(const struct fabric *f, const struct ucast_adj *adj, cons
 	}
 	if (split) {
 		fab_err_set(err, "the switches are not all connected: '%s' cannot reach '%s'",
-			    fab_desc(f, f->switches[a]), fab_desc(f, f->switches[b]));
+			    FAB_LABEL(f, f->switches[a]), FAB_LABEL(f, f->switches[b]));
 		return ENG_NOT_APPLICABLE;
 	}
 	*diameter = 0;
@@ -88,7 +88,7 @@ static int check_reach(const struct fabric *f, const struct ucast_adj *adj, cons
 
 			if (h == UINT8_MAX) {
 				fab_err_set(err, "switches '%s' and '%s' are more than %u hops apart",
-					    fab_desc(f, f->switches[a]), fab_desc(f, f->switches[b]),
+					    FAB_LABEL(f, f->switches[a]), FAB_LABEL(f, f->switches[b]),
 					    UINT8_MAX - 1);
 				return ENG_NOT_APPLICABLE;
 			}

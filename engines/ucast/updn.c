@@ -12,7 +12,10 @@
  * the routing is deadlock-free on one VL, paths from and to switches
  * included.
  *
- * Roots. Option roots (descriptions or 0x GUIDs; a CA names its switch).
+ * Roots. Option roots (descriptions or 0x GUIDs; a CA names its switch)
+ * and OpenSM's root_guid_file (node GUIDs one a line; a CA's stands for its
+ * switch; GUIDs not in the fabric are ignored; a file that names no node of
+ * the fabric makes updn not applicable, as OpenSM disables its updn then).
  * Without it, detect=center picks one root: among the switches with CAs
  * attached (all switches when none has), the one with the least total hop
  * distance to all switches, then the lowest GUID. One root makes every
@@ -75,6 +78,10 @@ static const struct eng_opt updn_opts[] = {
 	  "pairs unrouted, as OpenSM does" },
 	{ .name = "count_switch_lids", .type = ENG_OPT_BOOL, .defval = "0",
 	  .help = "1: LIDs of switches count when balancing ports (as minhop)" },
+	{ .name = "root_guid_file", .type = ENG_OPT_FILE, .defval = "",
+	  .help = "OpenSM's root_guid_file: root switches by node GUID, one a line (a CA's GUID "
+	  "stands for its switch; GUIDs not in the fabric are ignored), besides roots",
+	  .check = eng_check_guids },
 	{ .name = NULL },
 };
 
@@ -102,44 +109,63 @@ struct updn {
 	uint16_t *key;
 	uint64_t missing;
 	uint32_t miss_s, miss_t, redone, maxrank;
+	size_t file_guids, file_ignored;
 };
 
 /* --- roots -------------------------------------------------------------------- */
 
-/* Node named by @tok: a description, else a 0x node GUID; FAB_NONE if none. */
-static uint32_t find_node(const struct fabric *f, const char *tok)
+/* Add switch @s to the roots, once. */
+static void add_switch(struct updn *u, uint32_t s)
 {
-	uint32_t n = fab_node_by_desc(f, tok, NULL);
-	unsigned long long g;
-	char *end;
-
-	if (n != FAB_NONE || strncmp(tok, "0x", 2))
-		return n;
-	errno = 0;
-	g = strtoull(tok + 2, &end, 16);
-	return errno || *end || end == tok + 2 ? FAB_NONE : fab_node_by_guid(f, g);
+	for (size_t j = 0; j < u->nroots; j++)
+		if (u->roots[j] == s)
+			return;
+	u->roots[u->nroots++] = s;
 }
 
 /* Add the switch standing for @tok to the roots (once); 0 or -1 with @err. */
 static int add_root(struct updn *u, const char *tok, struct fab_err *err)
 {
-	uint32_t node = find_node(u->f, tok), s;
+	uint32_t node = fab_node_resolve(u->f, tok, "option roots: ", err), s;
 
-	if (node == FAB_NONE) {
-		fab_err_set(err, "option roots: no node \"%s\" (give a description or a 0x node "
-			    "GUID)", tok);
+	if (node == FAB_NONE)
 		return -1;
-	}
 	s = ucast_node_switch(u->f, node);
 	if (s == FAB_NONE) {
 		fab_err_set(err, "option roots: node \"%s\" is not linked to any switch", tok);
 		return -1;
 	}
-	for (size_t j = 0; j < u->nroots; j++)
-		if (u->roots[j] == s)
-			return 0;
-	u->roots[u->nroots++] = s;
+	add_switch(u, s);
 	return 0;
+}
+
+/*
+ * The roots of root_guid_file, as OpenSM takes them: node GUIDs of switches;
+ * a CA's node or port GUID stands for its switch (OpenSM's manual); GUIDs
+ * of no node of the fabric are counted and ignored. ENG_OK or ENG_ERROR.
+ */
+static int roots_file(struct updn *u, const struct eng_args *a, struct fab_err *err)
+{
+	uint64_t *g;
+	size_t n;
+	int rc = eng_arg_guids(a, "root_guid_file", &g, &n, err);
+
+	if (rc < 0)
+		return ENG_ERROR;
+	u->file_guids = n;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t node = fab_node_by_guid(u->f, g[i]), ep, s;
+
+		if (node == FAB_NONE && (ep = fab_ep_by_port_guid(u->f, g[i])) != FAB_NONE)
+			node = u->f->eps[ep].node;
+		s = node == FAB_NONE ? FAB_NONE : ucast_node_switch(u->f, node);
+		if (s == FAB_NONE)
+			u->file_ignored++;
+		else
+			add_switch(u, s);
+	}
+	free(g);
+	return ENG_OK;
 }
 
 /* The comma list @list as root switches; ENG_OK or ENG_ERROR. */
@@ -148,7 +174,7 @@ static int roots_given(struct updn *u, const char *list, struct fab_err *err)
 	char *copy = strdup(list), *save = NULL;
 	int rc = ENG_OK;
 
-	u->roots = malloc((strlen(list) / 2 + 2) * sizeof(*u->roots));
+	u->roots = malloc(((size_t)u->f->nswitches + 1) * sizeof(*u->roots));
 	if (!copy || !u->roots) {
 		free(copy);
 		fab_err_set(err, "out of memory");
@@ -235,10 +261,16 @@ static int find_roots(struct updn *u, const struct eng_args *a, struct fab_err *
 	uint32_t *cas;
 	uint8_t *hops;
 
-	if (roots_given(u, eng_arg(a, "roots"), err))
+	if (roots_given(u, eng_arg(a, "roots"), err) || roots_file(u, a, err))
 		return ENG_ERROR;
 	if (u->nroots)
 		return ENG_OK;
+	if (*eng_arg(a, "root_guid_file")) {
+		fab_err_set(err, "root_guid_file %s: none of its %zu GUIDs is a switch or CA of this "
+			    "fabric (OpenSM's updn does not route then either)",
+			    eng_arg(a, "root_guid_file"), u->file_guids);
+		return ENG_NOT_APPLICABLE;
+	}
 	free(u->roots);
 	u->roots = malloc(((size_t)u->f->nswitches + 1) * sizeof(*u->roots));
 	cas = malloc(((size_t)u->f->nswitches + 1) * sizeof(*cas));
@@ -436,7 +468,7 @@ static void root_names(const struct updn *u, char *buf, size_t len)
 	buf[0] = '\0';
 	for (size_t i = 0; i < u->nroots && i < 3; i++) {
 		int w = snprintf(buf + used, len - used, "%s'%s'", i ? ", " : "",
-				 fab_desc(u->f, u->f->switches[u->roots[i]]));
+				 FAB_LABEL(u->f, u->f->switches[u->roots[i]]));
 
 		if (w < 0 || (size_t)w >= len - used)
 			return;
@@ -448,14 +480,17 @@ static void root_names(const struct updn *u, char *buf, size_t len)
 
 static char *updn_notes(const struct updn *u, int detected)
 {
-	char names[200], buf[512];
+	char names[200], buf[600], from[160];
 	int n;
 
 	if (!u->nroots)
 		return strdup("no switches to route");
 	root_names(u, names, sizeof(names));
+	if (u->file_guids)
+		snprintf(from, sizeof(from), "given, root_guid_file: %zu GUIDs, %zu not in the fabric "
+			 "ignored", u->file_guids, u->file_ignored);
 	n = snprintf(buf, sizeof(buf), "root%s %s (%s), ranks 0-%u", u->nroots > 1 ? "s" : "",
-		     names, detected ? "detected" : "given", u->maxrank);
+		     names, detected ? "detected" : u->file_guids ? from : "given", u->maxrank);
 	if (u->redone && n > 0 && (size_t)n < sizeof(buf))
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "; %u of %u destination switches "
 			      "routed with all-down routes kept", u->redone, u->f->nswitches);
@@ -472,8 +507,8 @@ static int not_applicable(const struct updn *u, struct fab_err *err)
 	root_names(u, names, sizeof(names));
 	fab_err_set(err, "no up/down path from switch '%s' to switch '%s' with root%s %s "
 		    "(%llu switch pairs have none; strict=0 routes the others)",
-		    fab_desc(u->f, u->f->switches[u->miss_s]),
-		    fab_desc(u->f, u->f->switches[u->miss_t]), u->nroots > 1 ? "s" : "", names,
+		    FAB_LABEL(u->f, u->f->switches[u->miss_s]),
+		    FAB_LABEL(u->f, u->f->switches[u->miss_t]), u->nroots > 1 ? "s" : "", names,
 		    (unsigned long long)u->missing);
 	return ENG_NOT_APPLICABLE;
 }
@@ -491,7 +526,7 @@ static int prepare(struct updn *u, const struct eng_args *a, int strict, struct 
 		goto oom;
 	if (rc) {
 		fab_err_set(err, "the switches are not all connected: '%s' cannot reach '%s'",
-			    fab_desc(u->f, u->f->switches[x]), fab_desc(u->f, u->f->switches[y]));
+			    FAB_LABEL(u->f, u->f->switches[x]), FAB_LABEL(u->f, u->f->switches[y]));
 		return ENG_NOT_APPLICABLE;
 	}
 	if (!u->f->nswitches)
@@ -517,7 +552,7 @@ static int updn_route(const struct eng_req *q, const struct eng_args *a, struct 
 	struct updn u = { .f = f };
 	struct ucast_opts o = { 0 };
 	struct rt_routing *r = NULL;
-	const char *given = eng_arg(a, "roots");
+	int given = *eng_arg(a, "roots") || *eng_arg(a, "root_guid_file");
 	int strict = eng_arg_bool(a, "strict"), rc;
 
 	*out = NULL;
@@ -526,7 +561,7 @@ static int updn_route(const struct eng_req *q, const struct eng_args *a, struct 
 	if (rc == ENG_OK) {
 		r = rt_new(f);
 		if (!r || ucast_fill(f, r, &u.adj, &o, updn_cands, &u) ||
-		    !(r->notes = updn_notes(&u, !*given))) {
+		    !(r->notes = updn_notes(&u, !given))) {
 			fab_err_set(err, "out of memory");
 			rc = ENG_ERROR;
 		}

@@ -2,7 +2,7 @@
 /**
  * DOC: libFuzzer harness for the file parsers
  *
- * One source built nine times, one target per parser (see README.md):
+ * One source built ten times, one target per parser (see README.md):
  *
  *  -DFUZZ_IBND     fmt_topo_parse(FMT_IBND): then writes the fabric in both
  *                  formats and checks that the ibnetdiscover text parses back
@@ -18,7 +18,10 @@
  *  -DFUZZ_GROUPS   fmt_dfly_find() with the input as a groups file, against
  *                  the dragonfly a=3 p=1 h=2 (whose groups discovery cannot
  *                  tell): a verified grouping must be a partition into
- *                  cliques, a refusal must say why.
+ *                  cliques, a refusal must say why;
+ *  -DFUZZ_NAMES    fmt_names_parse() (a node-name-map), then
+ *                  fmt_names_apply() to a copy of the fixed fabric: every
+ *                  node it names must carry its name (cut to 64 bytes).
  *
  * The input is handed over as it comes, without a terminating NUL, so that
  * a parser reading past its length shows up under AddressSanitizer. Any
@@ -38,7 +41,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#if defined(FUZZ_LFTS) || defined(FUZZ_FDBS) || defined(FUZZ_SL2VL) || defined(FUZZ_PATHSL)
+#if defined(FUZZ_LFTS) || defined(FUZZ_FDBS) || defined(FUZZ_SL2VL) || defined(FUZZ_PATHSL) || \
+	defined(FUZZ_NAMES)
 #define FUZZ_FIXED_FABRIC
 #endif
 
@@ -224,8 +228,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (!err.msg[0]) {
 		abort();	/* a refusal says why */
 	}
+#elif defined(FUZZ_NAMES)
+	struct fmt_names m;
+	struct fabric *f;
+
+	if (fmt_names_parse(buf, size, "fuzz", &m, &err)) {
+		if (!err.msg[0])
+			abort();	/* a refusal says why */
+		return 0;
+	}
+	f = fab_copy(fixed_fabric(), &err);
+	if (!f || fmt_names_apply(f, &m, &err) < 0)
+		abort();
+	for (size_t i = 0; i < m.n; i++) {
+		uint32_t n = fab_node_by_guid(f, m.guid[i]);
+
+		if (n != FAB_NONE && strcmp(fab_desc(f, n), m.name[i]))
+			abort();
+	}
+	fab_free(f);
+	fmt_names_free(&m);
 #else
-#error "define one of FUZZ_IBND, FUZZ_IBSIM, FUZZ_LFTS, FUZZ_FDBS, FUZZ_SUBNET, FUZZ_GUID2LID, FUZZ_SL2VL, FUZZ_PATHSL, FUZZ_GROUPS"
+#error "define one of FUZZ_IBND, FUZZ_IBSIM, FUZZ_LFTS, FUZZ_FDBS, FUZZ_SUBNET, FUZZ_GUID2LID, FUZZ_SL2VL, FUZZ_PATHSL, FUZZ_GROUPS, FUZZ_NAMES"
 #endif
 	return 0;
 }

@@ -1,27 +1,37 @@
 #!/bin/sh
 # The dashboard: fabrouted serves web/ at / (content types, ETag and 304,
-# HEAD, no way out of the embedded files, off with dashboard = 0), and the
-# page, loaded in headless Chromium against a daemon routing the 648-port
-# fat tree, shows the live engine, epoch and node counts, before and after
-# a fault. Leaves a screenshot in the build directory (web-dashboard.png).
+# HEAD, no way out of the embedded files, off with dashboard = 0); and the
+# page in headless Chromium (driven over the DevTools protocol by
+# tests/integration/web_check.py), against daemons routing the 648-port fat
+# tree and a 5488-CA 3-level fat tree (mport-ntree m=28 n=3), before and
+# after faults taken down with `fabroute fault down`: the live epoch,
+# engine and counts, every switch drawn (648) or pods and spine groups
+# (5488) with a pod opened, a host found, the heat switched to all pairs,
+# the subtree root named, faults drawn and listed, no script error. Prints
+# the first render times (performance marks) and leaves screenshots in the
+# build directory (web-*.png).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$top_srcdir/tests/integration/daemon_lib.sh"
 
 CHROMIUM=${CHROMIUM:-chromium}
 command -v "$CHROMIUM" >/dev/null 2>&1 || skip_all "chromium is needed (scripts/setup.sh installs it)"
+command -v python3 >/dev/null 2>&1 || skip_all "python3 is needed"
+B=$top_builddir
 
-# browser ARGS... URL: headless Chromium with its own profile, bounded in time.
-browser() {
-	prof=$(mktemp -d "$t_tmp/chromium.XXXXXX")
-	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
-		--disable-component-update --disable-sync --no-first-run --disable-extensions \
-		--user-data-dir="$prof" --virtual-time-budget=10000 "$@" 2>>"$t_tmp/chromium.log"
+# page OUT ACTION...: the dashboard at $D_URL in Chromium, what it shows after loading and after
+# each action in $t_tmp/OUT.json (tests/integration/web_check.py)
+page() {
+	out=$t_tmp/$1.json
+	shift
+	timeout 180 python3 "$top_srcdir/tests/integration/web_check.py" --chromium "$CHROMIUM" \
+		"$D_URL/" "$out" "$@" 2>>"$t_tmp/chromium.log" ||
+		{ diag "web_check.py failed:"; sed 's/^/# /' "$t_tmp/chromium.log" | tail -20; }
+	[ -s "$out" ] || echo '[]' >"$out"
 }
-
-# dom_text ID: the text of the element with id ID in $t_tmp/dom.html.
-dom_text() {
-	sed -n "s/.*id=\"$1\"[^>]*>\([^<]*\)<.*/\1/p" "$t_tmp/dom.html" | head -1
-}
+# at STEP FILTER: a jq filter over what the page showed at step STEP (0: after loading)
+at() { jq -r ".[$1] | $2" "$out" 2>/dev/null; }
+no_errors() { is "$1: no script error" "$(at "$2" '.errors | length')" 0; }
+fault() { "$FABROUTE" fault down "$@" --url "$D_URL" --token-file "$t_tmp/token" >/dev/null; }
 
 d_start web --topology gen:ft648 || { not_ok "fabrouted starts"; done_testing; }
 ok "fabrouted starts on port $D_PORT"
@@ -77,41 +87,110 @@ is "/index.html%00.js: 400, not a file" "$(status)" 400
 head_of / -X POST
 is "POST /: 404" "$(status)" 404
 
-# --- the page in a browser ---------------------------------------------------------
+# --- the page in a browser: 648 CAs, every switch drawn ---------------------
 api GET /api/fabric
 want_epoch=$(jf .epoch.seq) want_engine=$(jf .epoch.engine)
 want_sw=$(jf .switches) want_ca=$(jf .cas) want_nodes=$(jf .nodes)
-browser --dump-dom "$D_URL/" >"$t_tmp/dom.html"
-like "the browser renders the page" "$(head -c 300 "$t_tmp/dom.html")" '<html'
-is "DOM: the live epoch" "$(dom_text epoch-seq)" "$want_epoch"
-is "DOM: the live engine" "$(dom_text engine)" "$want_engine"
-is "DOM: switch count" "$(dom_text count-switches)" "$want_sw"
-is "DOM: CA count" "$(dom_text count-cas)" "$want_ca"
-is "DOM: node count" "$(dom_text count-nodes)" "$want_nodes"
-is "DOM: readiness" "$(dom_text ready-badge)" READY
-is "DOM: the topology is drawn, one rectangle per switch" \
-	"$(grep -o 'class="sw"' "$t_tmp/dom.html" | wc -l | tr -d ' ')" "$want_sw"
-like "DOM: links drawn" "$(grep -o 'class="ln"' "$t_tmp/dom.html" | wc -l | tr -d ' ')" '^[1-9][0-9]*$'
-like "DOM: a route traced" "$(dom_text route-summary)" 'delivered'
-like "DOM: VL verdict" "$(dom_text vl-verdict)" '^Deadlock-free'
-like "DOM: events listed" "$(cat "$t_tmp/dom.html")" 'fabrouted [0-9.]+ started'
-like "DOM: no OpenSM source, said plainly" "$(cat "$t_tmp/dom.html")" 'no OpenSM source'
+page ft648 "find:node-645" "trace:leaf-00,node-645"
+diag "648 CAs: first render $(at 0 .marks.topology) ms, every panel $(at 0 .marks.ready) ms"
+is "648: the live epoch" "$(at 0 '.text["epoch-seq"]')" "$want_epoch"
+is "648: the live engine" "$(at 0 .text.engine)" "$want_engine"
+is "648: switch count" "$(at 0 '.text["count-switches"]')" "$want_sw"
+is "648: CA count" "$(at 0 '.text["count-cas"]')" "$want_ca"
+is "648: node count" "$(at 0 '.text["count-nodes"]')" "$want_nodes"
+is "648: readiness" "$(at 0 '.text["ready-badge"]')" READY
+is "648: VLs in use, with their numbers" "$(at 0 '.text["vls-used"]')" "1 (VL 0)"
+like "648: max link load, CA-to-CA" "$(at 0 '.text["max-load"]')" '^[0-9]+\.[0-9]{3}$'
+like "648: and all pairs beside it" "$(at 0 '.text["max-load-sub"]')" '^CA-to-CA; all pairs: [0-9,]+ routes$'
+is "648: every switch drawn" "$(at 0 .svg.sw)" "$want_sw"
+is "648: no units (a small fabric)" "$(at 0 .svg.unit)" 0
+like "648: links drawn" "$(at 0 .svg.ln)" '^[1-9][0-9]*$'
+is "648: the breadcrumb says so" "$(at 0 '.text["topo-crumbs"]')" "every switch"
+like "648: heat by CA-to-CA routes" "$(at 0 '.text["legend-range"]')" '^CA-to-CA: busiest link [0-9,]+ routes / 647 CAs'
+like "648: the subtree root named" "$(at 0 .root)" "^Subtree root: leaf-00 \\(LID 1\\)"
+is "648: the root ringed" "$(at 0 .svg.root)" 1
+like "648: a route traced" "$(at 0 '.text["route-summary"]')" 'delivered'
+like "648: VL verdict" "$(at 0 '.text["vl-verdict"]')" '^Deadlock-free'
+like "648: events listed" "$(at 0 .events)" 'fabrouted [0-9.]+ started'
+is "648: no fault" "$(at 0 '.text["faults-summary"]')" "No fault in force."
+no_errors "648" 0
+is "648: a host found, its switch marked" "$(at 1 .svg.found)" 1
+is "648: the host drawn by its switch" "$(at 1 '.svg.hosts | join(",")')" "node-645 (port 16)"
+like "648: where the host is" "$(at 1 '.text["topo-hover"]')" '^found node-645 \(0x[0-9a-f]{16}, LID [0-9]+\) on leaf-35 port 16$'
+is "648: the route drawn" "$(at 2 .svg.route)" 1
+no_errors "648, found and traced" 2
 
-api POST /api/faults '{"action": "down", "switch": "spine-00"}'
-is "fault: 202" "$code" 202
-d_wait_epoch 2 || not_ok "epoch 2 is published"
+fault --link leaf-00:19
+fault --switch spine-03
+d_wait_epoch 3 || not_ok "epoch 3 is published"
 d_wait_idle
 api GET /api/fabric
-browser --dump-dom "$D_URL/" >"$t_tmp/dom.html"
-is "DOM after a fault: the new epoch" "$(dom_text epoch-seq)" "$(jf .epoch.seq)"
-is "DOM after a fault: one switch fewer" "$(dom_text count-switches)" "$(jf .switches)"
-like "DOM after a fault: the fault event" "$(cat "$t_tmp/dom.html")" 'switch spine-00 down'
-
-shot=$top_builddir/web-dashboard.png
-rm -f "$shot"
-browser --hide-scrollbars --window-size=1440,1700 --screenshot="$shot" "$D_URL/" >/dev/null
-like "screenshot saved as $shot" "$(head -c 8 "$shot" 2>/dev/null | od -An -c | tr -d ' ')" '^211PNG'
+page ft648f "shot:$B/web-648-faults.png" "show:0" "zoom:in" "drag:120,0" "zoom:fit"
+is "648 after faults: the new epoch" "$(at 0 '.text["epoch-seq"]')" "$(jf .epoch.seq)"
+is "648 after faults: one switch fewer" "$(at 0 '.text["count-switches"]')" "$(jf .switches)"
+is "648 after faults: still every switch drawn, the downed one too" "$(at 0 .svg.sw)" "$want_sw"
+is "648 after faults: the downed switch drawn as such" "$(at 0 .svg.sw_down)" 1
+is "648 after faults: its 36 links and the downed link drawn as down" "$(at 0 .svg.ln_down)" 37
+like "648 after faults: the caption counts them" "$(at 0 '.text["topo-caption"]')" \
+	'faults: 1 switch\(es\) and 1 link\(s\) down, 37 link\(s\) out of service$'
+is "648 after faults: both listed" "$(at 0 '[.faults[] | .[0] + " " + .[1]] | join("; ")')" \
+	"switch spine-03 (level 2, 36 switch links, 0 CAs); link leaf-00:19 ↔ spine-00:1"
+like "648 after faults: said plainly" "$(at 0 '.text["faults-summary"]')" \
+	'^1 switch\(es\) and 1 link\(s\) down; epoch [0-9]+ routes around them: every pair delivered$'
+like "648 after faults: the fault events" "$(at 0 .events)" 'switch spine-03 down'
+no_errors "648 after faults" 0
+is "648 after faults: 'show' marks the downed switch" "$(at 2 .svg.found)" 1
+vb=$(at 2 .viewbox)
+is "648: the whole picture at first" "${vb%% *} $(echo "$vb" | cut -d' ' -f3)" "0.0 1200.0"
+is "648: zoomed in by 1.5 around the middle" "$(at 3 .viewbox | cut -d' ' -f1,3)" "200.0 800.0"
+like "648: dragged 120 px to the right, the picture follows" "$(at 4 .viewbox | cut -d' ' -f1,3)" '^1[0-9]{2}\.[0-9] 800\.0$'
+is "648: fit again" "$(at 5 .viewbox)" "$vb"
+no_errors "648: show, zoom, drag" 5
+like "screenshot saved as $B/web-648-faults.png" "$(head -c 8 "$B/web-648-faults.png" 2>/dev/null | od -An -c | tr -d ' ')" '^211PNG'
 d_stop
+
+# --- 5488 CAs: pods and spine groups, drill-down, search, heat ----------------
+if d_start big --topology gen:mport-ntree:m=28,n=3 && d_wait_epoch 1; then
+	ok "fabrouted routes 5488 CAs"
+	api GET /api/topology
+	is "5488: 28 pods" "$(jf .pods)" 28
+	page big "open:pod 0" "fabric" "shot:$B/web-5488.png" "find:node-1234" "heat:all" \
+		"shot:$B/web-5488-found.png:#topology-panel"
+	diag "5488 CAs: first render $(at 0 .marks.topology) ms, every panel $(at 0 .marks.ready) ms"
+	is "5488: pods and spine groups, no switch drawn one by one" "$(at 0 '[.svg.unit, .svg.sw] | join(" ")')" "42 0"
+	is "5488: units named" "$(at 0 '[.svg.units[0], .svg.units[14], .svg.units[41]] | join(", ")')" \
+		"spine group 0, pod 0, pod 27"
+	is "5488: every bundle drawn" "$(at 0 .svg.ln)" "$((28 * 14))"
+	like "5488: the caption" "$(at 0 '.text["topo-caption"]')" \
+		'^tree, 980 switches in 28 pod units and 14 spine units, 10,976 switch-to-switch links$'
+	like "5488: the subtree root named" "$(at 0 .root)" '^Subtree root: leaf-000 \(LID 1\)'
+	is "5488: its pod ringed" "$(at 0 .svg.root)" 1
+	no_errors "5488" 0
+	is "5488: pod 0 opened" "$(at 1 '.text["topo-crumbs"]')" "fabric›pod 0"
+	is "5488: its 28 switches drawn" "$(at 1 .svg.sw)" 28
+	is "5488: with the 14 spine groups it links to" "$(at 1 .svg.unit)" 14
+	is "5488: back to the fabric" "$(at 2 .svg.unit)" 42
+	is "5488: a host found in its pod" "$(at 4 '.text["topo-crumbs"]')" "fabric›pod 6"
+	is "5488: the host drawn by its leaf" "$(at 4 '.svg.hosts | join(",")')" "node-1234 (port 3)"
+	like "5488: heat by CA-to-CA routes, 1 = a host's rate" "$(at 4 '.text["legend-range"]')" \
+		'^CA-to-CA: busiest link 5,474 routes / 5,487 CAs = 1\.00$'
+	like "5488: heat by all pairs" "$(at 5 '.text["legend-range"]')" \
+		'^all pairs: busiest link 35,292 routes / 6,467 endpoints = 5\.46$'
+	no_errors "5488, opened, found, heat" 5
+
+	fault --link leaf-003:15
+	d_wait_epoch 2 || not_ok "epoch 2 is published"
+	d_wait_idle
+	page bigf "open:pod 0" "shot:$B/web-5488-pod0-fault.png:#topology-panel"
+	diag "5488 CAs with a fault: first render $(at 0 .marks.topology) ms"
+	is "5488 after a fault: the pod holding it marked" "$(at 0 .svg.unit_hurt)" 1
+	is "5488 after a fault: listed" "$(at 0 '.faults[0][1]')" "leaf-003:15 ↔ l2-000:4"
+	is "5488 after a fault: drawn in its pod" "$(at 1 .svg.ln_down)" 1
+	no_errors "5488 after a fault" 1
+	d_stop
+else
+	not_ok "fabrouted routes 5488 CAs"
+fi
 
 # --- dashboard = 0 ------------------------------------------------------------------
 d_start nodash --topology gen:kary-ntree:k=2,n=2 --dashboard 0 || not_ok "fabrouted starts without dashboard"

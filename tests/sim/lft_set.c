@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: lft_set TOPOLOGY LFT_DUMP LOCAL_NODE\n");
 		return 2;
 	}
-	f = fmt_topo_load(argv[1], FMT_AUTO, &err);
+	f = fmt_topo_load(argv[1], FMT_AUTO, NULL, &err);
 	if (f && !fmt_read_file_max(argv[2], FMT_DUMP_SIZE_MAX, &buf, &blen, &err)) {
 		r = fmt_lfts_parse(buf, blen, argv[2], f, &err);
 		free(buf);

@@ -85,7 +85,7 @@ static int write_dump(const char *path, const struct fabric *f, const struct rt_
 static int run(const char *topo, const char *in, const char *out, int do_shift)
 {
 	struct fab_err err = { { 0 } };
-	struct fabric *f = fmt_topo_load(topo, FMT_AUTO, &err);
+	struct fabric *f = fmt_topo_load(topo, FMT_AUTO, NULL, &err);
 	struct rt_routing *r = NULL;
 	unsigned long moved, total;
 	char *buf = NULL;

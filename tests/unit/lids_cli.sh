@@ -113,4 +113,68 @@ runs "bad heuristic: exit 2" 2 "$F" lids --topology "$D/r.ibnd" --paths "$D/p.tx
 like "lists the heuristics" "$err" "greedy\|sm-s\|sm-l\|color-s\|color-l"
 runs "missing --paths: exit 2" 2 "$F" lids --topology "$D/r.ibnd"
 runs "lids --help" 0 "$F" lids --help
+
+# papers/002 Figure 6: realising R_m0 = {p1, p2, p3, p4} in that order, greedy
+# puts p1 and p3 in one configuration, then needs one for p2 and one for p4:
+# 3. The paths are taken in the file's order; sorted by source (m1, m2, m3,
+# m4: p1, p2, p4, p3) greedy finds the optimum, 2.
+cat > "$D/fig6.net" <<'EOF'
+switchguid=0x100
+Switch	4 "s0"
+[1]	"m0"[1]
+[2]	"s1"[2]
+[3]	"s2"[2]
+
+Switch	4 "s1"
+[1]	"s4"[3]
+[2]	"s0"[2]
+[3]	"s3"[4]
+
+Switch	4 "s2"
+[1]	"s3"[2]
+[2]	"s0"[3]
+[3]	"s5"[3]
+
+Switch	4 "s3"
+[1]	"s4"[4]
+[2]	"s2"[1]
+[3]	"s5"[4]
+[4]	"s1"[3]
+
+Switch	4 "s4"
+[1]	"m1"[1]
+[2]	"m2"[1]
+[3]	"s1"[1]
+[4]	"s3"[1]
+
+Switch	4 "s5"
+[1]	"m3"[1]
+[2]	"m4"[1]
+[3]	"s2"[3]
+[4]	"s3"[3]
+
+caguid=0x1000
+Hca	1 "m0"
+[1]	"s0"[1]
+
+Hca	1 "m1"
+[1]	"s4"[1]
+
+Hca	1 "m2"
+[1]	"s4"[2]
+
+Hca	1 "m3"
+[1]	"s5"[1]
+
+Hca	1 "m4"
+[1]	"s5"[2]
+EOF
+printf '# p1, p2, p3, p4\nm1 m0 s4:3 s1:2 s0:1\nm2 m0 s4:4 s3:2 s2:2 s0:1\nm4 m0 s5:3 s2:2 s0:1\nm3 m0 s5:4 s3:4 s1:2 s0:1\n' \
+	> "$D/fig6.txt"
+runs "Fig. 6, greedy, the file's order" 0 "$F" lids --topology "$D/fig6.net" --paths "$D/fig6.txt" \
+	--heuristic greedy
+like "3 configurations for m0" "$out" "4 paths \(0 identical merged\) to 1 ports: 3 configurations"
+runs "Fig. 6, greedy, --sort-by-source" 0 "$F" lids --topology "$D/fig6.net" \
+	--paths "$D/fig6.txt" --heuristic greedy --sort-by-source
+like "2 configurations for m0" "$out" "4 paths \(0 identical merged\) to 1 ports: 2 configurations"
 done_testing

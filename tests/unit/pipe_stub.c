@@ -111,6 +111,14 @@ void store_snap_free(struct store_snap *snap)
 	rt_free(snap->r);
 }
 
+void store_seq_floor(struct store *s, int64_t seq)
+{
+	pthread_mutex_lock(&s->mu);
+	if (s->seq < (uint64_t)seq)
+		s->seq = (uint64_t)seq;
+	pthread_mutex_unlock(&s->mu);
+}
+
 int64_t store_seq_next(struct store *s, struct fab_err *err)
 {
 	int64_t seq = -1;

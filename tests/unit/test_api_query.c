@@ -265,6 +265,14 @@ static void test_ambiguous_and_unlinked(void **state)
 	expect_err(apiq_route(e, "host-a", "dup", &err), &err, 409, "ambiguous",
 		   "dst: 2 nodes are described 'dup'");
 	expect_err(apiq_node(e, "dup", &err), &err, 409, "ambiguous", "node: 2 nodes");
+	/* the answer lists the candidates by GUID, in the message and the body */
+	assert_non_null(strstr(err.msg, "(0x0000000000000100, 0x0000000000000101)"));
+	assert_int_equal(err.ncand, 2);
+	j = api_err_json(&err);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "error"), "count")), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_object_get(j,
+			    "error"), "candidates"), 1)), "0x0000000000000101");
+	json_decref(j);
 	/* a switch named by GUID is fine: 16 digits, since 0x101 would be a LID */
 	expect_err(apiq_route(e, "host-a", "0x101", &err), &err, 404, "not_found",
 		   "dst: no port or node with LID 257");

@@ -65,24 +65,25 @@ static void test_garbage(void **state)
 {
 	(void)state;
 	fails(SW_HDR SW SW_P1 "\nhello world\n", FMT_IBND, 5,
-	      "expected a record line (vendid=, devid=, sysimgguid=, switchguid=, caguid=, rtguid=, Switch, Ca, Rt), a comment or a blank line, found 'hello'");
+	      "expected a record line (vendid=, devid=, sysimgguid=, switchguid=, caguid=, rtguid=, Switch, Ca, Rt), a port line, a comment or a blank line, found 'hello'");
 	fails("hello world\n", FMT_IBSIM, 1, "found 'hello'");
 	fails(SW_HDR SW "[1]\t\"H-0000000000100000\"[1] junk\n", FMT_IBND, 3,
 	      "expected a '#' comment or the end of the line, found 'junk'");
 	fails("Switch 8 \"s\"\n[1] \"h\"[1] junk\n", FMT_IBSIM, 2,
-	      "expected w=N, s=N, lid N, lmc N or a '#' comment, found 'junk'");
+	      "expected w=N, s=N, e=N, lid N, lmc N or a '#' comment, found 'junk'");
 	fails("Switch 8 \"s\" junk\n", FMT_IBSIM, 1, "expected lid N, lmc N, base port 0, enhanced port 0 or a '#' comment, found 'junk'");
 	fails(SW_HDR "Switch\t8 \"S-0000000000200000\" junk\n", FMT_IBND, 2, "found 'junk'");
-	fails(SW_HDR SW "hello\n", FMT_IBND, 3, "expected a port line '[N] ...' or a blank line ending the record, found 'hello'");
+	fails(SW_HDR SW "hello\n", FMT_IBND, 3, "expected a record line (vendid=, devid=, sysimgguid=, switchguid=, caguid=, rtguid=, Switch, Ca, Rt), a port line, a comment or a blank line, found 'hello'");
 	fails(SW_HDR SW "[x]\n", FMT_IBND, 3, "expected a port number as '[N]', found '[x]'");
 	fails("[1] \"s\"[1]\n", FMT_IBSIM, 1, "expected a port line '[N] \"peer\"[M]' only after a Switch, Hca or Rt line");
 	fails("[1]\t\"S-0000000000200000\"[1]\n", FMT_IBND, 1, "expected a port line only after a Switch, Ca or Rt line");
 	fails("vendid=zz\n", FMT_IBND, 1, "expected a 24-bit vendor id, found 'zz'");
 	fails("devid=0x10000\n", FMT_IBND, 1, "expected a 16-bit device id, found '0x10000'");
 	fails("switchguid=0x0\n", FMT_IBND, 1, "expected a non-zero 64-bit GUID after 'switchguid=', found '0x0'");
-	fails("Switch 8 \"s\"\n[1] \"h\"[1] w=16\n", FMT_IBSIM, 2, "expected a link width mask from 1 to 15 after 'w=', found '16'");
-	fails("Switch 8 \"s\"\n[1] \"h\"[1] s=8\n", FMT_IBSIM, 2, "expected a link speed mask from 1 to 7 after 's=', found '8'");
-	fails("width=0\n", FMT_IBSIM, 1, "expected 'width=N' with N from 1 to 15, found '0'");
+	fails("Switch 8 \"s\"\n[1] \"h\"[1] w=32\n", FMT_IBSIM, 2, "expected a link width mask (1 1x, 2 4x, 4 8x, 8 12x, 16 2x) from 1 to 31 after 'w=', found '32'");
+	fails("Switch 8 \"s\"\n[1] \"h\"[1] s=8\n", FMT_IBSIM, 2, "expected a link speed mask (1 SDR, 2 DDR, 4 QDR) from 1 to 7 after 's=', found '8'");
+	fails("Switch 8 \"s\"\n[1] \"h\"[1] e=16\n", FMT_IBSIM, 2, "expected an extended speed mask (1 FDR, 2 EDR, 4 HDR, 8 NDR) from 0 to 15 after 'e=', found '16'");
+	fails("width=0\n", FMT_IBSIM, 1, "expected 'width=N' with N from 1 to 31, found '0'");
 	fails("switchguid\n", FMT_IBSIM, 1, "expected '=GUID' or '+N' after 'switchguid', found 'end of line'");
 	fails("switchguid=+5\n", FMT_IBSIM, 1, "expected a GUID after '=' (write '+N' without '=' for a relative one), found '+5'");
 }
@@ -232,25 +233,25 @@ static void test_files(void **state)
 	(void)state;
 	/* binary junk: NUL bytes */
 	path = temp_file(junk, sizeof(junk) - 1, 0);
-	assert_null(fmt_topo_load(path, FMT_AUTO, &err));
+	assert_null(fmt_topo_load(path, FMT_AUTO, NULL, &err));
 	snprintf(want, sizeof(want), "%s:2: binary data (NUL byte), expected a text file", path);
 	assert_string_equal(err.msg, want);
 	unlink(path);
 	free(path);
 	/* a (sparse) file past the 64 MiB limit */
 	path = temp_file("Switch 8 \"s\"\n", 13, (off_t)FMT_SIZE_MAX + 1);
-	assert_null(fmt_topo_load(path, FMT_IBSIM, &err));
+	assert_null(fmt_topo_load(path, FMT_IBSIM, NULL, &err));
 	snprintf(want, sizeof(want), "%s: %lld bytes, larger than the 64 MiB limit for this kind of file",
 		 path, (long long)FMT_SIZE_MAX + 1);
 	assert_string_equal(err.msg, want);
 	unlink(path);
 	free(path);
 	/* a file that is not there */
-	assert_null(fmt_topo_load("/nonexistent/bad.net", FMT_AUTO, &err));
+	assert_null(fmt_topo_load("/nonexistent/bad.net", FMT_AUTO, NULL, &err));
 	assert_non_null(strstr(err.msg, "/nonexistent/bad.net: cannot open"));
 	/* errors in a file name it */
 	path = temp_file("Switch 8 \"s\"\n[9] \"h\"[1]\n", 24, 0);
-	assert_null(fmt_topo_load(path, FMT_IBSIM, &err));
+	assert_null(fmt_topo_load(path, FMT_IBSIM, NULL, &err));
 	snprintf(want, sizeof(want), "%s:2: expected a port number from 1 to 8, found '[9]'", path);
 	assert_string_equal(err.msg, want);
 	unlink(path);

@@ -160,7 +160,7 @@ static void test_faults_errors(void **state)
 {
 	struct fabric *f = gen("ring", "switches=5 hosts=1");
 	const char *bad[] = { "sw-9:3", "sw-1:9", "sw-1", "sw-1:x", "0x0002fab1000000ff:2" };
-	const char *need[] = { "no node with description or GUID \"sw-9\"", "has ports 1 to 3",
+	const char *need[] = { "no node \"sw-9\"", "has ports 1 to 3",
 			       "expected NODE:PORT", "expected NODE:PORT", "no node" };
 	const char *ca[] = { "node-01" }, *ok[] = { "sw-1:3" }, *unlinked[] = { "sw-1:3" };
 	struct gen_faults fl;

@@ -105,7 +105,7 @@ static void test_subnet_matches_ibnetdiscover(void **state)
 		struct fabric *a = subnet_of(cases[c]), *b;
 
 		snprintf(rel, sizeof(rel), "osm/%s/ibnetdiscover.out", cases[c]);
-		b = fmt_topo_load(tu_data(rel), FMT_AUTO, &err);
+		b = fmt_topo_load(tu_data(rel), FMT_AUTO, NULL, &err);
 		if (!b)
 			fail_msg("%s: %s", rel, err.msg);
 		assert_true(fab_topology_hash(a) == fab_topology_hash(b));

@@ -400,6 +400,20 @@ static void test_answer_vls(void **state)
 	epoch_unref(e);
 }
 
+/* The pass's deadline without timeout_ms: 2 s, 50 ms more per million LFT entries, at most 60 s. */
+static void test_deadline(void **state)
+{
+	(void)state;
+	assert_int_equal(osmp_deadline_ms(0, 0), OSMP_DEADLINE_BASE_MS);
+	assert_int_equal(osmp_deadline_ms(980, 6468), 2317);		/* 5488 CAs: 6.3 M entries */
+	assert_int_equal(osmp_deadline_ms(2000, 18000), 3800);		/* 16000 CAs: 36 M */
+	assert_int_equal(osmp_deadline_ms(3920, 47824), 11374);		/* 43904 CAs: 187 M */
+	assert_int_equal(osmp_deadline_ms(49151, 49151), OSMP_DEADLINE_MAX_MS);
+	assert_int_equal(osmp_deadline_ms(UINT64_MAX, 2), OSMP_DEADLINE_MAX_MS);
+	for (uint64_t n = 1000; n < 60000; n += 1000)
+		assert_true(osmp_deadline_ms(n / 8, n) <= osmp_deadline_ms(n / 8 + 125, n + 1000));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_vl_caps),
 		cmocka_unit_test(test_answer_sl0),
 		cmocka_unit_test(test_answer_vls),
+		cmocka_unit_test(test_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -262,8 +262,9 @@ static void test_kpaths(void **state)
 
 /* --- the engines through eng_run() ------------------------------------------------ */
 
-static void run_engine(const struct fabric *f, const char *chain, int assign, int want,
-		       struct eng_res *res, struct fab_err *err)
+/* Route @f with @chain and @options ("eng.k=v ...", may be NULL); the status must be @want. */
+static void run_engine_opts(const struct fabric *f, const char *chain, const char *options,
+			    int assign, int want, struct eng_res *res, struct fab_err *err)
 {
 	static const struct an_opts eval = { .all_lids = 1, .load = 1 };
 	struct eng_chain c;
@@ -271,12 +272,18 @@ static void run_engine(const struct fabric *f, const char *chain, int assign, in
 			     .lid_mode = FAB_LIDS_KEEP, .lmc_budget = FAB_LMC_MAX, .eval = &eval };
 	int rc;
 
-	if (eng_chain_parse_str(&c, chain, NULL, err))
+	if (eng_chain_parse_str(&c, chain, options, err))
 		fail_msg("%s: %s", chain, err->msg);
 	rc = eng_run(&q, res, err);
 	eng_chain_free(&c);
 	if (rc != want)
 		fail_msg("%s: %d, expected %d: %s", chain, rc, want, err->msg);
+}
+
+static void run_engine(const struct fabric *f, const char *chain, int assign, int want,
+		       struct eng_res *res, struct fab_err *err)
+{
+	run_engine_opts(f, chain, NULL, assign, want, res, err);
 }
 
 static void check_routed(const struct eng_res *res, const char *chain)
@@ -402,6 +409,51 @@ static void test_parallel_links(void **state)
 	fab_free(f);
 }
 
+/*
+ * The EDR tree of tests/data/fabrics: six cables from every leaf to every
+ * spine. With a leaf as Up/Down root (a spine root leaves leaf-to-leaf
+ * paths no other turn than at the root) pathsel spreads the paths over
+ * both spines and every cable: its worst link carries no more CA paths
+ * than sftree's (each leaf sends 24 x 72 = 1728 pairs up 12 cables: 144 a
+ * cable), and the cables take no LID (one per port).
+ */
+static void test_parallel_cables(void **state)
+{
+	struct fabric *f = tu_load("fabrics/edr-6x.ibnd", FMT_AUTO);
+	struct fab_err err = { { 0 } };
+	struct eng_res ps, sf;
+	struct an_opts o = { .load = 1, .ca_only = 1 };
+	struct an_report rp, rs;
+	uint32_t used = 0;
+
+	(void)state;
+	run_engine_opts(f, "pathsel", "pathsel.root=0x248a070300f6c100", 1, ENG_OK, &ps, &err);
+	check_routed(&ps, "pathsel");
+	run_engine(f, "sftree", 1, ENG_OK, &sf, &err);
+	assert_int_equal(an_evaluate(ps.fabric, ps.routing, &o, &rp, &err), 0);
+	assert_int_equal(an_evaluate(sf.fabric, sf.routing, &o, &rs, &err), 0);
+	assert_true(rp.load.max <= rs.load.max);
+	assert_true(ps.report.load.ca_max_load <= sf.report.load.ca_max_load + 1e-9);
+	/* every cable, both ways, carries the paths to some CA */
+	for (uint32_t s = 0; s < ps.fabric->nswitches; s++)
+		for (unsigned p = 1; p <= ps.fabric->nodes[ps.fabric->switches[s]].nports; p++) {
+			int hit = 0;
+
+			for (uint32_t e = 0; e < ps.fabric->neps && !hit; e++)
+				hit = ps.fabric->nodes[ps.fabric->eps[e].node].type == FAB_CA &&
+				      fab_sw_peer(ps.fabric, s, p) != FAB_NONE &&
+				      rt_lft_get(ps.routing, s, fab_ep_lid(ps.fabric, e)) == p;
+			used += hit;
+		}
+	assert_int_equal(used, 96);
+	assert_non_null(strstr(ps.routing->notes, "96 LIDs for 96 ports"));
+	an_report_free(&rp);
+	an_report_free(&rs);
+	eng_res_free(&ps);
+	eng_res_free(&sf);
+	fab_free(f);
+}
+
 static void test_engine_options(void **state)
 {
 	struct fabric *f = random_fabric(2);
@@ -495,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_engines_route),
 		cmocka_unit_test(test_sm_lids),
 		cmocka_unit_test(test_parallel_links),
+		cmocka_unit_test(test_parallel_cables),
 		cmocka_unit_test(test_engine_options),
 		cmocka_unit_test(test_path_file),
 	};

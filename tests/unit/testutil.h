@@ -32,7 +32,7 @@ static inline const char *tu_data(const char *rel)
 static inline struct fabric *tu_load(const char *rel, enum fmt_topo fmt)
 {
 	struct fab_err err = { { 0 } };
-	struct fabric *f = fmt_topo_load(tu_data(rel), fmt, &err);
+	struct fabric *f = fmt_topo_load(tu_data(rel), fmt, NULL, &err);
 
 	if (!f)
 		fail_msg("%s: %s", rel, err.msg);

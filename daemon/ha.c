@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: fabrouted on every SM node - roles and threads
+ *
+ * Two threads. The watcher reads every key under the prefix (settings,
+ * then the base, then the epoch, whatever etcd's order), then streams the
+ * changes from the next revision; a standby applies them (ha_sync.c), every
+ * node learns who the master is. When etcd cannot be reached it says so and
+ * tries again every second. The writer, on a master, keeps the master key's
+ * lease alive and writes what the pipeline published, the latest first.
+ * The role follows the SM state the plugin reports.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/server.h"
+#include "daemon/ha_impl.h"
+#include "daemon/loop.h"
+#include "svc/log.h"
+
+static const char *const role_names[] = { "single", "master", "standby" };
+
+const char *ha_role_name(enum ha_role r)
+{
+	return r <= HA_STANDBY ? role_names[r] : "?";
+}
+
+void ha_event(struct ha *h, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_notice("replication: %s", msg);
+	pipe_event(h->st, "daemon", NULL, "replication: %s", msg);
+}
+
+int ha_is_master(struct ha *h)
+{
+	int m;
+
+	pthread_mutex_lock(&h->mu);
+	m = h->role == HA_MASTER;
+	pthread_mutex_unlock(&h->mu);
+	return m;
+}
+
+enum ha_role ha_role(struct ha *h)
+{
+	enum ha_role r;
+
+	pthread_mutex_lock(&h->mu);
+	r = h->role;
+	pthread_mutex_unlock(&h->mu);
+	return r;
+}
+
+static void set_connected(struct ha *h, int up, const char *why)
+{
+	pthread_mutex_lock(&h->mu);
+	if (h->connected && !up)
+		log_warn("replication: etcd unreachable (%s); this node routes on its own", why);
+	else if (!h->connected && up)
+		log_notice("replication: connected to etcd");
+	h->connected = up;
+	snprintf(h->error, sizeof(h->error), "%.*s", (int)sizeof(h->error) - 1, up ? "" : why);
+	pthread_mutex_unlock(&h->mu);
+}
+
+void ha_sm_state(struct ha *h, const char *state)
+{
+	enum ha_role r = strcmp(state, "MASTER") ? HA_STANDBY : HA_MASTER, was;
+
+	pthread_mutex_lock(&h->mu);
+	was = h->role;
+	snprintf(h->sm_state, sizeof(h->sm_state), "%s", state);
+	h->role = r;
+	if (r == HA_MASTER && was != HA_MASTER) {
+		h->takeover = 1;
+		h->settings_dirty = 1;
+	}
+	if (r != HA_MASTER)
+		h->lease = 0;
+	pthread_cond_signal(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	if (r != was)
+		ha_event(h, "OpenSM here is %s: this node is %s", state, ha_role_name(r));
+}
+
+/* --- the watcher ------------------------------------------------------------------------ */
+
+static int on_kv(void *ud, const struct etcd_kv *kv)
+{
+	struct ha *h = ud;
+
+	pthread_mutex_lock(&h->mu);
+	h->revision = kv->mod_revision;
+	pthread_mutex_unlock(&h->mu);
+	ha_apply(h, kv, 1);
+	return 0;
+}
+
+/* Apply what is there: master and settings first, then the base, then the epoch. */
+static void apply_all(struct ha *h, const struct etcd_kv *kvs, size_t n)
+{
+	static const char *const order[] = { "master", "settings", "base", "epoch" };
+
+	for (unsigned k = 0; k < 4; k++)
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(kvs[i].key + strlen(h->prefix), order[k]))
+				ha_apply(h, &kvs[i], 0);
+}
+
+static void *watcher_main(void *arg)
+{
+	struct ha *h = arg;
+
+	while (!h->quit) {
+		struct fab_err err = { { 0 } };
+		struct etcd_kv *kvs;
+		size_t n;
+		int64_t rev;
+
+		if (etcd_get(h->etcd, h->prefix, 1, &kvs, &n, &rev, &err)) {
+			set_connected(h, 0, err.msg);
+			sleep(1);
+			continue;
+		}
+		set_connected(h, 1, "");
+		pthread_mutex_lock(&h->mu);
+		h->revision = rev;
+		pthread_mutex_unlock(&h->mu);
+		apply_all(h, kvs, n);
+		etcd_kvs_free(kvs, n);
+		if (etcd_watch(h->etcd, h->prefix, rev + 1, on_kv, h, &h->quit, &err) && !h->quit) {
+			set_connected(h, 0, err.msg);
+			sleep(1);
+		}
+	}
+	return NULL;
+}
+
+/* --- the writer (a master) ---------------------------------------------------------------- */
+
+/* Announce a takeover and write the settings in force; with @mu held on entry and exit. */
+static void become_master(struct ha *h)
+{
+	struct pipe_settings s;
+	struct fab_err err = { { 0 } };
+	int ok;
+
+	h->takeover = 0;
+	h->settings_dirty = 0;
+	pthread_mutex_unlock(&h->mu);
+	if (pipe_settings_get(h->p, &s)) {
+		fab_err_set(&err, "out of memory");
+		ok = 0;
+	} else {
+		ok = !ha_put_master(h, &err) && !ha_put_settings(h, &s, &err);
+		free((char *)s.chain);
+		free((char *)s.options);
+	}
+	if (!ok)
+		ha_event(h, "master, but the replication did not take it (%s); writing again", err.msg);
+	pthread_mutex_lock(&h->mu);
+	h->settings_dirty = !ok;
+	h->lease = ok ? h->lease : 0;
+	if (ok && !h->pending)	/* what this node published before it was master */
+		h->pending = epoch_slot_get(h->slot);
+}
+
+/* Write the pending epoch; with @mu held on entry and exit. */
+static void write_pending(struct ha *h)
+{
+	struct epoch *e = h->pending;
+	struct fab_err err = { { 0 } };
+
+	h->pending = NULL;
+	pthread_mutex_unlock(&h->mu);
+	if (ha_put_epoch(h, e, &err)) {
+		ha_event(h, "epoch %llu not replicated: %s", (unsigned long long)e->seq, err.msg);
+		pthread_mutex_lock(&h->mu);
+		if (!h->pending)
+			h->pending = epoch_ref(e);	/* again, unless a newer one came */
+	} else {
+		pthread_mutex_lock(&h->mu);
+	}
+	epoch_unref(e);
+}
+
+static void *writer_main(void *arg)
+{
+	struct ha *h = arg;
+
+	pthread_mutex_lock(&h->mu);
+	while (!h->quit) {
+		struct timespec ts;
+
+		if (h->role == HA_MASTER && (h->takeover || h->settings_dirty))
+			become_master(h);
+		if (h->role == HA_MASTER && h->pending)
+			write_pending(h);
+		if (h->role == HA_MASTER && h->lease > 0) {
+			int64_t id = h->lease;
+			struct fab_err err;
+
+			pthread_mutex_unlock(&h->mu);
+			if (etcd_lease_keepalive(h->etcd, id, &err)) {
+				pthread_mutex_lock(&h->mu);
+				h->lease = 0;
+				h->settings_dirty = 1;	/* the master key again, with a new lease */
+			} else {
+				pthread_mutex_lock(&h->mu);
+			}
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		if (!h->quit && !h->pending && !h->takeover)
+			pthread_cond_timedwait(&h->cv, &h->mu, &ts);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
+}
+
+void ha_published(struct ha *h, const struct epoch *e)
+{
+	if (!e)
+		return;
+	pthread_mutex_lock(&h->mu);
+	if (h->role == HA_MASTER) {
+		epoch_unref(h->pending);
+		h->pending = epoch_ref((struct epoch *)e);
+		pthread_cond_signal(&h->cv);
+	}
+	pthread_mutex_unlock(&h->mu);
+}
+
+int ha_settings_put(struct ha *h, const struct pipe_settings *s, struct fab_err *err)
+{
+	if (!ha_is_master(h))
+		return 0;
+	return ha_put_settings(h, s, err);
+}
+
+/* --- the API ---------------------------------------------------------------------------- */
+
+int ha_write_ok(struct ha *h, int *status, char *code, size_t clen, char *why, size_t wlen)
+{
+	int ok;
+
+	pthread_mutex_lock(&h->mu);
+	ok = h->role != HA_STANDBY;
+	if (!ok) {
+		*status = 409;
+		snprintf(code, clen, "not_master");
+		snprintf(why, wlen, "this node is a standby; the master is %s%s%s%s",
+			 h->master_node[0] ? h->master_node : "not known",
+			 h->master_url[0] ? " (" : "", h->master_url, h->master_url[0] ? ")" : "");
+	}
+	pthread_mutex_unlock(&h->mu);
+	return ok;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The lag's percentile @q (0..1) over the last HA_LAGS; with @mu held. -1 when none. */
+static double lag_q(const struct ha *h, double q)
+{
+	unsigned n = h->nlags < HA_LAGS ? h->nlags : HA_LAGS;
+	double v[HA_LAGS];
+
+	if (!n)
+		return -1;
+	memcpy(v, h->lags, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[(unsigned)(q * (n - 1) + 0.5)];
+}
+
+json_t *ha_json(struct ha *h)
+{
+	json_t *j;
+
+	pthread_mutex_lock(&h->mu);
+	j = json_pack("{s:s, s:s, s:s, s:b, s:{s:s, s:s}, s:{s:s, s:s, s:I, s:f, s:f, s:s}, "
+		      "s:{s:I, s:s, s:I, s:s, s:b}}",
+		      "role", ha_role_name(h->role), "sm_state", h->sm_state, "node", h->node,
+		      "stale", !h->connected,
+		      "master", "node", h->master_node, "url", h->master_url,
+		      "replication", "state", h->connected ? "connected" : "unreachable",
+		      "error", h->error, "revision", (json_int_t)h->revision,
+		      "lag_ms_p50", lag_q(h, 0.5), "lag_ms_p99", lag_q(h, 0.99),
+		      "config_differs", h->differs,
+		      "warm", "seq", (json_int_t)h->warm_seq, "digest", h->warm_digest,
+		      "master_seq", (json_int_t)h->repl_seq, "master_digest", h->repl_digest,
+		      "diverged", h->diverged);
+	pthread_mutex_unlock(&h->mu);
+	return j;
+}
+
+void ha_metrics(FILE *o, struct ha *h)
+{
+	pthread_mutex_lock(&h->mu);
+	fprintf(o, "# HELP fabroute_role This node's role (1 for the one it has): master while its "
+		"OpenSM is master, standby otherwise, single without replication.\n"
+		"# TYPE fabroute_role gauge\n");
+	for (unsigned r = HA_SINGLE; r <= HA_STANDBY; r++)
+		fprintf(o, "fabroute_role{role=\"%s\"} %d\n", role_names[r], h->role == r);
+	api_metric(o, "gauge", "fabroute_replication_connected", "1 while etcd answers.",
+		   h->connected);
+	api_metric(o, "gauge", "fabroute_replication_lag_seconds",
+		   "The master's last write to this standby's receipt, the 99th percentile of the last "
+		   "512 (-1 before any).", lag_q(h, 0.99) < 0 ? -1 : lag_q(h, 0.99) / 1e3);
+	api_metric(o, "gauge", "fabroute_replication_diverged",
+		   "1 when this standby's copy of the master's epoch has another digest.", h->diverged);
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* --- life cycle ------------------------------------------------------------------------- */
+
+static char *dup_or(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+struct ha *ha_start(const struct ha_opts *o, struct pipeline *p, struct epoch_slot *slot,
+		    struct store *st, struct fab_err *err)
+{
+	struct ha *h = calloc(1, sizeof(*h));
+
+	if (!h || !(h->etcd = etcd_new(o->endpoints, o->timeout_ms, err))) {
+		if (h)
+			free(h);
+		else
+			fab_err_set(err, "out of memory");
+		return NULL;
+	}
+	h->o = *o;
+	h->prefix = dup_or(o->prefix);
+	h->node = dup_or(o->node);
+	h->api_url = dup_or(o->api_url);
+	h->chain = dup_or(o->settings.chain);
+	h->options = dup_or(o->settings.options);
+	h->o.settings.chain = h->chain;
+	h->o.settings.options = h->options;
+	h->p = p;
+	h->slot = slot;
+	h->st = st;
+	h->role = HA_STANDBY;	/* until OpenSM says it is master */
+	snprintf(h->sm_state, sizeof(h->sm_state), "unknown");
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
+	if (pthread_create(&h->watcher, NULL, watcher_main, h)) {
+		fab_err_set(err, "cannot start the replication's threads");
+		ha_stop(h);
+		return NULL;
+	}
+	if (pthread_create(&h->writer, NULL, writer_main, h)) {
+		h->quit = 1;
+		pthread_join(h->watcher, NULL);
+		h->watcher = 0;
+		fab_err_set(err, "cannot start the replication's threads");
+		ha_stop(h);
+		return NULL;
+	}
+	return h;
+}
+
+void ha_stop(struct ha *h)
+{
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->mu);
+	h->quit = 1;
+	pthread_cond_signal(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	if (h->watcher)
+		pthread_join(h->watcher, NULL);
+	if (h->writer)
+		pthread_join(h->writer, NULL);
+	epoch_unref(h->pending);
+	fab_free(h->base_f);
+	etcd_free(h->etcd);
+	pthread_mutex_destroy(&h->mu);
+	pthread_cond_destroy(&h->cv);
+	free(h->prefix);
+	free(h->node);
+	free(h->api_url);
+	free(h->chain);
+	free(h->options);
+	free(h);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replication's insides, shared by daemon/ha.c (roles, threads, API)
+ * and daemon/ha_sync.c (what is written and how a standby applies it).
+ */
+#ifndef FABROUTE_DAEMON_HA_IMPL_H
+#define FABROUTE_DAEMON_HA_IMPL_H
+
+#include <pthread.h>
+
+#include "daemon/etcd.h"
+#include "daemon/ha.h"
+#include "store/store.h"
+
+#define HA_LAGS 512
+#define HA_LEASE_S 4
+
+struct ha {
+	struct ha_opts o;
+	char *endpoints, *prefix, *node, *api_url, *chain, *options;	/* @o's strings, owned */
+	struct etcd *etcd;
+	struct pipeline *p;
+	struct epoch_slot *slot;
+	struct store *st;
+	pthread_t watcher, writer;
+	pthread_mutex_t mu;	/* guards everything below */
+	pthread_cond_t cv;	/* wakes the writer */
+	int quit;
+	char sm_state[32];
+	enum ha_role role;
+	int takeover;		/* became master: announce, check the first pass */
+	/* the replication's state */
+	int connected;
+	char error[256];
+	int64_t revision;
+	char master_node[64], master_url[128];
+	double lags[HA_LAGS];
+	unsigned nlags;
+	/* the master's writes, latest wins */
+	struct epoch *pending;	/* to replicate */
+	int settings_dirty;
+	int64_t lease;
+	uint64_t base_put;	/* the base last written */
+	/* the standby's warm copy */
+	struct fabric *base_f;	/* the master's base fabric */
+	uint64_t base_seq, warm_seq;
+	char warm_digest[80], repl_digest[80];
+	uint64_t repl_seq;	/* the master's last epoch seen */
+	int diverged;
+	char differs[256];	/* routing settings of this node's that differ from the master's */
+};
+
+/* ha.c */
+void ha_event(struct ha *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ha_is_master(struct ha *h);
+
+/* ha_sync.c: the master's side (the writer thread) */
+int ha_put_master(struct ha *h, struct fab_err *err);
+int ha_put_settings(struct ha *h, const struct pipe_settings *s, struct fab_err *err);
+int ha_put_epoch(struct ha *h, struct epoch *e, struct fab_err *err);
+
+/*
+ * ha_sync.c: the standby's side (the watcher thread): apply one key; @live:
+ * it came as a change (its lag is measured), not from the first read
+ */
+void ha_apply(struct ha *h, const struct etcd_kv *kv, int live);
+
+#endif

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: what the master replicates, and how a standby applies it
+ *
+ * Keys under the prefix:
+ *  - master: {"node", "url", "time_ms"}, with a lease: who is master;
+ *  - settings: the routing settings {"chain", "options", "lmc", "policy",
+ *    "repair", "rebalance_delay_s", "rebalance_max_blocks", ...};
+ *  - base: the fabric the master's chain last routed, {"seq", "digest",
+ *    "engine", "time_ms"} on one line, then the fabric (ibnetdiscover text
+ *    with its LIDs, zlib-compressed);
+ *  - epoch: {"seq", "digest", "kind", "base_seq", "dead": [["0xGUID", PORT],
+ *    ...] (the base's switch links the epoch's fabric lacks), "time_ms"}.
+ * The master writes settings before the base, the base before an epoch
+ * that needs it. A standby applies them in that order as they come.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "daemon/ha_impl.h"
+#include "daemon/loop.h"
+#include "formats/formats.h"
+#include "svc/log.h"
+
+static const char *str_or(const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	return s ? s : "";
+}
+
+static int put_json(struct ha *h, const char *name, json_t *j, int64_t lease, struct fab_err *err)
+{
+	char key[256], *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	int rc;
+
+	json_decref(j);
+	if (!text) {
+		fab_err_set(err, "out of memory");
+		return -1;
+	}
+	snprintf(key, sizeof(key), "%s%s", h->prefix, name);
+	rc = etcd_put(h->etcd, key, text, strlen(text), lease, NULL, err);
+	free(text);
+	return rc;
+}
+
+/* --- the master's side -------------------------------------------------------------- */
+
+int ha_put_master(struct ha *h, struct fab_err *err)
+{
+	if (h->lease <= 0 && (h->lease = etcd_lease_grant(h->etcd, HA_LEASE_S, err)) < 0)
+		return -1;
+	return put_json(h, "master", json_pack("{s:s, s:s, s:I}", "node", h->node, "url", h->api_url,
+					       "time_ms", (json_int_t)loop_wall_ms()),
+			h->lease, err);
+}
+
+static json_t *settings_json(const struct pipe_settings *s)
+{
+	return json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:I}", "chain", s->chain,
+			 "options", s->options, "lmc", (int)s->lmc, "policy", s->policy, "repair",
+			 s->repair, "holddown_ms", (int)s->holddown_ms, "rebalance_delay_s",
+			 (int)s->rebalance_delay_s, "rebalance_max_blocks", (int)s->rebalance_max_blocks,
+			 "keep", (int)s->keep, "max_age_days", (int)s->max_age_days, "time_ms",
+			 (json_int_t)loop_wall_ms());
+}
+
+int ha_put_settings(struct ha *h, const struct pipe_settings *s, struct fab_err *err)
+{
+	return put_json(h, "settings", settings_json(s), 0, err);
+}
+
+/* @f as ibnetdiscover text (*@tlen bytes); NULL with @err. */
+static char *base_text(const struct fabric *f, size_t *tlen, struct fab_err *err)
+{
+	char *text = NULL;
+	FILE *m = open_memstream(&text, tlen);
+
+	if (!m || fmt_topo_write(m, f, FMT_IBND) || fclose(m)) {
+		fab_err_set(err, "writing the base fabric failed");
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* @text (@tlen bytes) zlib-compressed after the line @meta; NULL with @err. */
+static char *pack_base(char *text, size_t tlen, const char *meta, size_t *len, struct fab_err *err)
+{
+	char *out = NULL;
+	size_t mlen = strlen(meta);
+	uLongf zlen;
+
+	zlen = compressBound(tlen);
+	out = malloc(mlen + 1 + zlen);
+	if (!out || compress2((Bytef *)out + mlen + 1, &zlen, (Bytef *)text, tlen, 6) != Z_OK) {
+		fab_err_set(err, "compressing the base fabric failed");
+		free(out);
+		return NULL;
+	}
+	memcpy(out, meta, mlen);
+	out[mlen] = '\n';
+	*len = mlen + 1 + zlen;
+	return out;
+}
+
+static int put_base(struct ha *h, const struct epoch *e, struct fab_err *err)
+{
+	char key[256], *meta = NULL, *val = NULL;
+	size_t len = 0, tlen = 0;
+	char *text = base_text(e->fabric, &tlen, err);
+	const struct fabric *f = e->fabric;
+	char sm[24] = "";
+	json_t *j;
+
+	if (f->sm_node != FAB_NONE)	/* a routing input the file format does not carry (sftree) */
+		snprintf(sm, sizeof(sm), "0x%016" PRIx64, f->nodes[f->sm_node].guid);
+	j = text ? json_pack("{s:I, s:s, s:s, s:I, s:s, s:i, s:I}", "seq", (json_int_t)e->seq,
+			     "digest", epoch_digest(e), "engine", e->engine, "size", (json_int_t)tlen,
+			     "sm_guid", sm, "sm_port", (int)f->sm_port, "time_ms",
+			     (json_int_t)loop_wall_ms()) : NULL;
+	int rc = -1;
+
+	meta = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	val = meta ? pack_base(text, tlen, meta, &len, err) : NULL;
+	free(text);
+	if (!text)
+		return -1;
+	snprintf(key, sizeof(key), "%sbase", h->prefix);
+	if (val)
+		rc = etcd_put(h->etcd, key, val, len, 0, NULL, err);
+	else if (!meta)
+		fab_err_set(err, "out of memory");
+	free(meta);
+	free(val);
+	return rc;
+}
+
+/* The switch links of @base's fabric that @f lacks: [["0xGUID", port], ...]. */
+static json_t *dead_links(const struct fabric *bf, const struct fabric *f)
+{
+	json_t *a = json_array();
+	char g[24];
+
+	for (uint32_t s = 0; a && s < bf->nswitches; s++) {
+		uint32_t n = bf->switches[s], m = fab_node_by_guid(f, bf->nodes[n].guid);
+
+		for (unsigned p = 1; p <= bf->nodes[n].nports; p++) {
+			const struct fab_port *bp = fab_port(bf, n, p);
+
+			if (bp->peer == FAB_NONE || bf->nodes[bp->peer].type != FAB_SWITCH)
+				continue;
+			if (m != FAB_NONE && p <= f->nodes[m].nports && fab_port(f, m, p)->peer != FAB_NONE &&
+			    f->nodes[fab_port(f, m, p)->peer].guid == bf->nodes[bp->peer].guid)
+				continue;
+			snprintf(g, sizeof(g), "0x%016" PRIx64, bf->nodes[n].guid);
+			json_array_append_new(a, json_pack("[s, i]", g, (int)p));
+		}
+	}
+	return a;
+}
+
+int ha_put_epoch(struct ha *h, struct epoch *e, struct fab_err *err)
+{
+	int repair = !strcmp(e->kind, "repair");
+	struct epoch *base = repair ? e->base : e;
+
+	if (base && h->base_put != base->seq) {	/* a new base, or the first since this node is master */
+		if (put_base(h, base, err))
+			return -1;
+		h->base_put = base->seq;
+	}
+	return put_json(h, "epoch", json_pack("{s:I, s:s, s:s, s:I, s:o, s:I}", "seq",
+					      (json_int_t)e->seq, "digest", epoch_digest(e), "kind",
+					      e->kind, "base_seq",
+					      (json_int_t)(repair ? e->base_seq : e->seq), "dead",
+					      repair && base ? dead_links(base->fabric, e->fabric) :
+					      json_array(), "time_ms", (json_int_t)loop_wall_ms()),
+			0, err);
+}
+
+/* --- the standby's side ------------------------------------------------------------- */
+
+static void lag(struct ha *h, const json_t *j, int live)
+{
+	int64_t t = (int64_t)json_integer_value(json_object_get(j, "time_ms"));
+
+	if (t <= 0 || !live)
+		return;
+	pthread_mutex_lock(&h->mu);
+	h->lags[h->nlags++ % HA_LAGS] = (double)(loop_wall_ms() - t);
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* Compare the master's settings with this node's own: the keys that differ, named. */
+static void compare_settings(struct ha *h, const struct pipe_settings *m)
+{
+	const struct pipe_settings *o = &h->o.settings;
+	char d[256] = "";
+
+	if (strcmp(m->chain, o->chain) || strcmp(m->options, o->options))
+		snprintf(d, sizeof(d), "engine '%s' '%s' (here '%s' '%s')", m->chain, m->options,
+			 o->chain, o->options);
+	else if (m->policy != o->policy || m->repair != o->repair || m->lmc != o->lmc)
+		snprintf(d, sizeof(d), "publish_policy, repair or lmc");
+	pthread_mutex_lock(&h->mu);
+	if (strcmp(d, h->differs) && d[0])
+		ha_event(h, "the master's routing settings differ from this node's configuration: "
+			 "%s; this node follows the master's", d);
+	snprintf(h->differs, sizeof(h->differs), "%s", d);
+	pthread_mutex_unlock(&h->mu);
+}
+
+static void apply_settings(struct ha *h, const json_t *j)
+{
+	struct pipe_settings s = h->o.settings;
+	struct fab_err err = { { 0 } };
+
+	s.chain = json_string_value(json_object_get(j, "chain"));
+	s.options = json_string_value(json_object_get(j, "options"));
+	if (!s.chain || !s.options)
+		return;
+	s.lmc = (unsigned)json_integer_value(json_object_get(j, "lmc"));
+	s.policy = (int)json_integer_value(json_object_get(j, "policy"));
+	s.repair = (int)json_integer_value(json_object_get(j, "repair"));
+	s.rebalance_delay_s = (unsigned)json_integer_value(json_object_get(j, "rebalance_delay_s"));
+	s.rebalance_max_blocks = (unsigned)json_integer_value(json_object_get(j, "rebalance_max_blocks"));
+	compare_settings(h, &s);
+	if (pipe_settings_set(h->p, &s, NULL, &err))
+		ha_event(h, "the master's routing settings are refused here: %s", err.msg);
+}
+
+/* The master's number @seq published here, with @want as its digest: kept or diverged. */
+static void check_copy(struct ha *h, struct epoch *e, uint64_t seq, const char *want,
+		       const struct fab_err *err)
+{
+	int ok = e && !strcmp(epoch_digest(e), want);
+
+	pthread_mutex_lock(&h->mu);
+	if (e) {
+		h->warm_seq = e->seq;
+		snprintf(h->warm_digest, sizeof(h->warm_digest), "%s", epoch_digest(e));
+	}
+	h->diverged = !ok;
+	pthread_mutex_unlock(&h->mu);
+	if (!ok)
+		ha_event(h, "the warm copy of the master's epoch %llu diverged: %s",
+			 (unsigned long long)seq, e ? "another digest" : err->msg);
+}
+
+static struct fabric *unpack_base(const char *zip, size_t len, size_t size, struct fab_err *err)
+{
+	uLongf tlen = size;
+	char *text = size && size <= FMT_SIZE_MAX ? malloc(size) : NULL;
+	struct fabric *f = NULL;
+
+	if (!text)
+		fab_err_set(err, "the replicated base fabric's size %zu is out of range", size);
+	else if (uncompress((Bytef *)text, &tlen, (const Bytef *)zip, len) != Z_OK)
+		fab_err_set(err, "the replicated base fabric does not decompress");
+	else
+		f = fmt_topo_parse(text, tlen, "replicated base", FMT_IBND, err);
+	free(text);
+	return f;
+}
+
+static void apply_base(struct ha *h, const char *val, size_t len, int live)
+{
+	const char *nl = memchr(val, '\n', len);
+	struct fab_err err = { { 0 } };
+	json_t *meta = nl ? json_loadb(val, (size_t)(nl - val), 0, NULL) : NULL;
+	uint64_t seq = (uint64_t)json_integer_value(json_object_get(meta, "seq"));
+	const char *digest = json_string_value(json_object_get(meta, "digest"));
+	size_t size = (size_t)json_integer_value(json_object_get(meta, "size"));
+	struct fabric *f = seq && digest ? unpack_base(nl + 1, len - (size_t)(nl + 1 - val), size,
+						       &err) : NULL;
+	struct fabric *keep = NULL;
+	struct epoch *e = NULL;
+
+	if (f) {	/* where the master's SM was: its routing depends on it */
+		f->sm_node = fab_node_by_guid(f, strtoull(str_or(json_object_get(meta, "sm_guid")),
+							   NULL, 16));
+		f->sm_port = (uint8_t)json_integer_value(json_object_get(meta, "sm_port"));
+		keep = fab_copy(f, &err);
+		e = keep ? pipe_mirror(h->p, f, seq, 0, &err) : NULL;
+	}
+	if (f && !keep)
+		fab_free(f);
+	lag(h, meta, live);
+	if (!seq || !digest)
+		ha_event(h, "the replicated base is malformed");
+	else
+		check_copy(h, e, seq, digest, &err);
+	pthread_mutex_lock(&h->mu);
+	fab_free(h->base_f);
+	h->base_f = e ? keep : NULL;
+	h->base_seq = e ? seq : 0;
+	pthread_mutex_unlock(&h->mu);
+	if (!e)
+		fab_free(keep);
+	epoch_unref(e);
+	json_decref(meta);
+}
+
+/* The base fabric without the links @dead names; NULL with @err. */
+static struct fabric *without(const struct fabric *bf, const json_t *dead, struct fab_err *err)
+{
+	struct fabric *f = fab_copy(bf, err);
+
+	for (size_t i = 0; f && i < json_array_size(dead); i++) {
+		const json_t *d = json_array_get(dead, i);
+		uint64_t g = strtoull(str_or(json_array_get(d, 0)), NULL, 16);
+		uint32_t n = fab_node_by_guid(f, g);
+
+		if (n != FAB_NONE)
+			fab_link_remove(f, n, (unsigned)json_integer_value(json_array_get(d, 1)));
+	}
+	if (f && fab_finalize(f, err)) {
+		fab_free(f);
+		f = NULL;
+	}
+	return f;
+}
+
+static void apply_epoch(struct ha *h, const json_t *j, int live)
+{
+	uint64_t seq = (uint64_t)json_integer_value(json_object_get(j, "seq"));
+	uint64_t base = (uint64_t)json_integer_value(json_object_get(j, "base_seq"));
+	const char *digest = json_string_value(json_object_get(j, "digest"));
+	const char *kind = json_string_value(json_object_get(j, "kind"));
+	struct fab_err err = { { 0 } };
+	struct fabric *f = NULL;
+	struct epoch *e;
+
+	lag(h, j, live);
+	if (!seq || !digest || !kind)
+		return;
+	pthread_mutex_lock(&h->mu);
+	h->repl_seq = seq;
+	snprintf(h->repl_digest, sizeof(h->repl_digest), "%s", digest);
+	if (strcmp(kind, "repair") == 0 && h->base_f && h->base_seq == base)
+		f = without(h->base_f, json_object_get(j, "dead"), &err);
+	pthread_mutex_unlock(&h->mu);
+	if (strcmp(kind, "repair"))
+		return;	/* the base itself: copied when the base came */
+	e = f ? pipe_mirror(h->p, f, seq, 1, &err) : NULL;
+	if (!f && !err.msg[0])
+		fab_err_set(&err, "its base (epoch %llu) is not here", (unsigned long long)base);
+	check_copy(h, e, seq, digest, &err);
+	epoch_unref(e);
+}
+
+static void apply_master(struct ha *h, const json_t *j, int deleted)
+{
+	pthread_mutex_lock(&h->mu);
+	snprintf(h->master_node, sizeof(h->master_node), "%s",
+		 deleted ? "" : str_or(json_object_get(j, "node")));
+	snprintf(h->master_url, sizeof(h->master_url), "%s",
+		 deleted ? "" : str_or(json_object_get(j, "url")));
+	pthread_mutex_unlock(&h->mu);
+}
+
+void ha_apply(struct ha *h, const struct etcd_kv *kv, int live)
+{
+	const char *name = kv->key + strlen(h->prefix);
+	json_t *j = NULL;
+
+	if (!strcmp(name, "master")) {
+		j = kv->deleted ? NULL : json_loadb(kv->val, kv->len, 0, NULL);
+		apply_master(h, j, kv->deleted || !j);
+	} else if (kv->deleted || ha_is_master(h)) {
+		return;
+	} else if (!strcmp(name, "base")) {
+		apply_base(h, kv->val, kv->len, live);
+	} else if ((j = json_loadb(kv->val, kv->len, 0, NULL))) {
+		if (!strcmp(name, "settings"))
+			apply_settings(h, j);
+		else if (!strcmp(name, "epoch"))
+			apply_epoch(h, j, live);
+	}
+	json_decref(j);
+}

@@ -1,0 +1,134 @@
+#!/bin/sh
+# Two SM nodes, one subnet: ibsim simulating a 4-ary 2-tree, two real OpenSMs
+# on two HCAs (priorities 10 and 5), a fabrouted beside each with
+# replication = etcd, three etcd members on loopback. Checked:
+# - the roles follow OpenSM's election: master beside the MASTER, standby
+#   beside the STANDBY; the standby keeps a warm copy of the master's epoch
+#   (same number, same digest) and refuses writes with 409 naming the master;
+# - an engine chain POSTed to the master (acknowledged) is the standby's;
+# - a link fault repaired by the master: the standby's copy is that repair;
+# - SIGKILL of the master's OpenSM and fabrouted: the standby's OpenSM takes
+#   over, its fabrouted becomes master and answers the first pass with the
+#   same tables: 0 LFT entries and 0 LIDs change in the switches (read over
+#   SMP from a third HCA), the repair is kept, the chain is the one POSTed.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+. "$top_srcdir/tests/integration/daemon_lib.sh"
+have_ibsim || skip_all "ibsim, umad2sim or infiniband-diags missing"
+for t in opensm dump_fts etcd; do command -v $t >/dev/null 2>&1 || skip_all "$t missing"; done
+plugin=${FABROUTE_OSM_PLUGIN:-$top_builddir/.libs/libfabroute-osm.so}
+[ -r "$plugin" ] || skip_all "no OpenSM plugin at $plugin (built only with libopensm-dev)"
+mkdir -p "$t_tmp/plugin"
+cp "$plugin" "$t_tmp/plugin/libfabroute-osm.so"
+cd "$t_tmp" || exit 1
+
+# --- three etcd members -------------------------------------------------------------------
+base=$((21000 + $$ % 4000 * 10))
+cluster=""
+for i in 1 2 3; do cluster="$cluster${cluster:+,}e$i=http://127.0.0.1:$((base + 2 * i + 1))"; done
+endpoints=""
+for i in 1 2 3; do
+	c=http://127.0.0.1:$((base + 2 * i)) p=http://127.0.0.1:$((base + 2 * i + 1))
+	endpoints="$endpoints${endpoints:+,}$c"
+	etcd --name "e$i" --data-dir "$t_tmp/e$i.etcd" --listen-client-urls "$c" --advertise-client-urls "$c" \
+		--listen-peer-urls "$p" --initial-advertise-peer-urls "$p" --initial-cluster "$cluster" \
+		--initial-cluster-state new --initial-cluster-token "t$$" >"$t_tmp/e$i.log" 2>&1 &
+	t_sim_pids="$t_sim_pids $!"
+done
+i=0
+until curl -s -m 1 -X POST "http://127.0.0.1:$((base + 2))/v3/kv/range" -d '{"key":"AA=="}' | grep -q header; do
+	i=$((i + 1)); [ $i -gt 100 ] && { not_ok "etcd starts"; done_testing; }; sleep 0.1
+done
+ok "three etcd members"
+
+# --- the fabric, two fabrouteds, two OpenSMs ------------------------------------------------
+"$FABROUTE" gen kary-ntree k=4 n=2 -f ibsim -o t.net
+sim_start "$t_tmp/t.net" console || { not_ok "ibsim starts"; done_testing; }
+# start_node N HCA PRIORITY: fabrouted N (D_URL_N), then OpenSM N (OSM_N) on HCA
+start_node() {
+	FABROUTED_WRAPPER="env LD_PRELOAD=$UMAD2SIM SIM_HOST=$2" \
+		d_start "n$1" --source opensm --socket "$t_tmp/osm$1.sock" --engine sftree,updn \
+		--readback 0 --fast-repair-timeout-ms 1000 --rebalance-delay-s 0 --api-write-rate-limit 0 \
+		--replication etcd --etcd-endpoints "$endpoints" --node-name "node$1" || return 1
+	eval "FR_$1=\$D_PID URL_$1=\$D_URL"
+	mkdir -p "$t_tmp/o$1"
+	cat >"$t_tmp/o$1/osm.conf" <<-EOC
+	event_plugin_name fabroute-osm
+	event_plugin_options socket=$t_tmp/osm$1.sock timeout_ms=5000
+	routing_engine updn
+	sm_priority $3
+	sminfo_polling_timeout 500
+	polling_retry_number 2
+	EOC
+	( cd "$t_tmp/o$1" && LD_PRELOAD=$UMAD2SIM SIM_HOST=$2 LD_LIBRARY_PATH=$t_tmp/plugin \
+		OSM_CACHE_DIR=$t_tmp/o$1 OSM_TMP_DIR=$t_tmp/o$1 \
+		exec opensm -F "$t_tmp/o$1/osm.conf" -s 0 -d 2 -f "$t_tmp/o$1/osm.log" >"$t_tmp/o$1/out" 2>&1 ) &
+	eval "OSM_$1=\$!"
+	t_sim_pids="$! $t_sim_pids"
+}
+# wait_for URL JQ-TEST: until GET URL/api/health satisfies it (30 s)
+wait_for() {
+	i=0
+	while :; do
+		body=$(curl -s -m 2 "$1/api/health")
+		printf '%s' "$body" | jq -e "$2" >/dev/null 2>&1 && return 0
+		i=$((i + 1)); [ $i -gt 300 ] && { diag "$1: not $2: $(printf '%s' "$body" | jq -c .ha)"; return 1; }
+		sleep 0.1
+	done
+}
+fab() { curl -s -m 5 "$1/api/fabric"; }
+read_switches() { (cd "$t_tmp" && LD_PRELOAD=$UMAD2SIM SIM_HOST=node-15 timeout 60 dump_fts 2>/dev/null) >"$1.dump"; lft_entries "$1.dump" >"$1"; grep -o 'Lid [0-9]*' "$1.dump" | sort >"$1.lids"; }
+
+start_node 1 node-00 10 || { not_ok "node 1 starts"; done_testing; }
+start_node 2 node-01 5 || { not_ok "node 2 starts"; done_testing; }
+wait_for "$URL_1" '.ha.role == "master"' && ok "node 1 is master (its OpenSM is)" || not_ok "node 1 is master (its OpenSM is)"
+wait_for "$URL_2" '.ha.role == "standby"' && ok "node 2 is standby" || not_ok "node 2 is standby"
+# same_copy: node 2's epoch is node 1's (number and digest)
+same_copy() {
+	i=0
+	while :; do
+		a=$(fab "$URL_1" | jq -r '"\(.epoch.seq) \(.routing.digest)"')
+		b=$(fab "$URL_2" | jq -r '"\(.epoch.seq) \(.routing.digest)"')
+		[ "$a" = "$b" ] && [ "${a#null}" = "$a" ] && return 0
+		i=$((i + 1)); [ $i -gt 300 ] && { diag "master: $a; standby: $b"; return 1; }
+		sleep 0.1
+	done
+}
+same_copy && ok "the standby's copy is the master's epoch (number and digest)" || not_ok "the standby's copy is the master's epoch (number and digest)"
+D_URL=$URL_2 api POST /api/engine '{"chain":"updn"}'
+is "a write to the standby: 409" "$code" 409
+like "  naming the master" "$(jf .error.message)" "standby; the master is node1"
+D_URL=$URL_1 api POST /api/engine '{"chain":"sftree,updn,minhop"}'
+is "a write to the master: acknowledged" "$code" 202
+same_copy && ok "the standby follows" || not_ok "the standby follows"
+is "the standby's chain is the master's" "$(curl -s "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
+
+# --- a fault repaired in force --------------------------------------------------------------
+sim_cmd 'Unlink "leaf-00"[5]'
+i=0
+until fab "$URL_1" | jq -e '.epoch.engine == "ftdlr"' >/dev/null; do i=$((i + 1)); [ $i -gt 200 ] && break; sleep 0.1; done
+is "the master repaired the fault" "$(fab "$URL_1" | jq -r .epoch.engine)" ftdlr
+same_copy && ok "the standby's copy is the repair" || not_ok "the standby's copy is the repair"
+sleep 2	# OpenSM's sweep after the trap
+diag "replication lag at the standby: $(curl -s "$URL_2/api/health" | jq -c '[.ha.replication.lag_ms_p50, .ha.replication.lag_ms_p99]') ms (p50, p99)"
+read_switches before
+repair=$(fab "$URL_1" | jq -r .routing.digest)
+
+# --- the master node dies ----------------------------------------------------------------
+eval "kill -9 \$OSM_1 \$FR_1"
+wait_for "$URL_2" '.ha.role == "master"' && ok "node 2 becomes master with its OpenSM" || not_ok "node 2 becomes master with its OpenSM"
+i=0
+until grep -q "SUBNET UP" "$t_tmp/o2/osm.log" 2>/dev/null; do i=$((i + 1)); [ $i -gt 300 ] && break; sleep 0.1; done
+grep -q "SUBNET UP" "$t_tmp/o2/osm.log" && ok "node 2's OpenSM brings the subnet up" || not_ok "node 2's OpenSM brings the subnet up"
+like "node 2's OpenSM routed with fabroute" "$(grep 'tables configured' "$t_tmp/o2/osm.log" | tail -1)" "fabroute tables configured"
+sleep 1
+read_switches after
+set -- $(LC_ALL=C comm -3 before after | awk '{ print $1, $2 }' | sort -u | wc -l)
+is "takeover: 0 LFT entries changed in the switches" "$1" 0
+cmp -s before.lids after.lids && ok "takeover: 0 LIDs changed" || not_ok "takeover: 0 LIDs changed"
+is "takeover: the repair is kept (same digest)" "$(fab "$URL_2" | jq -r .routing.digest)" "$repair"
+is "takeover: the acknowledged chain is in force" "$(curl -s "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
+
+eval "kill \$OSM_2" 2>/dev/null
+D_PID=$FR_2 d_stop
+is "fabrouted 2 stops cleanly" "$D_STATUS" 0
+done_testing
