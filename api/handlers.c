@@ -396,22 +396,32 @@ static void h_faults(struct api_req *rq, struct api_resp *rs)
 
 /* --- readiness, health, metrics ----------------------------------------- */
 
-/* With a read-back of the current epoch done: the switches must hold its tables. */
-static void readback_check(struct api_req *rq, const struct epoch *e, json_t *checks, json_t *failing)
+/*
+ * With a read-back of the current epoch: the switches read must hold its
+ * tables. Switches not reached (yet) fail nothing: they are retried, and
+ * @notes says how many; so does a read-back that cannot send at all.
+ */
+static void readback_check(struct api_req *rq, const struct epoch *e, json_t *checks, json_t *failing,
+			   json_t *notes)
 {
 	json_t *rb = rq->hooks->readback(rq->hooks->ud);
 	json_int_t drift = json_integer_value(json_object_get(rb, "entries_drifting"));
+	json_int_t unread = json_integer_value(json_object_get(rb, "switches_unreadable"));
 	const char *why = json_string_value(json_object_get(rb, "error"));
 
 	if (e && json_is_integer(json_object_get(rb, "entries_drifting")) &&
+	    json_integer_value(json_object_get(rb, "switches_read")) > 0 &&
 	    json_integer_value(json_object_get(rb, "epoch")) == (json_int_t)e->seq) {
-		json_object_set_new(checks, "programmed_matches", json_boolean(!drift && !why));
+		json_object_set_new(checks, "programmed_matches", json_boolean(!drift));
 		if (drift)
 			json_array_append_new(failing, json_sprintf("read-back: %lld LFT entries in the switches "
 				"differ from the published tables", (long long)drift));
-		else if (why)
-			json_array_append_new(failing, json_sprintf("read-back: %s", why));
 	}
+	if (notes && why)
+		json_array_append_new(notes, json_sprintf("read-back: %s", why));
+	else if (notes && unread)
+		json_array_append_new(notes, json_sprintf("read-back: %lld switch(es) not reached yet (retried; "
+			"not counted against readiness)", (long long)unread));
 	json_decref(rb);
 }
 
@@ -428,11 +438,13 @@ static void store_check(struct api_req *rq, json_t *checks, json_t *failing)
 		json_array_append_new(failing, json_sprintf("store: %s", h.error));
 }
 
-static void h_ready(struct api_req *rq, struct api_resp *rs)
+/*
+ * The verdict of /api/ready, which fabroute_ready reports too: 1 when every
+ * check passes. @checks, @failing and @notes are filled (@notes may be NULL).
+ */
+static int ready_eval(struct api_req *rq, const struct epoch *e, json_t *checks, json_t *failing,
+		      json_t *notes)
 {
-	struct epoch *e = epoch_of(rq);
-	json_t *checks = json_object(), *failing = json_array();
-
 	json_object_set_new(checks, "routed", json_boolean(e != NULL));
 	if (!e)
 		json_array_append_new(failing, json_string("no routing published yet"));
@@ -451,11 +463,20 @@ static void h_ready(struct api_req *rq, struct api_resp *rs)
 		if (!e->report.cdg.deadlock_free)
 			json_array_append_new(failing, json_string("a channel dependency graph has a cycle"));
 	}
-	readback_check(rq, e, checks, failing);
+	readback_check(rq, e, checks, failing, notes);
 	store_check(rq, checks, failing);
-	rs->status = epoch_ready(e) && !json_array_size(failing) ? 200 : 503;
-	rs->json = json_pack("{s:b, s:I, s:o, s:o}", "ready", rs->status == 200,
-			     "epoch", (json_int_t)(e ? e->seq : 0), "checks", checks, "failing", failing);
+	return epoch_ready(e) && !json_array_size(failing);
+}
+
+static void h_ready(struct api_req *rq, struct api_resp *rs)
+{
+	struct epoch *e = epoch_of(rq);
+	json_t *checks = json_object(), *failing = json_array(), *notes = json_array();
+
+	rs->status = ready_eval(rq, e, checks, failing, notes) ? 200 : 503;
+	rs->json = json_pack("{s:b, s:I, s:o, s:o, s:o}", "ready", rs->status == 200,
+			     "epoch", (json_int_t)(e ? e->seq : 0), "checks", checks, "failing", failing,
+			     "notes", notes);
 	epoch_unref(e);
 }
 
@@ -472,9 +493,14 @@ static void h_health(struct api_req *rq, struct api_resp *rs)
 static void h_metrics(struct api_req *rq, struct api_resp *rs)
 {
 	struct epoch *e = epoch_of(rq);
-	char *parts[3] = { api_epoch_metrics(e), rq->hooks->metrics(rq->hooks->ud), api_metrics_text(rq->srv) };
+	json_t *checks = json_object(), *failing = json_array();
+	int ready = ready_eval(rq, e, checks, failing, NULL);
+	char *parts[3] = { api_epoch_metrics(e, ready), rq->hooks->metrics(rq->hooks->ud),
+			   api_metrics_text(rq->srv) };
 	size_t n = 1;
 
+	json_decref(checks);
+	json_decref(failing);
 	epoch_unref(e);
 	for (unsigned i = 0; i < 3; i++)
 		n += parts[i] ? strlen(parts[i]) : 0;

@@ -18,11 +18,13 @@
  * the path towards a DLID does not depend on the source, so per DLID the
  * sources are counted at the switch where they enter and each such switch
  * is walked once towards the destination; only walks that deliver to the
- * destination count, as in the evaluation. Walked once per epoch, on first
- * use, and kept with the epoch.
+ * destination count, as in the evaluation. Walked once per epoch and kept
+ * with it: by the daemon's warmer thread as soon as the epoch is published
+ * (api_warmer_kick()), or on first use.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/query_impl.h"
 
@@ -163,4 +165,105 @@ const uint64_t *api_link_routes_ca(struct epoch *e)
 	if (v && e->report.port_ca)
 		return e->report.port_ca;
 	return v ? v + e->fabric->nports + 1 : NULL;
+}
+
+const uint64_t *api_link_routes_wait(struct epoch *e, unsigned ms)
+{
+	struct timespec ts;
+	const uint64_t *v;
+
+	if (!e || !e->fabric || !e->routing)
+		return NULL;
+	if (e->report.port_all)
+		return e->report.port_all;	/* the evaluation counted them */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(ms / 1000);
+	ts.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	/* the warmer holds the lock while it computes: past @ms, answer without */
+	if (pthread_mutex_timedlock(&e->cache_mu, &ts))
+		return NULL;
+	if (!e->link_routes)
+		e->link_routes = compute(e->fabric, e->routing);
+	v = e->link_routes;
+	pthread_mutex_unlock(&e->cache_mu);
+	return v;
+}
+
+/* --- the warmer: routes per link computed when an epoch is published ------- */
+
+struct api_warmer {
+	struct epoch_slot *slot;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int kicked, quit;
+};
+
+static void *warm_main(void *arg)
+{
+	struct api_warmer *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		struct epoch *e;
+
+		while (!w->kicked && !w->quit)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->quit)
+			break;
+		w->kicked = 0;
+		pthread_mutex_unlock(&w->mu);
+		e = epoch_slot_get(w->slot);
+		api_link_routes(e);
+		epoch_unref(e);
+		pthread_mutex_lock(&w->mu);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+struct api_warmer *api_warmer_start(struct epoch_slot *slot)
+{
+	struct api_warmer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->slot = slot;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	if (pthread_create(&w->th, NULL, warm_main, w)) {
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void api_warmer_kick(struct api_warmer *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->kicked = 1;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+void api_warmer_stop(struct api_warmer *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->quit = 1;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
 }

@@ -4,15 +4,17 @@
  *
  * Prometheus text exposition (format 0.0.4) of the current epoch: fabric
  * counts, pairs and unreachable pairs by class, VLs, deadlock freedom,
- * load (the busiest link, and the routes over every switch-to-switch link),
- * timings and the epoch sequence. Gauges only; the counters (reroutes,
- * requests) come from the daemon and the server. The OpenSM source's
- * figures are formatted here (api_osm_metrics()) from the counts the daemon
- * hands in.
+ * load (the busiest link), timings and the epoch sequence. Gauges only; the
+ * counters (reroutes, requests) come from the daemon and the server. The
+ * OpenSM source's figures and the routes per switch-to-switch link (every
+ * link, the busiest N, or none: metrics_link_routes) are formatted here
+ * (api_osm_metrics(), api_link_metrics()) for the daemon's part.
  *
  * Values are written as integers when they are whole, else with at most
  * six decimals: 0.1 + 0.2 is "0.3", not 0.30000000000000004.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -92,7 +94,8 @@ void api_osm_metrics(FILE *o, int connected, uint64_t routed, uint64_t fallback,
 		"fabroute_osm_passes_total{result=\"timeout\"} %llu\nfabroute_osm_passes_total{result=\"error\"} %llu\n",
 		(unsigned long long)routed, (unsigned long long)fallback, (unsigned long long)timeout,
 		(unsigned long long)error);
-	gauge(o, "fabroute_osm_connected", "1 while OpenSM's fabroute-osm plugin is connected.", connected != 0);
+	if (connected >= 0)
+		gauge(o, "fabroute_osm_connected", "1 while OpenSM's fabroute-osm plugin is connected.", connected != 0);
 }
 
 static void by_class(FILE *o, const char *name, const char *help, const uint64_t *v)
@@ -117,37 +120,94 @@ static void fabric_counts(FILE *o, const struct fabric *f)
 	gauge(o, "fabroute_fabric_lid_top", "Highest LID in use.", f->lid_top);
 }
 
-/* One series per directed switch-to-switch link: the pairs routed out of it. */
-static void link_routes(FILE *o, struct epoch *e)
+int api_link_mode_parse(const char *s, unsigned *top)
 {
-	const struct fabric *f = e->fabric;
-	const uint64_t *routes = api_link_routes(e);
+	char *end;
+	unsigned long n;
 
-	if (!routes)
-		return;
-	fputs("# HELP fabroute_link_routes Endpoint pairs routed over a switch-to-switch link, "
-	      "from guid:port to remote_guid:remote_port, under all-to-all traffic.\n"
-	      "# TYPE fabroute_link_routes gauge\n", o);
-	for (uint32_t s = 0; s < f->nswitches; s++) {
-		uint32_t n = f->switches[s];
-
-		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
-			const struct fab_port *x = fab_port(f, n, p);
-
-			if (x->peer == FAB_NONE || f->nodes[x->peer].type != FAB_SWITCH)
-				continue;
-			fprintf(o, "fabroute_link_routes{guid=\"0x%016" PRIx64 "\",port=\"%u\",node=\"",
-				f->nodes[n].guid, p);
-			api_label_value(o, fab_desc(f, n));
-			fprintf(o, "\",remote_guid=\"0x%016" PRIx64 "\",remote_port=\"%u\",remote_node=\"",
-				f->nodes[x->peer].guid, x->peer_port);
-			api_label_value(o, fab_desc(f, x->peer));
-			fprintf(o, "\"} %" PRIu64 "\n", routes[f->nodes[n].port0 + p]);
-		}
+	if (!strcmp(s, "all") || !strcmp(s, "off")) {
+		*top = !strcmp(s, "all") ? UINT32_MAX : 0;
+		return 0;
 	}
+	if (strncmp(s, "top:", 4) || !isdigit((unsigned char)s[4]))
+		return -1;
+	errno = 0;
+	n = strtoul(s + 4, &end, 10);
+	if (*end || errno || n < 1 || n > 1000000)
+		return -1;
+	*top = (unsigned)n;
+	return 0;
 }
 
-char *api_epoch_metrics(struct epoch *e)
+struct link_slot {
+	uint64_t routes, guid;
+	uint32_t node;
+	unsigned port;
+};
+
+/* Busiest first; ties by GUID and port, so the same routing lists the same links. */
+static int busier(const void *a, const void *b)
+{
+	const struct link_slot *x = a, *y = b;
+
+	if (x->routes != y->routes)
+		return x->routes < y->routes ? 1 : -1;
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return (x->port > y->port) - (x->port < y->port);
+}
+
+/* The switch-to-switch links' directions with their routes; their count in *@n. */
+static struct link_slot *link_slots(const struct fabric *f, const uint64_t *routes, size_t *n)
+{
+	struct link_slot *v = malloc(((size_t)f->nports + 1) * sizeof(*v));
+
+	*n = 0;
+	for (uint32_t s = 0; v && s < f->nswitches; s++) {
+		uint32_t node = f->switches[s];
+
+		for (unsigned p = 1; p <= f->nodes[node].nports; p++) {
+			const struct fab_port *x = fab_port(f, node, p);
+
+			if (x->peer != FAB_NONE && f->nodes[x->peer].type == FAB_SWITCH)
+				v[(*n)++] = (struct link_slot){ routes[f->nodes[node].port0 + p],
+								 f->nodes[node].guid, node, p };
+		}
+	}
+	return v;
+}
+
+void api_link_metrics(FILE *o, struct epoch *e, unsigned top)
+{
+	const struct fabric *f = e ? e->fabric : NULL;
+	const uint64_t *routes = top ? api_link_routes_wait(e, API_LINK_WAIT_MS) : NULL;
+	struct link_slot *v;
+	size_t n;
+
+	if (!routes || !(v = link_slots(f, routes, &n)))
+		return;
+	if (top < n) {
+		qsort(v, n, sizeof(*v), busier);
+		n = top;
+	}
+	fputs("# HELP fabroute_link_routes Endpoint pairs routed over a switch-to-switch link, "
+	      "from guid:port to remote_guid:remote_port, under all-to-all traffic "
+	      "(metrics_link_routes: every link or the busiest N).\n"
+	      "# TYPE fabroute_link_routes gauge\n", o);
+	for (size_t i = 0; i < n; i++) {
+		const struct fab_port *x = fab_port(f, v[i].node, v[i].port);
+
+		fprintf(o, "fabroute_link_routes{guid=\"0x%016" PRIx64 "\",port=\"%u\",node=\"", v[i].guid, v[i].port);
+		api_label_value(o, fab_desc(f, v[i].node));
+		fprintf(o, "\",remote_guid=\"0x%016" PRIx64 "\",remote_port=\"%u\",remote_node=\"",
+			f->nodes[x->peer].guid, x->peer_port);
+		api_label_value(o, fab_desc(f, x->peer));
+		fprintf(o, "\"} %" PRIu64 "\n", v[i].routes);
+	}
+	free(v);
+}
+
+char *api_epoch_metrics(struct epoch *e, int ready)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -157,8 +217,8 @@ char *api_epoch_metrics(struct epoch *e)
 	if (!o)
 		return NULL;
 	gauge(o, "fabroute_routed", "1 when a routing is published.", e != NULL);
-	gauge(o, "fabroute_ready", "1 when every pair is reachable and every VL is deadlock-free.",
-	      epoch_ready(e));
+	gauge(o, "fabroute_ready", "1 when /api/ready answers 200: every pair reachable, every VL "
+	      "deadlock-free, the switches read back hold the published tables, the store takes writes.", ready);
 	if (e) {
 		for (unsigned v = 0; v < AN_VLS; v++)
 			vls += (e->report.cdg.vls_used >> v) & 1;
@@ -178,7 +238,6 @@ char *api_epoch_metrics(struct epoch *e)
 		      e->compute_ms / 1e3);
 		gauge(o, "fabroute_route_eval_seconds", "Time the evaluation took for this epoch.",
 		      e->eval_ms / 1e3);
-		link_routes(o, e);
 	}
 	if (fclose(o)) {
 		free(buf);

@@ -92,6 +92,23 @@ json_t *apiq_engines(const struct epoch *e, struct api_err *err);
  * Return: the counts, or NULL when @e is not routed or memory ran out.
  */
 const uint64_t *api_link_routes(struct epoch *e);
+
+/** How long a scrape waits for the routes per link being computed. */
+#define API_LINK_WAIT_MS 2000
+/** api_link_routes_wait() - api_link_routes(), or NULL when they take more than @ms to come. */
+const uint64_t *api_link_routes_wait(struct epoch *e, unsigned ms);
+
+struct api_warmer;
+/**
+ * api_warmer_start() - a thread that computes the routes per link of the
+ * epoch in @slot each time api_warmer_kick() says one was published, so
+ * that no scrape or /api/topology request pays for it; NULL on failure.
+ */
+struct api_warmer *api_warmer_start(struct epoch_slot *slot);
+/** api_warmer_kick() - an epoch was published (thread-safe; NULL: nothing). */
+void api_warmer_kick(struct api_warmer *w);
+/** api_warmer_stop() - stop the thread and free (NULL: nothing). */
+void api_warmer_stop(struct api_warmer *w);
 /**
  * api_link_routes_ca() - api_link_routes() for the CA-to-CA pairs alone
  * (the evaluation's, or counted in the same walk)

@@ -84,9 +84,25 @@ void api_metric(FILE *o, const char *type, const char *name, const char *help, d
  */
 void api_histogram(FILE *o, const char *name, const char *help, const double *bounds_ms,
 		   unsigned n, const uint64_t *hist, double sum_ms);
-/** api_osm_metrics() - fabroute_osm_passes_total{result} and fabroute_osm_connected (source opensm). */
+/**
+ * api_osm_metrics() - fabroute_osm_passes_total{result}, and with @connected
+ * >= 0 (source opensm) fabroute_osm_connected. The counters are written
+ * whatever the source, so that a rule using them has a series from the start.
+ */
 void api_osm_metrics(FILE *o, int connected, uint64_t routed, uint64_t fallback, uint64_t timeout,
 		     uint64_t error);
+/**
+ * api_link_mode_parse() - metrics_link_routes: "all", "off" or "top:N"
+ * (1 <= N <= 1000000) into *@top (UINT32_MAX, 0 or N); -1 when malformed.
+ */
+int api_link_mode_parse(const char *s, unsigned *top);
+/**
+ * api_link_metrics() - fabroute_link_routes for @e: the @top busiest
+ * switch-to-switch link directions (UINT32_MAX: all; 0: none). Waits at most
+ * API_LINK_WAIT_MS for the warmer's computation, else writes nothing.
+ */
+void api_link_metrics(FILE *o, struct epoch *e, unsigned top);
+
 /** api_metric_value() - a sample value: whole numbers as integers, others rounded to 6 decimals. */
 void api_metric_value(FILE *o, double v);
 /** api_label_value() - @s escaped for a label value (backslash, double quote, newline). */

@@ -113,8 +113,11 @@ void api_fail(struct api_resp *rs, const struct api_err *err);
 /** api_fail_new() - answer with a new error. */
 void api_fail_new(struct api_resp *rs, int status, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/** api_epoch_metrics() - the epoch's figures in Prometheus text (malloc'd); @e may be NULL. */
-char *api_epoch_metrics(struct epoch *e);
+/**
+ * api_epoch_metrics() - the epoch's figures in Prometheus text (malloc'd); @e
+ * may be NULL; @ready: what /api/ready answers (api_ready()).
+ */
+char *api_epoch_metrics(struct epoch *e, int ready);
 /** api_epoch_etag() - the ETag of answers computed from @e (quotes included). */
 void api_epoch_etag(const struct epoch *e, char *buf, size_t size);
 /** api_etag_matches() - the request's If-None-Match names @etag (or is "*"). */

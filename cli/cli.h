@@ -16,6 +16,12 @@
 #include "fabric/fabric.h"
 #include "formats/formats.h"
 
+/*
+ * The JSON the commands print: indented, keys in insertion order, reals with
+ * 10 significant digits (0.3, not 0.30000000000000004; 1, not 1.0000000000000002).
+ */
+#define CLI_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
+
 /* Exit codes, documented in fabroute(1). */
 enum cli_exit {
 	CLI_OK = 0,	/* done */

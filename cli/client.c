@@ -516,7 +516,7 @@ int client_post(struct client *c, const char *path, const json_t *body, struct c
 
 int client_print_json(const json_t *j)
 {
-	int rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int rc = json_dumpf(j, stdout, CLI_JSON_FLAGS);
 
 	putchar('\n');
 	if (rc) {

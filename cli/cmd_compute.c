@@ -60,6 +60,8 @@ static void usage(FILE *out)
 	      "                             opensm-subnet (opensm-subnet.lst)\n"
 	      "  -d, --out-dir DIR          where to write (created if missing)\n"
 	      "      --eval                 evaluate the routing and print the report\n"
+	      "      --json                 print summary.json (with --eval, the evaluation in\n"
+	      "                             it) on standard output instead of the text\n"
 	      "      --lmc-max N            the largest LMC an engine that needs several LIDs\n"
 	      "                             per port may give the CA ports (default 7)\n"
 	      "      --base DIR             start from the routing an earlier compute wrote into\n"
@@ -90,7 +92,7 @@ struct compute_opts {
 	struct cli_lids lids;
 	struct cli_input in;
 	unsigned lmc_max;
-	int eval, help;
+	int eval, help, json;
 };
 
 static int push_kv(struct compute_opts *o, const char *kv)
@@ -116,6 +118,7 @@ static int parse_one(void *ctx, int c, const char *arg)
 	case 'd': o->out_dir = arg; return CLI_OK;
 	case OPT_TOPO: o->topology = arg; return CLI_OK;
 	case OPT_EVAL: o->eval = 1; return CLI_OK;
+	case OPT_JSON: o->json = 1; return CLI_OK;
 	case OPT_URL: o->url = arg; return CLI_OK;
 	case OPT_BASE: o->base = arg; return CLI_OK;
 	case OPT_LMC_MAX:
@@ -146,6 +149,7 @@ static int parse_args(int argc, char **argv, struct compute_opts *o)
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "out-dir", required_argument, NULL, 'd' },
 		{ "eval", no_argument, NULL, OPT_EVAL },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "lmc-max", required_argument, NULL, OPT_LMC_MAX },
 		{ "url", required_argument, NULL, OPT_URL },
 		{ "base", required_argument, NULL, OPT_BASE },
@@ -276,18 +280,19 @@ static int write_summary(const char *dir, json_t *summary)
 
 	if (!fp)
 		return CLI_FAIL;
-	rc = json_dumpf(summary, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	rc = json_dumpf(summary, fp, CLI_JSON_FLAGS);
 	fputc('\n', fp);
 	return close_out(fp, path, rc) ? CLI_FAIL : CLI_OK;
 }
 
 /* Print the evaluation the run made, add it to @summary; the eval exit status. */
-static int report(const struct eng_res *res, json_t *summary)
+static int report(const struct eng_res *res, json_t *summary, int json)
 {
 	const struct an_report *rep = &res->report;
 	struct an_perm_opts po = { 0 };
 
-	eval_print_text(stdout, res->fabric, rep, &res->eval_opts, NULL, &po);
+	if (!json)
+		eval_print_text(stdout, res->fabric, rep, &res->eval_opts, NULL, &po);
 	json_object_set_new(summary, "evaluation", an_json_report(res->fabric, rep, &res->eval_opts));
 	return an_connected(rep) ? (rep->cdg.deadlock_free ? CLI_OK : 5) :
 	       (rep->cdg.deadlock_free ? 4 : 6);
@@ -375,7 +380,8 @@ static int route(const struct compute_opts *o, const struct fabric *f, const str
 		eng_res_free(&res);
 		return CLI_FAIL;
 	}
-	print_outcome(o, &res, digest);
+	if (!o->json)
+		print_outcome(o, &res, digest);
 	rc = write_files(o->out_dir, res.fabric, res.routing, &have_pathsl);
 	if (rc == CLI_OK)
 		rc = paths_compute_file(o->out_dir, res.used, res.fabric, res.routing, &have_paths);
@@ -385,10 +391,12 @@ static int route(const struct compute_opts *o, const struct fabric *f, const str
 	if (summary && b->r)
 		json_object_set_new(summary, "base", cli_base_changes(o->base, b, &res));
 	if (summary && res.evaluated && o->eval)
-		erc = report(&res, summary);
+		erc = report(&res, summary, o->json);
 	if (summary)
 		rc = write_summary(o->out_dir, summary);
-	if (rc == CLI_OK)
+	if (rc == CLI_OK && o->json)
+		rc = json_dumpf(summary, stdout, CLI_JSON_FLAGS) || putchar('\n') == EOF ? CLI_FAIL : CLI_OK;
+	else if (rc == CLI_OK)
 		printf("written:      %s/{opensm-lfts.dump,guid2lid,%s%stopology.ibnd,%ssummary.json}\n",
 		       o->out_dir, have_pathsl ? "path-sl," : "",
 		       has_sl2vl(res.routing) ? "opensm-sl2vl.dump," : "", have_paths ? "paths," : "");
@@ -485,7 +493,7 @@ int cmd_engines(int argc, char **argv)
 
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(arr, engine_json(all[i]));
-		json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_dumpf(arr, stdout, CLI_JSON_FLAGS);
 		putchar('\n');
 		json_decref(arr);
 		return CLI_OK;

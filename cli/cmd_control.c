@@ -279,11 +279,13 @@ int cmd_reroute(int argc, char **argv)
 /* Which element the fault options name. */
 struct fault_opts {
 	const char *link, *sw;
+	int all;
 };
 
 static const struct option fault_longopts[] = {
 	{ "link", required_argument, NULL, CLIENT_OPT_LINK },
 	{ "switch", required_argument, NULL, CLIENT_OPT_SWITCH },
+	{ "all", no_argument, NULL, CLIENT_OPT_ALL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -293,6 +295,8 @@ static int fault_option(void *ctx, int opt, const char *arg)
 
 	if (opt == CLIENT_OPT_LINK)
 		o->link = arg;
+	else if (opt == CLIENT_OPT_ALL)
+		o->all = 1;
 	else
 		o->sw = arg;
 	return CLI_OK;
@@ -303,43 +307,61 @@ static const struct client_cmd fault_cmd = {
 	.args = "down or up (or nothing, to list)",
 	.usage = "Usage: fabroute fault [OPTIONS]\n"
 		 "       fabroute fault [OPTIONS] down|up (--link NODE:PORT | --switch NODE)\n"
+		 "       fabroute fault [OPTIONS] up --all\n"
 		 "\n"
 		 "Simulated faults of the daemon's file source. Without arguments, list the\n"
-		 "links and switches down; with down or up, take a link or a switch down or\n"
-		 "bring it back, which asks for a reroute. NODE is a node description or a\n"
-		 "node GUID (0x...). Needs the API token.\n"
+		 "links and switches down, each by description and by GUID; with down or up,\n"
+		 "take a link or a switch down or bring it back, which asks for a reroute.\n"
+		 "NODE is a node description or a node GUID (0x...). Needs the API token.\n"
 		 "\n"
 		 "Options:\n"
 		 "      --link NODE:PORT  the link at NODE's PORT\n"
-		 "      --switch NODE     the switch NODE (with all its links)\n",
+		 "      --switch NODE     the switch NODE (with all its links)\n"
+		 "      --all             with up: every link and switch down, in one reroute\n",
 	.max_args = 1,
 	.extra = fault_longopts,
 	.option = fault_option,
 };
 
-static void fault_names(const char *label, const json_t *list)
+/* One line per fault: the link's ends or the switch by description, then the GUID form the daemon keeps. */
+static void fault_names(const char *label, const json_t *list, const json_t *details, int links)
 {
 	size_t i;
 	json_t *v;
 
-	printf("%s", label);
-	json_array_foreach(list, i, v)
-		printf("%s%s", i ? ", " : " ", json_string_value(v) ? json_string_value(v) : "?");
-	printf("%s\n", json_array_size(list) ? "" : " none");
+	printf("%s%s\n", label, json_array_size(list) ? "" : " none");
+	json_array_foreach(list, i, v) {
+		const json_t *d = json_array_get(details, i);
+		const char *id = json_string_value(v) ? json_string_value(v) : "?";
+		char name[512];
+
+		if (d && links)
+			snprintf(name, sizeof(name), "%s:%lld - %s:%lld",
+				 client_str(json_object_get(d, "a"), "node", "?"),
+				 json_integer_value(json_object_get(json_object_get(d, "a"), "port")),
+				 client_str(json_object_get(d, "b"), "node", "?"),
+				 json_integer_value(json_object_get(json_object_get(d, "b"), "port")));
+		else
+			snprintf(name, sizeof(name), "%s", d ? client_str(d, "node", id) : id);
+		printf("  %-40s %s\n", name, id);
+	}
 }
 
 static void fault_list(const json_t *f)
 {
-	fault_names("links down:   ", json_object_get(f, "links"));
-	fault_names("switches down:", json_object_get(f, "switches"));
+	const json_t *d = json_object_get(f, "details");
+
+	fault_names("links down:", json_object_get(f, "links"), json_object_get(d, "links"), 1);
+	fault_names("switches down:", json_object_get(f, "switches"), json_object_get(d, "switches"), 0);
 }
 
-/* POST /api/faults {"action", "link"|"switch"}. */
+/* POST /api/faults {"action", "link"|"switch"} or {"action": "up", "all": true}. */
 static int fault_post(struct client *c, const char *action, const struct fault_opts *o)
 {
 	struct client_resp r = { 0 };
 	const char *kind = o->link ? "link" : "switch", *what = o->link ? o->link : o->sw;
-	json_t *body = json_pack("{s:s, s:s}", "action", action, kind, what);
+	json_t *body = o->all ? json_pack("{s:s, s:b}", "action", action, "all", 1) :
+		       json_pack("{s:s, s:s}", "action", action, kind, what);
 	int rc;
 
 	if (!body) {
@@ -348,8 +370,13 @@ static int fault_post(struct client *c, const char *action, const struct fault_o
 	}
 	rc = client_post(c, "/api/faults", body, &r);
 	if (rc == CLI_OK && !client_printed(c, &r, &rc)) {
-		printf("%s %s (%s) %s; reroute requested\n", kind, client_str(r.json, kind, what), what,
-		       action);
+		if (o->all)
+			printf("every fault up: %lld; %s\n", (long long)json_integer_value(json_object_get(r.json, "count")),
+			       json_is_true(json_object_get(r.json, "reroute_requested")) ? "reroute requested" :
+			       "nothing was down");
+		else
+			printf("%s %s (%s) %s; reroute requested\n", kind, client_str(r.json, kind, what), what,
+			       action);
 		fault_list(json_object_get(r.json, "faults"));
 	}
 	json_decref(body);
@@ -364,8 +391,11 @@ static int fault_check(const struct client *c, const struct fault_opts *o)
 
 	if (a && strcmp(a, "down") && strcmp(a, "up"))
 		return cli_usage_err("fault", "'%s': expected down or up", a);
-	if (a && !o->link == !o->sw)
-		return cli_usage_err("fault", "%s: give exactly one of --link NODE:PORT and --switch NODE", a);
+	if (o->all && (!a || strcmp(a, "up") || o->link || o->sw))
+		return cli_usage_err("fault", "--all goes with up alone (every fault comes back up)");
+	if (a && !o->all && !o->link == !o->sw)
+		return cli_usage_err("fault", "%s: give exactly one of --link NODE:PORT and --switch NODE%s", a,
+				     strcmp(a, "up") ? "" : ", or --all");
 	if (!a && (o->link || o->sw))
 		return cli_usage_err("fault", "--%s: say down or up", o->link ? "link" : "switch");
 	return CLI_OK;

@@ -365,7 +365,7 @@ static int print_json(const struct loaded *l, const struct an_report *rep, const
 		json_object_set_new(root, "dragonfly", an_json_dfly(df));
 	if (root && l->o->paths)
 		json_object_set_new(root, "paths", paths_json(pr));
-	if (root && json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
+	if (root && json_dumpf(root, stdout, CLI_JSON_FLAGS) == 0)
 		rc = CLI_OK;
 	putchar('\n');
 	json_decref(root);

@@ -8,6 +8,7 @@
  * (cli/progress.h).
  */
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 static void usage(FILE *out)
 {
 	fputs("Usage: fabroute gen FAMILY [NAME=VALUE...] [OPTIONS]\n"
-	      "       fabroute gen --list\n"
+	      "       fabroute gen --list [--json]\n"
 	      "       fabroute gen FAMILY --help\n"
 	      "\n"
 	      "Generate a topology. Same family, parameters and seed give the same bytes.\n"
@@ -37,6 +38,7 @@ static void usage(FILE *out)
 	      "      --switch-faults N   remove N random switches, likewise\n"
 	      "      --guid2lid FILE     pin LIDs from an OpenSM guid2lid file\n"
 	      "      --list              list the families and their parameters\n"
+	      "      --json              with --list: as a JSON array of {name, summary, params}\n"
 	      "  -h, --help              show this help (with FAMILY: its parameters)\n"
 	      "\n"
 	      "Example: fabroute gen kary-ntree k=4 n=3 --link-faults 2 --seed 7 -o t.ibnd\n",
@@ -48,6 +50,28 @@ static void family_help(FILE *out, const struct gen_family *fam)
 	fprintf(out, "%-14s %s\n", fam->name, fam->summary);
 	for (const struct gen_param *p = fam->params; p && p->name; p++)
 		fprintf(out, "    %-10s %s (default %s)\n", p->name, p->help, p->defval);
+}
+
+/* The families as JSON: [{name, summary, params: [{name, help, default}]}]. */
+static int list_json(void)
+{
+	size_t n;
+	const struct gen_family *fams = gen_families(&n);
+	json_t *arr = json_array();
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *params = json_array();
+
+		for (const struct gen_param *p = fams[i].params; p && p->name; p++)
+			json_array_append_new(params, json_pack("{s:s, s:s, s:s}", "name", p->name,
+								"help", p->help, "default", p->defval));
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "name", fams[i].name,
+						     "summary", fams[i].summary, "params", params));
+	}
+	rc = json_dumpf(arr, stdout, CLI_JSON_FLAGS) || putchar('\n') == EOF ? CLI_FAIL : CLI_OK;
+	json_decref(arr);
+	return rc;
 }
 
 static void list_families(FILE *out)
@@ -70,7 +94,7 @@ struct gen_opts {
 	size_t nlinks, nswitches;
 	unsigned link_faults, switch_faults;
 	struct cli_lids lids;
-	int help, list;
+	int help, list, json;
 };
 
 static int push(const char ***arr, size_t *n, const char *s)
@@ -131,6 +155,9 @@ static int parse_opt(void *ctx, int c, const char *arg)
 	case OPT_LIST:
 		o->list = 1;
 		return 0;
+	case OPT_JSON:
+		o->json = 1;
+		return 0;
 	case 'h':
 		o->help = 1;
 		return 0;
@@ -151,6 +178,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 		{ "switch-faults", required_argument, NULL, OPT_SWITCH_FAULTS },
 		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
 		{ "list", no_argument, NULL, OPT_LIST },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -205,6 +233,14 @@ int cmd_gen(int argc, char **argv)
 		goto out;
 	if (optind < argc)
 		fam = gen_family_find(argv[optind]);
+	if (o.json && !o.list) {
+		rc = cli_usage_err("gen", "--json goes with --list");
+		goto out;
+	}
+	if (o.list && o.json) {
+		rc = list_json();
+		goto out;
+	}
 	if (o.list || (o.help && !fam)) {
 		o.list ? list_families(stdout) : usage(stdout);
 		goto out;

@@ -387,7 +387,7 @@ static int print_json(const struct lids_run *x)
 		json_object_set_new(root, "completion",
 				    json_pack("{s:I, s:I}", "filled", (json_int_t)x->st.filled,
 					      "unrouted", (json_int_t)x->st.unrouted));
-	rc = root && !json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ? CLI_OK : CLI_FAIL;
+	rc = root && !json_dumpf(root, stdout, CLI_JSON_FLAGS) ? CLI_OK : CLI_FAIL;
 	putchar('\n');
 	json_decref(root);
 	return rc;

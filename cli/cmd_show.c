@@ -203,7 +203,7 @@ static int print_json(const char *name, const char *fmt, const struct fabric *f,
 			 "shape", shape_json(f, &s->shape));
 	if (!root)
 		return CLI_FAIL;
-	rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ? CLI_FAIL : CLI_OK;
+	rc = json_dumpf(root, stdout, CLI_JSON_FLAGS) ? CLI_FAIL : CLI_OK;
 	putchar('\n');
 	json_decref(root);
 	return rc;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/server.h"
 #include "daemon/config.h"
 #include "svc/log.h"
 #include "engines/engine.h"
@@ -57,8 +58,10 @@ static const struct cfg_key keys[] = {
 	  "and adopt it if it connects at least as many pairs, every step from the repair to it "
 	  "is deadlock-free while switches update one at a time, and it changes at most "
 	  "rebalance_max_blocks LFT blocks (0: never rebalance)" },
-	{ "rebalance_max_blocks", U(rebalance_max_blocks), "0", 0, 4000000000u, 1, "N",
-	  "most 64-LID LFT blocks a rebalance may change (0: no limit)" },
+	{ "rebalance_max_blocks", U(rebalance_max_blocks), "64", 0, 4000000000u, 1, "N",
+	  "most 64-LID LFT blocks a rebalance may change; a larger one is declined and the repair "
+	  "stays until the faults recover (which gives the last full routing back) or the next "
+	  "change (0: no limit)" },
 	{ "source", S(source), "file", 0, 0, 0, "file|opensm",
 	  "where the topology comes from: file (a topology file, faults through the API) or opensm "
 	  "(OpenSM's fabroute-osm plugin, through socket)" },
@@ -110,15 +113,22 @@ static const struct cfg_key keys[] = {
 	  "checked first, and POSTs without it count against a bucket of their own" },
 	{ "dashboard", U(dashboard), "1", 0, 1, 0, "0|1",
 	  "serve the web dashboard at / (the API is served either way)" },
+	{ "metrics_link_routes", S(metrics_link_routes), "top:64", 0, 0, 1, "all|top:N|off",
+	  "fabroute_link_routes in /metrics: a series per direction of every switch-to-switch link "
+	  "(all: 64,000 series at 16,000 CAs), of the N busiest, or none; computed when an epoch "
+	  "is published, not at the scrape" },
 	{ "readback", U(readback), "1", 0, 1, 0, "0|1",
-	  "with source opensm: read the LFTs back from the switches and report drift" },
+	  "with source opensm: read the LFTs back from the switches (directed-route SMPs, once OpenSM "
+	  "says SUBNET UP; unreached switches retried, never counted as drift) and report drift" },
 	{ "readback_interval_s", U(readback_interval_s), "300", 0, 86400, 0, "S",
-	  "read back this often too, besides after each routing pass (0: only after them)" },
+	  "read every block of every switch this often; after a routing pass only the blocks it "
+	  "changed are read (0: only after passes)" },
 	{ "readback_ca", S(readback_ca), "", 0, 0, 0, "CA", "local HCA to send SMPs from (empty: the first)" },
 	{ "readback_port", U(readback_port), "0", 0, 254, 0, "PORT", "its port (0: the first active)" },
 	{ "readback_rate", U(readback_rate), "2000", 1, 1000000, 0, "N", "SMPs per second at most" },
 	{ "readback_timeout_ms", U(readback_timeout_ms), "200", 10, 60000, 0, "MS", "SMP timeout" },
-	{ "readback_retries", U(readback_retries), "3", 0, 20, 0, "N", "SMP retries" },
+	{ "readback_retries", U(readback_retries), "3", 0, 20, 0, "N",
+	  "SMP retries; a switch still silent is tried again 1, 2 and 4 s later" },
 	{ "fast_repair", U(fast_repair), "1", 0, 1, 0, "0|1",
 	  "with source opensm and repair = ftdlr: on a link-state trap, find the dead port, publish "
 	  "the proven local repair and write its changed LFT blocks to the switches at once, from "
@@ -258,15 +268,24 @@ static char *trim(char *s)
 	return s;
 }
 
+/* Cut a comment: '#' at the start of the line or after a blank; one inside a word is part of it. */
+static void cut_comment(char *line)
+{
+	for (char *p = line; *p; p++)
+		if (*p == '#' && (p == line || isspace((unsigned char)p[-1]))) {
+			*p = '\0';
+			return;
+		}
+}
+
 static int load_line(struct config *c, char *line, const char *path, unsigned no,
 		     struct fab_err *err)
 {
-	char *hash = strchr(line, '#'), *eq, *key, *val;
+	char *eq, *key, *val;
 	struct fab_err e2;
 	int rc;
 
-	if (hash)
-		*hash = '\0';
+	cut_comment(line);
 	key = trim(line);
 	if (!*key)
 		return 0;
@@ -361,7 +380,7 @@ int config_check(const struct config *c, struct fab_err *err)
 {
 	struct eng_chain chain;
 	char host[256];
-	unsigned port;
+	unsigned port, top;
 
 	if (strcmp(c->source, "file") != 0 && strcmp(c->source, "opensm") != 0) {
 		fab_err_set(err, "source: expected file or opensm, found '%s'", c->source);
@@ -374,6 +393,11 @@ int config_check(const struct config *c, struct fab_err *err)
 	}
 	if (strcmp(c->repair, "ftdlr") != 0 && strcmp(c->repair, "none") != 0) {
 		fab_err_set(err, "repair: expected ftdlr or none, found '%s'", c->repair);
+		return -1;
+	}
+	if (api_link_mode_parse(c->metrics_link_routes, &top)) {
+		fab_err_set(err, "metrics_link_routes: expected all, off or top:N (N 1 to 1000000), found '%s'",
+			    c->metrics_link_routes);
 		return -1;
 	}
 	if (strcmp(c->replication, "none") && strcmp(c->replication, "etcd")) {

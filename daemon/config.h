@@ -56,6 +56,7 @@ struct config {
 	unsigned api_rate_limit;
 	unsigned api_write_rate_limit;
 	unsigned dashboard;
+	char *metrics_link_routes;
 	unsigned readback;
 	unsigned readback_interval_s;
 	char *readback_ca;

@@ -167,16 +167,18 @@ static int hook_engine(void *ud, const char *chain, const char *options, struct 
 
 /* Parse {"action": "down"|"up", "link": "NODE:PORT"} or {..., "switch": "NODE"}. */
 static int fault_args(const json_t *body, int *down, enum srcf_kind *kind, const char **what,
-		      struct api_err *err)
+		      int *all, struct api_err *err)
 {
 	const char *action = json_string_value(json_object_get(body, "action"));
 	const json_t *link = json_object_get(body, "link"), *sw = json_object_get(body, "switch");
+	const json_t *jall = json_object_get(body, "all");
 	const char *key;
 	void *it;
 
 	json_object_foreach((json_t *)body, key, it)
-		if (strcmp(key, "action") && strcmp(key, "link") && strcmp(key, "switch")) {
-			api_err_set(err, 400, "bad_parameter", "%.64s: unknown member (expected action, and link or switch)", key);
+		if (strcmp(key, "action") && strcmp(key, "link") && strcmp(key, "switch") && strcmp(key, "all")) {
+			api_err_set(err, 400, "bad_parameter", "%.64s: unknown member (expected action, and link, "
+				    "switch or all)", key);
 			return -1;
 		}
 	if (!action || (strcmp(action, "down") && strcmp(action, "up"))) {
@@ -184,12 +186,21 @@ static int fault_args(const json_t *body, int *down, enum srcf_kind *kind, const
 			    "action: expected \"down\" or \"up\"");
 		return -1;
 	}
-	if (!link == !sw || !json_is_string(link ? link : sw)) {
-		api_err_set(err, 400, "missing_parameter", "link or switch: give exactly one, as a string "
-			    "(\"NODE:PORT\" or \"NODE\"; NODE a description or 0xGUID)");
+	*down = strcmp(action, "down") == 0;
+	*all = json_is_true(jall);
+	if (jall && (!json_is_true(jall) || *down || link || sw)) {
+		api_err_set(err, 400, "bad_parameter", "all: only true, with action \"up\" and neither link "
+			    "nor switch (every simulated fault comes back up)");
 		return -1;
 	}
-	*down = strcmp(action, "down") == 0;
+	if (*all)
+		return 0;
+	if (!link == !sw || !json_is_string(link ? link : sw)) {
+		api_err_set(err, 400, "missing_parameter", "link or switch: give exactly one, as a string "
+			    "(\"NODE:PORT\" or \"NODE\"; NODE a description or 0xGUID), or \"all\": true with "
+			    "action \"up\"");
+		return -1;
+	}
 	*kind = link ? SRCF_LINK : SRCF_SWITCH;
 	*what = json_string_value(link ? link : sw);
 	return 0;
@@ -210,6 +221,45 @@ static int save_faults(struct daemon *d, struct fab_err *err)
 	return rc;
 }
 
+/* The faults in force with their details: {"links", "switches", "details"}. */
+static json_t *faults_json(struct daemon *d)
+{
+	json_t *j = srcf_faults_json(d->src);
+
+	if (j)
+		json_object_set_new(j, "details", srcf_faults_detail(d->src));
+	return j;
+}
+
+/* {"action": "up", "all": true}: every simulated fault comes back up, as one change. */
+static json_t *faults_all_up(struct daemon *d, struct api_err *aerr)
+{
+	json_t *before;
+	struct fab_err err;
+	size_t n;
+
+	pthread_mutex_lock(&d->fault_mu);
+	before = srcf_faults_json(d->src);
+	n = srcf_faults_clear(d->src);
+	if (n && save_faults(d, &err)) {
+		srcf_faults_restore(d->src, before);
+		pthread_mutex_unlock(&d->fault_mu);
+		json_decref(before);
+		store_refused(d, "the faults' recovery", &err, aerr);
+		return NULL;
+	}
+	pthread_mutex_unlock(&d->fault_mu);
+	json_decref(before);
+	if (n) {
+		pipe_request(d->pipe, "fault");
+		log_notice("fault: all %zu back up (simulated)", n);
+		pipe_event(d->st, "fault", json_pack("{s:s, s:b, s:I}", "action", "up", "all", 1, "count",
+						   (json_int_t)n), "every simulated fault up (%zu)", n);
+	}
+	return json_pack("{s:s, s:b, s:I, s:o, s:b}", "action", "up", "all", 1, "count", (json_int_t)n,
+			 "faults", faults_json(d), "reroute_requested", n > 0);
+}
+
 static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 {
 	static const int status[] = { 200, 404, 400, 409 };
@@ -219,15 +269,17 @@ static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 	const char *what, *kname;
 	char canon[64];
 	struct fab_err err;
-	int down, rc;
+	int down, rc, all;
 
 	if (!d->src) {
 		api_err_set(aerr, 409, "conflict", "faults are simulated with the file source only; "
 			    "with source opensm, the fabric's own traps reroute");
 		return NULL;
 	}
-	if (fault_args(body, &down, &kind, &what, aerr))
+	if (fault_args(body, &down, &kind, &what, &all, aerr))
 		return NULL;
+	if (all)
+		return faults_all_up(d, aerr);
 	kname = kind == SRCF_LINK ? "link" : "switch";
 	pthread_mutex_lock(&d->fault_mu);	/* apply, store (or undo) as one */
 	rc = srcf_fault(d->src, kind, down, what, canon, sizeof(canon), &err);
@@ -248,25 +300,19 @@ static json_t *hook_fault(void *ud, const json_t *body, struct api_err *aerr)
 	}
 	pthread_mutex_unlock(&d->fault_mu);
 	pipe_request(d->pipe, "fault");
-	log_notice("simulated fault: %s %s %s", kname, canon, down ? "down" : "up");
+	log_notice("fault: %s %s %s (simulated)", kname, canon, down ? "down" : "up");
 	pipe_event(d->st, "fault", json_pack("{s:s, s:s, s:s}", "action", down ? "down" : "up", kname, canon,
 					   "named", what), "%s %s %s", kname, what, down ? "down" : "up");
 	return json_pack("{s:s, s:s, s:o, s:b}", "action", down ? "down" : "up", kname, canon,
-			 "faults", srcf_faults_json(d->src), "reroute_requested", 1);
+			 "faults", faults_json(d), "reroute_requested", 1);
 }
 
 static json_t *hook_faults(void *ud)
 {
 	struct daemon *d = ud;
-	json_t *o;
 
-	if (!d->src)
-		return json_pack("{s:[], s:[], s:{s:[], s:[]}}", "links", "switches", "details",
-				 "links", "switches");
-	o = srcf_faults_json(d->src);
-	if (o)
-		json_object_set_new(o, "details", srcf_faults_detail(d->src));
-	return o;
+	return d->src ? faults_json(d) : json_pack("{s:[], s:[], s:{s:[], s:[]}}", "links", "switches",
+						  "details", "links", "switches");
 }
 
 static json_t *hook_config(void *ud)
@@ -351,13 +397,19 @@ static char *hook_metrics(void *ud)
 	struct daemon *d = ud;
 	struct store_health h;
 	struct pipe_stats ps;
+	struct srco_stats os = { 0 };
+	struct epoch *e;
+	unsigned top;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *o = open_memstream(&buf, &len);
 
 	if (!o)
 		return NULL;
+	if (d->osm)
+		srco_stats(d->osm, &os);
 	pipe_stats(d->pipe, &ps);
+	ps.requests += os.changes;	/* under OpenSM: passes that brought another topology */
 	reroute_metrics(o, &ps);
 	if (d->rb)
 		readback_metrics(o, d->rb);
@@ -365,13 +417,15 @@ static char *hook_metrics(void *ud)
 		fr_metrics(o, d->fr);
 	if (d->ha)
 		ha_metrics(o, d->ha);
-	if (d->osm) {
-		struct srco_stats os;
-
-		srco_stats(d->osm, &os);
-		api_osm_metrics(o, os.connected, os.passes[SRCO_PASS_ROUTED], os.passes[SRCO_PASS_FALLBACK],
-				os.passes[SRCO_PASS_TIMEOUT], os.passes[SRCO_PASS_ERROR]);
-	}
+	api_osm_metrics(o, d->osm ? os.connected : -1, os.passes[SRCO_PASS_ROUTED], os.passes[SRCO_PASS_FALLBACK],
+			os.passes[SRCO_PASS_TIMEOUT], os.passes[SRCO_PASS_ERROR]);
+	pthread_mutex_lock(&d->cfg_mu);
+	if (api_link_mode_parse(d->cfg.metrics_link_routes, &top))
+		top = 0;
+	pthread_mutex_unlock(&d->cfg_mu);
+	e = epoch_slot_get(&d->slot);
+	api_link_metrics(o, e, top);
+	epoch_unref(e);
 	api_metric(o, "gauge", "fabroute_uptime_seconds", "Time since fabrouted started.",
 		   (double)(loop_now_ms() - d->start_ms) / 1e3);
 	store_health(d->st, &h);

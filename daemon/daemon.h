@@ -64,6 +64,7 @@ struct daemon {
 	struct epoch_slot slot;
 	struct pipeline *pipe;
 	struct api_server *api;
+	struct api_warmer *warm;	/* routes per link computed at each publication */
 	int sig_fd;
 	int64_t start_ms;
 	int ready_sent;

@@ -143,6 +143,8 @@ static void on_done(void *ud, const struct epoch *e)
 {
 	struct daemon *d = ud;
 
+	api_warmer_kick(d->warm);
+	rb_trigger(d->rb, 1000);	/* the fast repair writes without a sweep; a pass holds it until SUBNET UP */
 	if (d->ha)
 		ha_published(d->ha, e);
 	if (e)
@@ -363,6 +365,29 @@ static int start_signals(struct daemon *d)
 	return d->sig_fd < 0 ? -1 : loop_add_fd(d->loop, d->sig_fd, on_signal, d);
 }
 
+/* "simulated faults restored from the store: leaf-00:19 - spine-03:1, spine-02" */
+static void log_restored_faults(struct srcf *src)
+{
+	json_t *d = srcf_faults_detail(src), *v;
+	char line[1024] = "";
+	size_t len = 0, i;
+
+	json_array_foreach(json_object_get(d, "links"), i, v)
+		if (len < sizeof(line))
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s:%lld - %s:%lld",
+				len ? ", " : "", json_string_value(json_object_get(json_object_get(v, "a"), "node")),
+				json_integer_value(json_object_get(json_object_get(v, "a"), "port")),
+				json_string_value(json_object_get(json_object_get(v, "b"), "node")),
+				json_integer_value(json_object_get(json_object_get(v, "b"), "port")));
+	json_array_foreach(json_object_get(d, "switches"), i, v)
+		if (len < sizeof(line))
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s", len ? ", " : "",
+						json_string_value(json_object_get(v, "node")));
+	if (len)
+		log_notice("simulated faults restored from the store: %s", line);
+	json_decref(d);
+}
+
 static int open_source(struct daemon *d, struct fab_err *err)
 {
 	struct srcf_input in = { d->cfg.topology, d->cfg.topology_format, d->cfg.node_name_map,
@@ -378,7 +403,7 @@ static int open_source(struct daemon *d, struct fab_err *err)
 	faults = saved ? json_loads(saved, 0, NULL) : NULL;
 	if (faults) {
 		srcf_faults_restore(d->src, faults);
-		log_info("simulated faults restored from the store: %s", saved);
+		log_restored_faults(d->src);
 	}
 	json_decref(faults);
 	free(saved);
@@ -417,8 +442,8 @@ static uint64_t installed(const json_t *msg)
 }
 
 /*
- * A link-state trap: the fast repair. A routing pass is done: its tables are
- * in the switches about a second later.
+ * A link-state trap: the fast repair. OpenSM's events pace the read-back:
+ * it reads once the subnet is up.
  */
 static void on_osm_event(void *ud, const char *event, const json_t *msg)
 {
@@ -431,8 +456,7 @@ static void on_osm_event(void *ud, const char *event, const json_t *msg)
 		fr_installed(d->fr, installed(msg));
 	else if (!strcmp(event, "state_change") && d->ha)
 		ha_sm_state(d->ha, json_string_value(json_object_get(msg, "state")) ?: "unknown");
-	else if (!strcmp(event, "routing_done") || !strcmp(event, "subnet_up"))
-		rb_trigger(d->rb, 1000);
+	rb_osm_event(d->rb, event);
 }
 
 /* The fast repair, with source opensm and repair = ftdlr unless fast_repair = 0. */
@@ -518,12 +542,34 @@ static int start_ha(struct daemon *d, struct fab_err *err)
 }
 
 /* Modules in dependency order: store, source, loop, pipeline, API. */
+/* The first line: what runs, with what, from where. */
+static void banner(const struct daemon *d)
+{
+	const struct config *c = &d->cfg;
+	char src[600];
+
+	if (!strcmp(c->source, "opensm"))
+		snprintf(src, sizeof(src), "source opensm (plugin socket %s, read-back %s)", c->socket,
+			 c->readback ? "on" : "off");
+	else
+		snprintf(src, sizeof(src), "source file (%s)", c->topology);
+	char f_src[64];
+	const char *fields[] = { "FABROUTE_VERSION=" PACKAGE_VERSION, f_src, NULL };
+
+	snprintf(f_src, sizeof(f_src), "FABROUTE_SOURCE=%s", c->source);
+	log_fields(LOG_NOTICE, fields, "fabrouted %s starting: configuration %s; %s; engine chain %s, "
+		   "publish_policy %s, repair %s; database %s; API on %s; log level %s", PACKAGE_VERSION,
+		   d->cfg_path ? d->cfg_path : "(defaults and flags)", src, c->engine, c->publish_policy,
+		   c->repair, c->db, c->listen, c->log_level);
+}
+
 static int start(struct daemon *d, struct fab_err *err)
 {
 	struct pipe_settings set;
 	char *chain, *opts;
 	int restored;
 
+	banner(d);
 	d->start_ms = loop_now_ms();
 	d->sig_fd = -1;
 	epoch_slot_init(&d->slot);
@@ -549,6 +595,11 @@ static int start(struct daemon *d, struct fab_err *err)
 		return -1;
 	}
 	loop_timer_arm(d->store_timer, 2000);
+	d->warm = api_warmer_start(&d->slot);
+	if (!d->warm) {
+		fab_err_set(err, "cannot start the thread that computes the routes per link");
+		return -1;
+	}
 	pipe_set_done_cb(d->pipe, on_done, d);
 	pipe_set_sweep_cb(d->pipe, d->src ? NULL : ask_sweep, d);
 	restored = d->src && pipe_restore(d->pipe);
@@ -585,6 +636,7 @@ static void stop(struct daemon *d)
 	fr_stop(d->fr);
 	rb_stop(d->rb);
 	pipe_free(d->pipe);
+	api_warmer_stop(d->warm);
 	epoch_slot_fini(&d->slot);
 	srcf_free(d->src);
 	if (d->st)

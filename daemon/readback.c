@@ -2,12 +2,13 @@
 /**
  * DOC: LFT read-back
  *
- * One thread. It sleeps until a trigger's delay or the interval runs out,
- * takes the current epoch, reads every switch's LFT blocks for LIDs 1 up
- * to the fabric's top LID, and swaps in the result. The MAD port is opened
- * on first use and kept; if it cannot be opened the result says why.
+ * One thread. It sleeps until a read is due (an OpenSM event's delay or
+ * the interval), takes the current epoch, reads the blocks it needs (see
+ * readback.h), tries the switches that did not answer again, and swaps in
+ * the result when the read went to its end on the epoch still current.
+ * What each switch was last read to hold is kept by switch GUID across
+ * epochs; the MAD port is opened on first use and kept.
  */
-#include <infiniband/mad.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,18 @@
 #include "daemon/readback.h"
 
 #define RB_EXAMPLES 10
+#define RB_RETRY_ROUNDS 3	/* after 1, 2 and 4 s */
+#define RB_SUBNET_UP_MS 200
+#define RB_ROUTING_DONE_MS 30000
+#define RB_SWEEP_MAX_MS 60000	/* a heavy sweep without SUBNET UP holds reads back this long at most */
+
+/* What one switch was last read to hold. */
+struct rb_sw {
+	uint64_t guid;
+	unsigned nblocks;
+	uint8_t *lft;		/* nblocks * 64 entries */
+	uint8_t *known;		/* per block: read */
+};
 
 struct readback {
 	struct rb_opts o;
@@ -28,141 +41,341 @@ struct readback {
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int quit;
+	int quit, due_full;
+	int64_t sweep_ms;	/* when a heavy sweep started; -1: none under way */
+	unsigned gen;		/* bumped by a heavy sweep: a read under way is abandoned */
 	int64_t due_ms;		/* monotonic; -1: nothing due but the interval */
+	int64_t full_ms;	/* when the next read of every block is due */
 	json_t *last;
 	long long drift;
-	struct ibmad_port *port;
+	/* the thread's own */
+	struct rbm_port *port;
+	struct rb_sw *sw;
+	size_t nsw;
+	unsigned read_gen;
 };
 
-/* The counts of one read. */
+/* The figures of one read. */
 struct rb_run {
-	uint32_t read, unreadable, drifting;
-	uint64_t entries;
-	json_t *examples;
-	uint64_t smps;
+	const struct epoch *e;
+	struct rb_sw **sw;	/* per switch index of e's fabric */
+	ib_portid_t *dest;	/* per switch index */
+	struct rbm_stats st;
+	uint64_t blocks;
 	double start_ms;
+	char why[256];
 };
 
-static void pace(const struct readback *rb, struct rb_run *run)
+static int sw_cmp(const void *a, const void *b)
 {
-	double min_ms = rb->o.rate ? (double)run->smps * 1000.0 / rb->o.rate : 0;
-	double ahead = min_ms - (loop_now_fms() - run->start_ms);
+	uint64_t x = ((const struct rb_sw *)a)->guid, y = ((const struct rb_sw *)b)->guid;
 
-	if (ahead > 0.05) {
-		struct timespec ts = { (time_t)(ahead / 1000), (long)((ahead - (double)(time_t)(ahead / 1000) * 1000) * 1e6) };
+	return x < y ? -1 : x > y;
+}
 
+static void sw_free(struct rb_sw *s)
+{
+	free(s->lft);
+	free(s->known);
+}
+
+/*
+ * The switches of @e's fabric with what was read before from the same
+ * GUIDs; others are dropped. run->sw[i] points into the new array. -1 out of memory.
+ */
+static int sync_cache(struct readback *rb, struct rb_run *run)
+{
+	const struct fabric *f = run->e->fabric;
+	unsigned nb = f->lid_top / 64 + 1;
+	struct rb_sw *n = calloc((size_t)f->nswitches + 1, sizeof(*n));
+
+	if (!n)
+		return -1;
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		struct rb_sw key = { .guid = f->nodes[f->switches[s]].guid }, *old;
+
+		old = rb->nsw ? bsearch(&key, rb->sw, rb->nsw, sizeof(*rb->sw), sw_cmp) : NULL;
+		n[s] = old ? *old : key;
+		if (old)
+			*old = (struct rb_sw){ 0 };	/* taken */
+		if (n[s].nblocks != nb) {
+			uint8_t *lft = realloc(n[s].lft, (size_t)nb * 64), *known = realloc(n[s].known, nb);
+
+			if (lft)
+				n[s].lft = lft;
+			if (known)
+				n[s].known = known;
+			if (!lft || !known) {
+				for (uint32_t t = 0; t <= s; t++)
+					sw_free(&n[t]);
+				free(n);
+				return -1;	/* what was read before is lost: read again */
+			}
+			for (unsigned b = n[s].nblocks; b < nb; b++)
+				known[b] = 0;
+			n[s].nblocks = nb;
+		}
+	}
+	for (size_t i = 0; i < rb->nsw; i++)
+		sw_free(&rb->sw[i]);
+	free(rb->sw);
+	qsort(n, f->nswitches, sizeof(*n), sw_cmp);
+	rb->sw = n;
+	rb->nsw = f->nswitches;
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		struct rb_sw key = { .guid = f->nodes[f->switches[s]].guid };
+
+		run->sw[s] = bsearch(&key, n, rb->nsw, sizeof(*n), sw_cmp);
+	}
+	return 0;
+}
+
+/* Directed routes from the local port to every switch, or LID routes when it is not in the fabric. */
+static void routes(const struct readback *rb, struct rb_run *run)
+{
+	const struct fabric *f = run->e->fabric;
+	uint32_t ep = rb->port ? fab_ep_by_port_guid(f, rbm_port_guid(rb->port)) : FAB_NONE;
+	uint32_t *q = malloc(((size_t)f->nswitches + 1) * sizeof(*q)), head = 0, tail = 0;
+	uint8_t *seen = calloc((size_t)f->nswitches + 1, 1);
+	const struct fab_port *first = NULL;
+
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		memset(&run->dest[s], 0, sizeof(run->dest[s]));
+		run->dest[s].lid = fab_ep_lid(f, fab_ep_of_node(f, f->switches[s], 0));
+	}
+	if (ep != FAB_NONE && f->nodes[f->eps[ep].node].type != FAB_SWITCH)
+		first = fab_port(f, f->eps[ep].node, f->eps[ep].port);
+	if (q && seen && first && first->peer != FAB_NONE && f->nodes[first->peer].type == FAB_SWITCH) {
+		/* breadth first from the switch the local port is cabled to */
+		q[tail++] = f->nodes[first->peer].swidx;
+		seen[q[0]] = 1;
+		run->dest[q[0]] = (ib_portid_t){ .drpath = { .cnt = 1, .p = { 0, (uint8_t)f->eps[ep].port },
+							      .drslid = 0xffff, .drdlid = 0xffff } };
+	}
+	while (head < tail) {
+		uint32_t s = q[head++], node = f->switches[s];
+
+		for (unsigned p = 1; p <= f->nodes[node].nports; p++) {
+			const struct fab_port *x = fab_port(f, node, p);
+			uint32_t t;
+
+			if (x->peer == FAB_NONE || f->nodes[x->peer].type != FAB_SWITCH)
+				continue;
+			t = f->nodes[x->peer].swidx;
+			if (seen[t] || run->dest[s].drpath.cnt >= IB_SUBNET_PATH_HOPS_MAX - 2)
+				continue;	/* reached already, or too far for a directed route */
+			seen[t] = 1;
+			run->dest[t] = run->dest[s];
+			run->dest[t].drpath.p[++run->dest[t].drpath.cnt] = (uint8_t)p;
+			q[tail++] = t;
+		}
+	}
+	free(q);
+	free(seen);
+}
+
+/* The computed block @b of switch @s equals what was read. */
+static int block_same(const struct rb_run *run, uint32_t s, unsigned b)
+{
+	const struct rb_sw *w = run->sw[s];
+
+	for (unsigned i = 0; i < 64; i++) {
+		unsigned l = b * 64 + i;
+
+		if (l && l <= run->e->fabric->lid_top && w->lft[l] != rt_lft_get(run->e->routing, s, l))
+			return 0;
+	}
+	return 1;
+}
+
+static int stop_now(void *ud)
+{
+	struct readback *rb = ud;
+	int stop;
+
+	pthread_mutex_lock(&rb->mu);
+	stop = rb->quit || rb->gen != rb->read_gen;
+	pthread_mutex_unlock(&rb->mu);
+	return stop;
+}
+
+/*
+ * Read what is needed: every block when @full, else the blocks not read yet
+ * and those the routing changed from what was read. 0, or -1 when abandoned.
+ */
+static int read_blocks(struct readback *rb, struct rb_run *run, int full)
+{
+	const struct fabric *f = run->e->fabric;
+	struct rbm_opts o = { rb->o.timeout_ms, rb->o.retries, rb->o.rate, stop_now, rb };
+	struct rbm_req *reqs = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		if (!run->dest[s].lid && !run->dest[s].drpath.cnt)
+			continue;	/* no LID and no route: unreadable */
+		for (unsigned b = 0; b < run->sw[s]->nblocks; b++) {
+			if (!full && run->sw[s]->known[b] && block_same(run, s, b))
+				continue;
+			if (n == cap) {
+				struct rbm_req *r = realloc(reqs, (cap = cap ? 2 * cap : 1024) * sizeof(*r));
+
+				if (!r) {
+					free(reqs);
+					snprintf(run->why, sizeof(run->why), "out of memory");
+					return -1;
+				}
+				reqs = r;
+			}
+			reqs[n++] = (struct rbm_req){ .dest = run->dest[s], .block = b, .tag = s };
+		}
+	}
+	rc = rbm_read(rb->port, reqs, n, &o, &run->st);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct rb_sw *w = run->sw[reqs[i].tag];
+
+		if (reqs[i].done == 1) {
+			memcpy(w->lft + (size_t)reqs[i].block * 64, reqs[i].data, 64);
+			w->known[reqs[i].block] = 1;
+			run->blocks++;
+		} else {
+			w->known[reqs[i].block] = 0;	/* not read this time: read it again */
+		}
+	}
+	free(reqs);
+	return rc;
+}
+
+/* Switches with a block not read. */
+static uint32_t unread_switches(const struct rb_run *run)
+{
+	uint32_t n = 0;
+
+	for (uint32_t s = 0; s < run->e->fabric->nswitches; s++)
+		n += memchr(run->sw[s]->known, 0, run->sw[s]->nblocks) != NULL;
+	return n;
+}
+
+/* Wait @ms unless stopping, a heavy sweep starts or another epoch comes; -1 then. */
+static int wait_retry(struct readback *rb, const struct epoch *e, unsigned ms)
+{
+	for (unsigned t = 0; t < ms; t += 50) {
+		struct timespec ts = { 0, 50 * 1000000L };
+		struct epoch *cur;
+		int other;
+
+		if (stop_now(rb))
+			return -1;
+		cur = epoch_slot_get(rb->slot);
+		other = cur != e;
+		epoch_unref(cur);
+		if (other)
+			return -1;
 		nanosleep(&ts, NULL);
 	}
+	return 0;
 }
 
-static void note_drift(struct rb_run *run, const struct fabric *f, uint32_t node, unsigned lid,
-		       unsigned want, unsigned got)
+/* The result of the read in @run: drift over the switches read, the others named as unreadable. */
+static json_t *result(const struct rb_run *run, int full, long long *drift)
 {
-	if (json_array_size(run->examples) >= RB_EXAMPLES)
-		return;
-	json_array_append_new(run->examples, json_pack("{s:s, s:o, s:i, s:i, s:i}", "node", fab_desc(f, node),
-		"guid", an_json_guid(f->nodes[node].guid), "lid", lid, "computed", want, "programmed", got));
-}
+	const struct fabric *f = run->e->fabric;
+	json_t *ex = json_array(), *unread = json_array();
+	uint32_t read = 0, drifting = 0;
+	uint64_t entries = 0;
 
-/* Read switch @sw's blocks and compare; 0, or -1 when an SMP got no answer. */
-static int read_switch(struct readback *rb, const struct epoch *e, uint32_t sw, struct rb_run *run)
-{
-	const struct fabric *f = e->fabric;
-	uint32_t node = f->switches[sw];
-	unsigned lid = fab_ep_lid(f, fab_ep_of_node(f, node, 0)), drift = 0;
-	uint8_t buf[IB_SMP_DATA_SIZE];
-	ib_portid_t pid = { 0 };
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		const struct rb_sw *w = run->sw[s];
+		uint32_t node = f->switches[s], d = 0;
 
-	if (!lid)
-		return -1;
-	for (unsigned b = 0; b * 64 <= f->lid_top; b++) {
-		ib_portid_set(&pid, (int)lid, 0, 0);
-		run->smps++;
-		pace(rb, run);
-		if (!smp_query_via(buf, &pid, IB_ATTR_LINEARFORWTBL, b, rb->o.timeout_ms, rb->port))
-			return -1;
-		for (unsigned i = 0; i < 64; i++) {
-			unsigned l = b * 64 + i, want = rt_lft_get(e->routing, sw, l);
+		if (memchr(w->known, 0, w->nblocks)) {
+			if (json_array_size(unread) < RB_EXAMPLES)
+				json_array_append_new(unread, json_pack("{s:s, s:o}", "node", fab_desc(f, node),
+									"guid", an_json_guid(f->nodes[node].guid)));
+			continue;
+		}
+		read++;
+		for (unsigned l = 1; l <= f->lid_top; l++) {
+			unsigned want = rt_lft_get(run->e->routing, s, l);
 
-			if (l == 0 || l > f->lid_top || buf[i] == want)
+			if (w->lft[l] == want)
 				continue;
-			drift++;
-			note_drift(run, f, node, l, want, buf[i]);
+			if (d++ == 0 && json_array_size(ex) < RB_EXAMPLES)
+				json_array_append_new(ex, json_pack("{s:s, s:o, s:i, s:i, s:i}", "node",
+					fab_desc(f, node), "guid", an_json_guid(f->nodes[node].guid), "lid", l,
+					"computed", want, "programmed", w->lft[l]));
 		}
+		entries += d;
+		drifting += d > 0;
 	}
-	run->entries += drift;
-	run->drifting += drift > 0;
-	return 0;
+	*drift = run->why[0] ? -1 : (long long)entries;
+	return json_pack("{s:b, s:I, s:I, s:f, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:b, s:o, s:o, s:s?}",
+			 "enabled", 1, "epoch", (json_int_t)run->e->seq, "time_ms", (json_int_t)loop_wall_ms(),
+			 "ms", loop_now_fms() - run->start_ms, "switches", f->nswitches, "switches_read", read,
+			 "switches_unreadable", f->nswitches - read, "switches_drifting", drifting,
+			 "entries_drifting", (json_int_t)entries, "blocks_read", (json_int_t)run->blocks,
+			 "smps", (json_int_t)run->st.sent, "full", full, "examples", ex, "unreadable", unread,
+			 "error", run->why[0] ? run->why : NULL);
 }
 
-static int open_port(struct readback *rb, char *why, size_t len)
+/* One read of @e; NULL when it was abandoned (a heavy sweep, another epoch, stopping). */
+static json_t *read_epoch(struct readback *rb, const struct epoch *e, int full, long long *drift)
 {
-	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS };
+	uint32_t ns = e->fabric->nswitches;
+	struct rb_run run = { .e = e, .start_ms = loop_now_fms(), .sw = calloc((size_t)ns + 1, sizeof(*run.sw)),
+			      .dest = calloc((size_t)ns + 1, sizeof(*run.dest)) };
+	json_t *res = NULL;
+	unsigned delay = 1000;
+	int rc = 0;
 
-	if (rb->port)
-		return 0;
-	rb->port = mad_rpc_open_port(rb->ca[0] ? rb->ca : NULL, (int)rb->o.port, classes, 2);
-	if (!rb->port) {
-		snprintf(why, len, "cannot open the MAD port %s:%u (libibumad)", rb->ca[0] ? rb->ca : "(first)",
-			 rb->o.port);
-		return -1;
+	if (!run.sw || !run.dest || sync_cache(rb, &run)) {
+		snprintf(run.why, sizeof(run.why), "out of memory");
+		goto out;
 	}
-	mad_rpc_set_timeout(rb->port, (int)rb->o.timeout_ms);
-	mad_rpc_set_retries(rb->port, (int)rb->o.retries);
-	return 0;
+	if (!rb->port)
+		rb->port = rbm_open(rb->ca, rb->o.port, run.why, sizeof(run.why));
+	if (rb->port) {
+		routes(rb, &run);
+		rc = read_blocks(rb, &run, full);
+		for (unsigned r = 0; rc == 0 && r < RB_RETRY_ROUNDS && unread_switches(&run); r++, delay *= 2)
+			if ((rc = wait_retry(rb, e, delay)) == 0)
+				rc = read_blocks(rb, &run, 0);
+	}
+	if (rc == 0)
+		res = result(&run, full, drift);
+out:
+	if (!res && run.why[0])
+		res = json_pack("{s:b, s:I, s:I, s:s}", "enabled", 1, "epoch", (json_int_t)e->seq, "time_ms",
+				(json_int_t)loop_wall_ms(), "error", run.why), *drift = -1;
+	free(run.sw);
+	free(run.dest);
+	return res;
 }
 
-static json_t *read_epoch(struct readback *rb, const struct epoch *e, long long *drift)
-{
-	struct rb_run run = { .examples = json_array(), .start_ms = loop_now_fms() };
-	char why[256] = "";
-
-	*drift = -1;
-	if (open_port(rb, why, sizeof(why)) == 0)
-		for (uint32_t sw = 0; sw < e->fabric->nswitches; sw++) {
-			if (read_switch(rb, e, sw, &run))
-				run.unreadable++;
-			else
-				run.read++;
-		}
-	if (!why[0] && run.unreadable)
-		snprintf(why, sizeof(why), "%u switch(es) did not answer", run.unreadable);
-	if (!why[0])
-		*drift = (long long)run.entries;
-	return json_pack("{s:b, s:I, s:I, s:f, s:i, s:i, s:i, s:i, s:I, s:o, s:s?}", "enabled", 1,
-			 "epoch", (json_int_t)e->seq, "time_ms", (json_int_t)loop_wall_ms(),
-			 "ms", loop_now_fms() - run.start_ms, "switches", e->fabric->nswitches,
-			 "switches_read", run.read, "switches_unreadable", run.unreadable,
-			 "switches_drifting", run.drifting, "entries_drifting", (json_int_t)run.entries,
-			 "examples", run.examples, "error", why[0] ? why : NULL);
-}
-
-/* Another epoch than @e is current now. */
-static int stale(struct readback *rb, const struct epoch *e)
-{
-	struct epoch *cur = epoch_slot_get(rb->slot);
-	int changed = cur != e;
-
-	epoch_unref(cur);
-	return changed;
-}
-
-/* With @mu held: wait until a read is due; 0, or -1 when stopping. */
-static int wait_due(struct readback *rb)
+/* With @mu held: wait until a read is due; 0 (with *@full), or -1 when stopping. */
+static int wait_due(struct readback *rb, int *full)
 {
 	while (!rb->quit) {
 		int64_t now = loop_now_ms(), due = rb->due_ms;
+		int sweeping = rb->sweep_ms >= 0 && now - rb->sweep_ms < RB_SWEEP_MAX_MS;
 		struct timespec ts;
 
-		if (due >= 0 && due <= now)
+		if (rb->o.interval_s && rb->full_ms <= now && !sweeping) {
+			*full = 1;
 			return 0;
-		if (due < 0 && !rb->o.interval_s) {
+		}
+		if (due >= 0 && due <= now && !sweeping) {
+			*full = rb->due_full;
+			return 0;
+		}
+		if (sweeping)
+			due = rb->sweep_ms + RB_SWEEP_MAX_MS;	/* wait for SUBNET UP, not for ever */
+		else if (due < 0 || (rb->o.interval_s && rb->full_ms < due))
+			due = rb->o.interval_s ? rb->full_ms : -1;
+		if (due < 0 || due <= now) {
 			pthread_cond_wait(&rb->cv, &rb->mu);
 			continue;
 		}
-		if (due < 0)
-			due = rb->due_ms = now + (int64_t)rb->o.interval_s * 1000;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += (time_t)((due - now) / 1000);
 		ts.tv_nsec += (long)((due - now) % 1000) * 1000000;
@@ -175,37 +388,52 @@ static int wait_due(struct readback *rb)
 	return -1;
 }
 
+/* Swap in @res (a read of @e that went to its end) unless another epoch came meanwhile. */
+static void publish(struct readback *rb, const struct epoch *e, json_t *res, long long drift)
+{
+	struct epoch *cur = epoch_slot_get(rb->slot);
+	int stale = cur != e;
+
+	epoch_unref(cur);
+	if (stale) {
+		json_decref(res);	/* what was read is kept per switch; the next epoch's read follows */
+		return;
+	}
+	if (drift > 0)
+		log_warn("read-back: %lld LFT entries on %lld switches differ from epoch %llu", drift,
+			 (long long)json_integer_value(json_object_get(res, "switches_drifting")),
+			 (unsigned long long)e->seq);
+	pthread_mutex_lock(&rb->mu);
+	json_decref(rb->last);
+	rb->last = res;
+	rb->drift = drift;
+	pthread_mutex_unlock(&rb->mu);
+}
+
 static void *rb_main(void *arg)
 {
 	struct readback *rb = arg;
+	int full;
 
 	pthread_mutex_lock(&rb->mu);
-	while (wait_due(rb) == 0) {
+	while (wait_due(rb, &full) == 0) {
 		struct epoch *e;
 		json_t *res = NULL;
 		long long drift = -1;
 
 		rb->due_ms = -1;
+		rb->due_full = 0;
+		if (full)
+			rb->full_ms = loop_now_ms() + (int64_t)rb->o.interval_s * 1000;
+		rb->read_gen = rb->gen;
 		pthread_mutex_unlock(&rb->mu);
 		e = epoch_slot_get(rb->slot);
 		if (e && e->routing)
-			res = read_epoch(rb, e, &drift);
-		if (res && stale(rb, e)) {
-			/* a newer epoch came during the read: what was read mixes both; its own read follows */
-			json_decref(res);
-			res = NULL;
-		}
-		if (res && drift > 0)
-			log_warn("read-back: %lld LFT entries on %lld switches differ from epoch %llu",
-				 drift, (long long)json_integer_value(json_object_get(res, "switches_drifting")),
-				 (unsigned long long)e->seq);
+			res = read_epoch(rb, e, full, &drift);
+		if (res)
+			publish(rb, e, res, drift);
 		epoch_unref(e);
 		pthread_mutex_lock(&rb->mu);
-		if (res) {
-			json_decref(rb->last);
-			rb->last = res;
-			rb->drift = drift;
-		}
 	}
 	pthread_mutex_unlock(&rb->mu);
 	return NULL;
@@ -224,7 +452,9 @@ struct readback *rb_start(const struct rb_opts *o, struct epoch_slot *slot, stru
 	rb->o.ca = rb->ca;
 	rb->slot = slot;
 	rb->due_ms = -1;
+	rb->sweep_ms = -1;
 	rb->drift = -1;
+	rb->full_ms = loop_now_ms() + (int64_t)o->interval_s * 1000;
 	pthread_mutex_init(&rb->mu, NULL);
 	pthread_cond_init(&rb->cv, NULL);
 	if (pthread_create(&rb->th, NULL, rb_main, rb)) {
@@ -246,12 +476,24 @@ void rb_stop(struct readback *rb)
 	pthread_cond_signal(&rb->cv);
 	pthread_mutex_unlock(&rb->mu);
 	pthread_join(rb->th, NULL);
-	if (rb->port)
-		mad_rpc_close_port(rb->port);
+	rbm_close(rb->port);
+	for (size_t i = 0; i < rb->nsw; i++)
+		sw_free(&rb->sw[i]);
+	free(rb->sw);
 	json_decref(rb->last);
 	pthread_cond_destroy(&rb->cv);
 	pthread_mutex_destroy(&rb->mu);
 	free(rb);
+}
+
+/* With @mu held: a read due @delay_ms from now, unless one is due sooner (@sooner) or anyway (!@sooner). */
+static void due_in(struct readback *rb, unsigned delay_ms, int sooner)
+{
+	int64_t at = loop_now_ms() + delay_ms;
+
+	if (!sooner || rb->due_ms < 0 || at < rb->due_ms)
+		rb->due_ms = at;
+	pthread_cond_signal(&rb->cv);
 }
 
 void rb_trigger(struct readback *rb, unsigned delay_ms)
@@ -259,7 +501,24 @@ void rb_trigger(struct readback *rb, unsigned delay_ms)
 	if (!rb)
 		return;
 	pthread_mutex_lock(&rb->mu);
-	rb->due_ms = loop_now_ms() + delay_ms;	/* a later trigger moves it: debounced */
+	due_in(rb, delay_ms, 1);
+	pthread_mutex_unlock(&rb->mu);
+}
+
+void rb_osm_event(struct readback *rb, const char *event)
+{
+	if (!rb)
+		return;
+	pthread_mutex_lock(&rb->mu);
+	if (!strcmp(event, "heavy_sweep_start")) {
+		rb->sweep_ms = loop_now_ms();
+		rb->gen++;	/* a read under way stops: the tables are being written */
+	} else if (!strcmp(event, "subnet_up")) {
+		rb->sweep_ms = -1;
+		due_in(rb, RB_SUBNET_UP_MS, 0);
+	} else if (!strcmp(event, "routing_done")) {
+		due_in(rb, RB_ROUTING_DONE_MS, 1);	/* in case SUBNET UP never comes */
+	}
 	pthread_cond_signal(&rb->cv);
 	pthread_mutex_unlock(&rb->mu);
 }

@@ -2,12 +2,24 @@
 /**
  * DOC: LFT read-back
  *
- * What the switches really forward with: fabrouted reads every switch's
- * linear forwarding table with SMP LinearForwardingTable Get (libibmad over
- * libibumad, LID-routed to the switch), 64 LIDs per SMP, with its own
- * timeout, retries and a cap on SMPs per second, and compares it with the
- * published epoch's tables. Runs in its own thread, after OpenSM reports a
- * routing pass (debounced) and every interval; never blocks the API.
+ * What the switches really forward with: fabrouted reads the switches'
+ * linear forwarding tables with SMP LinearForwardingTable Get, 64 LIDs per
+ * SMP, several in flight, each with its own timeout and retries, under a
+ * cap on SMPs per second, and compares them with the published epoch's
+ * tables. The SMPs take directed routes from the local port (found in the
+ * fabric by its GUID), so a switch is read whatever its tables say; LID
+ * routes when the local port is not in the fabric.
+ *
+ * It runs in its own thread and never blocks the API. Under OpenSM it
+ * reads once OpenSM says SUBNET UP (not while a heavy sweep is under way:
+ * a read then is abandoned), and every interval. After a routing pass it
+ * reads only the blocks that should have changed (those where what was last
+ * read differs from the new tables) and the switches it has not read yet;
+ * every interval it reads every block. Switches that do not answer are
+ * tried again after 1, 2 and 4 s; what was read from a switch before is
+ * kept, and the published result is replaced only by a read that went to
+ * its end on the epoch still current. Switches not reached count as
+ * unreadable, never as drift.
  */
 #ifndef FABROUTE_DAEMON_READBACK_H
 #define FABROUTE_DAEMON_READBACK_H
@@ -34,18 +46,71 @@ struct readback;
 struct readback *rb_start(const struct rb_opts *o, struct epoch_slot *slot, struct fab_err *err);
 void rb_stop(struct readback *rb);
 
-/** rb_trigger() - read again after @delay_ms (coalesces; thread-safe). */
+/**
+ * rb_trigger() - read again after @delay_ms unless a read is due sooner
+ * (thread-safe): an epoch was published outside a routing pass.
+ */
 void rb_trigger(struct readback *rb, unsigned delay_ms);
 
 /**
- * rb_json() - the last result: {"epoch", "time", "ms", "switches",
+ * rb_osm_event() - an OpenSM event (thread-safe): "heavy_sweep_start" holds
+ * reads back (and abandons one under way) until "subnet_up", 60 s at most;
+ * "subnet_up" reads 200 ms later; "routing_done" reads 30 s later unless
+ * SUBNET UP comes first.
+ */
+void rb_osm_event(struct readback *rb, const char *event);
+
+/**
+ * rb_json() - the last result: {"epoch", "time_ms", "ms", "switches",
  * "switches_read", "switches_unreadable", "switches_drifting",
- * "entries_drifting", "examples": [{"node", "guid", "lid", "computed",
- * "programmed"}], "error"}; {"enabled": false} for NULL.
+ * "entries_drifting", "blocks_read", "smps", "full", "examples": [{"node",
+ * "guid", "lid", "computed", "programmed"}], "unreadable": [{"node",
+ * "guid"}], "error"}; {"enabled": false} for NULL.
  */
 json_t *rb_json(struct readback *rb);
 
 /** rb_drift() - entries that differ in the last complete read; -1 when none was done. */
 long long rb_drift(struct readback *rb);
+
+/* --- the MAD I/O (readback_mad.c) -------------------------------------------- */
+
+#include <infiniband/mad.h>
+
+struct rbm_port;
+
+/**
+ * struct rbm_req - one LFT block to read
+ * @dest: a LID, or lid 0 and a directed route
+ * @tag: the caller's
+ * @done: 1 read (@data holds it), -1 no answer after every try, 0 not yet
+ */
+struct rbm_req {
+	ib_portid_t dest;
+	unsigned block;
+	uint32_t tag;
+	int done;
+	uint8_t data[IB_SMP_DATA_SIZE];
+};
+
+/** struct rbm_opts - per SMP timeout and retries, SMPs per second; @stop: give up when it says 1 */
+struct rbm_opts {
+	unsigned timeout_ms, retries, rate;
+	int (*stop)(void *ud);
+	void *stop_ud;
+};
+
+/** struct rbm_stats - SMPs sent (retries included), answered, given up */
+struct rbm_stats {
+	uint64_t sent, answered, failed;
+};
+
+/** rbm_open() - the MAD port @ca:@port (NULL/0: the first); NULL with @why. */
+struct rbm_port *rbm_open(const char *ca, unsigned port, char *why, size_t len);
+void rbm_close(struct rbm_port *p);
+/** rbm_port_guid() - the port's GUID (0 when unknown). */
+uint64_t rbm_port_guid(const struct rbm_port *p);
+/** rbm_read() - read the @n blocks of @reqs; -1 when @o->stop said so, else 0; counts into @st. */
+int rbm_read(struct rbm_port *p, struct rbm_req *reqs, size_t n, const struct rbm_opts *o,
+	     struct rbm_stats *st);
 
 #endif

@@ -385,6 +385,20 @@ json_t *srcf_faults_detail(struct srcf *s)
 	return json_pack("{s:o, s:o}", "links", links, "switches", sws);
 }
 
+size_t srcf_faults_clear(struct srcf *s)
+{
+	size_t n;
+
+	pthread_mutex_lock(&s->mu);
+	n = s->nlinks + s->nswitches;
+	names_free(s->links, s->nlinks);
+	names_free(s->switches, s->nswitches);
+	s->links = s->switches = NULL;
+	s->nlinks = s->nswitches = 0;
+	pthread_mutex_unlock(&s->mu);
+	return n;
+}
+
 void srcf_faults_restore(struct srcf *s, const json_t *saved)
 {
 	static const char *const keys[] = { "links", "switches" };

@@ -81,6 +81,8 @@ json_t *srcf_faults_json(struct srcf *s);
  * {"node", "guid", "port"}, a switch's level in the base topology's shape
  */
 json_t *srcf_faults_detail(struct srcf *s);
+/** srcf_faults_clear() - bring every link and switch back up; how many faults there were. */
+size_t srcf_faults_clear(struct srcf *s);
 /** srcf_faults_restore() - faults saved with srcf_faults_json(); unknown ones are skipped. */
 void srcf_faults_restore(struct srcf *s, const json_t *saved);
 

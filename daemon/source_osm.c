@@ -12,10 +12,13 @@
  * and the connection is closed; the daemon logs that once (a plugin
  * retries every second) until a plugin of the right version says hello.
  *
- * Events are stored as they come, except lft_change, summed up into the
- * next routing_done (blocks, and distinct switches). A trap is stored with
- * a message naming the node from the last fabric OpenSM sent ("trap 128
- * link state change: leaf-00"); a pass_result is counted by its result.
+ * Events are stored with a message in plain words ("OpenSM heavy sweep
+ * started"), except lft_change, which is not kept: a routing_done that
+ * installed fabroute's tables says what changed from the epoch installed
+ * before, counted by rt_diff() like the repair and rebalance events, so the
+ * figures of one change agree everywhere. A trap is stored with a message
+ * naming the node from the last fabric OpenSM sent ("trap 128 link state
+ * change: leaf-00"); a pass_result is counted by its result.
  */
 #include <errno.h>
 #include <poll.h>
@@ -36,31 +39,26 @@
 #define SRCO_CONNS_MAX 16
 #define SRCO_HELLO_MS 5000
 #define SRCO_SEND_MS 30000
-/** SRCO_LFT_GUIDS_MAX - switch GUIDs kept between two routing_done events */
-#define SRCO_LFT_GUIDS_MAX (1u << 16)
 
 enum { ROLE_NONE, ROLE_ROUTE, ROLE_CONTROL };
 
 /**
  * struct srco_conn - one plugin connection
  * @up: hello exchanged, the connection serves
- * @lft_blocks: LFT_CHANGE events since the last routing_done
- * @lft_guids: the switches they named (@nguids of @cap), to count distinct ones
  */
 struct srco_conn {
 	struct srco *s;
 	pthread_t th;
 	int fd, role, used, done, up;
-	uint64_t lft_blocks;
-	uint64_t *lft_guids;
-	size_t nguids, cap;
 };
 
 /**
  * struct srco - the OpenSM source
  * @mu: guards @conns, @last, the counters, @v_refused and writes to control sockets
  * @last: the epoch of the last routing served (its fabric names trap subjects)
+ * @prev: the one served before it (routing_done says what changed between them)
  * @routings: route requests answered with a routing; @failures: with an error
+ * @changes: routings served whose topology differs from the one served before
  * @passes: routing passes by result, as the plugin reports them
  * @v_refused: a plugin of another version was refused and logged
  * @names: the node-name-map (node_name_map) given to each fabric OpenSM sends
@@ -75,8 +73,8 @@ struct srco {
 	void *ud;
 	pthread_mutex_t mu;
 	struct srco_conn conns[SRCO_CONNS_MAX];
-	struct epoch *last;
-	uint64_t routings, failures;
+	struct epoch *last, *prev;
+	uint64_t routings, failures, changes;
 	uint64_t passes[SRCO_PASS_N];
 	int v_refused;
 	struct fmt_names names;
@@ -129,7 +127,9 @@ static int route(struct srco *s, const json_t *req, const struct osmp_rx *rx, do
 	pthread_mutex_lock(&s->mu);
 	if (!rc) {
 		s->routings++;
-		epoch_unref(s->last);
+		s->changes += s->last && s->last->topo_hash != e->topo_hash;
+		epoch_unref(s->prev);
+		s->prev = s->last;
 		s->last = epoch_ref(e);
 	} else {
 		s->failures++;
@@ -161,61 +161,6 @@ static int serve_route(struct srco_conn *c, const json_t *m, const struct osmp_r
 }
 
 /* --- control connections -------------------------------------------------- */
-
-static int guid_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Distinct switches among the lft_change events seen since the last routing_done. */
-static uint64_t distinct_switches(struct srco_conn *c)
-{
-	uint64_t n = 0;
-
-	qsort(c->lft_guids, c->nguids, sizeof(*c->lft_guids), guid_cmp);
-	for (size_t i = 0; i < c->nguids; i++)
-		n += i == 0 || c->lft_guids[i] != c->lft_guids[i - 1];
-	return n;
-}
-
-static void lft_guid_add(struct srco_conn *c, uint64_t guid)
-{
-	if (c->nguids && c->lft_guids[c->nguids - 1] == guid)
-		return;	/* the blocks of one switch mostly come together */
-	if (c->nguids == c->cap && c->cap < SRCO_LFT_GUIDS_MAX) {
-		size_t cap = c->cap ? 2 * c->cap : 256;
-		uint64_t *g = realloc(c->lft_guids, cap * sizeof(*g));
-
-		if (g) {
-			c->lft_guids = g;
-			c->cap = cap;
-		}
-	}
-	if (c->nguids < c->cap)
-		c->lft_guids[c->nguids++] = guid;
-}
-
-/* An lft_change is counted; routing_done carries the counts. 1 when @msg is consumed. */
-static int lft_changes(struct srco_conn *c, json_t *msg, const char *ev)
-{
-	uint64_t guid = 0;
-
-	if (!strcmp(ev, "lft_change")) {
-		osmp_guid_parse(json_object_get(msg, "guid"), &guid);
-		c->lft_blocks++;
-		lft_guid_add(c, guid);
-		return 1;
-	}
-	if (!strcmp(ev, "routing_done")) {
-		json_object_set_new(msg, "lft_blocks_changed", json_integer((json_int_t)c->lft_blocks));
-		json_object_set_new(msg, "switches_changed", json_integer((json_int_t)distinct_switches(c)));
-		c->lft_blocks = 0;
-		c->nguids = 0;
-	}
-	return 0;
-}
 
 /* "trap 128 link state change: leaf-00 port 3", the node named from the last fabric routed. */
 static void trap_message(struct srco *s, const json_t *msg, char *out, size_t len)
@@ -268,6 +213,70 @@ static void pass_message(struct srco *s, const json_t *msg, char *out, size_t le
 		log_warn("opensm: %s", out);
 }
 
+/*
+ * "OpenSM routing done: epoch 7 (ftdlr) installed, 14 LFT blocks on 3
+ * switches changed from epoch 6", the counts also in @msg; or "OpenSM
+ * routing done by its own updn, not fabroute".
+ */
+static void routing_done_message(struct srco *s, json_t *msg, char *out, size_t len)
+{
+	const char *eng = json_string_value(json_object_get(msg, "engine"));
+	struct epoch *last, *prev;
+	struct rt_diff d = { 0 };
+
+	if (!eng || strcmp(eng, "fabroute")) {
+		snprintf(out, len, "OpenSM routing done by its own %s, not fabroute", eng ? eng : "engine");
+		return;
+	}
+	pthread_mutex_lock(&s->mu);
+	last = s->last ? epoch_ref(s->last) : NULL;
+	prev = s->prev ? epoch_ref(s->prev) : NULL;
+	pthread_mutex_unlock(&s->mu);
+	if (last && prev) {
+		rt_diff(prev->fabric, prev->routing, last->fabric, last->routing, &d);
+		snprintf(out, len, "OpenSM routing done: epoch %llu (%s) installed, %u LFT blocks on %u switches "
+			 "changed from epoch %llu", (unsigned long long)last->seq, last->engine, d.blocks, d.switches,
+			 (unsigned long long)prev->seq);
+		json_object_set_new(msg, "epoch", json_integer((json_int_t)last->seq));
+		json_object_set_new(msg, "lft_blocks_changed", json_integer(d.blocks));
+		json_object_set_new(msg, "switches_changed", json_integer(d.switches));
+	} else if (last) {
+		snprintf(out, len, "OpenSM routing done: epoch %llu (%s) installed, the first fabroute routed",
+			 (unsigned long long)last->seq, last->engine);
+		json_object_set_new(msg, "epoch", json_integer((json_int_t)last->seq));
+	} else {
+		snprintf(out, len, "OpenSM routing done by fabroute");
+	}
+	epoch_unref(last);
+	epoch_unref(prev);
+}
+
+/* The other events, in plain words. */
+static void event_words(struct srco *s, const json_t *msg, const char *ev, char *out, size_t len)
+{
+	const char *state = json_string_value(json_object_get(msg, "state"));
+	uint64_t guid = 0;
+	char who[96];
+
+	if (!strcmp(ev, "heavy_sweep_start") || !strcmp(ev, "heavy_sweep_done"))
+		snprintf(out, len, "OpenSM heavy sweep %s", strcmp(ev, "heavy_sweep_done") ? "started" : "done");
+	else if (!strcmp(ev, "subnet_up"))
+		snprintf(out, len, "OpenSM subnet up");
+	else if (!strcmp(ev, "state_change"))
+		snprintf(out, len, "OpenSM state: %s", state ? state : "unknown");
+	else if (!strcmp(ev, "port_errors")) {
+		osmp_guid_parse(json_object_get(msg, "guid"), &guid);
+		snprintf(who, sizeof(who), "0x%016llx", (unsigned long long)guid);
+		pthread_mutex_lock(&s->mu);
+		if (s->last && fab_node_by_guid(s->last->fabric, guid) != FAB_NONE)
+			snprintf(who, sizeof(who), "%s", fab_desc(s->last->fabric, fab_node_by_guid(s->last->fabric, guid)));
+		pthread_mutex_unlock(&s->mu);
+		snprintf(out, len, "OpenSM port errors: %s port %lld", who,
+			 (long long)json_integer_value(json_object_get(msg, "port")));
+	} else
+		snprintf(out, len, "OpenSM event %s", ev);
+}
+
 static void record(struct srco_conn *c, json_t *msg)
 {
 	struct srco *s = c->s;
@@ -275,15 +284,18 @@ static void record(struct srco_conn *c, json_t *msg)
 	char text[320];
 	struct fab_err err;
 
-	if (!ev || lft_changes(c, msg, ev))
-		return;
+	if (!ev || !strcmp(ev, "lft_change"))
+		return;	/* OpenSM's block writes: routing_done counts the change from the epochs */
 	if (s->on_event && !strcmp(ev, "trap"))	/* the fast repair first: it cannot wait */
 		s->on_event(s->ud, ev, msg);
-	snprintf(text, sizeof(text), "%s", ev);
 	if (!strcmp(ev, "trap"))
 		trap_message(s, msg, text, sizeof(text));
 	else if (!strcmp(ev, "pass_result"))
 		pass_message(s, msg, text, sizeof(text));
+	else if (!strcmp(ev, "routing_done"))
+		routing_done_message(s, msg, text, sizeof(text));
+	else
+		event_words(s, msg, ev, text, sizeof(text));
 	json_object_del(msg, "type");
 	json_object_del(msg, "v");
 	if (store_event_add(s->st, loop_wall_ms(), strcmp(ev, "trap") ? "opensm" : "trap", text, msg, &err) < 0)
@@ -421,7 +433,6 @@ static struct srco_conn *free_slot(struct srco *s)
 		if (c->used && c->done) {
 			pthread_join(c->th, NULL);
 			close(c->fd);
-			free(c->lft_guids);
 			c->used = 0;
 		}
 		if (!c->used && !slot)
@@ -516,6 +527,7 @@ void srco_stats(struct srco *s, struct srco_stats *out)
 	for (unsigned i = 0; i < SRCO_CONNS_MAX; i++)
 		out->connected |= s->conns[i].used && s->conns[i].up;
 	memcpy(out->passes, s->passes, sizeof(out->passes));
+	out->changes = s->changes;
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -609,10 +621,10 @@ void srco_free(struct srco *s)
 		if (s->conns[i].used) {
 			pthread_join(s->conns[i].th, NULL);
 			close(s->conns[i].fd);
-			free(s->conns[i].lft_guids);
 		}
 	epoch_unref(s->last);
 	fmt_names_free(&s->names);
+	epoch_unref(s->prev);
 	close(s->lfd);
 	close(s->stop_fd);
 	unlink(s->path);

@@ -64,10 +64,12 @@ const char *srco_pass_name(enum srco_pass p);
  * struct srco_stats - the OpenSM source's figures for /metrics
  * @connected: a plugin connection (route or control) has said hello and is open
  * @passes: routing passes reported by the plugin, by enum srco_pass
+ * @changes: route requests whose topology differs from the one before
  */
 struct srco_stats {
 	int connected;
 	uint64_t passes[SRCO_PASS_N];
+	uint64_t changes;
 };
 
 /** srco_stats() - fill @out (thread-safe). */

@@ -4,10 +4,14 @@
 # (18 spine + 36 leaf 36-port switches, 648 hosts), real OpenSM with the
 # fabroute-osm plugin, and fabrouted as its routing engine. Shows what the
 # switches hold and what fabrouted answers, prints curl examples, and stops
-# all three on Ctrl-C. FABROUTE_DEMO_ONCE=1: stop after the examples.
+# all three on Ctrl-C.
+#   FABROUTE_DEMO_ONCE=1   stop after the examples (no waiting for Ctrl-C)
+#   FABROUTE_DEMO_PORT=N   the API's and the dashboard's port (default 8577)
+#   FABROUTE_DEMO_DIR=DIR  where the logs and the state go (default build/demo)
+# Installs only what building and the demo need (scripts/setup.sh demo).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/scripts/setup.sh"
+"$top/scripts/setup.sh" demo
 "$top/scripts/build.sh"
 build=${BUILD_DIR:-$top/build}
 dir=${FABROUTE_DEMO_DIR:-$top/build/demo}
@@ -43,25 +47,38 @@ stop() {
 }
 trap stop EXIT
 trap 'exit 0' INT TERM
-# wait_for FILE PATTERN WHAT
+# wait_for FILE PATTERN WHAT PID: until FILE has PATTERN; stops at once when PID exits
 wait_for() {
 	i=0
 	until grep -q "$2" "$1" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -le 600 ] || { echo "demo: $3 did not come up; see $1" >&2; exit 1; }
+		if ! kill -0 "$4" 2>/dev/null; then
+			echo "demo: $3 exited:" >&2
+			tail -5 "$1" | sed 's/^/  /' >&2
+			exit 1
+		fi
+		[ $i -le 600 ] || { echo "demo: $3 did not come up in 60 s; see $1" >&2; exit 1; }
 		sleep 0.1
 	done
 }
+# the port is free, or say who holds it, before anything starts
+rc=0
+curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$port/" || rc=$?
+if [ "$rc" -ne 7 ]; then	# 7: connection refused, the port is free
+	echo "demo: port $port on 127.0.0.1 is in use (another fabrouted or demo?);" \
+		"choose another with FABROUTE_DEMO_PORT=N" >&2
+	exit 1
+fi
 
 cd "$dir"
 mkfifo sim.in
 ibsim -s ft648.net 0<>sim.in >sim.log 2>&1 &
 pids="$! $pids"
-wait_for sim.log "simulator ready" ibsim
+wait_for sim.log "simulator ready" ibsim $!
 LD_PRELOAD=$umad "$build/fabrouted" --source opensm --socket "$dir/osm.sock" \
 	--listen "127.0.0.1:$port" --db "$dir/fabroute.db" --token-file "$dir/token" 2>fabrouted.log &
 pids="$! $pids"
-wait_for fabrouted.log "API listening" fabrouted
+wait_for fabrouted.log "API listening" fabrouted $!
 cat >osm.conf <<EOC
 event_plugin_name fabroute-osm
 event_plugin_options socket=$dir/osm.sock timeout_ms=2000
@@ -70,7 +87,7 @@ EOC
 LD_PRELOAD=$umad LD_LIBRARY_PATH=$dir/plugin OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir \
 	opensm -F osm.conf -s 30 -d 2 -f osm.log -D 0x43 --dump_files_dir "$dir" >osm.out 2>&1 &
 pids="$! $pids"
-wait_for osm.log "SUBNET UP" OpenSM
+wait_for osm.log "SUBNET UP" OpenSM $!
 sleep 1.5	# fabrouted reads the tables back from the switches
 
 export FABROUTE_URL=http://127.0.0.1:$port FABROUTE_TOKEN_FILE=$dir/token
@@ -90,6 +107,7 @@ sleep 2
 "$fab" events --limit 5
 cat <<EOM
 
+The dashboard: $url/   (open it in a browser on this machine)
 Logs: $dir/{osm,fabrouted,sim}.log. Try:
   curl '$url/api/route?src=leaf-00&dst=node-645'
   curl  $url/api/ready                  # 200: connected, deadlock-free, switches programmed as computed

@@ -1,14 +1,28 @@
 #!/bin/sh
-# fabroute set-up: installs every Debian package fabroute builds and tests with.
+# fabroute set-up: installs the Debian packages fabroute needs.
+#   scripts/setup.sh          everything: build, demo, tests, packaging (CI, scripts/test.sh)
+#   scripts/setup.sh demo     only what building and the demo need (scripts/demo.sh):
+#                             no browser, Prometheus, valgrind, clang or packaging tools
 # Idempotent: packages already present are left alone. Run as root (or with sudo available).
 set -eu
 
-PKGS="build-essential autoconf automake libtool pkg-config
+# build the daemon, the CLI and the OpenSM plugin; run ibsim + OpenSM + fabrouted
+DEMO="build-essential autoconf automake libtool pkg-config
 libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev zlib1g-dev libsystemd-dev
-libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev libcmocka-dev
-opensm ibsim-utils libumad2sim0 infiniband-diags ibutils etcd-server etcd-client
-sqlite3 curl valgrind clang libclang-rt-dev wrk hyperfine jq time man-db
-chromium prometheus python3"
+libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev
+opensm ibsim-utils libumad2sim0 infiniband-diags curl jq python3"
+# the tests, benchmarks and the package build: unit tests, independent checkers,
+# a real etcd member, memory checkers, load tools, the dashboard's browser,
+# Prometheus' promtool, debhelper and lintian, and debootstrap for the clean
+# root the packages are installed into
+TEST="libcmocka-dev ibutils etcd-server etcd-client sqlite3 valgrind clang libclang-rt-dev wrk hyperfine
+time man-db chromium prometheus debhelper lintian debootstrap"
+
+case ${1:-all} in
+demo) PKGS=$DEMO ;;
+all) PKGS="$DEMO $TEST" ;;
+*) echo "usage: scripts/setup.sh [demo|all]" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $PKGS; do

@@ -2,9 +2,14 @@
 /**
  * DOC: log
  *
- * fabrouted and its modules (api/, daemon/) log one line per message to stderr, prefixed with the
- * syslog level in the "<N>" form journald understands (sd-daemon(3)), so
- * `journalctl -p warning -u fabroute` filters by level. Messages above the
+ * fabrouted and its modules (api/, daemon/) log one line per message. Under
+ * systemd (standard error is the journal stream named by $JOURNAL_STREAM)
+ * each message goes to the journal with its priority and fields:
+ * SYSLOG_IDENTIFIER=fabrouted, FABROUTE_TOPIC (the message's leading
+ * "word:", such as opensm, read-back or rebalance) and whatever the caller
+ * adds (FABROUTE_EPOCH=7), so `journalctl -u fabroute -p warning
+ * FABROUTE_TOPIC=opensm` selects. Elsewhere (a terminal, a file) each line
+ * starts with the local time and the level name. Messages above the
  * configured level are dropped.
  */
 #ifndef FABROUTE_SVC_LOG_H
@@ -19,6 +24,12 @@ void log_set_level(int level);
 int log_get_level(void);
 
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/**
+ * log_fields() - log_msg() with journal fields: @fields is a NULL-terminated
+ * list of "KEY=value" strings (KEY in capitals, FABROUTE_...), which only the
+ * journal keeps.
+ */
+void log_fields(int level, const char *const *fields, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)

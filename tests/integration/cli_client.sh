@@ -160,7 +160,10 @@ like "names the switch" "$err" "nosuch"
 runs "reroute after the fault (token from FABROUTE_TOKEN_FILE)" 0 \
 	env FABROUTE_TOKEN_FILE="$t_tmp/token" "$F" reroute --wait $U
 runs "fault lists the link" 0 "$F" fault $U
-like "the link is down" "$out" "^links down: +0x0002fab100000001:34$"
+like "the link is down, by name next to its GUID" "$out" "^  leaf-00:34 - spine-15:1 +0x0002fab100000001:34$"
+api GET /api/faults
+is "/api/faults names each fault" "$(jf '.details.links[0] | "\(.a.node):\(.a.port) - \(.b.node):\(.b.port)"')" \
+	"leaf-00:34 - spine-15:1"
 runs "events --type fault" 0 "$F" events --type fault $U
 like "the fault is an event" "$out" "fault +link leaf-00:34 down$"
 is "only fault events" "$(count "$out" ' (daemon|reroute) ')" 0
@@ -170,6 +173,9 @@ is "not through the link down" "$(count "$out" '^ +1 +leaf-00 .* -> 34 ')" 0
 runs "status after the fault" 0 "$F" status $U
 like "a newer epoch" "$out" "^epoch: +([3-9]|[1-9][0-9]+) .*reason: (fault|api)"
 like "one link fewer" "$out" "1295 links"
+runs "fault up --all without the token" 1 "$F" fault up --all $U
+runs "fault up --all with something else is a usage error" 2 "$F" fault up --all --link leaf-00:1 $U $T
+runs "fault down --all is a usage error" 2 "$F" fault down --all $U $T
 runs "snapshots 1 3: the diff" 0 "$F" snapshots 1 3 $U
 like "the diff shows the link removed" "$out" "^links removed: 1$"
 like "the diff names it" "$out" "^  - leaf-00:34 .* - spine-15:1 "
@@ -188,6 +194,15 @@ runs "vl with minhop" 0 "$F" vl $U
 like "vl shows the cycle" "$out" "^cycle on VL 0 \([0-9]+ channels"
 runs "fault up --link" 0 "$F" fault up --link leaf-00:34 $U $T
 like "fault up" "$out" "up; reroute requested"
+runs "fault down --link again" 0 "$F" fault down --link leaf-00:34 $U $T
+runs "fault down --switch (a second fault)" 0 "$F" fault down --switch spine-03 $U $T
+runs "fault up --all" 0 "$F" fault up --all $U $T
+like "fault up --all: a link and a switch came back, one reroute" "$out" "^every fault up: 2; reroute requested$"
+like "  and none is left" "$out" "^links down: none$"
+runs "fault up --all with nothing down" 0 "$F" fault up --all $U $T
+like "  says so" "$out" "^every fault up: 0; nothing was down$"
+api POST /api/faults '{"action":"up","all":false}'
+is "POST /api/faults all: only true" "$code" 400
 runs "engine back to the default chain" 0 "$F" engine sftree,updn,minhop --json $U $T
 like "engine --json is the daemon's answer" "$out" '"reroute_requested": true'
 runs "reroute --wait" 0 "$F" reroute --wait $U $T

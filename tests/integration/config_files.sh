@@ -41,7 +41,8 @@ runs "defaults alone are valid" 0 "$FABROUTED" -n
 printf '%s\n' "$out" >"$t_tmp/defaults"
 printf '%s\n' "$canon" >"$t_tmp/shipped"
 diff_keys=$(diff "$t_tmp/defaults" "$t_tmp/shipped" | sed -n 's/^> \([a-z_]*\) = .*/\1/p' | tr '\n' ' ')
-is "fabroute.conf differs from the defaults only in token_file" "$diff_keys" "token_file "
+is "fabroute.conf differs from the defaults only in source (opensm: never a synthetic fabric) and token_file" \
+	"$diff_keys" "source token_file "
 
 like "the unit is Type=notify" "$(cat "$unit")" '^Type=notify$'
 like "the unit starts fabrouted with the installed configuration" "$(cat "$unit")" \
@@ -72,8 +73,12 @@ if make -C "$top_builddir" -s install DESTDIR="$root" >"$t_tmp/install.log" 2>&1
 	like "doc/*.md, the OpenAPI document and LICENSE are installed" \
 		"$(cd "$root" && find . -path '*/doc/fabroute/*' -type f | sed 's|.*/||' | sort | tr '\n' ' ')" \
 		'LICENSE README.md api.md deploy.md eval-json.md openapi.json osm-protocol.md repair.md store.md'
-	like "the OpenSM ordering drop-in is installed" \
-		"$(cat "$(find "$root" -path '*opensm.service.d/fabroute.conf' | head -1)" 2>/dev/null)" '^After=fabroute.service$'
+	for d in opensm.service.d opensm@.service.d; do
+		like "the OpenSM ordering drop-in $d/fabroute.conf is installed beside the unit" \
+			"$(cat "$(dirname "$(find "$root" -name fabroute.service | head -1)")/$d/fabroute.conf" 2>/dev/null)" \
+			'^After=fabroute.service$'
+	done
+	is "no libtool .la file is installed" "$(cd "$root" && find . -name '*.la' | tr '\n' ' ')" ""
 	like "the Grafana dashboard and the alert rules are installed" \
 		"$(cd "$root" && find . -name 'fabroute.json' -o -name 'fabroute.rules.yml' | sort | tr '\n' ' ')" \
 		'grafana/fabroute.json .*prometheus/fabroute.rules.yml'

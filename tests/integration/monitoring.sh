@@ -10,7 +10,7 @@
 . "$top_srcdir/tests/integration/daemon_lib.sh"
 command -v python3 >/dev/null 2>&1 || skip_all "python3 is needed"
 
-d_start mon --topology gen:ft648 || { not_ok "fabrouted starts"; done_testing; }
+d_start mon --topology gen:ft648 --metrics-link-routes all || { not_ok "fabrouted starts"; done_testing; }
 d_wait_epoch 1 || not_ok "the first epoch is published"
 api GET /api/health
 curl -s "$D_URL/metrics" >"$t_tmp/file.metrics"
@@ -35,11 +35,38 @@ is "routes per link agree with /api/topology" \
 	"$(sed -n 's/^fabroute_link_routes{.*} //p' "$t_tmp/file.metrics" | awk '{s += $1} END {print s}')"
 like "no float printed with more than 6 decimals" \
 	"$(grep -v '^#' "$t_tmp/file.metrics" | grep -cE ' -?[0-9]*\.[0-9]{7,}$' || true)" '^0$'
+like "counters present from the start: OpenSM passes, 0 with source file" "$m" \
+	'^fabroute_osm_passes_total\{result="fallback"\} 0$'
+is "source file: no plugin connection gauge (no plugin to miss)" "$(grep -c '^fabroute_osm_connected' "$t_tmp/file.metrics")" 0
+is "fabroute_ready is what /api/ready answers (200)" "$(sed -n 's/^fabroute_ready //p' "$t_tmp/file.metrics")/$(curl -s -o /dev/null -w '%{http_code}' "$D_URL/api/ready")" 1/200
 d_stop
+
+# metrics_link_routes: the busiest N (the default, 64), or none
+d_start top --topology gen:ft648 || { not_ok "fabrouted starts (top)"; done_testing; }
+d_wait_epoch 1
+curl -s "$D_URL/metrics" >"$t_tmp/top.metrics"
+is "metrics_link_routes top:64 by default: 64 series" "$(grep -c '^fabroute_link_routes{' "$t_tmp/top.metrics")" 64
+is "  the busiest first: the first is the evaluation's max link load" \
+	"$(sed -n 's/^fabroute_link_routes{.*} //p' "$t_tmp/top.metrics" | head -1)" \
+	"$(sed -n 's/^fabroute_max_link_load //p' "$t_tmp/top.metrics")"
+is "  they are the 64 largest of all the links" \
+	"$(sed -n 's/^fabroute_link_routes{.*} //p' "$t_tmp/top.metrics" | sort -n | head -1)" \
+	"$(sed -n 's/^fabroute_link_routes{.*} //p' "$t_tmp/file.metrics" | sort -rn | sed -n 64p)"
+d_stop
+d_start off --topology gen:ft648 --metrics-link-routes off || { not_ok "fabrouted starts (off)"; done_testing; }
+d_wait_epoch 1
+is "metrics_link_routes off: no series" "$(curl -s "$D_URL/metrics" | grep -c '^fabroute_link_routes')" 0
+d_stop
+runs "metrics_link_routes: a bad value is refused" 3 "$FABROUTED" -n --metrics-link-routes top:0
+like "  naming the key and what it takes" "$err" "metrics_link_routes: expected all, off or top:N"
 
 d_start osm --source opensm --socket "$t_tmp/osm.sock" || not_ok "fabrouted starts with source opensm"
 curl -s "$D_URL/metrics" >"$t_tmp/osm.metrics"
 like "source opensm: drift metrics" "$(cat "$t_tmp/osm.metrics")" '^fabroute_lft_drift_entries -1$'
+like "source opensm: the plugin connection gauge, 0 before OpenSM connects" "$(cat "$t_tmp/osm.metrics")" \
+	'^fabroute_osm_connected 0$'
+is "source opensm: fabroute_ready is what /api/ready answers before the first pass (503)" \
+	"$(sed -n 's/^fabroute_ready //p' "$t_tmp/osm.metrics")/$(curl -s -o /dev/null -w '%{http_code}' "$D_URL/api/ready")" 0/503
 d_stop
 
 python3 "$top_srcdir/tests/integration/monitoring_check.py" "$top_srcdir/contrib/grafana/fabroute.json" \

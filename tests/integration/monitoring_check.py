@@ -93,7 +93,8 @@ def rules(known):
     with open(RULES, encoding="utf-8") as f:
         text = f.read()
     alerts = re.findall(r"^\s*- alert: (\S+)", text, re.M)
-    for a in ("FabrouteNotReady", "FabrouteRerouteFailed", "FabrouteOpenSMFallback", "FabrouteDrift"):
+    for a in ("FabrouteNotReady", "FabrouteRerouteFailed", "FabrouteOpenSMFallback", "FabrouteDrift",
+              "FabrouteDown", "FabrouteOpenSMDisconnected", "FabrouteStoreFailing", "FabrouteReadbackUnreadable"):
         say("PASS" if a in alerts else "FAIL", f"rules: alert {a}")
     exprs = re.findall(r"^\s*expr: (.+)$", text, re.M)
     say("PASS" if len(exprs) == len(alerts) else "FAIL", "rules: one expression per alert")

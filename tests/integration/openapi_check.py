@@ -181,6 +181,30 @@ def url_of(path, params):
     return path + ("?" + urllib.parse.urlencode(query) if query else "")
 
 
+TYPES = {"string", "number", "integer", "boolean", "array", "object"}
+
+
+def schema_rules(node, where="#"):
+    """Where a schema object breaks OpenAPI 3.0's rules for required, enum and type."""
+    bad = []
+    if isinstance(node, dict):
+        req = node.get("required")
+        if isinstance(req, list) and (not req or len(set(req)) != len(req)):
+            bad.append(f"{where}/required: {req}")
+        enum = node.get("enum")
+        if isinstance(enum, list) and not enum:
+            bad.append(f"{where}/enum: empty")
+        if isinstance(node.get("type"), str) and node["type"] not in TYPES:
+            bad.append(f"{where}/type: {node['type']}")
+        for k, v in node.items():
+            if k not in ("example", "examples", "securitySchemes"):
+                bad += schema_rules(v, f"{where}/{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            bad += schema_rules(v, f"{where}/{i}")
+    return bad
+
+
 def main():
     with open(FILE, encoding="utf-8") as f:
         doc = json.load(f)
@@ -191,6 +215,9 @@ def main():
     report(all(k in doc.get("info", {}) for k in ("title", "version")), "info has a title and a version")
     bad = d.refs(doc)
     report(not bad, "every $ref resolves", ", ".join(bad))
+    bad = schema_rules(doc)
+    report(not bad, "schema objects keep OpenAPI 3.0's rules (required and enum not empty, "
+           "unique; a known type)", ", ".join(bad))
     ops = [(m.upper(), p, op) for p, item in doc["paths"].items() for m, op in item.items()]
     ids = [op.get("operationId") for _, _, op in ops]
     report(len(ids) == len(set(ids)) and None not in ids, "operation ids are present and unique")

@@ -93,6 +93,10 @@ like "-n, unknown key: file and line named" "$err" "bad.conf:2: unknown key 'bog
 printf 'db = /tmp/caf\351.db\n' >"$t_tmp/latin1.conf"
 runs "-n, a value that is not UTF-8: exit 3" 3 "$FABROUTED" -n -c "$t_tmp/latin1.conf"
 like "-n, a value that is not UTF-8: named" "$err" "latin1.conf:1: db: the value is not valid UTF-8"
+printf '# a comment\ndb = /tmp/a#b.db   # the rest is a comment\nlog_level = debug #\n  #engine = x\n' >"$t_tmp/hash.conf"
+runs "-n, '#' inside a value" 0 "$FABROUTED" -n -c "$t_tmp/hash.conf"
+like "-n, '#' inside a value is kept, after a blank it starts a comment" "$out" "^db = /tmp/a#b.db$"
+like "-n, '#' right after a value's blank ends it" "$out" "^log_level = debug$"
 runs "flag overrides the file" 0 "$FABROUTED" -n -c "$conf" --holddown-ms 7
 like "flag overrides the file: value" "$out" "^holddown_ms = 7$"
 runs "bad flag: exit 2" 2 "$FABROUTED" --no-such

@@ -116,14 +116,27 @@ api GET "/api/events?type=trap"
 like "Unlink: the trap is stored with OpenSM's name for it and the switch it came from" \
 	"$(jf '[.events[].message] | join("\n")')" "trap 128 link state change: (leaf-00|spine-00)"
 api GET "/api/events?type=opensm"
-like "Unlink: routing_done counts the distinct switches whose tables changed" \
-	"$(jf '[.events[] | select(.message == "routing_done") | .details.switches_changed] | map(tostring) | join(" ")')" \
-	"[1-9]"
+like "Unlink: routing_done counts the switches whose tables changed, in plain words" \
+	"$(jf '[.events[] | select(.details.event == "routing_done") | .message] | join("\n")')" \
+	"OpenSM routing done: epoch [0-9]+ \([a-z]+\) installed, [0-9]+ LFT blocks on [1-9][0-9]* switches changed"
+rd_blocks=$(jf "[.events[] | select(.details.event == \"routing_done\" and .details.epoch == $((seq0 + 1)))][0].details | \"\(.lft_blocks_changed) \(.switches_changed)\"")
+api GET "/api/events?type=repair"
+is "Unlink: routing_done and the repair event give the same counts (one source)" "$rd_blocks" \
+	"$(jf '.events[-1].details.changed | "\(.blocks) \(.switches)"')"
+like "  the repair event's own words say the same" "$(jf '.events[-1].message')" " in ${rd_blocks% *} blocks on ${rd_blocks#* } switches "
 api GET /api/connectivity
 is "Unlink: every pair reachable, switches included" "$(jf .connected)" true
 wait_log "SUBNET UP" 2
 sleep 0.5
 same_tables "Unlink: the switches hold the new tables"
+wait_readback && ok "Unlink: the read-back of the new epoch, after SUBNET UP" ||
+	not_ok "Unlink: the read-back of the new epoch, after SUBNET UP"
+is "Unlink: read-back: every switch, no drift" "$(jf '.readback.switches_read == .switches and .readback.entries_drifting == 0')" true
+is "Unlink: the read-back read only the blocks the pass changed" \
+	"$(jf '.readback.blocks_read > 0 and .readback.blocks_read < .switches * (.lid_top / 64 | floor + 1)')" true
+api GET /api/ready
+is "Unlink: /api/ready and fabroute_ready agree (200, 1)" \
+	"$code/$(curl -s "$D_URL/metrics" | sed -n 's/^fabroute_ready //p')" 200/1
 cmp -s ours.txt "$orig" && not_ok "Unlink: the tables changed" || ok "Unlink: the tables changed"
 seq1=$(curl -s "$D_URL/api/fabric" | jq .epoch.seq)
 sim_cmd "ReLink $link"
@@ -152,11 +165,18 @@ lft_entries hw.dump >hw.txt
 [ -s hw.txt ] && ok "fabrouted away: the switches still route" || not_ok "fabrouted away: the switches still route"
 FABROUTED_WRAPPER="env LD_PRELOAD=$UMAD2SIM" \
 	d_start e --source opensm --socket "$sock" --engine sftree,updn --readback-interval-s 0 \
-	--readback-timeout-ms 500 --api-write-rate-limit 0
+	--readback-timeout-ms 500 --api-write-rate-limit 0 --readback-ca no-such-hca
 sleep 1.5	# the plugin's control connection comes back within a second
 kill -HUP "$OSM_PID"
 wait_log "fabroute tables configured" $((configured + 1)) && ok "fabrouted back: it routes the next sweep" ||
 	not_ok "fabrouted back: it routes the next sweep"
+wait_readback
+like "a read-back that cannot reach the switches says why" "$(jf .readback.error)" "cannot open the MAD port no-such-hca"
+api GET /api/ready
+is "  and does not fail readiness: /api/ready 200, fabroute_ready 1" \
+	"$code/$(curl -s "$D_URL/metrics" | sed -n 's/^fabroute_ready //p')" 200/1
+like "  /api/ready notes it" "$(jf '.notes | join(" ")')" "read-back: cannot open the MAD port"
+is "  and claims no programmed_matches it could not check" "$(jf '.checks | has("programmed_matches")')" false
 
 # --- another engine chain through the API ------------------------------------------
 seq2=$(curl -s "$D_URL/api/fabric" | jq .epoch.seq)

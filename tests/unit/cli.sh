@@ -23,6 +23,13 @@ done
 runs "gen --list exits 0" 0 "$F" gen --list
 like "gen --list shows the 648-port tree" "$out" "ft648"
 like "gen --list shows parameters" "$out" "default"
+text_names=$(printf '%s\n' "$out" | sed -n 's/^\([a-z][a-z0-9-]*\) .*/\1/p' | tr '\n' ' ')
+runs "gen --list --json exits 0" 0 "$F" gen --list --json
+is "gen --list --json names the families --list shows" "$(printf '%s' "$out" | jq -r '.[].name' | tr '\n' ' ')" \
+	"$text_names"
+is "gen --list --json: each parameter with its default" \
+	"$(printf '%s' "$out" | jq -r '.[] | select(.name == "kary-ntree") | .params[] | select(.name == "k") | .default')" 4
+runs "gen --json without --list is a usage error" 2 "$F" gen --json
 
 # gen + show: the 648-port 2-stage tree of the sFtree paper
 runs "gen ft648" 0 "$F" gen ft648 -o "$t_tmp/ft648.ibnd"

@@ -100,6 +100,13 @@ runs "a malformed groups file" 1 "$F" compute -e dla,updn -O dla.groups="$D/bad-
 	--topology "$D/cellia.ibnd" --out-dir "$D/x"
 like "names the line" "$err" "bad-groups.txt:1: expected \"NODE GROUP\""
 
+# --json: summary.json on standard output, reals at 10 significant digits at most
+runs "compute --eval --json" 0 "$F" compute --engine sftree --topology "$D/ft648.ibnd" --out-dir "$D/js" --eval --json
+is "compute --json prints summary.json" "$(printf '%s' "$out" | jq -cS .)" "$(jq -cS . "$D/js/summary.json")"
+is "compute --json: the evaluation, no text report" "$(printf '%s' "$out" | jq -r '.evaluation.deadlock | has("deadlock_free")')" true
+is "compute --json: no real printed with more than 10 significant digits" \
+	"$(printf '%s' "$out" | grep -oE '[0-9]+\.[0-9]+' | sed 's/^0*\.0*//; s/\.//' | awk 'length > 10')" ""
+
 # errors
 runs "missing --out-dir" 2 "$F" compute --topology "$D/ft648.ibnd"
 runs "unknown engine" 2 "$F" compute --engine lash --topology "$D/ft648.ibnd" --out-dir "$D/x"
