@@ -22,6 +22,19 @@
  *                               and the 648-port tree from sftree, ftree and
  *                               ftdlr bases: entries changed (and by routing
  *                               afresh), CA max link load, longest path
+ *   bench_ftdlr accept [SETS [FAMILY NAME=VALUE...]]
+ *                               the default chain's repairs: SETS random sets
+ *                               (fixed seed) each of 1, 2 and 3 link faults
+ *                               between switches (default 1000; 100 on the
+ *                               5488-CA tree) on the 4-ary 3-tree and the
+ *                               5488-CA m-port 3-tree, or the generated fabric
+ *                               named, repaired from sftree, ftree and ftdlr
+ *                               bases, LIDs as generated and LIDs in a random
+ *                               order with the SM on a random CA (as OpenSM
+ *                               numbers a discovered fabric): repairs accepted
+ *                               (the evaluator proves them) against those that
+ *                               leave the fault to the chain, and why; entries
+ *                               changed, repair and proof times
  *   bench_ftdlr loss MS...      the paper's packets-lost arithmetic for the
  *                               given reconfiguration times
  *
@@ -107,14 +120,55 @@ static struct rt_routing *route(const struct engine *e, const struct fabric *f)
 	return r;
 }
 
-/* @family routed by @e (the base of the repairs). */
-static void tree_init(struct tree *t, const char *family, const char *const *kv, size_t n,
-		      const struct engine *e)
+/*
+ * Give @f's endpoints their LIDs in a random order and put the subnet
+ * manager on the first CA (as under ibsim, where OpenSM takes the first),
+ * as OpenSM numbers a fabric it discovers: the same graph, other LIDs, and
+ * sftree's subtree root on another leaf (never the SM's).
+ */
+static void relabel(struct fabric *f, struct fab_rng *rng)
+{
+	struct fab_lid_pin *pin = calloc(f->neps + 1, sizeof(*pin));
+	struct fab_err err = { { 0 } };
+	uint32_t ncas = 0;
+
+	if (!pin)
+		die("relabel", NULL);
+	for (uint32_t e = 0; e < f->neps; e++) {
+		pin[e].guid = fab_port(f, f->eps[e].node, f->eps[e].port)->guid;
+		ncas += f->nodes[f->eps[e].node].type != FAB_SWITCH;
+	}
+	for (uint32_t i = f->neps; i > 1; i--) {
+		uint32_t j = (uint32_t)fab_rng_below(rng, i);
+		struct fab_lid_pin x = pin[i - 1];
+
+		pin[i - 1] = pin[j];
+		pin[j] = x;
+	}
+	for (uint32_t i = 0; i < f->neps; i++)
+		pin[i].lid = (uint16_t)(i + 1);
+	if (fab_lids_assign(f, pin, f->neps, FAB_LIDS_RENEW, 0, &err))
+		die("relabel", &err);
+	free(pin);
+	if (ncas) {
+		f->sm_node = f->eps[f->neps - ncas].node;
+		f->sm_port = f->eps[f->neps - ncas].port;
+	}
+}
+
+/*
+ * @family routed by @e (the base of the repairs); with @rng, its LIDs in a
+ * random order and the SM on a random CA first (relabel()).
+ */
+static void tree_init_as(struct tree *t, const char *family, const char *const *kv, size_t n,
+			 const struct engine *e, struct fab_rng *rng)
 {
 	struct fab_err err = { { 0 } };
 	struct ft_model m;
 
 	t->f = gen_build(family, kv, n, 1, &err);
+	if (t->f && rng)
+		relabel(t->f, rng);
 	if (!t->f || ft_model_init(&m, t->f, &err) != ENG_OK)
 		die(family, &err);
 	t->r = route(e, t->f);
@@ -127,6 +181,12 @@ static void tree_init(struct tree *t, const char *family, const char *const *kv,
 			t->port[t->nlinks++] = m.links[i].port;
 		}
 	ft_model_fini(&m);
+}
+
+static void tree_init(struct tree *t, const char *family, const char *const *kv, size_t n,
+		      const struct engine *e)
+{
+	tree_init_as(t, family, kv, n, e, NULL);
 }
 
 static void tree_fini(struct tree *t)
@@ -439,6 +499,142 @@ static void singles(const char *label, const char *family, const char *const *kv
 	tree_fini(&t);
 }
 
+/* What became of the repairs of one base, for one number of faults. */
+struct verdicts {
+	unsigned sets, accepted, refused, unreachable, cyclic, fallback, subtree;
+	uint64_t sw_lost;	/* ftree: most switch-destination pairs unrouted beyond the base's */
+	unsigned sw_worse;	/* ftree: sets where ftree afresh routes more of them */
+	unsigned fresh_na;	/* ftree: sets where ftree does not route the degraded tree */
+	double rep_ms, eval_ms;
+	struct changes ch;
+};
+
+/* Switch-destination pairs ftree leaves unrouted on @f (UINT64_MAX: it does not apply). */
+static uint64_t fresh_sw(const struct fabric *f)
+{
+	struct rt_routing *r = try_route(&eng_ftree, f);
+	struct an_report rep;
+	uint64_t n;
+
+	if (!r)
+		return UINT64_MAX;
+	eval(f, r, 0, &rep);
+	n = rep.conn.unreachable[AN_CA_SW] + rep.conn.unreachable[AN_SW_SW];
+	an_report_free(&rep);
+	rt_free(r);
+	return n;
+}
+
+/*
+ * Repair @t's routing for the @n links @l and judge it as fabrouted's
+ * default policy does (proven: every pair delivered and deadlock-free, the
+ * switch paths included), but for an ftree base, which leaves switch pairs
+ * without an up*down* path unrouted: every pair towards a CA delivered and
+ * deadlock-free. @base_sw: the base's unrouted switch-destination pairs.
+ */
+static void judge_one(const struct tree *t, const struct engine *e, const uint32_t *l, unsigned n,
+		      uint64_t base_sw, struct verdicts *v)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = degrade(t, l, n);
+	struct rt_routing *r;
+	struct ftdlr_stats st;
+	struct an_report rep;
+	double t0 = now_ms(), t1;
+	int conn;
+
+	v->sets++;
+	if (ftdlr_repair(t->f, t->r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK) {
+		v->refused++;
+		fprintf(stderr, "bench_ftdlr: %s base, %u faults: not applicable: %s\n", e->name,
+			n, err.msg);
+		fab_free(f);
+		return;
+	}
+	t1 = now_ms();
+	eval(f, r, 0, &rep);
+	v->rep_ms += t1 - t0;
+	v->eval_ms += now_ms() - t1;
+	if (e == &eng_ftree) {
+		uint64_t sw = rep.conn.unreachable[AN_CA_SW] + rep.conn.unreachable[AN_SW_SW];
+		uint64_t fresh = fresh_sw(f);
+
+		conn = !rep.conn.unreachable[AN_CA_CA] && !rep.conn.unreachable[AN_SW_CA];
+		v->sw_lost = sw > base_sw && sw - base_sw > v->sw_lost ? sw - base_sw : v->sw_lost;
+		v->sw_worse += fresh != UINT64_MAX && sw > fresh;
+		v->fresh_na += fresh == UINT64_MAX;
+	} else {
+		conn = an_connected(&rep);
+	}
+	v->unreachable += !conn;
+	v->cyclic += !rep.cdg.deadlock_free;
+	v->accepted += conn && rep.cdg.deadlock_free;
+	v->fallback += st.sw_fallback > 0;
+	v->subtree += st.subtree > 0;
+	changes_add(&v->ch, &st);
+	an_report_free(&rep);
+	rt_free(r);
+	fab_free(f);
+}
+
+/* @sets sets each of 1, 2 and 3 faults on @family from base @e; @rng: relabel(). */
+static void accept_base(const char *label, const char *family, const char *const *kv, size_t nkv,
+			const struct engine *e, struct fab_rng *rng, unsigned sets)
+{
+	struct an_report rb;
+	struct fab_rng draws;
+	struct tree t;
+	uint32_t l[3];
+	uint64_t base_sw;
+
+	tree_init_as(&t, family, kv, nkv, e, rng);
+	eval(t.f, t.r, 0, &rb);
+	base_sw = rb.conn.unreachable[AN_CA_SW] + rb.conn.unreachable[AN_SW_SW];
+	an_report_free(&rb);
+	fab_rng_seed(&draws, 21);
+	for (unsigned n = 1; n <= 3; n++) {
+		struct verdicts v = { 0 };
+
+		for (unsigned s = 0; s < sets; s++) {
+			draw(&draws, &t, l, n);
+			judge_one(&t, e, l, n, base_sw, &v);
+		}
+		printf("%-13s %-9s base %-6s %u faults: %4u sets, accepted %4u, to the chain %4u "
+		       "(not applicable %u, unreachable pairs %u, cycle %u); switch LIDs "
+		       "recomputed in %u, subtree rule in %u; entries %.1f (at most %llu, on at most "
+		       "%u switches); repair %.2f ms, proof %.2f ms", label,
+		       rng ? "LIDs rand" : "LIDs gen", e->name, n, v.sets, v.accepted,
+		       v.sets - v.accepted, v.refused, v.unreachable, v.cyclic, v.fallback,
+		       v.subtree, v.sets > v.refused ? (double)v.ch.sum / (v.sets - v.refused) : 0,
+		       (unsigned long long)v.ch.most, v.ch.mostsw,
+		       v.sets > v.refused ? v.rep_ms / (v.sets - v.refused) : 0,
+		       v.sets > v.refused ? v.eval_ms / (v.sets - v.refused) : 0);
+		if (e == &eng_ftree)
+			printf("; switch-destination pairs unrouted beyond the base's %llu: at most %llu, "
+			       "more than ftree routing the degraded tree afresh in %u sets (%u sets "
+			       "ftree does not route)", (unsigned long long)base_sw,
+			       (unsigned long long)v.sw_lost, v.sw_worse, v.fresh_na);
+		printf("\n");
+		fflush(stdout);
+	}
+	tree_fini(&t);
+}
+
+/* Every base and both LID layouts of @family. */
+static void accept(const char *label, const char *family, const char *const *kv, size_t nkv,
+		   unsigned sets)
+{
+	const struct engine *bases[] = { &eng_sftree, &eng_ftree, &eng_ftdlr };
+
+	for (int layout = 0; layout < 2; layout++)
+		for (size_t i = 0; i < 3; i++) {
+			struct fab_rng rng;
+
+			fab_rng_seed(&rng, 2100);
+			accept_base(label, family, kv, nkv, bases[i], layout ? &rng : NULL, sets);
+		}
+}
+
 static void loss(int argc, char **argv)
 {
 	const struct loss_tree t = { .accepted = 18, .nodes = 64, .up_share = 0.75 };
@@ -487,11 +683,18 @@ int main(int argc, char **argv)
 			singles("4-ary 3-tree", "kary-ntree", k43, 2, bases[i]);
 		for (size_t i = 0; i < 3; i++)
 			singles("648-port tree", "ft648", NULL, 0, bases[i]);
+	} else if (argc > 3 && !strcmp(argv[1], "accept")) {
+		accept(argv[3], argv[3], (const char *const *)argv + 4, (size_t)argc - 4,
+		       sets ? sets : 100);
+	} else if (argc > 1 && !strcmp(argv[1], "accept")) {
+		accept("4-ary 3-tree", "kary-ntree", k43, 2, sets ? sets : 1000);
+		accept("5488-CA tree", "mport-ntree", m28, 2, sets ? sets : 100);
 	} else if (argc > 1 && !strcmp(argv[1], "loss")) {
 		loss(argc - 2, argv + 2);
 	} else {
 		fprintf(stderr, "usage: bench_ftdlr fig11 [SETS] | ft648 [SETS] | "
-			"time [N [FAMILY NAME=VALUE...]] | singles | loss MS...\n");
+			"time [N [FAMILY NAME=VALUE...]] | singles |\n"
+			"       accept [SETS [FAMILY NAME=VALUE...]] | loss MS...\n");
 		return 2;
 	}
 	return 0;
