@@ -106,6 +106,7 @@ for n in $faults; do
 			if "$fab" compute -e ftdlr --base "$tmp/base-$base" --topology "$d/f.ibnd" -d "$d/rep" > "$d/compute.out" 2>&1; then
 				eval "acc_$base=\$((acc_$base + 1))"
 				changed=$(sed -n 's/^changed: *\([0-9]*\) LFT entries.*/\1/p' "$d/compute.out")
+				# shellcheck disable=SC2046
 				set -- $(check "$d")
 				[ "$1" != yes ] || eval "held_$base=\$((held_$base + 1))"
 				[ "$2" != free ] || eval "ca_$base=\$((ca_$base + 1))"
