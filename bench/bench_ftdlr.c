@@ -30,7 +30,7 @@
  *                               5488-CA m-port 3-tree, or the generated fabric
  *                               named, repaired from sftree, ftree and ftdlr
  *                               bases, LIDs as generated and LIDs in a random
- *                               order with the SM on a random CA (as OpenSM
+ *                               order with the SM on the first CA (as OpenSM
  *                               numbers a discovered fabric): repairs accepted
  *                               (the evaluator proves them) against those that
  *                               leave the fault to the chain, and why; entries
@@ -158,7 +158,7 @@ static void relabel(struct fabric *f, struct fab_rng *rng)
 
 /*
  * @family routed by @e (the base of the repairs); with @rng, its LIDs in a
- * random order and the SM on a random CA first (relabel()).
+ * random order and the SM on the first CA (relabel()).
  */
 static void tree_init_as(struct tree *t, const char *family, const char *const *kv, size_t n,
 			 const struct engine *e, struct fab_rng *rng)
