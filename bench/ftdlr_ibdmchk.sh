@@ -32,25 +32,8 @@ entries() {
 	awk '/^Unicast lids/ { sw = ""; for (i = 1; i < NF; i++) if ($i == "guid") sw = tolower($(i + 1)); next }
 	     /^0x[0-9a-fA-F]+ [0-9]+/ { if (sw != "" && $2 + 0 != 255) print sw, tolower($1), $2 + 0 }' "$1" | LC_ALL=C sort
 }
-# verdict FILE: free, loop, "missing N" or none, from ibdmchk's output
-verdict() {
-	if grep -q 'Found credit loop' "$1"; then
-		echo loop
-	elif grep -q 'no credit loops found' "$1"; then
-		echo free
-	elif n=$(sed -n 's/^-E- Found \([0-9]*\) missing paths.*/\1/p' "$1") && [ -n "$n" ]; then
-		echo "missing $n"
-	else
-		echo none
-	fi
-}
-# ibdmchk_in DIR OUT [options]: ibdmchk prints its verdict, then may crash on exit
-ibdmchk_in() {
-	d=$1 out=$2
-	shift 2
-	(cd "$d" && timeout 120 ibdmchk -s opensm-subnet.lst -f opensm.fdbs -m opensm.mcfdbs "$@" > "$out" 2>&1 || :) 2> /dev/null
-	verdict "$d/$out"
-}
+IBDMCHK_TIMEOUT=120
+. "$top/tests/sim/ibdmchk_lib.sh"
 
 # check DIR: load DIR/rep into ibsim running DIR/f.net; prints "held CA ALL"
 check() {

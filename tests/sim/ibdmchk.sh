@@ -36,27 +36,8 @@ done
 
 F=$FABROUTE
 
-# verdict FILE: "free", "loop" or "missing N" from ibdmchk's output.
-verdict() {
-	if grep -q 'Found credit loop' "$1"; then
-		echo loop
-	elif grep -q 'no credit loops found' "$1"; then
-		echo free
-	elif n=$(sed -n 's/^-E- Found \([0-9]*\) missing paths.*/\1/p' "$1") && [ -n "$n" ]; then
-		echo "missing $n"
-	else
-		echo none
-	fi
-}
-
-# ibdmchk_in DIR OUT [options]: ibdmchk prints its verdict, then crashes on exit.
-ibdmchk_in() {
-	dir=$1 out=$2
-	shift 2
-	( cd "$dir" && timeout 30 ibdmchk -s opensm-subnet.lst -f opensm.fdbs -m opensm.mcfdbs \
-		"$@" >"$out" 2>&1 || : ) 2>/dev/null
-	verdict "$dir/$out"
-}
+IBDMCHK_TIMEOUT=30
+. "$top_srcdir/tests/sim/ibdmchk_lib.sh"
 
 # eval_json DIR [options]: run fabroute eval; sets $json and $st. With a
 # path-sl file in DIR, the path SLs and SL2VL tables are read too.
