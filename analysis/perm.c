@@ -475,15 +475,8 @@ static int perm_sample(struct perm *p, const struct an_perm_opts *o, struct an_p
 static int perm_check(const struct fabric *f, const struct rt_routing *r,
 		      const struct an_perm_opts *o, struct an_perm_opts *so, struct fab_err *err)
 {
-	if (!f->finalized) {
-		fab_err_set(err, "the fabric is not finalized");
+	if (an_fabrics_match(f, r, err))
 		return -1;
-	}
-	if (r->nswitches != f->nswitches || r->neps != f->neps) {
-		fab_err_set(err, "the routing was made for another fabric (%u switches, %u endpoints; "
-			    "this one has %u and %u)", r->nswitches, r->neps, f->nswitches, f->neps);
-		return -1;
-	}
 	*so = *o;
 	so->rel_ci = o->rel_ci == 0 ? PERM_REL_CI : o->rel_ci;
 	so->min_samples = o->min_samples ? o->min_samples : PERM_MIN_SAMPLES;

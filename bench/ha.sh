@@ -75,10 +75,18 @@ detach() { c=$(sed -n 's/.*attached as client \([0-9]*\).*/\1/p' "$1" 2> /dev/nu
 kill_osm() { eval "kill -9 \$OSM_$1"; sleep 0.2; detach "$tmp/n$1/osm.out"; }
 kill_fr() { eval "kill -9 \$FR_$1"; sleep 0.2; detach "$tmp/n$1/fr.log"; }
 role() { health "$1" | jq -r '.ha.role // "down"'; }
-tables() { (cd "$tmp" && LD_PRELOAD=$umad SIM_HOST=$ruler timeout 300 dump_fts 2> /dev/null) > "$1.dump"
+# tables F: every switch's LFT read over SMP by the ruler into F (entries) and F.lids; a dump that fails
+# (an SM handing over while it reads) is taken again, up to three times
+tables() {
+	for k in 1 2 3; do
+		(cd "$tmp" && LD_PRELOAD=$umad SIM_HOST=$ruler timeout 300 dump_fts 2> /dev/null) > "$1.dump" && break
+		[ $k = 3 ] && die "dump_fts failed three times"
+		sleep 2
+	done
 	awk '/^Unicast lids/ { sw = ""; for (i = 1; i < NF; i++) if ($i == "guid") sw = $(i + 1); next }
 	     /^0x[0-9a-fA-F]+ [0-9]+/ { if (sw != "" && $2 + 0 != 255) print sw, tolower($1), $2 + 0 }' "$1.dump" | LC_ALL=C sort > "$1"
-	grep -o 'Lid [0-9]*' "$1.dump" | sort > "$1.lids"; }
+	grep -o 'Lid [0-9]*' "$1.dump" | sort > "$1.lids"
+}
 changed() { LC_ALL=C comm -3 "$1" "$2" | awk '{ print $1, $2 }' | sort -u | wc -l; }
 ups() { u=$(grep -c "SUBNET UP" "$tmp/n$1/osm.log" 2> /dev/null || true); echo "${u:-0}"; }
 wait_up() { i=0; while [ "$(ups "$1")" -lt "$2" ]; do i=$((i + 1)); [ $i -gt 1200 ] && return 1; sleep 0.05; done; }
@@ -119,17 +127,17 @@ start_osm 1 "$hca1" 5; start_osm 2 "$hca2" 5
 wait_up 1 1 || wait_up 2 1 || die "no OpenSM brought the subnet up"
 m=1
 wait_role "$URL_1" master || { m=2; wait_role "$URL_2" master; } || die "no fabrouted became master"
-n=0
+run=0
 for c in $(seq "$cycles"); do
 	for mode in $modes; do
-		n=$((n + 1))
+		run=$((run + 1))
 		o=$((3 - m))
 		eval "mu=\$URL_$m ou=\$URL_$o mh=\$hca$m"
-		chain=$([ $((n % 2)) = 0 ] && echo sftree,updn,minhop || echo sftree,updn)
+		chain=$([ $((run % 2)) = 0 ] && echo sftree,updn,minhop || echo sftree,updn)
 		code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $token" \
 			--data "{\"chain\":\"$chain\"}" "$mu/api/engine")
 		[ "$code" = 202 ] || die "the engine POST to node $m ($mu) got $code; roles: $(role "$URL_1") $(role "$URL_2")"
-		fault=$((n % 2))
+		fault=$((run % 2))
 		sleep 2
 		[ $fault = 1 ] && echo "Unlink $link" > "$tmp/sim.in" && sleep 3
 		tables "$tmp/before"
@@ -159,7 +167,8 @@ for c in $(seq "$cycles"); do
 		printf "%-5s %-10s %12s %8s %6s %8s %8s %14s\n" "$mode" "node$m>node$to" "$upms" \
 			"$(changed "$tmp/before" "$tmp/after")" "$lids" "$([ $fault = 1 ] && echo "$kept" || echo "-")" \
 			"$acked" "${first:--}"
-		[ $fault = 1 ] && echo "ReLink $link" > "$tmp/sim.in"
+		# the link back, and its reroute in the switches before the tables are read again
+		[ $fault = 1 ] && echo "ReLink $link" > "$tmp/sim.in" && sleep 4
 		if [ "$mode" != fr ]; then	# the node back: OpenSM may hand it the mastership again
 			tables "$tmp/before"
 			[ "$mode" = host ] && start_etcd $m
@@ -195,7 +204,10 @@ for fault in 0 1; do
 	up2=$(ups 2)
 	t0=$(now_ms)
 	kill_osm 1
-	wait_up 2 $((up2 + 1)) || die "OpenSM 2 did not take over"
+	if ! wait_up 2 $((up2 + 1)); then
+		printf "%-5s %-10s %12s\n" osm "osm1>osm2" "none in 60 s"
+		break
+	fi
 	sleep 1
 	tables "$tmp/after"
 	printf "%-5s %-10s %12s %8s %6s\n" osm "osm1>osm2" "$(( $(midnight_ms) + $(up_ms 2 $((up2 + 1))) - t0 ))" \

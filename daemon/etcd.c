@@ -230,6 +230,10 @@ static long post_one(struct etcd *c, unsigned i, const char *path, const char *b
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout_ms);
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
 	if (stream) {
+		/* etcd ends the stream when its member loses the leader (a minority): seen at once */
+		struct curl_slist *more = curl_slist_append(hdr, "Grpc-Metadata-hasleader: true");
+
+		curl_easy_setopt(h, CURLOPT_HTTPHEADER, more ? more : hdr);
 		curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 		curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
 		curl_easy_setopt(h, CURLOPT_XFERINFODATA, b);

@@ -60,16 +60,21 @@ enum ha_role ha_role(struct ha *h)
 	return r;
 }
 
+/* etcd answers (@up) or not (@why): a change is logged and stored as an event. */
 static void set_connected(struct ha *h, int up, const char *why)
 {
+	int was;
+
 	pthread_mutex_lock(&h->mu);
-	if (h->connected && !up)
-		log_warn("replication: etcd unreachable (%s); this node routes on its own", why);
-	else if (!h->connected && up)
-		log_notice("replication: connected to etcd");
+	was = h->connected;
 	h->connected = up;
 	snprintf(h->error, sizeof(h->error), "%.*s", (int)sizeof(h->error) - 1, up ? "" : why);
 	pthread_mutex_unlock(&h->mu);
+	if (was && !up)
+		ha_event(h, "etcd unreachable (%s): this node routes on its own, its copy may be stale, "
+			 "routing settings cannot be changed", why);
+	else if (!was && up)
+		ha_event(h, "connected to etcd");
 }
 
 void ha_sm_state(struct ha *h, const char *state)

@@ -236,6 +236,20 @@ static int comment_lid(struct ibnd_state *st, const char *c, uint32_t node, unsi
 	return 0;
 }
 
+/* What follows a record's fields: nothing or a '#' comment; *@p moves to it. */
+static int line_rest(struct ibnd_state *st, const char **p, struct fab_err *err)
+{
+	char tok[48];
+
+	*p = fmt_skip_ws(*p);
+	if (**p && **p != '#') {
+		fmt_err_at(err, &st->it, "expected a '#' comment or the end of the line, found '%s'",
+			   fmt_tok(*p, tok, sizeof(tok)));
+		return -1;
+	}
+	return 0;
+}
+
 /* "[N]" at *p with N from 1 to @max ("ext" suffix skipped). */
 static int port_num(struct ibnd_state *st, const char **p, unsigned max, const char *what,
 		    uint8_t *port, struct fab_err *err)
@@ -254,7 +268,7 @@ static int ibnd_port_line(struct ibnd_state *st, struct fab_err *err)
 	const char *p = st->it.line;
 	enum fab_node_type ptype;
 	uint64_t pguid;
-	char peer[20], tok[48];
+	char peer[20];
 
 	if (port_num(st, &p, n->nports, "a port number", &pl.port, err) ||
 	    paren_guid(st, &p, &pl.guid, err))
@@ -269,12 +283,8 @@ static int ibnd_port_line(struct ibnd_state *st, struct fab_err *err)
 	    port_num(st, &p, FAB_PORTS_MAX, "the peer's port number", &pl.peer_port, err) ||
 	    paren_guid(st, &p, &pl.peer_guid, err))
 		return -1;
-	p = fmt_skip_ws(p);
-	if (*p && *p != '#') {
-		fmt_err_at(err, &st->it, "expected a '#' comment or the end of the line, found '%s'",
-			   fmt_tok(p, tok, sizeof(tok)));
+	if (line_rest(st, &p, err))
 		return -1;
-	}
 	if (*p == '#') {
 		if (n->type != FAB_SWITCH && comment_lid(st, p + 1, st->node, pl.port, err))
 			return -1;
@@ -473,21 +483,15 @@ static int check_guid_line(struct ibnd_state *st, enum fab_node_type type, uint6
 static int ibnd_node_line(struct ibnd_state *st, enum fab_node_type type, size_t kwlen,
 			  struct fab_err *err)
 {
-	const char *p = fmt_skip_ws(st->it.line + kwlen), *idp, *num;
+	const char *p = fmt_skip_ws(st->it.line + kwlen), *idp;
 	struct fab_node_info in = { .type = type };
 	struct fab_port port0 = { 0 };
-	char desc[FAB_DESC_MAX + 1] = "", tok[48], id[20];
+	char desc[FAB_DESC_MAX + 1] = "", id[20];
 	enum fab_node_type idtype;
-	unsigned long nports;
 	uint32_t node;
 
-	num = p;
-	if (fmt_uint(&p, 999, &nports) || nports < 1 || nports > FAB_PORTS_MAX) {
-		fmt_err_at(err, &st->it, "expected a port count from 1 to %u, found '%s'",
-			   FAB_PORTS_MAX, fmt_tok(num, tok, sizeof(tok)));
+	if (fmt_port_count(&st->it, &p, &in.nports, err))
 		return -1;
-	}
-	p = fmt_skip_ws(p);
 	idp = p;
 	if (ibnd_id(st, &p, "node id", &idtype, &in.guid, err))
 		return -1;
@@ -499,27 +503,18 @@ static int ibnd_node_line(struct ibnd_state *st, enum fab_node_type type, size_t
 	}
 	if (check_guid_line(st, type, in.guid, err))
 		return -1;
-	p = fmt_skip_ws(p);
-	if (*p && *p != '#') {
-		fmt_err_at(err, &st->it, "expected a '#' comment or the end of the line, found '%s'",
-			   fmt_tok(p, tok, sizeof(tok)));
+	if (line_rest(st, &p, err))
 		return -1;
-	}
 	if (*p == '#' && node_comment(st, p + 1, type, desc, &port0, err))
 		return -1;
-	in.nports = (unsigned)nports;
 	in.sysimg_guid = st->hdr.sysimg;
 	in.vendor_id = st->hdr.vendor;
 	in.device_id = st->hdr.device;
 	in.desc = desc;
 	snprintf(id, sizeof(id), "%c-%016" PRIx64, type_letter(type), in.guid);
-	node = fmt_tb_node(st->tb, &st->it, &in, id, strlen(id), err);
+	node = fmt_tb_node(st->tb, &st->it, &in, id, strlen(id), &port0, err);
 	if (node == FAB_NONE)
 		return -1;
-	if (type == FAB_SWITCH) {
-		fab_port(fmt_tb_fabric(st->tb), node, 0)->lid = port0.lid;
-		fab_port(fmt_tb_fabric(st->tb), node, 0)->lmc = port0.lmc;
-	}
 	memset(&st->hdr, 0, sizeof(st->hdr));
 	st->node = node;
 	st->nnodes++;
@@ -636,26 +631,12 @@ struct fabric *fmt_ibnd_parse(const char *buf, size_t len, const char *name,
 	struct ibnd_state st = { .node = FAB_NONE, .opts = opts };
 	int r;
 
-	st.tb = fmt_tb_new(name, 0, err);
+	st.tb = fmt_tb_new(&st.it, buf, len, name, 0, err);
 	if (!st.tb)
 		return NULL;
-	fmt_lines_init(&st.it, buf, len, name);
 	while ((r = fmt_lines_next(&st.it)) > 0 && !ibnd_line(&st, err))
 		;
-	if (r < 0)
-		fab_err_set(err, "%s:%u: out of memory", name, st.it.no + 1);
-	else if (r == 0 && ibnd_dangling(&st, "the end of the file", err))
+	if (r == 0 && ibnd_dangling(&st, "the end of the file", err))
 		r = 1;
-	else if (r == 0 && !st.nnodes) {
-		st.it.no += !st.it.no;
-		fmt_err_at(err, &st.it, "expected at least one Switch, Ca or Rt record, found the end of the file");
-		r = 1;
-	}
-	fmt_lines_fini(&st.it);
-	if (r) {
-		fmt_tb_free(st.tb);
-		return NULL;
-	}
-	fmt_skip_end(opts, name);
-	return fmt_tb_finish(st.tb, err);
+	return fmt_tb_end(st.tb, &st.it, r, st.nnodes, "Switch, Ca or Rt", opts, err);
 }

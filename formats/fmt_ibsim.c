@@ -290,20 +290,14 @@ static int sim_node_line(struct ibsim_state *st, enum fab_node_type type, size_t
 			 struct fab_err *err)
 {
 	struct fab_node_info in = { .type = type };
-	const char *p = fmt_skip_ws(st->it.line + kwlen), *id, *num;
+	const char *p = fmt_skip_ws(st->it.line + kwlen), *id;
 	struct fab_port port0 = { 0 };
-	char desc[FAB_DESC_MAX + 1] = "", tok[48];
-	unsigned long nports;
+	char desc[FAB_DESC_MAX + 1] = "";
 	size_t idlen;
 	uint32_t node;
 
-	num = p;
-	if (fmt_uint(&p, 999, &nports) || nports < 1 || nports > FAB_PORTS_MAX) {
-		fmt_err_at(err, &st->it, "expected a port count from 1 to %u, found '%s'",
-			   FAB_PORTS_MAX, fmt_tok(num, tok, sizeof(tok)));
+	if (fmt_port_count(&st->it, &p, &in.nports, err))
 		return -1;
-	}
-	p = fmt_skip_ws(p);
 	if (sim_id(st, &p, "node id", &id, &idlen, err) ||
 	    sim_node_rest(st, p, type, desc, &port0, err))
 		return -1;
@@ -313,20 +307,15 @@ static int sim_node_line(struct ibsim_state *st, enum fab_node_type type, size_t
 			   type_key[type], type == FAB_ROUTER ? " (it numbers routers from 0)" : "");
 		return -1;
 	}
-	st->next[type] += type == FAB_SWITCH ? 1 : nports + 1;
+	st->next[type] += type == FAB_SWITCH ? 1 : in.nports + 1;
 	in.sysimg_guid = in.guid;
 	in.device_id = st->devid;
-	in.nports = (unsigned)nports;
 	if (!desc[0])
 		snprintf(desc, sizeof(desc), "%.*s", (int)idlen, id);
 	in.desc = desc;
-	node = fmt_tb_node(st->tb, &st->it, &in, id, idlen, err);
+	node = fmt_tb_node(st->tb, &st->it, &in, id, idlen, &port0, err);
 	if (node == FAB_NONE)
 		return -1;
-	if (type == FAB_SWITCH) {
-		fab_port(fmt_tb_fabric(st->tb), node, 0)->lid = port0.lid;
-		fab_port(fmt_tb_fabric(st->tb), node, 0)->lmc = port0.lmc;
-	}
 	st->node = node;
 	st->nnodes++;
 	return 0;
@@ -503,24 +492,10 @@ struct fabric *fmt_ibsim_parse(const char *buf, size_t len, const char *name,
 	};
 	int r;
 
-	st.tb = fmt_tb_new(name, 1, err);
+	st.tb = fmt_tb_new(&st.it, buf, len, name, 1, err);
 	if (!st.tb)
 		return NULL;
-	fmt_lines_init(&st.it, buf, len, name);
 	while ((r = fmt_lines_next(&st.it)) > 0 && !sim_line(&st, err))
 		;
-	if (r < 0)
-		fab_err_set(err, "%s:%u: out of memory", name, st.it.no + 1);
-	else if (r == 0 && !st.nnodes) {
-		st.it.no += !st.it.no;
-		fmt_err_at(err, &st.it, "expected at least one Switch, Hca or Rt record, found the end of the file");
-		r = 1;
-	}
-	fmt_lines_fini(&st.it);
-	if (r) {
-		fmt_tb_free(st.tb);
-		return NULL;
-	}
-	fmt_skip_end(opts, name);
-	return fmt_tb_finish(st.tb, err);
+	return fmt_tb_end(st.tb, &st.it, r, st.nnodes, "Switch, Hca or Rt", opts, err);
 }

@@ -135,7 +135,8 @@ static uint32_t tb_intern(struct fmt_tb *tb, const char *s, size_t n)
 	return off;
 }
 
-struct fmt_tb *fmt_tb_new(const char *name, int ibsim, struct fab_err *err)
+struct fmt_tb *fmt_tb_new(struct fmt_lines *it, const char *buf, size_t len, const char *name,
+			  int ibsim, struct fab_err *err)
 {
 	struct fmt_tb *tb = calloc(1, sizeof(*tb));
 
@@ -146,6 +147,7 @@ struct fmt_tb *fmt_tb_new(const char *name, int ibsim, struct fab_err *err)
 	}
 	tb->name = name;
 	tb->ibsim = ibsim;
+	fmt_lines_init(it, buf, len, name);
 	return tb;
 }
 
@@ -189,7 +191,7 @@ static const char *tb_id(const struct fmt_tb *tb, uint32_t node)
 
 uint32_t fmt_tb_node(struct fmt_tb *tb, const struct fmt_lines *it,
 		     const struct fab_node_info *in, const char *id, size_t idlen,
-		     struct fab_err *err)
+		     const struct fab_port *port0, struct fab_err *err)
 {
 	struct fabric *f = tb->f;
 	struct fab_err sub = { { 0 } };
@@ -214,6 +216,10 @@ uint32_t fmt_tb_node(struct fmt_tb *tb, const struct fmt_lines *it,
 	tb->nodes[node] = (struct tb_node){ .id = off, .line = it->no };
 	for (uint32_t s = f->nodes[node].port0; s < f->nports; s++)
 		tb->slot_link[s] = FAB_NONE;
+	if (in->type == FAB_SWITCH) {
+		fab_port(f, node, 0)->lid = port0->lid;
+		fab_port(f, node, 0)->lmc = port0->lmc;
+	}
 	return node;
 }
 
@@ -625,6 +631,42 @@ struct fabric *fmt_tb_finish(struct fmt_tb *tb, struct fab_err *err)
 	map_free(&ids);
 	fmt_tb_free(tb);
 	return f;
+}
+
+struct fabric *fmt_tb_end(struct fmt_tb *tb, struct fmt_lines *it, int r, uint32_t nnodes,
+			  const char *records, struct fmt_opts *opts, struct fab_err *err)
+{
+	if (r < 0) {
+		fab_err_set(err, "%s:%u: out of memory", it->name, it->no + 1);
+	} else if (r == 0 && !nnodes) {
+		it->no += !it->no;
+		fmt_err_at(err, it, "expected at least one %s record, found the end of the file", records);
+		r = 1;
+	}
+	fmt_lines_fini(it);
+	if (r) {
+		fmt_tb_free(tb);
+		return NULL;
+	}
+	fmt_skip_end(opts, tb->name);
+	return fmt_tb_finish(tb, err);
+}
+
+int fmt_port_count(const struct fmt_lines *it, const char **p, unsigned *nports,
+		   struct fab_err *err)
+{
+	const char *s = *p;
+	unsigned long v;
+	char tok[48];
+
+	if (fmt_uint(&s, 999, &v) || v < 1 || v > FAB_PORTS_MAX) {
+		fmt_err_at(err, it, "expected a port count from 1 to %u, found '%s'", FAB_PORTS_MAX,
+			   fmt_tok(*p, tok, sizeof(tok)));
+		return -1;
+	}
+	*nports = (unsigned)v;
+	*p = fmt_skip_ws(s);
+	return 0;
 }
 
 int fmt_port_num(const struct fmt_lines *it, const char **p, unsigned max, const char *what,

@@ -52,13 +52,15 @@ struct fmt_tb_port {
 struct fmt_tb;
 
 /**
- * fmt_tb_new() - start building a topology read from file @name
+ * fmt_tb_new() - start building a topology read from @buf (@len bytes of
+ * file @name), and @it over its lines (fmt_tb_end() ends both)
  * @ibsim: apply ibsim's rules: every link must be listed from both of its
  *	ends, widths and speeds are enable masks (the link runs at the highest
  *	one both ends enable), port GUIDs in the file are ignored
- * Return: the builder, or NULL with @err set.
+ * Return: the builder, or NULL with @err set (@it not started).
  */
-struct fmt_tb *fmt_tb_new(const char *name, int ibsim, struct fab_err *err);
+struct fmt_tb *fmt_tb_new(struct fmt_lines *it, const char *buf, size_t len, const char *name,
+			  int ibsim, struct fab_err *err);
 /** fmt_tb_free() - drop a builder and the fabric under construction. */
 void fmt_tb_free(struct fmt_tb *tb);
 /** fmt_tb_fabric() - the fabric under construction (to set LIDs on ports). */
@@ -67,11 +69,13 @@ struct fabric *fmt_tb_fabric(struct fmt_tb *tb);
 /**
  * fmt_tb_node() - create the node of the node line at @it
  * @id: its quoted id (without the quotes), @idlen bytes
+ * @port0: a switch's port 0 LID and LMC as the node line gives them (read
+ *	for switches only)
  * Return: the node's index, or FAB_NONE with @err set.
  */
 uint32_t fmt_tb_node(struct fmt_tb *tb, const struct fmt_lines *it,
 		     const struct fab_node_info *in, const char *id, size_t idlen,
-		     struct fab_err *err);
+		     const struct fab_port *port0, struct fab_err *err);
 
 /**
  * fmt_tb_port() - record the port line at @it of node @node
@@ -89,6 +93,18 @@ int fmt_tb_port(struct fmt_tb *tb, const struct fmt_lines *it, uint32_t node,
  * Return: the finalized fabric, or NULL with @err set.
  */
 struct fabric *fmt_tb_finish(struct fmt_tb *tb, struct fab_err *err);
+
+/**
+ * fmt_tb_end() - the end of a parser's read loop over @it: @r is what the
+ * loop stopped with (0 at the end of the file, -1 out of memory, 1 when a
+ * line was refused with @err set). A file with no node line (@nnodes 0) is
+ * refused, naming the @records it should hold ("Switch, Ca or Rt"). A
+ * file read tells @opts how many skipped lines went untold (fmt_skip_end()).
+ * Ends @it and the builder in every case.
+ * Return: the finalized fabric, or NULL with @err set.
+ */
+struct fabric *fmt_tb_end(struct fmt_tb *tb, struct fmt_lines *it, int r, uint32_t nnodes,
+			  const char *records, struct fmt_opts *opts, struct fab_err *err);
 
 /* Parser entry points (fmt_topo_parse() dispatches to them). */
 struct fabric *fmt_ibnd_parse(const char *buf, size_t len, const char *name,
@@ -252,5 +268,13 @@ size_t fmt_width_speed(const char *p, uint8_t *width, uint16_t *speed);
  */
 int fmt_port_num(const struct fmt_lines *it, const char **p, unsigned max, const char *what,
 		 uint8_t *port, struct fab_err *err);
+
+/**
+ * fmt_port_count() - a node line's port count (1 to FAB_PORTS_MAX) at *@p;
+ * advances *@p past it and the blanks after it.
+ * Return: 0, or -1 with @err set ("NAME:LINE: expected ...").
+ */
+int fmt_port_count(const struct fmt_lines *it, const char **p, unsigned *nports,
+		   struct fab_err *err);
 
 #endif

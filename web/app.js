@@ -79,6 +79,25 @@ function showHealth(h) {
 	set("version", h.version);
 	set("uptime", duration(h.uptime_s));
 	set("reroutes", `${num(h.reroutes_ok)} · ${num(h.reroutes_failed)}`);
+	showRole(h.ha || { role: "single" });
+}
+
+// The node's role with replication (hidden on a single node): MASTER or STANDBY, and why to worry.
+function showRole(ha) {
+	const b = $("role-badge"), r = ha.replication || {}, lag = r.lag_ms_p99;
+	b.hidden = ha.role === "single";
+	if (b.hidden)
+		return;
+	const worry = ha.stale || (ha.warm || {}).diverged || r.config_differs;
+	set("role-badge", ha.role.toUpperCase() + (ha.stale ? " · STALE" : ""),
+		`badge ${worry ? "bad" : ha.role === "master" ? "ok" : "unknown"}`);
+	b.title = [`node ${ha.node}, OpenSM ${ha.sm_state || "not connected"}`,
+		ha.role === "master" ? "" : `master: ${(ha.master || {}).node || "none"} ${(ha.master || {}).url || ""}`,
+		`replication ${r.state}${r.error ? ` (${r.error})` : ""}` +
+		(lag >= 0 ? `, lag p99 ${lag.toFixed(1)} ms` : ""),
+		(ha.warm || {}).diverged ? "this copy's digest differs from the master's" : "",
+		r.config_differs ? "this node's configuration differs from the routing settings in force" : ""]
+		.filter(Boolean).join("\n");
 }
 
 function showFabric(f) {

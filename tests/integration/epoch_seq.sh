@@ -1,13 +1,18 @@
 #!/bin/sh
-# Epoch numbers are never reused. In each round another process holds the
-# database's write lock (as a backup or an sqlite3 shell would) while a
-# fault is posted, so that whatever the daemon publishes meanwhile cannot
-# be stored; the daemon is killed with -9 during the lock and restarted with
-# the other engine. Every epoch seen through the API is recorded as
-# "seq engine topology_hash": no number may ever come with two routings.
+# Epoch numbers are never reused. In each round another process takes the
+# database's write lock (as a backup or an sqlite3 shell would) and holds it
+# while a fault is posted: the daemon can neither record the fault nor
+# allocate the next epoch number until the lock is let go. Then the new
+# epoch is awaited through the API, the daemon is killed with -9 at once
+# (its snapshot stored or not) and restarted with the other engine. Every
+# epoch seen through the API is recorded as "seq engine topology_hash": no
+# number may ever come with two routings. A round counts when its fault was
+# posted under the lock, nothing was published while the lock was held, the
+# fault was accepted and the new epoch was seen before the kill: every round
+# must count.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$top_srcdir/tests/integration/daemon_lib.sh"
-command -v sqlite3 >/dev/null 2>&1 || skip_all "the sqlite3 command is needed"
+need sqlite3
 
 db=$t_tmp/s.db
 seen=$t_tmp/seen
@@ -20,36 +25,52 @@ engine=updn
 d_start s $args --engine $engine || { not_ok "fabrouted starts"; done_testing; }
 d_wait_epoch 1
 record
-published=0
+exercised=0
 for round in 1 2 3 4; do
 	d_wait_idle
 	api GET /api/fabric
 	before=$(jf .epoch.seq)
-	{ echo "BEGIN IMMEDIATE;"; sleep 2; echo "ROLLBACK;"; } | sqlite3 "$db" 2>>"$t_tmp/locker.err" &
+	rm -f "$t_tmp/release"
+	{
+		echo "BEGIN IMMEDIATE;"
+		i=0	# until told to let go (at most 30 s)
+		while [ ! -e "$t_tmp/release" ] && [ $i -lt 600 ]; do
+			i=$((i + 1))
+			sleep 0.05
+		done
+		echo "ROLLBACK;"
+	} | sqlite3 "$db" 2>>"$t_tmp/locker.err" &
 	locker=$!
-	j=0	# until the lock is held
-	while sqlite3 "$db" "BEGIN IMMEDIATE; ROLLBACK;" >/dev/null 2>&1 && [ $j -lt 20 ]; do
-		j=$((j + 1))
-		sleep 0.05
-	done
-	curl -s -o /dev/null -m 10 -X POST -H "Authorization: Bearer $TOKEN" \
-		--data-binary "{\"action\":\"down\",\"switch\":\"0x0002fab10000000$round\"}" "$D_URL/api/faults" &
-	poster=$!
-	j=0
-	j=0
-	while [ $j -lt 20 ]; do	# an epoch published while the store is locked
-		api GET /api/fabric
-		if [ "$(jf .epoch.seq)" -gt "$before" ] 2>/dev/null; then
-			echo "$(jf .epoch.seq) $(jf .epoch.engine) $(jf .topology_hash)" >>"$seen"
-			published=$((published + 1))
+	locked=no
+	j=0	# until the lock is held: a second writer is refused at once
+	while [ $j -lt $((100 * T_SLOW)) ]; do
+		if ! sqlite3 "$db" "BEGIN IMMEDIATE; ROLLBACK;" >/dev/null 2>&1; then
+			locked=yes
 			break
 		fi
 		j=$((j + 1))
 		sleep 0.05
 	done
-	diag "round $round: epoch $(jf .epoch.seq) (snapshot id $(jf .epoch.snapshot_id)) when killed"
-	d_stop KILL
+	curl -s -o /dev/null -w '%{http_code}' -m 30 -X POST -H "Authorization: Bearer $TOKEN" \
+		--data-binary "{\"action\":\"down\",\"switch\":\"0x0002fab10000000$round\"}" \
+		"$D_URL/api/faults" >"$t_tmp/post.code" &
+	poster=$!
+	sleep 1	# the fault waits for the lock (the store's busy timeout is 5 s)
+	api GET /api/fabric
+	under_lock=$(jf .epoch.seq)
+	touch "$t_tmp/release"
 	wait "$locker" "$poster" 2>/dev/null
+	posted=$(cat "$t_tmp/post.code")
+	seen_new=no
+	if d_wait_epoch $((before + 1)); then
+		echo "$(jf .epoch.seq) $(jf .epoch.engine) $(jf .topology_hash)" >>"$seen"
+		seen_new=yes
+	fi
+	diag "round $round: lock held: $locked, epoch under the lock: $under_lock (before: $before)," \
+		"fault: HTTP $posted, epoch $(jf .epoch.seq) (snapshot id $(jf .epoch.snapshot_id)) when killed"
+	[ $locked = yes ] && [ "$under_lock" = "$before" ] && [ "$posted" = 202 ] &&
+		[ $seen_new = yes ] && exercised=$((exercised + 1))
+	d_stop KILL
 	[ $engine = updn ] && engine=minhop || engine=updn
 	# shellcheck disable=SC2086
 	d_start s $args --engine $engine || { not_ok "fabrouted restarts"; break; }
@@ -58,7 +79,7 @@ for round in 1 2 3 4; do
 	record
 done
 diag "locker: $(cat "$t_tmp/locker.err")"
-diag "rounds where a new epoch was seen before the kill: $published of 4"
+is "every round: the fault waited for the lock, its epoch was seen before the kill" "$exercised" 4
 diag "epochs seen: $(sort -n -u "$seen" | tr '\n' ';')"
 reused=$(sort -u "$seen" | awk '{ n[$1]++ } END { for (s in n) if (n[s] > 1) printf "%s ", s }')
 is "no epoch number came with two routings" "$reused" ""

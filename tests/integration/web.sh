@@ -99,6 +99,7 @@ is "648: switch count" "$(at 0 '.text["count-switches"]')" "$want_sw"
 is "648: CA count" "$(at 0 '.text["count-cas"]')" "$want_ca"
 is "648: node count" "$(at 0 '.text["count-nodes"]')" "$want_nodes"
 is "648: readiness" "$(at 0 '.text["ready-badge"]')" READY
+is "648: no role shown on a node without replication" "$(at 0 .role)" null
 is "648: VLs in use, with their numbers" "$(at 0 '.text["vls-used"]')" "1 (VL 0)"
 like "648: max link load, CA-to-CA" "$(at 0 '.text["max-load"]')" '^[0-9]+\.[0-9]{3}$'
 like "648: and all pairs beside it" "$(at 0 '.text["max-load-sub"]')" '^CA-to-CA; all pairs: [0-9,]+ routes$'

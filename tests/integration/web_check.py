@@ -41,6 +41,7 @@ OBSERVE = r"""(() => {
   const o = { marks: { topology: mark('fabroute:topology'), ready: mark('fabroute:ready') }, text: {} };
   for (const id of ids) o.text[id] = text(id);
   o.root = $('topo-root').hidden ? null : text('topo-root');
+  o.role = $('role-badge').hidden ? null : { text: text('role-badge'), title: $('role-badge').title };
   o.results_shown = !$('topo-results').hidden;
   o.viewbox = (document.querySelector('#topology svg') || { getAttribute: () => null }).getAttribute('viewBox');
   o.faults = [...document.querySelectorAll('#faults-table tbody tr')].map(tr =>

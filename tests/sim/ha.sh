@@ -33,6 +33,8 @@ for i in 1 2 3; do
 		--listen-peer-urls "$p" --initial-advertise-peer-urls "$p" --initial-cluster "$cluster" \
 		--initial-cluster-state new --initial-cluster-token "t$$" >"$t_tmp/e$i.log" 2>&1 &
 	t_sim_pids="$t_sim_pids $!"
+	eval "ETCD_$i=\$! ETCD_ARGS_$i=\"--name e$i --data-dir $t_tmp/e$i.etcd --listen-client-urls $c \
+--advertise-client-urls $c --listen-peer-urls $p --initial-advertise-peer-urls $p\""
 done
 i=0
 until curl -s -m 1 -X POST "http://127.0.0.1:$((base + 2))/v3/kv/range" -d '{"key":"AA=="}' | grep -q header; do
@@ -94,6 +96,17 @@ same_copy() {
 	done
 }
 same_copy && ok "the standby's copy is the master's epoch (number and digest)" || not_ok "the standby's copy is the master's epoch (number and digest)"
+# the dashboard of each node shows its role (headless Chromium, tests/integration/web_check.py)
+need "${CHROMIUM:-chromium}" python3
+for n in 1 2; do
+	eval "u=\$URL_$n"
+	timeout 120 python3 "$top_srcdir/tests/integration/web_check.py" --chromium "${CHROMIUM:-chromium}" \
+		"$u/" "$t_tmp/web$n.json" "shot:$top_builddir/web-ha-node$n.png" 2>>"$t_tmp/chromium.log" ||
+		diag "web_check.py failed on node $n: $(tail -3 "$t_tmp/chromium.log")"
+done
+is "node 1's dashboard: MASTER" "$(jq -r '.[0].role.text' "$t_tmp/web1.json" 2>/dev/null)" MASTER
+is "node 2's dashboard: STANDBY" "$(jq -r '.[0].role.text' "$t_tmp/web2.json" 2>/dev/null)" STANDBY
+like "  naming the master" "$(jq -r '.[0].role.title' "$t_tmp/web2.json" 2>/dev/null)" "master: node1 http"
 D_URL=$URL_2 api POST /api/engine '{"chain":"updn"}'
 is "a write to the standby: 409" "$code" 409
 like "  naming the master" "$(jf .error.message)" "standby; the master is node1"
@@ -127,6 +140,30 @@ is "takeover: 0 LFT entries changed in the switches" "$1" 0
 cmp -s before.lids after.lids && ok "takeover: 0 LIDs changed" || not_ok "takeover: 0 LIDs changed"
 is "takeover: the repair is kept (same digest)" "$(fab "$URL_2" | jq -r .routing.digest)" "$repair"
 is "takeover: the acknowledged chain is in force" "$(curl -s "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
+
+# --- node 2 in a minority: two of the three etcd members stop -----------------------------
+kill -9 $ETCD_1 $ETCD_2
+wait_for "$URL_2" '.ha.stale == true and .ha.replication.state == "unreachable"' &&
+	ok "minority: /api/health says the copy is stale and etcd unreachable" ||
+	not_ok "minority: /api/health says the copy is stale and etcd unreachable"
+is "minority: reads answered" "$(curl -s -o /dev/null -w '%{http_code}' -m 5 "$URL_2/api/fabric")" 200
+is "  /api/fabric marked stale" "$(fab "$URL_2" | jq -r .ha.stale)" true
+D_URL=$URL_2 api POST /api/engine '{"chain":"updn"}'
+is "minority: a write refused (503)" "$code" 503
+like "  saying why" "$(jf .error.message)" "not applied: the replication did not store it"
+is "  nothing changed" "$(curl -s "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
+like "minority: an event says so" "$(curl -s "$URL_2/api/events?limit=20" | jq -r '.events[].message')" \
+	"replication: etcd unreachable .*routes on its own"
+for i in 1 2; do
+	eval "args=\$ETCD_ARGS_$i"
+	# shellcheck disable=SC2086
+	etcd $args >>"$t_tmp/e$i.log" 2>&1 &
+	t_sim_pids="$t_sim_pids $!"
+done
+wait_for "$URL_2" '.ha.stale == false and .ha.replication.state == "connected"' &&
+	ok "quorum back: connected, not stale" || not_ok "quorum back: connected, not stale"
+D_URL=$URL_2 api POST /api/engine '{"chain":"sftree,updn"}'
+is "quorum back: a write acknowledged" "$code" 202
 
 eval "kill \$OSM_2" 2>/dev/null
 D_PID=$FR_2 d_stop

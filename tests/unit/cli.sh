@@ -85,7 +85,7 @@ like "names the parameter" "$err" "q"
 runs "gen with a bad value" 2 "$F" gen kary-ntree k=four
 like "names the value" "$err" "four"
 runs "gen dragonfly with an unknown wiring" 2 "$F" gen dragonfly wiring=diagonal
-like "lists the wirings" "$err" "absolute\|relative\|circulant"
+like "lists the wirings" "$err" "expected one of absolute[|]relative[|]circulant$"
 runs "gen with a bad option value" 2 "$F" gen ft648 --seed -3
 runs "gen with an unknown option" 2 "$F" gen ft648 --frob
 runs "convert to a bad format" 2 "$F" convert --to xml "$t_tmp/ft648.ibnd"

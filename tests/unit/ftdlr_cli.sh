@@ -6,6 +6,7 @@
 # not proven (beyond k - 1 faults), saying why, and says what is wrong with
 # a base it cannot start from.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+need jq
 
 F=$FABROUTE
 D=$t_tmp
@@ -32,11 +33,9 @@ for file in opensm-lfts.dump guid2lid path-sl topology.ibnd summary.json; do
 done
 is "the LIDs are the base's" "$(cmp -s "$D/base/guid2lid" "$D/r1/guid2lid" && echo same)" same
 is "the path SLs are the base's" "$(cmp -s "$D/base/path-sl" "$D/r1/path-sl" && echo same)" same
-if command -v jq >/dev/null 2>&1; then
-	is "summary: repaired" "$(jq .base.repaired "$D/r1/summary.json")" true
-	is "summary: switches changed" "$(jq '.base.switches <= 4' "$D/r1/summary.json")" true
-	is "summary: blocks counted" "$(jq '.base.blocks > 0' "$D/r1/summary.json")" true
-fi
+is "summary: repaired" "$(jq .base.repaired "$D/r1/summary.json")" true
+is "summary: switches changed" "$(jq '.base.switches <= 4' "$D/r1/summary.json")" true
+is "summary: blocks counted" "$(jq '.base.blocks > 0' "$D/r1/summary.json")" true
 
 runs "a second fault: repaired from the same base" 0 "$F" compute -e ftdlr,sftree \
 	--base "$D/base" --topology "$D/k2.ibnd" -d "$D/r2"

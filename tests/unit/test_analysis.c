@@ -76,10 +76,7 @@ static struct rt_routing *ring_route(const struct fabric *f, unsigned n)
 static void eval(const struct fabric *f, const struct rt_routing *r, struct an_opts o,
 		 struct an_report *rep)
 {
-	struct fab_err err = { { 0 } };
-
-	if (an_evaluate(f, r, &o, rep, &err))
-		fail_msg("an_evaluate: %s", err.msg);
+	tu_eval_opts(f, r, &o, rep);
 }
 
 static uint64_t total_unreachable(const struct an_report *rep)
@@ -319,9 +316,7 @@ static void test_trace_hops(void **state)
 /* ft: a 2-level fat tree whose roots have no route to each other (as ftree without sftree). */
 static void test_unreachable_root_pair(void **state)
 {
-	static const char *const kv[] = { "n=2", "m=2", "r=2" };
-	struct fab_err err = { { 0 } };
-	struct fabric *f = gen_build("gft2", kv, 3, 1, &err);
+	struct fabric *f = tu_gen("gft2 n=2 m=2 r=2", 1);
 	struct rt_routing *r;
 	struct an_report rep;
 	uint32_t root0 = FAB_NONE, root1 = FAB_NONE;

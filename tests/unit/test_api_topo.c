@@ -5,7 +5,9 @@
  * root, one body shared by every answer of an epoch; switches and hosts
  * found by part of their name, LID or GUID.
  */
-#include "tests/unit/api_query_util.h"
+#include "tests/unit/testutil.h"
+
+#include "api/query.h"
 
 static json_int_t max_i(json_int_t a, json_int_t b)
 {
@@ -47,10 +49,6 @@ static void same_as_walk(struct epoch *e, const char *what)
 
 static void test_link_routes_walked(void **state)
 {
-	static const char *const lmc[] = { "k=2", "n=3", "lmc=1" };
-	static const char *const rnd[] = { "switches=8", "machines=32", "degree=4" };
-	static const char *const df[] = { "a=4", "p=2", "h=2" };
-	static const char *const k43[] = { "k=4", "n=3" };
 	static const char *const down[] = { "leaf-00:5", "l2-03:7" };
 	const struct gen_faults faults = { .links = down, .nlinks = 2 };
 	struct fab_err err = { { 0 } };
@@ -58,20 +56,21 @@ static void test_link_routes_walked(void **state)
 	struct epoch *e;
 
 	(void)state;
-	same_as_walk(e = kary(), "kary sftree");
+	same_as_walk(e = tu_kary_epoch(), "kary sftree");
 	epoch_unref(e);
-	same_as_walk(e = gen_epoch("kary-ntree", lmc, 3, "sftree"), "kary lmc=1");
+	same_as_walk(e = tu_gen_epoch("kary-ntree k=2 n=3 lmc=1", "sftree"), "kary lmc=1");
 	epoch_unref(e);
-	same_as_walk(e = gen_epoch("gft2", NULL, 0, "smodk"), "gft2 smodk (a DLID per pair)");
+	same_as_walk(e = tu_gen_epoch("gft2", "smodk"), "gft2 smodk (a DLID per pair)");
 	epoch_unref(e);
-	same_as_walk(e = gen_epoch("random", rnd, 3, "pathsel"), "random pathsel (planned LIDs)");
+	same_as_walk(e = tu_gen_epoch("random switches=8 machines=32 degree=4", "pathsel"),
+		     "random pathsel (planned LIDs)");
 	epoch_unref(e);
-	same_as_walk(e = gen_epoch("dragonfly", df, 3, "dla"), "dragonfly dla");
+	same_as_walk(e = tu_gen_epoch("dragonfly a=4 p=2 h=2", "dla"), "dragonfly dla");
 	epoch_unref(e);
-	f = gen_build("kary-ntree", k43, 2, 1, &err);
+	f = tu_gen("kary-ntree k=4 n=3", 1);
 	assert_non_null(f);
 	assert_int_equal(gen_faults_apply(&f, &faults, &err), 0);
-	same_as_walk(e = wrap(f, "minhop"), "degraded kary minhop");
+	same_as_walk(e = tu_epoch_wrap(f, "minhop"), "degraded kary minhop");
 	epoch_unref(e);
 }
 
@@ -82,7 +81,7 @@ static json_t *switch_of(json_t *t, const char *desc)
 	size_t i;
 
 	json_array_foreach(json_object_get(t, "switches"), i, v)
-		if (!strcmp(jstr(v, "node"), desc))
+		if (!strcmp(tu_jstr(v, "node"), desc))
 			return v;
 	fail_msg("no switch %s", desc);
 	return NULL;
@@ -96,28 +95,29 @@ static void check_links(json_t *t, const struct epoch *e)
 
 	json_array_foreach(json_object_get(t, "links"), i, l) {
 		json_t *a = json_object_get(l, "a"), *b = json_object_get(l, "b");
-		json_t *pa = json_object_get(switch_of(t, jstr(a, "node")), "pod");
-		json_t *pb = json_object_get(switch_of(t, jstr(b, "node")), "pod");
+		json_t *pa = json_object_get(switch_of(t, tu_jstr(a, "node")), "pod");
+		json_t *pb = json_object_get(switch_of(t, tu_jstr(b, "node")), "pod");
 
-		assert_true(jint(l, "ca_routes_ab") <= jint(l, "routes_ab"));
-		assert_true(jint(l, "ca_routes_ba") <= jint(l, "routes_ba"));
-		max = max_i(max, max_i(jint(l, "routes_ab"), jint(l, "routes_ba")));
-		max_ca = max_i(max_ca, max_i(jint(l, "ca_routes_ab"), jint(l, "ca_routes_ba")));
+		assert_true(tu_jint(l, "ca_routes_ab") <= tu_jint(l, "routes_ab"));
+		assert_true(tu_jint(l, "ca_routes_ba") <= tu_jint(l, "routes_ba"));
+		max = max_i(max, max_i(tu_jint(l, "routes_ab"), tu_jint(l, "routes_ba")));
+		max_ca = max_i(max_ca,
+			       max_i(tu_jint(l, "ca_routes_ab"), tu_jint(l, "ca_routes_ba")));
 		if (!json_is_null(pa) && !json_is_null(pb))	/* no link joins two pods below the top */
 			assert_int_equal(json_integer_value(pa), json_integer_value(pb));
-		if (!strcmp(jstr(a, "node"), "leaf-00"))
-			leaf00_up += jint(l, "ca_routes_ab");
+		if (!strcmp(tu_jstr(a, "node"), "leaf-00"))
+			leaf00_up += tu_jint(l, "ca_routes_ab");
 	}
-	assert_int_equal(jint(t, "max_routes"), max);
-	assert_int_equal(jint(t, "max_routes"), e->report.load.max);
-	assert_int_equal(jint(t, "max_ca_routes"), max_ca);
+	assert_int_equal(tu_jint(t, "max_routes"), max);
+	assert_int_equal(tu_jint(t, "max_routes"), e->report.load.max);
+	assert_int_equal(tu_jint(t, "max_ca_routes"), max_ca);
 	/* leaf-00's 2 CAs send to the 6 CAs elsewhere through its uplinks */
 	assert_int_equal(leaf00_up, 2 * 6);
 }
 
 static void test_topology_tree(void **state)
 {
-	struct epoch *e = kary();
+	struct epoch *e = tu_kary_epoch();
 	struct api_err err;
 	json_t *t = apiq_topology(e, &err), *sw, *root;
 	json_int_t per_pod[2] = { 0, 0 };
@@ -126,13 +126,13 @@ static void test_topology_tree(void **state)
 
 	(void)state;
 	assert_non_null(t);
-	assert_string_equal(jstr(t, "kind"), "tree");
-	assert_int_equal(jint(t, "levels"), 3);
-	assert_int_equal(jint(t, "pods"), 2);
+	assert_string_equal(tu_jstr(t, "kind"), "tree");
+	assert_int_equal(tu_jint(t, "levels"), 3);
+	assert_int_equal(tu_jint(t, "pods"), 2);
 	json_array_foreach(json_object_get(t, "switches"), i, sw) {
 		json_t *pod = json_object_get(sw, "pod");
 
-		if (jint(sw, "level") == 3) {
+		if (tu_jint(sw, "level") == 3) {
 			assert_true(json_is_null(pod));
 			continue;
 		}
@@ -145,26 +145,26 @@ static void test_topology_tree(void **state)
 	check_links(t, e);
 	root = json_object_get(t, "subtree_root");
 	assert_true(json_is_object(root));
-	snprintf(tag, sizeof(tag), "subtree root: '%s'", jstr(root, "node"));
+	snprintf(tag, sizeof(tag), "subtree root: '%s'", tu_jstr(root, "node"));
 	assert_non_null(strstr(e->routing->notes, tag));
-	assert_string_equal(jstr(root, "guid"), jstr(switch_of(t, jstr(root, "node")), "guid"));
+	assert_string_equal(tu_jstr(root, "guid"),
+			    tu_jstr(switch_of(t, tu_jstr(root, "node")), "guid"));
 	json_decref(t);
 	epoch_unref(e);
 }
 
 static void test_topology_other(void **state)
 {
-	static const char *const df[] = { "a=4", "p=2", "h=2" };
-	struct epoch *e = gen_epoch("dragonfly", df, 3, "dla");
+	struct epoch *e = tu_gen_epoch("dragonfly a=4 p=2 h=2", "dla");
 	struct api_err err;
 	json_t *t = apiq_topology(e, &err), *sw;
 	size_t i;
 
 	(void)state;
 	assert_non_null(t);
-	assert_string_equal(jstr(t, "kind"), "dragonfly");
-	assert_int_equal(jint(t, "groups"), 9);
-	assert_int_equal(jint(t, "pods"), 0);
+	assert_string_equal(tu_jstr(t, "kind"), "dragonfly");
+	assert_int_equal(tu_jint(t, "groups"), 9);
+	assert_int_equal(tu_jint(t, "pods"), 0);
 	assert_true(json_is_null(json_object_get(t, "subtree_root")));	/* dla names none */
 	json_array_foreach(json_object_get(t, "switches"), i, sw) {
 		assert_true(json_is_null(json_object_get(sw, "pod")));
@@ -177,7 +177,7 @@ static void test_topology_other(void **state)
 /* Every answer of an epoch shares one body: the second costs no building. */
 static void test_topology_shared(void **state)
 {
-	struct epoch *e = kary();
+	struct epoch *e = tu_kary_epoch();
 	struct api_err err;
 	json_t *a = apiq_topology(e, &err), *b = apiq_topology(e, &err);
 
@@ -204,7 +204,7 @@ static json_t *search(const struct epoch *e, const char *q, unsigned limit)
 
 static void test_search(void **state)
 {
-	struct epoch *e = kary();
+	struct epoch *e = tu_kary_epoch();
 	struct api_err err;
 	json_t *j, *r, *at;
 	size_t i;
@@ -212,52 +212,54 @@ static void test_search(void **state)
 	(void)state;
 	/* part of a name, any case: switches first, then the others */
 	j = search(e, "E", 20);
-	assert_int_equal(jint(j, "total"), 4 + 4 + 8);	/* leaf-0x, spine-0x, node-0x */
+	assert_int_equal(tu_jint(j, "total"), 4 + 4 + 8);	/* leaf-0x, spine-0x, node-0x */
 	r = json_object_get(j, "results");
 	assert_int_equal(json_array_size(r), 16);
 	json_array_foreach(r, i, at)
-		assert_string_equal(jstr(at, "type"), i < 8 ? "SW" : "CA");
-	assert_string_equal(jstr(json_array_get(r, 0), "match"), "name");
+		assert_string_equal(tu_jstr(at, "type"), i < 8 ? "SW" : "CA");
+	assert_string_equal(tu_jstr(json_array_get(r, 0), "match"), "name");
 	json_decref(j);
 	j = search(e, "NODE-0", 3);
-	assert_int_equal(jint(j, "total"), 8);
+	assert_int_equal(tu_jint(j, "total"), 8);
 	assert_int_equal(json_array_size(json_object_get(j, "results")), 3);
 	json_decref(j);
 
 	/* a whole name: that node first, a host with the switch port it hangs off */
 	j = search(e, "node-05", 20);
-	assert_int_equal(jint(j, "total"), 1);
+	assert_int_equal(tu_jint(j, "total"), 1);
 	r = json_array_get(json_object_get(j, "results"), 0);
-	assert_string_equal(jstr(r, "match"), "exact");
-	assert_string_equal(jstr(r, "type"), "CA");
+	assert_string_equal(tu_jstr(r, "match"), "exact");
+	assert_string_equal(tu_jstr(r, "type"), "CA");
 	at = json_array_get(json_object_get(r, "attached"), 0);
-	assert_string_equal(jstr(at, "node"), "leaf-02");
-	assert_int_equal(jint(at, "via_port"), 1);
+	assert_string_equal(tu_jstr(at, "node"), "leaf-02");
+	assert_int_equal(tu_jint(at, "via_port"), 1);
 	assert_int_equal(fab_port(e->fabric, fab_node_by_desc(e->fabric, "leaf-02", NULL),
-				  (unsigned)jint(at, "port"))->peer,
+				  (unsigned)tu_jint(at, "port"))->peer,
 			 fab_node_by_desc(e->fabric, "node-05", NULL));
 	json_decref(j);
 
 	/* a LID: the switch that owns it, then the names holding the digits */
 	j = search(e, "9", 20);
 	r = json_array_get(json_object_get(j, "results"), 0);
-	assert_string_equal(jstr(r, "node"), "spine-00");
-	assert_string_equal(jstr(r, "match"), "exact");
+	assert_string_equal(tu_jstr(r, "node"), "spine-00");
+	assert_string_equal(tu_jstr(r, "match"), "exact");
 	assert_int_equal(json_array_size(json_object_get(r, "attached")), 0);
 	json_decref(j);
 	j = search(e, "0x0002fab100000005", 20);
-	assert_string_equal(jstr(json_array_get(json_object_get(j, "results"), 0), "node"), "l2-00");
+	assert_string_equal(tu_jstr(json_array_get(json_object_get(j, "results"), 0), "node"),
+			    "l2-00");
 	json_decref(j);
 	j = search(e, "nothing-is-called-that", 20);
-	assert_int_equal(jint(j, "total"), 0);
+	assert_int_equal(tu_jint(j, "total"), 0);
 	assert_int_equal(json_array_size(json_object_get(j, "results")), 0);
 	json_decref(j);
 
-	expect_err(apiq_search(e, NULL, 20, &err), &err, 400, "missing_parameter", "q: missing");
-	expect_err(apiq_search(e, "", 20, &err), &err, 400, "bad_parameter", "q: empty");
-	expect_err(apiq_search(e, "a\tb", 20, &err), &err, 400, "bad_parameter", "q: non-printable");
+	tu_expect_err(apiq_search(e, NULL, 20, &err), &err, 400, "missing_parameter", "q: missing");
+	tu_expect_err(apiq_search(e, "", 20, &err), &err, 400, "bad_parameter", "q: empty");
+	tu_expect_err(apiq_search(e, "a\tb", 20, &err), &err, 400, "bad_parameter",
+		      "q: non-printable");
 	epoch_unref(e);
-	expect_err(apiq_search(NULL, "leaf", 20, &err), &err, 503, "not_routed", "no routing");
+	tu_expect_err(apiq_search(NULL, "leaf", 20, &err), &err, 503, "not_routed", "no routing");
 }
 
 int main(void)

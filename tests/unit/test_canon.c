@@ -16,7 +16,7 @@
  */
 #include <jansson.h>
 
-#include "tests/unit/canon_util.h"
+#include "tests/unit/testutil.h"
 
 #include "daemon/source_osm.h"
 #include "gen/gen.h"
@@ -41,22 +41,23 @@ static void same_for_all(const struct fabric *f, const struct fabric *g, const c
 	char what[160];
 
 	for (size_t i = 0; i < NENGINES; i++) {
-		struct cu_run a, b;
+		size_t nkv = engines[i].kv[0] ? 1 : 0;
+		struct tu_run a, b;
 
-		cu_route(f, engines[i].chain, engines[i].kv, engines[i].kv[0] ? 1 : 0, NULL, NULL, &a);
-		cu_route(g, engines[i].chain, engines[i].kv, engines[i].kv[0] ? 1 : 0, NULL, NULL, &b);
+		tu_run_route(f, engines[i].chain, engines[i].kv, nkv, NULL, NULL, &a);
+		tu_run_route(g, engines[i].chain, engines[i].kv, nkv, NULL, NULL, &b);
 		snprintf(what, sizeof(what), "%s, %s, %s order", name, engines[i].chain, order);
-		cu_same(&a, &b, what);
-		cu_run_free(&a);
-		cu_run_free(&b);
+		tu_run_same(&a, &b, what);
+		tu_run_free(&a);
+		tu_run_free(&b);
 	}
 }
 
 /* @f against itself in reverse node order and in a random one. */
 static void check_orders(const struct fabric *f, const char *name, uint64_t seed)
 {
-	uint32_t *rev = cu_reverse_order(f), *rnd = cu_random_order(f, seed);
-	struct fabric *g = cu_rebuild(f, rev, seed + 1), *h = cu_rebuild(f, rnd, seed + 2);
+	uint32_t *rev = tu_reverse_order(f), *rnd = tu_random_order(f, seed);
+	struct fabric *g = tu_rebuild(f, rev, seed + 1), *h = tu_rebuild(f, rnd, seed + 2);
 
 	same_for_all(f, g, name, "reverse");
 	same_for_all(f, h, name, "random");
@@ -69,41 +70,30 @@ static void check_orders(const struct fabric *f, const char *name, uint64_t seed
 /* --- every generator family ------------------------------------------------------- */
 
 static const struct {
-	const char *name, *family;
-	const char *kv[4];
+	const char *name, *spec;
 	unsigned link_faults, switch_faults;
 } families[] = {
-	{ "kary33", "kary-ntree", { "k=3", "n=3" }, 0, 0 },
-	{ "kary24lmc", "kary-ntree", { "k=2", "n=4", "lmc=1" }, 0, 0 },
-	{ "kary33faults", "kary-ntree", { "k=3", "n=3" }, 3, 0 },
-	{ "kary33swfault", "kary-ntree", { "k=3", "n=3" }, 0, 1 },
-	{ "mport63", "mport-ntree", { "m=6", "n=3" }, 0, 0 },
-	{ "xgft", "xgft", { "h=2", "m=4,4", "w=1,4" }, 0, 0 },
-	{ "gft2slim", "gft2", { "n=4", "m=2", "r=6" }, 0, 0 },
-	{ "gft2lmc", "gft2", { "n=4", "m=4", "r=6", "lmc=1" }, 0, 0 },
-	{ "ft648rack", "ft648-rack", { "racks=2", "hosts=4", "uplinks=2" }, 0, 0 },
-	{ "multicore", "multicore", { "cores=3", "n=2", "m=2", "r=4" }, 0, 0 },
-	{ "dragonfly", "dragonfly", { "a=4", "p=2", "h=2" }, 0, 0 },
-	{ "random", "random", { NULL }, 0, 0 },
-	{ "ring", "ring", { "switches=6", "hosts=2" }, 0, 0 },
-	{ "mesh", "mesh", { "dims=3,3" }, 0, 0 },
-	{ "torus", "torus", { "dims=3,3", "hosts=2" }, 0, 0 },
+	{ "kary33", "kary-ntree k=3 n=3", 0, 0 },
+	{ "kary24lmc", "kary-ntree k=2 n=4 lmc=1", 0, 0 },
+	{ "kary33faults", "kary-ntree k=3 n=3", 3, 0 },
+	{ "kary33swfault", "kary-ntree k=3 n=3", 0, 1 },
+	{ "mport63", "mport-ntree m=6 n=3", 0, 0 },
+	{ "xgft", "xgft h=2 m=4,4 w=1,4", 0, 0 },
+	{ "gft2slim", "gft2 n=4 m=2 r=6", 0, 0 },
+	{ "gft2lmc", "gft2 n=4 m=4 r=6 lmc=1", 0, 0 },
+	{ "ft648rack", "ft648-rack racks=2 hosts=4 uplinks=2", 0, 0 },
+	{ "multicore", "multicore cores=3 n=2 m=2 r=4", 0, 0 },
+	{ "dragonfly", "dragonfly a=4 p=2 h=2", 0, 0 },
+	{ "random", "random", 0, 0 },
+	{ "ring", "ring switches=6 hosts=2", 0, 0 },
+	{ "mesh", "mesh dims=3,3", 0, 0 },
+	{ "torus", "torus dims=3,3 hosts=2", 0, 0 },
 };
 
 static struct fabric *family(size_t i)
 {
-	struct fab_err err = { { 0 } };
-	struct gen_faults fl = { .random_links = families[i].link_faults,
-				 .random_switches = families[i].switch_faults, .seed = 7 };
-	size_t n = 0;
-	struct fabric *f;
-
-	while (n < 4 && families[i].kv[n])
-		n++;
-	f = gen_build(families[i].family, families[i].kv, n, 5, &err);
-	if (!f || ((fl.random_links || fl.random_switches) && gen_faults_apply(&f, &fl, &err)))
-		fail_msg("%s: %s", families[i].name, err.msg);
-	return f;
+	return tu_faults(tu_gen(families[i].spec, 5), families[i].link_faults,
+			 families[i].switch_faults, 7);
 }
 
 static void test_families(void **state)
@@ -184,8 +174,8 @@ static void test_lids(void **state)
 						.lid = (uint16_t)(1000 + 16 * i), .lmc = (uint8_t)i };
 	}
 	assert_int_equal(fab_finalize(f, &err), 0);
-	o = cu_random_order(f, 77);
-	g = cu_rebuild(f, o, 78);
+	o = tu_random_order(f, 77);
+	g = tu_rebuild(f, o, 78);
 	assert_int_equal(fab_lids_assign(f, pins, 3, FAB_LIDS_KEEP, 1, &err), 0);
 	assert_int_equal(fab_lids_assign(g, pins, 3, FAB_LIDS_KEEP, 1, &err), 0);
 	for (uint32_t e = 0; e < f->neps; e++) {
@@ -215,30 +205,30 @@ static void test_ftdlr_repair(void **state)
 	struct gen_faults fl = { .links = links, .nlinks = 2 };
 	struct fabric *f = family(0), *d, *f2, *d2;
 	uint32_t *o1, *o2;
-	struct cu_run base, base2, a, b;
+	struct tu_run base, base2, a, b;
 
 	(void)state;
 	d = fab_copy(f, &err);
 	assert_non_null(d);
 	if (gen_faults_apply(&d, &fl, &err))
 		fail_msg("%s", err.msg);
-	o1 = cu_random_order(f, 31);
-	o2 = cu_reverse_order(d);
-	f2 = cu_rebuild(f, o1, 32);
-	d2 = cu_rebuild(d, o2, 33);
-	cu_route(f, "ftdlr", NULL, 0, NULL, NULL, &base);
-	cu_route(f2, "ftdlr", NULL, 0, NULL, NULL, &base2);
-	cu_same(&base, &base2, "ftdlr base");
-	cu_route(d, "ftdlr", NULL, 0, base.res.fabric, base.res.routing, &a);
-	cu_route(d2, "ftdlr", NULL, 0, base2.res.fabric, base2.res.routing, &b);
+	o1 = tu_random_order(f, 31);
+	o2 = tu_reverse_order(d);
+	f2 = tu_rebuild(f, o1, 32);
+	d2 = tu_rebuild(d, o2, 33);
+	tu_run_route(f, "ftdlr", NULL, 0, NULL, NULL, &base);
+	tu_run_route(f2, "ftdlr", NULL, 0, NULL, NULL, &base2);
+	tu_run_same(&base, &base2, "ftdlr base");
+	tu_run_route(d, "ftdlr", NULL, 0, base.res.fabric, base.res.routing, &a);
+	tu_run_route(d2, "ftdlr", NULL, 0, base2.res.fabric, base2.res.routing, &b);
 	assert_int_equal(a.status, ENG_OK);
 	assert_true(a.res.repaired);
-	cu_same(&a, &b, "ftdlr repair");
+	tu_run_same(&a, &b, "ftdlr repair");
 	assert_string_not_equal(a.digest, base.digest);
-	cu_run_free(&a);
-	cu_run_free(&b);
-	cu_run_free(&base);
-	cu_run_free(&base2);
+	tu_run_free(&a);
+	tu_run_free(&b);
+	tu_run_free(&base);
+	tu_run_free(&base2);
 	fab_free(f);
 	fab_free(f2);
 	fab_free(d);
@@ -346,8 +336,8 @@ static struct fabric *osm_fabric(const struct fabric *f, const uint32_t *order, 
 	osm_links(f, order, ix, &m);
 	if (shuffle) {
 		fab_rng_seed(&rng, shuffle);
-		cu_shuffle(ports, m.nports, OSMP_PORT_REC, &rng);
-		cu_shuffle(ports + m.nports * OSMP_PORT_REC, m.nlinks, OSMP_LINK_REC, &rng);
+		tu_shuffle(ports, m.nports, OSMP_PORT_REC, &rng);
+		tu_shuffle(ports + m.nports * OSMP_PORT_REC, m.nlinks, OSMP_LINK_REC, &rng);
 	}
 	subnet = json_pack("{s:I, s:I, s:I}", "nodes", (json_int_t)f->nnodes,
 			   "ports", (json_int_t)m.nports, "links", (json_int_t)m.nlinks);
@@ -398,36 +388,30 @@ static uint32_t *qmap_order(const struct fabric *f)
  */
 static void test_osm_subnet(void **state)
 {
-	static const struct {
-		const char *family;
-		const char *kv[3];
-	} fabs[] = {
-		{ "ft648-rack", { "racks=4", "hosts=16", "uplinks=4" } },
-		{ "kary-ntree", { "k=3", "n=3" } },
-		{ "dragonfly", { "a=4", "p=2", "h=2" } },
+	static const char *const fabs[] = {
+		"ft648-rack racks=4 hosts=16 uplinks=4",
+		"kary-ntree k=3 n=3",
+		"dragonfly a=4 p=2 h=2",
 	};
-	struct fab_err err = { { 0 } };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(fabs) / sizeof(fabs[0]); i++) {
-		struct fabric *f = gen_build(fabs[i].family, fabs[i].kv, fabs[i].kv[2] ? 3 : 2, 1, &err);
+		struct fabric *f = tu_gen(fabs[i], 1);
 		uint32_t *q, *rnd;
 		struct fabric *a, *b, *c, *d;
 		uint64_t sm;
 
-		if (!f)
-			fail_msg("%s: %s", fabs[i].family, err.msg);
 		q = qmap_order(f);
-		rnd = cu_random_order(f, 300 + i);
+		rnd = tu_random_order(f, 300 + i);
 		a = osm_fabric(f, q, 0, 0);
 		b = osm_fabric(f, rnd, 400 + i, 0);
-		same_for_all(f, a, fabs[i].family, "OpenSM's");
-		same_for_all(f, b, fabs[i].family, "random subnet record");
+		same_for_all(f, a, fabs[i], "OpenSM's");
+		same_for_all(f, b, fabs[i], "random subnet record");
 		sm = fab_port(f, f->eps[f->neps - 1].node, f->eps[f->neps - 1].port)->guid;
 		c = osm_fabric(f, q, 0, sm);
 		d = osm_fabric(f, rnd, 500 + i, sm);
 		assert_int_not_equal(c->sm_node, FAB_NONE);
-		same_for_all(c, d, fabs[i].family, "OpenSM's, with the SM,");
+		same_for_all(c, d, fabs[i], "OpenSM's, with the SM,");
 		fab_free(a);
 		fab_free(b);
 		fab_free(c);

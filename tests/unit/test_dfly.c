@@ -12,18 +12,9 @@
  *    non-dragonfly.
  */
 #include "tests/unit/testutil.h"
-#include "tests/unit/gen_util.h"
 
 #include "fabric/dfly.h"
 #include "formats/formats.h"
-
-static struct fabric *df(unsigned a, unsigned p, unsigned h, const char *wiring)
-{
-	char params[96];
-
-	snprintf(params, sizeof(params), "a=%u p=%u h=%u wiring=%s", a, p, h, wiring);
-	return gen("dragonfly", params);
-}
 
 /* Global links (counted once) whose ends share @c switches in their closed neighbourhoods. */
 static unsigned gcs_with_c(const struct fabric *f, unsigned a, unsigned c, unsigned *total)
@@ -58,7 +49,7 @@ static unsigned gcs_with_c(const struct fabric *f, unsigned a, unsigned c, unsig
 
 static void test_neighbourhoods(void **state)
 {
-	struct fabric *f = df(4, 2, 2, "absolute");
+	struct fabric *f = tu_dragonfly(4, 2, 2, "absolute");
 	unsigned total;
 
 	(void)state;
@@ -66,12 +57,12 @@ static void test_neighbourhoods(void **state)
 	assert_int_equal(gcs_with_c(f, 4, 3, &total), 12);
 	assert_int_equal(total, 36);
 	fab_free(f);
-	f = df(3, 2, 2, "absolute");
+	f = tu_dragonfly(3, 2, 2, "absolute");
 	/* 18 of 42 */
 	assert_int_equal(gcs_with_c(f, 3, 3, &total), 9);
 	assert_int_equal(total, 21);
 	fab_free(f);
-	f = df(8, 4, 4, "absolute");
+	f = tu_dragonfly(8, 4, 4, "absolute");
 	assert_true(gcs_with_c(f, 8, 5, &total) > 0);
 	fab_free(f);
 }
@@ -79,7 +70,7 @@ static void test_neighbourhoods(void **state)
 /* Groups found on a generated dragonfly are the generator's, ports classified by layout. */
 static void check_found(unsigned a, unsigned p, unsigned h, const char *wiring)
 {
-	struct fabric *f = df(a, p, h, wiring);
+	struct fabric *f = tu_dragonfly(a, p, h, wiring);
 	struct fab_err err = { { 0 } };
 	struct fab_dfly d;
 	int rc = fab_dfly_find(f, NULL, &d, &err);
@@ -160,7 +151,7 @@ static char *groups_text(const struct fabric *f, unsigned a, uint32_t n)
 
 static void test_ambiguous(void **state)
 {
-	struct fabric *f = df(3, 2, 2, "absolute");
+	struct fabric *f = tu_dragonfly(3, 2, 2, "absolute");
 	struct fab_err err = { { 0 } };
 	struct fab_dfly d;
 	char *t = groups_text(f, 3, f->nswitches);
@@ -181,7 +172,7 @@ static void test_ambiguous(void **state)
 
 static void test_groups_file(void **state)
 {
-	struct fabric *f = df(4, 2, 2, "relative");
+	struct fabric *f = tu_dragonfly(4, 2, 2, "relative");
 	struct fab_err err = { { 0 } };
 	struct fab_dfly d;
 	size_t cap = 8192, len = 0;
@@ -227,9 +218,9 @@ static void test_groups_file(void **state)
 	fab_free(f);
 }
 
-static struct fabric *faulty(const char *params, const char *link, const char *sw)
+static struct fabric *faulty(const char *spec, const char *link, const char *sw)
 {
-	struct fabric *f = gen("dragonfly", params);
+	struct fabric *f = tu_gen(spec, 1);
 	struct fab_err err = { { 0 } };
 	const char *links[1] = { link }, *sws[1] = { sw };
 	struct gen_faults g = { .links = links, .nlinks = link != NULL,
@@ -247,38 +238,38 @@ static void test_verification(void **state)
 
 	(void)state;
 	/* a lost local link g00-sw0 - g00-sw1 (port p+1) */
-	f = faulty("a=4 p=2 h=2", "g00-sw0:3", NULL);
+	f = faulty("dragonfly a=4 p=2 h=2", "g00-sw0:3", NULL);
 	expect_not(f, NULL, FAB_DFLY_NOT, "(a lost local link?)");
 	t = groups_text(f, 4, f->nswitches);
 	expect_not(f, t, FAB_DFLY_NOT, "group 0 is not a clique: no local link between \"g00-sw0\" and \"g00-sw1\"");
 	free(t);
 	fab_free(f);
 	/* a lost global link (port p+a) */
-	f = faulty("a=4 p=2 h=2 wiring=relative", "g03-sw2:6", NULL);
+	f = faulty("dragonfly a=4 p=2 h=2 wiring=relative", "g03-sw2:6", NULL);
 	expect_not(f, NULL, FAB_DFLY_NOT, "(a lost global link?)");
 	fab_free(f);
 	/* a switch gone: its group is smaller */
-	f = faulty("a=6 p=3 h=3", NULL, "g04-sw5");
+	f = faulty("dragonfly a=6 p=3 h=3", NULL, "g04-sw5");
 	expect_not(f, NULL, FAB_DFLY_NOT, "not a dragonfly of equal cliques");
 	t = groups_text(f, 6, f->nswitches);
 	expect_not(f, t, FAB_DFLY_NOT, "groups of different sizes");
 	free(t);
 	fab_free(f);
 	/* not dragonflies */
-	f = gen("kary-ntree", "k=4 n=3");
+	f = tu_gen("kary-ntree k=4 n=3", 1);
 	expect_not(f, NULL, FAB_DFLY_NOT, "no three switches are linked all to all");
 	fab_free(f);
-	f = gen("torus", "dims=4,4,4");
+	f = tu_gen("torus dims=4,4,4", 1);
 	expect_not(f, NULL, FAB_DFLY_NOT, "no three switches");
-	f2 = gen("dragonfly", "a=2 p=1 h=1");
+	f2 = tu_gen("dragonfly a=2 p=1 h=1", 1);
 	expect_not(f2, NULL, FAB_DFLY_NOT, "groups of two switches (name the groups in a file)");
 	fab_free(f2);
 	fab_free(f);
-	f = gen("random", "switches=1 machines=4 degree=0");
+	f = tu_gen("random switches=1 machines=4 degree=0", 1);
 	expect_not(f, NULL, FAB_DFLY_NOT, "1 switch: not a dragonfly");
 	fab_free(f);
 	/* one group of four: a clique, but no dragonfly */
-	f = gen("dragonfly", "a=4 p=1 h=2");
+	f = tu_gen("dragonfly a=4 p=1 h=2", 1);
 	t = groups_text(f, 1000, f->nswitches);
 	expect_not(f, t, FAB_DFLY_NOT, "one group of 36 switches");
 	free(t);

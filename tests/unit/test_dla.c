@@ -21,8 +21,6 @@
 #include <unistd.h>
 
 #include "tests/unit/testutil.h"
-#include "tests/unit/engine_call.h"
-#include "tests/unit/gen_util.h"
 
 #include "analysis/dfly.h"
 #include "fabric/dfly.h"
@@ -30,14 +28,6 @@
 #include "gen/gen.h"
 
 /* --- helpers ------------------------------------------------------------------ */
-
-static struct fabric *df(unsigned a, unsigned p, unsigned h, const char *wiring)
-{
-	char params[96];
-
-	snprintf(params, sizeof(params), "a=%u p=%u h=%u wiring=%s", a, p, h, wiring);
-	return gen("dragonfly", params);
-}
 
 /* A groups file naming switch s's group s / @a; the caller unlinks @path. */
 static void groups_file(const struct fabric *f, unsigned a, char *path)
@@ -58,25 +48,9 @@ static struct rt_routing *dla(const struct fabric *f, const char *path, int want
 {
 	char opt[128];
 	const char *kv[2] = { opt, NULL };
-	struct rt_routing *r = NULL;
-	int rc;
 
 	snprintf(opt, sizeof(opt), "groups=%s", path ? path : "");
-	rc = eng_call(&eng_dla, f, kv, &r, err);
-	if (rc != want)
-		fail_msg("dla returned %d, expected %d: %s", rc, want, err->msg);
-	assert_true((r != NULL) == (rc == ENG_OK));
-	return r;
-}
-
-static void evaluate(const struct fabric *f, const struct rt_routing *r, int all_lids,
-		     struct an_report *rep)
-{
-	struct an_opts o = { .all_lids = all_lids };
-	struct fab_err err = { { 0 } };
-
-	if (an_evaluate(f, r, &o, rep, &err))
-		fail_msg("an_evaluate: %s", err.msg);
+	return tu_route_opts(&eng_dla, f, kv, want, err);
 }
 
 static void metrics(const struct fabric *f, const struct rt_routing *r, const char *groups,
@@ -219,7 +193,7 @@ static void check_balanced(const struct want *w, const char *wiring)
 {
 	unsigned a = w->a, p = w->p, h = w->h;
 	uint64_t g = (uint64_t)a * h + 1, S = g * a, N = S * p, P = (uint64_t)p * p;
-	struct fabric *f = df(a, p, h, wiring);
+	struct fabric *f = tu_dragonfly(a, p, h, wiring);
 	struct fab_err err = { { 0 } };
 	struct rt_routing *r = dla(f, NULL, ENG_OK, &err);
 	struct an_report rep;
@@ -228,7 +202,7 @@ static void check_balanced(const struct want *w, const char *wiring)
 	assert_non_null(strstr(r->notes, "closed neighbourhoods"));
 	assert_int_equal(r->vls_used, 0x3);
 	assert_null(r->path_sl);
-	evaluate(f, r, 0, &rep);
+	tu_eval(f, r, 0, &rep);
 	assert_true(an_connected(&rep));
 	assert_int_equal(rep.conn.pairs[AN_CA_CA], N * (N - 1));
 	assert_int_equal(rep.conn.pairs[AN_SW_SW], S * (S - 1));
@@ -316,7 +290,7 @@ static void test_b_oversubscribed(void **state)
 	(void)state;
 	for (unsigned i = 0; i < 3; i++) {
 		unsigned a = sizes[i][0], p = sizes[i][1], h = sizes[i][2];
-		struct fabric *f = df(a, p, h, "absolute");
+		struct fabric *f = tu_dragonfly(a, p, h, "absolute");
 		struct fab_err err = { { 0 } };
 		struct rt_routing *r = dla(f, NULL, ENG_OK, &err);
 		struct an_dfly m;
@@ -334,7 +308,7 @@ static void test_b_oversubscribed(void **state)
 /* CELLIA (a=3, p=2, h=2; 42 nodes): ambiguous groups, routed with a groups file. */
 static void test_cellia(void **state)
 {
-	struct fabric *f = df(3, 2, 2, "absolute");
+	struct fabric *f = tu_dragonfly(3, 2, 2, "absolute");
 	struct fab_err err = { { 0 } };
 	char path[] = "/tmp/fabroute-dla-XXXXXX";
 	struct rt_routing *r;
@@ -348,7 +322,7 @@ static void test_cellia(void **state)
 	r = dla(f, path, ENG_OK, &err);
 	assert_non_null(strstr(r->notes, "7 groups of 3 switches, 2 global links per switch (groups "
 				       "from the groups file)"));
-	evaluate(f, r, 0, &rep);
+	tu_eval(f, r, 0, &rep);
 	assert_true(an_connected(&rep));
 	assert_true(rep.cdg.deadlock_free);
 	an_report_free(&rep);
@@ -363,10 +337,10 @@ static void test_cellia(void **state)
 
 /* --- C: what dla refuses ---------------------------------------------------- */
 
-static struct fabric *faulty(const char *params, const char *const *links, size_t nlinks,
+static struct fabric *faulty(const char *spec, const char *const *links, size_t nlinks,
 			     const char *sw)
 {
-	struct fabric *f = gen("dragonfly", params);
+	struct fabric *f = tu_gen(spec, 1);
 	struct fab_err err = { { 0 } };
 	const char *sws[1] = { sw };
 	struct gen_faults g = { .links = links, .nlinks = nlinks,
@@ -388,7 +362,7 @@ static void refused(const struct fabric *f, const char *path, const char *needle
 	if (path)
 		return;
 	/* the chain falls back, saying why */
-	eng_run_chain(f, "dla,updn", NULL, &res);
+	tu_run_chain(f, "dla,updn", NULL, &res);
 	assert_ptr_equal(res.used, &eng_updn);
 	assert_non_null(strstr(res.log, "dla: not applicable: "));
 	assert_non_null(strstr(res.log, needle));
@@ -403,32 +377,32 @@ static void test_c_refused(void **state)
 	struct fabric *f;
 
 	(void)state;
-	f = faulty("a=4 p=2 h=2", lc, 1, NULL);
+	f = faulty("dragonfly a=4 p=2 h=2", lc, 1, NULL);
 	refused(f, NULL, "(a lost local link?)");
 	groups_file(f, 4, path);
 	refused(f, path, "group 0 is not a clique");
 	unlink(path);
 	fab_free(f);
-	f = faulty("a=4 p=2 h=2 wiring=relative", gc, 1, NULL);
+	f = faulty("dragonfly a=4 p=2 h=2 wiring=relative", gc, 1, NULL);
 	refused(f, NULL, "(a lost global link?)");
 	fab_free(f);
-	f = faulty("a=6 p=3 h=3", NULL, 0, "g04-sw5");
+	f = faulty("dragonfly a=6 p=3 h=3", NULL, 0, "g04-sw5");
 	refused(f, NULL, "not a dragonfly of equal cliques");
 	strcpy(path, "/tmp/fabroute-dla-XXXXXX");
 	groups_file(f, 6, path);
 	refused(f, path, "groups of different sizes");
 	unlink(path);
 	fab_free(f);
-	f = gen("torus", "dims=4,4,4");
+	f = tu_gen("torus dims=4,4,4", 1);
 	refused(f, NULL, "not a dragonfly");
 	fab_free(f);
 	/* one data VL on a switch */
-	f = df(4, 2, 2, "absolute");
+	f = tu_dragonfly(4, 2, 2, "absolute");
 	f->nodes[f->switches[5]].vl_cap = 1;
 	refused(f, NULL, "switch \"g01-sw1\" runs 1 data VL on its ports; dla needs VL1");
 	fab_free(f);
 	/* a malformed groups file is an error, not a fallback */
-	f = df(4, 2, 2, "absolute");
+	f = tu_dragonfly(4, 2, 2, "absolute");
 	strcpy(path, "/tmp/fabroute-dla-XXXXXX");
 	groups_file(f, 4, path);
 	assert_int_equal(truncate(path, 10), 0);
@@ -477,18 +451,18 @@ static void detour(const struct fabric *dead, struct rt_routing *r, const struct
 static void test_c_naive_detour(void **state)
 {
 	static const char *const dead3[] = { "g00-sw1:3", "g01-sw3:3", "g03-sw3:5" };
-	struct fabric *f = df(4, 2, 2, "relative"), *bad;
+	struct fabric *f = tu_dragonfly(4, 2, 2, "relative"), *bad;
 	struct fab_err err = { { 0 } };
 	struct an_report rep;
 	unsigned cycles = 0;
 
 	(void)state;
-	bad = faulty("a=4 p=2 h=2 wiring=relative", dead3, 3, NULL);
+	bad = faulty("dragonfly a=4 p=2 h=2 wiring=relative", dead3, 3, NULL);
 	{
 		struct rt_routing *r = dla(f, NULL, ENG_OK, &err);
 
 		detour(bad, r, f);
-		evaluate(bad, r, 0, &rep);
+		tu_eval(bad, r, 0, &rep);
 		assert_true(an_connected(&rep));
 		assert_true(rep.cdg.vl[0].acyclic);
 		assert_true(rep.cdg.vl[1].acyclic);
@@ -508,10 +482,10 @@ static void test_c_naive_detour(void **state)
 			if (fab_port(f, f->switches[s], q)->peer < f->switches[s])
 				continue;
 			snprintf(link, sizeof(link), "%s:%u", fab_desc(f, f->switches[s]), q);
-			bad = faulty("a=4 p=2 h=2 wiring=relative", one, 1, NULL);
+			bad = faulty("dragonfly a=4 p=2 h=2 wiring=relative", one, 1, NULL);
 			r = dla(f, NULL, ENG_OK, &err);
 			detour(bad, r, f);
-			evaluate(bad, r, 0, &rep);
+			tu_eval(bad, r, 0, &rep);
 			assert_true(an_connected(&rep));
 			cycles += !rep.cdg.deadlock_free;
 			an_report_free(&rep);
@@ -600,7 +574,7 @@ static void test_lmc_parallel(void **state)
 		unsigned nseen = 0;
 
 		assert_non_null(strstr(r->notes, "3 groups of 4 switches, 1 global links per switch"));
-		evaluate(f, r, 1, &rep);
+		tu_eval(f, r, 1, &rep);
 		assert_true(an_connected(&rep));
 		assert_true(rep.cdg.deadlock_free);
 		an_report_free(&rep);
@@ -637,7 +611,7 @@ static void test_lmc_parallel(void **state)
 /* an_trace() shows the shift: G0's CA to a CA off G1's landing switch, VLs 0 0 1 0. */
 static void test_trace_vls(void **state)
 {
-	struct fabric *f = df(4, 2, 2, "absolute");
+	struct fabric *f = tu_dragonfly(4, 2, 2, "absolute");
 	struct fab_err err = { { 0 } };
 	struct rt_routing *r = dla(f, NULL, ENG_OK, &err);
 	uint32_t src = fab_ep_of_node(f, fab_node_by_desc(f, "node-00", NULL), 1);

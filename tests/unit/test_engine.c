@@ -9,23 +9,10 @@
 #include "engines/engine.h"
 #include "gen/gen.h"
 #include "tests/unit/testutil.h"
-#include "tests/unit/engine_call.h"
-
-static struct fabric *gen(const char *family, const char *const *kv, size_t n)
-{
-	struct fab_err err = { { 0 } };
-	struct fabric *f = gen_build(family, kv, n, 1, &err);
-
-	if (!f)
-		fail_msg("gen %s: %s", family, err.msg);
-	return f;
-}
 
 static struct fabric *ring(void)
 {
-	static const char *const kv[] = { "switches=5", "hosts=2" };
-
-	return gen("ring", kv, 2);
+	return tu_gen("ring switches=5 hosts=2", 1);
 }
 
 static void test_registry(void **state)
@@ -208,8 +195,7 @@ static void test_chain_fallback(void **state)
 /* opt needs LMC 1 on T(4+4, 6): assigned on a copy within the budget, or refused. */
 static void test_lmc_budget(void **state)
 {
-	static const char *const kv[] = { "n=4", "m=4", "r=6" };
-	struct fabric *f = gen("gft2", kv, 3);
+	struct fabric *f = tu_gen("gft2 n=4 m=4 r=6", 1);
 	struct eng_res res;
 	struct fab_err err = { { 0 } };
 	struct eng_chain c;
@@ -265,8 +251,7 @@ static void test_policy(void **state)
 	struct fabric *f = ring();
 	struct fab_err err = { { 0 } };
 	struct gen_faults g = { .random_links = 1, .seed = 1 };
-	static const char *const kv[] = { "k=2", "n=3" };
-	struct fabric *t = gen("kary-ntree", kv, 2);
+	struct fabric *t = tu_gen("kary-ntree k=2 n=3", 1);
 	struct eng_res res;
 
 	(void)state;
@@ -336,8 +321,7 @@ static const struct engine test_eng = {
 static void test_repair_hook(void **state)
 {
 	struct fabric *f = ring();
-	static const char *const kv[] = { "switches=4", "hosts=1" };
-	struct fabric *other = gen("ring", kv, 2);
+	struct fabric *other = tu_gen("ring switches=4 hosts=1", 1);
 	struct eng_chain c = { .n = 1, .e = { &test_eng } };
 	struct eng_req q = { .fabric = f, .chain = &c, .prev_fabric = f };
 	struct rt_routing *prev = rt_new(f);
@@ -411,11 +395,11 @@ static void same_routing(const struct eng_res *a, const struct eng_res *b)
 }
 
 /* Every engine that applies routes the same input to byte-identical output; @want of them apply. */
-static void check_pure(const char *family, const char *const *kv, size_t nkv, unsigned want)
+static void check_pure(const char *spec, unsigned want)
 {
 	size_t n;
 	const struct engine *const *all = eng_all(&n);
-	struct fabric *f = gen(family, kv, nkv);
+	struct fabric *f = tu_gen(spec, 1);
 	unsigned routed = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -431,20 +415,18 @@ static void check_pure(const char *family, const char *const *kv, size_t nkv, un
 		eng_res_free(&b);
 	}
 	if (routed != want)
-		fail_msg("%s: %u engines routed, expected %u", family, routed, want);
+		fail_msg("%s: %u engines routed, expected %u", spec, routed, want);
 	fab_free(f);
 }
 
 static void test_pure(void **state)
 {
-	static const char *const gft2[] = { "n=4", "m=4", "r=6" };
-	static const char *const kary[] = { "k=2", "n=3" };
-	static const char *const rnd[] = { "switches=12", "machines=30", "degree=4" };
-
 	(void)state;
-	check_pure("gft2", gft2, 3, 12);	/* every engine */
-	check_pure("kary-ntree", kary, 2, 9);	/* the tree engines (ftdlr too), updn, minhop, lidassign's */
-	check_pure("random", rnd, 3, 6);	/* updn, minhop, lidassign's four */
+	check_pure("gft2 n=4 m=4 r=6", 12);	/* every engine */
+	/* the tree engines (ftdlr too), updn, minhop, lidassign's */
+	check_pure("kary-ntree k=2 n=3", 9);
+	/* updn, minhop, lidassign's four */
+	check_pure("random switches=12 machines=30 degree=4", 6);
 }
 
 int main(void)

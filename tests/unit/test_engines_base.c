@@ -15,7 +15,7 @@
  * The engine registry (engines/engine.c) is not linked: the engines are
  * called through their tables.
  */
-#include "tests/unit/engines_util.h"
+#include "tests/unit/testutil.h"
 
 /* --- every family ----------------------------------------------------------------- */
 
@@ -24,78 +24,77 @@
  * a leaf); @lmc: LMC > 0, every LID of each range is checked
  */
 struct fam {
-	const char *family;
-	const char *kv[KV_MAX];
+	const char *spec;
 	uint64_t seed;
 	unsigned faults;
 	int tree, lmc;
 };
 
 static const struct fam fams[] = {
-	{ "kary-ntree", { "k=4", "n=3" }, 1, 0, 1, 0 },
-	{ "kary-ntree", { "k=2", "n=4" }, 1, 0, 1, 0 },
-	{ "mport-ntree", { "m=8", "n=3" }, 1, 0, 1, 0 },
-	{ "xgft", { "h=3", "m=4,4,4", "w=1,4,4" }, 1, 0, 1, 0 },
-	{ "xgft", { "h=2", "m=8,6", "w=1,4" }, 1, 0, 1, 0 },
-	{ "gft2", { "n=8", "m=4", "r=8" }, 1, 0, 1, 0 },
-	{ "ft648", { NULL }, 1, 0, 1, 0 },
-	{ "xgft", { "h=3", "m=8,6,4", "w=1,4,3" }, 1, 0, 1, 0 },
-	{ "ft648-rack", { "racks=4", "hosts=4", "uplinks=9" }, 1, 0, 1, 0 },
-	{ "ft648-rack", { NULL }, 1, 0, 1, 0 },
-	{ "multicore", { NULL }, 1, 0, 1, 0 },
-	{ "multicore", { "cores=3" }, 1, 0, 1, 0 },
-	{ "dragonfly", { "a=6", "p=3", "h=3" }, 1, 0, 0, 0 },
-	{ "dragonfly", { "a=4", "p=2", "h=2" }, 1, 0, 0, 0 },
-	{ "random", { "switches=16", "machines=64", "degree=4" }, 1, 0, 0, 0 },
-	{ "random", { "switches=16", "machines=64", "degree=4" }, 2, 0, 0, 0 },
-	{ "random", { "switches=24", "machines=48", "degree=3" }, 3, 0, 0, 0 },
-	{ "random", { "switches=12", "machines=40", "degree=6" }, 4, 0, 0, 0 },
-	{ "random", { "switches=1", "machines=6", "degree=0" }, 1, 0, 0, 0 },
-	{ "random", { "switches=2", "machines=6", "degree=1" }, 1, 0, 0, 0 },
-	{ "ring", { "switches=5", "hosts=2" }, 1, 0, 0, 0 },
-	{ "ring", { "switches=8" }, 1, 0, 0, 0 },
-	{ "mesh", { "dims=4,4" }, 1, 0, 0, 0 },
-	{ "mesh", { "dims=3,3,3" }, 1, 0, 0, 0 },
-	{ "torus", { "dims=4,4" }, 1, 0, 0, 0 },
-	{ "torus", { "dims=3,3,3" }, 1, 0, 0, 0 },
+	{ "kary-ntree k=4 n=3", 1, 0, 1, 0 },
+	{ "kary-ntree k=2 n=4", 1, 0, 1, 0 },
+	{ "mport-ntree m=8 n=3", 1, 0, 1, 0 },
+	{ "xgft h=3 m=4,4,4 w=1,4,4", 1, 0, 1, 0 },
+	{ "xgft h=2 m=8,6 w=1,4", 1, 0, 1, 0 },
+	{ "gft2 n=8 m=4 r=8", 1, 0, 1, 0 },
+	{ "ft648", 1, 0, 1, 0 },
+	{ "xgft h=3 m=8,6,4 w=1,4,3", 1, 0, 1, 0 },
+	{ "ft648-rack racks=4 hosts=4 uplinks=9", 1, 0, 1, 0 },
+	{ "ft648-rack", 1, 0, 1, 0 },
+	{ "multicore", 1, 0, 1, 0 },
+	{ "multicore cores=3", 1, 0, 1, 0 },
+	{ "dragonfly a=6 p=3 h=3", 1, 0, 0, 0 },
+	{ "dragonfly a=4 p=2 h=2", 1, 0, 0, 0 },
+	{ "random switches=16 machines=64 degree=4", 1, 0, 0, 0 },
+	{ "random switches=16 machines=64 degree=4", 2, 0, 0, 0 },
+	{ "random switches=24 machines=48 degree=3", 3, 0, 0, 0 },
+	{ "random switches=12 machines=40 degree=6", 4, 0, 0, 0 },
+	{ "random switches=1 machines=6 degree=0", 1, 0, 0, 0 },
+	{ "random switches=2 machines=6 degree=1", 1, 0, 0, 0 },
+	{ "ring switches=5 hosts=2", 1, 0, 0, 0 },
+	{ "ring switches=8", 1, 0, 0, 0 },
+	{ "mesh dims=4,4", 1, 0, 0, 0 },
+	{ "mesh dims=3,3,3", 1, 0, 0, 0 },
+	{ "torus dims=4,4", 1, 0, 0, 0 },
+	{ "torus dims=3,3,3", 1, 0, 0, 0 },
 	/* trees with random link faults */
-	{ "kary-ntree", { "k=4", "n=3" }, 1, 1, 1, 0 },
-	{ "kary-ntree", { "k=4", "n=3" }, 2, 2, 1, 0 },
-	{ "kary-ntree", { "k=4", "n=3" }, 3, 3, 1, 0 },
-	{ "gft2", { "n=8", "m=8", "r=16" }, 1, 2, 1, 0 },
-	{ "xgft", { "h=3", "m=4,4,4", "w=1,4,4" }, 5, 3, 1, 0 },
-	{ "ft648", { NULL }, 7, 3, 1, 0 },
+	{ "kary-ntree k=4 n=3", 1, 1, 1, 0 },
+	{ "kary-ntree k=4 n=3", 2, 2, 1, 0 },
+	{ "kary-ntree k=4 n=3", 3, 3, 1, 0 },
+	{ "gft2 n=8 m=8 r=16", 1, 2, 1, 0 },
+	{ "xgft h=3 m=4,4,4 w=1,4,4", 5, 3, 1, 0 },
+	{ "ft648", 7, 3, 1, 0 },
 	/* LMC 2 */
-	{ "kary-ntree", { "k=2", "n=3", "lmc=2" }, 1, 0, 1, 1 },
-	{ "gft2", { "n=4", "m=4", "r=6", "lmc=2" }, 1, 0, 1, 1 },
-	{ "dragonfly", { "a=3", "p=2", "h=1", "lmc=2" }, 1, 0, 0, 1 },
-	{ "random", { "switches=10", "machines=30", "degree=4", "lmc=2" }, 9, 0, 0, 1 },
-	{ "torus", { "dims=3,3", "hosts=2", "lmc=2" }, 1, 0, 0, 1 },
+	{ "kary-ntree k=2 n=3 lmc=2", 1, 0, 1, 1 },
+	{ "gft2 n=4 m=4 r=6 lmc=2", 1, 0, 1, 1 },
+	{ "dragonfly a=3 p=2 h=1 lmc=2", 1, 0, 0, 1 },
+	{ "random switches=10 machines=30 degree=4 lmc=2", 9, 0, 0, 1 },
+	{ "torus dims=3,3 hosts=2 lmc=2", 1, 0, 0, 1 },
 };
 
 #define NFAMS (sizeof(fams) / sizeof(fams[0]))
 
 static void check_family(const struct fam *c)
 {
-	struct fabric *f = build(c->family, c->kv, c->seed, c->faults);
-	struct rt_routing *mh = route(&eng_minhop, f), *ud = route(&eng_updn, f);
+	struct fabric *f = tu_faults(tu_gen(c->spec, c->seed), c->faults, 0, c->seed + c->faults);
+	struct rt_routing *mh = tu_route(&eng_minhop, f), *ud = tu_route(&eng_updn, f);
 	struct an_report rep;
 
-	evaluate(f, mh, c->lmc, &rep);
+	tu_eval(f, mh, c->lmc, &rep);
 	if (!an_connected(&rep))
-		fail_msg("minhop on %s %s: pairs left unrouted", c->family, c->kv[0]);
+		fail_msg("minhop on %s: pairs left unrouted", c->spec);
 	an_report_free(&rep);
-	check_shortest(f, mh, 0, 20000);
+	tu_check_shortest(f, mh, 0, 20000);
 
-	evaluate(f, ud, c->lmc, &rep);
+	tu_eval(f, ud, c->lmc, &rep);
 	if (!an_connected(&rep))
-		fail_msg("updn on %s %s: pairs left unrouted (%s)", c->family, c->kv[0], ud->notes);
+		fail_msg("updn on %s: pairs left unrouted (%s)", c->spec, ud->notes);
 	if (!rep.cdg.deadlock_free)
-		fail_msg("updn on %s %s: credit loop", c->family, c->kv[0]);
+		fail_msg("updn on %s: credit loop", c->spec);
 	assert_int_equal(rep.cdg.vls_used, 1);
 	an_report_free(&rep);
 	if (c->tree)
-		check_shortest(f, ud, 1, 20000);
+		tu_check_shortest(f, ud, 1, 20000);
 	rt_free(mh);
 	rt_free(ud);
 	fab_free(f);
@@ -113,19 +112,18 @@ static void test_families(void **state)
 /* Shortest paths chase each other round a ring of 5: a cycle; updn breaks it. */
 static void test_ring_cycle(void **state)
 {
-	static const char *const kv[] = { "switches=5", "hosts=1", NULL };
-	struct fabric *f = build("ring", kv, 1, 0);
-	struct rt_routing *mh = route(&eng_minhop, f), *ud = route(&eng_updn, f);
+	struct fabric *f = tu_gen("ring switches=5 hosts=1", 1);
+	struct rt_routing *mh = tu_route(&eng_minhop, f), *ud = tu_route(&eng_updn, f);
 	struct an_report rep;
 
 	(void)state;
-	evaluate(f, mh, 0, &rep);
+	tu_eval(f, mh, 0, &rep);
 	assert_true(an_connected(&rep));
 	assert_false(rep.cdg.deadlock_free);
 	assert_false(rep.cdg.vl[0].acyclic);
 	assert_true(rep.cdg.vl[0].cycle_len >= 5);	/* round the whole ring */
 	an_report_free(&rep);
-	evaluate(f, ud, 0, &rep);
+	tu_eval(f, ud, 0, &rep);
 	assert_true(an_connected(&rep));
 	assert_true(rep.cdg.deadlock_free);
 	an_report_free(&rep);
@@ -155,7 +153,7 @@ static unsigned up_port_spread(const struct fabric *f, const struct rt_routing *
 			uint32_t e = fab_ep_by_lid(f, lid);
 			uint8_t p = rt_lft_get(r, s, lid);
 
-			if (e != FAB_NONE && (all || is_ca(f, e)) && p != RT_NO_PORT)
+			if (e != FAB_NONE && (all || tu_is_ca(f, e)) && p != RT_NO_PORT)
 				cnt[p]++;
 		}
 		for (unsigned p = 1; p <= f->nodes[node].nports; p++) {
@@ -180,22 +178,22 @@ static unsigned up_port_spread(const struct fabric *f, const struct rt_routing *
  * port least loaded when their turn comes (what OpenSM does); with
  * count_switch_lids=1 they spread too.
  */
-static void check_balance(const char *family, const char *const *kv)
+static void check_balance(const char *spec)
 {
 	static const char *const count_sw[] = { "count_switch_lids=1", NULL };
 	struct fab_err err = { { 0 } };
-	struct fabric *f = build(family, kv, 1, 0);
+	struct fabric *f = tu_gen(spec, 1);
 	const struct engine *es[] = { &eng_minhop, &eng_updn };
 
 	for (unsigned i = 0; i < 2; i++) {
-		struct rt_routing *r = route(es[i], f);
+		struct rt_routing *r = tu_route(es[i], f);
 
 		if (up_port_spread(f, r, 0) > 1)
-			fail_msg("%s on %s: CA LIDs spread %u apart", es[i]->name, family,
+			fail_msg("%s on %s: CA LIDs spread %u apart", es[i]->name, spec,
 				 up_port_spread(f, r, 0));
 		assert_true(up_port_spread(f, r, 1) > 1);	/* switch LIDs pile up */
 		rt_free(r);
-		r = route_opts(es[i], f, count_sw, ENG_OK, &err);
+		r = tu_route_opts(es[i], f, count_sw, ENG_OK, &err);
 		assert_true(up_port_spread(f, r, 0) <= 1);
 		assert_true(up_port_spread(f, r, 1) <= 2);
 		rt_free(r);
@@ -205,14 +203,10 @@ static void check_balance(const char *family, const char *const *kv)
 
 static void test_balance(void **state)
 {
-	static const char *const gft2[] = { "n=8", "m=8", "r=16", NULL };
-	static const char *const slim[] = { "n=12", "m=4", "r=8", NULL };
-	static const char *const kary[] = { "k=4", "n=3", NULL };
-
 	(void)state;
-	check_balance("gft2", gft2);
-	check_balance("gft2", slim);
-	check_balance("kary-ntree", kary);
+	check_balance("gft2 n=8 m=8 r=16");
+	check_balance("gft2 n=12 m=4 r=8");
+	check_balance("kary-ntree k=4 n=3");
 }
 
 /*
@@ -221,19 +215,18 @@ static void test_balance(void **state)
  */
 static void test_lmc_spread(void **state)
 {
-	static const char *const kv[] = { "n=4", "m=4", "r=6", "lmc=2", NULL };
-	struct fabric *f = build("gft2", kv, 1, 0);
+	struct fabric *f = tu_gen("gft2 n=4 m=4 r=6 lmc=2", 1);
 	const struct engine *es[] = { &eng_minhop, &eng_updn };
 
 	(void)state;
 	for (unsigned i = 0; i < 2; i++) {
-		struct rt_routing *r = route(es[i], f);
+		struct rt_routing *r = tu_route(es[i], f);
 
 		for (uint32_t s = 0; s < f->nswitches; s++)
 			for (uint32_t e = 0; e < f->neps; e++) {
 				unsigned used = 0, base = fab_ep_lid(f, e);
 
-				if (!is_ca(f, e) || ep_sw(f, e) == s ||
+				if (!tu_is_ca(f, e) || tu_ep_sw(f, e) == s ||
 				    strncmp(fab_desc(f, f->switches[s]), "leaf", 4))
 					continue;
 				assert_int_equal(fab_ep_lmc(f, e), 2);
@@ -250,7 +243,7 @@ static void test_lmc_spread(void **state)
 
 static void check_same(const struct engine *e, const struct fabric *f)
 {
-	struct rt_routing *a = route(e, f), *b = route(e, f);
+	struct rt_routing *a = tu_route(e, f), *b = tu_route(e, f);
 
 	assert_int_equal(a->lft_len, b->lft_len);
 	assert_memory_equal(a->lft, b->lft, (size_t)a->nswitches * a->lft_len);
@@ -264,10 +257,8 @@ static void check_same(const struct engine *e, const struct fabric *f)
 
 static void test_deterministic(void **state)
 {
-	static const char *const rnd[] = { "switches=20", "machines=60", "degree=4", "lmc=1",
-					   NULL };
-	static const char *const kary[] = { "k=4", "n=3", NULL };
-	struct fabric *f1 = build("random", rnd, 11, 0), *f2 = build("kary-ntree", kary, 4, 2);
+	struct fabric *f1 = tu_gen("random switches=20 machines=60 degree=4 lmc=1", 11);
+	struct fabric *f2 = tu_faults(tu_gen("kary-ntree k=4 n=3", 4), 2, 0, 4 + 2);
 
 	(void)state;
 	check_same(&eng_minhop, f1);
@@ -320,7 +311,7 @@ static void test_disconnected(void **state)
 	for (unsigned i = 0; i < 2; i++) {
 		struct fab_err err = { { 0 } };
 
-		route_opts(es[i], f, NULL, ENG_NOT_APPLICABLE, &err);
+		tu_route_opts(es[i], f, NULL, ENG_NOT_APPLICABLE, &err);
 		assert_non_null(strstr(err.msg, "'A' cannot reach 'B'"));
 	}
 	fab_free(f);
@@ -334,11 +325,11 @@ static void test_no_switches(void **state)
 
 	(void)state;
 	for (unsigned i = 0; i < 2; i++) {
-		struct rt_routing *r = route(es[i], f);
+		struct rt_routing *r = tu_route(es[i], f);
 		struct an_report rep;
 
 		assert_int_equal(r->nswitches, 0);
-		evaluate(f, r, 0, &rep);
+		tu_eval(f, r, 0, &rep);
 		assert_true(an_connected(&rep));
 		an_report_free(&rep);
 		rt_free(r);
@@ -352,7 +343,7 @@ static void expect_error(const struct engine *e, const struct fabric *f, const c
 	const char *opts[] = { opt, NULL };
 	struct fab_err err = { { 0 } };
 
-	route_opts(e, f, opts, ENG_ERROR, &err);
+	tu_route_opts(e, f, opts, ENG_ERROR, &err);
 	if (!strstr(err.msg, needle))
 		fail_msg("%s with %s: \"%s\" does not mention \"%s\"", e->name, opt, err.msg, needle);
 }
@@ -370,8 +361,7 @@ static void expect_refused(const struct engine *e, const char *opt, const char *
 
 static void test_bad_options(void **state)
 {
-	static const char *const kv[] = { "n=4", "m=2", "r=4", NULL };
-	struct fabric *f = build("gft2", kv, 1, 0);
+	struct fabric *f = tu_gen("gft2 n=4 m=2 r=4", 1);
 
 	(void)state;
 	expect_error(&eng_updn, f, "roots=leaf-00,no-such-switch", "no-such-switch");
@@ -404,23 +394,22 @@ static unsigned long long unrouted_in(const char *notes)
  */
 static void test_several_roots(void **state)
 {
-	static const char *const kv[] = { "n=4", "m=3", "r=6", NULL };
 	static const char *const given[] = { "roots=spine-00,spine-01,spine-02", NULL };
 	static const char *const osm[] = { "detect=osm", NULL };
 	static const char *const loose[] = { "detect=osm", "strict=0", NULL };
 	struct fab_err err = { { 0 } };
-	struct fabric *f = build("gft2", kv, 1, 0);
+	struct fabric *f = tu_gen("gft2 n=4 m=3 r=6", 1);
 	struct rt_routing *r;
 	struct an_report rep;
 
 	(void)state;
-	route_opts(&eng_updn, f, given, ENG_NOT_APPLICABLE, &err);
+	tu_route_opts(&eng_updn, f, given, ENG_NOT_APPLICABLE, &err);
 	assert_non_null(strstr(err.msg, "no up/down path from switch 'spine-0"));
 	assert_non_null(strstr(err.msg, "strict=0"));
-	route_opts(&eng_updn, f, osm, ENG_NOT_APPLICABLE, &err);
+	tu_route_opts(&eng_updn, f, osm, ENG_NOT_APPLICABLE, &err);
 	assert_non_null(strstr(err.msg, "'spine-00', 'spine-01', 'spine-02'"));
-	r = route_opts(&eng_updn, f, loose, ENG_OK, &err);
-	evaluate(f, r, 0, &rep);
+	r = tu_route_opts(&eng_updn, f, loose, ENG_OK, &err);
+	tu_eval(f, r, 0, &rep);
 	assert_int_equal(rep.conn.unreachable[AN_CA_CA], 0);
 	assert_int_equal(rep.conn.unreachable[AN_CA_SW], 0);
 	assert_int_equal(rep.conn.unreachable[AN_SW_CA], 0);
@@ -439,16 +428,15 @@ static void test_several_roots(void **state)
  */
 static void test_all_down_fallback(void **state)
 {
-	static const char *const kv[] = { "switches=14", "machines=20", "degree=4", NULL };
 	static const char *const opts[] = { "roots=sw-01,sw-05", "strict=0", NULL };
 	struct fab_err err = { { 0 } };
-	struct fabric *f = build("random", kv, 6, 0);
-	struct rt_routing *r = route_opts(&eng_updn, f, opts, ENG_OK, &err);
+	struct fabric *f = tu_gen("random switches=14 machines=20 degree=4", 6);
+	struct rt_routing *r = tu_route_opts(&eng_updn, f, opts, ENG_OK, &err);
 	struct an_report rep;
 
 	(void)state;
 	assert_non_null(strstr(r->notes, "routed with all-down routes kept"));
-	evaluate(f, r, 0, &rep);
+	tu_eval(f, r, 0, &rep);
 	assert_true(unrouted_in(r->notes) > 0);
 	assert_int_equal(rep.conn.unreachable[AN_SW_SW], unrouted_in(r->notes));
 	assert_true(rep.cdg.deadlock_free);
@@ -464,31 +452,28 @@ static void test_all_down_fallback(void **state)
  */
 static void test_detect(void **state)
 {
-	static const char *const tree[] = { "n=4", "m=4", "r=6", NULL };
-	static const char *const mesh[] = { "dims=5,5", NULL };
-	static const char *const ring[] = { "switches=6", NULL };
 	static const char *const by_ca[] = { "roots=node-05", NULL };
 	static const char *const osm[] = { "detect=osm", NULL };
 	struct fab_err err = { { 0 } };
-	struct fabric *f = build("gft2", tree, 1, 0);
-	struct rt_routing *r = route(&eng_updn, f);
+	struct fabric *f = tu_gen("gft2 n=4 m=4 r=6", 1);
+	struct rt_routing *r = tu_route(&eng_updn, f);
 
 	(void)state;
 	assert_non_null(strstr(r->notes, "root 'leaf-00' (detected)"));
 	rt_free(r);
-	r = route_opts(&eng_updn, f, by_ca, ENG_OK, &err);
+	r = tu_route_opts(&eng_updn, f, by_ca, ENG_OK, &err);
 	assert_non_null(strstr(r->notes, "root 'leaf-01' (given)"));	/* 4 CAs per leaf */
 	rt_free(r);
 	fab_free(f);
 
-	f = build("mesh", mesh, 1, 0);
-	r = route(&eng_updn, f);
+	f = tu_gen("mesh dims=5,5", 1);
+	r = tu_route(&eng_updn, f);
 	assert_non_null(strstr(r->notes, "root 'sw-2-2'"));
 	rt_free(r);
 	fab_free(f);
 
-	f = build("ring", ring, 1, 0);
-	route_opts(&eng_updn, f, osm, ENG_NOT_APPLICABLE, &err);
+	f = tu_gen("ring switches=6", 1);
+	tu_route_opts(&eng_updn, f, osm, ENG_NOT_APPLICABLE, &err);
 	assert_non_null(strstr(err.msg, "no root"));
 	fab_free(f);
 }

@@ -4,7 +4,7 @@
  * and LIDs (tests/data/engines), and the updn case where OpenSM's tables
  * have a credit loop and ours do not.
  */
-#include "tests/unit/engines_util.h"
+#include "tests/unit/testutil.h"
 
 /* --- OpenSM's own tables ------------------------------------------------------------- */
 
@@ -91,7 +91,7 @@ static struct rt_routing *osm_case_route(const struct osm_case *c, const struct 
 			opts[i] = roots;
 		}
 	}
-	return route_opts(c->e, f, opts, ENG_OK, &err);
+	return tu_route_opts(c->e, f, opts, ENG_OK, &err);
 }
 
 static void check_osm_case(const struct osm_case *c)
@@ -197,14 +197,14 @@ static void test_osm_updn_loop(void **state)
 
 	(void)state;
 	assert_int_equal(ibdmchk_loop(c.dir), 1);
-	evaluate(f, osm, 0, &rep);
+	tu_eval(f, osm, 0, &rep);
 	assert_true(an_connected(&rep));
 	assert_false(rep.cdg.deadlock_free);
 	an_report_free(&rep);
 	assert_int_equal(an_evaluate(f, osm, &ca_only, &rep, &err), 0);
 	assert_true(rep.cdg.deadlock_free);
 	an_report_free(&rep);
-	evaluate(f, ours, 0, &rep);
+	tu_eval(f, ours, 0, &rep);
 	assert_true(an_connected(&rep));
 	assert_true(rep.cdg.deadlock_free);
 	an_report_free(&rep);

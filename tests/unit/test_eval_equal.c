@@ -18,7 +18,6 @@
 #include "engines/engine.h"
 #include "gen/gen.h"
 #include "tests/unit/testutil.h"
-#include "tests/unit/engine_call.h"
 
 static const unsigned threads[] = { 1, 2, 3 };
 
@@ -131,11 +130,6 @@ static struct rt_routing *copy_routing(const struct fabric *f, const struct rt_r
 
 	assert_non_null(c);
 	return c;
-}
-
-static struct rt_routing *route_with(struct fabric *f, const char *chain)
-{
-	return eng_route_in_place(f, chain);
 }
 
 /* Entries overwritten at random: no entry, port 0, any port (loops, dead links, wrong ports). */
@@ -344,7 +338,7 @@ static void test_topology_files(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct fabric *f = tu_load(files[i], FMT_AUTO);
-		struct rt_routing *r = route_with(f, "sftree,ftree,updn,minhop");
+		struct rt_routing *r = tu_route_in_place(f, "sftree,ftree,updn,minhop");
 
 		assert_non_null(r);
 		check_variants(f, r, files[i]);
@@ -355,37 +349,20 @@ static void test_topology_files(void **state)
 
 /* --- generated fabrics ------------------------------------------------------ */
 
-static const struct {
-	const char *family;
-	const char *kv[4];
-} small[] = {
-	{ "kary-ntree", { "k=3", "n=3" } },
-	{ "mport-ntree", { "m=6", "n=3", "lmc=1" } },
-	{ "xgft", { "h=2", "m=4,3", "w=1,3" } },
-	{ "gft2", { "n=4", "m=3", "r=5" } },
-	{ "ft648", { NULL } },
-	{ "ft648-rack", { "racks=2", "hosts=4", "uplinks=4" } },
-	{ "multicore", { "cores=3" } },
-	{ "dragonfly", { "a=3", "p=2", "h=1" } },
-	{ "random", { "switches=9", "machines=30", "degree=3" } },
-	{ "ring", { "switches=5", "hosts=2" } },
-	{ "mesh", { "dims=3,3", "hosts=1" } },
-	{ "torus", { "dims=3,3,3", "hosts=1" } },
+static const char *const small[] = {
+	"kary-ntree k=3 n=3",
+	"mport-ntree m=6 n=3 lmc=1",
+	"xgft h=2 m=4,3 w=1,3",
+	"gft2 n=4 m=3 r=5",
+	"ft648",
+	"ft648-rack racks=2 hosts=4 uplinks=4",
+	"multicore cores=3",
+	"dragonfly a=3 p=2 h=1",
+	"random switches=9 machines=30 degree=3",
+	"ring switches=5 hosts=2",
+	"mesh dims=3,3 hosts=1",
+	"torus dims=3,3,3 hosts=1",
 };
-
-static struct fabric *gen_small(size_t i)
-{
-	struct fab_err err = { { 0 } };
-	size_t n = 0;
-	struct fabric *f;
-
-	while (n < 4 && small[i].kv[n])
-		n++;
-	f = gen_build(small[i].family, small[i].kv, n, 3, &err);
-	if (!f)
-		fail_msg("%s: %s", small[i].family, err.msg);
-	return f;
-}
 
 static void test_families(void **state)
 {
@@ -397,19 +374,19 @@ static void test_families(void **state)
 	assert_int_equal(nfam, sizeof(small) / sizeof(small[0]));
 	for (size_t i = 0; i < nfam; i++)
 		for (size_t c = 0; c < sizeof(chains) / sizeof(chains[0]); c++) {
-			struct fabric *f = gen_small(i);
+			struct fabric *f = tu_gen(small[i], 3);
 			struct rt_routing *r = NULL;
 			char what[128];
 
 			/* opt and smodk need up to 32 LIDs per CA on ft648: too slow for the reference */
 			if (c < 2 || f->neps < 300)
-				r = route_with(f, chains[c]);
+				r = tu_route_in_place(f, chains[c]);
 			if (!r) {
 				assert_true(c >= 2);	/* opt, smodk: 2-level trees */
 				fab_free(f);
 				continue;
 			}
-			snprintf(what, sizeof(what), "%s routed by %s", small[i].family, chains[c]);
+			snprintf(what, sizeof(what), "%s routed by %s", small[i], chains[c]);
 			check_variants(f, r, what);
 			rt_free(r);
 			fab_free(f);
@@ -441,7 +418,7 @@ static void test_odd_endpoints(void **state)
 	assert_int_equal(fab_link_add(f, s, 3, nr, 1, &err), 0);
 	assert_int_equal(fab_finalize(f, &err), 0);
 	assert_int_equal(fab_lids_assign(f, NULL, 0, FAB_LIDS_RENEW, 0, &err), 0);
-	r = route_with(f, "minhop");
+	r = tu_route_in_place(f, "minhop");
 	assert_non_null(r);
 	check_variants(f, r, "CA cabled to a CA");
 	/* c loses its LID: every pair towards it fails with no LID */
@@ -515,7 +492,7 @@ static void reeval_case(struct fabric *f, const char *chain, const struct an_opt
 			const char *name, int partial)
 {
 	struct fab_err err = { { 0 } };
-	struct rt_routing *r = route_with(f, chain), *r2, *r3;
+	struct rt_routing *r = tu_route_in_place(f, chain), *r2, *r3;
 	struct fabric *g;
 	struct an_report prev;
 	uint32_t node = 0, redone, sw, lid;
@@ -571,9 +548,9 @@ static void test_reevaluate(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
-		struct fabric *f = gen_small(4);	/* ft648 */
-		struct fabric *t = gen_small(11);	/* torus */
-		struct fabric *m = gen_small(1);	/* mport-ntree, LMC 1 */
+		struct fabric *f = tu_gen(small[4], 3);	/* ft648 */
+		struct fabric *t = tu_gen(small[11], 3);	/* torus */
+		struct fabric *m = tu_gen(small[1], 3);	/* mport-ntree, LMC 1 */
 
 		reeval_case(f, "sftree", &sets[i], "ft648", 1);
 		reeval_case(t, "minhop", &sets[i], "torus", 0);
@@ -588,8 +565,8 @@ static void test_reevaluate(void **state)
 static void test_reevaluate_sl2vl(void **state)
 {
 	struct fab_err err = { { 0 } };
-	struct fabric *f = gen_small(9);	/* ring */
-	struct rt_routing *r = route_with(f, "minhop"), *r2;
+	struct fabric *f = tu_gen(small[9], 3);	/* ring */
+	struct rt_routing *r = tu_route_in_place(f, "minhop"), *r2;
 	struct an_opts o = { .load = 1, .incremental = 1 };
 	struct an_report prev;
 	uint32_t redone;
@@ -612,8 +589,8 @@ static void test_reevaluate_sl2vl(void **state)
 static void test_reevaluate_falls_back(void **state)
 {
 	struct fab_err err = { { 0 } };
-	struct fabric *f = gen_small(0), *g;
-	struct rt_routing *r = route_with(f, "sftree"), *q, *pairs;
+	struct fabric *f = tu_gen(small[0], 3), *g;
+	struct rt_routing *r = tu_route_in_place(f, "sftree"), *q, *pairs;
 	struct an_opts o = { .load = 1, .incremental = 1 }, other = o;
 	struct an_report prev;
 	struct gen_faults gf = { .random_switches = 1, .seed = 2 };
@@ -630,7 +607,7 @@ static void test_reevaluate_falls_back(void **state)
 	assert_int_equal(redone, f->neps);
 	g = copy_fabric(f);
 	assert_int_equal(gen_faults_apply(&g, &gf, &err), 0);
-	q = route_with(g, "sftree");
+	q = tu_route_in_place(g, "sftree");
 	assert_non_null(q);
 	reeval_same(f, r, &prev, g, q, &other, NULL, "a switch gone", &redone);
 	assert_int_equal(redone, g->neps);
@@ -668,8 +645,8 @@ static void on_progress(void *arg, uint64_t done, uint64_t total)
 static void test_progress(void **state)
 {
 	struct fab_err err = { { 0 } };
-	struct fabric *f = gen_small(4);
-	struct rt_routing *r = route_with(f, "sftree");
+	struct fabric *f = tu_gen(small[4], 3);
+	struct rt_routing *r = tu_route_in_place(f, "sftree");
 	struct seen s = { 0 };
 	struct an_opts o = { .load = 1, .threads = 2, .progress = on_progress, .progress_arg = &s };
 	struct an_report rep;

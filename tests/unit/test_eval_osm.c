@@ -174,10 +174,8 @@ static void evaluate(const struct fabric *f, const struct rt_routing *r, int ca_
 		     struct an_report *rep)
 {
 	struct an_opts o = { .ca_only = ca_only };
-	struct fab_err err = { { 0 } };
 
-	if (an_evaluate(f, r, &o, rep, &err))
-		fail_msg("an_evaluate: %s", err.msg);
+	tu_eval_opts(f, r, &o, rep);
 }
 
 /* Our CA-to-CA verdict against ibdmchk's default check in @out. */

@@ -11,11 +11,13 @@
  */
 #include <math.h>
 
-#include "tests/unit/ftdlr_util.h"
+#include "tests/unit/testutil.h"
+
+#include "engines/ftdlr/ftdlr.h"
 
 #include "bench/ftdlr_loss.h"
 
-static struct rt_routing *repair(const struct base *b, const struct fabric *f,
+static struct rt_routing *repair(const struct tu_base *b, const struct fabric *f,
 				 enum ftdlr_scope scope, struct ftdlr_stats *st)
 {
 	struct fab_err err = { { 0 } };
@@ -27,7 +29,7 @@ static struct rt_routing *repair(const struct base *b, const struct fabric *f,
 }
 
 /* @r routes exactly as the base: same LFT bytes, same path SLs. */
-static void same_as_base(const struct base *b, const struct rt_routing *r)
+static void same_as_base(const struct tu_base *b, const struct rt_routing *r)
 {
 	assert_int_equal(r->lft_len, b->r->lft_len);
 	assert_int_equal(r->nswitches, b->r->nswitches);
@@ -44,13 +46,14 @@ static void test_recovered_is_base(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < 6; i++) {
-		struct base b;
+		struct tu_base b;
 		struct ftdlr_stats st;
 		struct fabric *f;
 		struct rt_routing *r;
 
-		base_init(&b, specs[i % 3], i < 3 ? &eng_ftdlr : &eng_sftree);
-		f = gen(specs[i % 3]);	/* the fabric found again: every fault recovered */
+		tu_base_init(&b, specs[i % 3], i < 3 ? &eng_ftdlr : &eng_sftree);
+		/* the fabric found again: every fault recovered */
+		f = tu_gen(specs[i % 3], 1);
 		r = repair(&b, f, FTDLR_MINIMAL, &st);
 		same_as_base(&b, r);
 		assert_int_equal(st.link_faults + st.switch_faults + st.other_faults, 0);
@@ -59,7 +62,7 @@ static void test_recovered_is_base(void **state)
 		assert_non_null(strstr(r->notes, "of 0 link and 0 switch faults"));
 		rt_free(r);
 		fab_free(f);
-		base_fini(&b);
+		tu_base_fini(&b);
 	}
 }
 
@@ -70,23 +73,23 @@ static void test_recovered_is_base(void **state)
  */
 static void test_single_link(void **state)
 {
-	struct base b;
-	struct tally t = { 0 };
+	struct tu_base b;
+	struct tu_tally t = { 0 };
 	unsigned most = 0;
 
 	(void)state;
-	base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
+	tu_base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
 	for (uint32_t i = 0; i < b.nlinks; i++) {
 		uint8_t g[64] = { 0 };
-		struct fabric *f = degrade(&b, &i, 1, NULL, 0);
+		struct fabric *f = tu_degrade(&b, &i, 1, NULL, 0);
 		struct rt_routing *r;
 		unsigned n;
 
-		group_of_link(&b, &b.links[i], g);
-		r = check_repair(&b, f, g, &t, "single link");
-		n = check_steps(b.f, b.r, f, r, "fault");
+		tu_group_of_link(&b, &b.links[i], g);
+		r = tu_check_repair(&b, f, g, &t, "single link");
+		n = tu_check_steps(b.f, b.r, f, r, "fault");
 		most = n > most ? n : most;
-		check_steps(f, r, b.f, b.r, "recovery");
+		tu_check_steps(f, r, b.f, b.r, "recovery");
 		rt_free(r);
 		fab_free(f);
 	}
@@ -98,7 +101,7 @@ static void test_single_link(void **state)
 	assert_int_equal(t.fallback, 0);	/* switch LIDs turn on the subtree root's ways */
 	assert_true(t.ca_entries <= 44);	/* the brief's d-mod-k bound at the top tier */
 	assert_true(most <= 4);		/* switch LIDs cleared, CA entries in two, switch LIDs made */
-	base_fini(&b);
+	tu_base_fini(&b);
 }
 
 /*
@@ -107,26 +110,26 @@ static void test_single_link(void **state)
  */
 static void test_scope_group(void **state)
 {
-	struct base b;
+	struct tu_base b;
 	uint32_t most = 0;
 	unsigned wider = 0;
 
 	(void)state;
-	base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
+	tu_base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
 	for (uint32_t i = 0; i < b.nlinks; i++) {
-		struct fabric *f = degrade(&b, &i, 1, NULL, 0);
+		struct fabric *f = tu_degrade(&b, &i, 1, NULL, 0);
 		struct ftdlr_stats sm, sg;
 		struct rt_routing *rm = repair(&b, f, FTDLR_MINIMAL, &sm);
 		struct rt_routing *rg = repair(&b, f, FTDLR_GROUP, &sg);
 		struct an_report rep;
 		uint32_t casw;
 
-		eval(f, rg, 0, &rep);
+		tu_eval(f, rg, 0, &rep);
 		assert_true(an_connected(&rep));
 		assert_true(rep.cdg.deadlock_free);
 		an_report_free(&rep);
 		assert_non_null(strstr(rg->notes, "scope group"));
-		ca_changes(&b, f, rg, &casw);
+		tu_ca_changes(&b, f, rg, &casw);
 		most = casw > most ? casw : most;
 		wider += sg.entries > sm.entries;
 		rt_free(rm);
@@ -135,20 +138,20 @@ static void test_scope_group(void **state)
 	}
 	assert_true(most <= 4 + 2);
 	assert_true(wider > 0);
-	base_fini(&b);
+	tu_base_fini(&b);
 }
 
 /* LMC 1: each LID of a CA is a destination of its own. */
 static void test_lmc(void **state)
 {
-	struct base b;
-	struct tally t = { 0 };
+	struct tu_base b;
+	struct tu_tally t = { 0 };
 
 	(void)state;
-	base_init(&b, "kary-ntree k=2 n=4 lmc=1", &eng_ftdlr);
+	tu_base_init(&b, "kary-ntree k=2 n=4 lmc=1", &eng_ftdlr);
 	for (uint32_t i = 0; i < b.nlinks; i++) {
-		struct fabric *f = degrade(&b, &i, 1, NULL, 0);
-		struct rt_routing *r = check_repair(&b, f, NULL, &t, "lmc 1");
+		struct fabric *f = tu_degrade(&b, &i, 1, NULL, 0);
+		struct rt_routing *r = tu_check_repair(&b, f, NULL, &t, "lmc 1");
 		struct an_report rep;
 		struct an_opts o = { .all_lids = 1 };
 		struct fab_err err = { { 0 } };
@@ -159,7 +162,7 @@ static void test_lmc(void **state)
 		rt_free(r);
 		fab_free(f);
 	}
-	base_fini(&b);
+	tu_base_fini(&b);
 }
 
 static void expect_na(const struct fabric *bf, const struct rt_routing *br, const struct fabric *f,
@@ -179,9 +182,9 @@ static void expect_na(const struct fabric *bf, const struct rt_routing *br, cons
  * A base whose path from a top switch to a CA LID goes down into a switch
  * that climbs again: the top switch's entry moved to another child.
  */
-static struct rt_routing *not_updown(const struct base *b)
+static struct rt_routing *not_updown(const struct tu_base *b)
 {
-	struct rt_routing *r = route(&eng_sftree, b->f);
+	struct rt_routing *r = tu_route(&eng_sftree, b->f);
 	uint32_t top = b->m.order[b->m.lvl_off[b->m.nlevels]];
 	unsigned lid = fab_ep_lid(b->f, b->f->nswitches);	/* the first CA */
 	uint8_t *e = &rt_lft(r, top)[lid];
@@ -197,17 +200,17 @@ static struct rt_routing *not_updown(const struct base *b)
 /* What a repair cannot follow: new links or nodes, other LIDs, a base that is not up/down, not a tree. */
 static void test_not_applicable(void **state)
 {
-	struct base b;
+	struct tu_base b;
 	struct fab_err err = { { 0 } };
 	uint32_t l = 5;
-	struct fabric *less, *f, *ring = gen("ring switches=6 hosts=2");
-	struct rt_routing *bad, *rr = route(&eng_minhop, ring), *r;
+	struct fabric *less, *f, *ring = tu_gen("ring switches=6 hosts=2", 1);
+	struct rt_routing *bad, *rr = tu_route(&eng_minhop, ring), *r;
 
 	(void)state;
-	base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
+	tu_base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
 	/* a link the base lacks: routed without it, the link returns */
-	less = degrade(&b, &l, 1, NULL, 0);
-	r = route(&eng_sftree, less);
+	less = tu_degrade(&b, &l, 1, NULL, 0);
+	r = tu_route(&eng_sftree, less);
 	expect_na(less, r, b.f, "is not in the base fabric (recabled or new)");
 	rt_free(r);
 	/* a LID moved */
@@ -227,7 +230,7 @@ static void test_not_applicable(void **state)
 	rt_free(rr);
 	fab_free(ring);
 	fab_free(less);
-	base_fini(&b);
+	tu_base_fini(&b);
 }
 
 /* eng_run() of @chain on @f with the previous routing (@pf, @pr; NULL: none), proven only. */
@@ -254,7 +257,7 @@ static void run(const char *chain, const struct fabric *f, const struct fabric *
  */
 static void test_engine_run(void **state)
 {
-	struct base b, plain;
+	struct tu_base b, plain;
 	struct eng_res res;
 	struct fab_err err = { { 0 } };
 	struct eng_chain c;
@@ -263,8 +266,8 @@ static void test_engine_run(void **state)
 	struct fabric *f;
 
 	(void)state;
-	base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
-	f = degrade(&b, &l, 1, NULL, 0);
+	tu_base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
+	f = tu_degrade(&b, &l, 1, NULL, 0);
 	run("ftdlr,sftree", f, b.f, b.r, &res);
 	assert_string_equal(res.used->name, "ftdlr");
 	assert_true(res.repaired);
@@ -277,9 +280,9 @@ static void test_engine_run(void **state)
 	assert_non_null(strstr(res.routing->notes, "switch destinations on SL 1 (VL 1)"));
 	assert_int_equal(res.report.cdg.vls_used, 3);
 	eng_res_free(&res);
-	base_init(&plain, "kary-ntree k=4 n=3", &eng_sftree);
+	tu_base_init(&plain, "kary-ntree k=4 n=3", &eng_sftree);
 	for (uint32_t i = 0; i < plain.nlinks; i++) {	/* sftree, the default chain's first */
-		struct fabric *g = degrade(&plain, &i, 1, NULL, 0);
+		struct fabric *g = tu_degrade(&plain, &i, 1, NULL, 0);
 
 		run("ftdlr,sftree", g, plain.f, plain.r, &res);
 		assert_true(res.report.cdg.deadlock_free);
@@ -291,8 +294,8 @@ static void test_engine_run(void **state)
 	assert_int_not_equal(eng_chain_parse_str(&c, "ftdlr", "scope=wide", &err), 0);
 	assert_non_null(strstr(err.msg, "ftdlr.scope=wide"));
 	fab_free(f);
-	base_fini(&plain);
-	base_fini(&b);
+	tu_base_fini(&plain);
+	tu_base_fini(&b);
 }
 
 /* ftdlr_transition() of a routing with itself agrees with the evaluator. */
@@ -306,7 +309,7 @@ static void test_checker_agrees(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < 5; i++) {
-		struct fabric *f = gen(specs[i]);
+		struct fabric *f = tu_gen(specs[i], 1);
 
 		for (size_t j = 0; j < 3; j++) {
 			struct fab_err err = { { 0 } };
@@ -314,9 +317,9 @@ static void test_checker_agrees(void **state)
 			struct ftdlr_trans t;
 			struct an_report rep;
 
-			if (eng_call(engines[j], f, NULL, &r, &err) != ENG_OK)
+			if (tu_eng_call(engines[j], f, NULL, &r, &err) != ENG_OK)
 				continue;
-			eval(f, r, 0, &rep);
+			tu_eval(f, r, 0, &rep);
 			assert_int_equal(ftdlr_transition(f, f, r, r, &t, &err), 0);
 			if (t.acyclic != rep.cdg.deadlock_free)
 				fail_msg("%s by %s: evaluator says deadlock-free %d, the check %d",
@@ -340,7 +343,7 @@ struct fault {
 	uint32_t i;
 };
 
-static struct fabric *current(const struct base *b, const struct fault *x, unsigned n)
+static struct fabric *current(const struct tu_base *b, const struct fault *x, unsigned n)
 {
 	uint32_t l[4], s[4];
 	unsigned nl = 0, ns = 0;
@@ -351,11 +354,11 @@ static struct fabric *current(const struct base *b, const struct fault *x, unsig
 		else
 			l[nl++] = x[i].i;
 	}
-	return degrade(b, l, nl, s, ns);
+	return tu_degrade(b, l, nl, s, ns);
 }
 
 /* A new fault, not one of @x[0..@n) and not a link of a dead switch. */
-static struct fault new_fault(const struct base *b, struct fab_rng *rng, const struct fault *x,
+static struct fault new_fault(const struct tu_base *b, struct fab_rng *rng, const struct fault *x,
 			      unsigned n)
 {
 	for (;;) {
@@ -388,13 +391,13 @@ static struct fault new_fault(const struct base *b, struct fab_rng *rng, const s
  */
 static void test_sequences(void **state)
 {
-	struct base b;
-	struct tally t = { 0 };
+	struct tu_base b;
+	struct tu_tally t = { 0 };
 	struct fab_rng rng;
 	unsigned events = 0;
 
 	(void)state;
-	base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
+	tu_base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
 	fab_rng_seed(&rng, 2024);
 	for (unsigned seq = 0; seq < 200; seq++) {
 		struct fault x[3];
@@ -421,8 +424,8 @@ static void test_sequences(void **state)
 				for (unsigned i = 0; i < n; i++)
 					print_message("# %s: %s %u\n", what, x[i].sw ? "switch" : "link",
 						      x[i].i);
-			r = check_repair(&b, f, NULL, &t, what);
-			check_steps(pf ? pf : b.f, pr ? pr : b.r, f, r, what);
+			r = tu_check_repair(&b, f, NULL, &t, what);
+			tu_check_steps(pf ? pf : b.f, pr ? pr : b.r, f, r, what);
 			fab_free(pf);
 			rt_free(pr);
 			pf = f;
@@ -434,7 +437,7 @@ static void test_sequences(void **state)
 	}
 	print_message("# %u events in 200 sequences; switch LIDs recomputed after %u\n", events,
 		      t.fallback);
-	base_fini(&b);
+	tu_base_fini(&b);
 }
 
 /* --- the paper's 20000x ----------------------------------------------------------------- */

@@ -18,7 +18,9 @@
  * 648-port tree and the 5488-CA m-port 3-tree: sampled sets of 1 to k - 1
  * link faults, all three bases.
  */
-#include "tests/unit/ftdlr_util.h"
+#include "tests/unit/testutil.h"
+
+#include "engines/ftdlr/ftdlr.h"
 
 /**
  * struct rtally - what a run of repairs changed
@@ -44,7 +46,7 @@ struct want {
 };
 
 /* The switch of @f with base switch @bs's GUID (FAB_NONE: gone). */
-static uint32_t cur_sw(const struct base *b, const struct fabric *f, uint32_t bs)
+static uint32_t cur_sw(const struct tu_base *b, const struct fabric *f, uint32_t bs)
 {
 	uint32_t n = fab_node_by_guid(f, b->f->nodes[b->f->switches[bs]].guid);
 
@@ -72,7 +74,7 @@ static int walks_to(const struct fabric *f, const struct rt_routing *r, uint32_t
 }
 
 /* Model link @e of base switch @s is still cabled in @f. */
-static int live(const struct base *b, const struct fabric *f, uint32_t s, uint32_t e)
+static int live(const struct tu_base *b, const struct fabric *f, uint32_t s, uint32_t e)
 {
 	uint32_t cs = cur_sw(b, f, s), cp = cur_sw(b, f, b->m.links[e].peer);
 	const struct fab_port *p;
@@ -84,7 +86,7 @@ static int live(const struct base *b, const struct fabric *f, uint32_t s, uint32
 }
 
 /* @ud[s] := base switch s has a live up*down* path to base switch @d in @f. */
-static void updown_to(const struct base *b, const struct fabric *f, uint32_t d, uint8_t *ud)
+static void updown_to(const struct tu_base *b, const struct fabric *f, uint32_t d, uint8_t *ud)
 {
 	uint32_t n = b->f->nswitches, *q = malloc((n + 1) * sizeof(*q)), head = 0, tail = 0;
 
@@ -117,7 +119,7 @@ static void updown_to(const struct base *b, const struct fabric *f, uint32_t d, 
  * every such pair it delivered on the base that keeps one in @f is
  * delivered by @r (a CA's path is its leaf's).
  */
-static void updown_pairs_kept(const struct base *b, const struct fabric *f,
+static void updown_pairs_kept(const struct tu_base *b, const struct fabric *f,
 			      const struct rt_routing *r, const char *what)
 {
 	uint32_t n = b->f->nswitches;
@@ -144,9 +146,10 @@ static void updown_pairs_kept(const struct base *b, const struct fabric *f,
 }
 
 /* LFT entries of the base engine's fresh routing of @f that differ from the base. */
-static uint64_t fresh_changes(const struct base *b, const struct fabric *f, const struct engine *e)
+static uint64_t fresh_changes(const struct tu_base *b, const struct fabric *f,
+			      const struct engine *e)
 {
-	struct rt_routing *r = route(e, f);
+	struct rt_routing *r = tu_route(e, f);
 	struct rt_diff dd;
 
 	rt_diff(b->f, b->r, f, r, &dd);
@@ -155,8 +158,8 @@ static uint64_t fresh_changes(const struct base *b, const struct fabric *f, cons
 }
 
 /* CA-LID entries of @r differ from the base only on switches marked in @g (base indexes). */
-static void ca_in_groups(const struct base *b, const struct fabric *f, const struct rt_routing *r,
-			 const uint8_t *g, const char *what)
+static void ca_in_groups(const struct tu_base *b, const struct fabric *f,
+			 const struct rt_routing *r, const uint8_t *g, const char *what)
 {
 	for (uint32_t s = 0; s < f->nswitches; s++) {
 		uint32_t bs = b->f->nodes[fab_node_by_guid(b->f, f->nodes[f->switches[s]].guid)].swidx;
@@ -164,7 +167,7 @@ static void ca_in_groups(const struct base *b, const struct fabric *f, const str
 		for (uint32_t e = 0; !g[bs] && e < f->neps; e++) {
 			unsigned lid = fab_ep_lid(f, e), n = 1u << fab_ep_lmc(f, e);
 
-			for (unsigned l = lid; is_ca(f, e) && l < lid + n; l++)
+			for (unsigned l = lid; tu_is_ca(f, e) && l < lid + n; l++)
 				if (rt_lft_get(r, s, l) != rt_lft_get(b->r, bs, l))
 					fail_msg("%s: %s, outside the faults' groups, changed LID %u",
 						 what, fab_desc(f, f->switches[s]), l);
@@ -177,7 +180,7 @@ static void ca_in_groups(const struct base *b, const struct fabric *f, const str
  * The CA LIDs of an ftree or ftdlr base change only on the switches marked
  * in @g, the dead links' groups.
  */
-static void check_base(const struct base *b, const struct fabric *f, const uint8_t *g,
+static void check_base(const struct tu_base *b, const struct fabric *f, const uint8_t *g,
 		       const struct want *w, struct rtally *t, const char *what)
 {
 	struct fab_err err = { { 0 } };
@@ -205,7 +208,7 @@ static void check_base(const struct base *b, const struct fabric *f, const uint8
 		updown_pairs_kept(b, f, r, what);
 	if (w->e != &eng_sftree)
 		ca_in_groups(b, f, r, g, what);
-	same_sls(b, f, r, what);
+	tu_same_sls(b, f, r, what);
 	t->sets++;
 	t->subtree += st.subtree > 0;
 	t->sum += st.entries;
@@ -222,17 +225,17 @@ static void check_base(const struct base *b, const struct fabric *f, const uint8
 	rt_free(r);
 }
 
-static void one(const struct base *b, const uint32_t *l, unsigned n, const struct want *w,
+static void one(const struct tu_base *b, const uint32_t *l, unsigned n, const struct want *w,
 		struct rtally *t)
 {
-	struct fabric *f = degrade(b, l, n, NULL, 0);
+	struct fabric *f = tu_degrade(b, l, n, NULL, 0);
 	uint8_t *g = calloc(b->f->nswitches + 1, 1);
 	char what[160];
 	int k = 0;
 
 	k += snprintf(what, sizeof(what), "%s base, links", w->e->name);
 	for (unsigned i = 0; i < n; i++) {
-		group_of_link(b, &b->links[l[i]], g);
+		tu_group_of_link(b, &b->links[l[i]], g);
 		if (k < (int)sizeof(what) - 24)
 			k += snprintf(what + k, sizeof(what) - (size_t)k, " %s:%u",
 				      fab_desc(b->f, b->f->switches[b->links[l[i]].c]), b->links[l[i]].p);
@@ -268,7 +271,7 @@ static void report(const char *what, const struct rtally *t)
 }
 
 /* @n distinct links of @b drawn with @rng. */
-static void draw(struct fab_rng *rng, const struct base *b, uint32_t *l, unsigned n)
+static void draw(struct fab_rng *rng, const struct tu_base *b, uint32_t *l, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		unsigned k;
@@ -287,11 +290,11 @@ static void kary43(const char *spec, const struct want *w, unsigned pairs_every,
 {
 	struct want nocmp = *w;
 	struct fab_rng rng;
-	struct base b;
+	struct tu_base b;
 	unsigned k = 0;
 
 	nocmp.compare = 0;
-	base_init(&b, spec, w->e);
+	tu_base_init(&b, spec, w->e);
 	assert_int_equal(b.nlinks, 128);
 	for (uint32_t i = 0; i < b.nlinks; i++)
 		one(&b, &i, 1, w, &t[0]);
@@ -309,7 +312,7 @@ static void kary43(const char *spec, const struct want *w, unsigned pairs_every,
 		draw(&rng, &b, l, 3);
 		one(&b, l, 3, &nocmp, &t[2]);
 	}
-	base_fini(&b);
+	tu_base_fini(&b);
 }
 
 static void test_kary43(const struct engine *e)
@@ -371,10 +374,10 @@ static void sampled(const char *spec, unsigned kmax, unsigned sets, uint64_t see
 		struct want w = { .e = engines[i] };
 		struct rtally t = { 0 };
 		struct fab_rng rng;
-		struct base b;
+		struct tu_base b;
 		char what[128];
 
-		base_init(&b, spec, engines[i]);
+		tu_base_init(&b, spec, engines[i]);
 		fab_rng_seed(&rng, seed);
 		for (unsigned s = 0; s < sets; s++) {
 			uint32_t l[64];
@@ -387,7 +390,7 @@ static void sampled(const char *spec, unsigned kmax, unsigned sets, uint64_t see
 			 engines[i]->name, kmax);
 		report(what, &t);
 		assert_int_equal(t.sets, sets);
-		base_fini(&b);
+		tu_base_fini(&b);
 	}
 }
 

@@ -8,30 +8,32 @@
  * to 3 dead non-leaf switches; every single fault of the 2-ary 6-tree; 1000
  * sets of 17 link faults on the 648-port tree.
  */
-#include "tests/unit/ftdlr_util.h"
+#include "tests/unit/testutil.h"
+
+#include "engines/ftdlr/ftdlr.h"
 
 /* One set of link faults @l[0..@n) (and switches @sw[0..@ns)), checked; the group bound asserted. */
-static void one_set(const struct base *b, const uint32_t *l, unsigned n, const uint32_t *sw,
-		    unsigned ns, struct tally *t)
+static void one_set(const struct tu_base *b, const uint32_t *l, unsigned n, const uint32_t *sw,
+		    unsigned ns, struct tu_tally *t)
 {
 	uint8_t *g = calloc(b->f->nswitches + 1, 1);
-	struct fabric *f = degrade(b, l, n, sw, ns);
+	struct fabric *f = tu_degrade(b, l, n, sw, ns);
 	struct rt_routing *r;
 	char what[128];
 
 	for (unsigned i = 0; i < n; i++)
-		group_of_link(b, &b->links[l[i]], g);
+		tu_group_of_link(b, &b->links[l[i]], g);
 	for (unsigned i = 0; i < ns; i++)
-		group_of_switch(b, sw[i], g);
+		tu_group_of_switch(b, sw[i], g);
 	snprintf(what, sizeof(what), "%u link and %u switch faults (first link %u, first switch %u)",
 		 n, ns, n ? l[0] : 0, ns ? sw[0] : 0);
-	r = check_repair(b, f, g, t, what);
+	r = tu_check_repair(b, f, g, t, what);
 	rt_free(r);
 	fab_free(f);
 	free(g);
 }
 
-static void report(const char *what, const struct tally *t)
+static void report(const char *what, const struct tu_tally *t)
 {
 	print_message("# %s: %u sets, switch LIDs recomputed in %u, SL 1 used in %u; at most %llu "
 		      "entries on %u switches (%llu of CA LIDs on %u), %u blocks on one switch\n",
@@ -41,11 +43,11 @@ static void report(const char *what, const struct tally *t)
 
 static void test_kary43_links_1_2(void **state)
 {
-	struct base b;
-	struct tally t1 = { 0 }, t2 = { 0 };
+	struct tu_base b;
+	struct tu_tally t1 = { 0 }, t2 = { 0 };
 
 	(void)state;
-	base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
+	tu_base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
 	assert_int_equal(b.nlinks, 128);
 	for (uint32_t i = 0; i < b.nlinks; i++)
 		one_set(&b, &i, 1, NULL, 0, &t1);
@@ -62,7 +64,7 @@ static void test_kary43_links_1_2(void **state)
 	assert_int_equal(t2.sets, 8128);
 	assert_true(t2.switches <= 8);
 	assert_true(t2.blocks <= 2);
-	base_fini(&b);
+	tu_base_fini(&b);
 }
 
 /* @n distinct links drawn from @pool[0..@np). */
@@ -81,13 +83,13 @@ static void draw(struct fab_rng *rng, const uint32_t *pool, uint32_t np, uint32_
 
 static void test_kary43_links_3(void **state)
 {
-	struct base b;
-	struct tally t = { 0 };
+	struct tu_base b;
+	struct tu_tally t = { 0 };
 	struct fab_rng rng;
 	uint32_t *all, *grp, *col, na = 0, ng = 0, nc = 0, l[3];
 
 	(void)state;
-	base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
+	tu_base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
 	all = malloc(b.nlinks * sizeof(*all));
 	grp = malloc(b.nlinks * sizeof(*grp));
 	col = malloc(b.nlinks * sizeof(*col));
@@ -95,8 +97,8 @@ static void test_kary43_links_3(void **state)
 		uint8_t g0[64] = { 0 }, g1[64] = { 0 };
 
 		all[na++] = i;
-		group_of_link(&b, &b.links[0], g0);	/* leaf-00's group: levels 1 and 2 */
-		group_of_link(&b, &b.links[i], g1);
+		tu_group_of_link(&b, &b.links[0], g0);	/* leaf-00's group: levels 1 and 2 */
+		tu_group_of_link(&b, &b.links[i], g1);
 		if (!memcmp(g0, g1, b.f->nswitches))
 			grp[ng++] = i;
 		if (b.m.level[b.links[i].c] == 2)	/* the tier-1/2 column: one label order */
@@ -122,17 +124,17 @@ static void test_kary43_links_3(void **state)
 	free(all);
 	free(grp);
 	free(col);
-	base_fini(&b);
+	tu_base_fini(&b);
 }
 
 static void test_kary43_switches(void **state)
 {
-	struct base b;
-	struct tally t[3] = { { 0 } };
+	struct tu_base b;
+	struct tu_tally t[3] = { { 0 } };
 	uint32_t *u;
 
 	(void)state;
-	base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
+	tu_base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
 	u = b.upper;
 	assert_int_equal(b.nupper, 32);
 	for (uint32_t i = 0; i < b.nupper; i++) {
@@ -152,16 +154,16 @@ static void test_kary43_switches(void **state)
 	report("4-ary 3-tree, 2 dead switches", &t[1]);
 	report("4-ary 3-tree, 3 dead switches", &t[2]);
 	assert_int_equal(t[0].sets + t[1].sets + t[2].sets, 32 + 496 + 4960);
-	base_fini(&b);
+	tu_base_fini(&b);
 }
 
 static void test_kary26_singles(void **state)
 {
-	struct base b;
-	struct tally tl = { 0 }, ts = { 0 };
+	struct tu_base b;
+	struct tu_tally tl = { 0 }, ts = { 0 };
 
 	(void)state;
-	base_init(&b, "kary-ntree k=2 n=6", &eng_ftdlr);
+	tu_base_init(&b, "kary-ntree k=2 n=6", &eng_ftdlr);
 	assert_int_equal(b.nlinks, 320);
 	for (uint32_t i = 0; i < b.nlinks; i++)
 		one_set(&b, &i, 1, NULL, 0, &tl);
@@ -170,18 +172,18 @@ static void test_kary26_singles(void **state)
 	report("2-ary 6-tree, single link faults", &tl);
 	report("2-ary 6-tree, single dead switches", &ts);
 	assert_true(tl.switches <= 4);
-	base_fini(&b);
+	tu_base_fini(&b);
 }
 
 static void test_ft648_17(void **state)
 {
-	struct base b;
-	struct tally t = { 0 };
+	struct tu_base b;
+	struct tu_tally t = { 0 };
 	struct fab_rng rng;
 	uint32_t *all, l[17];
 
 	(void)state;
-	base_init(&b, "ft648", &eng_ftdlr);
+	tu_base_init(&b, "ft648", &eng_ftdlr);
 	assert_int_equal(b.nlinks, 648);
 	all = malloc(b.nlinks * sizeof(*all));
 	for (uint32_t i = 0; i < b.nlinks; i++)
@@ -194,7 +196,7 @@ static void test_ft648_17(void **state)
 	report("648-port tree, 300 sets of 17 link faults", &t);
 	assert_int_equal(t.sets, 300);
 	free(all);
-	base_fini(&b);
+	tu_base_fini(&b);
 }
 
 int main(void)

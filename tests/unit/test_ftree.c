@@ -10,7 +10,9 @@
  * through the subtree), its hop counts, the subtree root away from the SM;
  * determinism, time, and OpenSM's own ftree tables on the same fabric.
  */
-#include "tests/unit/ftree_util.h"
+#include <time.h>
+
+#include "tests/unit/testutil.h"
 
 /* --- ftree ------------------------------------------------------------------------ */
 
@@ -26,13 +28,13 @@ static const char *const families[] = {
 static void test_ftree_families(void **state)
 {
 	for (size_t i = 0; i < NFAMILIES; i++) {
-		struct fabric *f = gen(families[i]);
-		struct rt_routing *r = route(&eng_ftree, f);
+		struct fabric *f = tu_gen(families[i], 1);
+		struct rt_routing *r = tu_route(&eng_ftree, f);
 		int multicore = !strncmp(families[i], "multicore", 9);
 		struct an_report rep;
 
 	(void)state;
-		eval(f, r, 0, &rep);
+		tu_eval(f, r, 0, &rep);
 		if (rep.conn.unreachable[AN_CA_CA] || !rep.cdg.deadlock_free)
 			fail_msg("%s: %llu CA pairs unreachable, deadlock-free %d (%s)", families[i],
 				 (unsigned long long)rep.conn.unreachable[AN_CA_CA],
@@ -50,8 +52,8 @@ static void test_ftree_families(void **state)
 
 static void test_ftree_notes(void **state)
 {
-	struct fabric *f = gen("ft648");
-	struct rt_routing *r = route(&eng_ftree, f);
+	struct fabric *f = tu_gen("ft648", 1);
+	struct rt_routing *r = tu_route(&eng_ftree, f);
 
 	(void)state;
 	assert_non_null(strstr(r->notes, "ranks: 2, leaves: 36, roots: 18"));
@@ -70,12 +72,12 @@ static void test_ftree_notes(void **state)
  */
 static void check_balance(const char *spec)
 {
-	struct fabric *f = gen(spec);
-	struct rt_routing *r = route(&eng_ftree, f);
+	struct fabric *f = tu_gen(spec, 1);
+	struct rt_routing *r = tu_route(&eng_ftree, f);
 	struct fab_shape sh;
 	uint32_t cnt[FAB_PORTS_MAX + 1];
 
-	levels(f, &sh);
+	tu_shape(f, &sh);
 	for (uint32_t s = 0; s < f->nswitches; s++) {
 		uint32_t lo = UINT32_MAX, hi = 0;
 
@@ -83,7 +85,7 @@ static void check_balance(const char *spec)
 			continue;
 		memset(cnt, 0, sizeof(cnt));
 		for (uint32_t e = 0; e < f->neps; e++)
-			if (is_ca(f, e) && leaf_of(f, e) != s)
+			if (tu_is_ca(f, e) && tu_ep_sw(f, e) != s)
 				cnt[rt_lft(r, s)[fab_ep_lid(f, e)]]++;
 		for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports; p++) {
 			uint32_t t = fab_sw_peer(f, s, p);
@@ -100,7 +102,7 @@ static void check_balance(const char *spec)
 	for (uint32_t d = 0; d < f->neps; d++) {
 		uint32_t chain[FAB_LEVELS_MAX + 1];
 
-		if (!is_ca(f, d))
+		if (!tu_is_ca(f, d))
 			continue;
 		for (unsigned l = 0; l <= FAB_LEVELS_MAX; l++)
 			chain[l] = FAB_NONE;
@@ -108,7 +110,7 @@ static void check_balance(const char *spec)
 			struct an_path p = { 0 };
 			uint32_t peak = 0;
 
-			if (!is_ca(f, src) || leaf_of(f, src) == leaf_of(f, d))
+			if (!tu_is_ca(f, src) || tu_ep_sw(f, src) == tu_ep_sw(f, d))
 				continue;
 			assert_int_equal(an_trace(f, r, src, fab_ep_lid(f, d), 0, &p), 0);
 			assert_int_equal(p.fail, AN_DELIVERED);
@@ -159,13 +161,13 @@ static void test_ftree_degraded(void **state)
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
 		for (unsigned k = 0; k < 4; k++)
 			for (uint64_t seed = 1; seed <= 4; seed++) {
-				struct fabric *f = gen_faulty(specs[i], k < 3 ? k + 1 : 0,
-							      k == 3, seed);
-				struct rt_routing *r = route(&eng_ftree, f);
-				uint64_t holes = updown_holes(f);
+				struct fabric *f = tu_faults(tu_gen(specs[i], 1),
+							     k < 3 ? k + 1 : 0, k == 3, seed);
+				struct rt_routing *r = tu_route(&eng_ftree, f);
+				uint64_t holes = tu_updown_holes(f);
 				struct an_report rep;
 
-				eval(f, r, 0, &rep);
+				tu_eval(f, r, 0, &rep);
 				if (rep.conn.unreachable[AN_CA_CA] != holes || !rep.cdg.deadlock_free)
 					fail_msg("%s, %u faults, seed %llu: %llu CA pairs unreachable, "
 						 "%llu without up/down path, deadlock-free %d",
@@ -190,26 +192,26 @@ static void test_ftree_cut_sibling(void **state)
 	static const char *const cut[] = { "c0-leaf-03:9" };	/* ports: 4 down, 4 up, 1 sideways */
 	struct gen_faults g = { .links = cut, .nlinks = 1 };
 	struct fab_err err = { { 0 } };
-	struct fabric *f = gen("multicore");
+	struct fabric *f = tu_gen("multicore", 1);
 	struct rt_routing *r, *sf;
 	struct an_report rep;
 
 	(void)state;
 	if (gen_faults_apply(&f, &g, &err))
 		fail_msg("%s", err.msg);
-	r = route(&eng_ftree, f);
-	eval(f, r, 0, &rep);
-	assert_int_equal(updown_holes(f), 2 * 4 * 32);
+	r = tu_route(&eng_ftree, f);
+	tu_eval(f, r, 0, &rep);
+	assert_int_equal(tu_updown_holes(f), 2 * 4 * 32);
 	assert_int_equal(rep.conn.unreachable[AN_CA_CA], 2 * 4 * 32);
 	assert_true(rep.cdg.deadlock_free);
 	an_report_free(&rep);
 
 	/* sftree sends them through its subtree root, leaving ftree's entries alone */
-	sf = route(&eng_sftree, f);
-	eval(f, sf, 0, &rep);
+	sf = tu_route(&eng_sftree, f);
+	tu_eval(f, sf, 0, &rep);
 	assert_true(an_connected(&rep));
 	assert_true(rep.cdg.deadlock_free);
-	assert_true(same_ca_entries(f, r, sf) > 0);
+	assert_true(tu_same_ca_entries(f, r, sf) > 0);
 	an_report_free(&rep);
 	rt_free(sf);
 	rt_free(r);
@@ -226,14 +228,14 @@ static void test_ftree_not_applicable(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
-		struct fabric *f = gen(specs[i]);
+		struct fabric *f = tu_gen(specs[i], 1);
 
 		for (int k = 0; k < 2; k++) {
 			const struct engine *e = k ? &eng_sftree : &eng_ftree;
 			struct fab_err err = { { 0 } };
 			struct rt_routing *r = NULL;
 
-			assert_int_equal(eng_call(e, f, NULL, &r, &err), ENG_NOT_APPLICABLE);
+			assert_int_equal(tu_eng_call(e, f, NULL, &r, &err), ENG_NOT_APPLICABLE);
 			assert_null(r);
 			assert_non_null(strstr(err.msg, "not a fat tree"));
 			if (!strncmp(specs[i], "dragonfly", 9))
@@ -279,7 +281,7 @@ static void expect_na(struct fabric *f, const char *why)
 
 	assert_int_equal(fab_finalize(f, &err), 0);
 	assert_int_equal(fab_lids_assign(f, NULL, 0, FAB_LIDS_RENEW, 0, &err), 0);
-	assert_int_equal(eng_call(&eng_ftree, f, NULL, &r, &err), ENG_NOT_APPLICABLE);
+	assert_int_equal(tu_eng_call(&eng_ftree, f, NULL, &r, &err), ENG_NOT_APPLICABLE);
 	assert_null(r);
 	if (!strstr(err.msg, why))
 		fail_msg("\"%s\" does not say \"%s\"", err.msg, why);
@@ -295,7 +297,7 @@ static void test_ftree_not_applicable_shapes(void **state)
 	(void)state;
 	assert_int_equal(fab_finalize(f, &err), 0);
 	assert_int_equal(fab_lids_assign(f, NULL, 0, FAB_LIDS_RENEW, 0, &err), 0);
-	r = route(&eng_ftree, f);
+	r = tu_route(&eng_ftree, f);
 	assert_non_null(strstr(r->notes, "ranks: 2, leaves: 2, roots: 2"));
 	rt_free(r);
 	assert_int_equal(fab_link_add(f, 2, 5, 3, 5, &err), 0);
@@ -313,13 +315,13 @@ static void test_ftree_not_applicable_shapes(void **state)
 /* LMC 1: each of a CA's two LIDs is a destination of its own, all routed. */
 static void test_ftree_lmc(void **state)
 {
-	struct fabric *f = gen("kary-ntree k=4 n=3 lmc=1");
-	struct rt_routing *r = route(&eng_ftree, f);
+	struct fabric *f = tu_gen("kary-ntree k=4 n=3 lmc=1", 1);
+	struct rt_routing *r = tu_route(&eng_ftree, f);
 	struct an_report rep;
 
 	(void)state;
 	assert_non_null(strstr(r->notes, "CA LIDs: 128"));
-	eval(f, r, 1, &rep);
+	tu_eval(f, r, 1, &rep);
 	assert_int_equal(rep.conn.unreachable[AN_CA_CA], 0);
 	assert_true(rep.cdg.deadlock_free);
 	an_report_free(&rep);
@@ -333,16 +335,16 @@ static void test_ftree_dummies(void **state)
 	static const char *const gone[] = { "node-00:1", "node-01:1", "node-13:1" };
 	struct gen_faults g = { .links = gone, .nlinks = 3 };
 	struct fab_err err = { { 0 } };
-	struct fabric *f = gen("kary-ntree k=4 n=3");
+	struct fabric *f = tu_gen("kary-ntree k=4 n=3", 1);
 	struct rt_routing *r;
 	struct an_report rep;
 
 	(void)state;
 	if (gen_faults_apply(&f, &g, &err))
 		fail_msg("%s", err.msg);
-	r = route(&eng_ftree, f);
+	r = tu_route(&eng_ftree, f);
 	assert_non_null(strstr(r->notes, "CA LIDs: 61 (+3 dummies)"));
-	eval(f, r, 0, &rep);
+	tu_eval(f, r, 0, &rep);
 	assert_int_equal(rep.conn.unreachable[AN_CA_CA], 0);
 	assert_true(rep.cdg.deadlock_free);
 	an_report_free(&rep);
@@ -357,11 +359,11 @@ static void test_determinism(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
-		struct fabric *f = gen_faulty(specs[i], 2, 0, 7);
+		struct fabric *f = tu_faults(tu_gen(specs[i], 1), 2, 0, 7);
 
 		for (int k = 0; k < 2; k++) {
 			const struct engine *e = k ? &eng_sftree : &eng_ftree;
-			struct rt_routing *a = route(e, f), *b = route(e, f);
+			struct rt_routing *a = tu_route(e, f), *b = tu_route(e, f);
 
 			assert_true(rt_equal_lfts(a, b));
 			assert_memory_equal(a->lft, b->lft, (size_t)a->nswitches * a->lft_len);
@@ -404,7 +406,7 @@ static void test_threads(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
-		struct fabric *f = gen_faulty(specs[i], 6, i == 1, 11);
+		struct fabric *f = tu_faults(tu_gen(specs[i], 1), 6, i == 1, 11);
 
 		for (int k = 0; k < 2; k++) {
 			const struct engine *e = k ? &eng_sftree : &eng_ftree;
@@ -435,13 +437,13 @@ static double now(void)
 /* 2000 CAs, 500 switches: well under a second even unoptimised (about 20 ms with -O2). */
 static void test_timing(void **state)
 {
-	struct fabric *f = gen("xgft h=3 m=20,10,10 w=1,20,10");
+	struct fabric *f = tu_gen("xgft h=3 m=20,10,10 w=1,20,10", 1);
 
 	(void)state;
 	for (int k = 0; k < 2; k++) {
 		const struct engine *e = k ? &eng_sftree : &eng_ftree;
 		double t0 = now();
-		struct rt_routing *r = route(e, f);
+		struct rt_routing *r = tu_route(e, f);
 		double ms = (now() - t0) * 1e3;
 
 		print_message("%s on 2000 CAs / 500 switches: %.1f ms\n", e->name, ms);
@@ -494,22 +496,22 @@ static void test_opensm_ftree(void **state)
 	osm = fmt_lfts_parse(buf, len, "opensm-lfts.dump", f, &err);
 	assert_non_null(osm);
 	free(buf);
-	r = route(&eng_ftree, f);
+	r = tu_route(&eng_ftree, f);
 	for (uint32_t e = 0; e < f->neps; e++)
-		for (uint32_t s = 0; s < f->nswitches && is_ca(f, e); s++) {
+		for (uint32_t s = 0; s < f->nswitches && tu_is_ca(f, e); s++) {
 			same += rt_lft(r, s)[fab_ep_lid(f, e)] == rt_lft(osm, s)[fab_ep_lid(f, e)];
 			total++;
 		}
 	print_message("CA entries equal to OpenSM's ftree: %u of %u\n", same, total);
 	assert_int_equal(total, 96);
 	assert_true(same >= 88);
-	eval(f, osm, 0, &rep);
+	tu_eval(f, osm, 0, &rep);
 	assert_int_equal(rep.conn.unreachable[AN_SW_SW], 36);
 	an_report_free(&rep);
-	sf = route(&eng_sftree, f);
+	sf = tu_route(&eng_sftree, f);
 	assert_non_null(strstr(sf->notes, "(the SM's leaf is 'leaf-00')"));
 	assert_null(strstr(sf->notes, "subtree root: 'leaf-00'"));
-	eval(f, sf, 0, &rep);
+	tu_eval(f, sf, 0, &rep);
 	assert_true(an_connected(&rep));
 	assert_true(rep.cdg.deadlock_free);
 	an_report_free(&rep);

@@ -4,7 +4,7 @@
  * counts and numbering, tree levels, dragonfly groups, connectivity,
  * determinism, LMC and parameter errors. Faults: test_gen_faults.c.
  */
-#include "tests/unit/gen_util.h"
+#include "tests/unit/testutil.h"
 
 static void test_table(void **state)
 {
@@ -37,19 +37,20 @@ static void test_defaults(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < n; i++) {
-		char params[256] = "";
-		struct fabric *a = gen(fams[i].name, ""), *b = gen(fams[i].name, ""), *c;
+		char spec[256];
+		struct fabric *a = tu_gen(fams[i].name, 1), *b = tu_gen(fams[i].name, 1), *c;
 
+		snprintf(spec, sizeof(spec), "%s", fams[i].name);
 		for (const struct gen_param *p = fams[i].params; p->name; p++)
-			snprintf(params + strlen(params), sizeof(params) - strlen(params), "%s=%s ",
+			snprintf(spec + strlen(spec), sizeof(spec) - strlen(spec), " %s=%s",
 				 p->name, p->defval);
-		c = gen(fams[i].name, params);
-		assert_connected(a);
-		check_names(a);
+		c = tu_gen(spec, 1);
+		tu_assert_connected(a);
+		tu_check_names(a);
 		for (uint32_t e = 0; e < a->neps; e++)
 			assert_int_not_equal(fab_ep_lid(a, e), 0);
-		assert_same(a, b);
-		assert_same(a, c);
+		tu_assert_same(a, b);
+		tu_assert_same(a, c);
 		fab_free(a);
 		fab_free(b);
 		fab_free(c);
@@ -65,18 +66,18 @@ static void test_kary_ntree(void **state)
 	(void)state;
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		unsigned k = cases[c][0], n = cases[c][1];
-		uint32_t per[MAXLVL];
-		char params[64];
+		uint32_t per[TU_MAXLVL];
+		char spec[64];
 		struct fabric *f;
 
-		snprintf(params, sizeof(params), "k=%u n=%u", k, n);
-		f = gen("kary-ntree", params);
-		check_counts(f, n * (uint32_t)ipow(k, n - 1), (uint32_t)ipow(k, n),
-			     n * (uint32_t)ipow(k, n));
-		check_all_ports(f, 2 * k);
+		snprintf(spec, sizeof(spec), "kary-ntree k=%u n=%u", k, n);
+		f = tu_gen(spec, 1);
+		tu_check_counts(f, n * (uint32_t)tu_ipow(k, n - 1), (uint32_t)tu_ipow(k, n),
+				n * (uint32_t)tu_ipow(k, n));
+		tu_check_all_ports(f, 2 * k);
 		for (unsigned l = 0; l < n; l++)
-			per[l] = (uint32_t)ipow(k, n - 1);
-		check_tree(f, n, per, 0);
+			per[l] = (uint32_t)tu_ipow(k, n - 1);
+		tu_check_tree(f, n, per, 0);
 		fab_free(f);
 	}
 }
@@ -88,17 +89,17 @@ static void test_mport_ntree(void **state)
 	(void)state;
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		unsigned m = cases[c][0], n = cases[c][1], k = m / 2;
-		uint32_t per[MAXLVL], nca = 2 * (uint32_t)ipow(k, n);
-		char params[64];
+		uint32_t per[TU_MAXLVL], nca = 2 * (uint32_t)tu_ipow(k, n);
+		char spec[64];
 		struct fabric *f;
 
-		snprintf(params, sizeof(params), "m=%u n=%u", m, n);
-		f = gen("mport-ntree", params);
-		check_counts(f, (2 * n - 1) * (uint32_t)ipow(k, n - 1), nca, n * nca);
-		check_all_ports(f, m);
+		snprintf(spec, sizeof(spec), "mport-ntree m=%u n=%u", m, n);
+		f = tu_gen(spec, 1);
+		tu_check_counts(f, (2 * n - 1) * (uint32_t)tu_ipow(k, n - 1), nca, n * nca);
+		tu_check_all_ports(f, m);
 		for (unsigned l = 0; l < n; l++)
-			per[l] = (l + 1 < n ? 2 : 1) * (uint32_t)ipow(k, n - 1);
-		check_tree(f, n, per, 0);
+			per[l] = (l + 1 < n ? 2 : 1) * (uint32_t)tu_ipow(k, n - 1);
+		tu_check_tree(f, n, per, 0);
 		fab_free(f);
 	}
 }
@@ -110,17 +111,17 @@ static void test_xgft_benchmarks(void **state)
 	struct fabric *f;
 
 	(void)state;
-	f = gen("xgft", "h=3 m=18,18,16 w=1,18,16");
-	check_counts(f, 864, 5184, 5184 + 288 * 18 + 288 * 16);
-	check_tree(f, 3, per1, 0);
-	check_level_ports(f, ports1);
-	check_names(f);
+	f = tu_gen("xgft h=3 m=18,18,16 w=1,18,16", 1);
+	tu_check_counts(f, 864, 5184, 5184 + 288 * 18 + 288 * 16);
+	tu_check_tree(f, 3, per1, 0);
+	tu_check_level_ports(f, ports1);
+	tu_check_names(f);
 	fab_free(f);
 
-	f = gen("xgft", "h=3 m=20,10,10 w=1,20,10");
-	check_counts(f, 500, 2000, 2000 + 100 * 20 + 200 * 10);
-	check_tree(f, 3, per2, 0);
-	check_level_ports(f, ports2);
+	f = tu_gen("xgft h=3 m=20,10,10 w=1,20,10", 1);
+	tu_check_counts(f, 500, 2000, 2000 + 100 * 20 + 200 * 10);
+	tu_check_tree(f, 3, per2, 0);
+	tu_check_level_ports(f, ports2);
 	fab_free(f);
 }
 
@@ -131,15 +132,15 @@ static void test_xgft_general(void **state)
 	struct fabric *f;
 
 	(void)state;
-	f = gen("xgft", "h=4 m=2,2,2,2 w=1,2,2,2");
-	check_counts(f, 32, 16, 4 * 16);
-	check_tree(f, 4, per, 0);
+	f = tu_gen("xgft h=4 m=2,2,2,2 w=1,2,2,2", 1);
+	tu_check_counts(f, 32, 16, 4 * 16);
+	tu_check_tree(f, 4, per, 0);
 	fab_free(f);
 	/* dual-ported CAs: w1 = 2 */
-	f = gen("xgft", "h=2 m=4,3 w=2,2");
-	check_counts(f, 3 * 2 + 4, 12, 24 + 6 * 2);
+	f = tu_gen("xgft h=2 m=4,3 w=2,2", 1);
+	tu_check_counts(f, 3 * 2 + 4, 12, 24 + 6 * 2);
 	for (uint32_t i = 0; i < f->nnodes; i++)
-		if (!is_sw(f, i))
+		if (!tu_is_sw(f, i))
 			assert_int_equal(f->nodes[i].nports, 2);
 	fab_free(f);
 }
@@ -154,17 +155,17 @@ static void test_gft2(void **state)
 		unsigned n = cases[c][0], m = cases[c][1], r = cases[c][2];
 		const uint32_t per[2] = { r, m };
 		const unsigned ports[2] = { n + m, r };
-		char params[64];
+		char spec[64];
 		struct fabric *f;
 
-		snprintf(params, sizeof(params), "n=%u m=%u r=%u", n, m, r);
-		f = gen("gft2", params);
-		check_counts(f, r + m, r * n, r * n + r * m);
-		check_tree(f, 2, per, 0);
-		check_level_ports(f, ports);
+		snprintf(spec, sizeof(spec), "gft2 n=%u m=%u r=%u", n, m, r);
+		f = tu_gen(spec, 1);
+		tu_check_counts(f, r + m, r * n, r * n + r * m);
+		tu_check_tree(f, 2, per, 0);
+		tu_check_level_ports(f, ports);
 		/* node i hangs on bottom switch i / n (the papers' numbering) */
 		for (uint32_t i = 0; i < f->nnodes; i++)
-			if (!is_sw(f, i)) {
+			if (!tu_is_sw(f, i)) {
 				uint32_t ca = (uint32_t)((f->nodes[i].guid - GEN_GUID_CA) / 16 - 1);
 				uint32_t leaf = fab_port(f, i, 1)->peer;
 
@@ -178,14 +179,14 @@ static void test_gft2(void **state)
 static void test_ft648(void **state)
 {
 	static const uint32_t per[] = { 36, 18 };
-	struct fabric *f = gen("ft648", ""), *g = gen("mport-ntree", "m=36 n=2");
+	struct fabric *f = tu_gen("ft648", 1), *g = tu_gen("mport-ntree m=36 n=2", 1);
 
 	(void)state;
-	check_counts(f, 54, 648, 1296);
-	check_all_ports(f, 36);
-	check_tree(f, 2, per, 0);
+	tu_check_counts(f, 54, 648, 1296);
+	tu_check_all_ports(f, 36);
+	tu_check_tree(f, 2, per, 0);
 	/* the 648-port tree is the 36-port 2-tree */
-	assert_same(f, g);
+	tu_assert_same(f, g);
 	fab_free(f);
 	fab_free(g);
 }
@@ -220,32 +221,32 @@ static void check_rack_pairs(const struct fabric *f, unsigned hosts, unsigned up
 static void test_ft648_rack(void **state)
 {
 	static const uint32_t per[] = { 36, 36, 18 }, per2[] = { 8, 36, 18 };
-	struct fabric *f = gen("ft648-rack", "");
+	struct fabric *f = tu_gen("ft648-rack", 1);
 
 	(void)state;
-	check_counts(f, 36 + 54, 36 * 16, 576 + 648 + 36 + 648);
-	check_tree(f, 3, per, 36);
+	tu_check_counts(f, 36 + 54, 36 * 16, 576 + 648 + 36 + 648);
+	tu_check_tree(f, 3, per, 36);
 	check_rack_pairs(f, 16, 18, 2);
 	fab_free(f);
 
-	f = gen("ft648-rack", "racks=4 hosts=8 uplinks=6 hlinks=1");
-	check_counts(f, 8 + 54, 64, 64 + 48 + 4 + 648);
-	check_tree(f, 3, per2, 4);
+	f = tu_gen("ft648-rack racks=4 hosts=8 uplinks=6 hlinks=1", 1);
+	tu_check_counts(f, 8 + 54, 64, 64 + 48 + 4 + 648);
+	tu_check_tree(f, 3, per2, 4);
 	check_rack_pairs(f, 8, 6, 1);
 	fab_free(f);
-	gen_fails("ft648-rack", "racks=19 uplinks=18", "648");
-	gen_fails("ft648-rack", "hosts=200 uplinks=36 hlinks=20", "254");
+	tu_gen_fails("ft648-rack racks=19 uplinks=18", "648");
+	tu_gen_fails("ft648-rack hosts=200 uplinks=36 hlinks=20", "254");
 }
 
 /* Horizontal links join leaf J of core C to leaf J of core C+1 (mod cores). */
 static void check_siblings(const struct fabric *f, unsigned cores)
 {
 	for (uint32_t i = 0; i < f->nnodes; i++)
-		for (unsigned p = 1; is_sw(f, i) && p <= f->nodes[i].nports; p++) {
+		for (unsigned p = 1; tu_is_sw(f, i) && p <= f->nodes[i].nports; p++) {
 			uint32_t m = fab_port(f, i, p)->peer;
 			unsigned c1, c2, j1, j2, d;
 
-			if (m == FAB_NONE || !is_sw(f, m) ||
+			if (m == FAB_NONE || !tu_is_sw(f, m) ||
 			    sscanf(fab_desc(f, i), "c%u-leaf-%u", &c1, &j1) != 2 ||
 			    sscanf(fab_desc(f, m), "c%u-leaf-%u", &c2, &j2) != 2)
 				continue;
@@ -258,26 +259,26 @@ static void check_siblings(const struct fabric *f, unsigned cores)
 static void test_multicore(void **state)
 {
 	static const uint32_t per2[] = { 16, 8 }, per3[] = { 24, 12 };
-	struct fabric *f = gen("multicore", "");
+	struct fabric *f = tu_gen("multicore", 1);
 
 	(void)state;
 	/* 2 cores of T(4+4, 8), one horizontal link per sibling pair */
-	check_counts(f, 2 * 12, 2 * 32, 2 * 64 + 8);
-	check_tree(f, 2, per2, 8);
+	tu_check_counts(f, 2 * 12, 2 * 32, 2 * 64 + 8);
+	tu_check_tree(f, 2, per2, 8);
 	check_siblings(f, 2);
-	check_names(f);
+	tu_check_names(f);
 	fab_free(f);
 
 	/* a ring of 3 cores, 2 links to each neighbour */
-	f = gen("multicore", "cores=3 hlinks=2");
-	check_counts(f, 3 * 12, 3 * 32, 3 * 64 + 3 * 8 * 2);
-	check_tree(f, 2, per3, 48);
+	f = tu_gen("multicore cores=3 hlinks=2", 1);
+	tu_check_counts(f, 3 * 12, 3 * 32, 3 * 64 + 3 * 8 * 2);
+	tu_check_tree(f, 2, per3, 48);
 	check_siblings(f, 3);
 	for (uint32_t s = 0; s < f->nswitches; s++)
 		if (strstr(fab_desc(f, f->switches[s]), "leaf"))
 			assert_int_equal(f->nodes[f->switches[s]].nports, 4 + 4 + 4);
 	fab_free(f);
-	gen_fails("multicore", "n=100 m=100 cores=3 hlinks=60", "n+m+2*hlinks");
+	tu_gen_fails("multicore n=100 m=100 cores=3 hlinks=60", "n+m+2*hlinks");
 }
 
 /* --- direct networks ------------------------------------------------------ */
@@ -287,20 +288,20 @@ static void check_dragonfly(unsigned a, unsigned p, unsigned h)
 	unsigned g = a * h + 1;
 	uint32_t *pair = calloc((size_t)g * g, sizeof(*pair));
 	uint32_t *local = calloc((size_t)a * g * a, sizeof(*local));
-	char params[64];
+	char spec[64];
 	struct fabric *f;
 
 	assert_non_null(pair);
 	assert_non_null(local);
-	snprintf(params, sizeof(params), "a=%u p=%u h=%u", a, p, h);
-	f = gen("dragonfly", params);
-	check_counts(f, a * g, a * p * g, a * p * g + g * a * (a - 1) / 2 + g * (g - 1) / 2);
-	check_all_ports(f, p + a - 1 + h);
+	snprintf(spec, sizeof(spec), "dragonfly a=%u p=%u h=%u", a, p, h);
+	f = tu_gen(spec, 1);
+	tu_check_counts(f, a * g, a * p * g, a * p * g + g * a * (a - 1) / 2 + g * (g - 1) / 2);
+	tu_check_all_ports(f, p + a - 1 + h);
 	for (uint32_t s = 0; s < f->nswitches; s++)
 		for (unsigned q = 1; q <= f->nodes[s].nports; q++) {
 			uint32_t t = fab_port(f, s, q)->peer;
 
-			if (t == FAB_NONE || !is_sw(f, t))
+			if (t == FAB_NONE || !tu_is_sw(f, t))
 				continue;
 			if (s / a != t / a)
 				pair[(s / a) * g + t / a]++;
@@ -342,12 +343,12 @@ static void df_target(const char *w, unsigned g, unsigned i, unsigned j, unsigne
 static void check_wiring(unsigned a, unsigned p, unsigned h, const char *w)
 {
 	unsigned g = a * h + 1;
-	char params[96];
+	char spec[96];
 	struct fabric *f;
 
-	snprintf(params, sizeof(params), "a=%u p=%u h=%u wiring=%s", a, p, h, w);
-	f = gen("dragonfly", params);
-	check_all_ports(f, p + a - 1 + h);
+	snprintf(spec, sizeof(spec), "dragonfly a=%u p=%u h=%u wiring=%s", a, p, h, w);
+	f = tu_gen(spec, 1);
+	tu_check_all_ports(f, p + a - 1 + h);
 	for (unsigned i = 0; i < g; i++)
 		for (unsigned j = 0; j < a * h; j++) {
 			unsigned t, j2;
@@ -374,18 +375,18 @@ static void test_dragonfly_wiring(void **state)
 	}
 	check_wiring(3, 1, 3, "relative");
 	/* absolute is the default, and the arrangements differ */
-	x = gen("dragonfly", "a=4 p=2 h=2");
-	y = gen("dragonfly", "a=4 p=2 h=2 wiring=absolute");
+	x = tu_gen("dragonfly a=4 p=2 h=2", 1);
+	y = tu_gen("dragonfly a=4 p=2 h=2 wiring=absolute", 1);
 	assert_int_equal(fab_topology_hash(x), fab_topology_hash(y));
 	fab_free(y);
-	y = gen("dragonfly", "a=4 p=2 h=2 wiring=relative");
+	y = tu_gen("dragonfly a=4 p=2 h=2 wiring=relative", 1);
 	assert_int_not_equal(fab_topology_hash(x), fab_topology_hash(y));
 	fab_free(y);
 	fab_free(x);
-	gen_fails("dragonfly", "a=3 p=1 h=3 wiring=circulant", "a*h must be even, a=3 h=3 give 9");
-	gen_fails("dragonfly", "wiring=diagonal", "wiring=\"diagonal\": expected one of "
-		  "absolute|relative|circulant");
-	gen_fails("dragonfly", "wiring=1", "expected one of");
+	tu_gen_fails("dragonfly a=3 p=1 h=3 wiring=circulant", "a*h must be even, a=3 h=3 give 9");
+	tu_gen_fails("dragonfly wiring=diagonal", "wiring=\"diagonal\": expected one of "
+		     "absolute|relative|circulant");
+	tu_gen_fails("dragonfly wiring=1", "expected one of");
 }
 
 static void test_dragonfly(void **state)
@@ -396,18 +397,18 @@ static void test_dragonfly(void **state)
 	check_dragonfly(3, 2, 3);
 	check_dragonfly(1, 1, 3);
 	check_dragonfly(8, 4, 4);
-	gen_fails("dragonfly", "a=100 p=100 h=100", "p+a-1+h");
+	tu_gen_fails("dragonfly a=100 p=100 h=100", "p+a-1+h");
 }
 
 static void test_random(void **state)
 {
-	struct fabric *a = gen_seed("random", "", 7), *b = gen_seed("random", "", 7);
-	struct fabric *c = gen_seed("random", "", 8);
+	struct fabric *a = tu_gen("random", 7), *b = tu_gen("random", 7);
+	struct fabric *c = tu_gen("random", 8);
 
 	(void)state;
-	check_counts(a, 16, 128, 128 + 64);
-	assert_int_equal(sw_links(a), 16 * 8 / 2);
-	assert_same(a, b);
+	tu_check_counts(a, 16, 128, 128 + 64);
+	assert_int_equal(tu_sw_links(a), 16 * 8 / 2);
+	tu_assert_same(a, b);
 	assert_true(fab_topology_hash(a) != fab_topology_hash(c));
 	/* no parallel switch links: each switch sees distinct neighbours */
 	for (uint32_t s = 0; s < a->nswitches; s++)
@@ -415,24 +416,24 @@ static void test_random(void **state)
 			for (unsigned q = p + 1; q <= a->nodes[s].nports; q++) {
 				uint32_t x = fab_port(a, s, p)->peer, y = fab_port(a, s, q)->peer;
 
-				if (x != FAB_NONE && is_sw(a, x))
+				if (x != FAB_NONE && tu_is_sw(a, x))
 					assert_int_not_equal(x, y);
 			}
 	fab_free(a);
 	fab_free(b);
 	fab_free(c);
 
-	a = gen_seed("random", "switches=64 machines=256 degree=5 radix=12", 3);
-	check_counts(a, 64, 256, 256 + 160);
-	check_all_ports(a, 12);
+	a = tu_gen("random switches=64 machines=256 degree=5 radix=12", 3);
+	tu_check_counts(a, 64, 256, 256 + 160);
+	tu_check_all_ports(a, 12);
 	fab_free(a);
 	/* a tree-like sparse graph is still connected */
-	a = gen_seed("random", "switches=200 machines=10 degree=2", 99);
-	check_counts(a, 200, 10, 10 + 200);
+	a = tu_gen("random switches=200 machines=10 degree=2", 99);
+	tu_check_counts(a, 200, 10, 10 + 200);
 	fab_free(a);
-	gen_fails("random", "switches=16 degree=1", "degree=1 is too low");
-	gen_fails("random", "switches=8 degree=9", "too high");
-	gen_fails("random", "switches=16 machines=100 degree=8 radix=10", "radix");
+	tu_gen_fails("random switches=16 degree=1", "degree=1 is too low");
+	tu_gen_fails("random switches=8 degree=9", "too high");
+	tu_gen_fails("random switches=16 machines=100 degree=8 radix=10", "radix");
 }
 
 static void check_switch_degrees(const struct fabric *f, const unsigned *hist, unsigned maxd)
@@ -445,7 +446,7 @@ static void check_switch_degrees(const struct fabric *f, const unsigned *hist, u
 		for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
 			uint32_t m = fab_port(f, s, p)->peer;
 
-			d += m != FAB_NONE && is_sw(f, m);
+			d += m != FAB_NONE && tu_is_sw(f, m);
 		}
 		assert_in_range(d, 0, maxd);
 		got[d]++;
@@ -461,26 +462,26 @@ static void test_ring_mesh_torus(void **state)
 	struct fabric *f;
 
 	(void)state;
-	f = gen("ring", "");
-	check_counts(f, 8, 8, 16);
+	f = tu_gen("ring", 1);
+	tu_check_counts(f, 8, 8, 16);
 	check_switch_degrees(f, ring, 2);
 	fab_free(f);
-	f = gen("mesh", "dims=4,4");
-	check_counts(f, 16, 16, 16 + 24);
+	f = tu_gen("mesh dims=4,4", 1);
+	tu_check_counts(f, 16, 16, 16 + 24);
 	check_switch_degrees(f, mesh, 4);
-	check_all_ports(f, 1 + 4);
+	tu_check_all_ports(f, 1 + 4);
 	fab_free(f);
-	f = gen("torus", "dims=4,4 hosts=2");
-	check_counts(f, 16, 32, 32 + 32);
+	f = tu_gen("torus dims=4,4 hosts=2", 1);
+	tu_check_counts(f, 16, 32, 32 + 32);
 	check_switch_degrees(f, torus, 4);
 	fab_free(f);
-	f = gen("torus", "dims=3,3,3 hosts=0");
-	check_counts(f, 27, 0, 81);
+	f = tu_gen("torus dims=3,3,3 hosts=0", 1);
+	tu_check_counts(f, 27, 0, 81);
 	check_switch_degrees(f, t3, 6);
-	check_names(f);
+	tu_check_names(f);
 	fab_free(f);
-	gen_fails("torus", "dims=2,4", "dims=2,4: value 2 is out of range");
-	gen_fails("ring", "switches=2", "switches=2 is out of range");
+	tu_gen_fails("torus dims=2,4", "dims=2,4: value 2 is out of range");
+	tu_gen_fails("ring switches=2", "switches=2 is out of range");
 }
 
 /* --- parameters, limits, LMC ---------------------------------------------- */
@@ -488,53 +489,54 @@ static void test_ring_mesh_torus(void **state)
 static void test_param_errors(void **state)
 {
 	(void)state;
-	gen_fails("fat-tree", "", "unknown topology family \"fat-tree\"");
-	gen_fails("kary-ntree", "q=1", "kary-ntree: unknown parameter \"q\" (parameters: k, n, lmc)");
-	gen_fails("kary-ntree", "k=abc", "kary-ntree: k=\"abc\": expected an unsigned integer");
-	gen_fails("kary-ntree", "k=-1", "expected an unsigned integer");
-	gen_fails("kary-ntree", "k=4x", "expected an unsigned integer");
-	gen_fails("kary-ntree", "k=", "expected an unsigned integer");
-	gen_fails("kary-ntree", "k=2,2", "expected an unsigned integer");
-	gen_fails("kary-ntree", "k=99999999999999999999", "out of range");
-	gen_fails("kary-ntree", "k=0", "kary-ntree: k=0 is out of range: expected 1 to 127");
-	gen_fails("kary-ntree", "k=128", "k=128 is out of range");
-	gen_fails("kary-ntree", "k4", "\"k4\": expected NAME=VALUE");
-	gen_fails("kary-ntree", "=4", "expected NAME=VALUE");
-	gen_fails("kary-ntree", "k=4 k=2", "\"k\" is given twice");
-	gen_fails("kary-ntree", "lmc=8", "lmc=8 is out of range: expected 0 to 7");
-	gen_fails("mport-ntree", "m=5", "m=5: the port count must be even");
-	gen_fails("xgft", "m=18,,16", "expected a comma-separated list");
-	gen_fails("xgft", "m=18,16,", "expected a comma-separated list");
-	gen_fails("xgft", "m=18,0,16", "m=18,0,16: value 0 is out of range");
-	gen_fails("xgft", "h=2", "m has 3 values but h=2");
-	gen_fails("xgft", "h=2 m=4,4", "w has 3 values but h=2");
-	gen_fails("xgft", "h=2 m=4,4 w=16,4", "w1=16");
-	gen_fails("xgft", "m=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", "more than 16 values");
-	gen_fails("gft2", "n=200 m=100", "leaf switches (n+m) would have 300 ports; at most 254");
+	tu_gen_fails("fat-tree", "unknown topology family \"fat-tree\"");
+	tu_gen_fails("kary-ntree q=1",
+		     "kary-ntree: unknown parameter \"q\" (parameters: k, n, lmc)");
+	tu_gen_fails("kary-ntree k=abc", "kary-ntree: k=\"abc\": expected an unsigned integer");
+	tu_gen_fails("kary-ntree k=-1", "expected an unsigned integer");
+	tu_gen_fails("kary-ntree k=4x", "expected an unsigned integer");
+	tu_gen_fails("kary-ntree k=", "expected an unsigned integer");
+	tu_gen_fails("kary-ntree k=2,2", "expected an unsigned integer");
+	tu_gen_fails("kary-ntree k=99999999999999999999", "out of range");
+	tu_gen_fails("kary-ntree k=0", "kary-ntree: k=0 is out of range: expected 1 to 127");
+	tu_gen_fails("kary-ntree k=128", "k=128 is out of range");
+	tu_gen_fails("kary-ntree k4", "\"k4\": expected NAME=VALUE");
+	tu_gen_fails("kary-ntree =4", "expected NAME=VALUE");
+	tu_gen_fails("kary-ntree k=4 k=2", "\"k\" is given twice");
+	tu_gen_fails("kary-ntree lmc=8", "lmc=8 is out of range: expected 0 to 7");
+	tu_gen_fails("mport-ntree m=5", "m=5: the port count must be even");
+	tu_gen_fails("xgft m=18,,16", "expected a comma-separated list");
+	tu_gen_fails("xgft m=18,16,", "expected a comma-separated list");
+	tu_gen_fails("xgft m=18,0,16", "m=18,0,16: value 0 is out of range");
+	tu_gen_fails("xgft h=2", "m has 3 values but h=2");
+	tu_gen_fails("xgft h=2 m=4,4", "w has 3 values but h=2");
+	tu_gen_fails("xgft h=2 m=4,4 w=16,4", "w1=16");
+	tu_gen_fails("xgft m=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", "more than 16 values");
+	tu_gen_fails("gft2 n=200 m=100", "leaf switches (n+m) would have 300 ports; at most 254");
 }
 
 static void test_limits(void **state)
 {
 	(void)state;
-	gen_fails("kary-ntree", "k=16 n=4", "at most 49151 fit");
-	gen_fails("kary-ntree", "k=127 n=16", "endpoints");
-	gen_fails("xgft", "h=3 m=40,40,40 w=1,40,40", "at most 49151");
-	gen_fails("mesh", "dims=1000,1000", "at most 49151");
-	gen_fails("random", "switches=40000 machines=40000", "at most 49151");
-	gen_fails("xgft", "h=2 m=200,100 w=1,100", "(m1+w2) would have 300 ports");
+	tu_gen_fails("kary-ntree k=16 n=4", "at most 49151 fit");
+	tu_gen_fails("kary-ntree k=127 n=16", "endpoints");
+	tu_gen_fails("xgft h=3 m=40,40,40 w=1,40,40", "at most 49151");
+	tu_gen_fails("mesh dims=1000,1000", "at most 49151");
+	tu_gen_fails("random switches=40000 machines=40000", "at most 49151");
+	tu_gen_fails("xgft h=2 m=200,100 w=1,100", "(m1+w2) would have 300 ports");
 	/* LMC 7 on 1000 endpoints needs 128000 LIDs */
-	gen_fails("gft2", "n=32 m=16 r=32 lmc=7", "out of unicast LIDs");
+	tu_gen_fails("gft2 n=32 m=16 r=32 lmc=7", "out of unicast LIDs");
 }
 
-static void check_lmc(const char *family, const char *params, unsigned lmc)
+static void check_lmc(const char *spec, unsigned lmc)
 {
-	struct fabric *f = gen(family, params);
+	struct fabric *f = tu_gen(spec, 1);
 
 	for (uint32_t e = 0; e < f->neps; e++) {
 		uint32_t n = f->eps[e].node;
 		unsigned l = fab_ep_lid(f, e);
 
-		if (is_sw(f, n)) {
+		if (tu_is_sw(f, n)) {
 			assert_int_equal(fab_ep_lmc(f, e), 0);
 			continue;
 		}
@@ -548,10 +550,10 @@ static void check_lmc(const char *family, const char *params, unsigned lmc)
 static void test_lmc(void **state)
 {
 	(void)state;
-	check_lmc("kary-ntree", "lmc=2", 2);
-	check_lmc("dragonfly", "lmc=3", 3);
-	check_lmc("random", "lmc=1", 1);
-	check_lmc("ft648-rack", "lmc=0", 0);
+	check_lmc("kary-ntree lmc=2", 2);
+	check_lmc("dragonfly lmc=3", 3);
+	check_lmc("random lmc=1", 1);
+	check_lmc("ft648-rack lmc=0", 0);
 }
 
 /* --- faults --------------------------------------------------------------- */

@@ -3,7 +3,7 @@
  * Fault injection on generated fabrics: explicit links and switches, random
  * faults that keep the switches connected, determinism, error cases.
  */
-#include "tests/unit/gen_util.h"
+#include "tests/unit/testutil.h"
 
 static int apply(struct fabric **f, const struct gen_faults *fl, struct fab_err *err)
 {
@@ -13,7 +13,7 @@ static int apply(struct fabric **f, const struct gen_faults *fl, struct fab_err 
 
 static void test_faults_explicit(void **state)
 {
-	struct fabric *f = gen("kary-ntree", "k=4 n=3");
+	struct fabric *f = tu_gen("kary-ntree k=4 n=3", 1);
 	const char *links[] = { "leaf-00:5", "l2-00:1" };	/* the same link, twice */
 	const char *ca_link[] = { "0x0002fab200000010:1" };
 	const char *sw[] = { "spine-00" };
@@ -37,14 +37,14 @@ static void test_faults_explicit(void **state)
 	/* a CA losing its only link leaves the fabric; LIDs of the others stay */
 	fl = (struct gen_faults){ .links = ca_link, .nlinks = 1 };
 	assert_int_equal(apply(&f, &fl, &err), 0);
-	assert_int_equal(count_type(f, FAB_CA), 63);
+	assert_int_equal(tu_count_type(f, FAB_CA), 63);
 	assert_int_equal(fab_node_by_desc(f, "node-00", NULL), FAB_NONE);
 	n7 = fab_node_by_desc(f, "node-07", NULL);
 	assert_int_equal(fab_port(f, n7, 1)->lid, lid7);
 	fab_free(f);
 
 	/* a removed leaf takes its CAs along */
-	f = gen("kary-ntree", "k=4 n=3");
+	f = tu_gen("kary-ntree k=4 n=3", 1);
 	sw[0] = "leaf-03";
 	fl = (struct gen_faults){ .switches = sw, .nswitches = 1 };
 	assert_int_equal(apply(&f, &fl, &err), 0);
@@ -55,8 +55,9 @@ static void test_faults_explicit(void **state)
 static void test_faults_random(void **state)
 {
 	struct gen_faults fl = { .random_links = 40, .random_switches = 5, .seed = 11 };
-	struct fabric *a = gen("xgft", "h=3 m=4,4,4 w=1,4,4"), *b = gen("xgft", "h=3 m=4,4,4 w=1,4,4");
-	struct fabric *c = gen("xgft", "h=3 m=4,4,4 w=1,4,4");
+	struct fabric *a = tu_gen("xgft h=3 m=4,4,4 w=1,4,4", 1);
+	struct fabric *b = tu_gen("xgft h=3 m=4,4,4 w=1,4,4", 1);
+	struct fabric *c = tu_gen("xgft h=3 m=4,4,4 w=1,4,4", 1);
 	struct fab_err err;
 
 	(void)state;
@@ -64,26 +65,26 @@ static void test_faults_random(void **state)
 	assert_int_equal(apply(&b, &fl, &err), 0);
 	fl.seed = 12;
 	assert_int_equal(apply(&c, &fl, &err), 0);
-	assert_same(a, b);
+	tu_assert_same(a, b);
 	assert_true(fab_topology_hash(a) != fab_topology_hash(c));
 	assert_int_equal(a->nswitches, 48 - 5);
-	assert_int_equal(reached(a, 1), a->nswitches);
-	assert_int_equal(reached(c, 1), c->nswitches);
+	assert_int_equal(tu_reached(a, 1), a->nswitches);
+	assert_int_equal(tu_reached(c, 1), c->nswitches);
 	fab_free(a);
 	fab_free(b);
 	fab_free(c);
 
 	/* a ring loses one link and stays connected; a path has only bridges */
-	a = gen("ring", "switches=6 hosts=1");
+	a = tu_gen("ring switches=6 hosts=1", 1);
 	fl = (struct gen_faults){ .random_links = 1, .seed = 5 };
 	assert_int_equal(apply(&a, &fl, &err), 0);
-	assert_int_equal(sw_links(a), 5);
-	assert_int_equal(reached(a, 1), 6);
+	assert_int_equal(tu_sw_links(a), 5);
+	assert_int_equal(tu_reached(a, 1), 6);
 	/* switches can go down to one: the ends of the path */
 	fl = (struct gen_faults){ .random_switches = 5, .seed = 5 };
 	assert_int_equal(apply(&a, &fl, &err), 0);
 	assert_int_equal(a->nswitches, 1);
-	assert_int_equal(count_type(a, FAB_CA), 1);
+	assert_int_equal(tu_count_type(a, FAB_CA), 1);
 	fab_free(a);
 }
 
@@ -94,20 +95,20 @@ static void test_faults_to_the_limit(void **state)
 
 	(void)state;
 	for (uint64_t seed = 1; seed <= 40; seed++) {
-		struct fabric *f = gen("mesh", "dims=4,4 hosts=1");
+		struct fabric *f = tu_gen("mesh dims=4,4 hosts=1", 1);
 		struct gen_faults fl = { .random_links = 24 - 15, .seed = seed };
 
 		assert_int_equal(apply(&f, &fl, &err), 0);
-		assert_int_equal(sw_links(f), 15);
-		assert_int_equal(reached(f, 1), 16);
+		assert_int_equal(tu_sw_links(f), 15);
+		assert_int_equal(tu_reached(f, 1), 16);
 		fab_free(f);
 
-		f = gen("mesh", "dims=4,4 hosts=1");
+		f = tu_gen("mesh dims=4,4 hosts=1", 1);
 		fl = (struct gen_faults){ .random_switches = 12, .seed = seed };
 		assert_int_equal(apply(&f, &fl, &err), 0);
 		assert_int_equal(f->nswitches, 4);
-		assert_int_equal(reached(f, 1), 4);
-		assert_int_equal(count_type(f, FAB_CA), 4);
+		assert_int_equal(tu_reached(f, 1), 4);
+		assert_int_equal(tu_count_type(f, FAB_CA), 4);
 		fab_free(f);
 	}
 }
@@ -137,7 +138,7 @@ static void test_faults_parallel(void **state)
 	assert_int_equal(fab_link_add(f, 0, 3, 1, 3, &err), 0);
 	assert_int_equal(fab_finalize(f, &err), 0);
 	assert_int_equal(apply(&f, &fl, &err), 0);
-	assert_int_equal(sw_links(f), 1);
+	assert_int_equal(tu_sw_links(f), 1);
 	assert_int_equal(apply(&f, &fl, &err), -1);
 	assert_non_null(strstr(err.msg, "only 0 of 1"));
 	fab_free(f);
@@ -158,7 +159,7 @@ static void fault_fails(struct fabric **f, const struct gen_faults *fl, const ch
 
 static void test_faults_errors(void **state)
 {
-	struct fabric *f = gen("ring", "switches=5 hosts=1");
+	struct fabric *f = tu_gen("ring switches=5 hosts=1", 1);
 	const char *bad[] = { "sw-9:3", "sw-1:9", "sw-1", "sw-1:x", "0x0002fab1000000ff:2" };
 	const char *need[] = { "no node \"sw-9\"", "has ports 1 to 3",
 			       "expected NODE:PORT", "expected NODE:PORT", "no node" };

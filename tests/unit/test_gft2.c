@@ -14,7 +14,6 @@
 #include <math.h>
 
 #include "tests/unit/testutil.h"
-#include "tests/unit/engine_call.h"
 
 #include "analysis/analysis.h"
 #include "engines/engine.h"
@@ -57,28 +56,10 @@ static const struct paper_row rows[] = {
 
 static struct fabric *tree(unsigned n, unsigned m, unsigned r)
 {
-	struct fab_err err = { { 0 } };
-	char kv[3][24];
-	const char *args[3] = { kv[0], kv[1], kv[2] };
-	struct fabric *f;
+	char spec[64];
 
-	snprintf(kv[0], sizeof(kv[0]), "n=%u", n);
-	snprintf(kv[1], sizeof(kv[1]), "m=%u", m);
-	snprintf(kv[2], sizeof(kv[2]), "r=%u", r);
-	f = gen_build("gft2", args, 3, 1, &err);
-	if (!f)
-		fail_msg("gft2 n=%u m=%u r=%u: %s", n, m, r, err.msg);
-	return f;
-}
-
-static struct fabric *gen(const char *family, const char *const *kv, size_t nkv)
-{
-	struct fab_err err = { { 0 } };
-	struct fabric *f = gen_build(family, kv, nkv, 1, &err);
-
-	if (!f)
-		fail_msg("%s: %s", family, err.msg);
-	return f;
+	snprintf(spec, sizeof(spec), "gft2 n=%u m=%u r=%u", n, m, r);
+	return tu_gen(spec, 1);
 }
 
 static void set_lmc(struct fabric *f, unsigned lmc)
@@ -103,7 +84,7 @@ static struct rt_routing *route_kv(struct fabric *f, const struct engine *e, con
 	assert_int_equal(eng_chain_parse(&c, e->name, kv, n, &err), 0);
 	set_lmc(f, e->lmc ? e->lmc(f, &c.args[0]) : 0);
 	eng_chain_free(&c);
-	rc = eng_call(e, f, kv, &r, &err);
+	rc = tu_eng_call(e, f, kv, &r, &err);
 	if (rc != ENG_OK)
 		fail_msg("%s: %d: %s", e->name, rc, err.msg);
 	assert_non_null(r);
@@ -166,7 +147,7 @@ static void check_refused(struct fabric *f, const struct engine *e, const char *
 
 	if (e->lmc)
 		assert_int_equal(e->lmc(f, NULL), 0);
-	assert_int_equal(eng_call(e, f, NULL, &r, &err), ENG_NOT_APPLICABLE);
+	assert_int_equal(tu_eng_call(e, f, NULL, &r, &err), ENG_NOT_APPLICABLE);
 	assert_null(r);
 	if (!strstr(err.msg, needle))
 		fail_msg("%s: reason \"%s\" does not contain \"%s\"", e->name, err.msg, needle);
@@ -548,19 +529,19 @@ static void test_lmc_too_small(void **state)
 
 	(void)state;
 	set_lmc(f, 1);
-	assert_int_equal(eng_call(&eng_smodk, f, NULL, &r, &err), ENG_ERROR);
+	assert_int_equal(tu_eng_call(&eng_smodk, f, NULL, &r, &err), ENG_ERROR);
 	assert_null(r);
 	assert_non_null(strstr(err.msg, "smodk needs LMC 2 on the CA ports (one LID per top switch)"));
 	assert_non_null(strstr(err.msg, "has LMC 1"));
 	set_lmc(f, 0);
-	assert_int_equal(eng_call(&eng_opt, f, NULL, &r, &err), ENG_ERROR);
+	assert_int_equal(tu_eng_call(&eng_opt, f, NULL, &r, &err), ENG_ERROR);
 	assert_non_null(strstr(err.msg, "opt needs LMC 1 on the CA ports (one LID per source group)"));
 	/* a larger LMC than needed: every extra LID is routed too */
 	set_lmc(f, 3);
-	assert_int_equal(eng_call(&eng_dmodk, f, NULL, &r, &err), ENG_OK);
+	assert_int_equal(tu_eng_call(&eng_dmodk, f, NULL, &r, &err), ENG_OK);
 	check_connected(f, r, "dmodk with LMC 3", 1);
 	rt_free(r);
-	assert_int_equal(eng_call(&eng_opt, f, NULL, &r, &err), ENG_OK);
+	assert_int_equal(tu_eng_call(&eng_opt, f, NULL, &r, &err), ENG_OK);
 	check_connected(f, r, "opt with LMC 3", 1);
 	rt_free(r);
 	fab_free(f);
@@ -633,23 +614,20 @@ static void refused_by_all(struct fabric *f, const char *needle)
 
 static void test_not_applicable(void **state)
 {
-	static const char *const kary[] = { "k=2", "n=3" };
-	static const char *const ring[] = { "switches=5", "hosts=2" };
-	static const char *const mc[] = { "cores=2", "n=2", "m=2", "r=3", "hlinks=1" };
 	static const char *const cut[] = { "leaf-03:6" };
 	struct gen_faults faults = { .links = cut, .nlinks = 1 };
 	struct fab_err err = { { 0 } };
 	struct fabric *f;
 
 	(void)state;
-	f = gen("kary-ntree", kary, 2);
+	f = tu_gen("kary-ntree k=2 n=3", 1);
 	refused_by_all(f, "not a 2-level generalized fat tree: switches 'l2-");
 	refused_by_all(f, "have no CAs and are linked: more than two levels of switches");
 	fab_free(f);
-	f = gen("ring", ring, 2);
+	f = tu_gen("ring switches=5 hosts=2", 1);
 	refused_by_all(f, "not a 2-level generalized fat tree: every switch has CAs attached");
 	fab_free(f);
-	f = gen("multicore", mc, 5);
+	f = tu_gen("multicore cores=2 n=2 m=2 r=3 hlinks=1", 1);
 	refused_by_all(f, "both have CAs and are linked (a horizontal link)");
 	fab_free(f);
 	/* T(4+4, 6) without the link from leaf-03 to spine-01 */

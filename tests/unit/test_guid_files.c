@@ -14,7 +14,7 @@
  */
 #include <unistd.h>
 
-#include "tests/unit/engine_call.h"
+#include "tests/unit/testutil.h"
 
 #include "gen/gen.h"
 
@@ -157,25 +157,23 @@ static void test_bad_and_empty_files(void **state)
 /* The notes say when OpenSM's ftree would refuse what ftree routes. */
 static void test_osm_refusal_notes(void **state)
 {
-	static const char *const intact[] = { "k=4", "n=3" };
-	static const char *const lmc[] = { "k=2", "n=3", "lmc=1" };
 	struct gen_faults fl = { .random_links = 2, .seed = 7 };
 	struct fab_err err = { { 0 } };
-	struct fabric *f = gen_build("kary-ntree", intact, 2, 1, &err);
+	struct fabric *f = tu_gen("kary-ntree k=4 n=3", 1);
 	struct eng_res res;
 
 	(void)state;
-	eng_run_chain(f, "ftree", NULL, &res);
+	tu_run_chain(f, "ftree", NULL, &res);
 	assert_null(strstr(res.routing->notes, "OpenSM's ftree refuses"));
 	eng_res_free(&res);
 	assert_int_equal(gen_faults_apply(&f, &fl, &err), 0);
-	eng_run_chain(f, "ftree", NULL, &res);
+	tu_run_chain(f, "ftree", NULL, &res);
 	assert_non_null(strstr(res.routing->notes, "OpenSM's ftree refuses this fabric (not a pure "
 			       "fat tree"));
 	eng_res_free(&res);
 	fab_free(f);
-	f = gen_build("kary-ntree", lmc, 3, 1, &err);
-	eng_run_chain(f, "sftree", NULL, &res);
+	f = tu_gen("kary-ntree k=2 n=3 lmc=1", 1);
+	tu_run_chain(f, "sftree", NULL, &res);
 	assert_non_null(strstr(res.routing->notes, "(LMC 1 on"));
 	eng_res_free(&res);
 	fab_free(f);

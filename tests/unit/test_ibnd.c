@@ -36,15 +36,6 @@ static void assert_link(const struct fabric *f, uint64_t a, unsigned pa, uint64_
 	assert_int_equal(y->speed, speed);
 }
 
-static unsigned count_type(const struct fabric *f, enum fab_node_type t)
-{
-	unsigned n = 0;
-
-	for (uint32_t i = 0; i < f->nnodes; i++)
-		n += f->nodes[i].type == t;
-	return n;
-}
-
 /*
  * @b holds the same nodes as @a with the same attributes, ports, peers,
  * LIDs, descriptions and (with @rates) port GUIDs, widths and speeds.
@@ -104,9 +95,9 @@ static void test_mixed_counts(void **state)
 	(void)state;
 	assert_int_equal(f->nnodes, 9);
 	assert_int_equal(f->nswitches, 3);
-	assert_int_equal(count_type(f, FAB_SWITCH), 3);
-	assert_int_equal(count_type(f, FAB_CA), 5);
-	assert_int_equal(count_type(f, FAB_ROUTER), 1);
+	assert_int_equal(tu_count_type(f, FAB_SWITCH), 3);
+	assert_int_equal(tu_count_type(f, FAB_CA), 5);
+	assert_int_equal(tu_count_type(f, FAB_ROUTER), 1);
 	assert_int_equal(f->nlinks, 14);
 	assert_int_equal(f->neps, 3 + 8);	/* switch port 0s, linked CA and router ports */
 	assert_int_equal(f->nodes[tu_node(f, S1)].nports, 12);
@@ -211,7 +202,7 @@ static void test_fattree(void **state)
 	(void)state;
 	assert_int_equal(f->nnodes, 40);
 	assert_int_equal(f->nswitches, 8);
-	assert_int_equal(count_type(f, FAB_CA), 32);
+	assert_int_equal(tu_count_type(f, FAB_CA), 32);
 	assert_int_equal(f->nlinks, 64);
 	assert_int_equal(f->neps, 40);
 	for (uint32_t s = 0; s < f->nswitches; s++) {

@@ -6,7 +6,7 @@
  * heuristic >= chi, exact = chi), K129 refused, LMC rounding, the LID plan,
  * and the path file format.
  */
-#include "tests/unit/lidassign_util.h"
+#include "tests/unit/testutil.h"
 
 #include "gen/gen.h"
 
@@ -31,13 +31,13 @@ static void colour(const struct la_rd *r, enum la_heur h, int dyn, uint32_t *c, 
 static void test_fig6_split_graph(void **state)
 {
 	struct fmt_paths ps;
-	struct fabric *f = lb_fig6(&ps);
-	struct lb_rd r;
+	struct fabric *f = tu_lb_fig6(&ps);
+	struct tu_lb_rd r;
 	struct la_graph g;
 	uint32_t at;
 
 	(void)state;
-	lb_rd(f, &ps, &r);
+	tu_lb_rd(f, &ps, &r);
 	assert_int_equal(la_graph_build(&r.rd, &g), 0);
 	assert_int_equal(g.edges, 3);
 	assert_true(la_graph_has(&g, 0, 1));	/* p1 p2 at s4 */
@@ -53,7 +53,7 @@ static void test_fig6_split_graph(void **state)
 	assert_int_equal(la_split(&r.rd, 0, 3, NULL), 0);
 	assert_int_equal(la_lower_bound(&r.rd), 2);
 	la_graph_free(&g);
-	lb_rd_free(&r);
+	tu_lb_rd_free(&r);
 	fmt_paths_free(&ps);
 	fab_free(f);
 }
@@ -62,12 +62,12 @@ static void test_fig6_heuristics(void **state)
 {
 	static const uint32_t want_k[] = { 3, 3, 3, 3, 2 }, want_lids[] = { 4, 4, 4, 4, 2 };
 	struct fmt_paths ps;
-	struct fabric *f = lb_fig6(&ps);
-	struct lb_rd r;
+	struct fabric *f = tu_lb_fig6(&ps);
+	struct tu_lb_rd r;
 	uint32_t c[4], k;
 
 	(void)state;
-	lb_rd(f, &ps, &r);
+	tu_lb_rd(f, &ps, &r);
 	for (size_t i = 0; i < 5; i++) {
 		colour(&r.rd, all_heur[i], 0, c, &k);
 		if (k != want_k[i])
@@ -89,7 +89,7 @@ static void test_fig6_heuristics(void **state)
 	assert_int_equal(c[3], 1);
 	colour(&r.rd, LA_COLOR_L, 1, c, &k);
 	assert_int_equal(k, 2);
-	lb_rd_free(&r);
+	tu_lb_rd_free(&r);
 	fmt_paths_free(&ps);
 	fab_free(f);
 }
@@ -97,15 +97,15 @@ static void test_fig6_heuristics(void **state)
 static void test_fig6_exact(void **state)
 {
 	struct fmt_paths ps;
-	struct fabric *f = lb_fig6(&ps);
-	struct lb_rd r;
+	struct fabric *f = tu_lb_fig6(&ps);
+	struct tu_lb_rd r;
 	struct la_graph g;
 	struct la_exact ex;
 	uint32_t c[4], k;
 	char why[200];
 
 	(void)state;
-	lb_rd(f, &ps, &r);
+	tu_lb_rd(f, &ps, &r);
 	colour(&r.rd, LA_GREEDY, 0, c, &k);
 	assert_int_equal(la_graph_build(&r.rd, &g), 0);
 	assert_int_equal(la_exact_colour(&g, c, k, 0, 0, &ex), 0);
@@ -118,7 +118,7 @@ static void test_fig6_exact(void **state)
 	assert_int_equal(ex.k, 3);
 	assert_false(ex.optimal);
 	la_graph_free(&g);
-	lb_rd_free(&r);
+	tu_lb_rd_free(&r);
 	fmt_paths_free(&ps);
 	fab_free(f);
 }
@@ -127,7 +127,7 @@ static void test_fig6_exact(void **state)
 static void test_fig6_order(void **state)
 {
 	struct fmt_paths ps;
-	struct fabric *f = lb_fig6(&ps);
+	struct fabric *f = tu_lb_fig6(&ps);
 	struct la_opts o = { .heur = LA_GREEDY };
 	struct la_assign a;
 	struct fab_err err = { { 0 } };
@@ -192,13 +192,13 @@ static const struct graph_case cases[] = {
 static void check_case(const struct graph_case *gc)
 {
 	struct fmt_paths ps;
-	struct fabric *f = lb_reduction(gc->nv, gc->e, gc->ne, &ps);
-	struct lb_rd r;
+	struct fabric *f = tu_lb_reduction(gc->nv, gc->e, gc->ne, &ps);
+	struct tu_lb_rd r;
 	struct la_graph g, want;
 	struct la_exact ex;
 	uint32_t c[16], k;
 
-	lb_rd(f, &ps, &r);
+	tu_lb_rd(f, &ps, &r);
 	assert_int_equal(la_graph_build(&r.rd, &g), 0);
 	assert_int_equal(la_graph_from_edges(gc->nv, gc->e, gc->ne, &want), 0);
 	for (uint32_t i = 0; i < gc->nv; i++)
@@ -217,7 +217,7 @@ static void check_case(const struct graph_case *gc)
 	}
 	la_graph_free(&g);
 	la_graph_free(&want);
-	lb_rd_free(&r);
+	tu_lb_rd_free(&r);
 	fmt_paths_free(&ps);
 	fab_free(f);
 }
@@ -233,12 +233,12 @@ static void test_reductions(void **state)
 static void test_fig4_every_heuristic(void **state)
 {
 	struct fmt_paths ps;
-	struct fabric *f = lb_reduction(4, e_fig4, 5, &ps);
-	struct lb_rd r;
+	struct fabric *f = tu_lb_reduction(4, e_fig4, 5, &ps);
+	struct tu_lb_rd r;
 	uint32_t c[4], k;
 
 	(void)state;
-	lb_rd(f, &ps, &r);
+	tu_lb_rd(f, &ps, &r);
 	for (size_t h = 0; h < 5; h++) {
 		colour(&r.rd, all_heur[h], 0, c, &k);
 		assert_int_equal(k, 3);
@@ -248,7 +248,7 @@ static void test_fig4_every_heuristic(void **state)
 		assert_int_not_equal(c[0], c[1]);
 		assert_int_not_equal(c[0], c[2]);
 	}
-	lb_rd_free(&r);
+	tu_lb_rd_free(&r);
 	fmt_paths_free(&ps);
 	fab_free(f);
 }
@@ -270,7 +270,7 @@ static void test_k129_refused(void **state)
 			e[n][0] = u;
 			e[n++][1] = v;
 		}
-	f = lb_reduction(129, (const uint32_t(*)[2])e, n, &ps);
+	f = tu_lb_reduction(129, (const uint32_t(*)[2])e, n, &ps);
 	assert_int_equal(la_assign(f, &ps, &o, &a, &err), -1);
 	if (!strstr(err.msg, "'d' port 1") || !strstr(err.msg, "129 configurations") ||
 	    !strstr(err.msg, "128"))
@@ -309,14 +309,14 @@ static void expect_assign_error(const struct fabric *f, const struct fmt_paths *
 static void test_unrealisable(void **state)
 {
 	struct fmt_paths ps, bad = { 0 };
-	struct fabric *f = lb_fig6(&ps);
+	struct fabric *f = tu_lb_fig6(&ps);
 	struct fmt_hop h[8];
 	size_t n = ps.off[2] - ps.off[1];
 
 	(void)state;
 	/* p2 with s3 -> s4 -> s3: crosses s3 twice */
 	memcpy(h, ps.hop + ps.off[1], n * sizeof(*h));	/* s4 s3 s2 s0 */
-	h[0] = (struct fmt_hop){ h[1].node, (uint8_t)lb_port(f, h[1].node, h[0].node) };
+	h[0] = (struct fmt_hop){ h[1].node, (uint8_t)tu_lb_port(f, h[1].node, h[0].node) };
 	assert_int_equal(fmt_paths_add(&bad, ps.src[0], ps.dst[0], 0, h, n), 0);
 	expect_assign_error(f, &bad, "path 1: cannot be realised");
 	fmt_paths_free(&bad);
@@ -391,9 +391,8 @@ static struct fabric *reversed(const struct fabric *f)
 
 static void test_plan(void **state)
 {
-	static const char *const kv[] = { "switches=6", "machines=40", "degree=4" };
 	struct fab_err err = { { 0 } };
-	struct fabric *f = gen_build("random", kv, 3, 3, &err), *g;
+	struct fabric *f = tu_gen("random switches=6 machines=40 degree=4", 3), *g;
 	struct fab_lid_pin *p, *q;
 	uint8_t *lmc, *lmc2;
 	size_t n, m;

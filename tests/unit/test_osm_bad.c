@@ -4,7 +4,7 @@
  * opensm-subnet.lst, guid2lid): every refusal names the file, the line and
  * what was expected; nothing partial is returned.
  */
-#include "tests/unit/osm_util.h"
+#include "tests/unit/testutil.h"
 
 /* --- bad input ------------------------------------------------------------------ */
 
@@ -17,19 +17,19 @@ struct bad {
 	const char *from, *to, *where, *needle;
 };
 
-static void run_bad(enum which w, const char *file, const struct bad *b, size_t n)
+static void run_bad(enum tu_osm_fmt w, const char *file, const struct bad *b, size_t n)
 {
-	char *full = load("mixed", file, NULL), *t;
+	char *full = tu_osm_load("mixed", file, NULL), *t;
 
 	for (size_t i = 0; i < n; i++) {
 		if (!b[i].from)
 			t = strdup(b[i].to);
 		else if (b[i].to)
-			t = replaced(full, b[i].from, b[i].to, 0);
+			t = tu_replaced(full, b[i].from, b[i].to, 0);
 		else
 			t = strndup(full, (size_t)(strstr(full, b[i].from) - full) + strlen(b[i].from));
 		assert_non_null(t);
-		fails(w, t, b[i].where, b[i].needle);
+		tu_osm_fails(w, t, b[i].where, b[i].needle);
 		free(t);
 	}
 	free(full);
@@ -100,9 +100,9 @@ static void test_bad_lfts(void **state)
 	static const char nul[] = HEAD "0x00\0\x01\xff\n";
 
 	(void)state;
-	run_bad(LFTS, "opensm-lfts.dump", b, NBAD(b));
-	run_bad(LFTS, "dump_fts.out", ibroute, NBAD(ibroute));
-	fails_len(LFTS, nul, sizeof(nul) - 1, "bad.dump:2:", "binary data (NUL byte)");
+	run_bad(TU_LFTS, "opensm-lfts.dump", b, NBAD(b));
+	run_bad(TU_LFTS, "dump_fts.out", ibroute, NBAD(ibroute));
+	tu_osm_fails_len(TU_LFTS, nul, sizeof(nul) - 1, "bad.dump:2:", "binary data (NUL byte)");
 }
 
 static void test_bad_fdbs(void **state)
@@ -139,8 +139,8 @@ static void test_bad_fdbs(void **state)
 	static const char nul[] = "dump_ucast_routes: Switch 0x0000000000200000\n\0\0";
 
 	(void)state;
-	run_bad(FDBS, "opensm.fdbs", b, NBAD(b));
-	fails_len(FDBS, nul, sizeof(nul) - 1, "bad.fdbs:2:", "binary data");
+	run_bad(TU_FDBS, "opensm.fdbs", b, NBAD(b));
+	tu_osm_fails_len(TU_FDBS, nul, sizeof(nul) - 1, "bad.fdbs:2:", "binary data");
 }
 
 #define SW2 "{ SW Ports:08 SystemGUID:0000000000200001 NodeGUID:0000000000200001"
@@ -185,15 +185,15 @@ static void test_bad_subnet(void **state)
 		{ "{S2} LID:0003 PN:05 } PHY", "{S2} LID:0003 PN:07 } PHY", "bad.lst:",
 		  "is linked twice" },
 	};
-	char *full = load("mixed", "opensm-subnet.lst", NULL);
-	char *t = replaced(full, "{host three} LID:0007", "{host three} LID:0006", 1);
+	char *full = tu_osm_load("mixed", "opensm-subnet.lst", NULL);
+	char *t = tu_replaced(full, "{host three} LID:0007", "{host three} LID:0006", 1);
 
 	(void)state;
-	run_bad(SUBNET, "opensm-subnet.lst", b, NBAD(b));
+	run_bad(TU_SUBNET, "opensm-subnet.lst", b, NBAD(b));
 	/* two ports with one LID */
-	fails(SUBNET, t, "bad.lst:9:", "expected each LID on one port, found LID:0006 of node"
-	      " 0x0000000000100005 in the second record already given at line 4");
-	fails_len(SUBNET, "{ CA\0\0\0", 7, "bad.lst:1:", "binary data");
+	tu_osm_fails(TU_SUBNET, t, "bad.lst:9:", "expected each LID on one port, found LID:0006 of "
+		     "node 0x0000000000100005 in the second record already given at line 4");
+	tu_osm_fails_len(TU_SUBNET, "{ CA\0\0\0", 7, "bad.lst:1:", "binary data");
 	free(t);
 	free(full);
 }
@@ -227,8 +227,8 @@ static void test_bad_guid2lid(void **state)
 	};
 
 	(void)state;
-	run_bad(GUID2LID, "guid2lid", b, NBAD(b));
-	fails_len(GUID2LID, "0x10 0x1 0x1\n\0", 14, "bad.g2l:2:", "binary data");
+	run_bad(TU_GUID2LID, "guid2lid", b, NBAD(b));
+	tu_osm_fails_len(TU_GUID2LID, "0x10 0x1 0x1\n\0", 14, "bad.g2l:2:", "binary data");
 }
 
 /* Larger than FMT_SIZE_MAX: refused by size before anything is read (but LFT dumps). */
@@ -241,16 +241,17 @@ static void test_too_large(void **state)
 	(void)state;
 	assert_non_null(big);
 	memset(big, '\n', len);
-	for (int w = SUBNET; w <= GUID2LID; w++)
-		fails_len(w, big, len, where[w], "larger than the 64 MiB limit");
+	for (int w = TU_SUBNET; w <= TU_GUID2LID; w++)
+		tu_osm_fails_len(w, big, len, where[w], "larger than the 64 MiB limit");
 	/*
 	 * opensm.fdbs may be 1 GiB: the size is checked before any byte is
 	 * read, so a length past the limit is refused without touching the
 	 * buffer. opensm-lfts.dump has no limit (it is read in pieces): 64 MiB
 	 * of empty lines are just empty.
 	 */
-	fails_len(FDBS, big, (size_t)FMT_DUMP_SIZE_MAX + 1, where[FDBS], "larger than the 1024 MiB limit");
-	fails_len(LFTS, big, len, "bad.dump:67108865:", "expected at least one");
+	tu_osm_fails_len(TU_FDBS, big, (size_t)FMT_DUMP_SIZE_MAX + 1, where[TU_FDBS],
+			 "larger than the 1024 MiB limit");
+	tu_osm_fails_len(TU_LFTS, big, len, "bad.dump:67108865:", "expected at least one");
 	free(big);
 }
 

@@ -6,15 +6,20 @@
  * built from its opensm-subnet.lst, and checked once against the
  * ibnetdiscover output of the same simulator.
  */
-#include "tests/unit/osm_util.h"
+#include <errno.h>
+
+#include "tests/unit/testutil.h"
+
+static const char *const *const cases = tu_osm_cases;
 
 /* --- opensm-subnet.lst ---------------------------------------------------------- */
 
 static void test_subnet_mixed(void **state)
 {
-	struct fabric *f = subnet_of("mixed");
-	uint32_t h1 = node_named(f, "H1"), h4 = node_named(f, "H4"), s1 = node_named(f, "S1");
-	uint32_t s2 = node_named(f, "S2"), h3 = node_named(f, "host three");
+	struct fabric *f = tu_osm_subnet("mixed");
+	uint32_t h1 = tu_node_named(f, "H1"), h4 = tu_node_named(f, "H4");
+	uint32_t s1 = tu_node_named(f, "S1"), s2 = tu_node_named(f, "S2");
+	uint32_t h3 = tu_node_named(f, "host three");
 
 	(void)state;
 	assert_int_equal(f->nnodes, 7);
@@ -56,13 +61,13 @@ static void test_subnet_all_cases(void **state)
 	};
 
 	(void)state;
-	for (size_t c = 0; c < NCASES; c++) {
-		struct fabric *f = subnet_of(cases[c]);
+	for (size_t c = 0; c < TU_OSM_NCASES; c++) {
+		struct fabric *f = tu_osm_subnet(cases[c]);
 
 		assert_int_equal(f->nnodes, want[c].nodes);
 		assert_int_equal(f->nswitches, want[c].sw);
 		assert_int_equal(f->nlinks, want[c].links);
-		assert_int_equal(f->sm_node, node_named(f, want[c].sm));
+		assert_int_equal(f->sm_node, tu_node_named(f, want[c].sm));
 		assert_int_equal(f->sm_port, want[c].sm_port);
 		for (uint32_t e = 0; e < f->neps; e++)
 			assert_int_not_equal(fab_ep_lid(f, e), 0);
@@ -75,8 +80,8 @@ static void test_subnet_order_free(void **state)
 {
 	struct fab_err err = { { 0 } };
 	size_t len, n, at = 0;
-	char *buf = load("fattree", "opensm-subnet.lst", &len), *copy = strdup(buf);
-	char **lines = chunks(copy, 0, &n), *rev = malloc(len + 1);
+	char *buf = tu_osm_load("fattree", "opensm-subnet.lst", &len), *copy = strdup(buf);
+	char **lines = tu_chunks(copy, 0, &n), *rev = malloc(len + 1);
 	struct fabric *a = fmt_subnet_parse(buf, len, "fwd", &err), *b;
 
 	(void)state;
@@ -99,10 +104,10 @@ static void test_subnet_order_free(void **state)
 static void test_subnet_matches_ibnetdiscover(void **state)
 {
 	(void)state;
-	for (size_t c = 0; c < NCASES; c++) {
+	for (size_t c = 0; c < TU_OSM_NCASES; c++) {
 		struct fab_err err = { { 0 } };
 		char rel[256];
-		struct fabric *a = subnet_of(cases[c]), *b;
+		struct fabric *a = tu_osm_subnet(cases[c]), *b;
 
 		snprintf(rel, sizeof(rel), "osm/%s/ibnetdiscover.out", cases[c]);
 		b = fmt_topo_load(tu_data(rel), FMT_AUTO, NULL, &err);
@@ -155,8 +160,8 @@ static void test_subnet_forms(void **state)
 	(void)state;
 	if (!f)
 		fail_msg("%s", err.msg);
-	rt = node_named(f, "gw {a} b");
-	sw = node_named(f, "spine 1");
+	rt = tu_node_named(f, "gw {a} b");
+	sw = tu_node_named(f, "spine 1");
 	assert_int_equal(f->nodes[rt].type, FAB_ROUTER);
 	assert_int_equal(f->nodes[sw].nports, 36);
 	assert_int_equal(f->nodes[sw].device_id, 0x1003);
@@ -181,11 +186,11 @@ static void test_subnet_forms(void **state)
 static void test_lfts_fdbs_switches_agree(void **state)
 {
 	(void)state;
-	for (size_t c = 0; c < NCASES; c++) {
-		struct fabric *f = subnet_of(cases[c]);
-		struct rt_routing *l = fixture(LFTS, cases[c], "opensm-lfts.dump", f);
-		struct rt_routing *d = fixture(FDBS, cases[c], "opensm.fdbs", f);
-		struct rt_routing *s = fixture(LFTS, cases[c], "dump_fts.out", f);
+	for (size_t c = 0; c < TU_OSM_NCASES; c++) {
+		struct fabric *f = tu_osm_subnet(cases[c]);
+		struct rt_routing *l = tu_osm_fixture(TU_LFTS, cases[c], "opensm-lfts.dump", f);
+		struct rt_routing *d = tu_osm_fixture(TU_FDBS, cases[c], "opensm.fdbs", f);
+		struct rt_routing *s = tu_osm_fixture(TU_LFTS, cases[c], "dump_fts.out", f);
 
 		assert_int_equal(l->nswitches, f->nswitches);
 		if (!rt_equal_lfts(l, d) || !rt_equal_lfts(l, s))
@@ -201,13 +206,13 @@ static void test_lfts_fdbs_switches_agree(void **state)
 static void check_missing_switch(void)
 {
 	struct fab_err err = { { 0 } };
-	struct fabric *f = subnet_of("mixed");
-	char *full = load("mixed", "opensm-lfts.dump", NULL);
+	struct fabric *f = tu_osm_subnet("mixed");
+	char *full = tu_osm_load("mixed", "opensm-lfts.dump", NULL);
 	const char *cut = strstr(full, "Unicast lids [0-8] of switch Lid 5");
 	size_t keep = cut ? (size_t)(cut - full) : 0;
 	char *two = strndup(full, keep);
 	struct rt_routing *r = fmt_lfts_parse(two, strlen(two), "two", f, &err);
-	uint32_t s3 = f->nodes[node_named(f, "S3")].swidx;
+	uint32_t s3 = f->nodes[tu_node_named(f, "S3")].swidx;
 
 	assert_non_null(cut);
 	assert_non_null(r);
@@ -235,14 +240,14 @@ static void test_lfts_values(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		struct fabric *f = subnet_of(want[i].c);
-		struct rt_routing *r = fixture(LFTS, want[i].c, "opensm-lfts.dump", f);
+		struct fabric *f = tu_osm_subnet(want[i].c);
+		struct rt_routing *r = tu_osm_fixture(TU_LFTS, want[i].c, "opensm-lfts.dump", f);
 		int lmc = !strcmp(want[i].c, "mixed-lmc1");
 
 		/* opensm-subnet.lst has no LMC: the fabric ends at 8 or 14, the dump at 8 or 15 */
 		assert_int_equal(f->lid_top, lmc ? 14 : 8);
 		assert_int_equal(r->lft_len, lmc ? 16 : 9);
-		assert_int_equal(rt_lft_get(r, f->nodes[node_named(f, want[i].sw)].swidx,
+		assert_int_equal(rt_lft_get(r, f->nodes[tu_node_named(f, want[i].sw)].swidx,
 					    want[i].lid), want[i].port);
 		rt_free(r);
 		fab_free(f);
@@ -254,14 +259,14 @@ static void test_lfts_values(void **state)
 static void test_lfts_write_as_opensm(void **state)
 {
 	(void)state;
-	for (size_t c = 0; c < NCASES; c++) {
-		struct fabric *f = subnet_of(cases[c]);
+	for (size_t c = 0; c < TU_OSM_NCASES; c++) {
+		struct fabric *f = tu_osm_subnet(cases[c]);
 		struct rt_routing *r;
 
-		pin_lids(f, cases[c]);
-		r = fixture(LFTS, cases[c], "opensm-lfts.dump", f);
-		same_chunks(lfts_text(f, r, NULL), load(cases[c], "opensm-lfts.dump", NULL), 1,
-			    f->nswitches);
+		tu_osm_pin_lids(f, cases[c]);
+		r = tu_osm_fixture(TU_LFTS, cases[c], "opensm-lfts.dump", f);
+		tu_same_chunks(tu_lfts_text(f, r, NULL),
+			       tu_osm_load(cases[c], "opensm-lfts.dump", NULL), 1, f->nswitches);
 		rt_free(r);
 		fab_free(f);
 	}
@@ -270,12 +275,12 @@ static void test_lfts_write_as_opensm(void **state)
 static void test_lfts_round_trip(void **state)
 {
 	(void)state;
-	for (size_t c = 0; c < NCASES; c++) {
+	for (size_t c = 0; c < TU_OSM_NCASES; c++) {
 		struct fab_err err = { { 0 } };
-		struct fabric *f = subnet_of(cases[c]);
-		struct rt_routing *r = fixture(FDBS, cases[c], "opensm.fdbs", f), *back;
+		struct fabric *f = tu_osm_subnet(cases[c]);
+		struct rt_routing *r = tu_osm_fixture(TU_FDBS, cases[c], "opensm.fdbs", f), *back;
 		size_t len;
-		char *text = lfts_text(f, r, &len);
+		char *text = tu_lfts_text(f, r, &len);
 
 		back = fmt_lfts_parse(text, len, "ours", f, &err);
 		if (!back)
@@ -293,7 +298,7 @@ static void test_lfts_round_trip(void **state)
 static void test_lfts_write_edges(void **state)
 {
 	struct fab_err err = { { 0 } };
-	struct fabric *f = subnet_of("mixed");
+	struct fabric *f = tu_osm_subnet("mixed");
 	struct rt_routing *r = rt_new(f), *back;
 	FILE *null = fopen("/dev/null", "w");
 	size_t len;
@@ -302,7 +307,7 @@ static void test_lfts_write_edges(void **state)
 	(void)state;
 	rt_lft(r, 1)[0] = 0;
 	rt_lft(r, 1)[1] = 5;
-	text = lfts_text(f, r, &len);
+	text = tu_lfts_text(f, r, &len);
 	assert_string_equal(strstr(text, "Unicast lids [0-8] of switch Lid 3"),
 			    "Unicast lids [0-8] of switch Lid 3 guid 0x0000000000200001 ('S2'):\n"
 			    "0x0000 000 # unknown node and type\n"
@@ -360,16 +365,16 @@ static void test_lfts_pieces(void **state)
 	static const size_t pieces[] = { 1, 2, 3, 7, 64, 4093 };
 
 	(void)state;
-	for (size_t c = 0; c < NCASES; c++) {
+	for (size_t c = 0; c < TU_OSM_NCASES; c++) {
 		struct fab_err err = { { 0 } };
-		struct fabric *f = subnet_of(cases[c]);
+		struct fabric *f = tu_osm_subnet(cases[c]);
 		struct rt_routing *whole, *r;
 		size_t len, len2;
 		char *text, *text2;
 
-		pin_lids(f, cases[c]);
-		whole = fixture(LFTS, cases[c], "opensm-lfts.dump", f);
-		text = load(cases[c], "opensm-lfts.dump", &len);
+		tu_osm_pin_lids(f, cases[c]);
+		whole = tu_osm_fixture(TU_LFTS, cases[c], "opensm-lfts.dump", f);
+		text = tu_osm_load(cases[c], "opensm-lfts.dump", &len);
 		text2 = crlf(text, len, &len2);
 		for (size_t i = 0; i < sizeof(pieces) / sizeof(pieces[0]); i++) {
 			r = in_pieces(f, i % 2 ? text2 : text, i % 2 ? len2 : len, pieces[i], &err);
@@ -390,10 +395,10 @@ static void test_lfts_pieces(void **state)
 static void test_lfts_pieces_errors(void **state)
 {
 	struct fab_err whole = { { 0 } }, err = { { 0 } };
-	struct fabric *f = subnet_of("mixed");
+	struct fabric *f = tu_osm_subnet("mixed");
 	size_t len;
-	char *text = load("mixed", "opensm-lfts.dump", &len);
-	char *bad = replaced(text, "8 lids dumped", "7 lids dumped", 0);
+	char *text = tu_osm_load("mixed", "opensm-lfts.dump", &len);
+	char *bad = tu_replaced(text, "8 lids dumped", "7 lids dumped", 0);
 
 	(void)state;
 	assert_null(fmt_lfts_parse(bad, strlen(bad), "pieces", f, &whole));
@@ -421,8 +426,9 @@ static void test_lfts_grow(void **state)
 		"0x0028 003\n"
 		"40 lids dumped\n";
 	struct fab_err err = { { 0 } };
-	struct fabric *f = subnet_of("mixed");
-	uint32_t s1 = f->nodes[node_named(f, "S1")].swidx, s2 = f->nodes[node_named(f, "S2")].swidx;
+	struct fabric *f = tu_osm_subnet("mixed");
+	uint32_t s1 = f->nodes[tu_node_named(f, "S1")].swidx;
+	uint32_t s2 = f->nodes[tu_node_named(f, "S2")].swidx;
 
 	(void)state;
 	for (size_t piece = 1; piece <= sizeof(text); piece += 9) {
@@ -458,7 +464,7 @@ static void on_bytes(void *arg, uint64_t done, uint64_t total)
 static void test_lfts_read_stream(void **state)
 {
 	struct fab_err err = { { 0 } };
-	struct fabric *f = subnet_of("fattree");
+	struct fabric *f = tu_osm_subnet("fattree");
 	struct rt_routing *r, *back;
 	struct bytes_seen seen = { 0 };
 	size_t len;
@@ -466,9 +472,9 @@ static void test_lfts_read_stream(void **state)
 	FILE *fp = tmpfile(), *mem;
 
 	(void)state;
-	pin_lids(f, "fattree");
-	r = fixture(FDBS, "fattree", "opensm.fdbs", f);
-	text = lfts_text(f, r, &len);
+	tu_osm_pin_lids(f, "fattree");
+	r = tu_osm_fixture(TU_FDBS, "fattree", "opensm.fdbs", f);
+	text = tu_lfts_text(f, r, &len);
 	assert_non_null(fp);
 	assert_int_equal(fmt_lfts_write(fp, f, r), 0);
 	rewind(fp);
@@ -530,7 +536,7 @@ static void test_other_layouts(void **state)
 					   RT_NO_PORT, RT_NO_PORT, RT_NO_PORT, 7 };
 	static const unsigned want_f[] = { RT_NO_PORT, RT_NO_PORT, 0, 6, 5, RT_NO_PORT };
 	struct fab_err err = { { 0 } };
-	struct fabric *f = subnet_of("mixed");
+	struct fabric *f = tu_osm_subnet("mixed");
 	struct rt_routing *i = fmt_lfts_parse(ibroute, strlen(ibroute), "ibroute", f, &err);
 	struct rt_routing *d = fmt_fdbs_parse(fdbs, strlen(fdbs), "x.fdbs", f, &err);
 
@@ -575,12 +581,12 @@ static void check_guid2lid_forms(void)
 static void test_guid2lid_fixtures(void **state)
 {
 	(void)state;
-	for (size_t c = 0; c < NCASES; c++) {
+	for (size_t c = 0; c < TU_OSM_NCASES; c++) {
 		struct fab_err err = { { 0 } };
-		struct fabric *f = subnet_of(cases[c]);
+		struct fabric *f = tu_osm_subnet(cases[c]);
 		struct fab_lid_pin *pins = NULL;
 		size_t len, n = 0;
-		char *buf = load(cases[c], "guid2lid", &len);
+		char *buf = tu_osm_load(cases[c], "guid2lid", &len);
 		int lmc = !strcmp(cases[c], "mixed-lmc1");
 
 		assert_int_equal(fmt_guid2lid_parse(buf, len, "guid2lid", &pins, &n, &err), 0);
@@ -604,18 +610,18 @@ static void test_guid2lid_fixtures(void **state)
 static void test_guid2lid_write(void **state)
 {
 	(void)state;
-	for (size_t c = 0; c < NCASES; c++) {
-		struct fabric *f = subnet_of(cases[c]);
+	for (size_t c = 0; c < TU_OSM_NCASES; c++) {
+		struct fabric *f = tu_osm_subnet(cases[c]);
 		char *ours = NULL;
 		size_t n = 0;
 		FILE *mf = open_memstream(&ours, &n);
 
-		pin_lids(f, cases[c]);
+		tu_osm_pin_lids(f, cases[c]);
 		assert_non_null(mf);
 		assert_int_equal(fmt_guid2lid_write(mf, f), 0);
 		fclose(mf);
 		assert_non_null(strstr(ours, "\n\n0x"));	/* a blank line after each entry */
-		same_chunks(ours, load(cases[c], "guid2lid", NULL), 0, f->neps);
+		tu_same_chunks(ours, tu_osm_load(cases[c], "guid2lid", NULL), 0, f->neps);
 		fab_free(f);
 	}
 }

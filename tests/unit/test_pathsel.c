@@ -8,28 +8,15 @@
  * SM's LIDs when told to (aliases under a global LMC), refuse what cannot
  * be realised, and the path file reads back what was written.
  */
-#include "tests/unit/lidassign_util.h"
-#include "tests/unit/engine_call.h"
+#include "tests/unit/testutil.h"
 
 #include "analysis/analysis.h"
 #include "engines/lidassign/la_impl.h"
 #include "gen/gen.h"
 
-static struct fabric *gen(const char *family, const char *const *kv, size_t n, uint64_t seed)
-{
-	struct fab_err err = { { 0 } };
-	struct fabric *f = gen_build(family, kv, n, seed, &err);
-
-	if (!f)
-		fail_msg("gen %s: %s", family, err.msg);
-	return f;
-}
-
 static struct fabric *random_fabric(uint64_t seed)
 {
-	static const char *const kv[] = { "switches=10", "machines=40", "degree=4" };
-
-	return gen("random", kv, 3, seed);
+	return tu_gen("random switches=10 machines=40 degree=4", seed);
 }
 
 /* Every hop of the walk from @src with @dlid: the switch nodes and ports, and legality. */
@@ -67,7 +54,7 @@ static void follow(const struct fabric *f, const struct rt_routing *r, const str
 static uint32_t max_degree(const struct fabric *f, const struct fmt_paths *ps, uint32_t d)
 {
 	struct fmt_paths one = { 0 };
-	struct lb_rd r;
+	struct tu_lb_rd r;
 	struct la_graph g;
 	uint32_t best = 0;
 
@@ -75,13 +62,13 @@ static uint32_t max_degree(const struct fabric *f, const struct fmt_paths *ps, u
 		if (ps->dst[i] == d)
 			assert_int_equal(fmt_paths_add(&one, ps->src[i], d, 0, ps->hop + ps->off[i],
 						       ps->off[i + 1] - ps->off[i]), 0);
-	lb_rd(f, &one, &r);
+	tu_lb_rd(f, &one, &r);
 	assert_int_equal(la_graph_build(&r.rd, &g), 0);
 	for (uint32_t v = 0; v < g.n; v++)
 		if (g.deg[v] > best)
 			best = g.deg[v];
 	la_graph_free(&g);
-	lb_rd_free(&r);
+	tu_lb_rd_free(&r);
 	fmt_paths_free(&one);
 	return best;
 }
@@ -299,15 +286,13 @@ static void check_routed(const struct eng_res *res, const char *chain)
 
 static void test_engines_route(void **state)
 {
-	static const char *const kary[] = { "k=4", "n=2" };
-	static const char *const df[] = { "a=3", "p=2", "h=1" };
 	static const char *const chains[] = { "pathsel", "swidest", "rename", "explicit" };
 	struct fabric *fs[3];
 
 	(void)state;
 	fs[0] = random_fabric(11);
-	fs[1] = gen("kary-ntree", kary, 2, 1);
-	fs[2] = gen("dragonfly", df, 3, 1);
+	fs[1] = tu_gen("kary-ntree k=4 n=2", 1);
+	fs[2] = tu_gen("dragonfly a=3 p=2 h=1", 1);
 	for (size_t i = 0; i < 3; i++)
 		for (size_t e = 0; e < 4; e++) {
 			struct eng_res res;
@@ -355,7 +340,7 @@ static void test_sm_lids(void **state)
 /* Parallel links are distinct egress ports: paths over both split; the engines use both. */
 static void test_parallel_links(void **state)
 {
-	struct lb *b = calloc(1, sizeof(*b));
+	struct tu_lb *b = calloc(1, sizeof(*b));
 	uint32_t s0, s1, h[8], a = 0, c = 0;
 	struct fabric *f;
 	struct eng_res res;
@@ -367,16 +352,16 @@ static void test_parallel_links(void **state)
 
 	(void)state;
 	b->f = fab_new();
-	s0 = lb_node(b, FAB_SWITCH, "s0", 8);
-	s1 = lb_node(b, FAB_SWITCH, "s1", 8);
+	s0 = tu_lb_node(b, FAB_SWITCH, "s0", 8);
+	s1 = tu_lb_node(b, FAB_SWITCH, "s1", 8);
 	for (int i = 0; i < 8; i++) {
 		snprintf(name, sizeof(name), "h%d", i);
-		h[i] = lb_node(b, FAB_CA, name, 1);
-		lb_link(b, h[i], i < 4 ? s0 : s1);
+		h[i] = tu_lb_node(b, FAB_CA, name, 1);
+		tu_lb_link(b, h[i], i < 4 ? s0 : s1);
 	}
-	lb_link(b, s0, s1);	/* s0 port 5 - s1 port 5 */
-	lb_link(b, s0, s1);	/* s0 port 6 - s1 port 6 */
-	f = lb_done(b);
+	tu_lb_link(b, s0, s1);	/* s0 port 5 - s1 port 5 */
+	tu_lb_link(b, s0, s1);	/* s0 port 6 - s1 port 6 */
+	f = tu_lb_done(b);
 	free(b);
 	for (uint8_t p = 5; p <= 6; p++) {
 		struct fmt_hop hop[2] = { { s0, p }, { s1, 1 } };
@@ -495,7 +480,7 @@ static void expect_parse_error(const struct fabric *f, const char *text, const c
 static void test_path_file(void **state)
 {
 	struct fmt_paths ps, back;
-	struct fabric *f = lb_fig6(&ps);
+	struct fabric *f = tu_lb_fig6(&ps);
 	struct fab_err err = { { 0 } };
 	char *buf = NULL;
 	size_t len = 0;

@@ -28,18 +28,11 @@ enum scheme { DMODK, SMODK };
 
 static struct tree tree_new(unsigned n, unsigned m, unsigned r, unsigned lmc)
 {
-	struct fab_err err = { { 0 } };
-	char kv[4][24];
-	const char *args[4] = { kv[0], kv[1], kv[2], kv[3] };
 	struct tree t = { NULL, n, m, r };
+	char spec[96];
 
-	snprintf(kv[0], sizeof(kv[0]), "n=%u", n);
-	snprintf(kv[1], sizeof(kv[1]), "m=%u", m);
-	snprintf(kv[2], sizeof(kv[2]), "r=%u", r);
-	snprintf(kv[3], sizeof(kv[3]), "lmc=%u", lmc);
-	t.f = gen_build("gft2", args, 4, 1, &err);
-	if (!t.f)
-		fail_msg("gft2 n=%u m=%u r=%u: %s", n, m, r, err.msg);
+	snprintf(spec, sizeof(spec), "gft2 n=%u m=%u r=%u lmc=%u", n, m, r, lmc);
+	t.f = tu_gen(spec, 1);
 	/* the numbering this file relies on */
 	assert_int_equal(t.f->nswitches, r + m);
 	for (unsigned x = 0; x < n * r; x += n + 1) {

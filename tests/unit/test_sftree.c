@@ -4,7 +4,7 @@
  * one VL, intact and with link and switch faults; end-node entries as
  * ftree's; the subtree root and hop counts.
  */
-#include "tests/unit/ftree_util.h"
+#include "tests/unit/testutil.h"
 
 /* --- sftree ----------------------------------------------------------------------- */
 
@@ -17,11 +17,11 @@ static const char *const sf_specs[] = {
 /* Every pair connected, switches included, acyclic on one VL; ftree's CA entries kept. */
 static void check_sftree(const char *spec, unsigned links, unsigned sws, uint64_t seed)
 {
-	struct fabric *f = gen_faulty(spec, links, sws, seed);
-	struct rt_routing *r = route(&eng_sftree, f), *ft = route(&eng_ftree, f);
+	struct fabric *f = tu_faults(tu_gen(spec, 1), links, sws, seed);
+	struct rt_routing *r = tu_route(&eng_sftree, f), *ft = tu_route(&eng_ftree, f);
 	struct an_report rep;
 
-	eval(f, r, 0, &rep);
+	tu_eval(f, r, 0, &rep);
 	if (!an_connected(&rep) || !rep.cdg.deadlock_free)
 		fail_msg("%s, %u link and %u switch faults, seed %llu: unreachable pairs: %llu of "
 			 "%llu switch-switch, %llu switch-CA, %llu CA-CA; deadlock-free %d: %s", spec,
@@ -33,7 +33,7 @@ static void check_sftree(const char *spec, unsigned links, unsigned sws, uint64_
 			 r->notes);
 	assert_int_equal(rep.cdg.vls_used, 1);
 	assert_non_null(strstr(r->notes, "left unrouted: 0; switch-to-CA"));
-	same_ca_entries(f, ft, r);
+	tu_same_ca_entries(f, ft, r);
 	an_report_free(&rep);
 	rt_free(r);
 	rt_free(ft);
@@ -80,19 +80,19 @@ static void test_sftree_switch_faults(void **state)
  */
 static void test_sftree_switch_to_ca(void **state)
 {
-	struct fabric *f = gen("multicore");
-	struct rt_routing *ft = route(&eng_ftree, f), *sf = route(&eng_sftree, f);
+	struct fabric *f = tu_gen("multicore", 1);
+	struct rt_routing *ft = tu_route(&eng_ftree, f), *sf = tu_route(&eng_sftree, f);
 	struct an_report rep;
 
 	(void)state;
-	eval(f, ft, 0, &rep);
+	tu_eval(f, ft, 0, &rep);
 	assert_int_equal(rep.conn.unreachable[AN_SW_CA], 256);
 	an_report_free(&rep);
-	eval(f, sf, 0, &rep);
+	tu_eval(f, sf, 0, &rep);
 	assert_true(an_connected(&rep));
 	assert_true(rep.cdg.deadlock_free);
 	an_report_free(&rep);
-	assert_int_equal(same_ca_entries(f, ft, sf), 256);
+	assert_int_equal(tu_same_ca_entries(f, ft, sf), 256);
 	assert_non_null(strstr(sf->notes, "switch-to-CA pairs routed through it: 256"));
 	rt_free(ft);
 	rt_free(sf);
@@ -101,8 +101,8 @@ static void test_sftree_switch_to_ca(void **state)
 
 static void test_sftree_rack_root(void **state)
 {
-	struct fabric *f = gen_faulty("ft648-rack", 1, 0, 3);
-	struct rt_routing *r = route(&eng_sftree, f);
+	struct fabric *f = tu_faults(tu_gen("ft648-rack", 1), 1, 0, 3);
+	struct rt_routing *r = tu_route(&eng_sftree, f);
 
 	(void)state;
 	assert_non_null(strstr(r->notes, "subtree root: 'leaf-"));
@@ -116,16 +116,15 @@ static uint32_t hops(const struct fabric *f, const struct rt_routing *r, const c
 		     const char *b, const char *via, int *crosses)
 {
 	struct an_path p = { 0 };
-	uint32_t src = fab_ep_of_node(f, f->switches[sw_of(f, a)], 0);
+	uint32_t src = fab_ep_of_node(f, f->switches[tu_sw_named(f, a)], 0);
+	uint32_t dst = fab_ep_of_node(f, f->switches[tu_sw_named(f, b)], 0);
 	uint32_t n;
 
-	assert_int_equal(an_trace(f, r, src, fab_ep_lid(f, fab_ep_of_node(f, f->switches[sw_of(f, b)],
-									     0)),
-				  0, &p), 0);
+	assert_int_equal(an_trace(f, r, src, fab_ep_lid(f, dst), 0, &p), 0);
 	assert_int_equal(p.fail, AN_DELIVERED);
 	*crosses = 0;
 	for (uint32_t h = 0; h < p.nhops; h++)
-		*crosses |= via && p.hops[h].node == f->switches[sw_of(f, via)];
+		*crosses |= via && p.hops[h].node == f->switches[tu_sw_named(f, via)];
 	n = p.nhops;
 	an_path_free(&p);
 	return n;
@@ -140,8 +139,8 @@ static uint32_t hops(const struct fabric *f, const struct rt_routing *r, const c
  */
 static void test_sftree_hops(void **state)
 {
-	struct fabric *f = gen("ft648");
-	struct rt_routing *r = route(&eng_sftree, f);
+	struct fabric *f = tu_gen("ft648", 1);
+	struct rt_routing *r = tu_route(&eng_sftree, f);
 	int x;
 
 	(void)state;
@@ -150,8 +149,8 @@ static void test_sftree_hops(void **state)
 	rt_free(r);
 	fab_free(f);
 
-	f = gen("kary-ntree k=4 n=3");
-	r = route(&eng_sftree, f);
+	f = tu_gen("kary-ntree k=4 n=3", 1);
+	r = tu_route(&eng_sftree, f);
 	/*
 	 * Pod q holds l2-4q .. l2-4q+3; spine p hangs off l2-(4q + p % 4) in
 	 * every pod: spines 0, 4, 8, 12 form a group, 1, 5, 9, 13 the next.
@@ -173,21 +172,21 @@ static void test_sftree_hops(void **state)
 /* Algorithm 1 keeps sn off the SM's leaf; documented choice when the SM is unknown. */
 static void test_sftree_sm_leaf(void **state)
 {
-	struct fabric *f = gen("ft648");
+	struct fabric *f = tu_gen("ft648", 1);
 	uint32_t ca = fab_node_by_desc(f, "node-005", NULL);
-	struct rt_routing *r = route(&eng_sftree, f);
+	struct rt_routing *r = tu_route(&eng_sftree, f);
 
 	(void)state;
 	assert_non_null(strstr(r->notes, "subtree root: 'leaf-00' (the SM's leaf is unknown)"));
 	rt_free(r);
 	f->sm_node = ca;	/* node-005 hangs off leaf-00 */
 	f->sm_port = 1;
-	r = route(&eng_sftree, f);
+	r = tu_route(&eng_sftree, f);
 	assert_non_null(strstr(r->notes, "subtree root: 'leaf-01' (the SM's leaf is 'leaf-00')"));
 	rt_free(r);
-	f->sm_node = f->switches[sw_of(f, "leaf-01")];	/* the SM on a switch */
+	f->sm_node = f->switches[tu_sw_named(f, "leaf-01")];	/* the SM on a switch */
 	f->sm_port = 0;
-	r = route(&eng_sftree, f);
+	r = tu_route(&eng_sftree, f);
 	assert_non_null(strstr(r->notes, "subtree root: 'leaf-00' (the SM's leaf is 'leaf-01')"));
 	rt_free(r);
 	fab_free(f);

@@ -6,31 +6,13 @@
 #include "gen/gen.h"
 #include "tests/unit/testutil.h"
 
-static struct fabric *gen(const char *family, const char *const *kv, size_t n)
-{
-	struct fab_err err = { { 0 } };
-	struct fabric *f = gen_build(family, kv, n, 1, &err);
-
-	if (!f)
-		fail_msg("gen %s: %s", family, err.msg);
-	return f;
-}
-
-static void shape(const struct fabric *f, struct fab_shape *s)
-{
-	struct fab_err err = { { 0 } };
-
-	if (fab_shape(f, s, &err))
-		fail_msg("fab_shape: %s", err.msg);
-}
-
 static void test_ft648(void **state)
 {
-	struct fabric *f = gen("ft648", NULL, 0);
+	struct fabric *f = tu_gen("ft648", 1);
 	struct fab_shape s;
 	uint32_t roots = 0;
 
-	shape(f, &s);
+	tu_shape(f, &s);
 	assert_true(s.is_tree);
 	assert_int_equal(s.nlevels, 2);
 	assert_int_equal(s.per_level[1], 36);
@@ -49,11 +31,10 @@ static void test_ft648(void **state)
 
 static void test_rack_tree(void **state)
 {
-	static const char *const kv[] = { "racks=18", "hosts=16", "uplinks=18", "hlinks=2" };
-	struct fabric *f = gen("ft648-rack", kv, 4);
+	struct fabric *f = tu_gen("ft648-rack racks=18 hosts=16 uplinks=18 hlinks=2", 1);
 	struct fab_shape s;
 
-	shape(f, &s);
+	tu_shape(f, &s);
 	assert_true(s.is_tree);
 	assert_int_equal(s.nlevels, 3);
 	assert_int_equal(s.per_level[1], 36);	/* rack switches */
@@ -66,13 +47,12 @@ static void test_rack_tree(void **state)
 
 static void test_kary_and_faults(void **state)
 {
-	static const char *const kv[] = { "k=4", "n=3" };
-	struct fabric *f = gen("kary-ntree", kv, 2);
+	struct fabric *f = tu_gen("kary-ntree k=4 n=3", 1);
 	struct fab_err err = { { 0 } };
 	struct gen_faults faults = { .random_links = 3, .seed = 5 };
 	struct fab_shape s;
 
-	shape(f, &s);
+	tu_shape(f, &s);
 	assert_true(s.is_tree);
 	assert_int_equal(s.nlevels, 3);
 	for (unsigned l = 1; l <= 3; l++)
@@ -80,7 +60,7 @@ static void test_kary_and_faults(void **state)
 	fab_shape_free(&s);
 	/* a degraded tree is still a tree */
 	assert_int_equal(gen_faults_apply(&f, &faults, &err), 0);
-	shape(f, &s);
+	tu_shape(f, &s);
 	assert_true(s.is_tree);
 	assert_int_equal(s.components, 1);
 	fab_shape_free(&s);
@@ -89,11 +69,10 @@ static void test_kary_and_faults(void **state)
 
 static void test_multicore(void **state)
 {
-	static const char *const kv[] = { "cores=2", "n=4", "m=4", "r=8", "hlinks=1" };
-	struct fabric *f = gen("multicore", kv, 5);
+	struct fabric *f = tu_gen("multicore cores=2 n=4 m=4 r=8 hlinks=1", 1);
 	struct fab_shape s;
 
-	shape(f, &s);
+	tu_shape(f, &s);
 	assert_true(s.is_tree);
 	assert_int_equal(s.nlevels, 2);
 	assert_int_equal(s.per_level[1], 16);
@@ -105,12 +84,11 @@ static void test_multicore(void **state)
 
 static void test_dragonfly(void **state)
 {
-	static const char *const kv[] = { "a=4", "p=2", "h=2" };
-	struct fabric *f = gen("dragonfly", kv, 3);
+	struct fabric *f = tu_gen("dragonfly a=4 p=2 h=2", 1);
 	struct fab_shape s;
 	uint32_t size[9] = { 0 };
 
-	shape(f, &s);
+	tu_shape(f, &s);
 	assert_false(s.is_tree);
 	assert_int_equal(s.nlevels, 1);
 	assert_int_equal(s.ngroups, 9);
@@ -132,20 +110,18 @@ static void test_dragonfly(void **state)
 
 static void test_direct_networks(void **state)
 {
-	static const char *const mesh[] = { "dims=4,4", "hosts=1" };
-	static const char *const ring[] = { "switches=8", "hosts=1" };
-	struct fabric *f = gen("mesh", mesh, 2);
+	struct fabric *f = tu_gen("mesh dims=4,4 hosts=1", 1);
 	struct fab_shape s;
 
-	shape(f, &s);
+	tu_shape(f, &s);
 	assert_false(s.is_tree);
 	assert_int_equal(s.ngroups, 0);
 	assert_int_equal(s.nlevels, 1);
 	assert_int_equal(s.hlinks, 24);
 	fab_shape_free(&s);
 	fab_free(f);
-	f = gen("ring", ring, 2);
-	shape(f, &s);
+	f = tu_gen("ring switches=8 hosts=1", 1);
+	tu_shape(f, &s);
 	assert_false(s.is_tree);
 	assert_int_equal(s.ngroups, 0);
 	fab_shape_free(&s);
@@ -176,7 +152,7 @@ static void test_ring_with_one_host(void **state)
 	{
 		struct fab_shape s;
 
-		shape(f, &s);
+		tu_shape(f, &s);
 		assert_int_equal(s.nlevels, 3);
 		assert_false(s.is_tree);
 		assert_int_equal(s.hlinks, 1);
@@ -201,7 +177,7 @@ static void test_components_and_unreachable(void **state)
 	assert_int_equal(fab_link_add(f, x, 1, w, 1, &err), 0);
 	assert_int_equal(fab_link_add(f, x, 2, y, 1, &err), 0);
 	assert_int_equal(fab_finalize(f, &err), 0);
-	shape(f, &s);
+	tu_shape(f, &s);
 	assert_int_equal(s.components, 2);
 	assert_int_equal(s.per_level[0], 1);	/* the lone switch has no level */
 	assert_int_equal(s.level[2], 0);

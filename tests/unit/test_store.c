@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "tests/unit/testutil.h"
-#include "tests/unit/engine_call.h"
 
 #include "engines/engine.h"
 #include "gen/gen.h"
@@ -139,26 +138,13 @@ static const char *js(const json_t *o, const char *k)
 /* A generated fabric routed by @chain, given the LIDs routed. */
 static struct rt_routing *route(struct fabric *f, const char *chain)
 {
-	struct rt_routing *r = eng_route_in_place(f, chain);
+	struct rt_routing *r = tu_route_in_place(f, chain);
 
 	if (!r) {
 		fail_msg("%s does not route", chain);
 		abort();
 	}
 	return r;
-}
-
-/* kary-ntree k=2 n=3 (12 switches, 8 CAs), or T(4+2, 4) with @gft2. */
-static struct fabric *gen(int gft2)
-{
-	static const char *const kv[2][3] = { { "k=2", "n=3" }, { "n=4", "m=2", "r=4" } };
-	struct fab_err err = { { 0 } };
-	struct fabric *f = gen_build(gft2 ? "gft2" : "kary-ntree", kv[!!gft2], gft2 ? 3 : 2, 1,
-				     &err);
-
-	if (!f)
-		fail_msg("gen: %s", err.msg);
-	return f;
 }
 
 /* rt_digest() of @f and @r (static buffer). */
@@ -359,7 +345,7 @@ static void test_snapshot_roundtrip(void **state)
 {
 	struct fab_err err = { { 0 } };
 	struct store *s = open_ok(*state);
-	struct fabric *f = gen(0);
+	struct fabric *f = tu_gen("kary-ntree k=2 n=3", 1);
 	struct rt_routing *r = route(f, "ftree");
 	struct store_snap snap;
 	int64_t id = add(s, f, r, 42, 1700000000000);
@@ -398,7 +384,7 @@ static void test_snapshot_json(void **state)
 	struct tmp *t = *state;
 	struct fab_err err = { { 0 } };
 	struct store *s = open_ok(t);
-	struct fabric *f = gen(0);
+	struct fabric *f = tu_gen("kary-ntree k=2 n=3", 1);
 	struct rt_routing *r = route(f, "ftree"), *q = route(f, "minhop");
 	int64_t a = add(s, f, r, 1, 1000), b = add(s, f, q, 2, 2000);
 	json_t *j = store_snapshots_json(s, 10, &err), *o;
@@ -468,7 +454,7 @@ static void test_snapshot_pairs(void **state)
 {
 	struct fab_err err = { { 0 } };
 	struct store *s = open_ok(*state);
-	struct fabric *f = gen(1);
+	struct fabric *f = tu_gen("gft2 n=4 m=2 r=4", 1);
 	struct rt_routing *r = route(f, "smodk");	/* sets DLID offsets */
 	struct store_snap snap;
 	int64_t id;
@@ -551,7 +537,7 @@ static void test_migrate_digest(void **state)
 	struct tmp *t = *state;
 	struct fab_err err = { { 0 } };
 	struct store *s = open_ok(t);
-	struct fabric *f = gen(1);
+	struct fabric *f = tu_gen("gft2 n=4 m=2 r=4", 1);
 	struct rt_routing *r = route(f, "opt");
 	const char *given = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
 	char want[RT_DIGEST_HEX];
@@ -591,7 +577,7 @@ static struct fabric *faulted(struct rt_routing **r)
 	static const char *const links[] = { "leaf-00:3" };
 	struct gen_faults fl = { .links = links, .nlinks = 1 };
 	struct fab_err err = { { 0 } };
-	struct fabric *f = gen(0);
+	struct fabric *f = tu_gen("kary-ntree k=2 n=3", 1);
 
 	if (gen_faults_apply(&f, &fl, &err))
 		fail_msg("faults: %s", err.msg);
@@ -603,7 +589,7 @@ static void test_diff(void **state)
 {
 	struct fab_err err = { { 0 } };
 	struct store *s = open_ok(*state);
-	struct fabric *f = gen(0), *g;
+	struct fabric *f = tu_gen("kary-ntree k=2 n=3", 1), *g;
 	struct rt_routing *r = route(f, "ftree"), *q;
 	int64_t a, b, c;
 	json_t *d, *x;
@@ -653,7 +639,7 @@ static void test_prune(void **state)
 	struct tmp *t = *state;
 	struct fab_err err = { { 0 } };
 	struct store *s = open_ok(t);
-	struct fabric *f = gen(0), *g;
+	struct fabric *f = tu_gen("kary-ntree k=2 n=3", 1), *g;
 	struct rt_routing *r = route(f, "ftree"), *q;
 
 	g = faulted(&q);
@@ -703,7 +689,7 @@ static void test_lids(void **state)
 {
 	struct fab_err err = { { 0 } };
 	struct store *s = open_ok(*state);
-	struct fabric *f = gen(0);
+	struct fabric *f = tu_gen("kary-ntree k=2 n=3", 1);
 	struct rt_routing *r = route(f, "ftree");
 	const struct fab_port *p = fab_port(f, f->eps[f->neps - 1].node, f->eps[f->neps - 1].port);
 	struct fab_lid_pin *pins, imp[2] = { { 0x1234, 0xB000, 2 }, { 0x5678, 0, 0 } };
@@ -762,7 +748,7 @@ static void test_corrupt(void **state)
 {
 	struct tmp *t = *state;
 	struct store *s = open_ok(t);
-	struct fabric *f = gen(0);
+	struct fabric *f = tu_gen("kary-ntree k=2 n=3", 1);
 	struct rt_routing *r = route(f, "ftree");
 	struct store_snap snap;
 	struct fab_err err = { { 0 } };
@@ -788,7 +774,7 @@ static void test_corrupt(void **state)
 	rt_free(r);
 	fab_free(f);
 	/* pairs and SL2VL blobs, on a fabric of their own */
-	f = gen(1);
+	f = tu_gen("gft2 n=4 m=2 r=4", 1);
 	r = route(f, "smodk");
 	assert_int_equal(rt_sl2vl_set(r, f, 0, 1, 2, 3, 1), 0);
 	for (int i = 7; i <= 9; i++)

@@ -7,19 +7,7 @@
  * per destination (opt, pair offsets), and the notes of eng_run() with and
  * without an evaluation.
  */
-#include "tests/unit/engine_call.h"
-
-#include "gen/gen.h"
-
-static struct fabric *build(const char *family, const char *const *kv, size_t n)
-{
-	struct fab_err err = { { 0 } };
-	struct fabric *f = gen_build(family, kv, n, 1, &err);
-
-	if (!f)
-		fail_msg("%s: %s", family, err.msg);
-	return f;
-}
+#include "tests/unit/testutil.h"
 
 /* eng_unreachable() equals the evaluator's count, class by class. */
 static void same_as_eval(const struct fabric *f, const char *chain, int expect_holes)
@@ -29,7 +17,7 @@ static void same_as_eval(const struct fabric *f, const char *chain, int expect_h
 	uint64_t n[AN_NCLASSES], total = 0;
 	char line[160];
 
-	eng_run_chain(f, chain, &o, &res);
+	tu_run_chain(f, chain, &o, &res);
 	assert_int_equal(eng_unreachable(res.fabric, res.routing, n), 0);
 	for (unsigned k = 0; k < AN_NCLASSES; k++) {
 		if (n[k] != res.report.conn.unreachable[k])
@@ -48,10 +36,9 @@ static void same_as_eval(const struct fabric *f, const char *chain, int expect_h
 
 static void test_degraded_tree(void **state)
 {
-	static const char *const kv[] = { "k=4", "n=3" };
 	struct gen_faults fl = { .random_links = 3, .seed = 7 };
 	struct fab_err err = { { 0 } };
-	struct fabric *f = build("kary-ntree", kv, 2);
+	struct fabric *f = tu_gen("kary-ntree k=4 n=3", 1);
 
 	(void)state;
 	assert_int_equal(gen_faults_apply(&f, &fl, &err), 0);
@@ -63,8 +50,7 @@ static void test_degraded_tree(void **state)
 
 static void test_pair_offsets(void **state)
 {
-	static const char *const kv[] = { "n=4", "m=4", "r=8" };
-	struct fabric *f = build("gft2", kv, 3);
+	struct fabric *f = tu_gen("gft2 n=4 m=4 r=8", 1);
 
 	(void)state;
 	same_as_eval(f, "opt", 0);
@@ -75,14 +61,13 @@ static void test_pair_offsets(void **state)
 /* Without an evaluation, eng_run() counts them itself. */
 static void test_notes_without_eval(void **state)
 {
-	static const char *const kv[] = { "k=2", "n=3" };
-	struct fabric *f = build("kary-ntree", kv, 2);
+	struct fabric *f = tu_gen("kary-ntree k=2 n=3", 1);
 	struct eng_res res;
 	uint64_t n[AN_NCLASSES];
 	char line[160];
 
 	(void)state;
-	eng_run_chain(f, "ftree", NULL, &res);
+	tu_run_chain(f, "ftree", NULL, &res);
 	assert_false(res.evaluated);
 	assert_int_equal(eng_unreachable(res.fabric, res.routing, n), 0);
 	assert_true(n[AN_SW_SW] > 0);

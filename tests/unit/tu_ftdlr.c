@@ -1,46 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers of the ftdlr tests (test_ftdlr.c, test_ftdlr_faults.c): a base
- * routing, degraded copies of its fabric, the faults' groups, and the
- * checks every repair must pass with fabroute's evaluator.
+ * DOC: test helpers of ftdlr: a base routing, degraded copies of its
+ * fabric, the faults' groups, and the checks every repair and every
+ * staged transition must pass with fabroute's evaluator.
  */
-#ifndef FABROUTE_FTDLR_UTIL_H
-#define FABROUTE_FTDLR_UTIL_H
-
-#include "tests/unit/ftree_util.h"
+#include "tests/unit/testutil.h"
 
 #include "engines/ftdlr/ftdlr.h"
-#include "engines/ftree/ftree.h"
 
-/* A switch-to-switch link of the base: upper switch @c, its down port @p to lower @y. */
-struct fl {
-	uint32_t c, y;	/* switch indexes */
-	uint8_t p;
-};
-
-/**
- * struct base - a fabric routed as the base of the repairs
- * @f, @r: the fabric and its routing
- * @m: the fabric as a fat tree
- * @links: every switch-to-switch link, upper end first; @nlinks
- * @upper: switches above the leaves (the faults a switch may die of); @nupper
- */
-struct base {
-	struct fabric *f;
-	struct rt_routing *r;
-	struct ft_model m;
-	struct fl *links;
-	uint32_t nlinks;
-	uint32_t *upper, nupper;
-};
-
-static inline void base_init(struct base *b, const char *spec, const struct engine *e)
+void tu_base_init(struct tu_base *b, const char *spec, const struct engine *e)
 {
 	struct fab_err err = { { 0 } };
 
 	memset(b, 0, sizeof(*b));
-	b->f = gen(spec);
-	b->r = route(e, b->f);
+	b->f = tu_gen(spec, 1);
+	b->r = tu_route(e, b->f);
 	if (ft_model_init(&b->m, b->f, &err) != ENG_OK)
 		fail_msg("%s: %s", spec, err.msg);
 	b->links = malloc(((size_t)b->m.nlinks + 1) * sizeof(*b->links));
@@ -49,13 +23,14 @@ static inline void base_init(struct base *b, const char *spec, const struct engi
 	assert_non_null(b->upper);
 	for (uint32_t s = 0; s < b->f->nswitches; s++) {
 		for (uint32_t i = ft_first(&b->m, s, FT_DOWN); i < ft_end(&b->m, s, FT_DOWN); i++)
-			b->links[b->nlinks++] = (struct fl){ s, b->m.links[i].peer, b->m.links[i].port };
+			b->links[b->nlinks++] = (struct tu_fl){ s, b->m.links[i].peer,
+								b->m.links[i].port };
 		if (b->m.level[s] >= 2)
 			b->upper[b->nupper++] = s;
 	}
 }
 
-static inline void base_fini(struct base *b)
+void tu_base_fini(struct tu_base *b)
 {
 	ft_model_fini(&b->m);
 	rt_free(b->r);
@@ -64,9 +39,8 @@ static inline void base_fini(struct base *b)
 	free(b->upper);
 }
 
-/* The base fabric without links @l[0..@nl) and switches @sw[0..@ns). */
-static inline struct fabric *degrade(const struct base *b, const uint32_t *l, unsigned nl,
-				     const uint32_t *sw, unsigned ns)
+struct fabric *tu_degrade(const struct tu_base *b, const uint32_t *l, unsigned nl,
+			  const uint32_t *sw, unsigned ns)
 {
 	struct fab_err err = { { 0 } };
 	struct fabric *f = fab_copy(b->f, &err);
@@ -92,8 +66,7 @@ static inline struct fabric *degrade(const struct base *b, const uint32_t *l, un
 	return f;
 }
 
-/* Mark in @g (per base switch) the group of link @l: the lower end's parents, the upper end's children. */
-static inline void group_of_link(const struct base *b, const struct fl *l, uint8_t *g)
+void tu_group_of_link(const struct tu_base *b, const struct tu_fl *l, uint8_t *g)
 {
 	const struct ft_model *m = &b->m;
 
@@ -104,11 +77,11 @@ static inline void group_of_link(const struct base *b, const struct fl *l, uint8
 }
 
 /*
- * Mark in @g the 2-hop group of switch @x (papers/001 Def. 12): its parents,
- * their children, theirs, and the parents of those on @x's level; and @x's
- * children, which go up through other parents.
+ * The 2-hop group of @x: its parents, their children, theirs, and the
+ * parents of those on @x's level; and @x's children, which go up through
+ * other parents.
  */
-static inline void group_of_switch(const struct base *b, uint32_t x, uint8_t *g)
+void tu_group_of_switch(const struct tu_base *b, uint32_t x, uint8_t *g)
 {
 	const struct ft_model *m = &b->m;
 	uint32_t n = b->f->nswitches;
@@ -134,37 +107,32 @@ static inline void group_of_switch(const struct base *b, uint32_t x, uint8_t *g)
 	free(s3);
 }
 
-/**
- * struct tally - what a run of repairs showed
- * @sets: fault sets repaired
- * @fallback: sets whose switch LIDs were (partly) recomputed by the base engine
- * @sl1: sets whose base runs switch destinations on a VL of their own
- * @entries, @blocks: the most changed of each in one set (blocks: on one switch)
- * @ca_entries, @switches: the most CA-LID entries changed in one set, and
- *                         switches with such an entry
- * @all_switches: the most switches with any changed entry in one set
- */
-struct tally {
-	unsigned sets, fallback, sl1;
-	uint64_t entries, ca_entries;
-	uint32_t switches, blocks, all_switches;
-};
+/* The base's index of switch @s of @f. */
+static uint32_t base_sw(const struct tu_base *b, const struct fabric *f, uint32_t s)
+{
+	return b->f->nodes[fab_node_by_guid(b->f, f->nodes[f->switches[s]].guid)].swidx;
+}
 
-/* CA-LID entries of @r (for @f) that differ from the base; *@sw gets the switches holding them. */
-static inline uint64_t ca_changes(const struct base *b, const struct fabric *f,
-				  const struct rt_routing *r, uint32_t *sw)
+/* The base's index of endpoint @e of @f. */
+static uint32_t base_ep(const struct tu_base *b, const struct fabric *f, uint32_t e)
+{
+	return fab_ep_by_port_guid(b->f, fab_port(f, f->eps[e].node, f->eps[e].port)->guid);
+}
+
+uint64_t tu_ca_changes(const struct tu_base *b, const struct fabric *f, const struct rt_routing *r,
+		       uint32_t *sw)
 {
 	uint64_t n = 0;
 
 	*sw = 0;
 	for (uint32_t s = 0; s < f->nswitches; s++) {
-		uint32_t bs = b->f->nodes[fab_node_by_guid(b->f, f->nodes[f->switches[s]].guid)].swidx;
+		uint32_t bs = base_sw(b, f, s);
 		uint64_t here = 0;
 
 		for (uint32_t e = 0; e < f->neps; e++) {
 			unsigned lid = fab_ep_lid(f, e), nl = 1u << fab_ep_lmc(f, e);
 
-			for (unsigned l = lid; is_ca(f, e) && l < lid + nl; l++)
+			for (unsigned l = lid; tu_is_ca(f, e) && l < lid + nl; l++)
 				here += rt_lft_get(r, s, l) != rt_lft_get(b->r, bs, l);
 		}
 		n += here;
@@ -173,16 +141,14 @@ static inline uint64_t ca_changes(const struct base *b, const struct fabric *f,
 	return n;
 }
 
-/* Every pair of @f keeps the SL the base gives it (sources cache path records). */
-static inline void same_sls(const struct base *b, const struct fabric *f,
-			    const struct rt_routing *r, const char *what)
+void tu_same_sls(const struct tu_base *b, const struct fabric *f, const struct rt_routing *r,
+		 const char *what)
 {
 	for (uint32_t s = 0; s < f->neps; s++) {
-		uint32_t bs = fab_ep_by_port_guid(b->f, fab_port(f, f->eps[s].node, f->eps[s].port)->guid);
+		uint32_t bs = base_ep(b, f, s);
 
 		for (uint32_t d = 0; d < f->neps; d++) {
-			uint32_t bd = fab_ep_by_port_guid(b->f, fab_port(f, f->eps[d].node,
-							  f->eps[d].port)->guid);
+			uint32_t bd = base_ep(b, f, d);
 
 			if (rt_path_sl(r, s, d) != rt_path_sl(b->r, bs, bd))
 				fail_msg("%s: pair %u -> %u moved from SL %u to %u", what, s, d,
@@ -192,17 +158,15 @@ static inline void same_sls(const struct base *b, const struct fabric *f,
 }
 
 /*
- * Repair the base for @f and check what papers/001 and the brief ask of a
- * repair within k - 1 faults: every pair of every class delivered (switches
- * included), an acyclic dependency graph on at most 2 VLs, every path SL
- * as in the base, no detour against the rule, nothing left without a way,
- * and every changed CA-LID entry on a switch marked in @group (NULL: not
- * checked; switch LIDs turn on the subtree root's ways, outside it).
- * Returns the repair (free it).
+ * What papers/001 and the brief ask of a repair within k - 1 faults: every
+ * pair of every class delivered (switches included), an acyclic dependency
+ * graph on at most 2 VLs, every path SL as in the base, no detour against
+ * the rule, nothing left without a way, and every changed CA-LID entry on
+ * a switch marked in @group (NULL: not checked; switch LIDs turn on the
+ * subtree root's ways, outside it).
  */
-static inline struct rt_routing *check_repair(const struct base *b, const struct fabric *f,
-					      const uint8_t *group, struct tally *t,
-					      const char *what)
+struct rt_routing *tu_check_repair(const struct tu_base *b, const struct fabric *f,
+				   const uint8_t *group, struct tu_tally *t, const char *what)
 {
 	struct fab_err err = { { 0 } };
 	struct rt_routing *r = NULL;
@@ -212,7 +176,7 @@ static inline struct rt_routing *check_repair(const struct base *b, const struct
 
 	if (ftdlr_repair(b->f, b->r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK)
 		fail_msg("%s: %s", what, err.msg);
-	eval(f, r, 0, &rep);
+	tu_eval(f, r, 0, &rep);
 	for (unsigned k = 0; k < AN_NCLASSES; k++)
 		unr += rep.conn.unreachable[k];
 	if (unr || !rep.cdg.deadlock_free || (rep.cdg.vls_used & ~3u) || st.nonmonotone ||
@@ -222,14 +186,14 @@ static inline struct rt_routing *check_repair(const struct base *b, const struct
 			 (unsigned long long)rep.conn.unreachable[AN_SW_SW], rep.cdg.deadlock_free,
 			 rep.cdg.vls_used, r->notes);
 	an_report_free(&rep);
-	same_sls(b, f, r, what);
+	tu_same_sls(b, f, r, what);
 	for (uint32_t s = 0; group && s < f->nswitches; s++) {
-		uint32_t bs = b->f->nodes[fab_node_by_guid(b->f, f->nodes[f->switches[s]].guid)].swidx;
+		uint32_t bs = base_sw(b, f, s);
 
 		for (uint32_t e = 0; !group[bs] && e < f->neps; e++) {
 			unsigned lid = fab_ep_lid(f, e);
 
-			if (is_ca(f, e) && rt_lft_get(r, s, lid) != rt_lft_get(b->r, bs, lid))
+			if (tu_is_ca(f, e) && rt_lft_get(r, s, lid) != rt_lft_get(b->r, bs, lid))
 				fail_msg("%s: switch %s outside the faults' groups changed LID %u: %s",
 					 what, fab_desc(f, f->switches[s]), lid, r->notes);
 		}
@@ -239,7 +203,7 @@ static inline struct rt_routing *check_repair(const struct base *b, const struct
 	t->sl1 += st.switch_sl > 0;
 	if (!st.sw_fallback) {
 		uint32_t casw;
-		uint64_t ca = ca_changes(b, f, r, &casw);
+		uint64_t ca = tu_ca_changes(b, f, r, &casw);
 
 		t->entries = st.entries > t->entries ? st.entries : t->entries;
 		t->ca_entries = ca > t->ca_entries ? ca : t->ca_entries;
@@ -251,7 +215,7 @@ static inline struct rt_routing *check_repair(const struct base *b, const struct
 }
 
 /* Print the cycle of @t: switch, port, VL, and the switch the channel leads to. */
-static inline void print_cycle(const struct fabric *f, const struct ftdlr_trans *t)
+static void print_cycle(const struct fabric *f, const struct ftdlr_trans *t)
 {
 	for (uint32_t i = 0; i < t->cycle_len; i++) {
 		uint32_t slot = t->cycle[i] / 16, n = 0;
@@ -263,14 +227,8 @@ static inline void print_cycle(const struct fabric *f, const struct ftdlr_trans 
 	}
 }
 
-/*
- * Every step from @a (of @fa) to @b (of @f) that ftdlr_stages() gives has an
- * acyclic dependency graph together with the step before it. Returns the
- * number of steps.
- */
-static inline unsigned check_steps(const struct fabric *fa, const struct rt_routing *a,
-				   const struct fabric *f, const struct rt_routing *b,
-				   const char *what)
+unsigned tu_check_steps(const struct fabric *fa, const struct rt_routing *a,
+			const struct fabric *f, const struct rt_routing *b, const char *what)
 {
 	struct fab_err err = { { 0 } };
 	struct rt_routing **steps;
@@ -279,16 +237,18 @@ static inline unsigned check_steps(const struct fabric *fa, const struct rt_rout
 	if (ftdlr_stages(f, fa, a, b, &steps, &n, &err))
 		fail_msg("%s: %s", what, err.msg);
 	for (unsigned k = 0; k < n; k++) {
+		const struct fabric *from = k ? f : fa;
+		const struct rt_routing *prev = k ? steps[k - 1] : a;
 		struct ftdlr_trans t;
 
-		if (ftdlr_transition(f, k ? f : fa, k ? steps[k - 1] : a, steps[k], &t, &err))
+		if (ftdlr_transition(f, from, prev, steps[k], &t, &err))
 			fail_msg("%s: %s", what, err.msg);
 		if (!t.acyclic) {
 			struct ftdlr_trans t0, t1;
 
 			print_cycle(f, &t);
-			ftdlr_transition_sls(f, k ? f : fa, k ? steps[k - 1] : a, steps[k], 1, 0, &t0, &err);
-			ftdlr_transition_sls(f, k ? f : fa, k ? steps[k - 1] : a, steps[k], 2, 0, &t1, &err);
+			ftdlr_transition_sls(f, from, prev, steps[k], 1, 0, &t0, &err);
+			ftdlr_transition_sls(f, from, prev, steps[k], 2, 0, &t1, &err);
 			fail_msg("%s: step %u of %u: the dependency graph of the step and the one "
 				 "before is cyclic (SL 0 paths alone: %s, SL 1: %s)", what, k + 1, n,
 				 t0.acyclic ? "acyclic" : "cyclic", t1.acyclic ? "acyclic" : "cyclic");
@@ -298,5 +258,3 @@ static inline unsigned check_steps(const struct fabric *fa, const struct rt_rout
 	ftdlr_stages_free(steps, n);
 	return n;
 }
-
-#endif

@@ -1,63 +1,73 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers of the generator tests (test_gen.c, test_gen_faults.c): building
- * from "k=4 n=3" strings, counting, connectivity, tree levels and the checks
- * every family shares.
+ * DOC: test helpers: fabrics from the generators ("family k=v ..." as
+ * `fabroute gen` takes them), random faults, and the checks of a generated
+ * fabric's size, levels, ports and names.
  */
-#ifndef FABROUTE_GEN_UTIL_H
-#define FABROUTE_GEN_UTIL_H
-
 #include "tests/unit/testutil.h"
 
-#include "gen/gen.h"
+#define TU_GEN_KV 16	/* the most parameters a spec may give */
 
-#define MAXLVL 8
-
-/* --- helpers -------------------------------------------------------------- */
-
-/* Split "k=4 n=3" into kv strings and build; NULL with @err set on failure. */
-static inline struct fabric *try_gen(const char *family, const char *params, uint64_t seed,
-			      struct fab_err *err)
+struct fabric *tu_gen_try(const char *spec, uint64_t seed, struct fab_err *err)
 {
-	char buf[512], *kv[16], *tok;
+	char buf[512], *save = NULL, *family;
+	const char *kv[TU_GEN_KV];
 	size_t n = 0;
 
-	snprintf(buf, sizeof(buf), "%s", params);
-	for (tok = strtok(buf, " "); tok && n < 16; tok = strtok(NULL, " "))
-		kv[n++] = tok;
-	return gen_build(family, (const char *const *)kv, n, seed, err);
+	if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf))
+		fail_msg("gen %s: longer than %zu characters", spec, sizeof(buf) - 1);
+	family = strtok_r(buf, " ", &save);
+	for (char *p = strtok_r(NULL, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+		if (n == TU_GEN_KV)
+			fail_msg("gen %s: more than %d parameters", spec, TU_GEN_KV);
+		kv[n++] = p;
+	}
+	return gen_build(family ? family : "", kv, n, seed, err);
 }
 
-static inline struct fabric *gen_seed(const char *family, const char *params, uint64_t seed)
+struct fabric *tu_gen(const char *spec, uint64_t seed)
 {
 	struct fab_err err = { { 0 } };
-	struct fabric *f = try_gen(family, params, seed, &err);
+	struct fabric *f = tu_gen_try(spec, seed, &err);
 
 	if (!f)
-		fail_msg("%s %s: %s", family, params, err.msg);
+		fail_msg("gen %s: %s", spec, err.msg);
 	return f;
 }
 
-static inline struct fabric *gen(const char *family, const char *params)
-{
-	return gen_seed(family, params, 1);
-}
-
-static inline void gen_fails(const char *family, const char *params, const char *needle)
+void tu_gen_fails(const char *spec, const char *needle)
 {
 	struct fab_err err = { { 0 } };
-	struct fabric *f = try_gen(family, params, 1, &err);
+	struct fabric *f = tu_gen_try(spec, 1, &err);
 
 	if (f) {
 		fab_free(f);
-		fail_msg("%s %s: expected an error containing \"%s\"", family, params, needle);
+		fail_msg("gen %s: expected an error containing \"%s\"", spec, needle);
 	}
 	if (!strstr(err.msg, needle))
-		fail_msg("%s %s: error \"%s\" does not contain \"%s\"", family, params, err.msg,
-			 needle);
+		fail_msg("gen %s: error \"%s\" does not contain \"%s\"", spec, err.msg, needle);
 }
 
-static inline uint32_t count_type(const struct fabric *f, enum fab_node_type t)
+struct fabric *tu_dragonfly(unsigned a, unsigned p, unsigned h, const char *wiring)
+{
+	char spec[96];
+
+	snprintf(spec, sizeof(spec), "dragonfly a=%u p=%u h=%u wiring=%s", a, p, h, wiring);
+	return tu_gen(spec, 1);
+}
+
+struct fabric *tu_faults(struct fabric *f, unsigned links, unsigned switches, uint64_t seed)
+{
+	struct fab_err err = { { 0 } };
+	struct gen_faults g = { .random_links = links, .random_switches = switches, .seed = seed };
+
+	if ((links || switches) && gen_faults_apply(&f, &g, &err))
+		fail_msg("%u link and %u switch faults (seed %llu): %s", links, switches,
+			 (unsigned long long)seed, err.msg);
+	return f;
+}
+
+uint32_t tu_count_type(const struct fabric *f, enum fab_node_type t)
 {
 	uint32_t n = 0;
 
@@ -66,35 +76,33 @@ static inline uint32_t count_type(const struct fabric *f, enum fab_node_type t)
 	return n;
 }
 
-static inline int is_sw(const struct fabric *f, uint32_t n)
+int tu_is_sw(const struct fabric *f, uint32_t n)
 {
 	return f->nodes[n].type == FAB_SWITCH;
 }
 
-/* Links between two switches. */
-static inline uint32_t sw_links(const struct fabric *f)
+uint32_t tu_sw_links(const struct fabric *f)
 {
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < f->nnodes; i++)
-		for (unsigned p = 1; is_sw(f, i) && p <= f->nodes[i].nports; p++) {
+		for (unsigned p = 1; tu_is_sw(f, i) && p <= f->nodes[i].nports; p++) {
 			const struct fab_port *x = fab_port(f, i, p);
 
-			n += x->peer != FAB_NONE && is_sw(f, x->peer) &&
+			n += x->peer != FAB_NONE && tu_is_sw(f, x->peer) &&
 			     (x->peer > i || (x->peer == i && x->peer_port > p));
 		}
 	return n;
 }
 
-/* Nodes reached from node 0 (all nodes, or only switches with @switches_only). */
-static inline uint32_t reached(const struct fabric *f, int switches_only)
+uint32_t tu_reached(const struct fabric *f, int switches_only)
 {
 	uint32_t *q = calloc(f->nnodes, sizeof(*q)), head = 0, tail = 0, start = 0;
 	uint8_t *seen = calloc(f->nnodes, 1);
 
 	assert_non_null(q);
 	assert_non_null(seen);
-	while (switches_only && start < f->nnodes && !is_sw(f, start))
+	while (switches_only && start < f->nnodes && !tu_is_sw(f, start))
 		start++;
 	if (start < f->nnodes) {
 		seen[start] = 1;
@@ -106,7 +114,7 @@ static inline uint32_t reached(const struct fabric *f, int switches_only)
 		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
 			uint32_t m = fab_port(f, n, p)->peer;
 
-			if (m == FAB_NONE || seen[m] || (switches_only && !is_sw(f, m)))
+			if (m == FAB_NONE || seen[m] || (switches_only && !tu_is_sw(f, m)))
 				continue;
 			seen[m] = 1;
 			q[tail++] = m;
@@ -117,13 +125,12 @@ static inline uint32_t reached(const struct fabric *f, int switches_only)
 	return tail;
 }
 
-static inline void assert_connected(const struct fabric *f)
+void tu_assert_connected(const struct fabric *f)
 {
-	assert_int_equal(reached(f, 0), f->nnodes);
+	assert_int_equal(tu_reached(f, 0), f->nnodes);
 }
 
-/* Level per switch index: 1 for switches with CAs, then BFS distance + 1. */
-static inline uint32_t *levels(const struct fabric *f)
+uint32_t *tu_levels(const struct fabric *f)
 {
 	uint32_t *lvl = calloc(f->nswitches + 1u, sizeof(*lvl)), *q, head = 0, tail = 0;
 
@@ -134,7 +141,7 @@ static inline uint32_t *levels(const struct fabric *f)
 		for (unsigned p = 1; p <= f->nodes[f->switches[s]].nports && !lvl[s]; p++) {
 			uint32_t m = fab_port(f, f->switches[s], p)->peer;
 
-			if (m != FAB_NONE && !is_sw(f, m)) {
+			if (m != FAB_NONE && !tu_is_sw(f, m)) {
 				lvl[s] = 1;
 				q[tail++] = s;
 			}
@@ -145,7 +152,7 @@ static inline uint32_t *levels(const struct fabric *f)
 		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
 			uint32_t m = fab_port(f, n, p)->peer;
 
-			if (m == FAB_NONE || !is_sw(f, m) || lvl[f->nodes[m].swidx])
+			if (m == FAB_NONE || !tu_is_sw(f, m) || lvl[f->nodes[m].swidx])
 				continue;
 			lvl[f->nodes[m].swidx] = lvl[s] + 1;
 			q[tail++] = f->nodes[m].swidx;
@@ -155,8 +162,11 @@ static inline uint32_t *levels(const struct fabric *f)
 	return lvl;
 }
 
-/* Ports of switch @s that go down, up and sideways; down < up < sideways. */
-static inline uint32_t check_ports_order(const struct fabric *f, const uint32_t *lvl, uint32_t s)
+/*
+ * Ports of switch @s that go down, up and sideways: down < up < sideways.
+ * Returns the sideways links it owns (those to a higher node index).
+ */
+static uint32_t check_ports_order(const struct fabric *f, const uint32_t *lvl, uint32_t s)
 {
 	unsigned down = 0, up_lo = 999, up_hi = 0, side_lo = 999;
 	uint32_t n = f->switches[s], side = 0;
@@ -167,7 +177,7 @@ static inline uint32_t check_ports_order(const struct fabric *f, const uint32_t 
 
 		if (x->peer == FAB_NONE)
 			continue;
-		pl = is_sw(f, x->peer) ? lvl[f->nodes[x->peer].swidx] : 0;
+		pl = tu_is_sw(f, x->peer) ? lvl[f->nodes[x->peer].swidx] : 0;
 		if (pl + 1 == lvl[s]) {
 			down = p;
 		} else if (pl == lvl[s] + 1) {
@@ -186,11 +196,10 @@ static inline uint32_t check_ports_order(const struct fabric *f, const uint32_t 
 	return side;
 }
 
-/* Levels have the expected switch counts, links join adjacent levels or are horizontal. */
-static inline void check_tree(const struct fabric *f, unsigned nlevels, const uint32_t *per_level,
-		       uint32_t hlinks)
+void tu_check_tree(const struct fabric *f, unsigned nlevels, const uint32_t *per_level,
+		   uint32_t hlinks)
 {
-	uint32_t *lvl = levels(f), cnt[MAXLVL + 2] = { 0 }, side = 0;
+	uint32_t *lvl = tu_levels(f), cnt[TU_MAXLVL + 2] = { 0 }, side = 0;
 
 	for (uint32_t s = 0; s < f->nswitches; s++) {
 		assert_in_range(lvl[s], 1, nlevels);
@@ -203,32 +212,30 @@ static inline void check_tree(const struct fabric *f, unsigned nlevels, const ui
 	free(lvl);
 }
 
-static inline void check_counts(const struct fabric *f, uint32_t nsw, uint32_t nca, uint32_t nlinks)
+void tu_check_counts(const struct fabric *f, uint32_t nsw, uint32_t nca, uint32_t nlinks)
 {
 	assert_int_equal(f->nswitches, nsw);
-	assert_int_equal(count_type(f, FAB_CA), nca);
+	assert_int_equal(tu_count_type(f, FAB_CA), nca);
 	assert_int_equal(f->nlinks, nlinks);
-	assert_connected(f);
+	tu_assert_connected(f);
 }
 
-/* Every switch at level l (1-based) has ports[l - 1] ports. */
-static inline void check_level_ports(const struct fabric *f, const unsigned *ports)
+void tu_check_level_ports(const struct fabric *f, const unsigned *ports)
 {
-	uint32_t *lvl = levels(f);
+	uint32_t *lvl = tu_levels(f);
 
 	for (uint32_t s = 0; s < f->nswitches; s++)
 		assert_int_equal(f->nodes[f->switches[s]].nports, ports[lvl[s] - 1]);
 	free(lvl);
 }
 
-static inline void check_all_ports(const struct fabric *f, unsigned nports)
+void tu_check_all_ports(const struct fabric *f, unsigned nports)
 {
 	for (uint32_t s = 0; s < f->nswitches; s++)
 		assert_int_equal(f->nodes[f->switches[s]].nports, nports);
 }
 
-/* Descriptions unique, short, free of the characters ibsim cannot take; GUID convention. */
-static inline void check_names(const struct fabric *f)
+void tu_check_names(const struct fabric *f)
 {
 	uint32_t sw = 0, ca = 0;
 
@@ -240,7 +247,7 @@ static inline void check_names(const struct fabric *f)
 		assert_null(strpbrk(d, "\"#@ "));
 		assert_int_equal(fab_node_by_desc(f, d, &count), i);
 		assert_int_equal(count, 1);
-		if (is_sw(f, i)) {
+		if (tu_is_sw(f, i)) {
 			assert_true(f->nodes[i].guid == GEN_GUID_SWITCH + ++sw);
 			continue;
 		}
@@ -250,8 +257,7 @@ static inline void check_names(const struct fabric *f)
 	}
 }
 
-/* Same fabric node for node: GUIDs, descriptions, ports, links, LIDs. */
-static inline void assert_same(const struct fabric *a, const struct fabric *b)
+void tu_assert_same(const struct fabric *a, const struct fabric *b)
 {
 	assert_true(fab_topology_hash(a) == fab_topology_hash(b));
 	assert_int_equal(a->nnodes, b->nnodes);
@@ -272,7 +278,7 @@ static inline void assert_same(const struct fabric *a, const struct fabric *b)
 	}
 }
 
-static inline uint64_t ipow(uint64_t b, unsigned e)
+uint64_t tu_ipow(uint64_t b, unsigned e)
 {
 	uint64_t r = 1;
 
@@ -280,7 +286,3 @@ static inline uint64_t ipow(uint64_t b, unsigned e)
 		r *= b;
 	return r;
 }
-
-/* --- the family table ------------------------------------------------------- */
-
-#endif

@@ -1,25 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers of the lidassign tests: fabrics built link by link (ports taken
+ * DOC: test helpers of lidassign: fabrics built link by link (ports taken
  * in order), paths given as node sequences, papers/002's Fig. 6 and the
  * reduction of Thm. 1 (a graph G -> a fabric and one path per vertex whose
  * split graph is G).
  */
-#ifndef FABROUTE_LIDASSIGN_UTIL_H
-#define FABROUTE_LIDASSIGN_UTIL_H
-
 #include "tests/unit/testutil.h"
 
-#include "engines/lidassign/lidassign.h"
-
-/* struct lb - a fabric being built: each link takes the next free port of both ends */
-struct lb {
-	struct fabric *f;
-	uint8_t used[16384];
-};
-
-static inline uint32_t lb_node(struct lb *b, enum fab_node_type t, const char *desc,
-			       unsigned nports)
+uint32_t tu_lb_node(struct tu_lb *b, enum fab_node_type t, const char *desc, unsigned nports)
 {
 	struct fab_err err = { { 0 } };
 	struct fab_node_info in = { .type = t, .nports = nports, .desc = desc };
@@ -32,7 +20,7 @@ static inline uint32_t lb_node(struct lb *b, enum fab_node_type t, const char *d
 	return n;
 }
 
-static inline void lb_link(struct lb *b, uint32_t x, uint32_t y)
+void tu_lb_link(struct tu_lb *b, uint32_t x, uint32_t y)
 {
 	struct fab_err err = { { 0 } };
 
@@ -41,7 +29,7 @@ static inline void lb_link(struct lb *b, uint32_t x, uint32_t y)
 }
 
 /* Finalize and give every port a LID (LMC 0). */
-static inline struct fabric *lb_done(struct lb *b)
+struct fabric *tu_lb_done(struct tu_lb *b)
 {
 	struct fab_err err = { { 0 } };
 	struct fabric *f = b->f;
@@ -53,7 +41,7 @@ static inline struct fabric *lb_done(struct lb *b)
 }
 
 /* The first port of node @a leading to node @c. */
-static inline unsigned lb_port(const struct fabric *f, uint32_t a, uint32_t c)
+unsigned tu_lb_port(const struct fabric *f, uint32_t a, uint32_t c)
 {
 	for (unsigned p = 1; p <= f->nodes[a].nports; p++)
 		if (fab_port(f, a, p)->peer == c)
@@ -63,28 +51,19 @@ static inline unsigned lb_port(const struct fabric *f, uint32_t a, uint32_t c)
 }
 
 /* Add the path through the nodes @v[0] (a CA) .. @v[n - 1] (a CA) to @ps. */
-static inline void lb_path(const struct fabric *f, struct fmt_paths *ps, const uint32_t *v,
-			   size_t n)
+static void lb_path(const struct fabric *f, struct fmt_paths *ps, const uint32_t *v, size_t n)
 {
 	struct fmt_hop h[512];
 
 	assert_true(n >= 3 && n - 2 <= 512);
 	for (size_t i = 1; i + 1 < n; i++)
-		h[i - 1] = (struct fmt_hop){ v[i], (uint8_t)lb_port(f, v[i], v[i + 1]) };
+		h[i - 1] = (struct fmt_hop){ v[i], (uint8_t)tu_lb_port(f, v[i], v[i + 1]) };
 	if (fmt_paths_add(ps, fab_ep_of_node(f, v[0], 1), fab_ep_of_node(f, v[n - 1], 1), 0, h,
 			  n - 2))
 		fail_msg("out of memory");
 }
 
-/* The paths of @ps as an R_d (all to one destination), hops as (switch index, port). */
-struct lb_rd {
-	struct la_rd rd;
-	struct la_hop *hops;
-	const struct la_hop **p;
-	uint32_t *len;
-};
-
-static inline void lb_rd(const struct fabric *f, const struct fmt_paths *ps, struct lb_rd *r)
+void tu_lb_rd(const struct fabric *f, const struct fmt_paths *ps, struct tu_lb_rd *r)
 {
 	r->hops = malloc((ps->nhops + 1) * sizeof(*r->hops));
 	r->p = malloc((ps->n + 1) * sizeof(*r->p));
@@ -101,7 +80,7 @@ static inline void lb_rd(const struct fabric *f, const struct fmt_paths *ps, str
 	r->rd = (struct la_rd){ (uint32_t)ps->n, r->p, r->len, f->nswitches };
 }
 
-static inline void lb_rd_free(struct lb_rd *r)
+void tu_lb_rd_free(struct tu_lb_rd *r)
 {
 	free(r->hops);
 	free(r->p);
@@ -114,9 +93,9 @@ static inline void lb_rd_free(struct lb_rd *r)
  * order p1 = m1 s4 s1 s0, p2 = m2 s4 s3 s2 s0, p3 = m4 s5 s2 s0,
  * p4 = m3 s5 s3 s1 s0. Machines are added m0, m1, m2, m3, m4.
  */
-static inline struct fabric *lb_fig6(struct fmt_paths *ps)
+struct fabric *tu_lb_fig6(struct fmt_paths *ps)
 {
-	struct lb *b = calloc(1, sizeof(*b));
+	struct tu_lb *b = calloc(1, sizeof(*b));
 	uint32_t s[6], m[5];
 	char name[8];
 	struct fabric *f;
@@ -125,26 +104,26 @@ static inline struct fabric *lb_fig6(struct fmt_paths *ps)
 	b->f = fab_new();
 	for (int i = 0; i < 6; i++) {
 		snprintf(name, sizeof(name), "s%d", i);
-		s[i] = lb_node(b, FAB_SWITCH, name, 8);
+		s[i] = tu_lb_node(b, FAB_SWITCH, name, 8);
 	}
 	for (int i = 0; i < 5; i++) {
 		snprintf(name, sizeof(name), "m%d", i);
-		m[i] = lb_node(b, FAB_CA, name, 1);
+		m[i] = tu_lb_node(b, FAB_CA, name, 1);
 	}
-	lb_link(b, m[0], s[0]);
-	lb_link(b, s[0], s[1]);
-	lb_link(b, s[0], s[2]);
-	lb_link(b, s[1], s[3]);
-	lb_link(b, s[1], s[4]);
-	lb_link(b, s[2], s[3]);
-	lb_link(b, s[2], s[5]);
-	lb_link(b, s[3], s[4]);
-	lb_link(b, s[3], s[5]);
-	lb_link(b, m[1], s[4]);
-	lb_link(b, m[2], s[4]);
-	lb_link(b, m[3], s[5]);
-	lb_link(b, m[4], s[5]);
-	f = lb_done(b);
+	tu_lb_link(b, m[0], s[0]);
+	tu_lb_link(b, s[0], s[1]);
+	tu_lb_link(b, s[0], s[2]);
+	tu_lb_link(b, s[1], s[3]);
+	tu_lb_link(b, s[1], s[4]);
+	tu_lb_link(b, s[2], s[3]);
+	tu_lb_link(b, s[2], s[5]);
+	tu_lb_link(b, s[3], s[4]);
+	tu_lb_link(b, s[3], s[5]);
+	tu_lb_link(b, m[1], s[4]);
+	tu_lb_link(b, m[2], s[4]);
+	tu_lb_link(b, m[3], s[5]);
+	tu_lb_link(b, m[4], s[5]);
+	f = tu_lb_done(b);
 	free(b);
 	memset(ps, 0, sizeof(*ps));
 	lb_path(f, ps, (uint32_t[]){ m[1], s[4], s[1], s[0], m[0] }, 5);
@@ -162,10 +141,10 @@ static inline struct fabric *lb_fig6(struct fmt_paths *ps)
  * the switch of a shared edge (where they leave by different ports) and at
  * D (where they leave by the same), so the split graph is G.
  */
-static inline struct fabric *lb_reduction(uint32_t nv, const uint32_t (*e)[2], size_t ne,
-					  struct fmt_paths *ps)
+struct fabric *tu_lb_reduction(uint32_t nv, const uint32_t (*e)[2], size_t ne,
+			       struct fmt_paths *ps)
 {
-	struct lb *b = calloc(1, sizeof(*b));
+	struct tu_lb *b = calloc(1, sizeof(*b));
 	uint32_t *nu = malloc(nv * sizeof(*nu)), *nup = malloc(nv * sizeof(*nup));
 	uint32_t *ns = malloc((ne + 1) * sizeof(*ns)), *v = malloc((ne + 4) * sizeof(*v));
 	uint32_t dsw, d, *last = malloc(nv * sizeof(*last));
@@ -176,30 +155,30 @@ static inline struct fabric *lb_reduction(uint32_t nv, const uint32_t (*e)[2], s
 	b->f = fab_new();
 	for (size_t i = 0; i < ne; i++) {
 		snprintf(name, sizeof(name), "e%u-%u", e[i][0], e[i][1]);
-		ns[i] = lb_node(b, FAB_SWITCH, name, 4);
+		ns[i] = tu_lb_node(b, FAB_SWITCH, name, 4);
 	}
 	for (uint32_t u = 0; u < nv; u++) {
 		snprintf(name, sizeof(name), "n%u'", u);
-		nup[u] = lb_node(b, FAB_SWITCH, name, 2);
+		nup[u] = tu_lb_node(b, FAB_SWITCH, name, 2);
 	}
-	dsw = lb_node(b, FAB_SWITCH, "D", (unsigned)(nv + 1 > 254 ? 254 : nv + 1));
-	d = lb_node(b, FAB_CA, "d", 1);
+	dsw = tu_lb_node(b, FAB_SWITCH, "D", (unsigned)(nv + 1 > 254 ? 254 : nv + 1));
+	d = tu_lb_node(b, FAB_CA, "d", 1);
 	for (uint32_t u = 0; u < nv; u++) {
 		snprintf(name, sizeof(name), "n%u", u);
-		nu[u] = lb_node(b, FAB_CA, name, 1);
+		nu[u] = tu_lb_node(b, FAB_CA, name, 1);
 		last[u] = nu[u];
 	}
 	for (size_t i = 0; i < ne; i++)
 		for (int k = 0; k < 2; k++) {
-			lb_link(b, last[e[i][k]], ns[i]);
+			tu_lb_link(b, last[e[i][k]], ns[i]);
 			last[e[i][k]] = ns[i];
 		}
 	for (uint32_t u = 0; u < nv; u++) {
-		lb_link(b, last[u], nup[u]);
-		lb_link(b, nup[u], dsw);
+		tu_lb_link(b, last[u], nup[u]);
+		tu_lb_link(b, nup[u], dsw);
 	}
-	lb_link(b, dsw, d);
-	f = lb_done(b);
+	tu_lb_link(b, dsw, d);
+	f = tu_lb_done(b);
 	memset(ps, 0, sizeof(*ps));
 	for (uint32_t u = 0; u < nv; u++) {
 		size_t n = 0;
@@ -221,5 +200,3 @@ static inline struct fabric *lb_reduction(uint32_t nv, const uint32_t (*e)[2], s
 	free(last);
 	return f;
 }
-
-#endif

@@ -1,28 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers of the canonical determinism test (test_canon.c): one fabric
- * rebuilt with its records in another order (nodes, ports, links, each
- * link declared from either end), a routing run, and the comparison of two
- * runs byte for byte.
+ * DOC: test helpers of the canonical determinism test (test_canon.c): one
+ * fabric rebuilt with its records in another order (nodes, ports, links,
+ * each link declared from either end), a routing run, and the comparison
+ * of two runs byte for byte.
  */
-#ifndef FABROUTE_CANON_UTIL_H
-#define FABROUTE_CANON_UTIL_H
-
 #include "tests/unit/testutil.h"
 
-#include "engines/engine.h"
-#include "fabric/routing.h"
-
 /* A link, as the lower of its two (node, port) ends. */
-struct cu_link {
+struct link {
 	uint32_t a, b;
 	uint8_t pa, pb;
 };
 
 /* Every link of @f once; *@n gets how many. */
-static inline struct cu_link *cu_links(const struct fabric *f, size_t *n)
+static struct link *links_of(const struct fabric *f, size_t *n)
 {
-	struct cu_link *l = malloc(((size_t)f->nlinks + 1) * sizeof(*l));
+	struct link *l = malloc(((size_t)f->nlinks + 1) * sizeof(*l));
 
 	assert_non_null(l);
 	*n = 0;
@@ -31,14 +25,13 @@ static inline struct cu_link *cu_links(const struct fabric *f, size_t *n)
 			const struct fab_port *x = fab_port(f, i, p);
 
 			if (x->peer != FAB_NONE && (x->peer > i || (x->peer == i && x->peer_port > p)))
-				l[(*n)++] = (struct cu_link){ .a = i, .pa = (uint8_t)p, .b = x->peer,
-							      .pb = x->peer_port };
+				l[(*n)++] = (struct link){ .a = i, .pa = (uint8_t)p, .b = x->peer,
+							   .pb = x->peer_port };
 		}
 	return l;
 }
 
-/* Fisher-Yates over @n elements of @size bytes with @rng. */
-static inline void cu_shuffle(void *base, size_t n, size_t size, struct fab_rng *rng)
+void tu_shuffle(void *base, size_t n, size_t size, struct fab_rng *rng)
 {
 	char tmp[64], *b = base;
 
@@ -52,19 +45,13 @@ static inline void cu_shuffle(void *base, size_t n, size_t size, struct fab_rng 
 	}
 }
 
-/*
- * @f rebuilt with its nodes added in the order @order gives (node indexes
- * of @f), its links in random order (@seed), each from a random end, and
- * the SM where @f has it; finalized. Descriptions, port GUIDs, LIDs, LMCs,
- * widths, speeds and VL capacities come along.
- */
-static inline struct fabric *cu_rebuild(const struct fabric *f, const uint32_t *order, uint64_t seed)
+struct fabric *tu_rebuild(const struct fabric *f, const uint32_t *order, uint64_t seed)
 {
 	struct fab_err err = { { 0 } };
 	struct fabric *g = fab_new();
 	uint32_t *map = malloc(((size_t)f->nnodes + 1) * sizeof(*map));
 	struct fab_rng rng;
-	struct cu_link *l;
+	struct link *l;
 	size_t nl;
 
 	assert_non_null(g);
@@ -95,8 +82,8 @@ static inline struct fabric *cu_rebuild(const struct fabric *f, const uint32_t *
 			y->speed = x->speed;
 		}
 	}
-	l = cu_links(f, &nl);
-	cu_shuffle(l, nl, sizeof(*l), &rng);
+	l = links_of(f, &nl);
+	tu_shuffle(l, nl, sizeof(*l), &rng);
 	for (size_t i = 0; i < nl; i++) {
 		int flip = (int)fab_rng_below(&rng, 2);
 		int rc = flip ? fab_link_add(g, map[l[i].b], l[i].pb, map[l[i].a], l[i].pa, &err) :
@@ -116,8 +103,7 @@ static inline struct fabric *cu_rebuild(const struct fabric *f, const uint32_t *
 	return g;
 }
 
-/* Node indexes of @f in a random order (@seed). */
-static inline uint32_t *cu_random_order(const struct fabric *f, uint64_t seed)
+uint32_t *tu_random_order(const struct fabric *f, uint64_t seed)
 {
 	uint32_t *o = malloc(((size_t)f->nnodes + 1) * sizeof(*o));
 	struct fab_rng rng;
@@ -126,12 +112,11 @@ static inline uint32_t *cu_random_order(const struct fabric *f, uint64_t seed)
 	for (uint32_t i = 0; i < f->nnodes; i++)
 		o[i] = i;
 	fab_rng_seed(&rng, seed);
-	cu_shuffle(o, f->nnodes, sizeof(*o), &rng);
+	tu_shuffle(o, f->nnodes, sizeof(*o), &rng);
 	return o;
 }
 
-/* Node indexes of @f in reverse order. */
-static inline uint32_t *cu_reverse_order(const struct fabric *f)
+uint32_t *tu_reverse_order(const struct fabric *f)
 {
 	uint32_t *o = malloc(((size_t)f->nnodes + 1) * sizeof(*o));
 
@@ -141,16 +126,8 @@ static inline uint32_t *cu_reverse_order(const struct fabric *f)
 	return o;
 }
 
-/* One routing run of @chain (options @kv, @nkv) on @f, LIDs kept or assigned. */
-struct cu_run {
-	int status;
-	struct eng_res res;
-	char digest[RT_DIGEST_HEX];
-};
-
-static inline void cu_route(const struct fabric *f, const char *chain, const char *const *kv,
-			    size_t nkv, const struct fabric *prev_f, const struct rt_routing *prev,
-			    struct cu_run *run)
+void tu_run_route(const struct fabric *f, const char *chain, const char *const *kv, size_t nkv,
+		  const struct fabric *prev_f, const struct rt_routing *prev, struct tu_run *run)
 {
 	struct fab_err err = { { 0 } };
 	struct eng_chain c;
@@ -167,13 +144,13 @@ static inline void cu_route(const struct fabric *f, const char *chain, const cha
 		fail_msg("%s: %s", chain, err.msg);
 }
 
-static inline void cu_run_free(struct cu_run *run)
+void tu_run_free(struct tu_run *run)
 {
 	eng_res_free(&run->res);
 }
 
 /* Two pair tables (neps x neps bytes, NULL: all 0) are equal. */
-static inline int cu_same_pairs(const uint8_t *a, const uint8_t *b, uint32_t neps)
+static int same_pairs(const uint8_t *a, const uint8_t *b, uint32_t neps)
 {
 	size_t n = (size_t)neps * neps;
 
@@ -183,11 +160,7 @@ static inline int cu_same_pairs(const uint8_t *a, const uint8_t *b, uint32_t nep
 	return 1;
 }
 
-/*
- * Runs @a and @b made the same routing: the same engine, LIDs, LFTs, SL2VL
- * tables, path SLs, DLID offsets, notes and digest. @what names the case.
- */
-static inline void cu_same(const struct cu_run *a, const struct cu_run *b, const char *what)
+void tu_run_same(const struct tu_run *a, const struct tu_run *b, const char *what)
 {
 	const struct fabric *fa = a->res.fabric, *fb = b->res.fabric;
 	const struct rt_routing *ra = a->res.routing, *rb = b->res.routing;
@@ -222,13 +195,11 @@ static inline void cu_same(const struct cu_run *a, const struct cu_run *b, const
 		    (ra->sl2vl[s] && memcmp(ra->sl2vl[s], rb->sl2vl[s], dim * dim * RT_SLS)))
 			fail_msg("%s: the SL2VL tables of switch %u differ", what, s);
 	}
-	if (!cu_same_pairs(ra->path_sl, rb->path_sl, ra->neps) ||
-	    !cu_same_pairs(ra->dlid_off, rb->dlid_off, ra->neps))
+	if (!same_pairs(ra->path_sl, rb->path_sl, ra->neps) ||
+	    !same_pairs(ra->dlid_off, rb->dlid_off, ra->neps))
 		fail_msg("%s: the path SLs or DLID offsets differ", what);
 	if (strcmp(ra->notes ? ra->notes : "", rb->notes ? rb->notes : ""))
 		fail_msg("%s: notes \"%s\", other order \"%s\"", what, ra->notes, rb->notes);
 	if (ra->vls_used != rb->vls_used || strcmp(a->digest, b->digest))
 		fail_msg("%s: VLs or digest differ", what);
 }
-
-#endif
