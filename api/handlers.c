@@ -87,7 +87,6 @@ EPOCH_HANDLER(h_node, apiq_node(e, rq->seg[0], &err))
 EPOCH_HANDLER(h_links, apiq_links(e, &err))
 EPOCH_HANDLER(h_lids, apiq_lids(e, &err))
 EPOCH_HANDLER(h_engines, apiq_engines(e, &err))
-EPOCH_HANDLER(h_topology, apiq_topology(e, &err))
 
 static void h_fabric(struct api_req *rq, struct api_resp *rs)
 {
@@ -302,8 +301,7 @@ static void h_diff(struct api_req *rq, struct api_resp *rs)
 
 /* --- control ------------------------------------------------------------- */
 
-/* The body as a JSON object ({} when empty); NULL after answering 400. */
-static json_t *body_object(struct api_req *rq, struct api_resp *rs)
+json_t *api_body_object(struct api_req *rq, struct api_resp *rs)
 {
 	json_error_t je;
 	json_t *j;
@@ -336,7 +334,7 @@ static int member(struct api_resp *rs, const json_t *o, const char *key, const c
 
 static void h_engine(struct api_req *rq, struct api_resp *rs)
 {
-	json_t *b = body_object(rq, rs);
+	json_t *b = api_body_object(rq, rs);
 	const char *chain, *options;
 	struct api_err err;
 
@@ -360,7 +358,7 @@ out:
 
 static void h_reroute(struct api_req *rq, struct api_resp *rs)
 {
-	json_t *b = body_object(rq, rs);
+	json_t *b = api_body_object(rq, rs);
 	struct api_err err;
 
 	if (!b)
@@ -376,7 +374,7 @@ static void h_reroute(struct api_req *rq, struct api_resp *rs)
 
 static void h_fault(struct api_req *rq, struct api_resp *rs)
 {
-	json_t *b = body_object(rq, rs);
+	json_t *b = api_body_object(rq, rs);
 	struct api_err err;
 
 	if (!b)
@@ -525,8 +523,12 @@ const struct api_route api_routes[] = {
 	  "which switches reach which (switch-to-switch paths)" },
 	{ "GET", "/api/vl-usage", h_vl_usage, "", 0, 1, "VLs used and the channel dependency graph per VL" },
 	{ "GET", "/api/fabric", h_fabric, "", 0, 0, "fabric counts, shape, routing summary, read-back" },
-	{ "GET", "/api/topology", h_topology, "", 0, 1,
-	  "switches by level or group, switch-to-switch links with their routes" },
+	{ "GET", "/api/topology", api_h_topology, "format", 0, 1,
+	  "switches by level or group, switch-to-switch links with their routes; or Slurm's "
+	  "topology.conf (format=slurm-tree|slurm-block)" },
+	{ "GET", "/api/hosts", api_h_hosts, "format", 0, 0,
+	  "the DLIDs the routing plans for every host: path bits, UCX settings (format=json|text|ucx|env)" },
+	{ "GET", "/api/hosts/{}", api_h_host, "format", 0, 0, "the same for one host" },
 	{ "GET", "/api/search", h_search, "q,limit", 0, 1,
 	  "nodes named exactly by q, then those whose description holds it" },
 	{ "GET", "/api/nodes", h_nodes, "type", 0, 1, "every node" },
@@ -545,6 +547,8 @@ const struct api_route api_routes[] = {
 	{ "POST", "/api/engine", h_engine, "", 1, 0, "select the engine chain (then reroute)" },
 	{ "POST", "/api/reroute", h_reroute, "", 1, 0, "ask for a reroute" },
 	{ "POST", "/api/faults", h_fault, "", 1, 0, "simulate a link or switch going down or up" },
+	{ "POST", "/api/whatif", api_h_whatif, "", 1, 0,
+	  "what removing links or switches would do, without doing it (one at a time)" },
 	{ "GET", "/api/ready", h_ready, "", 0, 0, "200 when every pair is delivered and every VL deadlock-free" },
 	{ "GET", "/api/health", h_health, "", 0, 0, "liveness, counters and the source's state" },
 	{ "GET", "/metrics", h_metrics, "", 0, 0, "Prometheus metrics" },

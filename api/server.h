@@ -37,6 +37,9 @@
  * @readback: the last LFT read-back (readback.h's rb_json())
  * @ha: the node's role and replication (daemon/ha.h's ha_json()); it may be
  *      NULL, or return NULL without replication
+ * @whatif: answer a what-if (POST /api/whatif's body, checked JSON object):
+ *          the answer, or NULL with @err (400/404 a bad body, 429 one is
+ *          running, 503 not routed, 504 over its time); the hook may be NULL
  */
 struct api_hooks {
 	void *ud;
@@ -50,6 +53,7 @@ struct api_hooks {
 	char *(*metrics)(void *ud);
 	json_t *(*readback)(void *ud);
 	json_t *(*ha)(void *ud);
+	json_t *(*whatif)(void *ud, const json_t *body, struct api_err *err);
 };
 
 /**

@@ -126,6 +126,15 @@ int api_etag_matches(struct MHD_Connection *c, const char *etag);
 void api_h_index(struct api_req *rq, struct api_resp *rs);
 /** api_h_openapi() - GET /api/openapi.json: the embedded OpenAPI document. */
 void api_h_openapi(struct api_req *rq, struct api_resp *rs);
+/** api_body_object() - a POST's body as a JSON object ({} when empty); NULL after answering 400. */
+json_t *api_body_object(struct api_req *rq, struct api_resp *rs);
+/** api_h_hosts(), api_h_host() - GET /api/hosts[/{host}] (api/query_hosts.c). */
+void api_h_hosts(struct api_req *rq, struct api_resp *rs);
+void api_h_host(struct api_req *rq, struct api_resp *rs);
+/** api_h_topology() - GET /api/topology[?format=slurm-tree|slurm-block] (api/query_hosts.c). */
+void api_h_topology(struct api_req *rq, struct api_resp *rs);
+/** api_h_whatif() - POST /api/whatif (api/whatif.c). */
+void api_h_whatif(struct api_req *rq, struct api_resp *rs);
 /** api_unescape() - MHD_OPTION_UNESCAPE_CALLBACK: %XX decoded in place, except %00. */
 size_t api_unescape(void *cls, struct MHD_Connection *c, char *s);
 /** api_web_serve() - the dashboard file at @url (GET or HEAD); 0 when there is none. */

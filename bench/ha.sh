@@ -70,10 +70,17 @@ start_osm() {
 	pids="$pids $!"
 }
 health() { curl -s -m 5 "$1/api/health"; }
-# detach LOG: a process killed by a signal stays attached to ibsim (10 at most): let it go
-detach() { c=$(sed -n 's/.*attached as client \([0-9]*\).*/\1/p' "$1" 2> /dev/null | tail -1); [ -z "$c" ] || echo "X $c" > "$tmp/sim.in"; }
-kill_osm() { eval "kill -9 \$OSM_$1"; sleep 0.2; detach "$tmp/n$1/osm.out"; }
-kill_fr() { eval "kill -9 \$FR_$1"; sleep 0.2; detach "$tmp/n$1/fr.log"; }
+# detach PID: a process killed by a signal stays attached to ibsim (10 clients at most): ibsim's
+# console lists its clients ("Client N: pid P connected at ..."), and "X N" lets that one go
+detach() {
+	pos=$(size "$simlog")
+	echo Attached > "$tmp/sim.in"
+	sleep 0.3
+	c=$(tail -c +$((pos + 1)) "$simlog" | sed -n "s/.*Client \([0-9]*\): pid $1 connected.*/\1/p" | tail -1)
+	[ -z "$c" ] || echo "X $c" > "$tmp/sim.in"
+}
+kill_osm() { eval "p=\$OSM_$1"; kill -9 "$p"; sleep 0.2; detach "$p"; }
+kill_fr() { eval "p=\$FR_$1"; kill -9 "$p"; sleep 0.2; detach "$p"; }
 role() { health "$1" | jq -r '.ha.role // "down"'; }
 # tables F: every switch's LFT read over SMP by the ruler into F (entries) and F.lids; a dump that fails
 # (an SM handing over while it reads) is taken again, up to three times
@@ -113,6 +120,7 @@ hca2=$(grep '^Hca' "$tmp/f.net" | sed -n 2p | sed 's/.*"\(.*\)".*/\1/')
 IBSIM_SOCKNAME="fha$$"
 export IBSIM_SOCKNAME
 mkfifo "$tmp/sim.in"
+simlog=$tmp/sim.log
 (cd "$tmp" && exec ibsim -s "$tmp/f.net" -S 4096 -N 32768 -P 200000 0<> "$tmp/sim.in" > "$tmp/sim.log" 2>&1) &
 sim=$!
 wait_new "$tmp/sim.log" 0 "simulator ready" 1 120 "$sim" || die "ibsim did not start"
@@ -191,6 +199,7 @@ pids=""
 
 echo "=== OpenSM alone (ftree), two OpenSMs, the master killed"
 stop "$sim"	# a fresh simulator: no table, no client left from the run above
+simlog=$tmp/sim2.log
 (cd "$tmp" && exec ibsim -s "$tmp/f.net" -S 4096 -N 32768 -P 200000 0<> "$tmp/sim.in" > "$tmp/sim2.log" 2>&1) &
 sim=$!
 wait_new "$tmp/sim2.log" 0 "simulator ready" 1 120 "$sim" || die "ibsim did not start"

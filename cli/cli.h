@@ -3,7 +3,9 @@
  * DOC: the fabroute command
  *
  * One file per offline command (cmd_gen.c, cmd_show.c, cmd_convert.c,
- * cmd_eval.c, cmd_compute.c, cmd_lids.c), the daemon's client (client.c)
+ * cmd_eval.c, cmd_compute.c, cmd_lids.c), the commands that work on files
+ * or ask the daemon (cmd_hosts.c: hosts, topology; cmd_whatif.c), the
+ * daemon's client (client.c)
  * and its commands by concern: cmd_query.c (route, reach, vl),
  * cmd_fabric.c (status, nodes, links, lft), cmd_history.c (events,
  * snapshots), cmd_control.c (engine, reroute, fault, config). This header
@@ -96,6 +98,10 @@ int cmd_eval(int argc, char **argv);
 int cmd_compute(int argc, char **argv);
 int cmd_engines(int argc, char **argv);
 int cmd_lids(int argc, char **argv);
+/* Offline or through a fabrouted: cli/cmd_hosts.c (hosts, topology), cli/cmd_whatif.c (whatif). */
+int cmd_hosts(int argc, char **argv);
+int cmd_topology(int argc, char **argv);
+int cmd_whatif(int argc, char **argv);
 /* Commands that ask a running fabrouted (cli/client.h): cli/cmd_query.c
  * (route, reach, vl), cli/cmd_fabric.c (status, nodes, links, lft),
  * cli/cmd_history.c (events, snapshots), cli/cmd_control.c (engine,

@@ -40,6 +40,9 @@ static void usage(FILE *out)
 	      "                    engine uses SLs other than 0: one line per node and LID)\n"
 	      "  opensm-sl2vl.dump the SL2VL tables, OpenSM's format (only when the engine\n"
 	      "                    programs them: dla)\n"
+	      "  dlid-plan         which DLID each source uses for each destination (only\n"
+	      "                    when ports have LMC > 0: opt, smodk, the path-based\n"
+	      "                    engines); 'fabroute eval' reads it from next to the LFTs\n"
 	      "  topology.ibnd     the topology with those LIDs (ibnetdiscover format)\n"
 	      "  paths             engines that plan paths (pathsel, swidest, rename, explicit):\n"
 	      "                    every machine pair's path with its DLID, one per line\n"
@@ -205,6 +208,17 @@ static int has_sl2vl(const struct rt_routing *r)
 	return 0;
 }
 
+/* Some pair uses an SL other than 0: only then is path-sl worth writing. */
+static int some_sl(const struct rt_routing *r)
+{
+	size_t n = (size_t)r->neps * r->neps;
+
+	for (size_t i = 0; r->path_sl && i < n; i++)
+		if (r->path_sl[i])
+			return 1;
+	return 0;
+}
+
 /* Write the files; *@have_pathsl tells whether the path SLs could be written. */
 static int write_files(const char *dir, const struct fabric *f, const struct rt_routing *r,
 		       int *have_pathsl)
@@ -229,8 +243,11 @@ static int write_files(const char *dir, const struct fabric *f, const struct rt_
 	if (has_sl2vl(r) && (!(fp = open_out(dir, "opensm-sl2vl.dump", path, sizeof(path))) ||
 			     close_out(fp, path, fmt_sl2vl_write(fp, f, r))))
 		return CLI_FAIL;
+	if (fab_lmc_max(f) && (!(fp = open_out(dir, FMT_DLIDS_FILE, path, sizeof(path))) ||
+			    close_out(fp, path, fmt_dlids_write(fp, f, r))))
+		return CLI_FAIL;
 	*have_pathsl = 0;
-	if (!r->path_sl)
+	if (!some_sl(r))
 		return CLI_OK;	/* every pair on SL 0: the file would say nothing */
 	if (!(fp = open_out(dir, "path-sl", path, sizeof(path))))
 		return CLI_FAIL;
@@ -259,7 +276,7 @@ static json_t *summary_json(const struct compute_opts *o, const struct eng_res *
 	free(copy);
 	snprintf(hash, sizeof(hash), "%016" PRIx64, fab_topology_hash(f));
 	return json_pack("{s:s, s:s, s:s, s:o, s:f, s:s, s:s, s:{s:s, s:i, s:i, s:i, s:i}, s:o,"
-			 " s:{s:s, s:s, s:s, s:s?, s:s?}}",
+			 " s:{s:s, s:s, s:s, s:s?, s:s?, s:s?}}",
 			 "schema", "fabroute-compute/1", "engine", res->used->name, "chain", o->chain,
 			 "log", log, "compute_ms", res->route_ms, "notes", r->notes ? r->notes : "",
 			 "routing_digest", digest,
@@ -269,7 +286,8 @@ static json_t *summary_json(const struct compute_opts *o, const struct eng_res *
 			 "vls_used", an_json_bits(r->vls_used),
 			 "files", "lfts", "opensm-lfts.dump", "guid2lid", "guid2lid",
 			 "topology", "topology.ibnd", "path_sl", have_pathsl ? "path-sl" : NULL,
-			 "sl2vl", has_sl2vl(r) ? "opensm-sl2vl.dump" : NULL);
+			 "sl2vl", has_sl2vl(r) ? "opensm-sl2vl.dump" : NULL,
+			 "dlid_plan", fab_lmc_max(f) ? FMT_DLIDS_FILE : NULL);
 }
 
 static int write_summary(const char *dir, json_t *summary)
@@ -397,9 +415,10 @@ static int route(const struct compute_opts *o, const struct fabric *f, const str
 	if (rc == CLI_OK && o->json)
 		rc = json_dumpf(summary, stdout, CLI_JSON_FLAGS) || putchar('\n') == EOF ? CLI_FAIL : CLI_OK;
 	else if (rc == CLI_OK)
-		printf("written:      %s/{opensm-lfts.dump,guid2lid,%s%stopology.ibnd,%ssummary.json}\n",
+		printf("written:      %s/{opensm-lfts.dump,guid2lid,%s%s%stopology.ibnd,%ssummary.json}\n",
 		       o->out_dir, have_pathsl ? "path-sl," : "",
-		       has_sl2vl(res.routing) ? "opensm-sl2vl.dump," : "", have_paths ? "paths," : "");
+		       has_sl2vl(res.routing) ? "opensm-sl2vl.dump," : "",
+		       fab_lmc_max(res.fabric) ? FMT_DLIDS_FILE "," : "", have_paths ? "paths," : "");
 	json_decref(summary);
 	eng_res_free(&res);
 	return rc == CLI_OK ? erc : rc;

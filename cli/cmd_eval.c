@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "analysis/report.h"
 #include "cli/cli.h"
@@ -43,8 +44,15 @@ static void usage(FILE *out)
 	      "Routing:\n"
 	      "      --lfts FILE       opensm-lfts.dump (ibroute format)\n"
 	      "      --fdbs FILE       opensm.fdbs\n"
+	      "      --dlid-plan FILE  the DLID each source uses for each destination (the\n"
+	      "                        dlid-plan compute writes); default: the dlid-plan next\n"
+	      "                        to the --lfts or --fdbs file, when there is one\n"
+	      "      --no-dlid-plan    every pair at its destination's base LID\n"
 	      "      --path-sl FILE    path SLs per pair (the format ibdmchk -c reads)\n"
-	      "      --sl2vl FILE      opensm-sl2vl.dump\n"
+	      "      --sl2vl FILE      SL2VL tables (opensm-sl2vl.dump)\n"
+	      "                        default for both: the path-sl and opensm-sl2vl.dump\n"
+	      "                        next to the --lfts or --fdbs file, when there are\n"
+	      "      --no-sl-files     every pair on SL 0, the default SL2VL mapping\n"
 	      "What to check:\n"
 	      "      --metrics LIST    comma list of conn, cdg, load, worst, perm, all,\n"
 	      "                        dragonfly (default conn,cdg,load; conn and cdg are\n"
@@ -78,7 +86,8 @@ static void usage(FILE *out)
 }
 
 struct eval_opts {
-	const char *topology, *subnet, *lfts, *fdbs, *path_sl, *sl2vl, *groups, *paths;
+	const char *topology, *subnet, *lfts, *fdbs, *path_sl, *sl2vl, *groups, *paths, *plan;
+	int no_plan, no_sls;
 	enum fmt_topo from;
 	struct cli_lids lids;
 	struct cli_input in;
@@ -118,7 +127,8 @@ static int parse_metrics(struct eval_opts *o, const char *list)
 }
 
 enum { OPT_TOPOLOGY = 0x200, OPT_SUBNET, OPT_LFTS, OPT_FDBS, OPT_PATH_SL, OPT_SL2VL,
-       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_THREADS, OPT_GROUPS, OPT_PATHS };
+       OPT_METRICS, OPT_CA_ONLY, OPT_ALL_LIDS, OPT_THREADS, OPT_GROUPS, OPT_PATHS, OPT_PLAN,
+       OPT_NO_PLAN, OPT_NO_SLS };
 
 static int parse_opt(void *ctx, int c, const char *arg)
 {
@@ -135,6 +145,9 @@ static int parse_opt(void *ctx, int c, const char *arg)
 	case OPT_SL2VL: o->sl2vl = arg; break;
 	case OPT_GROUPS: o->groups = arg; o->dfly = 1; break;
 	case OPT_PATHS: o->paths = arg; break;
+	case OPT_PLAN: o->plan = arg; break;
+	case OPT_NO_PLAN: o->no_plan = 1; break;
+	case OPT_NO_SLS: o->no_sls = 1; break;
 	case OPT_GUID2LID: o->lids.guid2lid = arg; break;
 	case OPT_CA_ONLY: o->an.ca_only = 1; break;
 	case OPT_ALL_LIDS: o->an.all_lids = 1; break;
@@ -182,6 +195,9 @@ static int parse_args(int argc, char **argv, struct eval_opts *o)
 		{ "ca-only", no_argument, NULL, OPT_CA_ONLY },
 		{ "all-lids", no_argument, NULL, OPT_ALL_LIDS },
 		{ "paths", required_argument, NULL, OPT_PATHS },
+		{ "dlid-plan", required_argument, NULL, OPT_PLAN },
+		{ "no-dlid-plan", no_argument, NULL, OPT_NO_PLAN },
+		{ "no-sl-files", no_argument, NULL, OPT_NO_SLS },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -199,6 +215,10 @@ static int parse_args(int argc, char **argv, struct eval_opts *o)
 		return cli_usage_err("eval", "give the fabric with exactly one of --topology and --subnet");
 	if (!o->lfts == !o->fdbs)
 		return cli_usage_err("eval", "give the routing with exactly one of --lfts and --fdbs");
+	if (o->plan && o->no_plan)
+		return cli_usage_err("eval", "--dlid-plan and --no-dlid-plan exclude each other");
+	if ((o->path_sl || o->sl2vl) && o->no_sls)
+		return cli_usage_err("eval", "--path-sl and --sl2vl exclude --no-sl-files");
 	return CLI_OK;
 }
 
@@ -275,11 +295,92 @@ static int parse_sl2vl(const char *buf, size_t len, const char *name, void *ctx)
 	return fmt_sl2vl_parse(buf, len, name, l->f, l->r, &l->err);
 }
 
+static int parse_plan(const char *buf, size_t len, const char *name, void *ctx)
+{
+	struct loaded *l = ctx;
+
+	return fmt_dlids_parse(buf, len, name, l->f, l->r, &l->err);
+}
+
+/*
+ * @name next to the routing file (--lfts or --fdbs), where compute and
+ * OpenSM write the files that go with the tables, in @path: 0, or -1 when
+ * there is none (or the routing came from standard input).
+ */
+static int beside_routing(const struct eval_opts *o, const char *name, char *path, size_t size)
+{
+	const char *routing = o->lfts ? o->lfts : o->fdbs, *slash = strrchr(routing, '/');
+
+	if (!strcmp(routing, "-"))
+		return -1;
+	snprintf(path, size, "%.*s%s", slash ? (int)(slash - routing) + 1 : 0, routing, name);
+	return access(path, F_OK) ? -1 : 0;
+}
+
+/*
+ * The DLID plan: --dlid-plan, else the dlid-plan next to the routing file
+ * when there is one. Without a plan, ports with LMC > 0 are only reached at
+ * their base LIDs, which is not what an engine that uses them planned: say so.
+ */
+static int load_plan(struct loaded *l)
+{
+	char path[4096];
+	int rc;
+
+	if (l->o->no_plan)
+		return CLI_OK;
+	if (l->o->plan)
+		return read_and(l->o->plan, FMT_DUMP_SIZE_MAX, &l->err, parse_plan, l);
+	if (!beside_routing(l->o, FMT_DLIDS_FILE, path, sizeof(path))) {
+		rc = read_and(path, FMT_DUMP_SIZE_MAX, &l->err, parse_plan, l);
+		if (rc == CLI_OK)
+			fprintf(stderr, "fabroute eval: pairs at the DLIDs of the plan %s "
+				"(--no-dlid-plan: at base LIDs)\n", path);
+		return rc;
+	}
+	if (fab_lmc_max(l->f))
+		fprintf(stderr, "fabroute eval: warning: ports own several LIDs (LMC > 0) and no DLID "
+			"plan is given: every pair is evaluated at its destination's base LID, which "
+			"may not be the routing the engine planned (give --dlid-plan FILE, or "
+			"--no-dlid-plan to silence this)\n");
+	return CLI_OK;
+}
+
 static int parse_pathsl(const char *buf, size_t len, const char *name, void *ctx)
 {
 	struct loaded *l = ctx;
 
 	return fmt_pathsl_parse(buf, len, name, l->f, l->r, &l->err);
+}
+
+/*
+ * The SL2VL tables and path SLs: --sl2vl and --path-sl, else the
+ * opensm-sl2vl.dump and path-sl next to the routing file (an engine that
+ * avoids deadlocks with VLs is only proven with them).
+ */
+static int load_sls(struct loaded *l)
+{
+	const struct eval_opts *o = l->o;
+	char s_path[4096], p_path[4096];
+	const char *s = o->sl2vl, *p = o->path_sl;
+	int rc = CLI_OK;
+
+	if (!s && !o->no_sls && !beside_routing(o, "opensm-sl2vl.dump", s_path, sizeof(s_path)))
+		s = s_path;
+	if (!p && !o->no_sls && !beside_routing(o, "path-sl", p_path, sizeof(p_path)))
+		p = p_path;
+	if (s || p)
+		cli_progress_step(o->progress, "reading SL2VL tables and path SLs", NULL);
+	if (s)
+		rc = read_and(s, FMT_DUMP_SIZE_MAX, &l->err, parse_sl2vl, l);
+	if (rc == CLI_OK && p)
+		rc = read_and(p, FMT_DUMP_SIZE_MAX, &l->err, parse_pathsl, l);
+	if (rc == CLI_OK && s == s_path)
+		fprintf(stderr, "fabroute eval: the SL2VL tables of %s (--no-sl-files: the default "
+			"mapping)\n", s_path);
+	if (rc == CLI_OK && p == p_path)
+		fprintf(stderr, "fabroute eval: the path SLs of %s (--no-sl-files: SL 0)\n", p_path);
+	return rc;
 }
 
 static int load(struct loaded *l)
@@ -304,12 +405,10 @@ static int load(struct loaded *l)
 		rc = load_lfts(l);
 	else if (rc == CLI_OK)
 		rc = read_and(o->fdbs, FMT_DUMP_SIZE_MAX, &l->err, parse_fdbs, l);
-	if (o->sl2vl || o->path_sl)
-		cli_progress_step(o->progress, "reading SL2VL tables and path SLs", NULL);
-	if (rc == CLI_OK && o->sl2vl)
-		rc = read_and(o->sl2vl, FMT_DUMP_SIZE_MAX, &l->err, parse_sl2vl, l);
-	if (rc == CLI_OK && o->path_sl)
-		rc = read_and(o->path_sl, FMT_DUMP_SIZE_MAX, &l->err, parse_pathsl, l);
+	if (rc == CLI_OK)
+		rc = load_plan(l);
+	if (rc == CLI_OK)
+		rc = load_sls(l);
 	if (rc == CLI_OK && o->paths)
 		rc = read_and(o->paths, FMT_DUMP_SIZE_MAX, &l->err, parse_paths, l);
 	if (rc == CLI_OK && o->paths)

@@ -262,6 +262,9 @@ static int write_all(const struct lids_run *x, const struct rt_routing *r)
 	    !(fp = open_out(dir, "paths", path, sizeof(path))) ||
 	    close_out(fp, path, fmt_paths_write(fp, x->f, &x->ps)))
 		return CLI_FAIL;
+	if (fab_lmc_max(x->f) && (!(fp = open_out(dir, FMT_DLIDS_FILE, path, sizeof(path))) ||
+				  close_out(fp, path, fmt_dlids_write(fp, x->f, r))))
+		return CLI_FAIL;
 	return CLI_OK;
 }
 
@@ -291,8 +294,9 @@ static int realise(struct lids_run *x)
 		x->ps.dlid[i] = (uint16_t)(fab_ep_lid(x->f, x->ps.dst[i]) + x->a.offset[i]);
 	rc = write_all(x, r);
 	if (rc == CLI_OK && !x->o->json)
-		printf("written:      %s/{opensm-lfts.dump,guid2lid,topology.ibnd,paths}: root '%s', "
+		printf("written:      %s/{opensm-lfts.dump,guid2lid,topology.ibnd,paths%s}: root '%s', "
 		       "completion added %llu entries, %llu unrouted\n", x->o->out_dir,
+		       fab_lmc_max(x->f) ? "," FMT_DLIDS_FILE : "",
 		       FAB_LABEL(x->f, x->f->switches[root]), (unsigned long long)x->st.filled,
 		       (unsigned long long)x->st.unrouted);
 	err.msg[0] = '\0';

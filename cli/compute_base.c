@@ -3,8 +3,8 @@
  * DOC: fabroute compute --base DIR: the routing a repair starts from
  *
  * DIR is what an earlier `fabroute compute` wrote: topology.ibnd (the
- * fabric with its LIDs), guid2lid, opensm-lfts.dump, and path-sl and
- * opensm-sl2vl.dump when present. cli_base_load() reads them back into the
+ * fabric with its LIDs), guid2lid, opensm-lfts.dump, and dlid-plan,
+ * path-sl and opensm-sl2vl.dump when present. cli_base_load() reads them back into the
  * base fabric and routing that eng_run() hands an engine's repair hook (the
  * routing of the earlier run, as it was written); the guid2lid entries pin
  * the LIDs of the fabric to route, so that both have the same. After the
@@ -72,6 +72,12 @@ static int parse_lfts(const char *buf, size_t len, const char *path, struct cli_
 	return b->r ? 0 : -1;
 }
 
+static int parse_plan(const char *buf, size_t len, const char *path, struct cli_base *b,
+		      struct fab_err *err)
+{
+	return fmt_dlids_parse(buf, len, path, b->f, b->r, err);
+}
+
 static int parse_pathsl(const char *buf, size_t len, const char *path, struct cli_base *b,
 			struct fab_err *err)
 {
@@ -104,6 +110,8 @@ int cli_base_load(const char *dir, struct cli_base *b)
 		rc = read_dir(dir, "guid2lid", 0, &found, parse_guid2lid, b);
 	if (rc == CLI_OK)
 		rc = read_dir(dir, "opensm-lfts.dump", 0, &found, parse_lfts, b);
+	if (rc == CLI_OK)	/* the DLIDs first: path-sl's lines name pairs by them */
+		rc = read_dir(dir, FMT_DLIDS_FILE, 1, &found, parse_plan, b);
 	if (rc == CLI_OK)
 		rc = read_dir(dir, "path-sl", 1, &b->had_pathsl, parse_pathsl, b);
 	if (rc == CLI_OK)

@@ -33,6 +33,11 @@ static const char usage[] =
 	"                               route a topology; write LFTs, LIDs, path SLs\n"
 	"  engines                      list the routing engines and their options\n"
 	"  lids --topology F --paths P  realise a path set with the fewest LIDs\n"
+	"  hosts [HOST] [--format F]    the DLIDs the routing plans for each host (UCX, env)\n"
+	"  topology --format slurm-tree|slurm-block\n"
+	"                               Slurm's topology.conf: switches and hosts, or groups\n"
+	"  whatif (--link N:P | --switch N)...\n"
+	"                               what removing links or switches would do (*)\n"
 	"  help [COMMAND]               show help for a command\n"
 	"\n"
 	"Commands that ask a running fabrouted (--url URL, else $FABROUTE_URL):\n"
@@ -53,6 +58,8 @@ static const char usage[] =
 	"  fault [down|up (--link NODE:PORT | --switch NODE)]\n"
 	"                               simulated faults: list, or take down/up (*)\n"
 	"  (*) POST: needs the API token, --token-file F or $FABROUTE_TOKEN_FILE\n"
+	"hosts, topology and whatif ask the daemon too, or work on files (--dir,\n"
+	"--topology).\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help     show this help\n"
@@ -278,6 +285,9 @@ static const struct command commands[] = {
 	{ "compute", cmd_compute },
 	{ "engines", cmd_engines },
 	{ "lids", cmd_lids },
+	{ "hosts", cmd_hosts },
+	{ "topology", cmd_topology },
+	{ "whatif", cmd_whatif },
 	{ "status", cmd_status },
 	{ "route", cmd_route },
 	{ "reach", cmd_reach },

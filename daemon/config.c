@@ -150,6 +150,10 @@ static const struct cfg_key keys[] = {
 	  "this SM node's name in the replication and the API (empty: the host name)" },
 	{ "etcd_timeout_ms", U(etcd_timeout_ms), "1000", 50, 60000, 0, "MS",
 	  "deadline of each etcd call" },
+	{ "whatif_timeout_s", U(whatif_timeout_s), "60", 1, 3600, 1, "S",
+	  "a what-if (POST /api/whatif) runs at most this long (504 beyond)" },
+	{ "whatif_memory_mb", U(whatif_memory_mb), "2048", 0, 1048576, 1, "MB",
+	  "memory a what-if may use beyond the daemon's own (0: no limit)" },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

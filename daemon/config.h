@@ -72,6 +72,8 @@ struct config {
 	char *etcd_prefix;
 	char *node_name;
 	unsigned etcd_timeout_ms;
+	unsigned whatif_timeout_s;
+	unsigned whatif_memory_mb;
 	unsigned char origin[56];
 };
 

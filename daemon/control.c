@@ -461,6 +461,6 @@ struct api_hooks daemon_hooks(struct daemon *d)
 		.ud = d, .epoch = hook_epoch, .reroute = hook_reroute, .engine = hook_engine,
 		.fault = hook_fault, .faults = hook_faults, .config = hook_config,
 		.status = hook_status, .metrics = hook_metrics, .readback = hook_readback,
-		.ha = hook_ha,
+		.ha = hook_ha, .whatif = daemon_hook_whatif,
 	};
 }

@@ -70,6 +70,7 @@ struct daemon {
 	int ready_sent;
 	struct loop_timer *watchdog;	/* with WatchdogSec=: WATCHDOG=1 every @watchdog_ms */
 	int64_t watchdog_ms;
+	pthread_mutex_t whatif_mu;	/* held while a what-if runs */
 };
 
 /** daemon_hooks() - the API's hooks into @d. */
@@ -83,6 +84,9 @@ struct pipe_settings daemon_settings(const struct config *c, const char *chain, 
  * "error" (while not ok), "epoch_stored"}
  */
 json_t *daemon_store_json(struct daemon *d);
+
+/** daemon_hook_whatif() - the API's whatif hook: POST /api/whatif (daemon/whatif.c). */
+json_t *daemon_hook_whatif(void *ud, const json_t *body, struct api_err *err);
 
 /** daemon_read_token() - the token in @path (trimmed) into a malloc'd string; NULL with @err. */
 char *daemon_read_token(const char *path, struct fab_err *err);

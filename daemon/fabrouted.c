@@ -654,6 +654,7 @@ static void stop(struct daemon *d)
 	config_free(&d->cfg);
 	pthread_mutex_destroy(&d->cfg_mu);
 	pthread_mutex_destroy(&d->fault_mu);
+	pthread_mutex_destroy(&d->whatif_mu);
 }
 
 int main(int argc, char **argv)
@@ -664,6 +665,7 @@ int main(int argc, char **argv)
 
 	pthread_mutex_init(&d.cfg_mu, NULL);
 	pthread_mutex_init(&d.fault_mu, NULL);
+	pthread_mutex_init(&d.whatif_mu, NULL);
 	rc = parse_args(&d, argc, argv, &check, &done);
 	if (rc || done)
 		return rc;

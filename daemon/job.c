@@ -361,12 +361,16 @@ static void record(struct pipeline *p, const struct epoch *e, const struct job *
 			   j->rv.diff.switches);
 }
 
-/* What @e is, and its number when it mirrors the master's. */
+/*
+ * What @e is, and its number when it mirrors the master's. A copy keeps the
+ * kind of what it copies (the reason says "mirror"): a standby that becomes
+ * master replicates a copied repair with its base, as the old master did.
+ */
 static void set_kind(struct pipeline *p, struct epoch *e, const struct job *j)
 {
 	static const char *const kinds[] = { "full", "repair", "rebalance", "full" };
 
-	snprintf(e->kind, sizeof(e->kind), "%s", j->seq ? "mirror" : kinds[j->kind]);
+	snprintf(e->kind, sizeof(e->kind), "%s", kinds[j->kind]);
 	e->base_seq = j->kind == JOB_REPAIR && p->base.epoch ? p->base.epoch->seq : 0;
 	if (j->kind == JOB_REPAIR && p->base.epoch)
 		e->base = epoch_ref(p->base.epoch);

@@ -423,6 +423,12 @@ enum fab_lid_mode {
 int fab_lids_assign(struct fabric *f, const struct fab_lid_pin *pins, size_t npins,
 		    enum fab_lid_mode mode, unsigned lmc, struct fab_err *err);
 
+/**
+ * fab_lmc_max() - the largest LMC of any endpoint: 0 when every port owns
+ * one LID, else some source must know which of a port's LIDs to use
+ */
+unsigned fab_lmc_max(const struct fabric *f);
+
 /* --- shape: what kind of topology this is (fabric/shape.c) ----------- */
 
 #define FAB_LEVELS_MAX 16
@@ -453,6 +459,14 @@ struct fab_shape {
 
 int fab_shape(const struct fabric *f, struct fab_shape *s, struct fab_err *err);
 void fab_shape_free(struct fab_shape *s);
+
+/**
+ * fab_components() - the connected components of @f's whole graph
+ * @comp: @f->nnodes entries, set to a node of each node's component (the
+ *        same for every node of one component)
+ * Return: the number of components.
+ */
+uint32_t fab_components(const struct fabric *f, uint32_t *comp);
 
 /**
  * fab_grow() - make room for @need elements of @elem bytes in *@arr, whose

@@ -177,3 +177,13 @@ out:
 	free(s.lmc);
 	return rc;
 }
+
+unsigned fab_lmc_max(const struct fabric *f)
+{
+	unsigned top = 0;
+
+	for (uint32_t e = 0; e < f->neps; e++)
+		if (fab_ep_lmc(f, e) > top)
+			top = fab_ep_lmc(f, e);
+	return top;
+}

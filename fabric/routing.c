@@ -158,6 +158,38 @@ int rt_sl2vl_custom(const struct rt_routing *r, const struct fabric *f, uint32_t
 	return 0;
 }
 
+/* The offset of @dst's range @src uses (0 without per-pair DLIDs). */
+static unsigned pair_off(const struct rt_routing *r, const struct fabric *f, uint32_t src,
+			 uint32_t dst)
+{
+	return r->dlid_off ? r->dlid_off[(size_t)src * r->neps + dst] &
+			     ((1u << fab_ep_lmc(f, dst)) - 1) : 0;
+}
+
+unsigned rt_src_offset(const struct rt_routing *r, const struct fabric *f, uint32_t src,
+		       uint32_t *exceptions)
+{
+	uint32_t votes[1u << FAB_LMC_MAX] = { 0 }, best = 0, miss = 0;
+	unsigned top = 0;
+
+	for (uint32_t d = 0; d < f->neps; d++)
+		if (d != src && fab_ep_lid(f, d) && fab_ep_lmc(f, d) > top)
+			top = fab_ep_lmc(f, d);
+	for (uint32_t d = 0; d < f->neps && top; d++)
+		if (d != src && fab_ep_lid(f, d) && fab_ep_lmc(f, d) == top)
+			votes[pair_off(r, f, src, d)]++;
+	for (unsigned o = 1; o < (1u << top); o++)
+		if (votes[o] > votes[best])
+			best = o;
+	for (uint32_t d = 0; d < f->neps; d++)
+		if (d != src && fab_ep_lid(f, d) &&
+		    pair_off(r, f, src, d) != (best & ((1u << fab_ep_lmc(f, d)) - 1)))
+			miss++;
+	if (exceptions)
+		*exceptions = miss;
+	return best;
+}
+
 int rt_pairs_alloc(struct rt_routing *r)
 {
 	size_t n = (size_t)r->neps * r->neps + 1;

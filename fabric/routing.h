@@ -101,6 +101,18 @@ static inline unsigned rt_path_sl(const struct rt_routing *r, uint32_t src, uint
 /** rt_dlid() - the DLID source endpoint @src uses to reach endpoint @dst. */
 unsigned rt_dlid(const struct rt_routing *r, const struct fabric *f, uint32_t src, uint32_t dst);
 
+/**
+ * rt_src_offset() - the LID offset that reaches most destinations of source
+ * endpoint @src as @r plans them: the DLID @src uses for a destination d is
+ * d's base LID + (offset mod 2^LMC(d)) for all but *@exceptions of the
+ * destinations (those with a LID, @src itself left out). Among the offsets
+ * below 2^L (L: the largest LMC of those destinations) the one that fits
+ * the most destinations of LMC L wins, the lowest on a tie; 0 when every
+ * LMC is 0. O(destinations).
+ */
+unsigned rt_src_offset(const struct rt_routing *r, const struct fabric *f, uint32_t src,
+		       uint32_t *exceptions);
+
 /** rt_equal_lfts() - the LFTs of @a and @b route every LID the same way. */
 int rt_equal_lfts(const struct rt_routing *a, const struct rt_routing *b);
 

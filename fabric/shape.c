@@ -264,25 +264,34 @@ static uint32_t find(uint32_t *parent, uint32_t x)
 	return x;
 }
 
-static int components(const struct fabric *f, struct fab_shape *s)
+uint32_t fab_components(const struct fabric *f, uint32_t *comp)
 {
-	uint32_t *parent = malloc(((size_t)f->nnodes + 1) * sizeof(*parent)), count = 0;
+	uint32_t count = 0;
 
-	if (!parent)
-		return -1;
 	for (uint32_t i = 0; i < f->nnodes; i++)
-		parent[i] = i;
+		comp[i] = i;
 	for (uint32_t i = 0; i < f->nnodes; i++)
 		for (unsigned p = 1; p <= f->nodes[i].nports; p++) {
 			uint32_t peer = fab_port(f, i, p)->peer;
 
 			if (peer != FAB_NONE)
-				parent[find(parent, i)] = find(parent, peer);
+				comp[find(comp, i)] = find(comp, peer);
 		}
 	for (uint32_t i = 0; i < f->nnodes; i++)
-		count += find(parent, i) == i;
-	free(parent);
-	s->components = count;
+		count += find(comp, i) == i;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		comp[i] = find(comp, i);
+	return count;
+}
+
+static int components(const struct fabric *f, struct fab_shape *s)
+{
+	uint32_t *comp = malloc(((size_t)f->nnodes + 1) * sizeof(*comp));
+
+	if (!comp)
+		return -1;
+	s->components = fab_components(f, comp);
+	free(comp);
 	return 0;
 }
 

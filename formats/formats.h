@@ -10,7 +10,8 @@
  *    `[1] "H1"[1]`);
  *  - opensm-lfts.dump (the ibroute format; what OpenSM loads with
  *    `-R file -U`), opensm.fdbs, opensm-subnet.lst and guid2lid;
- *  - SL2VL and path-SL dumps, path files, dragonfly groups files.
+ *  - SL2VL and path-SL dumps, DLID plans, path files, dragonfly groups
+ *    files.
  *
  * Every parser works on a buffer already in memory and takes the name to
  * put in error messages. Errors read "NAME:LINE: expected ..., found ...".
@@ -20,6 +21,7 @@
 #ifndef FABROUTE_FORMATS_H
 #define FABROUTE_FORMATS_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -278,6 +280,29 @@ int fmt_pathsl_parse(const char *buf, size_t len, const char *name, const struct
  */
 int fmt_pathsl_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
 
+/* --- DLID plans (formats/fmt_dlids.c) ------------------------------------ */
+
+/** The name of the DLID plan in a routing's directory (what compute writes). */
+#define FMT_DLIDS_FILE "dlid-plan"
+
+/**
+ * fmt_dlids_parse() - read a DLID plan ("0xSOURCE OFFSET" and "0xSOURCE
+ * 0xDESTINATION DLID" lines, see formats/fmt_dlids.c) into @r->dlid_off
+ * (allocated when missing): every pair of a source with an OFFSET line,
+ * then every pair line; the other pairs keep their offsets. Files up to
+ * FMT_DUMP_SIZE_MAX.
+ * Return: 0, or -1 with @err set ("NAME:LINE: what is wrong") and @r's
+ * offsets unchanged.
+ */
+int fmt_dlids_parse(const char *buf, size_t len, const char *name, const struct fabric *f,
+		    struct rt_routing *r, struct fab_err *err);
+/**
+ * fmt_dlids_write() - @r's DLIDs as a plan: a comment, then per source (in
+ * endpoint order) its offset (rt_src_offset(); left out when 0) and the
+ * pairs that differ from it. Return: 0, or -1 with errno set.
+ */
+int fmt_dlids_write(FILE *out, const struct fabric *f, const struct rt_routing *r);
+
 /* --- path files (formats/fmt_paths.c) ------------------------------------ */
 
 /** struct fmt_hop - a path leaves switch node @node by @port (0: delivered to the switch). */
@@ -338,6 +363,83 @@ int fmt_paths_parse(const char *buf, size_t len, const char *name, const struct 
  * Return: 0, or -1 on a write error (errno set).
  */
 int fmt_paths_write(FILE *out, const struct fabric *f, const struct fmt_paths *p);
+
+/* --- hosts and their DLIDs (formats/fmt_hosts.c) ---------------------------- */
+
+/**
+ * fmt_host_name() - the host CA node @node belongs to: the first word of its
+ * description (a node-name-map's name once applied: fmt_names_apply()),
+ * without a domain, other characters than letters, digits, '-' and '_' made
+ * '_'; "ca-GUID" when that leaves nothing
+ */
+void fmt_host_name(const struct fabric *f, uint32_t node, char *buf, size_t size);
+
+/**
+ * struct fmt_hosts - the linked CA ports, grouped by host name
+ * @n: hosts, in natural order of their names (node2 before node10)
+ * @name: each host's name
+ * @off, @ep: host h's endpoints are @ep[@off[h] .. @off[h + 1]), by port GUID
+ */
+struct fmt_hosts {
+	uint32_t n;
+	char **name;
+	uint32_t *off, *ep;
+};
+
+/** fmt_hosts_build() - the hosts of @f. Return: 0, or -1 with @err. */
+int fmt_hosts_build(const struct fabric *f, struct fmt_hosts *h, struct fab_err *err);
+void fmt_hosts_free(struct fmt_hosts *h);
+/** fmt_hosts_find() - the index of host @name, FAB_NONE when there is none. */
+uint32_t fmt_hosts_find(const struct fmt_hosts *h, const char *name);
+
+/** What fmt_hosts_write() writes. */
+enum fmt_hosts_fmt {
+	FMT_HOSTS_TEXT = 0,	/* a table: host, port, LID, LMC, path bits, other DLIDs */
+	FMT_HOSTS_UCX,		/* ucx.conf lines, per host */
+	FMT_HOSTS_ENV,		/* a sh fragment exporting the host's UCX path bits */
+	FMT_HOSTS_JSON,		/* fmt_hosts_json() */
+};
+
+/** fmt_hosts_format_from_name() - "text", "ucx", "env", "json"; -1 when unknown. */
+int fmt_hosts_format_from_name(const char *name);
+
+/**
+ * fmt_hosts_write() - what host @only (FAB_NONE: every host) needs of
+ * routing @r in format @fmt: per port its path bits (the value below 2^LMC
+ * with which base LID | bits is the planned DLID of the most CAs), the
+ * UCX_IB_LID_PATH_BITS value, and (json) the CAs planned at other DLIDs. Return: 0, or -1 with errno set.
+ */
+int fmt_hosts_write(FILE *out, const struct fabric *f, const struct rt_routing *r,
+		    const struct fmt_hosts *h, uint32_t only, enum fmt_hosts_fmt fmt);
+/**
+ * fmt_hosts_json() - host @only as {"host", "ports": [{"node", "guid",
+ * "port", "lid", "lmc", "leaf", "path_bits", "other_dlids"}], "ucx",
+ * "ports_differ", "other_dlids"}; with FAB_NONE {"count", "hosts": [...]}
+ */
+json_t *fmt_hosts_json(const struct fabric *f, const struct rt_routing *r,
+		       const struct fmt_hosts *h, uint32_t only);
+
+/* --- Slurm's topology.conf (formats/fmt_slurm.c) ---------------------------- */
+
+enum fmt_slurm {
+	FMT_SLURM_TREE = 0,	/* topology/tree: switches by level, hosts under the leaves */
+	FMT_SLURM_BLOCK,	/* topology/block: one block per dragonfly group */
+};
+
+/** fmt_slurm_format_from_name() - "slurm-tree" or "slurm-block"; -1 when neither. */
+int fmt_slurm_format_from_name(const char *name);
+
+/**
+ * fmt_slurm_write() - Slurm's topology.conf for @f in @form (see
+ * formats/fmt_slurm.c): hosts @hs, switches named by their descriptions;
+ * for blocks, the groups from a groups file's contents (@groups, @glen
+ * bytes named @gname; NULL: found).
+ * Return: 0, or -1 with @err set (not a tree, no groups, no hosts, a write
+ * error), possibly after part of the file was written.
+ */
+int fmt_slurm_write(FILE *out, const struct fabric *f, const struct fmt_hosts *hs,
+		    enum fmt_slurm form, const char *groups, size_t glen, const char *gname,
+		    struct fab_err *err);
 
 /* --- dragonfly groups files (formats/fmt_groups.c) ---------------------- */
 

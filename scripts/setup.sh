@@ -13,10 +13,12 @@ libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev
 opensm ibsim-utils libumad2sim0 infiniband-diags curl jq python3"
 # the tests, benchmarks and the package build: unit tests, independent checkers,
 # a real etcd member, memory checkers, load tools, the dashboard's browser,
-# Prometheus' promtool, debhelper and lintian, and debootstrap for the clean
-# root the packages are installed into
+# Prometheus' promtool, debhelper and lintian, debootstrap for the clean
+# root the packages are installed into, and Slurm with munge (a real
+# slurmctld reads the topology.conf fabroute writes)
 TEST="libcmocka-dev ibutils etcd-server etcd-client sqlite3 valgrind clang libclang-rt-dev wrk hyperfine
-time man-db chromium prometheus debhelper lintian debootstrap"
+time man-db chromium prometheus debhelper lintian debootstrap
+slurm-wlm munge"
 
 case ${1:-all} in
 demo) PKGS=$DEMO ;;

@@ -29,8 +29,9 @@
  * @published_ms: wall-clock time of publication (ms since the Unix epoch)
  * @reason: what caused it: "startup", "restore", "fault", "api", "engine", "source"
  * @chain: the engine chain asked for; @engine: the engine that routed
- * @kind: "full" (the chain's routing), "repair" (of the base), "rebalance",
- *        "restore" or "mirror" (a standby's copy of the master's epoch)
+ * @kind: "full" (the chain's routing), "repair" (of the base), "rebalance"
+ *        or "restore"; a standby's copy of the master's epoch has the kind of
+ *        the epoch it copies (and the reason "mirror")
  * @base_seq: the epoch a repair repairs (the base); @seq for the others
  * @base: a repair's base (a reference), NULL for the others
  * @engine_log: the chain's log (one line per engine tried)

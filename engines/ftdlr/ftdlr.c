@@ -590,6 +590,7 @@ int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const str
 	x.cf = cf;
 	x.scope = scope;
 	x.m.f = bf;
+	err->msg[0] = '\0';
 	rc = fd_setup(&x, err);
 	if (rc == ENG_OK && (fd_repair_lids(&x) || fd_vls(&x, err)))
 		rc = ENG_ERROR;
@@ -597,7 +598,7 @@ int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const str
 		count_changes(&x);
 	if (rc == ENG_OK && !(x.r->notes = notes(&x, scope)))
 		rc = ENG_ERROR;
-	if (rc == ENG_ERROR)
+	if (rc == ENG_ERROR && !err->msg[0])	/* else the switch LIDs could not be routed: why */
 		fab_err_set(err, "out of memory repairing a routing of %u switches", bf->nswitches);
 	if (rc == ENG_OK) {
 		*out = x.r;

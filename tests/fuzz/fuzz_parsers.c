@@ -2,7 +2,7 @@
 /**
  * DOC: libFuzzer harness for the file parsers
  *
- * One source built ten times, one target per parser (see README.md):
+ * One source built once per parser, one target each (see README.md):
  *
  *  -DFUZZ_IBND     fmt_topo_parse(FMT_IBND): then writes the fabric in both
  *                  formats and checks that the ibnetdiscover text parses back
@@ -15,6 +15,9 @@
  *  -DFUZZ_SL2VL    fmt_sl2vl_parse() against the fixed fabric;
  *  -DFUZZ_PATHSL   fmt_pathsl_parse() against the fixed fabric, then writes
  *                  the path SLs back;
+ *  -DFUZZ_DLIDS    fmt_dlids_parse() against the fixed fabric with LMC 2 on
+ *                  its CA ports, then writes the plan and reads it back: the
+ *                  same DLID for every pair;
  *  -DFUZZ_GROUPS   fmt_dfly_find() with the input as a groups file, against
  *                  the dragonfly a=3 p=1 h=2 (whose groups discovery cannot
  *                  tell): a verified grouping must be a partition into
@@ -42,7 +45,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #if defined(FUZZ_LFTS) || defined(FUZZ_FDBS) || defined(FUZZ_SL2VL) || defined(FUZZ_PATHSL) || \
-	defined(FUZZ_NAMES)
+	defined(FUZZ_DLIDS) || defined(FUZZ_NAMES)
 #define FUZZ_FIXED_FABRIC
 #endif
 
@@ -86,6 +89,13 @@ static const struct fabric *fixed_fabric(void)
 	if (f)
 		return f;
 	f = fmt_topo_parse(fixed_topology, sizeof(fixed_topology) - 1, "fixed", FMT_IBND, &err);
+#ifdef FUZZ_DLIDS
+	/* switches: LIDs 1, 2; CA ports 0x100001, 4, 7, a: LIDs 4-7, 8-11, 12-15, 16-19 */
+	if (f && fab_lids_assign(f, NULL, 0, FAB_LIDS_RENEW, 2, &err)) {
+		fab_free(f);
+		f = NULL;
+	}
+#endif
 	if (!f) {
 		fprintf(stderr, "the fixed topology does not parse: %s\n", err.msg);
 		abort();
@@ -128,6 +138,32 @@ static void check_rewrite(const struct fabric *f, enum fmt_topo fmt)
 	fab_free(g);
 	free(text);
 	text = write_mem(f, fmt == FMT_IBND ? FMT_IBSIM : FMT_IBND, &len);
+	free(text);
+}
+#endif
+
+#ifdef FUZZ_DLIDS
+/* The plan of @r, written and read back into @back, gives every pair the same DLID. */
+static void check_dlids(const struct fabric *f, const struct rt_routing *r, struct rt_routing *back)
+{
+	struct fab_err err = { { 0 } };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&text, &len);
+
+	if (!mf || fmt_dlids_write(mf, f, r) || fclose(mf))
+		abort();
+	if (fmt_dlids_parse(text, len, "written", f, back, &err)) {
+		fprintf(stderr, "the written plan does not parse: %s\n%s", err.msg, text);
+		abort();
+	}
+	for (uint32_t s = 0; s < f->neps; s++)
+		for (uint32_t d = 0; d < f->neps; d++)
+			if (s != d && rt_dlid(r, f, s, d) != rt_dlid(back, f, s, d)) {
+				fprintf(stderr, "pair %u -> %u: DLID %u, read back %u\n%s", s, d,
+					rt_dlid(r, f, s, d), rt_dlid(back, f, s, d), text);
+				abort();
+			}
 	free(text);
 }
 #endif
@@ -209,6 +245,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 #endif
 	rt_free(r);
+#elif defined(FUZZ_DLIDS)
+	const struct fabric *f = fixed_fabric();
+	struct rt_routing *r = rt_new(f), *back = rt_new(f);
+
+	if (!r || !back)
+		abort();
+	if (fmt_dlids_parse(buf, size, "fuzz", f, r, &err) == 0)
+		check_dlids(f, r, back);
+	else if (!err.msg[0])
+		abort();	/* a refusal says why */
+	rt_free(r);
+	rt_free(back);
 #elif defined(FUZZ_GUID2LID)
 	struct fab_lid_pin *pins = NULL;
 	size_t npins = 0;
@@ -249,7 +297,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fab_free(f);
 	fmt_names_free(&m);
 #else
-#error "define one of FUZZ_IBND, FUZZ_IBSIM, FUZZ_LFTS, FUZZ_FDBS, FUZZ_SUBNET, FUZZ_GUID2LID, FUZZ_SL2VL, FUZZ_PATHSL, FUZZ_GROUPS, FUZZ_NAMES"
+#error "define one of FUZZ_IBND, FUZZ_IBSIM, FUZZ_LFTS, FUZZ_FDBS, FUZZ_SUBNET, FUZZ_GUID2LID, FUZZ_SL2VL, FUZZ_PATHSL, FUZZ_DLIDS, FUZZ_GROUPS, FUZZ_NAMES"
 #endif
 	return 0;
 }

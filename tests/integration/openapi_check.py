@@ -12,8 +12,9 @@ turns them into TAP):
   - every documented GET, called with its parameters' examples, answers a
     documented status with the documented content type, and its JSON body
     validates against the schema; HEAD answers the same status, no body;
-  - the other shapes too: errors, the one-pair reachability, the POSTs
-    (reroute, engine, fault), a snapshot diff after a fault.
+  - the other shapes too: errors, the one-pair reachability, the text
+    answers (topology.conf, a hosts fragment), the POSTs (what-if, reroute,
+    engine, fault), a snapshot diff after a fault.
 
 The schema check covers the JSON Schema subset the document uses: $ref,
 allOf, oneOf, type, nullable, enum, required, properties,
@@ -254,6 +255,16 @@ def main():
     call("nodes", "nodes of one type", url="/api/nodes?type=ca", want=200)
     call("node", "a CA node", url="/api/nodes/node-00", want=200)
     call("events", "events of one type", url="/api/events?type=reroute&limit=5", want=200)
+    call("topology", "Slurm's topology.conf: text", url="/api/topology?format=slurm-tree", want=200)
+    call("topology", "topology, an unknown format: 400 Error", url="/api/topology?format=dot", want=400)
+    call("hosts", "hosts as a shell fragment: text", url="/api/hosts?format=env", want=200)
+    call("host", "an unknown host: 404 Error", url="/api/hosts/no-such-host", want=404)
+    call("whatif", "POST /api/whatif without a token: 401 Error", "POST", body={"links": ["leaf-00:3"]},
+         want=401)
+    call("whatif", "POST /api/whatif: 200", "POST", body={"links": ["leaf-00:3"], "switches": ["spine-01"]},
+         token=TOKEN, want=200)
+    call("whatif", "POST /api/whatif, an unknown switch: 400 Error", "POST",
+         body={"switches": ["no-such-switch"]}, token=TOKEN, want=400)
     call("reroute", "POST /api/reroute without a token: 401 Error", "POST", body={}, want=401)
     call("reroute", "POST /api/reroute: 202", "POST", body={}, token=TOKEN, want=202)
     call("selectEngine", "POST /api/engine, unknown engine: 400 Error", "POST",

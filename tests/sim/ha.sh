@@ -38,20 +38,24 @@ for i in 1 2 3; do
 done
 i=0
 until curl -s -m 1 -X POST "http://127.0.0.1:$((base + 2))/v3/kv/range" -d '{"key":"AA=="}' | grep -q header; do
-	i=$((i + 1)); [ $i -gt 100 ] && { not_ok "etcd starts"; done_testing; }; sleep 0.1
+	i=$((i + 1)); [ $i -gt 300 ] && { not_ok "etcd starts"; done_testing; }; sleep 0.1
 done
 ok "three etcd members"
 
 # --- the fabric, two fabrouteds, two OpenSMs ------------------------------------------------
 "$FABROUTE" gen kary-ntree k=4 n=2 -f ibsim -o t.net
 sim_start "$t_tmp/t.net" console || { not_ok "ibsim starts"; done_testing; }
-# start_node N HCA PRIORITY: fabrouted N (D_URL_N), then OpenSM N (OSM_N) on HCA
-start_node() {
+# start_fr N HCA: fabrouted N (FR_N, URL_N) on HCA
+start_fr() {
 	FABROUTED_WRAPPER="env LD_PRELOAD=$UMAD2SIM SIM_HOST=$2" \
 		d_start "n$1" --source opensm --socket "$t_tmp/osm$1.sock" --engine sftree,updn \
 		--readback 0 --fast-repair-timeout-ms 1000 --rebalance-delay-s 0 --api-write-rate-limit 0 \
 		--replication etcd --etcd-endpoints "$endpoints" --node-name "node$1" || return 1
 	eval "FR_$1=\$D_PID URL_$1=\$D_URL"
+}
+# start_node N HCA PRIORITY: fabrouted N, then OpenSM N (OSM_N) on HCA
+start_node() {
+	start_fr "$1" "$2" || return 1
 	mkdir -p "$t_tmp/o$1"
 	cat >"$t_tmp/o$1/osm.conf" <<-EOC
 	event_plugin_name fabroute-osm
@@ -122,6 +126,18 @@ until fab "$URL_1" | jq -e '.epoch.engine == "ftdlr"' >/dev/null; do i=$((i + 1)
 is "the master repaired the fault" "$(fab "$URL_1" | jq -r .epoch.engine)" ftdlr
 same_copy && ok "the standby's copy is the repair" || not_ok "the standby's copy is the repair"
 sleep 2	# OpenSM's sweep after the trap
+
+# --- the master's fabrouted killed and started again, its OpenSM still master ---------------
+# it comes back as the master of its OpenSM with the repair in force, and replicates that
+# repair with its base: the standby's copy does not diverge
+eval "kill -9 \$FR_1"
+start_fr 1 node-00 || not_ok "fabrouted 1 starts again"
+wait_for "$URL_1" '.ha.role == "master"' && ok "fabrouted 1 restarted: master again" || not_ok "fabrouted 1 restarted: master again"
+sleep 2	# OpenSM's next pass, answered with the repair kept
+same_copy && ok "the standby's copy is still the master's epoch" || not_ok "the standby's copy is still the master's epoch"
+is "  the master's routing is the repair" "$(fab "$URL_1" | jq -r .epoch.engine)" ftdlr
+is "  the standby's copy has not diverged" "$(curl -s "$URL_2/api/health" | jq -r .ha.warm.diverged)" false
+is "  no divergence event" "$(curl -s "$URL_2/api/events?limit=100" | jq '[.events[] | select(.message | test("diverged"))] | length')" 0
 diag "replication lag at the standby: $(curl -s "$URL_2/api/health" | jq -c '[.ha.replication.lag_ms_p50, .ha.replication.lag_ms_p99]') ms (p50, p99)"
 read_switches before
 repair=$(fab "$URL_1" | jq -r .routing.digest)

@@ -29,6 +29,9 @@ is "fabroute l<TAB>" "$(comp fabroute l)" "lft lids links"
 is "fabroute lft --<TAB>: the common options of the daemon commands" "$(comp fabroute lft --)" \
 	"--help --json --token-file --url"
 is "fabroute reroute --<TAB>" "$(comp fabroute reroute --w)" --wait
+is "fabroute hosts --format <TAB>" "$(comp fabroute hosts --format '')" "env json text ucx"
+is "fabroute topology --format <TAB>" "$(comp fabroute topology --format '')" "slurm-block slurm-tree"
+is "fabroute whatif --repair <TAB>" "$(comp fabroute whatif --repair '')" "ftdlr none"
 is "fabroute gen kary-ntree --link-<TAB>" "$(comp fabroute gen kary-ntree --link-)" --link-faults
 is "fabroute compute -<TAB> takes short options too" "$(comp fabroute compute -O)" -O
 is "fabroute compute -e sf<TAB>: an engine name" "$(comp fabroute compute -e sf)" sftree

@@ -71,8 +71,10 @@ like "dragonfly metrics: hops" "$out" "CA->CA hops: 0: 72 1: 720 2: 1728 3: 2592
 like "dragonfly metrics: flows" "$out" "tc 71..71 lc 68..68 gc 64..64"
 like "dragonfly metrics: VLs of local channels" "$out" "VL0 36..36 VL1 32..32"
 like "dragonfly metrics: group shift" "$out" "at most 8 on one channel"
-runs "eval without them: all on VL0, a credit loop (exit 5)" 5 "$F" eval \
+runs "eval reads them from next to the LFTs: deadlock-free" 0 "$F" eval \
 	--topology "$D/dla/topology.ibnd" --lfts "$D/dla/opensm-lfts.dump"
+runs "eval without them (--no-sl-files): all on VL0, a credit loop (exit 5)" 5 "$F" eval \
+	--topology "$D/dla/topology.ibnd" --lfts "$D/dla/opensm-lfts.dump" --no-sl-files
 "$F" eval --topology "$D/dla/topology.ibnd" --lfts "$D/dla/opensm-lfts.dump" \
 	--sl2vl "$D/dla/opensm-sl2vl.dump" --metrics dragonfly --json > "$D/dla.json"
 is "eval --json: dragonfly gc flows" "$(jq .dragonfly.flows.gc.max "$D/dla.json")" 64

@@ -28,7 +28,8 @@ runs "eval before the SM, with dump_fts's tables (ibroute's layout, path # lines
 is "dump_fts's annotations give the same LIDs" "$(printf '%s\n' "$out" | jq -S '{connectivity, deadlock}')" \
 	"$(jq -S '{connectivity, deadlock}' "$t_tmp/after.json")"
 runs "with --guid2lid the annotations are not needed" 0 \
-	"$F" eval --topology "$D/ibnetdiscover-presm.out" --guid2lid "$D/guid2lid" --lfts "$D/opensm-lfts.dump"
+	"$F" eval --topology "$D/ibnetdiscover-presm.out" --guid2lid "$D/guid2lid" --lfts "$D/opensm-lfts.dump" \
+	--no-dlid-plan
 is "and nothing is said about them" "$err" ""
 
 runs "the dump on standard input: refused" 3 \

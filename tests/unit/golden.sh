@@ -2,7 +2,7 @@
 # Golden test: every engine's output on every generator family, byte for
 # byte. tests/data/golden/engines.txt holds, per (fabric, engine), the exit
 # status of `fabroute compute` and the SHA-256 of each file it writes (the
-# LFTs, guid2lid, the topology with the LIDs routed, path-sl). A change to
+# LFTs, guid2lid, the topology with the LIDs routed, path-sl, dlid-plan). A change to
 # any engine's output, or to whether it applies, fails here.
 #
 # Regenerate (only when an output change is intended, and say why in the
@@ -67,7 +67,8 @@ printf '%s\n' "$fabrics" | while IFS='|' read -r name spec gopts; do
 		"$F" compute -e "$chain" $eopts --topology "$D/$name.ibnd" -d "$o" >/dev/null 2>&1
 		st=$?
 		echo "$name $ename exit=$st lfts=$(sum "$o/opensm-lfts.dump") guid2lid=$(sum "$o/guid2lid")" \
-		     "topo=$(sum "$o/topology.ibnd") pathsl=$(sum "$o/path-sl")" >> "$D/now.txt"
+		     "topo=$(sum "$o/topology.ibnd") pathsl=$(sum "$o/path-sl") plan=$(sum "$o/dlid-plan")" \
+		     >> "$D/now.txt"
 		rm -rf "$o"
 	done
 done
