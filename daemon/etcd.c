@@ -425,6 +425,7 @@ struct watch {
 	int (*cb)(void *ud, const struct etcd_kv *kv);
 	void *ud;
 	int created, bad;
+	int64_t seen;	/* the revision of the last event delivered */
 };
 
 /* One line of the watch stream: {"result": {"created": true} | {"events": [...]}}. */
@@ -452,6 +453,8 @@ static int watch_line(void *ud, char *text)
 			break;
 		}
 		kv.deleted = type && !strcmp(type, "DELETE");
+		if (kv.mod_revision > w->seen)
+			w->seen = kv.mod_revision;
 		stop = w->cb(w->ud, &kv);
 		free(kv.key);
 		free(kv.val);
@@ -460,32 +463,43 @@ static int watch_line(void *ud, char *text)
 	return stop;
 }
 
-int etcd_watch(struct etcd *c, const char *prefix, int64_t from,
-	       int (*cb)(void *ud, const struct etcd_kv *kv), void *ud, const volatile int *stop,
-	       struct fab_err *err)
+/* The watch request from revision @from; NULL with @err. */
+static char *watch_body(const char *prefix, int64_t from, struct fab_err *err)
 {
 	json_t *req = key_req(prefix, 1, err), *msg;
-	struct watch w = { .cb = cb, .ud = ud };
 	char *body;
-	long status = -1;
 
 	if (!req)
-		return -1;
+		return NULL;
 	json_object_set_new(req, "start_revision", json_integer(from));
 	msg = json_pack("{s:o}", "create_request", req);
 	body = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
 	json_decref(msg);
-	for (unsigned i = 0; body && i < c->nep && status < 0 && !*stop; i++) {
-		struct buf b = { .line = watch_line, .ud = &w, .stop = stop };
+	if (!body)
+		fab_err_set(err, "out of memory");
+	return body;
+}
 
+int etcd_watch(struct etcd *c, const char *prefix, int64_t from,
+	       int (*cb)(void *ud, const struct etcd_kv *kv), void *ud, const volatile int *stop,
+	       struct fab_err *err)
+{
+	struct watch w = { .cb = cb, .ud = ud, .seen = from - 1 };
+	long status = -1;
+
+	/* a member that goes away: the next one, from the revision after the last event delivered */
+	for (unsigned i = 0; i < c->nep && status < 0 && !*stop; i++) {
+		struct buf b = { .line = watch_line, .ud = &w, .stop = stop };
+		char *body = watch_body(prefix, w.seen + 1, err);
+
+		if (!body)
+			return -1;
 		status = post_one(c, i, "/v3/watch", body, &b, 1, err);
 		free(b.p);
-		if (b.stopped && !w.bad) {
-			free(body);
+		free(body);
+		if (b.stopped && !w.bad)
 			return 0;
-		}
 	}
-	free(body);
 	if (w.bad)
 		fab_err_set(err, "etcd watch %s: a malformed answer", prefix);
 	else if (status >= 0 || *stop)

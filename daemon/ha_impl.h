@@ -44,7 +44,7 @@ struct ha {
 	/* the standby's warm copy */
 	struct fabric *base_f;	/* the master's base fabric */
 	uint64_t base_seq, warm_seq;
-	char warm_digest[80], repl_digest[80];
+	char base_digest[80], warm_digest[80], repl_digest[80];
 	uint64_t repl_seq;	/* the master's last epoch seen */
 	int diverged;
 	char differs[256];	/* routing settings of this node's that differ from the master's */

@@ -268,6 +268,25 @@ static struct fabric *unpack_base(const char *zip, size_t len, size_t size, stru
 	return f;
 }
 
+/* The copy of the master's epoch @seq with @digest is here already (@base: as the base). */
+static int have_copy(struct ha *h, uint64_t seq, const char *digest, int base)
+{
+	int have;
+
+	pthread_mutex_lock(&h->mu);
+	have = base ? h->base_f && h->base_seq == seq && !strcmp(h->base_digest, digest) :
+		      h->warm_seq == seq && !strcmp(h->warm_digest, digest) && !h->diverged;
+	pthread_mutex_unlock(&h->mu);
+	return have;
+}
+
+/*
+ * The master's base: routed here as this node's base. A base this node holds
+ * already (the same number and digest, read again when the watch starts over)
+ * is left alone: routing it again would replace the repair in force with the
+ * base's tables until the epoch is read again, a window in which this node's
+ * OpenSM may take over.
+ */
 static void apply_base(struct ha *h, const char *val, size_t len, int live)
 {
 	const char *nl = memchr(val, '\n', len);
@@ -276,10 +295,16 @@ static void apply_base(struct ha *h, const char *val, size_t len, int live)
 	uint64_t seq = (uint64_t)json_integer_value(json_object_get(meta, "seq"));
 	const char *digest = json_string_value(json_object_get(meta, "digest"));
 	size_t size = (size_t)json_integer_value(json_object_get(meta, "size"));
-	struct fabric *f = seq && digest ? unpack_base(nl + 1, len - (size_t)(nl + 1 - val), size,
-						       &err) : NULL;
+	int again = seq && digest && have_copy(h, seq, digest, 1);
+	struct fabric *f = seq && digest && !again ?
+		unpack_base(nl + 1, len - (size_t)(nl + 1 - val), size, &err) : NULL;
 	struct fabric *keep = NULL;
 	struct epoch *e = NULL;
+
+	if (again) {
+		json_decref(meta);
+		return;
+	}
 
 	if (f) {	/* where the master's SM was: its routing depends on it */
 		f->sm_node = fab_node_by_guid(f, strtoull(str_or(json_object_get(meta, "sm_guid")),
@@ -299,6 +324,7 @@ static void apply_base(struct ha *h, const char *val, size_t len, int live)
 	fab_free(h->base_f);
 	h->base_f = e ? keep : NULL;
 	h->base_seq = e ? seq : 0;
+	snprintf(h->base_digest, sizeof(h->base_digest), "%s", e ? epoch_digest(e) : "");
 	pthread_mutex_unlock(&h->mu);
 	if (!e)
 		fab_free(keep);
@@ -345,8 +371,10 @@ static void apply_epoch(struct ha *h, const json_t *j, int live)
 	if (strcmp(kind, "repair") == 0 && h->base_f && h->base_seq == base)
 		f = without(h->base_f, json_object_get(j, "dead"), &err);
 	pthread_mutex_unlock(&h->mu);
-	if (strcmp(kind, "repair"))
-		return;	/* the base itself: copied when the base came */
+	if (strcmp(kind, "repair") || have_copy(h, seq, digest, 0)) {
+		fab_free(f);
+		return;	/* the base itself (copied when the base came), or a copy held already */
+	}
 	e = f ? pipe_mirror(h->p, f, seq, 1, &err) : NULL;
 	if (!f && !err.msg[0])
 		fab_err_set(&err, "its base (epoch %llu) is not here", (unsigned long long)base);

@@ -124,6 +124,8 @@ sim_cmd 'Unlink "leaf-00"[5]'
 i=0
 until fab "$URL_1" | jq -e '.epoch.engine == "ftdlr"' >/dev/null; do i=$((i + 1)); [ $i -gt 200 ] && break; sleep 0.1; done
 is "the master repaired the fault" "$(fab "$URL_1" | jq -r .epoch.engine)" ftdlr
+[ "$(fab "$URL_1" | jq -r .epoch.engine)" = ftdlr ] ||
+	diag "node 1's last events: $(curl -s "$URL_1/api/events?limit=8" | jq -r '.events[].message' | tr '\n' '|')"
 same_copy && ok "the standby's copy is the repair" || not_ok "the standby's copy is the repair"
 sleep 2	# OpenSM's sweep after the trap
 
@@ -139,6 +141,22 @@ is "  the master's routing is the repair" "$(fab "$URL_1" | jq -r .epoch.engine)
 is "  the standby's copy has not diverged" "$(curl -s "$URL_2/api/health" | jq -r .ha.warm.diverged)" false
 is "  no divergence event" "$(curl -s "$URL_2/api/events?limit=100" | jq '[.events[] | select(.message | test("diverged"))] | length')" 0
 diag "replication lag at the standby: $(curl -s "$URL_2/api/health" | jq -c '[.ha.replication.lag_ms_p50, .ha.replication.lag_ms_p99]') ms (p50, p99)"
+# --- the etcd member both nodes watch through stops: the standby reads the keys again from
+# another member, and leaves the copies it holds as they are (no routing of the base again)
+mirrors() { grep -c 'published (mirror)' "$t_tmp/n2.log.new"; }
+m0=$(mirrors)
+kill -9 $ETCD_1
+sleep 3
+wait_for "$URL_2" '.ha.replication.state == "connected"' || diag "node 2 did not reconnect"
+is "member 1 stopped: the standby's copies are not routed again" "$(mirrors)" "$m0"
+same_copy && ok "  its copy is still the master's repair" || not_ok "  its copy is still the master's repair"
+eval "args=\$ETCD_ARGS_1"
+# shellcheck disable=SC2086
+etcd $args >>"$t_tmp/e1.log" 2>&1 &
+ETCD_1_AGAIN=$!
+t_sim_pids="$t_sim_pids $!"
+sleep 1
+
 read_switches before
 repair=$(fab "$URL_1" | jq -r .routing.digest)
 
@@ -158,7 +176,7 @@ is "takeover: the repair is kept (same digest)" "$(fab "$URL_2" | jq -r .routing
 is "takeover: the acknowledged chain is in force" "$(curl -s "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
 
 # --- node 2 in a minority: two of the three etcd members stop -----------------------------
-kill -9 $ETCD_1 $ETCD_2
+kill -9 $ETCD_1_AGAIN $ETCD_2
 wait_for "$URL_2" '.ha.stale == true and .ha.replication.state == "unreachable"' &&
 	ok "minority: /api/health says the copy is stale and etcd unreachable" ||
 	not_ok "minority: /api/health says the copy is stale and etcd unreachable"
