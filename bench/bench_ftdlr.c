@@ -11,10 +11,30 @@
  *                               tree (default 1000), each repair checked by
  *                               the evaluator
  *   bench_ftdlr time [N [FAMILY NAME=VALUE...]]
- *                               repair and proof times per single link fault,
- *                               the 648-port tree and the 4-ary 3-tree, or
+ *                               repair and proof times per single link fault
+ *                               from sftree and ftdlr bases: the 648-port
+ *                               tree, the 4-ary 3-tree and the 5488-CA
+ *                               m-port 3-tree (m=28; N faults spread over
+ *                               the links: 100, 128 and 20 by default), or
  *                               the generated fabric named (sftree base: the
  *                               daemon's default chain)
+ *   bench_ftdlr singles         every single link fault of the 4-ary 3-tree
+ *                               and the 648-port tree from sftree, ftree and
+ *                               ftdlr bases: entries changed (and by routing
+ *                               afresh), CA max link load, longest path
+ *   bench_ftdlr accept [SETS [FAMILY NAME=VALUE...]]
+ *                               the default chain's repairs: SETS random sets
+ *                               (fixed seed) each of 1, 2 and 3 link faults
+ *                               between switches (default 1000; 100 on the
+ *                               5488-CA tree) on the 4-ary 3-tree and the
+ *                               5488-CA m-port 3-tree, or the generated fabric
+ *                               named, repaired from sftree, ftree and ftdlr
+ *                               bases, LIDs as generated and LIDs in a random
+ *                               order with the SM on the first CA (as OpenSM
+ *                               numbers a discovered fabric): repairs accepted
+ *                               (the evaluator proves them) against those that
+ *                               leave the fault to the chain, and why; entries
+ *                               changed, repair and proof times
  *   bench_ftdlr loss MS...      the paper's packets-lost arithmetic for the
  *                               given reconfiguration times
  *
@@ -100,15 +120,58 @@ static struct rt_routing *route(const struct engine *e, const struct fabric *f)
 	return r;
 }
 
-static void tree_init(struct tree *t, const char *family, const char *const *kv, size_t n)
+/*
+ * Give @f's endpoints their LIDs in a random order and put the subnet
+ * manager on the first CA (as under ibsim, where OpenSM takes the first),
+ * as OpenSM numbers a fabric it discovers: the same graph, other LIDs, and
+ * sftree's subtree root on another leaf (never the SM's).
+ */
+static void relabel(struct fabric *f, struct fab_rng *rng)
+{
+	struct fab_lid_pin *pin = calloc(f->neps + 1, sizeof(*pin));
+	struct fab_err err = { { 0 } };
+	uint32_t ncas = 0;
+
+	if (!pin)
+		die("relabel", NULL);
+	for (uint32_t e = 0; e < f->neps; e++) {
+		pin[e].guid = fab_port(f, f->eps[e].node, f->eps[e].port)->guid;
+		ncas += f->nodes[f->eps[e].node].type != FAB_SWITCH;
+	}
+	for (uint32_t i = f->neps; i > 1; i--) {
+		uint32_t j = (uint32_t)fab_rng_below(rng, i);
+		struct fab_lid_pin x = pin[i - 1];
+
+		pin[i - 1] = pin[j];
+		pin[j] = x;
+	}
+	for (uint32_t i = 0; i < f->neps; i++)
+		pin[i].lid = (uint16_t)(i + 1);
+	if (fab_lids_assign(f, pin, f->neps, FAB_LIDS_RENEW, 0, &err))
+		die("relabel", &err);
+	free(pin);
+	if (ncas) {
+		f->sm_node = f->eps[f->neps - ncas].node;
+		f->sm_port = f->eps[f->neps - ncas].port;
+	}
+}
+
+/*
+ * @family routed by @e (the base of the repairs); with @rng, its LIDs in a
+ * random order and the SM on the first CA (relabel()).
+ */
+static void tree_init_as(struct tree *t, const char *family, const char *const *kv, size_t n,
+			 const struct engine *e, struct fab_rng *rng)
 {
 	struct fab_err err = { { 0 } };
 	struct ft_model m;
 
 	t->f = gen_build(family, kv, n, 1, &err);
+	if (t->f && rng)
+		relabel(t->f, rng);
 	if (!t->f || ft_model_init(&m, t->f, &err) != ENG_OK)
 		die(family, &err);
-	t->r = route(&eng_ftdlr, t->f);
+	t->r = route(e, t->f);
 	t->node = malloc((m.nlinks + 1) * sizeof(*t->node));
 	t->port = malloc(m.nlinks + 1);
 	t->nlinks = 0;
@@ -118,6 +181,12 @@ static void tree_init(struct tree *t, const char *family, const char *const *kv,
 			t->port[t->nlinks++] = m.links[i].port;
 		}
 	ft_model_fini(&m);
+}
+
+static void tree_init(struct tree *t, const char *family, const char *const *kv, size_t n,
+		      const struct engine *e)
+{
+	tree_init_as(t, family, kv, n, e, NULL);
 }
 
 static void tree_fini(struct tree *t)
@@ -198,6 +267,19 @@ static void eval(const struct fabric *f, const struct rt_routing *r, int ca_only
 		die("evaluate", &err);
 }
 
+/* LFT entries repairs changed: in all, the most in one, the most switches in one. */
+struct changes {
+	uint64_t sum, most;
+	uint32_t mostsw;
+};
+
+static void changes_add(struct changes *c, const struct ftdlr_stats *st)
+{
+	c->sum += st->entries;
+	c->most = st->entries > c->most ? st->entries : c->most;
+	c->mostsw = st->switches > c->mostsw ? st->switches : c->mostsw;
+}
+
 /* One point of Fig. 11: counts of sets meeting each column. */
 struct point {
 	unsigned sets, phys, ddrc, rep, acyc_ca, acyc_all, local;
@@ -244,7 +326,7 @@ static void fig11(const char *title, const char *family, const char *const *kv, 
 	uint32_t l[32];
 	double t0 = now_ms();
 
-	tree_init(&t, family, kv, nkv);
+	tree_init(&t, family, kv, nkv, &eng_ftdlr);
 	fab_rng_seed(&rng, 11);
 	printf("%s: %u switch links, %u sets per point\n", title, t.nlinks, sets);
 	printf("%7s %9s %9s %9s %11s %11s %9s\n", "faults", "physical", "full", "repair",
@@ -272,10 +354,9 @@ static void ft648(unsigned sets)
 	struct fab_rng rng;
 	uint32_t l[17];
 	unsigned ok = 0, fallback = 0, proven = 0;
-	uint64_t most = 0;
-	uint32_t mostsw = 0;
+	struct changes ch = { 0 };
 
-	tree_init(&t, "ft648", NULL, 0);
+	tree_init(&t, "ft648", NULL, 0, &eng_ftdlr);
 	fab_rng_seed(&rng, 17);
 	for (unsigned s = 0; s < sets; s++) {
 		struct fab_err err = { { 0 } };
@@ -292,29 +373,31 @@ static void ft648(unsigned sets)
 		ok += an_connected(&rep);
 		proven += an_connected(&rep) && rep.cdg.deadlock_free;
 		fallback += st.sw_fallback > 0;
-		most = st.entries > most ? st.entries : most;
-		mostsw = st.switches > mostsw ? st.switches : mostsw;
+		changes_add(&ch, &st);
 		an_report_free(&rep);
 		rt_free(r);
 		fab_free(f);
 	}
 	printf("648-port tree, %u sets of 17 link faults (k - 1 = 17): connected %u, connected and "
 	       "deadlock-free %u, switch LIDs recomputed in %u; at most %llu entries on %u switches\n\n",
-	       sets, ok, proven, fallback, (unsigned long long)most, mostsw);
+	       sets, ok, proven, fallback, (unsigned long long)ch.most, ch.mostsw);
 	tree_fini(&t);
 }
 
-/* Repair and proof times per single link fault on @family, base @e. */
+/*
+ * Repair and proof times per single link fault on @family, base @e, @n
+ * links spread over the tree; the entries and switches each repair changed.
+ */
 static void timing(const char *family, const char *const *kv, size_t nkv, const struct engine *e,
 		   unsigned n)
 {
 	struct tree t;
-	double rep_ms = 0, eval_ms = 0, stage_ms = 0, worst = 0, rep_cpu = 0, eval_cpu = 0;
+	double rep_ms = 0, eval_ms = 0, stage_ms = 0, worst = 0, worst_rep = 0, rep_cpu = 0;
+	double eval_cpu = 0;
 	unsigned proven = 0;
+	struct changes ch = { 0 };
 
-	tree_init(&t, family, kv, nkv);
-	rt_free(t.r);
-	t.r = route(e, t.f);
+	tree_init(&t, family, kv, nkv, e);
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t l = (uint32_t)((uint64_t)i * t.nlinks / n);
 		struct fab_err err = { { 0 } };
@@ -342,15 +425,214 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 		eval_ms += t2 - t1;
 		stage_ms += t3 - t2;
 		worst = t2 - t0 > worst ? t2 - t0 : worst;
+		worst_rep = t1 - t0 > worst_rep ? t1 - t0 : worst_rep;
+		changes_add(&ch, &st);
 		an_report_free(&rep);
 		rt_free(r);
 		fab_free(f);
 	}
-	printf("%-14s base %-6s: repair %6.2f ms, proof (full evaluation, 1 thread) %6.2f ms, "
-	       "repair + proof at most %6.2f ms, steps %5.2f ms; proven %u of %u; CPU: repair "
-	       "%.2f ms, proof %.2f ms\n", family, e->name, rep_ms / n, eval_ms / n, worst,
-	       stage_ms / n, proven, n, rep_cpu / n, eval_cpu / n);
+	printf("%-20s base %-6s: repair %7.2f ms (at most %7.2f), proof (full evaluation, 1 thread) "
+	       "%8.2f ms, repair + proof at most %8.2f ms, steps %6.2f ms; proven %u of %u; CPU: "
+	       "repair %.2f ms, proof %.2f ms; entries changed %.1f (at most %llu, on at most %u "
+	       "switches)\n", family, e->name, rep_ms / n, worst_rep, eval_ms / n, worst,
+	       stage_ms / n, proven, n, rep_cpu / n, eval_cpu / n, (double)ch.sum / n,
+	       (unsigned long long)ch.most, ch.mostsw);
+	fflush(stdout);
 	tree_fini(&t);
+}
+
+/*
+ * Every single link fault of @family repaired from base @e: entries changed
+ * (the repair's, and a fresh route of the degraded tree by @e against the
+ * base), the CA max link load (each CA sends 1 in total) and the longest
+ * path, against the base's.
+ */
+static void singles(const char *label, const char *family, const char *const *kv, size_t nkv,
+		    const struct engine *e)
+{
+	struct an_opts o = { .load = 1 };
+	struct fab_err err = { { 0 } };
+	struct an_report rb;
+	struct tree t;
+	double load = 0, worst = 0;
+	uint64_t fresh = 0;
+	uint32_t hops = 0;
+	unsigned free = 0, conn = 0;
+	struct changes ch = { 0 };
+
+	tree_init(&t, family, kv, nkv, e);
+	if (an_evaluate(t.f, t.r, &o, &rb, &err))
+		die("evaluate", &err);
+	for (uint32_t l = 0; l < t.nlinks; l++) {
+		struct fabric *f = degrade(&t, &l, 1);
+		struct rt_routing *r, *full;
+		struct ftdlr_stats st;
+		struct an_report rep;
+		struct rt_diff dd;
+
+		if (ftdlr_repair(t.f, t.r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK)
+			die("repair", &err);
+		if (an_evaluate(f, r, &o, &rep, &err))
+			die("evaluate", &err);
+		free += rep.cdg.deadlock_free;
+		conn += an_connected(&rep);
+		changes_add(&ch, &st);
+		load += rep.load.ca_max_load;
+		worst = rep.load.ca_max_load > worst ? rep.load.ca_max_load : worst;
+		hops = rep.conn.max_hops > hops ? rep.conn.max_hops : hops;
+		full = route(e, f);
+		rt_diff(t.f, t.r, f, full, &dd);
+		fresh += dd.entries;
+		an_report_free(&rep);
+		rt_free(full);
+		rt_free(r);
+		fab_free(f);
+	}
+	printf("%-13s base %-6s: %u single link faults, deadlock-free %u, every pair delivered %u; "
+	       "entries changed %.1f (at most %llu, on at most %u switches), routing afresh %.1f; CA "
+	       "max link load %.2f (worst %.2f, base %.2f); longest path %u switches (base %u)\n",
+	       label, e->name, t.nlinks, free, conn, (double)ch.sum / t.nlinks,
+	       (unsigned long long)ch.most, ch.mostsw, (double)fresh / t.nlinks, load / t.nlinks,
+	       worst, rb.load.ca_max_load, hops, rb.conn.max_hops);
+	fflush(stdout);
+	an_report_free(&rb);
+	tree_fini(&t);
+}
+
+/* What became of the repairs of one base, for one number of faults. */
+struct verdicts {
+	unsigned sets, accepted, refused, unreachable, cyclic, fallback, subtree;
+	uint64_t sw_lost;	/* ftree: most switch-destination pairs unrouted beyond the base's */
+	unsigned sw_worse;	/* ftree: sets where ftree afresh routes more of them */
+	unsigned fresh_na;	/* ftree: sets where ftree does not route the degraded tree */
+	double rep_ms, eval_ms;
+	struct changes ch;
+};
+
+/* Switch-destination pairs ftree leaves unrouted on @f (UINT64_MAX: it does not apply). */
+static uint64_t fresh_sw(const struct fabric *f)
+{
+	struct rt_routing *r = try_route(&eng_ftree, f);
+	struct an_report rep;
+	uint64_t n;
+
+	if (!r)
+		return UINT64_MAX;
+	eval(f, r, 0, &rep);
+	n = rep.conn.unreachable[AN_CA_SW] + rep.conn.unreachable[AN_SW_SW];
+	an_report_free(&rep);
+	rt_free(r);
+	return n;
+}
+
+/*
+ * Repair @t's routing for the @n links @l and judge it as fabrouted's
+ * default policy does (proven: every pair delivered and deadlock-free, the
+ * switch paths included), but for an ftree base, which leaves switch pairs
+ * without an up*down* path unrouted: every pair towards a CA delivered and
+ * deadlock-free. @base_sw: the base's unrouted switch-destination pairs.
+ */
+static void judge_one(const struct tree *t, const struct engine *e, const uint32_t *l, unsigned n,
+		      uint64_t base_sw, struct verdicts *v)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = degrade(t, l, n);
+	struct rt_routing *r;
+	struct ftdlr_stats st;
+	struct an_report rep;
+	double t0 = now_ms(), t1;
+	int conn;
+
+	v->sets++;
+	if (ftdlr_repair(t->f, t->r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK) {
+		v->refused++;
+		fprintf(stderr, "bench_ftdlr: %s base, %u faults: not applicable: %s\n", e->name,
+			n, err.msg);
+		fab_free(f);
+		return;
+	}
+	t1 = now_ms();
+	eval(f, r, 0, &rep);
+	v->rep_ms += t1 - t0;
+	v->eval_ms += now_ms() - t1;
+	if (e == &eng_ftree) {
+		uint64_t sw = rep.conn.unreachable[AN_CA_SW] + rep.conn.unreachable[AN_SW_SW];
+		uint64_t fresh = fresh_sw(f);
+
+		conn = !rep.conn.unreachable[AN_CA_CA] && !rep.conn.unreachable[AN_SW_CA];
+		v->sw_lost = sw > base_sw && sw - base_sw > v->sw_lost ? sw - base_sw : v->sw_lost;
+		v->sw_worse += fresh != UINT64_MAX && sw > fresh;
+		v->fresh_na += fresh == UINT64_MAX;
+	} else {
+		conn = an_connected(&rep);
+	}
+	v->unreachable += !conn;
+	v->cyclic += !rep.cdg.deadlock_free;
+	v->accepted += conn && rep.cdg.deadlock_free;
+	v->fallback += st.sw_fallback > 0;
+	v->subtree += st.subtree > 0;
+	changes_add(&v->ch, &st);
+	an_report_free(&rep);
+	rt_free(r);
+	fab_free(f);
+}
+
+/* @sets sets each of 1, 2 and 3 faults on @family from base @e; @rng: relabel(). */
+static void accept_base(const char *label, const char *family, const char *const *kv, size_t nkv,
+			const struct engine *e, struct fab_rng *rng, unsigned sets)
+{
+	struct an_report rb;
+	struct fab_rng draws;
+	struct tree t;
+	uint32_t l[3];
+	uint64_t base_sw;
+
+	tree_init_as(&t, family, kv, nkv, e, rng);
+	eval(t.f, t.r, 0, &rb);
+	base_sw = rb.conn.unreachable[AN_CA_SW] + rb.conn.unreachable[AN_SW_SW];
+	an_report_free(&rb);
+	fab_rng_seed(&draws, 21);
+	for (unsigned n = 1; n <= 3; n++) {
+		struct verdicts v = { 0 };
+
+		for (unsigned s = 0; s < sets; s++) {
+			draw(&draws, &t, l, n);
+			judge_one(&t, e, l, n, base_sw, &v);
+		}
+		printf("%-13s %-9s base %-6s %u faults: %4u sets, accepted %4u, to the chain %4u "
+		       "(not applicable %u, unreachable pairs %u, cycle %u); switch LIDs "
+		       "recomputed in %u, subtree rule in %u; entries %.1f (at most %llu, on at most "
+		       "%u switches); repair %.2f ms, proof %.2f ms", label,
+		       rng ? "LIDs rand" : "LIDs gen", e->name, n, v.sets, v.accepted,
+		       v.sets - v.accepted, v.refused, v.unreachable, v.cyclic, v.fallback,
+		       v.subtree, v.sets > v.refused ? (double)v.ch.sum / (v.sets - v.refused) : 0,
+		       (unsigned long long)v.ch.most, v.ch.mostsw,
+		       v.sets > v.refused ? v.rep_ms / (v.sets - v.refused) : 0,
+		       v.sets > v.refused ? v.eval_ms / (v.sets - v.refused) : 0);
+		if (e == &eng_ftree)
+			printf("; switch-destination pairs unrouted beyond the base's %llu: at most %llu, "
+			       "more than ftree routing the degraded tree afresh in %u sets (%u sets "
+			       "ftree does not route)", (unsigned long long)base_sw,
+			       (unsigned long long)v.sw_lost, v.sw_worse, v.fresh_na);
+		printf("\n");
+		fflush(stdout);
+	}
+	tree_fini(&t);
+}
+
+/* Every base and both LID layouts of @family. */
+static void accept(const char *label, const char *family, const char *const *kv, size_t nkv,
+		   unsigned sets)
+{
+	const struct engine *bases[] = { &eng_sftree, &eng_ftree, &eng_ftdlr };
+
+	for (int layout = 0; layout < 2; layout++)
+		for (size_t i = 0; i < 3; i++) {
+			struct fab_rng rng;
+
+			fab_rng_seed(&rng, 2100);
+			accept_base(label, family, kv, nkv, bases[i], layout ? &rng : NULL, sets);
+		}
 }
 
 static void loss(int argc, char **argv)
@@ -374,6 +656,7 @@ static void loss(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static const char *const k43[] = { "k=4", "n=3" }, *const k26[] = { "k=2", "n=6" };
+	static const char *const m28[] = { "m=28", "n=3" };
 	unsigned sets = argc > 2 ? (unsigned)atoi(argv[2]) : 0;
 
 	if (argc > 1 && !strcmp(argv[1], "fig11")) {
@@ -391,11 +674,27 @@ int main(int argc, char **argv)
 		timing("ft648", NULL, 0, &eng_ftdlr, sets ? sets : 100);
 		timing("kary-ntree", k43, 2, &eng_sftree, sets ? sets : 128);
 		timing("kary-ntree", k43, 2, &eng_ftdlr, sets ? sets : 128);
+		timing("mport-ntree", m28, 2, &eng_sftree, sets ? sets : 20);
+		timing("mport-ntree", m28, 2, &eng_ftdlr, sets ? sets : 20);
+	} else if (argc > 1 && !strcmp(argv[1], "singles")) {
+		const struct engine *bases[] = { &eng_sftree, &eng_ftree, &eng_ftdlr };
+
+		for (size_t i = 0; i < 3; i++)
+			singles("4-ary 3-tree", "kary-ntree", k43, 2, bases[i]);
+		for (size_t i = 0; i < 3; i++)
+			singles("648-port tree", "ft648", NULL, 0, bases[i]);
+	} else if (argc > 3 && !strcmp(argv[1], "accept")) {
+		accept(argv[3], argv[3], (const char *const *)argv + 4, (size_t)argc - 4,
+		       sets ? sets : 100);
+	} else if (argc > 1 && !strcmp(argv[1], "accept")) {
+		accept("4-ary 3-tree", "kary-ntree", k43, 2, sets ? sets : 1000);
+		accept("5488-CA tree", "mport-ntree", m28, 2, sets ? sets : 100);
 	} else if (argc > 1 && !strcmp(argv[1], "loss")) {
 		loss(argc - 2, argv + 2);
 	} else {
 		fprintf(stderr, "usage: bench_ftdlr fig11 [SETS] | ft648 [SETS] | "
-			"time [N [FAMILY NAME=VALUE...]] | loss MS...\n");
+			"time [N [FAMILY NAME=VALUE...]] | singles |\n"
+			"       accept [SETS [FAMILY NAME=VALUE...]] | loss MS...\n");
 		return 2;
 	}
 	return 0;

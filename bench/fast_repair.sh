@@ -91,15 +91,18 @@ start_setup() {
 	sleep 2
 }
 
-# fabroute's own figures in the window: "trap->write ms/blocks" and the LFT Sets OpenSM reported
+# fabroute's own figures in the window: "trap->write ms/blocks", the time of
+# the last write, the LFT blocks OpenSM's sweep reported sending and when its
+# routing pass ended (it writes after it; 0: no pass in the window)
 fabroute_figures() {
-	if [ "$2" = osm ]; then echo "- 0 -"; return; fi
+	if [ "$2" = osm ]; then echo "- 0 - 0"; return; fi
 	ev=$(curl -s -m 10 "$url/api/events?type=repair_fast&limit=10000" |
 		jq -r --argjson s "$1" '[.events[] | select(.id > $s and .details.trap_to_write_ms != null)] |
 			if length > 0 then "\(.[0].details.trap_to_write_ms | . * 10 | round / 10)/\(.[0].details.blocks) \(.[0].time_ms)" else "- 0" end')
-	sets=$(curl -s -m 10 "$url/api/events?type=opensm&limit=10000" |
-		jq -r --argjson s "$1" '[.events[] | select(.id > $s and .message == "routing_done") | .details.lft_blocks_changed // 0] | add // 0')
-	echo "$ev $sets"
+	osm_ev=$(curl -s -m 10 "$url/api/events?type=opensm&limit=10000" |
+		jq -r --argjson s "$1" '[.events[] | select(.id > $s)] |
+			"\([.[] | select(.details.event == "routing_done") | .details.lft_blocks_changed // 0] | add // 0) \([.[] | select(.details.event == "pass_result") | .time_ms] | first // 0)"')
+	echo "$ev $osm_ev"
 }
 
 last_event() { if [ "$1" = osm ]; then echo 0; else curl -s -m 10 "$url/api/events?limit=1" | jq '.events[-1].id // 0'; fi; }
@@ -126,9 +129,11 @@ run_setup() {
 			/^change/ { last = ($2 - t0) / 1000; ch[++n] = $2; ent[n] = $5 }
 			/^end/ { round = $4 }
 			END {
-				split(f, x, " "); w = x[1]; fast_end = x[2] * 1000
+				split(f, x, " "); w = x[1]; fast_end = x[2] * 1000; pass = x[4] * 1000
+				# the sweep writes after its routing pass; before it, what the ruler sees is the write
+				from = pass > fast_end ? pass : fast_end + 1000 + 2 * round
 				after = "-"
-				if (fast_end) { after = 0; for (i = 1; i <= n; i++) if (ch[i] > fast_end + 1000 + 2 * round) after += ent[i] }
+				if (fast_end) { after = 0; for (i = 1; i <= n; i++) if (ch[i] > from) after += ent[i] }
 				printf "%-6s %4d %10.1f %10.1f %7s %24s %11s", s, r, gone, last, after, w, x[3] }' "$d/poll.$r"
 		echo "ReLink \"$a\"[$pa]" > "$tmp/sim.in"
 		sleep "$((window / 2 + 2))"	# OpenSM's sweep after the ReLink, and the other end's
@@ -151,9 +156,9 @@ cat <<-EOT
 	gone ms:   from the Unlink to when no entry of the two end switches points at the dead link
 	           (the ruler's own SMP reads)
 	final ms:  to the last change the ruler saw in the two switches (their final tables)
-	after:     entries of the two switches changed after the fast path's last write (by OpenSM's
-	           following sweep; changes the ruler saw within two of its rounds of the write
-	           are the write's own)
+	after:     entries of the two switches changed after the fast path's last write by OpenSM's
+	           following sweep (changes the ruler saw after the sweep's routing pass; without
+	           one, after two of the ruler's rounds past the write)
 	fabroute:  fabrouted's repair_fast event: trap to last write (ms) / LFT blocks written
 	sweep Sets: LFT blocks OpenSM's sweep(s) reported setting (LFT_CHANGE events, routing_done)
 EOT

@@ -79,8 +79,12 @@ detach() {
 	c=$(tail -c +$((pos + 1)) "$simlog" | sed -n "s/.*Client \([0-9]*\): pid $1 connected.*/\1/p" | tail -1)
 	[ -z "$c" ] || echo "X $c" > "$tmp/sim.in"
 }
-kill_osm() { eval "p=\$OSM_$1"; kill -9 "$p"; sleep 0.2; detach "$p"; }
-kill_fr() { eval "p=\$FR_$1"; kill -9 "$p"; sleep 0.2; detach "$p"; }
+# kill_osm N, kill_fr N: SIGKILL, the pid kept in $dead; detach_dead lets them go, once the
+# takeover is over (a killed SM's port let go at once may still be taken for a live master)
+dead=""
+kill_osm() { eval "p=\$OSM_$1"; kill -9 "$p"; dead="$dead $p"; }
+kill_fr() { eval "p=\$FR_$1"; kill -9 "$p"; dead="$dead $p"; }
+detach_dead() { for p in $dead; do detach "$p"; done; dead=""; }
 role() { health "$1" | jq -r '.ha.role // "down"'; }
 # tables F: every switch's LFT read over SMP by the ruler into F (entries) and F.lids; a dump that fails
 # (an SM handing over while it reads) is taken again, up to three times
@@ -166,6 +170,7 @@ for c in $(seq "$cycles"); do
 			new=$ou to=$o
 			sleep 1
 		fi
+		detach_dead
 		tables "$tmp/after"
 		first=$(grep 'published (opensm)' "$tmp/n$o/fr.log" | tail -1 | sed -n 's/.*; \([0-9.]*\) ms after the change.*/\1/p')
 		[ "$mode" = fr ] && first=-
@@ -214,10 +219,12 @@ for fault in 0 1; do
 	t0=$(now_ms)
 	kill_osm 1
 	if ! wait_up 2 $((up2 + 1)); then
+		detach_dead
 		printf "%-5s %-10s %12s\n" osm "osm1>osm2" "none in 60 s"
 		break
 	fi
 	sleep 1
+	detach_dead
 	tables "$tmp/after"
 	printf "%-5s %-10s %12s %8s %6s\n" osm "osm1>osm2" "$(( $(midnight_ms) + $(up_ms 2 $((up2 + 1))) - t0 ))" \
 		"$(changed "$tmp/before" "$tmp/after")" "$(cmp -s "$tmp/before.lids" "$tmp/after.lids" && echo 0 || echo changed)"

@@ -182,6 +182,40 @@ static int call_engine(const struct eng_req *req, const struct engine *e, const 
 	return rc;
 }
 
+/*
+ * Why a routing is refused, for the log: @what, the first cycle the
+ * evaluation found when @cycle, and for a repair the first clause of its
+ * notes (what it repaired: ftdlr's say how many faults, within or beyond
+ * the k - 1 it guarantees).
+ */
+static void refusal(const struct fabric *f, const struct eng_res *o, const char *what, int cycle,
+		    struct fab_err *err)
+{
+	char buf[sizeof(err->msg)];
+	size_t n = (size_t)snprintf(buf, sizeof(buf), "routed, not accepted: %s", what);
+
+	for (unsigned v = 0; cycle && v < AN_VLS && n < sizeof(buf); v++) {
+		const struct an_vl *vl = &o->report.cdg.vl[v];
+
+		if (vl->acyclic || !vl->cycle_len)
+			continue;
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " (a cycle on VL %u:", v);
+		for (uint32_t i = 0; i < vl->cycle_len && i < 4 && n < sizeof(buf); i++)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s \"%s\"/%u", i ? " ->" : "",
+					      fab_desc(f, vl->cycle[i].node), vl->cycle[i].port);
+		if (n < sizeof(buf))
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s, %u channels)",
+					      vl->cycle_len > 4 ? " -> ..." : "", vl->cycle_len);
+		break;
+	}
+	if (cycle && o->report.cdg.cross_cycle && n < sizeof(buf))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " (a cycle through several VLs)");
+	if (o->repaired && o->routing->notes && n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - n, "; %.*s", (int)strcspn(o->routing->notes, ":;"),
+			 o->routing->notes);
+	fab_err_set(err, "%s", buf);
+}
+
 /* Evaluate and judge the routing: ENG_OK, ENG_NOT_APPLICABLE (policy) or ENG_ERROR. */
 static int judge(const struct eng_req *req, struct attempt *at, struct fab_err *err)
 {
@@ -201,14 +235,16 @@ static int judge(const struct eng_req *req, struct attempt *at, struct fab_err *
 	o->eval_ms = now_ms() - t0;
 	if (req->policy != ENG_ACCEPT_ANY && !an_connected(rep)) {
 		uint64_t n = 0;
+		char what[64];
 
 		for (unsigned k = 0; k < AN_NCLASSES; k++)
 			n += rep->conn.unreachable[k];
-		fab_err_set(err, "routed, not accepted: %llu pairs unreachable", (unsigned long long)n);
+		snprintf(what, sizeof(what), "%llu pairs unreachable", (unsigned long long)n);
+		refusal(at->f, o, what, 0, err);
 		return ENG_NOT_APPLICABLE;
 	}
 	if (req->policy == ENG_ACCEPT_PROVEN && !rep->cdg.deadlock_free) {
-		fab_err_set(err, "routed, not accepted: deadlock possible (a cycle in the dependency graph)");
+		refusal(at->f, o, "deadlock possible", 1, err);
 		return ENG_NOT_APPLICABLE;
 	}
 	return ENG_OK;

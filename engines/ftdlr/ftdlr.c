@@ -4,12 +4,13 @@
  *
  * ftdlr repairs a routing instead of computing one: eng_run() calls its
  * repair hook with the routing of a base fabric (req->prev_fabric,
- * req->prev) and the current fabric; its route hook refuses to run without
- * one. A repair applies when the current fabric is the base with switch
- * links, switches or CAs missing (no node, link or LID the base does not
- * have), the base is a fat tree (struct ft_model: leaves at level 1, no
- * sibling links) whose switches can be labelled, and the base routes every
- * CA LID over up*down* paths (ftree and sftree do).
+ * req->prev) and the current fabric; without one, its route hook routes
+ * like sftree with switch destinations on SL 1. A repair applies when the
+ * current fabric is the base with switch links, switches or CAs missing (no
+ * node, link or LID the base does not have), the base is a fat tree
+ * (struct ft_model: leaves at level 1, no sibling links) whose switches can
+ * be labelled, and the base routes every CA LID over up*down* paths (ftree
+ * and sftree do).
  *
  * Labels and columns (papers/001, section 2). Every child reaches a given
  * parent through the same rank among its up ports (Corollary 1 of the
@@ -436,18 +437,21 @@ static char *notes(const struct fd *x, enum ftdlr_scope scope)
 {
 	const struct ftdlr_stats *s = &x->st;
 	unsigned faults = s->link_faults + s->switch_faults;
-	char *n = malloc(768);
+	char *n = malloc(1024), via[160] = "";
 
+	if (x->sn != FD_NONE)
+		snprintf(via, sizeof(via), " (%u turned at the base's subtree root '%s' or its "
+			 "ancestors)", s->subtree, ft_sw_name(x->bf, x->sn));
 	if (n)
-		snprintf(n, 768, "repair (scope %s) of %u link and %u switch faults (%u leaf "
+		snprintf(n, 1024, "repair (scope %s) of %u link and %u switch faults (%u leaf "
 			 "switches and CAs gone), %s k - 1 = %u: %llu LFT entries changed on %u "
-			 "switches, %u blocks (at most %u on one switch); LIDs repaired: %u; detours "
-			 "not raising the label rank: %llu; switch-LID entries recomputed: %llu; "
-			 "entries left without a way: %llu; switch destinations on %s",
+			 "switches, %u blocks (at most %u on one switch); LIDs repaired: %u%s; "
+			 "detours not raising the label rank: %llu; switch-LID entries recomputed: "
+			 "%llu; entries left without a way: %llu; switch destinations on %s",
 			 scope == FTDLR_GROUP ? "group" : "minimal", s->link_faults, s->switch_faults,
 			 s->other_faults, faults < s->k ? "within" : "beyond", s->k - 1,
 			 (unsigned long long)s->entries, s->switches, s->blocks, s->max_blocks,
-			 s->lids, (unsigned long long)s->nonmonotone,
+			 s->lids, via, (unsigned long long)s->nonmonotone,
 			 (unsigned long long)s->sw_fallback, (unsigned long long)s->unrepaired,
 			 s->switch_sl ? "a VL of their own" : "the CAs' VL");
 	return n;
@@ -505,6 +509,9 @@ static void fd_fini(struct fd *x)
 	free(x->stack);
 	free(x->sw_broken);
 	free(x->sw_touched);
+	free(x->ud);
+	free(x->snway);
+	free(x->anchor);
 }
 
 static int fd_alloc(struct fd *x)
@@ -561,7 +568,8 @@ static int fd_setup(struct fd *x, struct fab_err *err)
 		rc = check_updown(x, err);
 	if (rc != ENG_OK)
 		return rc;
-	if (setup_columns(x) || setup_dirt(x) || setup_turning(x))
+	x->st.switch_sl = fd_switch_sl(x);
+	if (setup_columns(x) || setup_dirt(x) || setup_turning(x) || fd_sn_find(x))
 		return ENG_ERROR;
 	x->r = rt_new_len(x->cf, x->br->lft_len);
 	if (!x->r || fd_alloc(x) || copy_base(x))

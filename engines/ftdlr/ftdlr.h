@@ -6,17 +6,21 @@
  * entry points at a dead port is dropped. fabroute realises the paper's
  * dynamic local rerouting as a repair the subnet manager writes after the
  * trap: a pure function of (base fabric, base routing, current fabric)
- * that rewrites only the entries of the switches in each fault's group,
- * and gives the base back byte for byte once every fault has recovered.
+ * that rewrites only the LIDs whose paths crossed a fault (in each fault's
+ * group, but where the base turns its switch paths at a subtree root), and
+ * gives the base back byte for byte once every fault has recovered.
  *
- * ftdlr.c holds the engine (whose route hook refuses without a base: the
- * repair hook does the work), the checks that the change is one a repair
- * can follow, and the tree's labels; ftdlr_repair.c repairs one LID at a
- * time; ftdlr_vl.c keeps the result acyclic (a second VL for the switch
- * paths that turn outside the rule, when needed); ftdlr_check.c checks the
- * channel dependencies of a transition between two routings while switches
- * are updated one at a time; ftdlr_stage.c cuts a transition into steps
- * that are safe in any order.
+ * It repairs the routings of sftree, ftree and ftdlr itself (doc/repair.md
+ * says what holds on one VL and what needs a second). ftdlr.c holds the
+ * engine (whose route hook, without a base, routes like sftree with switch
+ * destinations on SL 1), the checks that the change is one a repair can
+ * follow, and the tree's labels; ftdlr_repair.c repairs one LID at a time
+ * by detours of the label rule; ftdlr_sn.c by the subtree rule, for bases
+ * whose switch paths turn at a subtree root; ftdlr_vl.c checks switch
+ * destinations on a VL of their own; ftdlr_check.c checks the channel
+ * dependencies of a transition between two routings while switches are
+ * updated one at a time; ftdlr_stage.c cuts a transition into steps that
+ * are safe in any order.
  */
 #ifndef FABROUTE_FTDLR_H
 #define FABROUTE_FTDLR_H
@@ -50,6 +54,8 @@ enum ftdlr_scope {
  * @sw_fallback: switch-LID entries recomputed over shortest paths where the
  *               rule gave no way
  * @unrepaired: entries of live switches towards live LIDs left without a way
+ * @subtree: LIDs repaired by the subtree rule, turning at the base's subtree
+ *           root (a base whose switch paths turn at one: sftree's, ftdlr's)
  * @switch_sl: the SL the base runs switch destinations on apart from the CA
  *             destinations (ftdlr's static plan: 1), 0 when they share it
  */
@@ -60,6 +66,7 @@ struct ftdlr_stats {
 	uint64_t entries;
 	uint32_t switches, blocks, max_blocks;
 	uint64_t nonmonotone, conflicts, sw_fallback, unrepaired;
+	uint32_t subtree;
 	unsigned switch_sl;
 };
 

@@ -40,6 +40,15 @@
  *        read once: the rows lie far apart)
  * @sw_broken: per LID, a switch LID the rule left some switch without a way to
  * @sw_touched: per LID, a switch LID the repair changed
+ * @sn: the base's subtree root when its switch paths turn through one
+ *      (sftree's sn, ftdlr_sn.c), else FD_NONE
+ * @snlid: @sn's LID
+ * @ud: per base switch, towards the switch @ud_sw (the LID at hand's): its
+ *      class (ftdlr_sn.c)
+ * @snway: per base switch, its entry towards @sn in the repair (RT_NO_PORT: none)
+ * @anchor: per base switch, that entry and the next ones only go down to @sn
+ * @sw_updown: the base turns no path and runs switch destinations on the
+ *             CAs' VL (ftree): switch LIDs are repaired as CA LIDs are
  * @st: the figures
  */
 struct fd {
@@ -62,8 +71,24 @@ struct fd {
 	uint8_t *row, *fixed, *mark, *bcol;
 	uint32_t *dist, *stack;
 	uint8_t *sw_broken, *sw_touched;
+	uint32_t sn;
+	unsigned snlid;
+	uint8_t *ud, *snway, *anchor;
+	uint32_t ud_sw;
+	int sw_updown;
 	struct ftdlr_stats st;
 };
+
+/* The destination of the LID at hand, in base switch indexes. */
+struct dst {
+	unsigned lid;
+	uint32_t sw;		/* the switch owning the LID, or the CA's leaf */
+	uint8_t port;		/* 0 for a switch LID, else the leaf's port to the CA */
+	int is_switch;
+};
+
+/* Per switch, for one LID: what fd_resolve() found. */
+enum { MK_UNKNOWN = 0, MK_BUSY, MK_OK, MK_FAIL };
 
 /* The model link of base switch @s leaving by port @p, FD_NONE if none. */
 static inline uint32_t fd_link(const struct fd *x, uint32_t s, unsigned p)
@@ -126,6 +151,51 @@ static inline int fd_uturn_ok(const struct fd *x, uint32_t c, uint32_t q)
 	return !x->clean[x->col[q]] && fd_rank(x, q) < fd_rank(x, c);
 }
 
+/* @p delivers at switch @s. */
+static inline int fd_delivers(const struct dst *d, uint32_t s, uint8_t p)
+{
+	return s == d->sw && p == d->port;
+}
+
+/**
+ * fd_resolve() - x->mark[] := MK_OK or MK_FAIL for every live switch,
+ * following x->row[] towards @d (ftdlr_repair.c)
+ */
+void fd_resolve(struct fd *x, const struct dst *d);
+
+/**
+ * fd_bfs() - x->dist[] := hops from every switch to @d's switch over live
+ * links, UINT32_MAX where none (ftdlr_repair.c)
+ */
+void fd_bfs(struct fd *x, const struct dst *d);
+
+/**
+ * fd_sn_find() - x->sn: the subtree root the base turns its switch paths
+ * through, if any, and x->sw_updown (ftdlr_sn.c). Return: 0, or -1 when
+ * out of memory.
+ */
+int fd_sn_find(struct fd *x);
+
+/**
+ * fd_sn_ways() - x->snway[] and x->anchor[] from the repair's entries
+ * towards x->sn (ftdlr_sn.c)
+ */
+void fd_sn_ways(struct fd *x);
+
+/**
+ * fd_sn_lid() - repair @d's entries in x->row[] (the base's on entry, as in
+ * x->bcol[]) by the subtree rule (ftdlr_sn.c). Return: 1 when every live
+ * switch the base routed towards @d and that still has a way there reaches
+ * it, else 0 (x->row[] then undefined).
+ */
+int fd_sn_lid(struct fd *x, const struct dst *d);
+
+/**
+ * fd_switch_sl() - the SL the base runs every pair towards a switch on when
+ * no pair towards a CA uses it (ftdlr_vl.c): 0 when there is none
+ */
+unsigned fd_switch_sl(const struct fd *x);
+
 /**
  * fd_repair_lids() - repair every LID that needs it (ftdlr_repair.c) into
  * x->r, which holds the base's entries. Return: 0, or -1 when out of memory.
@@ -133,9 +203,10 @@ static inline int fd_uturn_ok(const struct fd *x, uint32_t c, uint32_t q)
 int fd_repair_lids(struct fd *x);
 
 /**
- * fd_vls() - once something was repaired, run the pairs towards switches on
- * SL 1, after taking the switch LIDs the rule left without a way from a
- * full recompute (ftdlr_vl.c). Return: 0, or -1 with @err.
+ * fd_vls() - once something was repaired: the switch LIDs the repair left
+ * without a way taken from a full recompute; with switch destinations on
+ * a VL of their own, that VL checked acyclic (ftdlr_vl.c). Return: 0, or
+ * -1 with @err.
  */
 int fd_vls(struct fd *x, struct fab_err *err);
 

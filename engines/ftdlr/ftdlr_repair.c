@@ -4,8 +4,11 @@
  *
  * A LID needs repair when some live switch's base entry for it leaves by a
  * dead link (a link that is gone, or leads to a dead switch). Its column of
- * entries is rebuilt from the base's in four steps; every other LID keeps
- * the base's entries, so the repair costs what it touches.
+ * entries is rebuilt from the base's; every other LID keeps the base's
+ * entries, so the repair costs what it touches. A base whose switch paths
+ * turn at a subtree root (sftree) has its LIDs repaired by the subtree rule
+ * of ftdlr_sn.c when it finds a way; the others, by the label rule's four
+ * steps below (an ftree base's switch LIDs as its CA LIDs: up*down*).
  *
  *  1. Down entries. A live switch c whose entry goes down over a dead link
  *     to a live child s detours c -> w -> u -> s: u is the upper switch all
@@ -42,16 +45,6 @@
 #include <string.h>
 
 #include "engines/ftdlr/ftdlr_impl.h"
-
-/* The destination of the LID at hand, in base switch indexes. */
-struct dst {
-	unsigned lid;
-	uint32_t sw;		/* the switch owning the LID, or the CA's leaf */
-	uint8_t port;		/* 0 for a switch LID, else the leaf's port to the CA */
-	int is_switch;
-};
-
-enum { MK_UNKNOWN = 0, MK_BUSY, MK_OK, MK_FAIL };
 
 /* --- links ------------------------------------------------------------------------ */
 
@@ -231,12 +224,6 @@ static uint32_t lstar(struct fd *x, uint32_t X)
 	return best;
 }
 
-/* @p delivers at switch @s. */
-static int delivers(const struct dst *d, uint32_t s, uint8_t p)
-{
-	return s == d->sw && p == d->port;
-}
-
 /* The base's path from @y only goes down and delivers: the LID is below @y. */
 static int below(const struct fd *x, const struct dst *d, uint32_t y)
 {
@@ -246,7 +233,7 @@ static int below(const struct fd *x, const struct dst *d, uint32_t y)
 		uint8_t p = x->bcol[c];
 		uint32_t e;
 
-		if (delivers(d, c, p))
+		if (fd_delivers(d, c, p))
 			return 1;
 		e = p == RT_NO_PORT ? FD_NONE : fd_link(x, c, p);
 		if (e == FD_NONE || is_up(x, c, e))
@@ -293,7 +280,7 @@ static int base_reaches(const struct fd *x, const struct dst *d, uint32_t w, uin
 		uint8_t p = x->bcol[c];
 		uint32_t e;
 
-		if (delivers(d, c, p))
+		if (fd_delivers(d, c, p))
 			return 1;
 		e = p == RT_NO_PORT ? FD_NONE : fd_link(x, c, p);
 		if (e == FD_NONE || !x->alive[e])
@@ -467,7 +454,7 @@ static uint32_t walk(const struct fd *x, const struct dst *d, uint32_t q, uint32
 
 		if (c == avoid)
 			return UINT32_MAX;
-		if (delivers(d, c, x->row[c]))
+		if (fd_delivers(d, c, x->row[c]))
 			return h;
 		e = x->row[c] == RT_NO_PORT ? FD_NONE : fd_link(x, c, x->row[c]);
 		if (e == FD_NONE || !x->alive[e])
@@ -586,8 +573,7 @@ static void sw_entries(struct fd *x, const struct dst *d)
 
 /* --- step 3: check ---------------------------------------------------------------------- */
 
-/* mark[] := MK_OK or MK_FAIL for every live switch, following row[]. */
-static void resolve(struct fd *x, const struct dst *d)
+void fd_resolve(struct fd *x, const struct dst *d)
 {
 	memset(x->mark, MK_UNKNOWN, x->nsw);
 	for (uint32_t s = 0; s < x->nsw; s++) {
@@ -609,7 +595,7 @@ static void resolve(struct fd *x, const struct dst *d)
 			}
 			x->mark[c] = MK_BUSY;
 			x->stack[top++] = c;
-			if (delivers(d, c, x->row[c])) {
+			if (fd_delivers(d, c, x->row[c])) {
 				res = MK_OK;
 				break;
 			}
@@ -625,8 +611,7 @@ static void resolve(struct fd *x, const struct dst *d)
 	}
 }
 
-/* dist[] := hops from every switch to d->sw over live links (UINT32_MAX: none). */
-static void bfs(struct fd *x, const struct dst *d)
+void fd_bfs(struct fd *x, const struct dst *d)
 {
 	uint32_t head = 0, tail = 0;
 
@@ -658,12 +643,12 @@ static void check(struct fd *x, const struct dst *d)
 {
 	int failing = 0;
 
-	resolve(x, d);
+	fd_resolve(x, d);
 	for (uint32_t s = 0; s < x->nsw && !failing; s++)
 		failing = !fd_dead(x, s) && x->mark[s] == MK_FAIL;
 	if (!failing)
 		return;
-	bfs(x, d);
+	fd_bfs(x, d);
 	for (uint32_t s = 0; s < x->nsw; s++) {
 		if (fd_dead(x, s) || x->mark[s] != MK_FAIL || x->dist[s] == UINT32_MAX ||
 		    x->bcol[s] == RT_NO_PORT)
@@ -684,16 +669,40 @@ static void write_row(struct fd *x, const struct dst *d)
 			rt_lft(x->r, x->cur[s])[d->lid] = x->row[s];
 }
 
-static void repair_lid(struct fd *x, const struct dst *d)
+static void base_row(struct fd *x, const struct dst *d)
 {
 	for (uint32_t s = 0; s < x->nsw; s++)
 		x->row[s] = x->bcol[s] = rt_lft_get(x->br, s, d->lid);
+}
+
+/*
+ * Repair one LID: by the subtree rule when the base turns through a
+ * subtree root (ftdlr_sn.c; its own LID excepted), else, or when that rule
+ * finds no way, by detours whose U-turns follow the labels. A base that
+ * turns no path at all and runs switch destinations on the CAs' VL
+ * (ftree) has its switch LIDs repaired as CA LIDs are: up*down* with
+ * detours of the rule.
+ */
+static void repair_lid(struct fd *x, const struct dst *d)
+{
+	struct dst r = *d;
+
+	base_row(x, d);
+	if (x->sn != FD_NONE && d->lid != x->snlid && (d->is_switch || !x->st.switch_sl)) {
+		if (fd_sn_lid(x, d)) {	/* checked as check() would */
+			x->st.subtree++;
+			write_row(x, d);
+			return;
+		}
+		memcpy(x->row, x->bcol, x->nsw);
+	}
+	r.is_switch = d->is_switch && !x->sw_updown;
 	memset(x->fixed, 0, x->nsw);
-	detours(x, d);
-	if (d->is_switch)
-		sw_entries(x, d);
+	detours(x, &r);
+	if (r.is_switch)
+		sw_entries(x, &r);
 	else
-		up_entries(x, d);
+		up_entries(x, &r);
 	check(x, d);
 	write_row(x, d);
 }
@@ -752,6 +761,15 @@ int fd_repair_lids(struct fd *x)
 	if (!need)
 		return -1;
 	affected(x, need);
+	if (x->sn != FD_NONE) {	/* the subtree root's LID first: the others turn on its way */
+		if (need[x->snlid] && find_dst(x, x->snlid, &d)) {
+			x->st.lids++;
+			x->sw_touched[x->snlid] = 1;
+			repair_lid(x, &d);
+		}
+		need[x->snlid] = 0;
+		fd_sn_ways(x);
+	}
 	for (uint32_t l = 1; l < x->br->lft_len; l++)
 		if (need[l] && find_dst(x, l, &d)) {
 			x->st.lids++;

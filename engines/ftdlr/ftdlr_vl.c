@@ -1,43 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /**
- * DOC: ftdlr - VLs: CA destinations on the base's VL, switch destinations on VL 1
+ * DOC: ftdlr - VLs: switch destinations on the CAs' VL or on one of their own
  *
- * Every path to a CA LID is up*down* with U-turns that go from a dirty
- * label to a clean one, so those paths alone are deadlock-free on the
- * base's one VL. Paths to switch LIDs turn outside the rule: sftree's
- * switch pairs turn up through its subtree root in every direction, and a
- * switch LID that only a dead link's upper end leads to is reached by a
- * U-turn back into that end's (dirty) label. On a single VL such a turn
- * and a detour close cycles through the channels they share with CA
- * traffic: on the 4-ary 3-tree routed by sftree, 88 of the 128 single link
- * faults would.
+ * A repair never changes a path SL; the base decides the VLs. sftree and
+ * ftree bases run every pair on SL 0 (one VL): there the subtree rule
+ * (ftdlr_sn.c) or the label rule for every LID keeps the whole routing
+ * acyclic. ftdlr's own base (its route hook) runs every pair towards a
+ * switch on SL 1, which the default SL2VL table maps to VL 1 on every
+ * switch with two data VLs or more (the brief's plan: static SL 1 -> VL 1):
+ * VL 0 carries CA destinations only, repaired by the label rule inside
+ * each fault's group, VL 1 switch destinations only, repaired by the
+ * subtree rule, and its dependency graph is checked here (few LIDs: the
+ * switches').
  *
- * So once something was repaired, every pair towards a switch runs on
- * SL 1, which the default SL2VL table maps to VL 1 on every switch with two
- * data VLs or more (the brief's plan: static SL 1 -> VL 1). VL 0 carries CA
- * destinations only (acyclic by the rule), VL 1 switch destinations only,
- * whose dependency graph is checked here (few LIDs: the switches'). The
- * SLs depend only on whether a repair is in effect, so two repairs agree on
- * them and a move between them changes no SL. The path SLs of CA
- * destinations never change.
- *
- * Switch LIDs the rule left without a way, and all of them when VL 1 is not
- * acyclic, take their entries from the base's engine run on the current
- * fabric (sftree when the base routes every switch pair, else ftree),
- * counted as recomputed: VL 1 then carries a subset of that engine's paths,
- * which it makes acyclic.
+ * Switch LIDs the repair left without a way, and on a VL of their own
+ * those it touched and then all of them when that VL is not acyclic, take
+ * their entries from the base's engine run on the current fabric (sftree
+ * when the base routes every switch pair, else ftree), counted as
+ * recomputed. With the subtree rule none was, on any set of up to 3 link
+ * faults of the 4-ary 3-tree the unit tests try.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "engines/ftdlr/ftdlr_impl.h"
 
-/*
- * The SL the base runs every pair towards a switch on when it is not the
- * SL of any pair towards a CA (the static plan of ftdlr's route hook):
- * switch destinations have a VL of their own. 0 when there is no such SL.
- */
-static unsigned switch_sl(const struct fd *x)
+/* The static plan of ftdlr's route hook gives switch destinations a VL of their own. */
+unsigned fd_switch_sl(const struct fd *x)
 {
 	const struct fabric *bf = x->bf;
 	const struct rt_routing *br = x->br;
@@ -145,10 +134,9 @@ static int switch_paths_acyclic(struct fd *x, unsigned sl, struct fab_err *err)
 int fd_vls(struct fd *x, struct fab_err *err)
 {
 	struct rt_routing *full = NULL;
-	unsigned sl = switch_sl(x);
+	unsigned sl = x->st.switch_sl;
 	int broken = 0, ok = 1;
 
-	x->st.switch_sl = sl;
 	if (!x->st.lids)
 		return 0;	/* nothing repaired: the base as it is */
 	for (uint32_t l = 0; l < x->br->lft_len; l++)

@@ -72,7 +72,7 @@ if make -C "$top_builddir" -s install DESTDIR="$root" >"$t_tmp/install.log" 2>&1
 		"$(sed -n 's/^token_file = //p' "$root$confdir/fabroute.conf")" "$confdir/token"
 	like "doc/*.md, the OpenAPI document and LICENSE are installed" \
 		"$(cd "$root" && find . -path '*/doc/fabroute/*' -type f | sed 's|.*/||' | sort | tr '\n' ' ')" \
-		'LICENSE README.md api.md deploy.md eval-json.md hosts.md openapi.json osm-protocol.md store.md'
+		'LICENSE README.md api.md deploy.md eval-json.md hosts.md openapi.json osm-protocol.md repair.md store.md'
 	for d in opensm.service.d opensm@.service.d; do
 		like "the OpenSM ordering drop-in $d/fabroute.conf is installed beside the unit" \
 			"$(cat "$(dirname "$(find "$root" -name fabroute.service | head -1)")/$d/fabroute.conf" 2>/dev/null)" \

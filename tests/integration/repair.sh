@@ -4,7 +4,8 @@
 # the blocks changed, ftdlr's tables, only the fault's group touched); once
 # the fabric is stable the chain's routing replaces it, or not when it would
 # change more blocks than allowed; the link's return gives the base's tables
-# back; repair = none routes with the chain.
+# back; the 4-ary 3-tree's sftree routing is repaired on its one VL;
+# repair = none routes with the chain.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$top_srcdir/tests/integration/daemon_lib.sh"
 
@@ -65,6 +66,42 @@ api GET /api/fabric
 is "recovery: repaired from the base" "$(jf .epoch.engine)" ftdlr
 api GET /api/lfts
 is "recovery: the base's tables byte for byte" "$(printf '%s' "$body" | cmp -s - "$t_tmp/base.lfts" && echo same)" same
+d_stop
+
+# the 4-ary 3-tree with the default chain (sftree first): the link between a
+# middle switch and a leaf outside sftree's subtree root's pod, whose
+# repair used to close a cycle with sftree's switch paths, is repaired on
+# the one VL, turning at the subtree root
+d_start k --topology gen:kary-ntree:k=4,n=3 --holddown-ms 0 --rebalance-delay-s 3600 ||
+	{ not_ok "fabrouted starts (4-ary 3-tree)"; done_testing; }
+d_wait_epoch 1
+api POST /api/faults '{"action":"down","link":"l2-10:2"}'
+d_wait_epoch 2
+api GET /api/fabric
+is "4-ary 3-tree: repaired by ftdlr from sftree" "$(jf .epoch.engine)" ftdlr
+d_wait_event repair
+is "4-ary 3-tree: not refused" "$(jf '.details.refused // false')" false
+is "4-ary 3-tree: deadlock-free" "$(jf .details.deadlock_free)" true
+like "4-ary 3-tree: turned at the subtree root" "$(jf .details.notes)" "turned at the base's subtree root 'leaf-00'"
+api GET /api/vl-usage
+is "4-ary 3-tree: VL 0 only" "$(jf '.vls_used | tostring')" "[0]"
+is "4-ary 3-tree: SL 0 only" "$(jf '.sl2vl.sls_used | tostring')" "[0]"
+# beyond k - 1 = 3: the four top switches above l2-04 lose their link to it
+# (five faults with l2-10:2); a repair that does not prove is refused,
+# saying why, and the chain routes
+for l in spine-00:2 spine-04:2 spine-08:2 spine-12:2; do
+	api POST /api/faults "{\"action\":\"down\",\"link\":\"$l\"}"
+done
+i=0
+while :; do
+	api GET "/api/events?type=repair&limit=100"
+	why=$(jf '[.events[] | select(.details.refused) | .details.why][0] // empty')
+	[ -n "$why" ] && break
+	i=$((i + 1))
+	[ $i -gt $((200 * T_SLOW)) ] && break
+	sleep 0.05
+done
+like "beyond k - 1: a refused repair says why" "$why" "^ftdlr: routed, not accepted: .*repair \(scope minimal\) of 5 link and 0 switch faults .*beyond k - 1 = 3"
 d_stop
 
 # repair = none: the chain routes every change

@@ -20,6 +20,11 @@
 #   fabroute eval ... --path-sl FILE --sl2vl opensm-sl2vl.dump
 # must agree with `ibdmchk -c FILE`, with and without -a.
 #
+# Last, ftdlr's repair of an sftree routing of a 4-ary 3-tree with three
+# links down, loaded into the simulated switches by `opensm -R file -U`:
+# the switches hold it entry for entry, and ibdmchk (CA paths, and -a) finds
+# no credit loop, as fabroute eval says.
+#
 # Needs ibsim, opensm, ibdmchk (ibutils), umad2sim and jq; prints
 # "1..0 # SKIP" without them.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -31,27 +36,8 @@ done
 
 F=$FABROUTE
 
-# verdict FILE: "free", "loop" or "missing N" from ibdmchk's output.
-verdict() {
-	if grep -q 'Found credit loop' "$1"; then
-		echo loop
-	elif grep -q 'no credit loops found' "$1"; then
-		echo free
-	elif n=$(sed -n 's/^-E- Found \([0-9]*\) missing paths.*/\1/p' "$1") && [ -n "$n" ]; then
-		echo "missing $n"
-	else
-		echo none
-	fi
-}
-
-# ibdmchk_in DIR OUT [options]: ibdmchk prints its verdict, then crashes on exit.
-ibdmchk_in() {
-	dir=$1 out=$2
-	shift 2
-	( cd "$dir" && timeout 30 ibdmchk -s opensm-subnet.lst -f opensm.fdbs -m opensm.mcfdbs \
-		"$@" >"$out" 2>&1 || : ) 2>/dev/null
-	verdict "$dir/$out"
-}
+IBDMCHK_TIMEOUT=30
+. "$top_srcdir/tests/sim/ibdmchk_lib.sh"
 
 # eval_json DIR [options]: run fabroute eval; sets $json and $st. With a
 # path-sl file in DIR, the path SLs and SL2VL tables are read too.
@@ -196,6 +182,59 @@ run_sl_case() {
 	check_eval "$name" "$dir" "$v" "ibdmchk -a -c"
 }
 
+# run_repair_case NAME: a 4-ary 3-tree without three links (two on the
+# subtree root's ways) repaired by `fabroute compute -e ftdlr --base` from
+# an sftree base; OpenSM loads the repair into the switches (-R file -U,
+# the LIDs from the repair's guid2lid), the switches' tables read back equal
+# it, and ibdmchk checks OpenSM's dumps of them.
+run_repair_case() {
+	name=$1
+	dir=$t_tmp/$name
+	cut="--remove-link l2-10:2 --remove-link l2-01:1 --remove-link spine-13:1"
+	mkdir -p "$dir/cache" "$dir/dump"
+	# shellcheck disable=SC2086
+	if timeout 30 "$F" gen kary-ntree k=4 n=3 -o "$dir/k.ibnd" &&
+		timeout 30 "$F" compute -e sftree --topology "$dir/k.ibnd" -d "$dir/base" >/dev/null &&
+		timeout 30 "$F" gen kary-ntree k=4 n=3 $cut -o "$dir/k3.ibnd" &&
+		timeout 30 "$F" gen kary-ntree k=4 n=3 $cut -f ibsim -o "$dir/k3.net" &&
+		timeout 30 "$F" compute -e ftdlr --base "$dir/base" --topology "$dir/k3.ibnd" \
+			-d "$dir/rep" >"$dir/compute.out" 2>&1 &&
+		grep -q 'turned at the base.s subtree root' "$dir/compute.out"; then
+		ok "$name: ftdlr repaired the sftree base"
+	else
+		not_ok "$name: ftdlr repaired the sftree base"
+		sed 's/^/# /' "$dir/compute.out" 2>/dev/null | tail -n 3
+		return
+	fi
+	if ! sim_start "$dir/k3.net"; then
+		not_ok "$name: ibsim starts"
+		return
+	fi
+	cp "$dir/rep/guid2lid" "$dir/cache/guid2lid"
+	OSM_CACHE_DIR=$dir/cache OSM_TMP_DIR=$dir/cache
+	export OSM_CACHE_DIR OSM_TMP_DIR
+	if sim_run timeout 30 opensm -o -s 0 -R file -U "$dir/rep/opensm-lfts.dump" \
+		-f "$dir/osm.log" -d 2 -D 0x43 --dump_files_dir "$dir/dump" >"$dir/osm.out" 2>&1 \
+		</dev/null && grep -q 'file tables configured on all switches' "$dir/osm.log" &&
+		sim_run dump_fts >"$dir/switches.dump" 2>/dev/null </dev/null; then
+		ok "$name: OpenSM loaded the repair into the switches"
+	else
+		not_ok "$name: OpenSM loaded the repair into the switches"
+		sim_stop
+		return
+	fi
+	sim_stop
+	lft_entries "$dir/rep/opensm-lfts.dump" >"$dir/ours.txt"
+	lft_entries "$dir/switches.dump" >"$dir/switches.txt"
+	is "$name: the switches hold the repair ($(wc -l <"$dir/ours.txt") entries)" \
+		"$(cmp -s "$dir/ours.txt" "$dir/switches.txt" && echo same)" same
+	v=$(ibdmchk_in "$dir/dump" ibdmchk.out)
+	is "$name: ibdmchk, CA to CA paths: no credit loop" "$v" free
+	v=$(ibdmchk_in "$dir/dump" ibdmchk-all.out -a)
+	is "$name: ibdmchk -a, all paths: no credit loop" "$v" free
+	check_eval "$name" "$dir/dump" "$v" "ibdmchk -a"
+}
+
 if ! timeout 10 "$F" eval --help >/dev/null 2>&1; then
 	not_ok "fabroute has an eval command"
 	done_testing
@@ -224,5 +263,6 @@ run_case dragonfly-minhop "$t_tmp/dragonfly.net" minhop
 run_case dragonfly-updn "$t_tmp/dragonfly.net" updn -a "$t_tmp/dragonfly.roots"
 run_case dragonfly-nue "$t_tmp/dragonfly.net" nue
 run_sl_case ring-dfsssp "$t_tmp/ring.net" dfsssp -Q
+run_repair_case fattree-ftdlr-repair
 
 done_testing

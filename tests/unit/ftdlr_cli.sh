@@ -1,9 +1,10 @@
 #!/bin/sh
 # fabroute compute --base DIR: ftdlr repairs an earlier compute's routing
 # for a degraded topology (same files written, the changes counted), gives
-# the base back byte for byte once the fault is gone, is refused in favour of
-# the chain's next engine when not proven, and says what is wrong with a base
-# it cannot start from.
+# the base back byte for byte once the fault is gone, repairs a plain sftree
+# base too, is refused in favour of the chain's next engine when
+# not proven (beyond k - 1 faults), saying why, and says what is wrong with
+# a base it cannot start from.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 need jq
 
@@ -48,12 +49,24 @@ like "nothing changed" "$out" "changed: +0 LFT entries in 0 blocks on 0 switches
 is "the base's LFTs byte for byte" \
 	"$(cmp -s "$D/base/opensm-lfts.dump" "$D/back/opensm-lfts.dump" && echo same)" same
 
-# a plain sftree base keeps SL 0 for every pair: on one VL the repair of
-# this fault is not deadlock-free, and the chain's next engine routes
+# a plain sftree base keeps SL 0 for every pair: the repair turns at its
+# subtree root and stays on that one VL
 "$F" compute -e sftree --topology "$D/k.ibnd" -d "$D/plain" > /dev/null
-runs "plain base: the repair is refused, sftree routes" 0 "$F" compute -e ftdlr,sftree \
-	--base "$D/plain" --topology "$D/k1.ibnd" -d "$D/p1"
-like "why" "$out" "ftdlr: routed, not accepted: deadlock possible"
+runs "plain base: repaired" 0 "$F" compute -e ftdlr,sftree --base "$D/plain" \
+	--topology "$D/k1.ibnd" -d "$D/p1" --eval
+like "by ftdlr's repair" "$out" "engine: +ftdlr \(chain ftdlr,sftree\)"
+like "through the subtree root" "$out" "turned at the base's subtree root 'leaf-00'"
+like "on one VL" "$out" "deadlock: +free: .*VLs used: 0\$"
+is "no path SL written" "$(test -e "$D/p1/path-sl" && echo yes || echo no)" no
+
+# beyond k - 1 faults the repair is made, and refused when not proven:
+# the four top switches above l2-04 all lose their link to it
+"$F" gen kary-ntree k=4 n=3 --remove-link spine-00:2 --remove-link spine-04:2 \
+	--remove-link spine-08:2 --remove-link spine-12:2 --remove-link spine-04:3 \
+	--remove-link l2-09:4 -o "$D/k6.ibnd"
+runs "six faults: the repair is refused, sftree routes" 0 "$F" compute -e ftdlr,sftree \
+	--base "$D/plain" --topology "$D/k6.ibnd" -d "$D/p6"
+like "why" "$out" "ftdlr: routed, not accepted: [0-9]+ pairs unreachable; repair \(scope minimal\) of 6 link and 0 switch faults .*beyond k - 1 = 3"
 like "sftree routed" "$out" "engine: +sftree"
 like "counted as a new routing" "$out" "from the base in .*, by a new routing"
 

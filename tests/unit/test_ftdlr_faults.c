@@ -36,9 +36,9 @@ static void one_set(const struct tu_base *b, const uint32_t *l, unsigned n, cons
 static void report(const char *what, const struct tu_tally *t)
 {
 	print_message("# %s: %u sets, switch LIDs recomputed in %u, SL 1 used in %u; at most %llu "
-		      "entries (%llu of CA LIDs) on %u switches, %u blocks on one switch\n", what,
-		      t->sets, t->fallback, t->sl1, (unsigned long long)t->entries,
-		      (unsigned long long)t->ca_entries, t->switches, t->blocks);
+		      "entries on %u switches (%llu of CA LIDs on %u), %u blocks on one switch\n",
+		      what, t->sets, t->fallback, t->sl1, (unsigned long long)t->entries,
+		      t->all_switches, (unsigned long long)t->ca_entries, t->switches, t->blocks);
 }
 
 static void test_kary43_links_1_2(void **state)

@@ -192,13 +192,15 @@ struct tu_base {
  * @sets: fault sets repaired
  * @fallback: sets whose switch LIDs were (partly) recomputed by the base engine
  * @sl1: sets whose base runs switch destinations on a VL of their own
- * @entries, @switches, @blocks: the most changed of each in one set
- * @ca_entries: the most CA-LID entries changed in one set
+ * @entries, @blocks: the most changed of each in one set (blocks: on one switch)
+ * @ca_entries, @switches: the most CA-LID entries changed in one set, and
+ *                         switches with such an entry
+ * @all_switches: the most switches with any changed entry in one set
  */
 struct tu_tally {
 	unsigned sets, fallback, sl1;
 	uint64_t entries, ca_entries;
-	uint32_t switches, blocks;
+	uint32_t switches, blocks, all_switches;
 };
 
 /* tu_base_init() - @b: tu_gen(@spec) routed by @e, as a fat tree, its links and upper switches. */
@@ -215,9 +217,15 @@ struct fabric *tu_degrade(const struct tu_base *b, const uint32_t *l, unsigned n
 void tu_group_of_link(const struct tu_base *b, const struct tu_fl *l, uint8_t *g);
 /* tu_group_of_switch() - mark in @g the 2-hop group of switch @x (papers/001 Def. 12). */
 void tu_group_of_switch(const struct tu_base *b, uint32_t x, uint8_t *g);
+/* tu_same_sls() - fails unless every pair of @f keeps the SL the base gives it (path records). */
+void tu_same_sls(const struct tu_base *b, const struct fabric *f, const struct rt_routing *r,
+		 const char *what);
+/* tu_ca_changes() - CA-LID entries of @r (for @f) changed from the base; *@sw: their switches. */
+uint64_t tu_ca_changes(const struct tu_base *b, const struct fabric *f, const struct rt_routing *r,
+		       uint32_t *sw);
 /*
  * tu_check_repair() - repair the base for @f, check what a repair within k - 1 faults must be
- * (changes only in @group unless NULL), tally it in @t; the repair (free it).
+ * (CA-LID changes only in @group unless NULL), tally it in @t; the repair (free it).
  */
 struct rt_routing *tu_check_repair(const struct tu_base *b, const struct fabric *f,
 				   const uint8_t *group, struct tu_tally *t, const char *what);

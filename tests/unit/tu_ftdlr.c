@@ -119,24 +119,30 @@ static uint32_t base_ep(const struct tu_base *b, const struct fabric *f, uint32_
 	return fab_ep_by_port_guid(b->f, fab_port(f, f->eps[e].node, f->eps[e].port)->guid);
 }
 
-/* CA-LID entries of @r (for @f) that differ from the base. */
-static uint64_t ca_changes(const struct tu_base *b, const struct fabric *f,
-			   const struct rt_routing *r)
+uint64_t tu_ca_changes(const struct tu_base *b, const struct fabric *f, const struct rt_routing *r,
+		       uint32_t *sw)
 {
 	uint64_t n = 0;
 
-	for (uint32_t e = 0; e < f->neps; e++) {
-		unsigned lid = fab_ep_lid(f, e);
+	*sw = 0;
+	for (uint32_t s = 0; s < f->nswitches; s++) {
+		uint32_t bs = base_sw(b, f, s);
+		uint64_t here = 0;
 
-		for (uint32_t s = 0; tu_is_ca(f, e) && s < f->nswitches; s++)
-			n += rt_lft_get(r, s, lid) != rt_lft_get(b->r, base_sw(b, f, s), lid);
+		for (uint32_t e = 0; e < f->neps; e++) {
+			unsigned lid = fab_ep_lid(f, e), nl = 1u << fab_ep_lmc(f, e);
+
+			for (unsigned l = lid; tu_is_ca(f, e) && l < lid + nl; l++)
+				here += rt_lft_get(r, s, l) != rt_lft_get(b->r, bs, l);
+		}
+		n += here;
+		*sw += here > 0;
 	}
 	return n;
 }
 
-/* Every pair of @f keeps the SL the base gives it (sources cache path records). */
-static void same_sls(const struct tu_base *b, const struct fabric *f, const struct rt_routing *r,
-		     const char *what)
+void tu_same_sls(const struct tu_base *b, const struct fabric *f, const struct rt_routing *r,
+		 const char *what)
 {
 	for (uint32_t s = 0; s < f->neps; s++) {
 		uint32_t bs = base_ep(b, f, s);
@@ -155,8 +161,9 @@ static void same_sls(const struct tu_base *b, const struct fabric *f, const stru
  * What papers/001 and the brief ask of a repair within k - 1 faults: every
  * pair of every class delivered (switches included), an acyclic dependency
  * graph on at most 2 VLs, every path SL as in the base, no detour against
- * the rule, nothing left without a way, and every changed entry on a switch
- * marked in @group, the switch LIDs' aside when they had to be recomputed.
+ * the rule, nothing left without a way, and every changed CA-LID entry on
+ * a switch marked in @group (NULL: not checked; switch LIDs turn on the
+ * subtree root's ways, outside it).
  */
 struct rt_routing *tu_check_repair(const struct tu_base *b, const struct fabric *f,
 				   const uint8_t *group, struct tu_tally *t, const char *what)
@@ -179,15 +186,14 @@ struct rt_routing *tu_check_repair(const struct tu_base *b, const struct fabric 
 			 (unsigned long long)rep.conn.unreachable[AN_SW_SW], rep.cdg.deadlock_free,
 			 rep.cdg.vls_used, r->notes);
 	an_report_free(&rep);
-	same_sls(b, f, r, what);
+	tu_same_sls(b, f, r, what);
 	for (uint32_t s = 0; group && s < f->nswitches; s++) {
 		uint32_t bs = base_sw(b, f, s);
 
 		for (uint32_t e = 0; !group[bs] && e < f->neps; e++) {
 			unsigned lid = fab_ep_lid(f, e);
 
-			if ((tu_is_ca(f, e) || !st.sw_fallback) &&
-			    rt_lft_get(r, s, lid) != rt_lft_get(b->r, bs, lid))
+			if (tu_is_ca(f, e) && rt_lft_get(r, s, lid) != rt_lft_get(b->r, bs, lid))
 				fail_msg("%s: switch %s outside the faults' groups changed LID %u: %s",
 					 what, fab_desc(f, f->switches[s]), lid, r->notes);
 		}
@@ -196,11 +202,13 @@ struct rt_routing *tu_check_repair(const struct tu_base *b, const struct fabric 
 	t->fallback += st.sw_fallback > 0;
 	t->sl1 += st.switch_sl > 0;
 	if (!st.sw_fallback) {
-		uint64_t ca = ca_changes(b, f, r);
+		uint32_t casw;
+		uint64_t ca = tu_ca_changes(b, f, r, &casw);
 
 		t->entries = st.entries > t->entries ? st.entries : t->entries;
 		t->ca_entries = ca > t->ca_entries ? ca : t->ca_entries;
-		t->switches = st.switches > t->switches ? st.switches : t->switches;
+		t->switches = casw > t->switches ? casw : t->switches;
+		t->all_switches = st.switches > t->all_switches ? st.switches : t->all_switches;
 		t->blocks = st.max_blocks > t->blocks ? st.max_blocks : t->blocks;
 	}
 	return r;
