@@ -116,6 +116,13 @@ is "a write to the standby: 409" "$code" 409
 like "  naming the master" "$(jf .error.message)" "standby; the master is node1"
 D_URL=$URL_1 api POST /api/engine '{"chain":"sftree,updn,minhop"}'
 is "a write to the master: acknowledged" "$code" 202
+# under OpenSM the new chain routes at OpenSM's next pass: wait for it, or the fault below would come
+# first, with no base of that chain to repair
+i=0
+until fab "$URL_1" | jq -e '.epoch.chain == "sftree,updn,minhop"' >/dev/null; do
+	i=$((i + 1)); [ $i -gt 300 ] && break; sleep 0.1
+done
+is "the master routed with the new chain" "$(fab "$URL_1" | jq -r .epoch.chain)" "sftree,updn,minhop"
 same_copy && ok "the standby follows" || not_ok "the standby follows"
 is "the standby's chain is the master's" "$(curl -s "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
 
