@@ -621,8 +621,8 @@ static void accept_base(const char *label, const char *family, const char *const
 }
 
 /* Every base and both LID layouts of @family. */
-static void accept(const char *label, const char *family, const char *const *kv, size_t nkv,
-		   unsigned sets)
+static void acceptance(const char *label, const char *family, const char *const *kv, size_t nkv,
+		       unsigned sets)
 {
 	const struct engine *bases[] = { &eng_sftree, &eng_ftree, &eng_ftdlr };
 
@@ -684,11 +684,11 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < 3; i++)
 			singles("648-port tree", "ft648", NULL, 0, bases[i]);
 	} else if (argc > 3 && !strcmp(argv[1], "accept")) {
-		accept(argv[3], argv[3], (const char *const *)argv + 4, (size_t)argc - 4,
+		acceptance(argv[3], argv[3], (const char *const *)argv + 4, (size_t)argc - 4,
 		       sets ? sets : 100);
 	} else if (argc > 1 && !strcmp(argv[1], "accept")) {
-		accept("4-ary 3-tree", "kary-ntree", k43, 2, sets ? sets : 1000);
-		accept("5488-CA tree", "mport-ntree", m28, 2, sets ? sets : 100);
+		acceptance("4-ary 3-tree", "kary-ntree", k43, 2, sets ? sets : 1000);
+		acceptance("5488-CA tree", "mport-ntree", m28, 2, sets ? sets : 100);
 	} else if (argc > 1 && !strcmp(argv[1], "loss")) {
 		loss(argc - 2, argv + 2);
 	} else {

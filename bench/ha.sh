@@ -19,7 +19,7 @@
 # how long the new master's fabrouted took to answer its OpenSM's first pass.
 # Then OpenSM alone (ftree, two OpenSMs, no fabroute) on the same fabric.
 #
-#   bench/ha.sh [BUILD_DIR]         FABRIC="ft648" CYCLES=4 MODES="osm fr host"
+#   bench/ha.sh [BUILD_DIR]         FABRIC="ft648" CYCLES=4 MODES="osm fr host" SETTLE=3 BACK_S=8
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
@@ -28,6 +28,9 @@ me=bench/ha.sh tools="ibsim opensm curl jq dump_fts etcd"
 fabric=${FABRIC:-ft648}
 cycles=${CYCLES:-4}
 modes=${MODES:-osm fr host}
+# seconds for a repair to settle in the switches, and for a node that returns to take the mastership
+# back: the defaults suit ft648; at 5488 CAs OpenSM's sweep alone takes 7 s or more
+settle=${SETTLE:-3} back_s=${BACK_S:-8}
 base=$((23000 + $$ % 3000 * 10))
 cluster="e1=http://127.0.0.1:$((base + 3)),e2=http://127.0.0.1:$((base + 5)),e3=http://127.0.0.1:$((base + 7))"
 endpoints="http://127.0.0.1:$((base + 2)),http://127.0.0.1:$((base + 4)),http://127.0.0.1:$((base + 6))"
@@ -151,7 +154,7 @@ for c in $(seq "$cycles"); do
 		[ "$code" = 202 ] || die "the engine POST to node $m ($mu) got $code; roles: $(role "$URL_1") $(role "$URL_2")"
 		fault=$((run % 2))
 		sleep 2
-		[ $fault = 1 ] && echo "Unlink $link" > "$tmp/sim.in" && sleep 3
+		[ $fault = 1 ] && echo "Unlink $link" > "$tmp/sim.in" && sleep "$settle"
 		tables "$tmp/before"
 		digest=$(curl -s -m 5 "$mu/api/fabric" | jq -r .routing.digest)
 		upo=$(ups $o)
@@ -187,7 +190,7 @@ for c in $(seq "$cycles"); do
 			[ "$mode" = host ] && start_etcd $m
 			start_fr $m "$mh"
 			start_osm $m "$mh" 5
-			sleep 8
+			sleep "$back_s"
 			back=$m
 			eval "[ \"\$(role \$URL_$m)\" = master ]" || m=$o
 			tables "$tmp/after"
@@ -213,7 +216,7 @@ start_osm 1 "$hca1" 10 ftree; start_osm 2 "$hca2" 5 ftree
 wait_up 1 1 || die "OpenSM alone did not come up"
 for fault in 0 1; do
 	sleep 2
-	[ $fault = 1 ] && echo "Unlink $link" > "$tmp/sim.in" && sleep 3
+	[ $fault = 1 ] && echo "Unlink $link" > "$tmp/sim.in" && sleep "$settle"
 	tables "$tmp/before"
 	up2=$(ups 2)
 	t0=$(now_ms)

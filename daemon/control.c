@@ -162,7 +162,7 @@ static int hook_engine(void *ud, const char *chain, const char *options, struct 
 		     "engine chain '%s' selected", chain);
 	if (!d->osm)
 		pipe_request(d->pipe, "engine");
-	else if (srco_sweep(d->osm, 0, &err))
+	else if (srco_sweep(d->osm, 1, &err))	/* a heavy sweep: OpenSM asks its engine again */
 		log_warn("the new chain routes OpenSM's next pass: %s", err.msg);
 	return 0;
 }

@@ -32,6 +32,7 @@ for round in 1 2 3 4; do
 	before=$(jf .epoch.seq)
 	rm -f "$t_tmp/release"
 	{
+		echo ".timeout 5000"	# a write of the daemon's under way: wait for it, then take the lock
 		echo "BEGIN IMMEDIATE;"
 		i=0	# until told to let go (at most 30 s)
 		while [ ! -e "$t_tmp/release" ] && [ $i -lt 600 ]; do

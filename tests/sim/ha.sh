@@ -114,8 +114,20 @@ like "  naming the master" "$(jq -r '.[0].role.title' "$t_tmp/web2.json" 2>/dev/
 D_URL=$URL_2 api POST /api/engine '{"chain":"updn"}'
 is "a write to the standby: 409" "$code" 409
 like "  naming the master" "$(jf .error.message)" "standby; the master is node1"
+# the engine change once OpenSM's first sweep is over: a sweep asked for while one runs may be lost
+i=0
+until grep -q "SUBNET UP" "$t_tmp/o1/osm.log" 2>/dev/null; do i=$((i + 1)); [ $i -gt 300 ] && break; sleep 0.1; done
 D_URL=$URL_1 api POST /api/engine '{"chain":"sftree,updn,minhop"}'
 is "a write to the master: acknowledged" "$code" 202
+# under OpenSM the new chain routes at OpenSM's next pass: wait for it (asking for a pass again every
+# 10 s), or the fault below would come first, with no base of that chain to repair
+i=0
+until fab "$URL_1" | jq -e '.epoch.chain == "sftree,updn,minhop"' >/dev/null; do
+	i=$((i + 1)); [ $i -gt 300 ] && break; sleep 0.1
+	[ $((i % 100)) = 0 ] && curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$t_tmp/token")" \
+		"$URL_1/api/reroute"
+done
+is "the master routed with the new chain" "$(fab "$URL_1" | jq -r .epoch.chain)" "sftree,updn,minhop"
 same_copy && ok "the standby follows" || not_ok "the standby follows"
 is "the standby's chain is the master's" "$(curl -s "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
 
