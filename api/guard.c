@@ -23,11 +23,18 @@
  * - Room for every client. A client (an address; every loopback address
  *   is one client, since any local user may send from any of them) holds
  *   at most max_per_client connections: one more closes one of the
- *   client's connections waiting for a request - a slow sender first, then
- *   a kept-alive connection served already, then a new one, the one that
- *   has waited longest - so that a client flooding its own share still
- *   gets its health check in; only when every one of its connections is
- *   being answered is the new one refused. Past the
+ *   client's connections waiting for a request - a kept-alive connection
+ *   served already first (its client had its answer), then a slow sender
+ *   (a request under way on a new connection), then a new one, the one
+ *   that has waited longest - so that a client flooding its own share
+ *   still gets its health check in. A health or readiness check is closed last
+ *   for API_GUARD_PROBE_MS from when it is seen - its request line read,
+ *   or, for a new connection about to be closed, its request waiting in
+ *   the socket (looked at without reading it): on a loaded machine a
+ *   thread may accept and close while the thread that holds the check has
+ *   not read it yet, or is between its request line and its dispatch.
+ *   Only when every one of the client's connections is being answered is
+ *   the new one refused. Past the
  *   high-water mark of the whole server (the connection limit less an
  *   eighth), each new connection closes the connection that has waited
  *   longest for a request, of whatever client. Connections refused here or
@@ -51,11 +58,15 @@
 
 #include "api/server_impl.h"
 
+/* How long a health or readiness check's request line protects it. */
+#define API_GUARD_PROBE_MS 200
+
 /*
  * struct api_conn - one connection
  * @key: its client (api_client_key())
  * @phase: enum api_phase; @dead: shut down here, not yet closed by libmicrohttpd
  * @begun: a request line arrived in this phase (the request is under way)
+ * @probe: it asks for /api/health or /api/ready, seen at @probe_ms; @peeked: the socket looked at
  * @served: a request was answered on it (it waits as a kept-alive connection)
  * @since_ms: when the phase began (the oldest waiting request goes first)
  * @deadline_ms: when it is shut down (0: none)
@@ -63,8 +74,8 @@
 struct api_conn {
 	int fd;
 	uint64_t key;
-	int phase, dead, begun, served;
-	int64_t since_ms, deadline_ms;
+	int phase, dead, begun, served, probe, peeked;
+	int64_t since_ms, deadline_ms, probe_ms;
 	struct api_conn *prev, *next;
 };
 
@@ -158,13 +169,24 @@ void api_guard_stop(struct api_guard *g)
 }
 
 /*
- * Is @a a better victim than @b? A request under way first (a slow
- * sender), then a kept-alive connection that was served already, then a
- * new one (it may be a health check about to ask); the oldest first.
+ * The order in which @c is closed to make room at @now_ms: a kept-alive
+ * connection that was served already first, then a request under way on a
+ * new connection (a slow sender), then a new one (it may be a health check
+ * about to ask), then a health check about to be dispatched.
  */
-static int before(const struct api_conn *a, const struct api_conn *b)
+static int victim_rank(const struct api_conn *c, int64_t now_ms)
 {
-	int ra = a->begun ? 0 : a->served ? 1 : 2, rb = b->begun ? 0 : b->served ? 1 : 2;
+	if (c->served)
+		return 0;
+	if (c->probe && now_ms - c->probe_ms < API_GUARD_PROBE_MS)
+		return 3;
+	return c->begun ? 1 : 2;
+}
+
+/* Is @a a better victim than @b at @now_ms? By rank, then the oldest. */
+static int before(const struct api_conn *a, const struct api_conn *b, int64_t now_ms)
+{
+	int ra = victim_rank(a, now_ms), rb = victim_rank(b, now_ms);
 
 	return ra != rb ? ra < rb : a->since_ms < b->since_ms;
 }
@@ -172,23 +194,53 @@ static int before(const struct api_conn *a, const struct api_conn *b)
 /*
  * With @g->mu held: the connection of client @key (any client when @key is
  * 0) to close to make room, other than @keep: of those waiting for a
- * request, one whose request is under way (a slow sender) before an idle
- * one (it may be a new client about to ask), the oldest first; NULL when
- * none waits. *@n gets the live connections of @key.
+ * request, the first in before()'s order; NULL when none waits. *@n gets the live connections of @key.
  */
 static struct api_conn *oldest_waiting(struct api_guard *g, uint64_t key, const struct api_conn *keep,
 				       unsigned *n)
 {
 	struct api_conn *old = NULL;
+	int64_t now = mono_ms();
 
 	*n = 0;
 	for (struct api_conn *c = g->head; c; c = c->next) {
 		if (c->dead || (key && c->key != key))
 			continue;
 		++*n;
-		if (c != keep && c->phase == API_PHASE_REQUEST && (!old || before(c, old)))
+		if (c != keep && c->phase == API_PHASE_REQUEST && (!old || before(c, old, now)))
 			old = c;
 	}
+	return old;
+}
+
+/*
+ * Does new connection @c hold a health or readiness check not read yet?
+ * Looked at once (without reading it); marks @c a probe when it does.
+ */
+static int probe_waiting(struct api_conn *c)
+{
+	char line[24];
+	ssize_t k;
+
+	if (c->begun || c->served || c->peeked)
+		return 0;
+	c->peeked = 1;
+	k = recv(c->fd, line, sizeof(line) - 1, MSG_PEEK | MSG_DONTWAIT);
+	line[k > 0 ? k : 0] = '\0';
+	c->probe = !strncmp(line, "GET /api/health ", 16) || !strncmp(line, "GET /api/health?", 16) ||
+		   !strncmp(line, "GET /api/ready ", 15) || !strncmp(line, "GET /api/ready?", 15);
+	c->probe_ms = mono_ms();
+	return c->probe;
+}
+
+/* With @g->mu held: the victim oldest_waiting() gives, past the probes among new connections. */
+static struct api_conn *victim(struct api_guard *g, uint64_t key, const struct api_conn *keep, unsigned *n)
+{
+	struct api_conn *old;
+	int tries = 8;
+
+	while ((old = oldest_waiting(g, key, keep, n)) && tries-- && probe_waiting(old))
+		;
 	return old;
 }
 
@@ -199,7 +251,7 @@ static int make_room(struct api_guard *g, struct api_conn *ac)
 	unsigned n;
 
 	if (g->per_client) {
-		old = oldest_waiting(g, ac->key, ac, &n);
+		old = victim(g, ac->key, ac, &n);
 		if (n > g->per_client) {
 			if (!old)
 				return -1;
@@ -207,7 +259,7 @@ static int make_room(struct api_guard *g, struct api_conn *ac)
 			g->reclaimed++;
 		}
 	}
-	if (g->live > g->high && (old = oldest_waiting(g, 0, ac, &n))) {
+	if (g->live > g->high && (old = victim(g, 0, ac, &n))) {
 		kill_conn(g, old);
 		g->reclaimed++;
 	}
@@ -287,14 +339,17 @@ void api_guard_phase(struct api_guard *g, struct MHD_Connection *c, enum api_pha
 	pthread_mutex_unlock(&g->mu);
 }
 
-void api_guard_begun(struct api_guard *g, struct MHD_Connection *c)
+void api_guard_begun(struct api_guard *g, struct MHD_Connection *c, const char *uri)
 {
 	struct api_conn *ac = conn_of(c);
+	size_t n = strcspn(uri, "?");
 
 	if (!ac)
 		return;
 	pthread_mutex_lock(&g->mu);
 	ac->begun = 1;
+	ac->probe = (n == 11 && !strncmp(uri, "/api/health", n)) || (n == 10 && !strncmp(uri, "/api/ready", n));
+	ac->probe_ms = mono_ms();
 	pthread_mutex_unlock(&g->mu);
 }
 

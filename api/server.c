@@ -358,7 +358,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	struct api_server *s = cls;
 	struct conn_ctx *cx = calloc(1, sizeof(*cx));
 
-	api_guard_begun(&s->guard, c);
+	api_guard_begun(&s->guard, c, uri);
 	if (cx) {
 		cx->s = s;
 		cx->start_us = now_us();

@@ -126,8 +126,8 @@ void api_guard_notify(void *cls, struct MHD_Connection *c, void **socket_context
 		      enum MHD_ConnectionNotificationCode toe);
 /** api_guard_phase() - @c enters @phase: its deadline from now. */
 void api_guard_phase(struct api_guard *g, struct MHD_Connection *c, enum api_phase phase);
-/** api_guard_begun() - a request line arrived on @c: its request is under way. */
-void api_guard_begun(struct api_guard *g, struct MHD_Connection *c);
+/** api_guard_begun() - the request line of @uri arrived on @c: its request is under way. */
+void api_guard_begun(struct api_guard *g, struct MHD_Connection *c, const char *uri);
 /** api_guard_refused() - count a connection libmicrohttpd refused. */
 void api_guard_refused(struct api_guard *g);
 /** api_guard_counts() - the counters, and the connections open. */
