@@ -178,9 +178,11 @@ enum la_kind { LA_K_SELECT, LA_K_WIDEST, LA_K_RENAME, LA_K_EXPLICIT };
 /* Options the path-based engines share. */
 #define OPT_ROOT { .name = "root", .type = ENG_OPT_LIST, .defval = "", \
 	.help = "Up/Down root switch (a description or 0x node GUID; a CA names its switch); " \
-	"empty: drawn with seed" }
-#define OPT_SEED { .name = "seed", .type = ENG_OPT_INT, .defval = "1", \
-	.help = "seed drawing the root when root is empty", .min = 0, .max = 2147483647 }
+	"empty: see seed" }
+#define OPT_SEED { .name = "seed", .type = ENG_OPT_INT, .defval = "0", \
+	.help = "when root is empty: 0 chooses the root that leaves the least expected load on " \
+	"the worst link; N >= 1 draws it at random with seed N (the paper's way)", \
+	.min = 0, .max = 2147483647 }
 #define OPT_LIDS { .name = "lids", .type = ENG_OPT_ENUM, .defval = "color-l", \
 	.help = "LID assignment heuristic (Nienaber, Yuan and Duan)", .values = LA_HEUR_VALUES }
 #define OPT_DEGREE { .name = "degree", .type = ENG_OPT_ENUM, .defval = "round", \
