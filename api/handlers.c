@@ -84,7 +84,6 @@ EPOCH_HANDLER(h_connectivity, apiq_connectivity(e, &err))
 EPOCH_HANDLER(h_vl_usage, apiq_vl_usage(e, &err))
 EPOCH_HANDLER(h_nodes, apiq_nodes(e, api_arg(rq, "type"), &err))
 EPOCH_HANDLER(h_node, apiq_node(e, rq->seg[0], &err))
-EPOCH_HANDLER(h_links, apiq_links(e, &err))
 EPOCH_HANDLER(h_lids, apiq_lids(e, &err))
 EPOCH_HANDLER(h_engines, apiq_engines(e, &err))
 
@@ -224,10 +223,24 @@ static int known_type(const char *t)
 	return 0;
 }
 
+/* Optional whole-number argument @name in [@min, @max] into *@out (kept when absent); 0 or -1 (400). */
+static int opt_uint(struct api_req *rq, struct api_resp *rs, const char *name, long long min, long long max,
+		    long long *out)
+{
+	const char *v = api_arg(rq, name);
+
+	return v ? uint_arg(rs, name, v, min, max, out) : 0;
+}
+
+/* Pages: at most API_PAGE_MAX items, API_PAGE_DEFAULT when no limit is given. */
+#define API_PAGE_DEFAULT 100
+#define API_PAGE_MAX 1000
+
 static void h_events(struct api_req *rq, struct api_resp *rs)
 {
-	const char *since = api_arg(rq, "since"), *type = api_arg(rq, "type"), *limit = api_arg(rq, "limit");
-	long long id = 0, lim = 100;
+	const char *since = api_arg(rq, "since"), *type = api_arg(rq, "type");
+	long long id = 0, lim = API_PAGE_DEFAULT, before = 0;
+	struct store_event_query q;
 	int64_t ms = 0;
 	struct fab_err err;
 
@@ -244,24 +257,39 @@ static void h_events(struct api_req *rq, struct api_resp *rs)
 			     "'%.64s'", type);
 		return;
 	}
-	if (limit && uint_arg(rs, "limit", limit, 1, 10000, &lim))
+	if (opt_uint(rq, rs, "limit", 1, API_PAGE_MAX, &lim) || opt_uint(rq, rs, "before", 1, INT64_MAX, &before))
 		return;
-	rs->json = store_events_json(rq->store, id, ms, type, (unsigned)lim, &err);
+	q = (struct store_event_query){ .since_id = id, .since_ms = ms, .before = before, .type = type,
+					.limit = (unsigned)lim };
+	rs->json = store_events_page(rq->store, &q, &err);
 	if (!rs->json)
 		api_fail_new(rs, 500, "internal", "%s", err.msg);
 }
 
 static void h_snapshots(struct api_req *rq, struct api_resp *rs)
 {
-	const char *limit = api_arg(rq, "limit");
-	long long lim = 100;
+	long long lim = API_PAGE_DEFAULT, before = 0;
 	struct fab_err err;
 
-	if (limit && uint_arg(rs, "limit", limit, 1, 10000, &lim))
+	if (opt_uint(rq, rs, "limit", 1, API_PAGE_MAX, &lim) || opt_uint(rq, rs, "before", 1, INT64_MAX, &before))
 		return;
-	rs->json = store_snapshots_json(rq->store, (unsigned)lim, &err);
+	rs->json = store_snapshots_page(rq->store, before, (unsigned)lim, &err);
 	if (!rs->json)
 		api_fail_new(rs, 500, "internal", "%s", err.msg);
+}
+
+/* GET /api/links: a page of links (in the fabric's order), 1000 by default. */
+static void h_links(struct api_req *rq, struct api_resp *rs)
+{
+	long long off = 0, lim = API_PAGE_MAX;
+	struct api_err err;
+	struct epoch *e;
+
+	if (opt_uint(rq, rs, "offset", 0, INT32_MAX, &off) || opt_uint(rq, rs, "limit", 1, 10 * API_PAGE_MAX, &lim))
+		return;
+	e = epoch_of(rq);
+	answer(rs, apiq_links(e, (size_t)off, (size_t)lim, &err), &err);
+	epoch_unref(e);
 }
 
 static void snapshot_answer(struct api_resp *rs, json_t *j, int missing, const struct fab_err *err)
@@ -514,44 +542,47 @@ static void h_metrics(struct api_req *rq, struct api_resp *rs)
 		free(parts[i]);
 }
 
+#define E API_ETAG
+#define OPEN_NOW (API_OPEN | API_INLINE)
+
 const struct api_route api_routes[] = {
-	{ "GET", "/api", api_h_index, "", 0, 0, "this list of endpoints" },
-	{ "GET", "/api/openapi.json", api_h_openapi, "", 0, 0, "the OpenAPI 3.0 description of the API" },
-	{ "GET", "/api/route", h_route, "src,dst", 0, 1, "the path from src to dst: hops, ports, VLs, DLID, SL" },
-	{ "GET", "/api/connectivity", h_connectivity, "", 0, 1, "pairs delivered and not, by class" },
-	{ "GET", "/api/reachability/switches", h_reach, "src,dst", 0, 1,
+	{ "GET", "/api", api_h_index, "", API_INLINE, "this list of endpoints" },
+	{ "GET", "/api/openapi.json", api_h_openapi, "", API_INLINE, "the OpenAPI 3.0 description of the API" },
+	{ "GET", "/api/route", h_route, "src,dst", E, "the path from src to dst: hops, ports, VLs, DLID, SL" },
+	{ "GET", "/api/connectivity", h_connectivity, "", E, "pairs delivered and not, by class" },
+	{ "GET", "/api/reachability/switches", h_reach, "src,dst", E,
 	  "which switches reach which (switch-to-switch paths)" },
-	{ "GET", "/api/vl-usage", h_vl_usage, "", 0, 1, "VLs used and the channel dependency graph per VL" },
-	{ "GET", "/api/fabric", h_fabric, "", 0, 0, "fabric counts, shape, routing summary, read-back" },
-	{ "GET", "/api/topology", api_h_topology, "format", 0, 1,
+	{ "GET", "/api/vl-usage", h_vl_usage, "", E, "VLs used and the channel dependency graph per VL" },
+	{ "GET", "/api/fabric", h_fabric, "", 0, "fabric counts, shape, routing summary, read-back" },
+	{ "GET", "/api/topology", api_h_topology, "format", E | API_GZIP,
 	  "switches by level or group, switch-to-switch links with their routes; or Slurm's "
 	  "topology.conf (format=slurm-tree|slurm-block)" },
-	{ "GET", "/api/hosts", api_h_hosts, "format", 0, 0,
+	{ "GET", "/api/hosts", api_h_hosts, "format", 0,
 	  "the DLIDs the routing plans for every host: path bits, UCX settings (format=json|text|ucx|env)" },
-	{ "GET", "/api/hosts/{}", api_h_host, "format", 0, 0, "the same for one host" },
-	{ "GET", "/api/search", h_search, "q,limit", 0, 1,
+	{ "GET", "/api/hosts/{}", api_h_host, "format", 0, "the same for one host" },
+	{ "GET", "/api/search", h_search, "q,limit", E,
 	  "nodes named exactly by q, then those whose description holds it" },
-	{ "GET", "/api/nodes", h_nodes, "type", 0, 1, "every node" },
-	{ "GET", "/api/nodes/{}", h_node, "", 0, 1, "one node with its ports" },
-	{ "GET", "/api/links", h_links, "", 0, 1, "every link" },
-	{ "GET", "/api/lids", h_lids, "", 0, 1, "every LID range" },
-	{ "GET", "/api/lfts", h_lfts, "switch", 0, 1,
+	{ "GET", "/api/nodes", h_nodes, "type", E, "every node" },
+	{ "GET", "/api/nodes/{}", h_node, "", E, "one node with its ports" },
+	{ "GET", "/api/links", h_links, "offset,limit", E | API_GZIP, "every link, a page at a time" },
+	{ "GET", "/api/lids", h_lids, "", E, "every LID range" },
+	{ "GET", "/api/lfts", h_lfts, "switch", E,
 	  "the published LFTs in opensm-lfts.dump format (every switch, or one)" },
-	{ "GET", "/api/engines", h_engines, "", 0, 1, "the routing engines and their options" },
-	{ "GET", "/api/config", h_config, "", 0, 0, "the effective configuration" },
-	{ "GET", "/api/events", h_events, "since,type,limit", 0, 0, "events, oldest first" },
-	{ "GET", "/api/snapshots", h_snapshots, "limit", 0, 0, "stored snapshots, newest first" },
-	{ "GET", "/api/snapshots/{}", h_snapshot, "", 0, 0, "one snapshot" },
-	{ "GET", "/api/snapshots/{}/diff/{}", h_diff, "", 0, 0, "what changed between two snapshots" },
-	{ "GET", "/api/faults", h_faults, "", 0, 0, "the simulated faults in force" },
-	{ "POST", "/api/engine", h_engine, "", 1, 0, "select the engine chain (then reroute)" },
-	{ "POST", "/api/reroute", h_reroute, "", 1, 0, "ask for a reroute" },
-	{ "POST", "/api/faults", h_fault, "", 1, 0, "simulate a link or switch going down or up" },
-	{ "POST", "/api/whatif", api_h_whatif, "", 1, 0,
+	{ "GET", "/api/engines", h_engines, "", E, "the routing engines and their options" },
+	{ "GET", "/api/config", h_config, "", 0, "the effective configuration" },
+	{ "GET", "/api/events", h_events, "since,before,type,limit", 0, "events, oldest first, a page at a time" },
+	{ "GET", "/api/snapshots", h_snapshots, "limit,before", 0, "stored snapshots, newest first, a page at a time" },
+	{ "GET", "/api/snapshots/{}", h_snapshot, "", 0, "one snapshot" },
+	{ "GET", "/api/snapshots/{}/diff/{}", h_diff, "", 0, "what changed between two snapshots" },
+	{ "GET", "/api/faults", h_faults, "", 0, "the simulated faults in force" },
+	{ "POST", "/api/engine", h_engine, "", API_WRITE, "select the engine chain (then reroute)" },
+	{ "POST", "/api/reroute", h_reroute, "", API_WRITE, "ask for a reroute" },
+	{ "POST", "/api/faults", h_fault, "", API_WRITE, "simulate a link or switch going down or up" },
+	{ "POST", "/api/whatif", api_h_whatif, "", API_WRITE,
 	  "what removing links or switches would do, without doing it (one at a time)" },
-	{ "GET", "/api/ready", h_ready, "", 0, 0, "200 when every pair is delivered and every VL deadlock-free" },
-	{ "GET", "/api/health", h_health, "", 0, 0, "liveness, counters and the source's state" },
-	{ "GET", "/metrics", h_metrics, "", 0, 0, "Prometheus metrics" },
+	{ "GET", "/api/ready", h_ready, "", OPEN_NOW, "200 when every pair is delivered and every VL deadlock-free" },
+	{ "GET", "/api/health", h_health, "", OPEN_NOW, "liveness, counters and the source's state" },
+	{ "GET", "/metrics", h_metrics, "", API_GZIP, "Prometheus metrics" },
 };
 
 const size_t api_nroutes = sizeof(api_routes) / sizeof(api_routes[0]);

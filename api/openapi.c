@@ -31,7 +31,7 @@ void api_h_index(struct api_req *rq, struct api_resp *rs)
 		const struct api_route *r = &api_routes[i];
 
 		json_array_append_new(list, json_pack("{s:s, s:s, s:o, s:b, s:s}", "method", r->method,
-			"path", r->pattern, "params", params_json(r->params), "auth", r->write,
+			"path", r->pattern, "params", params_json(r->params), "auth", (r->flags & API_WRITE) != 0,
 			"summary", r->summary));
 	}
 	rs->json = json_pack("{s:s, s:s, s:o, s:s}", "service", "fabrouted", "version", PACKAGE_VERSION,

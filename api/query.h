@@ -77,8 +77,12 @@ json_t *apiq_fabric(const struct epoch *e, struct api_err *err);
 json_t *apiq_nodes(const struct epoch *e, const char *type, struct api_err *err);
 /** GET /api/nodes/{guid} (node GUID, port GUID or description) */
 json_t *apiq_node(const struct epoch *e, const char *id, struct api_err *err);
-/** GET /api/links */
-json_t *apiq_links(const struct epoch *e, struct api_err *err);
+/**
+ * apiq_links() - GET /api/links?offset=&limit=: {"count": every link,
+ * "offset", "links": at most @limit of them from @offset, in the fabric's
+ * order, "more": links beyond the page}
+ */
+json_t *apiq_links(const struct epoch *e, size_t offset, size_t limit, struct api_err *err);
 /** GET /api/lids: the LIDs of the current epoch */
 json_t *apiq_lids(const struct epoch *e, struct api_err *err);
 /** GET /api/engines: every engine with options; "selected" marks the epoch's chain */

@@ -276,10 +276,11 @@ static json_t *link_json(const struct fabric *f, uint32_t n, unsigned p)
 			 "width", width_json(x->width), "speed", speed_json(x->speed));
 }
 
-json_t *apiq_links(const struct epoch *e, struct api_err *err)
+json_t *apiq_links(const struct epoch *e, size_t offset, size_t limit, struct api_err *err)
 {
 	json_t *o = apiq_begin(e, err), *list;
 	const struct fabric *f;
+	size_t i = 0;
 
 	if (!o)
 		return NULL;
@@ -287,10 +288,10 @@ json_t *apiq_links(const struct epoch *e, struct api_err *err)
 	list = json_array();
 	for (uint32_t n = 0; list && n < f->nnodes; n++)
 		for (unsigned p = 1; p <= f->nodes[n].nports; p++)
-			if (link_end(f, n, p))
+			if (link_end(f, n, p) && i++ >= offset && i <= offset + limit)
 				json_array_append_new(list, link_json(f, n, p));
-	return merge(o, json_pack("{s:i, s:o}", "count", (json_int_t)json_array_size(list),
-				  "links", list), err);
+	return merge(o, json_pack("{s:I, s:I, s:o, s:b}", "count", (json_int_t)i, "offset", (json_int_t)offset,
+				  "links", list, "more", i > offset + limit), err);
 }
 
 /* --- GET /api/lids ------------------------------------------------------- */

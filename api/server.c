@@ -2,9 +2,13 @@
 /**
  * DOC: HTTP server
  *
- * One access handler for every request: collect the body, match the route,
- * apply the limits (size, rate, authorization, known parameters), call the
- * route's handler, count the answer by endpoint and status for /metrics.
+ * One access handler for every request: check the framing and the size as
+ * soon as the headers are in (answered before any body), collect the body,
+ * match the route, apply the limits (who may ask, how often, known
+ * parameters), compute the answer - in the connection's thread for health,
+ * readiness and errors, in the answer pool (api/pool.c) for the rest, the
+ * connection suspended meanwhile - and count it by endpoint and status for
+ * /metrics.
  */
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -16,81 +20,62 @@
 #include <time.h>
 
 #include "api/server_impl.h"
+#include "formats/formats.h"
 #include "svc/log.h"
 
 /* Statuses counted separately in /metrics; the last slot counts the others. */
-static const int statuses[] = { 200, 202, 304, 400, 401, 403, 404, 405, 409, 413, 414, 429, 500, 503, 507, 0 };
+static const int statuses[] = { 200, 202, 304, 400, 401, 403, 404, 405, 409, 411, 413, 414, 429, 500, 503,
+				507, 0 };
 #define NSTATUS (sizeof(statuses) / sizeof(statuses[0]))
-#define RATE_SLOTS 1024
-
-struct rate_slot {
-	uint64_t key;
-	double tokens;
-	int64_t last_us;
-};
-
-/* A token bucket per client address (hashed into a fixed table). */
-struct limiter {
-	pthread_mutex_t mu;
-	unsigned rate;
-	struct rate_slot slot[RATE_SLOTS];
-};
 
 struct api_server {
 	struct MHD_Daemon *mhd;
 	struct api_hooks hooks;
 	struct store *st;
 	unsigned max_body, port;
-	int dashboard;
-	pthread_mutex_t tok_mu;
-	char *token;
-	struct limiter rl, wrl, url;	/* reads, authorized writes, unauthorized writes */
+	int dashboard, tls;
+	struct api_access acc;
 	struct api_guard guard;
+	struct api_pool pool;
 	uint64_t (*counts)[NSTATUS];	/* per route, plus one row for unknown paths */
 	struct api_latency lat;		/* request durations */
 	double start_s;			/* wall-clock start, for process_start_time_seconds */
+	char *cert, *key;		/* TLS, PEM */
 };
+
+enum { CX_READING, CX_QUEUED, CX_ANSWERED };
 
 /*
  * A request's state across the access handler's calls, made when the
  * request line arrives (on_uri()).
+ * @task: the answer pool's handle, while the request is computed there
+ *        (first: the pool hands it back, and it is the context)
  * @started: the access handler has seen the headers
  * @nul: the path or query holds a %00
- * @framing: why the body's framing is refused, or NULL
+ * @state: CX_READING, CX_QUEUED (in the pool, the connection suspended),
+ *         CX_ANSWERED (@rs holds the answer)
+ * @gz: the answer is compressed; @admitted: the pool holds room for it
+ *      until the answer is sent
+ * @path: the path's copy the {} segments point into
  */
 struct conn_ctx {
+	struct api_task task;
+	struct api_server *s;
 	int64_t start_us;
 	char *body;
 	size_t len;
-	int too_large, started, nul;
-	const char *framing;
+	int started, nul, state, gz, admitted;
+	const struct api_route *r;
+	size_t row;
+	struct api_req rq;
+	struct api_resp rs;
+	char path[1024];
 };
-
-void api_fail(struct api_resp *rs, const struct api_err *err)
-{
-	json_decref(rs->json);
-	rs->json = api_err_json(err);
-	rs->status = err->status;
-}
-
-void api_fail_new(struct api_resp *rs, int status, const char *code, const char *fmt, ...)
-{
-	struct api_err err = { .status = status };
-	va_list ap;
-
-	snprintf(err.code, sizeof(err.code), "%s", code);
-	va_start(ap, fmt);
-	vsnprintf(err.msg, sizeof(err.msg), fmt, ap);
-	va_end(ap);
-	api_fail(rs, &err);
-}
 
 const char *api_arg(struct api_req *rq, const char *name)
 {
 	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
 }
-
-/* --- limits --------------------------------------------------------------- */
 
 static int64_t now_us(void)
 {
@@ -100,88 +85,14 @@ static int64_t now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static uint64_t client_key(struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-	uint64_t h = 1469598103934665603ull;
-	const unsigned char *b;
-	size_t n;
-
-	if (!sa)
-		return 0;
-	if (sa->sa_family == AF_INET6) {
-		b = (const unsigned char *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
-		n = 16;
-	} else {
-		b = (const unsigned char *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr;
-		n = 4;
-	}
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 1099511628211ull;
-	return h | 1;
-}
-
-/* Take one token for @key; 0 when the client is over its rate. */
-static int limiter_take(struct limiter *l, uint64_t key)
-{
-	struct rate_slot *s = &l->slot[key % RATE_SLOTS];
-	int64_t now = now_us();
-	int ok;
-
-	if (!l->rate)
-		return 1;
-	pthread_mutex_lock(&l->mu);
-	if (s->key != key)
-		*s = (struct rate_slot){ key, l->rate, now };
-	s->tokens += (double)(now - s->last_us) * l->rate / 1e6;
-	if (s->tokens > l->rate)
-		s->tokens = l->rate;	/* a burst of at most one second's worth */
-	s->last_us = now;
-	ok = s->tokens >= 1.0;
-	if (ok)
-		s->tokens -= 1.0;
-	pthread_mutex_unlock(&l->mu);
-	return ok;
-}
-
 int api_set_token(struct api_server *s, const char *token)
 {
-	char *t = token ? strdup(token) : NULL;
-
-	if (token && !t)
-		return -1;
-	pthread_mutex_lock(&s->tok_mu);
-	free(s->token);
-	s->token = t;
-	pthread_mutex_unlock(&s->tok_mu);
-	return 0;
+	return api_access_set(&s->acc, 0, token);
 }
 
-/* Constant-time comparison of the presented token; 401/403 on failure. */
-static int authorized(struct api_server *s, struct MHD_Connection *c, struct api_resp *rs)
+int api_set_read_token(struct api_server *s, const char *token)
 {
-	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	unsigned char diff = 0;
-	size_t n;
-	int ok;
-
-	pthread_mutex_lock(&s->tok_mu);
-	if (!s->token) {
-		pthread_mutex_unlock(&s->tok_mu);
-		api_fail_new(rs, 403, "writes_disabled", "no token_file is configured: POST requests are refused");
-		return 0;
-	}
-	n = strlen(s->token);
-	ok = h && strncmp(h, "Bearer ", 7) == 0 && strlen(h + 7) == n;
-	for (size_t i = 0; ok && i < n; i++)
-		diff |= (unsigned char)(h[7 + i] ^ s->token[i]);
-	ok = ok && !diff;
-	pthread_mutex_unlock(&s->tok_mu);
-	if (!ok)
-		api_fail_new(rs, 401, "unauthorized", h ? "the bearer token is not valid" :
-			     "missing 'Authorization: Bearer TOKEN' header");
-	return ok;
+	return api_access_set(&s->acc, 1, token);
 }
 
 struct param_check {
@@ -204,29 +115,35 @@ static enum MHD_Result check_param(void *cls, enum MHD_ValueKind kind, const cha
 
 /* --- dispatch --------------------------------------------------------------- */
 
-/* Does @url match @pattern? Fills @seg with the {} segments (in @buf). */
+/*
+ * Does @url match @pattern exactly (no empty segment, no trailing '/')?
+ * Fills @seg with the {} segments, cut in the copy @buf.
+ */
 static int match(const char *pattern, const char *url, char *buf, size_t size, const char **seg)
 {
-	char *save = NULL, *psave = NULL, pat[128], *u, *p;
+	const char *p = pattern;
+	char *w = buf;
 	unsigned nseg = 0;
 
 	snprintf(buf, size, "%s", url);
-	snprintf(pat, sizeof(pat), "%s", pattern);
-	u = strtok_r(buf, "/", &save);
-	p = strtok_r(pat, "/", &psave);
-	for (; u && p; u = strtok_r(NULL, "/", &save), p = strtok_r(NULL, "/", &psave)) {
-		if (strcmp(p, "{}") == 0) {
+	while (*p == '/' && *w == '/') {
+		size_t pl = strcspn(p + 1, "/"), ul = strcspn(w + 1, "/");
+
+		if (!ul)
+			return 0;	/* "//", or a trailing '/' */
+		if (pl == 2 && !strncmp(p + 1, "{}", 2)) {
 			if (nseg < API_PARAMS_MAX)
-				seg[nseg++] = url + (u - buf);
-		} else if (strcmp(p, u) != 0) {
+				seg[nseg++] = w + 1;
+		} else if (pl != ul || strncmp(p + 1, w + 1, pl)) {
 			return 0;
 		}
+		p += 1 + pl;
+		w += 1 + ul;
 	}
-	if (u || p)
+	if (*p || *w)
 		return 0;
-	/* the {} segments point into @url: cut them at their '/' in the copy */
 	for (unsigned i = 0; i < nseg; i++)
-		seg[i] = buf + (seg[i] - url);
+		((char *)seg[i])[strcspn(seg[i], "/")] = '\0';
 	return 1;
 }
 
@@ -256,191 +173,199 @@ static const struct api_route *find_route(const char *url, const char *method, c
 	return NULL;
 }
 
-/*
- * The token is checked before any rate is charged: requests without a valid
- * token count against their own bucket, so that they can never use up the
- * writes of a client that has the token. 0 with @rs filled when refused.
- */
-static int rate_ok(struct api_server *s, struct MHD_Connection *c, const struct api_route *r,
-		   struct api_resp *rs)
+/* Run the route's handler into @cx->rs; an ETag the request names gives 304 (only for a 200). */
+static void compute(struct conn_ctx *cx)
 {
-	uint64_t key = client_key(c);
+	struct api_server *s = cx->s;
+	const struct api_route *r = cx->r;
+	struct api_resp *rs = &cx->rs;
 
-	if (r->write && !authorized(s, c, rs)) {
-		if (!limiter_take(&s->url, key))
-			api_fail_new(rs, 429, "rate_limited", "too many unauthorized requests from this "
-				     "address; slow down");
+	rs->status = 200;
+	if (r->flags & API_ETAG) {
+		cx->rq.epoch = s->hooks.epoch(s->hooks.ud);
+		if (cx->rq.epoch)
+			api_epoch_etag(cx->rq.epoch, rs->etag, sizeof(rs->etag));
+	}
+	r->fn(&cx->rq, rs);
+	epoch_unref(cx->rq.epoch);
+	cx->rq.epoch = NULL;
+	if (!rs->json && !rs->text && !rs->data)
+		api_fail_new(rs, 500, "internal", "out of memory");
+	if (rs->status >= 300)
+		rs->etag[0] = '\0';	/* errors carry no validator */
+	if (cx->gz)
+		api_resp_gz_etag(rs);
+	if (rs->status == 200 && rs->etag[0] && !rs->data && api_etag_matches(cx->rq.conn, rs->etag)) {
+		json_decref(rs->json);
+		free(rs->text);
+		rs->json = NULL;
+		rs->text = NULL;
+		rs->status = 304;
+		rs->data = "";
+		rs->len = 0;
+		cx->gz = 0;
+	}
+	api_resp_render(rs, cx->gz && rs->status == 200);
+}
+
+static void task_run(struct api_task *t)
+{
+	compute((struct conn_ctx *)t);
+}
+
+static void task_done(struct api_task *t)
+{
+	struct conn_ctx *cx = (struct conn_ctx *)t;
+
+	if (t->cancelled)
+		api_fail_new(&cx->rs, 503, "stopping", "fabrouted is stopping");
+	cx->state = CX_ANSWERED;
+	MHD_resume_connection(cx->rq.conn);
+}
+
+/* Hand @cx to the answer pool, the connection suspended; 0 when answered here instead. */
+static int enqueue(struct api_server *s, struct MHD_Connection *c, struct conn_ctx *cx, int admin)
+{
+	uint64_t key = api_client_key(c);
+	int rc = api_pool_admit(&s->pool, key, admin);
+
+	if (rc == API_POOL_BUSY) {
+		api_fail_new(&cx->rs, 429, "busy", "too many requests of this client are being answered or "
+			     "wait; wait for their answers");
 		return 0;
 	}
-	if (!limiter_take(r->write ? &s->wrl : &s->rl, key)) {
-		api_fail_new(rs, 429, "rate_limited", "too many requests from this address; slow down");
+	if (rc == API_POOL_STOPPING) {
+		api_fail_new(&cx->rs, 503, "stopping", "fabrouted is stopping");
 		return 0;
 	}
+	cx->task = (struct api_task){ .key = key, .prio = admin, .run = task_run, .done = task_done };
+	cx->admitted = 1;	/* released when the answer is sent (on_completed()) */
+	cx->state = CX_QUEUED;
+	MHD_suspend_connection(c);
+	api_pool_push(&s->pool, &cx->task);
 	return 1;
 }
 
-static void handle(struct api_server *s, struct MHD_Connection *c, const char *url, const char *method,
-		   struct conn_ctx *cx, struct api_resp *rs, size_t *row)
+/* Route, check and answer the request, or hand it to the pool (1). */
+static int dispatch(struct api_server *s, struct MHD_Connection *c, const char *url, const char *method,
+		    struct conn_ctx *cx)
 {
-	char buf[1024], allow[64];
-	struct api_req rq = { .srv = s, .conn = c, .hooks = &s->hooks, .store = s->st,
-			      .body = cx->body ? cx->body : "", .body_len = cx->len };
-	const struct api_route *r;
+	char allow[64];
+	struct api_resp *rs = &cx->rs;
 	struct param_check pc = { 0 };
+	int admin;
 
-	if (cx->nul || cx->framing) {
-		api_fail_new(rs, 400, "bad_request", "%s", cx->nul ? "the path or query holds a NUL byte (%00)" :
-			     cx->framing);
-		return;
+	cx->rq = (struct api_req){ .srv = s, .conn = c, .hooks = &s->hooks, .store = s->st,
+				   .body = cx->body ? cx->body : "", .body_len = cx->len };
+	if (cx->nul) {
+		api_fail_new(rs, 400, "bad_request", "the path or query holds a NUL byte (%%00)");
+		return 0;
 	}
-	if (strlen(url) >= sizeof(buf)) {
-		api_fail_new(rs, 414, "too_large", "the path is longer than %zu bytes", sizeof(buf) - 1);
-		return;
+	if (strlen(url) >= sizeof(cx->path)) {
+		api_fail_new(rs, 414, "too_large", "the path is longer than %zu bytes", sizeof(cx->path) - 1);
+		return 0;
 	}
-	r = find_route(url, method, buf, sizeof(buf), rq.seg, allow, sizeof(allow), row);
-	if (!r) {
+	cx->r = find_route(url, method, cx->path, sizeof(cx->path), cx->rq.seg, allow, sizeof(allow), &cx->row);
+	if (!cx->r) {
 		if (allow[0]) {
 			snprintf(rs->allow, sizeof(rs->allow), "%s", allow);
 			api_fail_new(rs, 405, "method_not_allowed", "%s %s: allowed: %s", method, url, allow);
 		} else if (!s->dashboard || (strcmp(method, "GET") && strcmp(method, "HEAD")) ||
-			   !api_web_serve(&rq, url, rs)) {
+			   !api_web_serve(&cx->rq, url, rs)) {
 			api_fail_new(rs, 404, "not_found", "no endpoint %s (GET /api lists them)", url);
 		}
-		return;
+		return 0;
 	}
-	if (!rate_ok(s, c, r, rs))
-		return;
-	if (cx->too_large) {
-		api_fail_new(rs, 413, "too_large", "the request body is larger than %u bytes", s->max_body);
-		return;
-	}
-	pc.allowed = r->params;
+	if (!api_access_check(&s->acc, c, cx->r->flags, rs, &admin))
+		return 0;
+	pc.allowed = cx->r->params;
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_param, &pc);
 	if (pc.bad) {
 		api_fail_new(rs, 400, "bad_parameter", "unknown parameter '%.64s'%s%s", pc.bad,
-			     r->params[0] ? "; this endpoint takes: " : "; this endpoint takes none",
-			     r->params);
-		return;
+			     cx->r->params[0] ? "; this endpoint takes: " : "; this endpoint takes none",
+			     cx->r->params);
+		return 0;
 	}
-	rs->status = 200;
-	if (r->etag) {
-		rq.epoch = s->hooks.epoch(s->hooks.ud);
-		api_epoch_etag(rq.epoch, rs->etag, sizeof(rs->etag));
-		if (rq.epoch && api_etag_matches(c, rs->etag)) {
-			rs->status = 304;
-			rs->data = "";
-		}
+	cx->gz = (cx->r->flags & API_GZIP) && api_accepts_gzip(c);
+	rs->vary = (cx->r->flags & API_GZIP) != 0;
+	if (cx->r->flags & API_INLINE) {
+		compute(cx);
+		return 0;
 	}
-	if (rs->status != 304) {
-		r->fn(&rq, rs);
-		if ((rs->status >= 300 && rs->status != 304) || (r->etag && !rq.epoch))
-			rs->etag[0] = '\0';	/* errors carry no validator */
-	}
-	epoch_unref(rq.epoch);
+	return enqueue(s, c, cx, admin);
 }
 
-static enum MHD_Result respond(struct MHD_Connection *c, struct api_resp *rs, int close)
+/* Queue @cx's answer and count it. */
+static enum MHD_Result answer(struct api_server *s, struct MHD_Connection *c, struct conn_ctx *cx, int close)
 {
-	char *body = rs->data ? NULL : rs->text ? rs->text :
-		json_dumps(rs->json, JSON_COMPACT | JSON_REAL_PRECISION(9));
-	struct MHD_Response *resp;
 	enum MHD_Result ret;
 
-	if (rs->data)
-		resp = MHD_create_response_from_buffer(rs->len, (void *)(uintptr_t)rs->data,
-						       MHD_RESPMEM_PERSISTENT);
-	else if (body)
-		resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
-	else
-		return MHD_NO;
-	if (!resp) {
-		free(body);
-		return MHD_NO;
-	}
-	if (rs->status != 304)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rs->ctype ? rs->ctype :
-					rs->text ? "text/plain; charset=utf-8" : "application/json");
-	if (rs->etag[0])
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, rs->etag);
-	/* answers with a validator may be kept, but are checked again each time */
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, rs->etag[0] ? "no-cache" : "no-store");
-	if (close)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	if (rs->status == 401)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"fabroute\"");
-	if (rs->allow[0])
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, rs->allow);
-	ret = MHD_queue_response(c, (unsigned)rs->status, resp);
-	MHD_destroy_response(resp);
+	if (!cx->rs.json && !cx->rs.text && !cx->rs.data && !cx->rs.body)
+		api_fail_new(&cx->rs, 500, "internal", "out of memory");
+	__atomic_add_fetch(&s->counts[cx->row][status_slot(cx->rs.status)], 1, __ATOMIC_RELAXED);
+	api_guard_phase(&s->guard, c, API_PHASE_SENDING);
+	ret = api_respond(c, &cx->rs, close);
+	api_latency_observe(&s->lat, now_us() - cx->start_us);
+	api_resp_free(&cx->rs);
 	return ret;
 }
 
-static int collect(struct api_server *s, struct conn_ctx *cx, const char *data, size_t n)
-{
-	char *b;
-
-	if (cx->too_large || cx->len + n > s->max_body) {
-		cx->too_large = 1;
-		return 0;
-	}
-	b = realloc(cx->body, cx->len + n + 1);
-	if (!b)
-		return -1;
-	memcpy(b + cx->len, data, n);
-	cx->len += n;
-	b[cx->len] = '\0';
-	cx->body = b;
-	return 0;
-}
-
-struct header_count {
-	unsigned clen, te;
-	int chunked;
-};
-
 static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
-	struct header_count *hc = cls;
+	unsigned *hc = cls;	/* Content-Length headers, Transfer-Encoding headers, chunked */
 
 	if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
-		hc->clen++;
+		hc[0]++;
 	if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
-		hc->te++;
-		hc->chunked = !strcasecmp(value, "chunked");
+		hc[1]++;
+		hc[2] = !strcasecmp(value, "chunked");
 	}
 	return MHD_YES;
 }
 
 /*
- * Ambiguous body framing, refused as RFC 9112 section 6.3 asks (a proxy in
- * front could read the body differently): NULL when the framing is sound.
+ * What makes a request answered before its body: ambiguous framing (RFC
+ * 9112 section 6.3: a proxy in front could read the body differently), a
+ * chunked body (the answers' bodies are small: send a Content-Length), a
+ * body above max_body. 0 when none; else the status, with @rs filled.
  */
-static const char *framing_error(struct MHD_Connection *c)
+static int early_error(struct api_server *s, struct MHD_Connection *c, struct api_resp *rs)
 {
-	struct header_count hc = { 0 };
+	unsigned hc[3] = { 0 };
+	const char *cl;
+	unsigned long long n;
+	char *end;
 
-	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &hc);
-	if (hc.clen > 1)
-		return "more than one Content-Length header";
-	if (hc.clen && hc.te)
-		return "both Content-Length and Transfer-Encoding";
-	if (hc.te > 1 || (hc.te && !hc.chunked))
-		return "Transfer-Encoding other than one 'chunked'";
-	return NULL;
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, hc);
+	if (hc[0] > 1)
+		api_fail_new(rs, 400, "bad_request", "more than one Content-Length header");
+	else if (hc[0] && hc[1])
+		api_fail_new(rs, 400, "bad_request", "both Content-Length and Transfer-Encoding");
+	else if (hc[1] > 1 || (hc[1] && !hc[2]))
+		api_fail_new(rs, 400, "bad_request", "Transfer-Encoding other than one 'chunked'");
+	else if (hc[1])
+		api_fail_new(rs, 411, "length_required", "a chunked request body is refused: send the body "
+			     "with a Content-Length (at most %u bytes)", s->max_body);
+	else if ((cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH)) &&
+		 (n = strtoull(cl, &end, 10)) > s->max_body)
+		api_fail_new(rs, 413, "too_large", "the request body is larger than %u bytes", s->max_body);
+	return rs->status;
 }
 
 /* The request line arrived: the request's state, and the raw line's checks. */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
+	struct api_server *s = cls;
 	struct conn_ctx *cx = calloc(1, sizeof(*cx));
 
-	if (cx)
+	api_guard_begun(&s->guard, c, uri);
+	if (cx) {
+		cx->s = s;
 		cx->start_us = now_us();
-	if (cx && api_guard_uri(c, uri, &cx->nul)) {
-		struct api_server *s = cls;
-
-		__atomic_add_fetch(&s->counts[api_nroutes][status_slot(414)], 1, __ATOMIC_RELAXED);
+		cx->row = api_nroutes;	/* "other", until a route matches */
 	}
+	if (cx && api_guard_uri(c, uri, !s->tls, &cx->nul))
+		__atomic_add_fetch(&s->counts[api_nroutes][status_slot(414)], 1, __ATOMIC_RELAXED);
 	return cx;
 }
 
@@ -450,33 +375,41 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
 	struct api_server *s = cls;
 	struct conn_ctx *cx = *con_cls;
-	struct api_resp rs = { 0 };
-	enum MHD_Result ret;
-	size_t row = api_nroutes;	/* "other", until a route matches */
 
 	if (!cx)
 		return MHD_NO;	/* out of memory in on_uri() */
+	if (cx->state == CX_ANSWERED)
+		return answer(s, c, cx, 0);
+	if (cx->state == CX_QUEUED)
+		return MHD_YES;	/* not expected: libmicrohttpd calls again only once resumed */
 	if (!cx->started) {
 		cx->started = 1;
-		api_guard_phase(&s->guard, c, 0);
-		cx->framing = framing_error(c);
-		if (!cx->nul && !cx->framing)
-			return MHD_YES;
+		if (!cx->nul && !early_error(s, c, &cx->rs))
+			return MHD_YES;	/* the body, if any, comes next: its deadline still runs */
 		/* answered before the body: libmicrohttpd reads nothing more on this connection */
-	} else if (*upload_size) {
-		if (collect(s, cx, upload, *upload_size))
+		api_guard_phase(&s->guard, c, API_PHASE_BUSY);
+		if (cx->nul)
+			dispatch(s, c, url, method, cx);
+		return answer(s, c, cx, 1);
+	}
+	if (*upload_size) {
+		char *b;
+
+		if (cx->len + *upload_size > s->max_body)	/* cannot happen: Content-Length was checked */
 			return MHD_NO;
+		if (!(b = realloc(cx->body, cx->len + *upload_size + 1)))
+			return MHD_NO;
+		memcpy(b + cx->len, upload, *upload_size);
+		cx->len += *upload_size;
+		b[cx->len] = '\0';
+		cx->body = b;
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	handle(s, c, url, method, cx, &rs, &row);
-	if (!rs.json && !rs.text && !rs.data)
-		api_fail_new(&rs, 500, "internal", "out of memory");
-	__atomic_add_fetch(&s->counts[row][status_slot(rs.status)], 1, __ATOMIC_RELAXED);
-	ret = respond(c, &rs, cx->framing || cx->nul);
-	api_latency_observe(&s->lat, now_us() - cx->start_us);
-	json_decref(rs.json);
-	return ret;
+	api_guard_phase(&s->guard, c, API_PHASE_BUSY);
+	if (dispatch(s, c, url, method, cx))
+		return MHD_YES;
+	return answer(s, c, cx, 0);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -485,27 +418,36 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	struct api_server *s = cls;
 	struct conn_ctx *cx = *con_cls;
 
-	api_guard_phase(&s->guard, c, 1);	/* the next request's headers are due */
+	api_guard_phase(&s->guard, c, API_PHASE_REQUEST);	/* the next request is due */
+	if (cx && cx->admitted)
+		api_pool_release(&s->pool, cx->task.key, cx->task.prio);
 	if (cx) {
+		api_resp_free(&cx->rs);
 		free(cx->body);
 		free(cx);
 		*con_cls = NULL;
 	}
 }
 
+/* libmicrohttpd's messages: refused connections are counted, client errors go to debug. */
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	struct api_server *s = cls;
 	char msg[512];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	msg[strcspn(msg, "\n")] = '\0';
-	log_warn("http: %s", msg);
+	if (strstr(msg, "connection limit"))
+		api_guard_refused(&s->guard);
+	else if (strstr(msg, "resource") || strstr(msg, "memory") || strstr(msg, "Failed to create"))
+		log_warn("http: %s", msg);
+	else
+		log_debug("http: %s", msg);
 }
 
 char *api_metrics_text(struct api_server *s)
 {
-	const union MHD_DaemonInfo *di;
-	uint64_t timeouts, reclaimed;
+	struct api_guard_counts g;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *o = open_memstream(&buf, &len);
@@ -530,14 +472,19 @@ char *api_metrics_text(struct api_server *s)
 			else
 				fprintf(o, "other\"} %llu\n", (unsigned long long)v);
 		}
-	api_guard_counts(&s->guard, &timeouts, &reclaimed);
-	api_metric(o, "counter", "fabroute_api_header_timeouts_total", "Connections closed because a "
-		   "request's headers did not arrive within api_header_timeout_s.", (double)timeouts);
+	api_guard_counts(&s->guard, &g);
+	api_metric(o, "counter", "fabroute_api_request_timeouts_total", "Connections closed because a "
+		   "request (headers and body) did not arrive within api_request_timeout_s.",
+		   (double)g.request_timeouts);
+	api_metric(o, "counter", "fabroute_api_send_timeouts_total", "Connections closed because the client "
+		   "did not take an answer within api_send_timeout_s.", (double)g.send_timeouts);
 	api_metric(o, "counter", "fabroute_api_connections_reclaimed_total", "Connections waiting for a "
-		   "request closed to make room for new ones near api_max_connections.", (double)reclaimed);
-	di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
-	api_metric(o, "gauge", "fabroute_api_connections", "HTTP connections open.",
-		   di ? (double)di->num_connections : 0);
+		   "request closed to make room for new ones (per client or near api_max_connections).",
+		   (double)g.reclaimed);
+	api_metric(o, "counter", "fabroute_api_connections_refused_total", "Connections refused at once: "
+		   "the client's connections were all being answered, or the server was full.",
+		   (double)g.refused);
+	api_metric(o, "gauge", "fabroute_api_connections", "HTTP connections open.", (double)g.open);
 	if (fclose(o)) {
 		free(buf);
 		return NULL;
@@ -569,20 +516,72 @@ static int bind_addr(const char *host, unsigned port, struct sockaddr_storage *s
 static void server_free(struct api_server *s)
 {
 	free(s->counts);
-	free(s->token);
-	pthread_mutex_destroy(&s->tok_mu);
-	pthread_mutex_destroy(&s->rl.mu);
-	pthread_mutex_destroy(&s->wrl.mu);
-	pthread_mutex_destroy(&s->url.mu);
+	free(s->cert);
+	free(s->key);
+	api_access_fini(&s->acc);
 	free(s);
+}
+
+/* The certificate and key files (PEM) into memory; 0, or -1 with @err. */
+static int load_tls(struct api_server *s, const struct api_opts *o, struct fab_err *err)
+{
+	size_t n;
+
+	if (!o->tls_cert || !o->tls_cert[0])
+		return 0;
+	if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+		fab_err_set(err, "tls_cert: this libmicrohttpd is built without TLS");
+		return -1;
+	}
+	if (fmt_read_file_max(o->tls_cert, 1u << 20, &s->cert, &n, err) ||
+	    fmt_read_file_max(o->tls_key, 1u << 20, &s->key, &n, err))
+		return -1;
+	s->tls = 1;
+	return 0;
+}
+
+static struct MHD_Daemon *start_mhd(struct api_server *s, const struct api_opts *o, struct sockaddr_storage *ss)
+{
+	unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME |
+			 (ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) | (s->tls ? MHD_USE_TLS : 0);
+
+	/*
+	 * poll(), not epoll: libmicrohttpd's epoll loop (0.9.75 and later)
+	 * calls epoll_wait() again, with the full timeout, whenever one call
+	 * returned its maximum of 128 events, although the connections it
+	 * just marked ready have not been served. A thread holding 128
+	 * connections that all became ready at once (keep-alive clients, a
+	 * burst of connections opened and closed) then sleeps until another
+	 * event or its 30 s timeout, and at the connection limit its listening
+	 * socket is out of the set, so nothing else wakes it. poll() serves
+	 * every ready connection on each turn.
+	 */
+	return MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, on_request, s,
+				MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
+				MHD_OPTION_THREAD_POOL_SIZE, o->io_threads,
+				MHD_OPTION_CONNECTION_LIMIT, o->max_connections,
+				MHD_OPTION_NOTIFY_CONNECTION, api_guard_notify, &s->guard,
+				MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+				MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+				MHD_OPTION_UNESCAPE_CALLBACK, api_unescape, s,
+				s->tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, s->cert,
+				MHD_OPTION_HTTPS_MEM_KEY, s->key,
+				MHD_OPTION_END);
 }
 
 struct api_server *api_start(const struct api_opts *o, const struct api_hooks *h, struct store *st,
 			     struct fab_err *err)
 {
 	struct api_server *s = calloc(1, sizeof(*s));
+	struct api_guard_opts go = { .request_timeout_s = o->request_timeout_s,
+				     .send_timeout_s = o->send_timeout_s,
+				     .max_connections = o->max_connections, .max_per_client = o->max_per_address };
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *di;
+	struct timespec ts;
 
 	if (!s || !(s->counts = calloc(api_nroutes + 1, sizeof(*s->counts)))) {
 		free(s);
@@ -593,55 +592,29 @@ struct api_server *api_start(const struct api_opts *o, const struct api_hooks *h
 	s->st = st;
 	s->max_body = o->max_body;
 	s->dashboard = o->dashboard;
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		s->start_s = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1e3;
-	}
-	s->rl.rate = o->rate_limit;
-	s->wrl.rate = s->url.rate = o->write_rate_limit;
-	pthread_mutex_init(&s->tok_mu, NULL);
-	pthread_mutex_init(&s->rl.mu, NULL);
-	pthread_mutex_init(&s->wrl.mu, NULL);
-	pthread_mutex_init(&s->url.mu, NULL);
-	if (bind_addr(o->host, o->port, &ss, err)) {
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->start_s = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1e3;
+	api_access_init(&s->acc, o->rate_limit, o->write_rate_limit);
+	if (bind_addr(o->host, o->port, &ss, err) || load_tls(s, o, err)) {
 		server_free(s);
 		return NULL;
 	}
-	if (api_guard_start(&s->guard, o->header_timeout_s, o->max_connections)) {
+	if (api_guard_start(&s->guard, &go)) {
 		fab_err_set(err, "cannot start the HTTP connection guard");
 		server_free(s);
 		return NULL;
 	}
-	/*
-	 * poll(), not epoll: libmicrohttpd's epoll loop (0.9.75 and later)
-	 * calls epoll_wait() again, with the full timeout, whenever one call
-	 * returned its maximum of 128 events, although the connections it
-	 * just marked ready have not been served. A worker holding 128
-	 * connections that all became ready at once (keep-alive clients, a
-	 * burst of connections opened and closed) then sleeps until another
-	 * event or its 30 s timeout, and at the connection limit its listening
-	 * socket is out of the set, so nothing else wakes it. poll() serves
-	 * every ready connection on each turn.
-	 */
-	s->mhd = MHD_start_daemon(MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
-				  (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-				  (uint16_t)o->port, NULL, NULL, on_request, s,
-				  MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
-				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				  MHD_OPTION_THREAD_POOL_SIZE, o->threads,
-				  MHD_OPTION_CONNECTION_LIMIT, o->max_connections,
-				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->max_per_address,
-				  MHD_OPTION_NOTIFY_CONNECTION, api_guard_notify, &s->guard,
-				  MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
-				  MHD_OPTION_CONNECTION_TIMEOUT, 30u,
-				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
-				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-				  MHD_OPTION_UNESCAPE_CALLBACK, api_unescape, s,
-				  MHD_OPTION_END);
-	if (!s->mhd) {
-		fab_err_set(err, "cannot listen on %s:%u (address in use or not available)", o->host, o->port);
+	if (api_pool_start(&s->pool, o->threads, o->client_queue)) {
+		fab_err_set(err, "cannot start the HTTP answer threads");
+		api_guard_stop(&s->guard);
+		server_free(s);
+		return NULL;
+	}
+	if (!(s->mhd = start_mhd(s, o, &ss))) {
+		fab_err_set(err, "cannot listen on %s:%u (address in use or not available%s)", o->host, o->port,
+			    s->tls ? ", or the TLS certificate and key do not load" : "");
+		api_pool_stop(&s->pool);
+		api_pool_free(&s->pool);
 		api_guard_stop(&s->guard);
 		server_free(s);
 		return NULL;
@@ -660,7 +633,9 @@ void api_stop(struct api_server *s)
 {
 	if (!s)
 		return;
+	api_pool_stop(&s->pool);	/* every suspended connection is resumed */
 	MHD_stop_daemon(s->mhd);
+	api_pool_free(&s->pool);
 	api_guard_stop(&s->guard);
 	server_free(s);
 }

@@ -7,13 +7,19 @@
  * The server knows the daemon only through struct api_hooks, so the same
  * server runs in the daemon and in tests.
  *
- * Limits: request bodies above max_body get 413; a client address above
- * rate_limit requests per second (write_rate_limit for POSTs) gets 429;
- * unknown query parameters get 400; POSTs need "Authorization: Bearer
- * TOKEN" (401 without it, 403 when no token is configured), checked before
- * the write rate is charged (requests without the token have their own
- * bucket). A client address holds at most max_per_address connections,
- * and a request's headers must arrive within header_timeout_s.
+ * Limits (doc/api.md, "Limits"): a client is an address, every loopback
+ * address one client. Request bodies above max_body get 413 before they
+ * are read, chunked ones 411; a client above rate_limit requests per
+ * second (write_rate_limit for POSTs) gets 429; unknown query parameters
+ * get 400; POSTs need "Authorization: Bearer TOKEN" (401 without it, 403
+ * when no token is configured), checked before the write rate is charged;
+ * with a read token, so do reads but health and readiness. A client holds
+ * at most max_per_address connections (one more closes its oldest idle
+ * one), a request must arrive whole within request_timeout_s and its
+ * answer be taken within send_timeout_s. Answers are computed by @threads
+ * threads, a client never holding more than half of them, with at most
+ * @client_queue of its requests admitted; the administrator's requests go
+ * first. Health and readiness are answered in the connections' threads.
  */
 #ifndef FABROUTE_API_SERVER_H
 #define FABROUTE_API_SERVER_H
@@ -60,14 +66,18 @@ struct api_hooks {
  * struct api_opts - where and how to serve
  * @host: numeric IPv4 or IPv6 address; @port: 0 picks a free port
  * @dashboard: serve the dashboard at / (else only the API)
+ * @threads: threads computing answers; @io_threads: reading and writing connections
+ * @tls_cert, @tls_key: PEM files; serve HTTPS when @tls_cert is set
  */
 struct api_opts {
 	const char *host;
 	unsigned port;
 	int dashboard;
-	unsigned threads, max_connections, max_per_address, max_body;
+	unsigned threads, io_threads, client_queue;
+	unsigned max_connections, max_per_address, max_body;
 	unsigned rate_limit, write_rate_limit;
-	unsigned header_timeout_s;
+	unsigned request_timeout_s, send_timeout_s;
+	const char *tls_cert, *tls_key;
 };
 
 struct api_server;
@@ -114,5 +124,10 @@ void api_label_value(FILE *o, const char *s);
 
 /** api_set_token() - the bearer token for POSTs; NULL refuses every POST (thread-safe). */
 int api_set_token(struct api_server *s, const char *token);
+/**
+ * api_set_read_token() - the bearer token reads need (the POST token is
+ * good for reads too); NULL: reads are open. Thread-safe.
+ */
+int api_set_read_token(struct api_server *s, const char *token);
 
 #endif

@@ -347,6 +347,37 @@ static void links_text(const json_t *links, const json_t *topo)
 	json_decref(routes);
 }
 
+/*
+ * Every link: GET /api/links page after page, into @links (its "links" the
+ * whole list), all from one epoch.
+ */
+static int get_links(struct client *c, struct client_resp *links)
+{
+	struct client_resp page = { 0 };
+	json_t *all;
+	char path[64];
+	int rc = client_get(c, "/api/links", 0, links);
+
+	while (rc == CLI_OK && json_is_true(json_object_get(links->json, "more"))) {
+		all = json_object_get(links->json, "links");
+		snprintf(path, sizeof(path), "/api/links?offset=%zu", json_array_size(all));
+		rc = client_get(c, path, 0, &page);
+		if (rc == CLI_OK && client_int(json_object_get(page.json, "epoch"), "seq") !=
+				    client_int(json_object_get(links->json, "epoch"), "seq")) {
+			cli_err("the routing changed while the links were read (epoch %lld, then %lld); run again",
+				client_int(json_object_get(links->json, "epoch"), "seq"),
+				client_int(json_object_get(page.json, "epoch"), "seq"));
+			rc = CLI_FAIL;
+		}
+		if (rc == CLI_OK) {
+			json_array_extend(all, json_object_get(page.json, "links"));
+			json_object_set(links->json, "more", json_object_get(page.json, "more"));
+		}
+		client_resp_free(&page);
+	}
+	return rc;
+}
+
 int cmd_links(int argc, char **argv)
 {
 	struct client_resp links = { 0 }, topo = { 0 };
@@ -356,7 +387,7 @@ int cmd_links(int argc, char **argv)
 
 	if (rc || c.help)
 		return client_done(&c, rc);
-	rc = client_get(&c, "/api/links", 0, &links);
+	rc = get_links(&c, &links);
 	if (rc == CLI_OK)
 		rc = client_get(&c, "/api/topology", 0, &topo);
 	if (rc == CLI_OK && client_int(json_object_get(links.json, "epoch"), "seq") !=

@@ -36,8 +36,8 @@ static int events_option(void *ctx, int opt, const char *arg)
 		o->since = arg;
 	else if (opt == CLIENT_OPT_TYPE)
 		o->type = arg;
-	else if (cli_parse_uint(arg, 10000, &v) || v == 0)
-		return cli_usage_err("events", "--limit '%s': expected an integer 1..10000", arg);
+	else if (cli_parse_uint(arg, 1000, &v) || v == 0)
+		return cli_usage_err("events", "--limit '%s': expected an integer 1..1000", arg);
 	else
 		o->limit = arg;
 	return CLI_OK;
@@ -55,7 +55,7 @@ static const struct client_cmd events_cmd = {
 		 "                       (2026-11-21T10:00:00Z)\n"
 		 "      --type T         only events of type T: trap, fault, reroute, error,\n"
 		 "                       engine, config or daemon\n"
-		 "      --limit N        the newest N events (1..10000, default 100)\n",
+		 "      --limit N        the newest N events (1..1000, default 100)\n",
 	.extra = events_longopts,
 	.option = events_option,
 };
@@ -103,8 +103,8 @@ static int snapshots_option(void *ctx, int opt, const char *arg)
 {
 	unsigned long long v;
 
-	if (cli_parse_uint(arg, 10000, &v) || v == 0)
-		return cli_usage_err("snapshots", "--limit '%s': expected an integer 1..10000", arg);
+	if (cli_parse_uint(arg, 1000, &v) || v == 0)
+		return cli_usage_err("snapshots", "--limit '%s': expected an integer 1..1000", arg);
 	*(const char **)ctx = arg;
 	return CLI_OK;
 }
@@ -120,7 +120,7 @@ static const struct client_cmd snapshots_cmd = {
 		 "first examples of each).\n"
 		 "\n"
 		 "Options:\n"
-		 "      --limit N  list at most N snapshots (1..10000, default 100)\n",
+		 "      --limit N  list at most N snapshots (1..1000, default 100)\n",
 	.max_args = 2,
 	.extra = snapshots_longopts,
 	.option = snapshots_option,

@@ -6,6 +6,8 @@
  * malloc'd copies; integers are checked against the key's range.
  */
 #include <ctype.h>
+#include <netdb.h>
+#include <pwd.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -13,9 +15,11 @@
 
 #include "api/server.h"
 #include "daemon/config.h"
+#include "daemon/engfiles.h"
 #include "svc/log.h"
 #include "engines/engine.h"
 #include "formats/formats.h"
+#include "gen/gen.h"
 
 enum cfg_type { CFG_STR, CFG_UINT };
 
@@ -45,6 +49,12 @@ static const struct cfg_key keys[] = {
 	  "engine options: ENG.K=V, or K=V for every engine of the chain that has K, separated by "
 	  "commas or blanks; a list keeps its commas (updn.roots=s1,s2); each value is checked "
 	  "against its type ('fabroute engines' lists them) and a bad one is refused by name" },
+	{ "engine_timeout_s", U(engine_timeout_s), "60", 0, 86400, 1, "S",
+	  "time each engine of the chain may take for one routing; one still running after it is "
+	  "stopped and the chain's next engine routes (0: no bound). SIGTERM stops an engine at once" },
+	{ "engine_memory_mb", U(engine_memory_mb), "2048", 0, 1048576, 1, "MB",
+	  "memory an engine may plan to use (the path-based ones tell beforehand; one that needs more "
+	  "does not apply and the chain's next engine routes; 0: no bound)" },
 	{ "publish_policy", S(publish_policy), "proven", 0, 0, 1, "proven|connected|any",
 	  "what a routing must be to be published and installed: proven (every pair connected, "
 	  "switches included, and deadlock-free), connected, or any; one that falls short lets the "
@@ -67,10 +77,17 @@ static const struct cfg_key keys[] = {
 	  "(OpenSM's fabroute-osm plugin, through socket)" },
 	{ "socket", S(socket), "/run/fabroute/osm.sock", 0, 0, 0, "PATH",
 	  "with source opensm: the unix socket the plugin connects to" },
+	{ "plugin_user", S(plugin_user), "root", 0, 0, 0, "USER",
+	  "with source opensm: the user OpenSM runs as (a name or a uid); the socket takes connections "
+	  "from it and from fabrouted's own user only (the peer's credentials), any other is closed at once" },
 	{ "topology", S(topology), "gen:ft648", 0, 0, 1, "FILE|gen:FAMILY[:K=V,...]",
 	  "topology file (ibnetdiscover or ibsim), or a generated fabric; re-read on SIGHUP" },
 	{ "topology_format", S(topology_format), "auto", 0, 0, 1, "auto|ibnetdiscover|ibsim|opensm-subnet",
 	  "format of the topology file" },
+	{ "engine_files_dir", S(engine_files_dir), SYSCONFDIR "/fabroute/engines", 0, 0, 1, "DIR",
+	  "the directory files named by engine options (dla.groups=FILE) must be in: a name relative "
+	  "to it, or a path inside it; only regular files, read when the configuration is loaded or a "
+	  "chain selected, at most 16 MiB and within 2 s each (empty: file options are refused)" },
 	{ "topology_strict", U(topology_strict), "0", 0, 1, 1, "0|1",
 	  "1: refuse a topology file with the diagnostic lines ibnetdiscover and its libraries "
 	  "print among the records (ibwarn: ...); 0: skip them, each logged as a warning with its "
@@ -87,6 +104,14 @@ static const struct cfg_key keys[] = {
 	{ "token_file", S(token_file), "", 0, 0, 1, "PATH",
 	  "file holding the bearer token for POST requests (refused when group or others may read "
 	  "or write it: chmod 600); empty: POSTs are refused" },
+	{ "read_token_file", S(read_token_file), "", 0, 0, 1, "PATH",
+	  "file holding the bearer token reads need (one word of 16 characters or more, chmod 600); "
+	  "/api/health, /api/ready and the dashboard's files stay open, and the token_file token is good "
+	  "for reads too. Empty: reads are open" },
+	{ "tls_cert", S(tls_cert), "", 0, 0, 0, "PATH",
+	  "PEM certificate (chain) to serve the API over HTTPS (with tls_key); empty: plain HTTP" },
+	{ "tls_key", S(tls_key), "", 0, 0, 0, "PATH",
+	  "PEM private key of tls_cert (chmod 600)" },
 	{ "lmc", U(lmc), "0", 0, 7, 1, "0-7", "LMC given to CA ports that get a new LID" },
 	{ "holddown_ms", U(holddown_ms), "50", 0, 60000, 1, "MS",
 	  "least time between two reroutes; changes within it are coalesced into one" },
@@ -94,16 +119,32 @@ static const struct cfg_key keys[] = {
 	  "snapshots kept in the database (the newest N)" },
 	{ "snapshot_max_age_days", U(snapshot_max_age_days), "90", 0, 36500, 1, "DAYS",
 	  "snapshots and events older than this are deleted (0: no age limit)" },
+	{ "events_keep", U(events_keep), "100000", 0, 100000000, 1, "N",
+	  "events kept in the database (the newest N; 0: no limit besides their age): a fault storm "
+	  "cannot grow the event history without bound" },
 	{ "log_level", S(log_level), "info", 0, 0, 1, "err|warning|notice|info|debug",
 	  "messages up to this level go to stderr" },
-	{ "api_threads", U(api_threads), "2", 1, 64, 0, "N", "HTTP worker threads" },
+	{ "api_threads", U(api_threads), "2", 1, 64, 0, "N",
+	  "threads computing the API's answers; a client never holds more than half of them" },
+	{ "api_io_threads", U(api_io_threads), "2", 1, 64, 0, "N",
+	  "threads reading and writing HTTP connections; they also answer /api/health and /api/ready "
+	  "at once" },
+	{ "api_client_queue", U(api_client_queue), "8", 1, 4096, 0, "N",
+	  "requests of one client admitted at a time (waiting for a thread, computed, or their "
+	  "answers being sent); one more gets 429. A client is an address; every loopback address "
+	  "is one client" },
 	{ "api_max_connections", U(api_max_connections), "256", 1, 65536, 0, "N",
 	  "concurrent HTTP connections; past seven eighths of them each new connection closes the "
-	  "one that has waited longest for its headers, so health checks always get in" },
+	  "one that has waited longest for a request, so health checks always get in" },
 	{ "api_max_connections_per_address", U(api_max_connections_per_address), "64", 0, 65536, 0, "N",
-	  "concurrent HTTP connections from one client address (0: no limit; more are closed at once)" },
-	{ "api_header_timeout_s", U(api_header_timeout_s), "10", 1, 3600, 0, "S",
-	  "time a client has to send a request's headers, from the connection's start or the last answer" },
+	  "concurrent HTTP connections of one client (every loopback address is one client; 0: no "
+	  "limit); one more closes the client's connection that has waited longest for a request, "
+	  "or is refused when all of them are being answered" },
+	{ "api_request_timeout_s", U(api_request_timeout_s), "10", 1, 3600, 0, "S",
+	  "time a client has to send a whole request, headers and body, from the connection's start "
+	  "or the last answer (api_header_timeout_s is an older name)" },
+	{ "api_send_timeout_s", U(api_send_timeout_s), "60", 1, 3600, 0, "S",
+	  "time a client has to take an answer" },
 	{ "api_max_body", U(api_max_body), "65536", 64, 16777216, 0, "BYTES",
 	  "largest request body (413 beyond)" },
 	{ "api_rate_limit", U(api_rate_limit), "0", 0, 10000000, 0, "N",
@@ -183,8 +224,16 @@ static unsigned *uint_at(struct config *c, const struct cfg_key *k)
 	return (unsigned *)((char *)c + k->off);
 }
 
+/* Older names of keys, still accepted. */
+static const char *const aliases[][2] = {
+	{ "api_header_timeout_s", "api_request_timeout_s" },
+};
+
 static const struct cfg_key *find_key(const char *key)
 {
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcmp(aliases[i][0], key) == 0)
+			key = aliases[i][1];
 	for (size_t i = 0; i < NKEYS; i++)
 		if (strcmp(keys[i].key, key) == 0)
 			return &keys[i];
@@ -380,10 +429,78 @@ int config_policy(const char *name)
 	return -1;
 }
 
+/* The listen address must be numeric: the server binds it as it is. */
+static int check_listen_host(const char *host, struct fab_err *err)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST, .ai_socktype = SOCK_STREAM }, *ai;
+
+	if (getaddrinfo(host, NULL, &hints, &ai)) {
+		fab_err_set(err, "listen: '%s' is not a numeric IPv4 or IPv6 address (write 127.0.0.1, not "
+			    "localhost)", host);
+		return -1;
+	}
+	freeaddrinfo(ai);
+	return 0;
+}
+
+/* "gen:FAMILY[:K=V,...]": a family and parameters the generator knows (values are checked when built). */
+static int check_topology(const char *t, struct fab_err *err)
+{
+	const struct gen_family *g;
+	char fam[64];
+	size_t n;
+
+	if (strncmp(t, "gen:", 4))
+		return 0;
+	t += 4;
+	n = strcspn(t, ":");
+	snprintf(fam, sizeof(fam), "%.*s", (int)n, t);
+	if (!(g = gen_family_find(fam))) {
+		fab_err_set(err, "topology: no generated family '%s' ('fabroute gen --list' lists them)", fam);
+		return -1;
+	}
+	for (t += n; *t; ) {
+		const struct gen_param *p = g->params;
+		size_t kl;
+
+		t++;
+		kl = strcspn(t, "=,");
+		while (p && p->name && (strlen(p->name) != kl || strncmp(p->name, t, kl)))
+			p++;
+		if (!p || !p->name) {
+			fab_err_set(err, "topology: family %s has no parameter '%.*s' ('fabroute gen --list')",
+				    fam, (int)kl, t);
+			return -1;
+		}
+		t += strcspn(t, ",");
+	}
+	return 0;
+}
+
+int config_uid(const char *user, uid_t *uid, struct fab_err *err)
+{
+	struct passwd *pw;
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(user, &end, 10);
+	if (isdigit((unsigned char)user[0]) && !*end && !errno && v < (unsigned long)(uid_t)-1) {
+		*uid = (uid_t)v;
+		return 0;
+	}
+	if ((pw = getpwnam(user))) {
+		*uid = pw->pw_uid;
+		return 0;
+	}
+	fab_err_set(err, "plugin_user: no user '%s' (give OpenSM's user, a name or a uid)", user);
+	return -1;
+}
+
 int config_check(const struct config *c, struct fab_err *err)
 {
-	struct eng_chain chain;
 	char host[256];
+	uid_t uid;
 	unsigned port, top;
 
 	if (strcmp(c->source, "file") != 0 && strcmp(c->source, "opensm") != 0) {
@@ -429,7 +546,14 @@ int config_check(const struct config *c, struct fab_err *err)
 	}
 	if (config_listen(c->listen, host, sizeof(host), &port, err))
 		return -1;
-	if (eng_chain_parse_str(&chain, c->engine, c->engine_options, err)) {
+	if (check_listen_host(host, err) || check_topology(c->topology, err) ||
+	    (!strcmp(c->source, "opensm") && config_uid(c->plugin_user, &uid, err)))
+		return -1;
+	if (!c->tls_cert[0] != !c->tls_key[0]) {
+		fab_err_set(err, "%s: set tls_cert and tls_key together", c->tls_cert[0] ? "tls_key" : "tls_cert");
+		return -1;
+	}
+	if (engf_check(c->engine_files_dir, c->engine, c->engine_options, err)) {
 		struct fab_err why = *err;
 
 		fab_err_set(err, "%s: %s", strncmp(why.msg, "no engine", 9) &&
@@ -437,7 +561,6 @@ int config_check(const struct config *c, struct fab_err *err)
 			    "engine_options" : "engine", why.msg);
 		return -1;
 	}
-	eng_chain_free(&chain);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "fabric/fabric.h"
 
@@ -30,28 +31,38 @@ enum cfg_origin { CFG_DEFAULT, CFG_FILE, CFG_FLAG };
 struct config {
 	char *engine;
 	char *engine_options;
+	unsigned engine_timeout_s;
+	unsigned engine_memory_mb;
 	char *publish_policy;
 	char *repair;
 	unsigned rebalance_delay_s;
 	unsigned rebalance_max_blocks;
 	char *source;
 	char *socket;
+	char *plugin_user;
 	char *topology;
 	char *topology_format;
+	char *engine_files_dir;
 	unsigned topology_strict;
 	char *node_name_map;
 	char *db;
 	char *listen;
 	char *token_file;
+	char *read_token_file;
+	char *tls_cert, *tls_key;
 	unsigned lmc;
 	unsigned holddown_ms;
 	unsigned snapshot_keep;
 	unsigned snapshot_max_age_days;
+	unsigned events_keep;
 	char *log_level;
 	unsigned api_threads;
+	unsigned api_io_threads;
+	unsigned api_client_queue;
 	unsigned api_max_connections;
 	unsigned api_max_connections_per_address;
-	unsigned api_header_timeout_s;
+	unsigned api_request_timeout_s;
+	unsigned api_send_timeout_s;
 	unsigned api_max_body;
 	unsigned api_rate_limit;
 	unsigned api_write_rate_limit;
@@ -74,7 +85,7 @@ struct config {
 	unsigned etcd_timeout_ms;
 	unsigned whatif_timeout_s;
 	unsigned whatif_memory_mb;
-	unsigned char origin[56];
+	unsigned char origin[72];
 };
 
 /** config_defaults() - every key at its default. 0, or -1 when out of memory. */
@@ -109,6 +120,9 @@ json_t *config_json(const struct config *c);
 void config_man(FILE *out);
 /** config_help() - the keys as `--help` lists them. */
 void config_help(FILE *out);
+
+/** config_uid() - @user (a name or a number) as a uid; 0, or -1 with @err. */
+int config_uid(const char *user, uid_t *uid, struct fab_err *err);
 
 /** config_policy() - publish_policy's value as an enum eng_policy; -1 if unknown. */
 int config_policy(const char *name);

@@ -24,10 +24,13 @@
 #include "engines/engine.h"
 #include "formats/formats.h"
 
-struct pipe_settings daemon_settings(const struct config *c, const char *chain, const char *options)
+struct pipe_settings daemon_settings(const struct config *c, const struct eng_files *files, const char *chain,
+				     const char *options)
 {
 	return (struct pipe_settings){
 		.chain = chain ? chain : c->engine, .options = options ? options : c->engine_options,
+		.files = files,
+		.budget = { .time_ms = c->engine_timeout_s * 1000u, .memory = (size_t)c->engine_memory_mb << 20 },
 		.lmc = c->lmc, .holddown_ms = c->holddown_ms, .keep = c->snapshot_keep,
 		.max_age_days = c->snapshot_max_age_days, .policy = config_policy(c->publish_policy),
 		.repair = !strcmp(c->repair, "ftdlr"), .rebalance_delay_s = c->rebalance_delay_s,
@@ -115,32 +118,31 @@ static void store_refused(struct daemon *d, const char *what, const struct fab_e
 		    "%s is not applied: it could not be stored (%s)", what, err->msg);
 }
 
-static int chain_ok(const char *chain, const char *options, struct fab_err *err)
-{
-	struct eng_chain c;
-
-	if (eng_chain_parse_str(&c, chain, options, err))
-		return -1;
-	eng_chain_free(&c);
-	return 0;
-}
-
 static int hook_engine(void *ud, const char *chain, const char *options, struct api_err *aerr)
 {
 	struct daemon *d = ud;
 	const char *kv[] = { "engine_chain", chain, "engine_options", options };
 	struct pipe_settings set;
 	struct fab_err err;
+	char *dir;
 	int rc;
 
 	if (standby_refuses(d, aerr))
 		return -1;
-	if (chain_ok(chain, options, &err)) {
+	pthread_mutex_lock(&d->cfg_mu);
+	dir = strdup(d->cfg.engine_files_dir);
+	pthread_mutex_unlock(&d->cfg_mu);
+	/* the chain checked and its option files read, before any lock and before it is stored */
+	if (!dir)
+		fab_err_set(&err, "out of memory");
+	rc = dir ? engf_prepare(d->files, dir, chain, options, &err) : -1;
+	free(dir);
+	if (rc) {
 		api_err_set(aerr, 400, "bad_parameter", "chain: %s", err.msg);
 		return -1;
 	}
 	pthread_mutex_lock(&d->cfg_mu);
-	set = daemon_settings(&d->cfg, chain, options);
+	set = daemon_settings(&d->cfg, &d->files_src, chain, options);
 	if (d->ha && ha_settings_put(d->ha, &set, &err)) {	/* replicated first: never lost */
 		pthread_mutex_unlock(&d->cfg_mu);
 		api_err_set(aerr, 503, "not_replicated", "the engine selection is not applied: the "
@@ -419,6 +421,10 @@ static char *hook_metrics(void *ud)
 		ha_metrics(o, d->ha);
 	api_osm_metrics(o, d->osm ? os.connected : -1, os.passes[SRCO_PASS_ROUTED], os.passes[SRCO_PASS_FALLBACK],
 			os.passes[SRCO_PASS_TIMEOUT], os.passes[SRCO_PASS_ERROR]);
+	if (d->osm)
+		api_metric(o, "counter", "fabroute_osm_connections_refused_total", "Connections to the plugin "
+			   "socket from users other than plugin_user and fabrouted's own, closed at once.",
+			   (double)os.refused);
 	pthread_mutex_lock(&d->cfg_mu);
 	if (api_link_mode_parse(d->cfg.metrics_link_routes, &top))
 		top = 0;

@@ -21,6 +21,7 @@
 
 #include "api/server.h"
 #include "daemon/config.h"
+#include "daemon/engfiles.h"
 #include "daemon/fastrepair.h"
 #include "daemon/ha.h"
 #include "svc/epoch.h"
@@ -43,9 +44,11 @@ struct daemon {
 	pthread_mutex_t cfg_mu;
 	pthread_mutex_t fault_mu;	/* a fault is applied and stored (or undone) under it */
 	struct loop_timer *store_timer;	/* probes the store while it refuses writes */
-	struct {			/* SIGHUP: the topology is read in @thread, it may block */
+	struct {			/* SIGHUP: the topology and option files are read in @thread, it may block */
 		pthread_t thread;
 		int running, fd;
+		int api_chain;		/* the chain selected through the API stays in force */
+		int failed;		/* @err says why the reload is refused */
 		struct config cfg;
 		struct fabric *f;
 		struct fab_err err;
@@ -60,6 +63,9 @@ struct daemon {
 	struct srco *osm;	/* source opensm */
 	struct readback *rb;	/* LFT read-back, with source opensm */
 	struct fastrep *fr;	/* the fast repair, with source opensm */
+	struct engf *files;	/* the engine option files read beforehand */
+	struct eng_files files_src;	/* the pipeline's parsing reads them from @files */
+	int forget_engine;	/* --forget-engine: drop the chain selected through the API */
 	struct ha *ha;		/* the SM nodes' replication, with replication = etcd */
 	struct epoch_slot slot;
 	struct pipeline *pipe;
@@ -76,8 +82,25 @@ struct daemon {
 /** daemon_hooks() - the API's hooks into @d. */
 struct api_hooks daemon_hooks(struct daemon *d);
 
-/** daemon_settings() - the pipeline settings in @c, with @chain/@options overriding when not NULL. */
-struct pipe_settings daemon_settings(const struct config *c, const char *chain, const char *options);
+/**
+ * daemon_settings() - the pipeline settings in @c, with @chain/@options
+ * overriding when not NULL, file options from @files
+ */
+struct pipe_settings daemon_settings(const struct config *c, const struct eng_files *files, const char *chain,
+				     const char *options);
+
+/* daemon/check.c */
+
+/** daemon_tokens_check() - the token files of @c can be read and are good. 0, or -1 with @err. */
+int daemon_tokens_check(const struct config *c, struct fab_err *err);
+/**
+ * daemon_files_prepare() - read the option files of @c's chain and, with
+ * @api_chain, of the chain selected through the API (stored) into
+ * @d->files. 0, or -1 with @err saying what cannot be read and what to do.
+ */
+int daemon_files_prepare(struct daemon *d, const struct config *c, int api_chain, struct fab_err *err);
+/** daemon_check_mode() - `fabrouted -n`'s checks beyond the configuration's own. 0, or -1 with @err. */
+int daemon_check_mode(const struct config *c, struct fab_err *err);
 
 /**
  * daemon_store_json() - the store's health: {"ok", "disk_full", "errors",

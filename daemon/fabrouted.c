@@ -13,12 +13,14 @@
  * that could not be stored is published and stored anew.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
@@ -29,7 +31,7 @@ enum { EXIT_USAGE = 2, EXIT_CONFIG = 3 };
 
 static void usage(FILE *out)
 {
-	fputs("Usage: fabrouted [-c FILE] [--KEY VALUE ...]\n"
+	fputs("Usage: fabrouted [-c FILE] [--forget-engine] [--KEY VALUE ...]\n"
 	      "       fabrouted -n [-c FILE] [--KEY VALUE ...]\n"
 	      "\n"
 	      "The fabroute routing daemon: routes the fabric with an engine chain, proves\n"
@@ -38,8 +40,12 @@ static void usage(FILE *out)
 	      "\n"
 	      "  -c, --config FILE   configuration file (the unit uses " CONFIG_DEFAULT_PATH ");\n"
 	      "                      without it, the defaults and the flags below\n"
-	      "  -n, --check         check the configuration (and read the token file), print\n"
-	      "                      its canonical form, exit\n"
+	      "  -n, --check         check the configuration: the token files, the files engine\n"
+	      "                      options name, a generated topology, the chain selected\n"
+	      "                      through the API that the database holds; print its\n"
+	      "                      canonical form, exit\n"
+	      "      --forget-engine drop the chain selected through the API (POST /api/engine)\n"
+	      "                      and route with the configuration's\n"
 	      "  -h, --help          show this help\n"
 	      "  -V, --version       show the version\n"
 	      "\n"
@@ -47,8 +53,9 @@ static void usage(FILE *out)
 	config_help(out);
 	fputs("\nSignals: SIGHUP reloads the file (a bad file keeps the old configuration),\n"
 	      "SIGTERM and SIGINT stop cleanly.\n"
-	      "Exit status: 0 stopped cleanly; 1 could not start (database, address);\n"
-	      "2 bad command line; 3 bad configuration.\n", out);
+	      "Exit status: 0 stopped cleanly; 1 could not start (database, address, the\n"
+	      "chain selected through the API); 2 bad command line; 3 bad configuration\n"
+	      "(token or option files included).\n", out);
 }
 
 /* --- command line and configuration --------------------------------------- */
@@ -94,6 +101,10 @@ static int parse_args(struct daemon *d, int argc, char **argv, int *check, int *
 		}
 		if (!strcmp(a, "-n") || !strcmp(a, "--check")) {
 			*check = 1;
+			continue;
+		}
+		if (!strcmp(a, "--forget-engine")) {
+			d->forget_engine = 1;
 			continue;
 		}
 		if (!strcmp(a, "-c") || !strcmp(a, "--config")) {
@@ -168,15 +179,21 @@ static void ask_sweep(void *ud)
 		log_info("rebalance: no routing pass asked of OpenSM: %s", err.msg);
 }
 
+/* The administrator's token and the read token into the API; 0, or -1 with @err (none changed). */
 static int apply_token(struct daemon *d, const struct config *c, struct fab_err *err)
 {
-	char *tok = NULL;
+	char *tok = NULL, *rtok = NULL;
 	int rc;
 
 	if (c->token_file[0] && !(tok = daemon_read_token(c->token_file, err)))
 		return -1;
-	rc = api_set_token(d->api, tok);
+	if (c->read_token_file[0] && !(rtok = daemon_read_token(c->read_token_file, err))) {
+		free(tok);
+		return -1;
+	}
+	rc = api_set_token(d->api, tok) || api_set_read_token(d->api, rtok);
 	free(tok);
+	free(rtok);
 	if (rc)
 		fab_err_set(err, "out of memory");
 	return rc;
@@ -198,7 +215,7 @@ static struct pipe_settings effective_settings(struct daemon *d, const struct co
 		log_err("%s", err.msg);
 	if (*chain && !*opts)
 		*opts = strdup("");
-	return daemon_settings(c, *chain, *chain ? *opts : NULL);
+	return daemon_settings(c, &d->files_src, *chain, *chain ? *opts : NULL);
 }
 
 static void reload_refused(struct daemon *d, struct config *c, const struct fab_err *err)
@@ -221,8 +238,9 @@ static void reload_apply(struct daemon *d, struct config c, int src_changed)
 	if (restart[0])
 		log_warn("reload: %s changed; that takes effect after a restart", restart);
 	log_set_level(log_level_parse(c.log_level));
+	store_events_keep(d->st, c.events_keep);
 	if (apply_token(d, &c, &err))
-		log_err("reload: %s; POST requests keep the old token", err.msg);
+		log_err("reload: %s; the API keeps the old tokens", err.msg);
 	if (strcmp(c.engine, d->cfg.engine) || strcmp(c.engine_options, d->cfg.engine_options)) {
 		/* the file's engine changed: it wins over an earlier selection through the API */
 		if (store_setting_set(d->st, "engine_chain", c.engine, &err) ||
@@ -248,6 +266,7 @@ static void reload_apply(struct daemon *d, struct config c, int src_changed)
 	sd_notify(0, "READY=1");
 }
 
+/* The reload's slow half, in a thread: the topology (with the file source), the option files. */
 static void *reload_main(void *arg)
 {
 	struct daemon *d = arg;
@@ -255,7 +274,15 @@ static void *reload_main(void *arg)
 				 d->rl.cfg.node_name_map, (int)d->rl.cfg.topology_strict };
 	uint64_t one = 1;
 
-	d->rl.f = srcf_load(&in, &d->rl.err);
+	d->rl.failed = 0;
+	if (d->src && !(d->rl.f = srcf_load(&in, &d->rl.err)))
+		d->rl.failed = 1;
+	else if (daemon_files_prepare(d, &d->rl.cfg, d->rl.api_chain, &d->rl.err))
+		d->rl.failed = 1;
+	if (d->rl.failed) {
+		fab_free(d->rl.f);
+		d->rl.f = NULL;
+	}
 	if (write(d->rl.fd, &one, sizeof(one)) < 0)
 		log_err("reload: cannot wake the loop: %s", strerror(errno));
 	return NULL;
@@ -271,10 +298,10 @@ static void on_reloaded(struct loop *l, int fd, void *ud)
 		return;
 	pthread_join(d->rl.thread, NULL);
 	d->rl.running = 0;
-	if (!d->rl.f)
+	if (d->rl.failed)
 		reload_refused(d, &d->rl.cfg, &d->rl.err);
 	else
-		reload_apply(d, d->rl.cfg, srcf_replace(d->src, d->rl.f));
+		reload_apply(d, d->rl.cfg, d->src ? srcf_replace(d->src, d->rl.f) : 0);
 	d->rl.f = NULL;
 }
 
@@ -285,8 +312,8 @@ static void reload(struct daemon *d)
 	struct config c;
 
 	if (d->rl.running) {
-		log_warn("reload: the previous reload is still reading %s; this one is ignored",
-			 d->rl.cfg.topology);
+		log_warn("reload: the previous reload is still reading %s or the option files; this one is "
+			 "ignored", d->rl.cfg.topology);
 		return;
 	}
 	sd_notify(0, "RELOADING=1");
@@ -294,16 +321,14 @@ static void reload(struct daemon *d)
 		reload_refused(d, &c, &err);
 		return;
 	}
-	if (!d->src) {
-		reload_apply(d, c, 0);
-		return;
-	}
 	d->rl.cfg = c;
 	d->rl.err = (struct fab_err){ { 0 } };
+	/* a changed engine in the file wins over the chain selected through the API (reload_apply()) */
+	d->rl.api_chain = !strcmp(c.engine, d->cfg.engine) && !strcmp(c.engine_options, d->cfg.engine_options);
 	d->rl.running = 1;
 	if (pthread_create(&d->rl.thread, NULL, reload_main, d)) {
 		d->rl.running = 0;
-		fab_err_set(&err, "cannot start a thread to read the topology");
+		fab_err_set(&err, "cannot start a thread to read the topology and option files");
 		reload_refused(d, &d->rl.cfg, &err);
 	}
 }
@@ -410,15 +435,28 @@ static int open_source(struct daemon *d, struct fab_err *err)
 	return 0;
 }
 
+/* Listening beyond loopback: say what is open to the network. */
+static void warn_exposed(const struct config *c, const char *host)
+{
+	if (!strncmp(host, "127.", 4) || !strcmp(host, "::1"))
+		return;
+	if (!c->tls_cert[0] || !c->read_token_file[0])
+		log_warn("the API listens on %s, reachable from other hosts:%s%s (doc/deploy.md)", host,
+			 c->tls_cert[0] ? "" : " plain HTTP, the token travels in clear (tls_cert, tls_key);",
+			 c->read_token_file[0] ? "" : " reads need no token (read_token_file)");
+}
+
 static int start_api(struct daemon *d, struct fab_err *err)
 {
 	struct api_hooks hooks = daemon_hooks(d);
 	struct api_opts o = {
-		.threads = d->cfg.api_threads, .max_connections = d->cfg.api_max_connections,
+		.threads = d->cfg.api_threads, .io_threads = d->cfg.api_io_threads,
+		.client_queue = d->cfg.api_client_queue, .max_connections = d->cfg.api_max_connections,
 		.max_per_address = d->cfg.api_max_connections_per_address,
 		.max_body = d->cfg.api_max_body, .rate_limit = d->cfg.api_rate_limit,
 		.write_rate_limit = d->cfg.api_write_rate_limit, .dashboard = (int)d->cfg.dashboard,
-		.header_timeout_s = d->cfg.api_header_timeout_s,
+		.request_timeout_s = d->cfg.api_request_timeout_s, .send_timeout_s = d->cfg.api_send_timeout_s,
+		.tls_cert = d->cfg.tls_cert, .tls_key = d->cfg.tls_key,
 	};
 	char host[256];
 
@@ -428,8 +466,9 @@ static int start_api(struct daemon *d, struct fab_err *err)
 	d->api = api_start(&o, &hooks, d->st, err);
 	if (!d->api || apply_token(d, &d->cfg, err))
 		return -1;
-	log_notice("API listening on http://%s%s%s:%u", strchr(host, ':') ? "[" : "", host,
-		   strchr(host, ':') ? "]" : "", api_port(d->api));
+	log_notice("API listening on http%s://%s%s%s:%u", d->cfg.tls_cert[0] ? "s" : "", strchr(host, ':') ? "[" : "",
+		   host, strchr(host, ':') ? "]" : "", api_port(d->api));
+	warn_exposed(&d->cfg, host);
 	return 0;
 }
 
@@ -449,6 +488,8 @@ static void on_osm_event(void *ud, const char *event, const json_t *msg)
 {
 	struct daemon *d = ud;
 
+	if (!strcmp(event, "pass_result"))
+		pipe_installed(d->pipe, installed(msg), installed(msg) != 0);	/* published or dropped */
 	if (!strcmp(event, "trap") && d->fr)
 		fr_trap(d->fr, (unsigned)json_integer_value(json_object_get(msg, "trap")),
 			(unsigned)json_integer_value(json_object_get(msg, "lid")));
@@ -457,6 +498,29 @@ static void on_osm_event(void *ud, const char *event, const json_t *msg)
 	else if (!strcmp(event, "state_change") && d->ha)
 		ha_sm_state(d->ha, json_string_value(json_object_get(msg, "state")) ?: "unknown");
 	rb_osm_event(d->rb, event);
+}
+
+/* An answer OpenSM did not install: the read-back takes what it installed instead. */
+static void on_dropped(void *ud, struct epoch *e)
+{
+	struct daemon *d = ud;
+
+	rb_fallback(d->rb, e);
+}
+
+/* The read-back's tables of OpenSM's own engine: the current epoch. */
+static void on_fallback(void *ud, struct fabric *f, struct rt_routing *r)
+{
+	struct daemon *d = ud;
+	struct fab_err err = { { 0 } };
+	struct epoch *e = pipe_adopt(d->pipe, f, r, &err);
+
+	if (e)
+		log_notice("epoch %llu: OpenSM's own engine's tables, as read back, are current",
+			   (unsigned long long)e->seq);
+	else
+		log_err("OpenSM's own engine's tables not published: %s", err.msg);
+	epoch_unref(e);
 }
 
 /* The fast repair, with source opensm and repair = ftdlr unless fast_repair = 0. */
@@ -485,12 +549,17 @@ static int start_osm(struct daemon *d, struct fab_err *err)
 		.interval_s = d->cfg.readback_interval_s, .timeout_ms = d->cfg.readback_timeout_ms,
 		.retries = d->cfg.readback_retries, .rate = d->cfg.readback_rate,
 	};
+	uid_t uid;
 
+	if (config_uid(d->cfg.plugin_user, &uid, err))
+		return -1;
 	if (d->cfg.readback && !(d->rb = rb_start(&o, &d->slot, err)))
 		return -1;
+	rb_set_fallback_cb(d->rb, on_fallback, d);
+	pipe_set_dropped_cb(d->pipe, on_dropped, d);
 	if (start_fast_repair(d, err))
 		return -1;
-	d->osm = srco_open(d->cfg.socket, d->pipe, d->st, on_osm_event, d, err);
+	d->osm = srco_open(d->cfg.socket, uid, d->pipe, d->st, on_osm_event, d, err);
 	return d->osm && !srco_set_names(d->osm, d->cfg.node_name_map, err) ? 0 : -1;
 }
 
@@ -519,6 +588,18 @@ static int start_watchdog(struct daemon *d)
 	return 0;
 }
 
+/* --forget-engine: the chain selected through the API goes; the configuration's routes. */
+static int forget_engine(struct daemon *d, struct fab_err *err)
+{
+	if (!d->forget_engine)
+		return 0;
+	if (store_setting_set(d->st, "engine_chain", NULL, err) ||
+	    store_setting_set(d->st, "engine_options", NULL, err))
+		return -1;
+	log_notice("the engine chain selected through the API is forgotten: '%s' routes", d->cfg.engine);
+	return 0;
+}
+
 /* With replication = etcd: this node's part of the SM nodes' replication (daemon/ha.h). */
 static int start_ha(struct daemon *d, struct fab_err *err)
 {
@@ -526,16 +607,16 @@ static int start_ha(struct daemon *d, struct fab_err *err)
 	struct ha_opts o = {
 		.endpoints = d->cfg.etcd_endpoints, .prefix = d->cfg.etcd_prefix,
 		.node = d->cfg.node_name, .api_url = url, .timeout_ms = d->cfg.etcd_timeout_ms,
-		.settings = daemon_settings(&d->cfg, NULL, NULL),	/* this node's configuration */
+		.settings = daemon_settings(&d->cfg, &d->files_src, NULL, NULL),	/* this node's configuration */
 	};
 
 	if (strcmp(d->cfg.replication, "etcd"))
 		return 0;
 	if (!o.node[0] && gethostname(host, sizeof(host) - 1) == 0)
 		o.node = host;
-	snprintf(url, sizeof(url), "http://%s:%u", d->cfg.listen, api_port(d->api));
+	snprintf(url, sizeof(url), "http%s://%s:%u", d->cfg.tls_cert[0] ? "s" : "", d->cfg.listen, api_port(d->api));
 	if ((strrchr(d->cfg.listen, ':')))
-		snprintf(url, sizeof(url), "http://%.*s:%u",
+		snprintf(url, sizeof(url), "http%s://%.*s:%u", d->cfg.tls_cert[0] ? "s" : "",
 			 (int)(strrchr(d->cfg.listen, ':') - d->cfg.listen), d->cfg.listen, api_port(d->api));
 	d->ha = ha_start(&o, d->pipe, &d->slot, d->st, err);
 	return d->ha ? 0 : -1;
@@ -573,8 +654,10 @@ static int start(struct daemon *d, struct fab_err *err)
 	d->start_ms = loop_now_ms();
 	d->sig_fd = -1;
 	epoch_slot_init(&d->slot);
-	if (!(d->st = store_open(d->cfg.db, err)) || open_source(d, err))
+	if (!(d->st = store_open(d->cfg.db, err)) || forget_engine(d, err) ||
+	    daemon_files_prepare(d, &d->cfg, 1, err) || open_source(d, err))
 		return -1;
+	store_events_keep(d->st, d->cfg.events_keep);
 	if (!(d->loop = loop_new()) || start_signals(d) || start_watchdog(d)) {
 		fab_err_set(err, "cannot set up the event loop: %s", strerror(errno));
 		return -1;
@@ -639,6 +722,7 @@ static void stop(struct daemon *d)
 	api_warmer_stop(d->warm);
 	epoch_slot_fini(&d->slot);
 	srcf_free(d->src);
+	engf_free(d->files);
 	if (d->st)
 		pipe_event(d->st, "daemon", NULL, "fabrouted stopped");
 	store_close(d->st);
@@ -675,20 +759,34 @@ int main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	if (check) {
-		char *tok = NULL;
-
-		if (d.cfg.token_file[0] && !(tok = daemon_read_token(d.cfg.token_file, &err))) {
-			fprintf(stderr, "fabrouted: token_file: %s\n", err.msg);
-			config_free(&d.cfg);
-			return EXIT_CONFIG;
-		}
-		free(tok);
-		config_write(stdout, &d.cfg);
+		rc = daemon_check_mode(&d.cfg, &err);
+		if (rc)
+			fprintf(stderr, "fabrouted: %s\n", err.msg);
+		else
+			config_write(stdout, &d.cfg);
 		config_free(&d.cfg);
-		return 0;
+		return rc ? EXIT_CONFIG : 0;
 	}
+	umask(077);	/* the database and its journal are the daemon's alone, as under systemd */
 	log_set_level(log_level_parse(d.cfg.log_level));
+	d.files = engf_new();
+	d.files_src = engf_source(d.files);
+	/* before anything is created: a bad token or option file is a configuration error */
+	if (!d.files || daemon_tokens_check(&d.cfg, &err) ||
+	    daemon_files_prepare(&d, &d.cfg, 0, &err)) {
+		log_err("%s", d.files ? err.msg : "out of memory");
+		engf_free(d.files);
+		config_free(&d.cfg);
+		return EXIT_CONFIG;
+	}
 	json_object_seed(0);	/* before any thread: jansson seeds its hash tables once, unlocked */
+	/*
+	 * Large answers (an LFT dump, a topology) are mapped and unmapped: with
+	 * glibc's sliding threshold they would come from the threads' arenas,
+	 * which keep what was freed, and a burst of large answers would stay in
+	 * the resident size.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	rc = start(&d, &err);
 	if (rc) {
 		log_err("cannot start: %s", err.msg);

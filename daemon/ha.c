@@ -234,8 +234,8 @@ static void *writer_main(void *arg)
 
 void ha_published(struct ha *h, const struct epoch *e)
 {
-	if (!e)
-		return;
+	if (!e || !strcmp(e->kind, "fallback"))
+		return;	/* OpenSM's own engine's tables: no standby can compute them */
 	pthread_mutex_lock(&h->mu);
 	if (h->role == HA_MASTER) {
 		epoch_unref(h->pending);

@@ -76,7 +76,7 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 {
 	struct eng_chain c;
 	struct eng_req req = { .fabric = f, .chain = &c, .mode = mode, .eval = &eval_opts,
-			       .policy = (enum eng_policy)j->set.policy };
+			       .policy = (enum eng_policy)j->set.policy, .budget = j->set.budget };
 	struct epoch *cur = mode == ENG_MODE_REPAIR ? epoch_slot_get(p->slot) : NULL;
 	struct eng_since since;
 	struct fab_lid_pin *pins = NULL;
@@ -103,7 +103,8 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 		req.lmc = j->set.lmc;
 		req.lmc_budget = FAB_LMC_MAX;
 	}
-	rc = eng_chain_parse_str(&c, chain, options, err) ? ENG_ERROR : ENG_OK;
+	req.budget.cancel = &p->cancel;
+	rc = eng_chain_parse_files(&c, chain, options, j->set.files, err) ? ENG_ERROR : ENG_OK;
 	if (rc == ENG_OK) {
 		rc = eng_run(&req, res, err);
 		eng_chain_free(&c);
@@ -222,6 +223,38 @@ out:
 	return e;
 }
 
+/*
+ * OpenSM's own engine's tables for @f (taken), read back from the switches:
+ * an epoch evaluated with the same options as any, whatever it shows.
+ */
+static struct epoch *adopt(struct job *j, struct fabric *f, struct fab_err *err)
+{
+	struct epoch *e = epoch_new();
+	double t0 = loop_now_fms();
+
+	if (!e) {
+		fab_free(f);
+		fab_err_set(err, "out of memory");
+		return NULL;
+	}
+	e->fabric = f;
+	e->routing = j->routing;
+	j->routing = NULL;
+	e->opts = eval_opts;
+	if (an_evaluate(f, e->routing, &eval_opts, &e->report, err)) {
+		epoch_unref(e);
+		return NULL;
+	}
+	e->eval_ms = loop_now_fms() - t0;
+	e->topo_hash = fab_topology_hash(f);
+	snprintf(e->chain, sizeof(e->chain), "%s", j->set.chain);
+	snprintf(e->engine, sizeof(e->engine), "opensm");
+	e->engine_log = strdup("OpenSM's own engine routed the pass: its tables, read back from "
+			       "the switches");
+	j->kind = JOB_FALLBACK;
+	return e;
+}
+
 /* --- publication ------------------------------------------------------------ */
 
 /*
@@ -327,6 +360,9 @@ static void move_base(struct pipeline *p, struct epoch *e, const struct job *j)
 	if (j->kind == JOB_REPAIR) {
 		p->base.repaired = j->diff.blocks > 0;	/* every fault recovered: the base again */
 		arm = p->base.repaired ? 1 : -1;
+	} else if (j->kind == JOB_FALLBACK) {	/* not the chain's: nothing to repair or give it */
+		epoch_unref(p->base.epoch);
+		p->base = (struct pipe_base){ NULL, 0 };
 	} else {
 		epoch_unref(p->base.epoch);
 		p->base.epoch = epoch_ref(e);
@@ -343,8 +379,12 @@ static void record(struct pipeline *p, const struct epoch *e, const struct job *
 {
 	unsigned long long seq = (unsigned long long)e->seq;
 
-	pipe_event(p->st, "reroute", summary, "epoch %llu: %s %s (%s)", seq, e->engine,
-		   j->kind == JOB_REPAIR ? "repaired" : "routed", e->reason);
+	if (j->kind == JOB_FALLBACK)
+		pipe_event(p->st, "reroute", summary, "epoch %llu: OpenSM's own engine routed the pass "
+			   "(fallback), its tables read back from the switches", seq);
+	else
+		pipe_event(p->st, "reroute", summary, "epoch %llu: %s %s (%s)", seq, e->engine,
+			   j->kind == JOB_REPAIR ? "repaired" : "routed", e->reason);
 	if (j->kind == JOB_REPAIR)
 		pipe_event(p->st, "repair", repair_json(&j->diff, e, latency),
 			   "epoch %llu: local repair, %llu LFT entries in %u blocks on %u switches "
@@ -368,7 +408,7 @@ static void record(struct pipeline *p, const struct epoch *e, const struct job *
  */
 static void set_kind(struct pipeline *p, struct epoch *e, const struct job *j)
 {
-	static const char *const kinds[] = { "full", "repair", "rebalance", "full" };
+	static const char *const kinds[] = { "full", "repair", "rebalance", "full", "fallback" };
 
 	snprintf(e->kind, sizeof(e->kind), "%s", kinds[j->kind]);
 	e->base_seq = j->kind == JOB_REPAIR && p->base.epoch ? p->base.epoch->seq : 0;
@@ -408,31 +448,14 @@ static struct fabric *job_fabric(struct pipeline *p, struct job *j, struct fab_e
 	return f;
 }
 
-struct epoch *job_run(struct pipeline *p, struct job *j, struct fab_err *errp)
+/* Publish @e, the routing @j made: count, store, record, move the base. 0, or -1 with @err. */
+static int job_publish(struct pipeline *p, struct job *j, struct epoch *e, struct fab_err *err)
 {
-	struct fab_err err = { { 0 } };
-	struct fabric *f;
-	struct epoch *e = NULL;
 	json_t *summary;
 	double latency;
 
-	if (j->drop_base) {
-		epoch_unref(p->base.epoch);
-		p->base = (struct pipe_base){ NULL, 0 };
-	}
-	if (!(f = job_fabric(p, j, &err)))
-		goto fail;
-	e = make_routing(p, j, f, &err);
-	fab_free(f);
-	if (!e)
-		goto fail;
-	if (j->kind == JOB_KEEP) {
-		epoch_unref(e);
-		return keep_repair(p, j);
-	}
-	set_kind(p, e, j);
-	if (publish(p, e, j->kind == JOB_REBALANCE ? "rebalance" : j->reason, &err))
-		goto fail;
+	if (publish(p, e, j->kind == JOB_REBALANCE ? "rebalance" : j->reason, err))
+		return -1;
 	answer_sync(p, j, e);	/* OpenSM waits: answer before storing */
 	latency = loop_now_fms() - j->first_change_ms;
 	account(p, 1, latency);
@@ -445,6 +468,100 @@ struct epoch *job_run(struct pipeline *p, struct job *j, struct fab_err *errp)
 	store_epoch(p, e, j, summary);
 	record(p, e, j, summary, latency);
 	move_base(p, e, j);
+	return 0;
+}
+
+/* --- OpenSM's answers, published once installed ------------------------------ */
+
+void job_held_free(struct pipeline *p)
+{
+	epoch_unref(p->held.e);
+	p->held.e = NULL;
+	job_free(&p->held.j);
+}
+
+/*
+ * Answer OpenSM with @e under a number of its own, and hold it: OpenSM
+ * installs it only if the answer came in time and passed its checks, and
+ * says so (job_settle()). An answer held before and never confirmed was
+ * not installed: it goes.
+ */
+static int hold(struct pipeline *p, struct job *j, struct epoch *e, struct fab_err *err)
+{
+	int64_t seq = store_seq_next(p->st, err);
+
+	if (seq < 0)
+		return -1;
+	e->seq = (uint64_t)seq;
+	if (p->held.e) {
+		log_warn("epoch %llu dropped: OpenSM never said it installed it",
+			 (unsigned long long)p->held.e->seq);
+		job_held_free(p);
+	}
+	j->sync = 0;
+	p->held.e = epoch_ref(e);
+	p->held.j = *j;
+	memset(j, 0, sizeof(*j));
+	pthread_mutex_lock(&p->mu);
+	job_answer_sync(p, epoch_ref(e), err);
+	pthread_mutex_unlock(&p->mu);
+	return 0;
+}
+
+void job_settle(struct pipeline *p, uint64_t seq, int installed)
+{
+	struct fab_err err = { { 0 } };
+	struct epoch *e = p->held.e;
+
+	if (!e || (seq && seq != e->seq) || (installed && !seq))
+		return;	/* no answer waits, or OpenSM speaks of another epoch */
+	if (!installed) {
+		struct epoch *cur = epoch_slot_get(p->slot);
+
+		log_warn("epoch %llu not installed: OpenSM routed the pass with its own engine; "
+			 "the current epoch stays %llu", (unsigned long long)e->seq,
+			 (unsigned long long)(cur ? cur->seq : 0));
+		pipe_event(p->st, "error", json_pack("{s:I}", "epoch", (json_int_t)e->seq),
+			   "epoch %llu not installed: OpenSM routed the pass with its own engine "
+			   "(fabrouted's answer was late or refused)", (unsigned long long)e->seq);
+		epoch_unref(cur);
+		if (p->dropped)
+			p->dropped(p->dropped_ud, e);
+	} else if (job_publish(p, &p->held.j, e, &err)) {
+		log_err("epoch %llu installed by OpenSM but not published: %s",
+			(unsigned long long)e->seq, err.msg);
+	}
+	job_held_free(p);
+}
+
+struct epoch *job_run(struct pipeline *p, struct job *j, struct fab_err *errp)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f;
+	struct epoch *e = NULL;
+
+	if (j->drop_base) {
+		epoch_unref(p->base.epoch);
+		p->base = (struct pipe_base){ NULL, 0 };
+	}
+	if (!(f = job_fabric(p, j, &err)))
+		goto fail;
+	if (j->routing) {
+		e = adopt(j, f, &err);	/* takes @f */
+		f = NULL;
+	} else {
+		e = make_routing(p, j, f, &err);
+	}
+	fab_free(f);
+	if (!e)
+		goto fail;
+	if (j->kind == JOB_KEEP) {
+		epoch_unref(e);
+		return keep_repair(p, j);
+	}
+	set_kind(p, e, j);
+	if (j->hold ? hold(p, j, e, &err) : job_publish(p, j, e, &err))
+		goto fail;
 	return e;
 fail:
 	epoch_unref(e);
@@ -465,6 +582,7 @@ void job_free(struct job *j)
 	free((char *)j->set.chain);
 	free((char *)j->set.options);
 	fab_free(j->fabric);
+	rt_free(j->routing);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -475,10 +593,13 @@ int job_take(struct pipeline *p, struct job *j)
 		j->sync = 1;
 		j->repair_only = p->sync.repair_only;
 		j->seq = p->sync.seq;
+		j->hold = !j->repair_only && !j->seq && p->sync.hold;
+		j->routing = p->sync.routing;
+		p->sync.routing = NULL;
 		j->fabric = p->sync.fabric;
 		p->sync.fabric = NULL;
-		snprintf(j->reason, sizeof(j->reason), "%s", j->seq ? "mirror" :
-			 j->repair_only ? "trap" : "opensm");
+		snprintf(j->reason, sizeof(j->reason), "%s", j->seq ? "mirror" : j->repair_only ? "trap" :
+			 j->routing ? "fallback" : "opensm");
 		j->first_change_ms = loop_now_fms();
 		p->sched.busy = 1;
 	} else {

@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "engines/engine.h"
 #include "svc/epoch.h"
 #include "daemon/loop.h"
 #include "daemon/source_file.h"
@@ -40,9 +41,15 @@
  *          (daemon/repair.h) before trying the chain
  * @rebalance_delay_s, @rebalance_max_blocks: when and how far the chain's
  *                                            routing replaces a repair
+ * @files: where the chain's file options come from (read beforehand; NULL:
+ *         the files themselves)
+ * @budget: what each engine may spend (its cancel flag is the pipeline's:
+ *          pipe_free() stops an engine still running)
  */
 struct pipe_settings {
 	const char *chain, *options;
+	const struct eng_files *files;
+	struct eng_budget budget;
 	unsigned lmc, holddown_ms, keep, max_age_days;
 	int policy;
 	int repair;
@@ -91,11 +98,41 @@ int pipe_restore(struct pipeline *p);
 
 /**
  * pipe_route_fabric() - route @f now (taken; its LIDs are kept), bypassing
- * the hold-down, and wait for the result: the OpenSM source's path
- * Return: the published epoch (a reference), or NULL with @err (the last
- * good epoch stays).
+ * the hold-down, and wait for the result: the OpenSM source's path. The
+ * routing gets its epoch number but is not published: OpenSM installs it
+ * only if the answer comes in time and passes its checks, so it becomes
+ * the current epoch when pipe_installed() says OpenSM installed it, and is
+ * dropped when OpenSM routed the pass with its own engine.
+ * Return: the epoch to answer with (a reference), or NULL with @err (the
+ * last good epoch stays).
  */
 struct epoch *pipe_route_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err);
+
+/**
+ * pipe_installed() - what OpenSM did with the answer pipe_route_fabric()
+ * gave: installed epoch @seq (@installed 1: it is published), or did not
+ * install it (@installed 0: it is dropped; @seq 0: OpenSM's own engine
+ * routed its latest pass). Thread-safe; the worker acts on it before it
+ * routes anything else.
+ */
+void pipe_installed(struct pipeline *p, uint64_t seq, int installed);
+
+/**
+ * pipe_set_dropped_cb() - call @cb (in the worker) with each answer dropped
+ * because OpenSM routed that pass with its own engine: its fabric is the
+ * pass's (the read-back then reads what OpenSM installed)
+ */
+void pipe_set_dropped_cb(struct pipeline *p, void (*cb)(void *ud, struct epoch *e), void *ud);
+
+/**
+ * pipe_adopt() - publish what OpenSM's own engine installed: routing @r of
+ * fabric @f (both taken), as read back from the switches, evaluated like
+ * any routing but published whatever the evaluation says (it is what the
+ * switches do): kind "fallback", engine "opensm". The chain's next routing
+ * starts afresh (no repair of it).
+ * Return: the published epoch (a reference), or NULL with @err.
+ */
+struct epoch *pipe_adopt(struct pipeline *p, struct fabric *f, struct rt_routing *r, struct fab_err *err);
 
 /**
  * pipe_repair_fabric() - publish at once the repair of the base for @f

@@ -43,6 +43,8 @@ struct sync_req {
 	pthread_cond_t cv;
 	struct fabric *fabric;
 	int repair_only;
+	int hold;	/* pipe_route_fabric(): OpenSM's pass, held until installed */
+	struct rt_routing *routing;	/* pipe_adopt(): the tables to publish */
 	uint64_t seq;	/* pipe_mirror(): the master's number */
 	struct epoch *result;
 	int done;
@@ -62,29 +64,8 @@ struct pipe_base {
 	int repaired;
 };
 
-struct pipeline {
-	struct loop *loop;		/* borrowed, as @slot, @st, @src */
-	struct epoch_slot *slot;
-	struct store *st;
-	struct srcf *src;
-	pthread_mutex_t mu;		/* guards @set, @sched, @stats, @sync's fields */
-	pthread_cond_t cv;		/* wakes the worker */
-	struct pipe_settings set;	/* @set.chain and @set.options owned */
-	struct sched sched;
-	struct pipe_stats stats;
-	struct sync_req sync;
-	pthread_t worker;
-	struct pipe_base base;
-	int wake_fd;			/* the worker wakes the loop */
-	struct loop_timer *timer, *rebalance_timer;
-	void (*sweep)(void *ud);	/* ask the source (OpenSM) for a routing pass */
-	void *sweep_ud;
-	void (*cb)(void *ud, const struct epoch *e);
-	void *cb_ud;
-};
-
 /* What a reroute published: a full routing, a repair, an adopted rebalance, nothing new. */
-enum job_kind { JOB_FULL = 0, JOB_REPAIR, JOB_REBALANCE, JOB_KEEP };
+enum job_kind { JOB_FULL = 0, JOB_REPAIR, JOB_REBALANCE, JOB_KEEP, JOB_FALLBACK };
 
 /*
  * struct job - one reroute: its inputs, copied out of the pipeline under
@@ -93,6 +74,9 @@ enum job_kind { JOB_FULL = 0, JOB_REPAIR, JOB_REBALANCE, JOB_KEEP };
  * @sync: pipe_route_fabric() waits: answer it right after publication
  * @repair_only: pipe_repair_fabric(): a repair or nothing
  * @seq: pipe_mirror(): publish under this number
+ * @hold: OpenSM's pass: answered, then published only once OpenSM says it
+ *        installed it (pipe_installed())
+ * @routing: pipe_adopt(): OpenSM's own engine's tables for @fabric
  * @rebalance: a rebalance is due; @drop_base: the routing inputs changed
  * @refused: why a repair was not published (empty when none was tried)
  * @why_not: why none was tried
@@ -103,7 +87,8 @@ struct job {
 	struct pipe_settings set;
 	double first_change_ms;
 	struct fabric *fabric;
-	int given, sync, repair_only, rebalance, drop_base;
+	int given, sync, repair_only, rebalance, drop_base, hold;
+	struct rt_routing *routing;
 	uint64_t seq;
 	enum job_kind kind;
 	char refused[512], why_not[128];
@@ -111,13 +96,67 @@ struct job {
 	struct rebalance_verdict rv;
 };
 
+/*
+ * struct pipe_held - OpenSM's answer not yet installed, the worker's alone
+ * @e: the epoch answered (its number allocated, not published), NULL: none
+ * @j: its reroute, to publish it as job_run() would have
+ */
+struct pipe_held {
+	struct epoch *e;
+	struct job j;
+};
+
+/*
+ * struct pipe_verdict - what OpenSM did with an answer, under pipeline.mu
+ * @due: a verdict waits for the worker
+ * @seq, @installed: see pipe_installed()
+ */
+struct pipe_verdict {
+	int due, installed;
+	uint64_t seq;
+};
+
+struct pipeline {
+	struct loop *loop;		/* borrowed, as @slot, @st, @src */
+	struct epoch_slot *slot;
+	struct store *st;
+	struct srcf *src;
+	pthread_mutex_t mu;		/* guards @set, @sched, @stats, @sync's fields, @verdict */
+	pthread_cond_t cv;		/* wakes the worker */
+	struct pipe_settings set;	/* @set.chain and @set.options owned */
+	struct sched sched;
+	struct pipe_stats stats;
+	struct sync_req sync;
+	int cancel;			/* set by pipe_free(): the routing run in progress stops */
+	pthread_t worker;
+	struct pipe_base base;
+	struct pipe_held held;
+	struct pipe_verdict verdict;
+	int wake_fd;			/* the worker wakes the loop */
+	struct loop_timer *timer, *rebalance_timer;
+	void (*sweep)(void *ud);	/* ask the source (OpenSM) for a routing pass */
+	void *sweep_ud;
+	void (*cb)(void *ud, const struct epoch *e);
+	void *cb_ud;
+	void (*dropped)(void *ud, struct epoch *e);	/* an answer OpenSM did not install */
+	void *dropped_ud;
+};
+
 /* job.c */
 /** job_take() - with pipeline.mu held: the next reroute's inputs (a given fabric first). 0, or -1 out of memory. */
 int job_take(struct pipeline *p, struct job *j);
 void job_free(struct job *j);
-/** job_run() - route, publish, store and record one reroute: the published epoch (a reference), or NULL with @err. */
+/**
+ * job_run() - route, publish, store and record one reroute: the published
+ * epoch (a reference), or NULL with @err; an OpenSM pass's answer is held
+ * (p->held) instead of published, and returned
+ */
 struct epoch *job_run(struct pipeline *p, struct job *j, struct fab_err *err);
 /** job_answer_sync() - with pipeline.mu held: hand a given fabric's result to pipe_route_fabric(). */
 void job_answer_sync(struct pipeline *p, struct epoch *e, const struct fab_err *err);
+/** job_settle() - pipe_installed()'s verdict: the held answer published, dropped, or left waiting. */
+void job_settle(struct pipeline *p, uint64_t seq, int installed);
+/** job_held_free() - drop the held answer, unpublished. */
+void job_held_free(struct pipeline *p);
 
 #endif

@@ -7,7 +7,9 @@
  * readback.h), tries the switches that did not answer again, and swaps in
  * the result when the read went to its end on the epoch still current.
  * What each switch was last read to hold is kept by switch GUID across
- * epochs; the MAD port is opened on first use and kept.
+ * epochs; the MAD port is opened on first use and kept. A fallback asked
+ * for (rb_fallback()) is read first, every block of its fabric, into a
+ * routing handed over before the current epoch is read.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -48,6 +50,10 @@ struct readback {
 	int64_t full_ms;	/* when the next read of every block is due */
 	json_t *last;
 	long long drift;
+	struct epoch *fb;	/* rb_fallback()'s pass, NULL: none asked */
+	uint64_t fb_cur;	/* the current epoch then: a newer one cancels it */
+	rb_fallback_fn fb_cb;
+	void *fb_ud;
 	/* the thread's own */
 	struct rbm_port *port;
 	struct rb_sw *sw;
@@ -352,6 +358,74 @@ out:
 	return res;
 }
 
+/*
+ * Every block of every switch of @run->e's fabric, tried again as a read
+ * of @cur is; 0, or -1 with @run->why (abandoned: empty).
+ */
+static int read_all(struct readback *rb, struct rb_run *run, const struct epoch *cur)
+{
+	unsigned delay = 1000;
+	int rc;
+
+	if (!run->sw || !run->dest || sync_cache(rb, run)) {
+		snprintf(run->why, sizeof(run->why), "out of memory");
+		return -1;
+	}
+	if (!rb->port && !(rb->port = rbm_open(rb->ca, rb->o.port, run->why, sizeof(run->why))))
+		return -1;
+	routes(rb, run);
+	rc = read_blocks(rb, run, 1);
+	for (unsigned r = 0; rc == 0 && r < RB_RETRY_ROUNDS && unread_switches(run); r++, delay *= 2)
+		if ((rc = wait_retry(rb, cur, delay)) == 0)
+			rc = read_blocks(rb, run, 0);
+	if (rc == 0 && unread_switches(run))
+		snprintf(run->why, sizeof(run->why), "%u switch(es) could not be read", unread_switches(run));
+	return rc || run->why[0] ? -1 : 0;
+}
+
+/* The tables read in @run as a routing of its fabric; NULL out of memory. */
+static struct rt_routing *tables(const struct rb_run *run)
+{
+	const struct fabric *f = run->e->fabric;
+	struct rt_routing *r = rt_new(f);
+
+	for (uint32_t s = 0; r && s < f->nswitches; s++)
+		for (unsigned l = 1; l <= f->lid_top && l < r->lft_len; l++)
+			rt_lft(r, s)[l] = run->sw[s]->lft[l];
+	return r;
+}
+
+/* A fallback asked for: its tables to the callback, while no other epoch was published since. */
+static void read_fallback(struct readback *rb, struct epoch *fb, uint64_t cur_then)
+{
+	uint32_t ns = fb->fabric->nswitches;
+	struct rb_run run = { .e = fb, .start_ms = loop_now_fms(), .sw = calloc((size_t)ns + 1, sizeof(*run.sw)),
+			      .dest = calloc((size_t)ns + 1, sizeof(*run.dest)) };
+	struct epoch *cur = epoch_slot_get(rb->slot);
+	struct fab_err err = { { 0 } };
+	struct rt_routing *r = NULL;
+	struct fabric *f = NULL;
+
+	if ((cur ? cur->seq : 0) != cur_then)
+		snprintf(run.why, sizeof(run.why), "epoch %llu was published meanwhile",
+			 (unsigned long long)(cur ? cur->seq : 0));
+	else if (!read_all(rb, &run, cur) && (!(r = tables(&run)) || !(f = fab_copy(fb->fabric, &err))))
+		snprintf(run.why, sizeof(run.why), "%.200s", r ? err.msg : "out of memory");
+	epoch_unref(cur);
+	free(run.sw);
+	free(run.dest);
+	if (f) {
+		log_info("read-back: the tables OpenSM's own engine installed (the pass of epoch %llu): "
+			 "%llu blocks in %.0f ms", (unsigned long long)fb->seq,
+			 (unsigned long long)run.blocks, loop_now_fms() - run.start_ms);
+		rb->fb_cb(rb->fb_ud, f, r);
+		return;
+	}
+	rt_free(r);
+	log_warn("read-back: the tables OpenSM's own engine installed (the pass of epoch %llu) not "
+		 "taken: %s", (unsigned long long)fb->seq, run.why[0] ? run.why : "abandoned");
+}
+
 /* With @mu held: wait until a read is due; 0 (with *@full), or -1 when stopping. */
 static int wait_due(struct readback *rb, int *full)
 {
@@ -417,16 +491,22 @@ static void *rb_main(void *arg)
 
 	pthread_mutex_lock(&rb->mu);
 	while (wait_due(rb, &full) == 0) {
-		struct epoch *e;
+		struct epoch *e, *fb = rb->fb;
+		uint64_t fb_cur = rb->fb_cur;
 		json_t *res = NULL;
 		long long drift = -1;
 
 		rb->due_ms = -1;
 		rb->due_full = 0;
+		rb->fb = NULL;
 		if (full)
 			rb->full_ms = loop_now_ms() + (int64_t)rb->o.interval_s * 1000;
 		rb->read_gen = rb->gen;
 		pthread_mutex_unlock(&rb->mu);
+		if (fb) {
+			read_fallback(rb, fb, fb_cur);
+			epoch_unref(fb);
+		}
 		e = epoch_slot_get(rb->slot);
 		if (e && e->routing)
 			res = read_epoch(rb, e, full, &drift);
@@ -477,6 +557,7 @@ void rb_stop(struct readback *rb)
 	pthread_mutex_unlock(&rb->mu);
 	pthread_join(rb->th, NULL);
 	rbm_close(rb->port);
+	epoch_unref(rb->fb);
 	for (size_t i = 0; i < rb->nsw; i++)
 		sw_free(&rb->sw[i]);
 	free(rb->sw);
@@ -503,6 +584,34 @@ void rb_trigger(struct readback *rb, unsigned delay_ms)
 	pthread_mutex_lock(&rb->mu);
 	due_in(rb, delay_ms, 1);
 	pthread_mutex_unlock(&rb->mu);
+}
+
+void rb_set_fallback_cb(struct readback *rb, rb_fallback_fn cb, void *ud)
+{
+	if (!rb)
+		return;
+	pthread_mutex_lock(&rb->mu);
+	rb->fb_cb = cb;
+	rb->fb_ud = ud;
+	pthread_mutex_unlock(&rb->mu);
+}
+
+void rb_fallback(struct readback *rb, struct epoch *e)
+{
+	struct epoch *cur;
+
+	if (!rb)
+		return;
+	cur = epoch_slot_get(rb->slot);
+	pthread_mutex_lock(&rb->mu);
+	if (rb->fb_cb) {
+		epoch_unref(rb->fb);
+		rb->fb = epoch_ref(e);
+		rb->fb_cur = cur ? cur->seq : 0;
+		due_in(rb, RB_SUBNET_UP_MS, 1);	/* held back while OpenSM's sweep writes its tables */
+	}
+	pthread_mutex_unlock(&rb->mu);
+	epoch_unref(cur);
 }
 
 void rb_osm_event(struct readback *rb, const char *event)

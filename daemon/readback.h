@@ -20,6 +20,12 @@
  * kept, and the published result is replaced only by a read that went to
  * its end on the epoch still current. Switches not reached count as
  * unreadable, never as drift.
+ *
+ * When OpenSM's own engine routed a pass (fabrouted's answer was late or
+ * refused), the next read, after that pass's SUBNET UP, first takes every
+ * block of every switch of the pass's fabric and hands those tables over
+ * (rb_fallback()): the daemon publishes them as the current epoch,
+ * evaluated like any other.
  */
 #ifndef FABROUTE_DAEMON_READBACK_H
 #define FABROUTE_DAEMON_READBACK_H
@@ -51,6 +57,24 @@ void rb_stop(struct readback *rb);
  * (thread-safe): an epoch was published outside a routing pass.
  */
 void rb_trigger(struct readback *rb, unsigned delay_ms);
+
+/**
+ * rb_fallback_fn - in the read-back thread: the tables OpenSM's own engine
+ * installed, @r (taken), for fabric @f (a copy, taken)
+ */
+typedef void (*rb_fallback_fn)(void *ud, struct fabric *f, struct rt_routing *r);
+
+/** rb_set_fallback_cb() - where rb_fallback()'s tables go; set before any rb_fallback(). */
+void rb_set_fallback_cb(struct readback *rb, rb_fallback_fn cb, void *ud);
+
+/**
+ * rb_fallback() - OpenSM's own engine routed the pass whose fabric @e (the
+ * answer it did not install) holds: read every switch's tables for that
+ * fabric at the next read (once that pass's SUBNET UP came), and hand them
+ * to the callback, unless a switch cannot be read or another epoch was
+ * published meanwhile. Thread-safe; takes a reference to @e.
+ */
+void rb_fallback(struct readback *rb, struct epoch *e);
 
 /**
  * rb_osm_event() - an OpenSM event (thread-safe): "heavy_sweep_start" holds

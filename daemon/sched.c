@@ -40,11 +40,23 @@ static void *worker_main(void *arg)
 		int sync, ok;
 
 		pthread_mutex_lock(&p->mu);
-		while (!p->sched.quit && !p->sched.job && !p->sync.fabric)
+		while (!p->sched.quit && !p->sched.job && !p->sync.fabric && !p->verdict.due)
 			pthread_cond_wait(&p->cv, &p->mu);
 		if (p->sched.quit) {
 			pthread_mutex_unlock(&p->mu);
 			return NULL;
+		}
+		if (p->verdict.due) {	/* OpenSM said what it installed: before any new pass */
+			struct pipe_verdict v = p->verdict;
+
+			p->verdict.due = 0;
+			pthread_mutex_unlock(&p->mu);
+			job_settle(p, v.seq, v.installed);
+			pthread_mutex_lock(&p->mu);
+			p->sched.completed = 1;
+			pthread_mutex_unlock(&p->mu);
+			wake_loop(p);
+			continue;
 		}
 		sync = p->sync.fabric != NULL;
 		ok = job_take(p, &j) == 0;
@@ -148,8 +160,8 @@ static void on_wake(struct loop *l, int fd, void *ud)
 /* --- what the daemon calls -------------------------------------------------- */
 
 /* Hand @f to the worker now and wait for its answer. */
-static struct epoch *route_now(struct pipeline *p, struct fabric *f, int repair_only,
-			       uint64_t seq, struct fab_err *err)
+static struct epoch *route_now(struct pipeline *p, struct fabric *f, struct rt_routing *r,
+			       int repair_only, uint64_t seq, int hold, struct fab_err *err)
 {
 	struct epoch *e;
 
@@ -158,6 +170,8 @@ static struct epoch *route_now(struct pipeline *p, struct fabric *f, int repair_
 	p->sync.fabric = f;
 	p->sync.repair_only = repair_only;
 	p->sync.seq = seq;
+	p->sync.hold = hold;
+	p->sync.routing = r;
 	p->sync.done = 0;
 	pthread_cond_signal(&p->cv);
 	while (!p->sync.done && !p->sched.quit)
@@ -166,7 +180,9 @@ static struct epoch *route_now(struct pipeline *p, struct fabric *f, int repair_
 	p->sync.result = NULL;
 	if (!p->sync.done) {
 		fab_free(p->sync.fabric);	/* stopping: never taken */
+		rt_free(p->sync.routing);
 		p->sync.fabric = NULL;
+		p->sync.routing = NULL;
 		fab_err_set(err, "fabrouted is stopping");
 	} else if (!e) {
 		*err = p->sync.err;
@@ -178,18 +194,31 @@ static struct epoch *route_now(struct pipeline *p, struct fabric *f, int repair_
 
 struct epoch *pipe_route_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err)
 {
-	return route_now(p, f, 0, 0, err);
+	return route_now(p, f, NULL, 0, 0, 1, err);
 }
 
 struct epoch *pipe_repair_fabric(struct pipeline *p, struct fabric *f, struct fab_err *err)
 {
-	return route_now(p, f, 1, 0, err);
+	return route_now(p, f, NULL, 1, 0, 0, err);
 }
 
 struct epoch *pipe_mirror(struct pipeline *p, struct fabric *f, uint64_t seq, int repair,
 			  struct fab_err *err)
 {
-	return route_now(p, f, repair, seq ? seq : 1, err);
+	return route_now(p, f, NULL, repair, seq ? seq : 1, 0, err);
+}
+
+struct epoch *pipe_adopt(struct pipeline *p, struct fabric *f, struct rt_routing *r, struct fab_err *err)
+{
+	return route_now(p, f, r, 0, 0, 0, err);
+}
+
+void pipe_installed(struct pipeline *p, uint64_t seq, int installed)
+{
+	pthread_mutex_lock(&p->mu);
+	p->verdict = (struct pipe_verdict){ 1, installed, seq };
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
 }
 
 void pipe_request(struct pipeline *p, const char *reason)
@@ -210,6 +239,12 @@ void pipe_set_done_cb(struct pipeline *p, void (*cb)(void *ud, const struct epoc
 {
 	p->cb = cb;
 	p->cb_ud = ud;
+}
+
+void pipe_set_dropped_cb(struct pipeline *p, void (*cb)(void *ud, struct epoch *e), void *ud)
+{
+	p->dropped = cb;
+	p->dropped_ud = ud;
 }
 
 void pipe_set_sweep_cb(struct pipeline *p, void (*cb)(void *ud), void *ud)
@@ -249,11 +284,11 @@ void pipe_chain(struct pipeline *p, char *buf, size_t size)
 
 /* --- settings, life cycle ---------------------------------------------------- */
 
-static int check_chain(const char *chain, const char *options, struct fab_err *err)
+static int check_chain(const struct pipe_settings *set, struct fab_err *err)
 {
 	struct eng_chain c;
 
-	if (eng_chain_parse_str(&c, chain, options, err))
+	if (eng_chain_parse_files(&c, set->chain, set->options, set->files, err))
 		return -1;
 	eng_chain_free(&c);
 	return 0;
@@ -265,7 +300,7 @@ int pipe_settings_set(struct pipeline *p, const struct pipe_settings *set, int *
 	struct pipe_settings old, s = *set;
 	int diff;
 
-	if (check_chain(set->chain, set->options, err))
+	if (check_chain(set, err))
 		return -1;
 	s.chain = strdup(set->chain);
 	s.options = strdup(set->options);
@@ -342,12 +377,14 @@ void pipe_free(struct pipeline *p)
 {
 	if (!p)
 		return;
+	__atomic_store_n(&p->cancel, 1, __ATOMIC_RELAXED);	/* an engine still running stops soon */
 	pthread_mutex_lock(&p->mu);
 	p->sched.quit = 1;
 	pthread_cond_signal(&p->cv);
 	pthread_cond_broadcast(&p->sync.cv);
 	pthread_mutex_unlock(&p->mu);
 	pthread_join(p->worker, NULL);
+	job_held_free(p);
 	loop_del_fd(p->loop, p->wake_fd);
 	loop_timer_disarm(p->timer);
 	loop_timer_disarm(p->rebalance_timer);

@@ -8,6 +8,15 @@
  * Answers and sweep requests are written with deadlines, so a stuck plugin
  * costs a thread its connection, never the daemon.
  *
+ * Who may connect: the socket file is the daemon's and its group's (0660),
+ * and the peer's credentials (SO_PEERCRED) must be OpenSM's user
+ * (plugin_user) or fabrouted's own; any other is closed at once and
+ * counted. One connection per role: a plugin's new "route" or "control"
+ * connection replaces the one before it (a restarted OpenSM's leftovers go),
+ * and one that has not said hello within SRCO_HELLO_MS is closed. Frames
+ * are capped at what a plugin sends: SRCO_MSG_MAX for the JSON part,
+ * SRCO_PAYLOAD_MAX for a subnet.
+ *
  * A plugin of another protocol version gets an "error" in its own version
  * and the connection is closed; the daemon logs that once (a plugin
  * retries every second) until a plugin of the right version says hello.
@@ -38,6 +47,13 @@
 
 #define SRCO_CONNS_MAX 16
 #define SRCO_HELLO_MS 5000
+/** SRCO_MSG_MAX - the JSON part of a frame from the plugin: hello, a route's header, an event */
+#define SRCO_MSG_MAX (1u << 20)
+/**
+ * SRCO_PAYLOAD_MAX - a subnet from the plugin: the largest fabric the LID
+ * space holds (about 48k endpoints) with 64-port switches takes about 10 MB
+ */
+#define SRCO_PAYLOAD_MAX (64u << 20)
 #define SRCO_SEND_MS 30000
 
 enum { ROLE_NONE, ROLE_ROUTE, ROLE_CONTROL };
@@ -54,9 +70,10 @@ struct srco_conn {
 
 /**
  * struct srco - the OpenSM source
- * @mu: guards @conns, @last, the counters, @v_refused and writes to control sockets
- * @last: the epoch of the last routing served (its fabric names trap subjects)
- * @prev: the one served before it (routing_done says what changed between them)
+ * @mu: guards @conns, @answered, @last, @prev, the counters, @v_refused and writes to control sockets
+ * @answered: the epoch of the last routing served (its fabric names trap subjects)
+ * @last: the last one OpenSM said it installed (a routed pass_result)
+ * @prev: the one installed before it (routing_done says what changed between them)
  * @routings: route requests answered with a routing; @failures: with an error
  * @changes: routings served whose topology differs from the one served before
  * @passes: routing passes by result, as the plugin reports them
@@ -66,6 +83,9 @@ struct srco_conn {
 struct srco {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int lfd, stop_fd;
+	uid_t plugin_uid;	/* OpenSM's user; fabrouted's own is accepted too */
+	uint64_t refused;	/* connections of other users, closed at once */
+	int64_t refused_logged_ms;
 	pthread_t acceptor;
 	struct pipeline *p;
 	struct store *st;
@@ -73,7 +93,7 @@ struct srco {
 	void *ud;
 	pthread_mutex_t mu;
 	struct srco_conn conns[SRCO_CONNS_MAX];
-	struct epoch *last, *prev;
+	struct epoch *answered, *last, *prev;
 	uint64_t routings, failures, changes;
 	uint64_t passes[SRCO_PASS_N];
 	int v_refused;
@@ -127,10 +147,9 @@ static int route(struct srco *s, const json_t *req, const struct osmp_rx *rx, do
 	pthread_mutex_lock(&s->mu);
 	if (!rc) {
 		s->routings++;
-		s->changes += s->last && s->last->topo_hash != e->topo_hash;
-		epoch_unref(s->prev);
-		s->prev = s->last;
-		s->last = epoch_ref(e);
+		s->changes += s->answered && s->answered->topo_hash != e->topo_hash;
+		epoch_unref(s->answered);
+		s->answered = epoch_ref(e);
 	} else {
 		s->failures++;
 	}
@@ -156,6 +175,8 @@ static int serve_route(struct srco_conn *c, const json_t *m, const struct osmp_r
 	else
 		route(c->s, m, rx, read_ms, &a);
 	rc = osmp_send(c->fd, a.msg, a.niov ? a.iov : NULL, a.niov, osmp_now_ms() + SRCO_SEND_MS, err, errlen);
+	if (rc && a.epoch)	/* the plugin gave up on it (its deadline passed): never installed */
+		pipe_installed(c->s->p, a.epoch->seq, 0);
 	srco_answer_free(&a);
 	return rc;
 }
@@ -175,11 +196,12 @@ static void trap_message(struct srco *s, const json_t *msg, char *out, size_t le
 		what[0] = (char)(what[0] - 'A' + 'a');	/* OpenSM's "Link state change" */
 	snprintf(who, sizeof(who), "LID %lld", (long long)lid);
 	pthread_mutex_lock(&s->mu);
-	if (s->last && lid > 0) {
-		uint32_t ep = fab_ep_by_lid(s->last->fabric, (unsigned)lid);
+	if (s->answered && lid > 0) {
+		uint32_t ep = fab_ep_by_lid(s->answered->fabric, (unsigned)lid);
 
 		if (ep != FAB_NONE)
-			snprintf(who, sizeof(who), "%s", FAB_LABEL(s->last->fabric, s->last->fabric->eps[ep].node));
+			snprintf(who, sizeof(who), "%s", FAB_LABEL(s->answered->fabric,
+								   s->answered->fabric->eps[ep].node));
 	}
 	pthread_mutex_unlock(&s->mu);
 	if (port > 0)
@@ -201,6 +223,12 @@ static void pass_message(struct srco *s, const json_t *msg, char *out, size_t le
 		;
 	pthread_mutex_lock(&s->mu);
 	s->passes[k < SRCO_PASS_N ? k : SRCO_PASS_ERROR]++;
+	if (k == SRCO_PASS_ROUTED && s->answered && s->answered != s->last &&
+	    s->answered->seq == (uint64_t)json_integer_value(json_object_get(msg, "epoch"))) {
+		epoch_unref(s->prev);	/* installed: what routing_done compares */
+		s->prev = s->last;
+		s->last = epoch_ref(s->answered);
+	}
 	pthread_mutex_unlock(&s->mu);
 	if (k == SRCO_PASS_ROUTED)
 		snprintf(out, len, "OpenSM routing pass routed: epoch %lld (%s)",
@@ -268,8 +296,9 @@ static void event_words(struct srco *s, const json_t *msg, const char *ev, char 
 		osmp_guid_parse(json_object_get(msg, "guid"), &guid);
 		snprintf(who, sizeof(who), "0x%016llx", (unsigned long long)guid);
 		pthread_mutex_lock(&s->mu);
-		if (s->last && fab_node_by_guid(s->last->fabric, guid) != FAB_NONE)
-			snprintf(who, sizeof(who), "%s", fab_desc(s->last->fabric, fab_node_by_guid(s->last->fabric, guid)));
+		if (s->answered && fab_node_by_guid(s->answered->fabric, guid) != FAB_NONE)
+			snprintf(who, sizeof(who), "%s",
+				 fab_desc(s->answered->fabric, fab_node_by_guid(s->answered->fabric, guid)));
 		pthread_mutex_unlock(&s->mu);
 		snprintf(out, len, "OpenSM port errors: %s port %lld", who,
 			 (long long)json_integer_value(json_object_get(msg, "port")));
@@ -326,6 +355,21 @@ static void refuse_version(struct srco_conn *c, long long peer_v, const char *wh
 		log_debug("opensm: %s; connection refused", why);
 }
 
+/* With @mu held: @c said hello; an older connection of its role goes (one per role). */
+static void replace_older(struct srco_conn *c)
+{
+	for (unsigned i = 0; i < SRCO_CONNS_MAX; i++) {
+		struct srco_conn *o = &c->s->conns[i];
+
+		if (o != c && o->used && o->up && !o->done && o->role == c->role) {
+			log_notice("opensm: a new %s connection replaces the one before it",
+				   c->role == ROLE_ROUTE ? "route" : "control");
+			shutdown(o->fd, SHUT_RDWR);	/* its thread sees the end and finishes */
+			o->up = 0;
+		}
+	}
+}
+
 /* The SM state a control hello reports, as a state_change event (the role follows it). */
 static void hello_state(struct srco *s, const json_t *state)
 {
@@ -342,7 +386,7 @@ static void hello_state(struct srco *s, const json_t *state)
 static int hello(struct srco_conn *c, char *err, size_t errlen)
 {
 	struct osmp_rx rx;
-	json_t *m = osmp_recv(c->fd, osmp_now_ms() + SRCO_HELLO_MS, &rx, err, errlen), *ans;
+	json_t *m = osmp_recv_max(c->fd, osmp_now_ms() + SRCO_HELLO_MS, &rx, SRCO_MSG_MAX, 0, err, errlen), *ans;
 	const char *role = json_string_value(json_object_get(m, "role"));
 	int rc;
 
@@ -369,8 +413,10 @@ static int hello(struct srco_conn *c, char *err, size_t errlen)
 	json_decref(m);
 	pthread_mutex_lock(&c->s->mu);
 	c->up = rc == 0;
-	if (!rc)
+	if (!rc) {
 		c->s->v_refused = 0;
+		replace_older(c);
+	}
 	pthread_mutex_unlock(&c->s->mu);
 	return rc;
 }
@@ -397,7 +443,8 @@ static void *conn_main(void *arg)
 	json_t *m;
 
 	while (rc == 0 && wait_readable(c->fd, &t0) == 0 &&
-	       (m = osmp_recv(c->fd, -1, c->role == ROLE_ROUTE ? &rx : NULL, err, sizeof(err)))) {
+	       (m = osmp_recv_max(c->fd, -1, c->role == ROLE_ROUTE ? &rx : NULL, SRCO_MSG_MAX,
+				  c->role == ROLE_ROUTE ? SRCO_PAYLOAD_MAX : 0, err, sizeof(err)))) {
 		if (c->role == ROLE_ROUTE)
 			rc = serve_route(c, m, &rx, loop_now_fms() - t0, err, sizeof(err));
 		else if (!strcmp(osmp_type(m), "event"))
@@ -441,6 +488,36 @@ static struct srco_conn *free_slot(struct srco *s)
 	return slot;
 }
 
+/*
+ * May the peer of @fd talk to the daemon: OpenSM's user, or fabrouted's
+ * own? Others are counted, and logged at most once a minute.
+ */
+static int peer_ok(struct srco *s, int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	int64_t now = osmp_now_ms();
+	int ok, log = 0;
+
+	ok = !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) && len == sizeof(cr) &&
+	     (cr.uid == s->plugin_uid || cr.uid == geteuid());
+	if (ok)
+		return 1;
+	pthread_mutex_lock(&s->mu);
+	s->refused++;
+	if (now - s->refused_logged_ms >= 60000 || !s->refused_logged_ms) {
+		s->refused_logged_ms = now;
+		log = 1;
+	}
+	pthread_mutex_unlock(&s->mu);
+	if (log)
+		log_warn("opensm: a connection from uid %ld (pid %ld) refused: only plugin_user (uid %ld) and "
+			 "fabrouted's own user may use %s (counted in fabroute_osm_connections_refused_total)",
+			 len == sizeof(cr) ? (long)cr.uid : -1L, len == sizeof(cr) ? (long)cr.pid : -1L,
+			 (long)s->plugin_uid, s->path);
+	return 0;
+}
+
 static void accept_one(struct srco *s)
 {
 	int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -448,6 +525,10 @@ static void accept_one(struct srco *s)
 
 	if (fd < 0)
 		return;
+	if (!peer_ok(s, fd)) {
+		close(fd);
+		return;
+	}
 	pthread_mutex_lock(&s->mu);
 	c = free_slot(s);
 	if (c) {
@@ -527,6 +608,7 @@ void srco_stats(struct srco *s, struct srco_stats *out)
 	for (unsigned i = 0; i < SRCO_CONNS_MAX; i++)
 		out->connected |= s->conns[i].used && s->conns[i].up;
 	memcpy(out->passes, s->passes, sizeof(out->passes));
+	out->refused = s->refused;
 	out->changes = s->changes;
 	pthread_mutex_unlock(&s->mu);
 }
@@ -553,7 +635,7 @@ static int listen_on(struct srco *s, const char *path, struct fab_err *err)
 	return 0;
 }
 
-struct srco *srco_open(const char *path, struct pipeline *p, struct store *st,
+struct srco *srco_open(const char *path, uid_t plugin_uid, struct pipeline *p, struct store *st,
 		       void (*on_event)(void *ud, const char *event, const json_t *msg), void *ud, struct fab_err *err)
 {
 	struct srco *s = calloc(1, sizeof(*s));
@@ -562,6 +644,7 @@ struct srco *srco_open(const char *path, struct pipeline *p, struct store *st,
 		fab_err_set(err, "out of memory");
 		return NULL;
 	}
+	s->plugin_uid = plugin_uid;
 	s->p = p;
 	s->st = st;
 	s->on_event = on_event;
@@ -622,6 +705,7 @@ void srco_free(struct srco *s)
 			pthread_join(s->conns[i].th, NULL);
 			close(s->conns[i].fd);
 		}
+	epoch_unref(s->answered);
 	epoch_unref(s->last);
 	fmt_names_free(&s->names);
 	epoch_unref(s->prev);

@@ -14,6 +14,7 @@
 #define FABROUTE_DAEMON_SOURCE_OSM_H
 
 #include <jansson.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
 #include "svc/epoch.h"
@@ -24,10 +25,12 @@ struct srco;
 
 /**
  * srco_open() - listen on @path (a stale socket file is replaced); NULL with @err.
+ * @plugin_uid: the user OpenSM runs as: only it and fabrouted's own user
+ *              may connect
  * @on_event: called (from a connection thread) with each OpenSM event's name
  *            and message (doc/osm-protocol.md), a trap before it is stored
  */
-struct srco *srco_open(const char *path, struct pipeline *p, struct store *st,
+struct srco *srco_open(const char *path, uid_t plugin_uid, struct pipeline *p, struct store *st,
 		       void (*on_event)(void *ud, const char *event, const json_t *msg), void *ud, struct fab_err *err);
 /**
  * srco_set_names() - name the nodes of the fabrics OpenSM sends by the
@@ -64,11 +67,13 @@ const char *srco_pass_name(enum srco_pass p);
  * struct srco_stats - the OpenSM source's figures for /metrics
  * @connected: a plugin connection (route or control) has said hello and is open
  * @passes: routing passes reported by the plugin, by enum srco_pass
+ * @refused: connections of users other than OpenSM's and fabrouted's
  * @changes: route requests whose topology differs from the one before
  */
 struct srco_stats {
 	int connected;
 	uint64_t passes[SRCO_PASS_N];
+	uint64_t refused;	/* connections of other users closed at once */
 	uint64_t changes;
 };
 

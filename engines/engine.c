@@ -280,8 +280,17 @@ static int chain_engines(struct eng_chain *c, const char *chain, struct fab_err 
 	return 0;
 }
 
+/* A file option's contents: from @files, or any file the caller may read (@files NULL). */
+static int read_file(const struct eng_files *files, const char *v, char **data, size_t *len, struct fab_err *err)
+{
+	if (files)
+		return files->read(files->ud, v, data, len, err);
+	return fmt_read_file_max(v, ENG_OPT_FILE_MAX, data, len, err);
+}
+
 /* Set option @k of chain engine @i to @v: checked, a file read. 0 or -1. */
-static int set_value(struct eng_chain *c, size_t i, int k, const char *v, struct fab_err *err)
+static int set_value(struct eng_chain *c, size_t i, int k, const char *v, const struct eng_files *files,
+		     struct fab_err *err)
 {
 	const struct eng_opt *o = &c->e[i]->options[k];
 	struct eng_args *a = &c->args[i];
@@ -297,7 +306,7 @@ static int set_value(struct eng_chain *c, size_t i, int k, const char *v, struct
 		return -1;
 	}
 	if (o->type == ENG_OPT_FILE && *v &&
-	    (fmt_read_file_max(v, ENG_OPT_FILE_MAX, &a->file[k], &a->file_len[k], err) ||
+	    (read_file(files, v, &a->file[k], &a->file_len[k], err) ||
 	     (o->check && o->check(a->file[k], a->file_len[k], v, err)))) {
 		struct fab_err why = *err;
 
@@ -308,7 +317,7 @@ static int set_value(struct eng_chain *c, size_t i, int k, const char *v, struct
 }
 
 /* Apply "[engine.]option=value" to the engines it names; 0 or -1. */
-static int chain_option(struct eng_chain *c, const char *kv, struct fab_err *err)
+static int chain_option(struct eng_chain *c, const char *kv, const struct eng_files *files, struct fab_err *err)
 {
 	const char *eq = strchr(kv, '='), *dot = strchr(kv, '.'), *opt = kv;
 	size_t elen = 0;
@@ -330,7 +339,7 @@ static int chain_option(struct eng_chain *c, const char *kv, struct fab_err *err
 		k = opt_index(c->e[i]->options, opt, (size_t)(eq - opt));
 		if (k < 0)
 			continue;
-		if (set_value(c, i, k, eq + 1, err))
+		if (set_value(c, i, k, eq + 1, files, err))
 			return -1;
 		hits++;
 	}
@@ -343,34 +352,41 @@ static int chain_option(struct eng_chain *c, const char *kv, struct fab_err *err
 }
 
 /* Check the defaults of file options too: an engine may read one by default. */
-static int chain_defaults(struct eng_chain *c, struct fab_err *err)
+static int chain_defaults(struct eng_chain *c, const struct eng_files *files, struct fab_err *err)
 {
 	for (size_t i = 0; i < c->n; i++)
 		for (int k = 0; c->e[i]->options && c->e[i]->options[k].name; k++) {
 			const struct eng_opt *o = &c->e[i]->options[k];
 
 			if (!c->args[i].val[k] && o->type == ENG_OPT_FILE && *o->defval &&
-			    set_value(c, i, k, o->defval, err))
+			    set_value(c, i, k, o->defval, files, err))
 				return -1;
 		}
 	return 0;
 }
 
-int eng_chain_parse(struct eng_chain *c, const char *chain, const char *const *kv, size_t nkv,
-		    struct fab_err *err)
+/* eng_chain_parse() with file options from @files (NULL: read the files named). */
+static int parse(struct eng_chain *c, const char *chain, const char *const *kv, size_t nkv,
+		 const struct eng_files *files, struct fab_err *err)
 {
 	memset(c, 0, sizeof(*c));
 	if (chain_engines(c, chain, err))
 		goto fail;
 	for (size_t i = 0; i < nkv; i++)
-		if (chain_option(c, kv[i], err))
+		if (chain_option(c, kv[i], files, err))
 			goto fail;
-	if (chain_defaults(c, err))
+	if (chain_defaults(c, files, err))
 		goto fail;
 	return 0;
 fail:
 	eng_chain_free(c);
 	return -1;
+}
+
+int eng_chain_parse(struct eng_chain *c, const char *chain, const char *const *kv, size_t nkv,
+		    struct fab_err *err)
+{
+	return parse(c, chain, kv, nkv, NULL, err);
 }
 
 /*
@@ -412,8 +428,8 @@ static int split_options(const char *s, char ***kv, size_t *n)
 	return rc;
 }
 
-int eng_chain_parse_str(struct eng_chain *c, const char *chain, const char *options,
-			struct fab_err *err)
+int eng_chain_parse_files(struct eng_chain *c, const char *chain, const char *options,
+			  const struct eng_files *files, struct fab_err *err)
 {
 	char **kv;
 	size_t n;
@@ -424,10 +440,16 @@ int eng_chain_parse_str(struct eng_chain *c, const char *chain, const char *opti
 		memset(c, 0, sizeof(*c));
 		fab_err_set(err, "out of memory");
 	} else {
-		rc = eng_chain_parse(c, chain, (const char *const *)kv, n, err);
+		rc = parse(c, chain, (const char *const *)kv, n, files, err);
 	}
 	for (size_t i = 0; kv && i < n; i++)
 		free(kv[i]);
 	free(kv);
 	return rc;
+}
+
+int eng_chain_parse_str(struct eng_chain *c, const char *chain, const char *options,
+			struct fab_err *err)
+{
+	return eng_chain_parse_files(c, chain, options, NULL, err);
 }

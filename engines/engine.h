@@ -26,7 +26,8 @@
  * Options have a typed schema (bool, integer range, enum, list, file),
  * checked when a chain is parsed, so a bad value is refused where the
  * configuration is read, naming the option. A file option is read when the
- * chain is parsed; engines see its contents, never the file.
+ * chain is parsed (or handed in: eng_chain_parse_files()); engines see its
+ * contents, never the file.
  */
 #ifndef FABROUTE_ENGINE_H
 #define FABROUTE_ENGINE_H
@@ -208,6 +209,27 @@ int eng_chain_parse(struct eng_chain *c, const char *chain, const char *const *k
  */
 int eng_chain_parse_str(struct eng_chain *c, const char *chain, const char *options,
 			struct fab_err *err);
+
+/**
+ * struct eng_files - where the file options of a chain come from
+ * @read: the contents of the file option whose value is @value: *@data
+ *        (malloc'd, or NULL when the caller only checks names) and *@len;
+ *        0, or -1 with @err saying why (the chain adds the option's name)
+ */
+struct eng_files {
+	int (*read)(void *ud, const char *value, char **data, size_t *len, struct fab_err *err);
+	void *ud;
+};
+
+/**
+ * eng_chain_parse_files() - eng_chain_parse_str() with every file option's
+ * contents from @files instead of the file it names (NULL: the file, any
+ * the caller may read, as the command line does). The daemon reads them
+ * beforehand, from one directory, bounded in size and time, and hands
+ * them in here.
+ */
+int eng_chain_parse_files(struct eng_chain *c, const char *chain, const char *options,
+			  const struct eng_files *files, struct fab_err *err);
 void eng_chain_free(struct eng_chain *c);
 
 /* --- the routing run ----------------------------------------------------- */
@@ -245,6 +267,22 @@ enum eng_mode {
 };
 
 /**
+ * struct eng_budget - what one engine of a chain may spend
+ * @time_ms: an engine still running after this long is stopped; it counts
+ *           as not applicable and the chain's next engine runs (0: no bound)
+ * @memory: bytes an engine may plan to use; one that can tell beforehand
+ *          that it needs more does not apply (0: no bound)
+ * @cancel: once *@cancel is nonzero (another thread sets it), the engine in
+ *          progress stops and eng_run() returns ENG_ERROR "cancelled"
+ *          (NULL: never)
+ */
+struct eng_budget {
+	unsigned time_ms;
+	size_t memory;
+	const int *cancel;
+};
+
+/**
  * struct eng_since - a routing already evaluated whose evaluation state a
  * routing run may take over (an_reevaluate()): its routing is then proven
  * by redoing only the destinations whose entries or links changed
@@ -279,6 +317,9 @@ struct eng_since {
  * @policy: enum eng_policy
  * @threads: threads an engine may use (0: one per online CPU); a routing
  *           never depends on it
+ * @budget: what each engine of the chain may spend (all 0: no bound)
+ * @deadline_ms: set by eng_run() for the engine it calls (0: none), from
+ *               @budget.time_ms; engines read it through eng_stopped()
  */
 struct eng_req {
 	const struct fabric *fabric;
@@ -295,7 +336,18 @@ struct eng_req {
 	const struct eng_since *since;
 	enum eng_policy policy;
 	unsigned threads;
+	struct eng_budget budget;
+	double deadline_ms;
 };
+
+/**
+ * eng_stopped() - the engine in progress must give up: the run was
+ * cancelled (@q->budget.cancel) or it is past its time budget. Engines that
+ * can run long (the path-based ones) ask it in their long loops and return
+ * ENG_NOT_APPLICABLE then; eng_run() reports the reason. Reads a clock: a
+ * routing never depends on it, only whether there is one.
+ */
+int eng_stopped(const struct eng_req *q);
 
 /**
  * struct eng_res - what a routing run gives; release with eng_res_free()

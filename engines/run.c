@@ -134,6 +134,23 @@ static int keep_previous(const struct eng_req *req, struct attempt *at, struct f
 	return ENG_OK;
 }
 
+int eng_stopped(const struct eng_req *q)
+{
+	return (q->budget.cancel && __atomic_load_n(q->budget.cancel, __ATOMIC_RELAXED)) ||
+	       (q->deadline_ms > 0 && now_ms() > q->deadline_ms);
+}
+
+/* An engine gave up: because the run was cancelled (ENG_ERROR), or over its time (not applicable). */
+static int stopped_why(const struct eng_req *q, struct fab_err *err)
+{
+	if (q->budget.cancel && __atomic_load_n(q->budget.cancel, __ATOMIC_RELAXED)) {
+		fab_err_set(err, "cancelled");
+		return ENG_ERROR;
+	}
+	fab_err_set(err, "stopped after its time budget of %.1f s (engine_timeout_s)", q->budget.time_ms / 1e3);
+	return ENG_NOT_APPLICABLE;
+}
+
 static int call_engine(const struct eng_req *req, const struct engine *e, const struct eng_args *a,
 		       struct attempt *at, struct eng_res *res, struct fab_err *err)
 {
@@ -142,6 +159,7 @@ static int call_engine(const struct eng_req *req, const struct engine *e, const 
 	double t0 = now_ms();
 
 	q.fabric = at->f;
+	q.deadline_ms = req->budget.time_ms ? t0 + req->budget.time_ms : 0;
 	if (req->mode == ENG_MODE_KEEP)
 		return keep_previous(req, at, err);
 	if (req->prev && e->repair) {
@@ -155,6 +173,8 @@ static int call_engine(const struct eng_req *req, const struct engine *e, const 
 	if (rc == ENG_NOT_APPLICABLE && req->mode == ENG_MODE_ROUTE)
 		rc = e->route(&q, a, &at->one, err);
 	at->one.route_ms = now_ms() - t0;
+	if (rc != ENG_OK && eng_stopped(&q))
+		rc = stopped_why(&q, err);
 	if (rc == ENG_OK && !at->one.routing) {
 		fab_err_set(err, "%s returned no routing", e->name);
 		rc = ENG_ERROR;
@@ -331,6 +351,10 @@ int eng_run(const struct eng_req *req, struct eng_res *res, struct fab_err *err)
 	res->lids_ms = now_ms() - t0;
 	for (size_t i = 0; rc == ENG_NOT_APPLICABLE && i < req->chain->n; i++)
 		rc = try_engine(req, base, i, res, err);
+	if (rc == ENG_NOT_APPLICABLE && req->budget.cancel && __atomic_load_n(req->budget.cancel, __ATOMIC_RELAXED)) {
+		fab_err_set(err, "cancelled");
+		rc = ENG_ERROR;
+	}
 	if (rc == ENG_OK && res->fabric != base)
 		fab_free(base);
 	else if (rc != ENG_OK)

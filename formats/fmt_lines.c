@@ -95,12 +95,22 @@ enum fmt_topo fmt_topo_detect(const char *buf, size_t len)
 	return FMT_IBSIM;
 }
 
+/* "4096-byte" or "16 MiB": a size limit as a person would write it. */
+static const char *limit_text(size_t max, char *buf, size_t size)
+{
+	if (max >= 1u << 20 && !(max & ((1u << 20) - 1)))
+		snprintf(buf, size, "%zu MiB", max >> 20);
+	else
+		snprintf(buf, size, "%zu-byte", max);
+	return buf;
+}
+
 /* Read all of @fp; @hint is its size when known (a regular file), else 0. */
 static int slurp(FILE *fp, const char *path, size_t max, size_t hint, char **buf, size_t *len,
 		 struct fab_err *err)
 {
 	size_t cap = hint ? hint + 1 : 1 << 16, n = 0;
-	char *b = malloc(cap + 1);
+	char *b = malloc(cap + 1), lim[32];
 
 	if (!b) {
 		fab_err_set(err, "%s: out of memory", path);
@@ -111,8 +121,8 @@ static int slurp(FILE *fp, const char *path, size_t max, size_t hint, char **buf
 
 		n += got;
 		if (n > max) {
-			fab_err_set(err, "%s: larger than the %zu MiB limit for this kind of file",
-				    path, max >> 20);
+			fab_err_set(err, "%s: larger than the %s limit for this kind of file",
+				    path, limit_text(max, lim, sizeof(lim)));
 			free(b);
 			return -1;
 		}
@@ -146,10 +156,11 @@ int fmt_check_size(const char *buf, size_t len, size_t max, const char *name,
 {
 	const char *nul;
 	unsigned line = 1;
+	char lim[32];
 
 	if (len > max) {
-		fab_err_set(err, "%s: %zu bytes, larger than the %zu MiB limit for this kind of file",
-			    name, len, max >> 20);
+		fab_err_set(err, "%s: %zu bytes, larger than the %s limit for this kind of file",
+			    name, len, limit_text(max, lim, sizeof(lim)));
 		return -1;
 	}
 	nul = memchr(buf, '\0', len);
@@ -176,6 +187,7 @@ int fmt_read_file_max(const char *path, size_t max, char **buf, size_t *len,
 {
 	FILE *fp;
 	struct stat st = { 0 };
+	char lim[32];
 	int rc;
 
 	if (!strcmp(path, "-")) {
@@ -195,8 +207,8 @@ int fmt_read_file_max(const char *path, size_t max, char **buf, size_t *len,
 			return -1;
 		}
 		if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max) {
-			fab_err_set(err, "%s: %lld bytes, larger than the %zu MiB limit for this kind of file",
-				    path, (long long)st.st_size, max >> 20);
+			fab_err_set(err, "%s: %lld bytes, larger than the %s limit for this kind of file",
+				    path, (long long)st.st_size, limit_text(max, lim, sizeof(lim)));
 			fclose(fp);
 			return -1;
 		}

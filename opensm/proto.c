@@ -189,8 +189,8 @@ int osmp_send(int fd, json_t *msg, const struct iovec *pay, int npay, int64_t de
 	return rc;
 }
 
-/* The frame's JSON object, or NULL with @err. */
-static json_t *recv_object(int fd, int64_t deadline_ms, char *err, size_t errlen)
+/* The frame's JSON object (at most @max bytes), or NULL with @err. */
+static json_t *recv_object(int fd, int64_t deadline_ms, uint32_t max, char *err, size_t errlen)
 {
 	unsigned char hdr[4];
 	json_error_t je;
@@ -201,8 +201,8 @@ static json_t *recv_object(int fd, int64_t deadline_ms, char *err, size_t errlen
 	if (read_all(fd, (char *)hdr, 4, deadline_ms, err, errlen))
 		return NULL;
 	n = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
-	if (n == 0 || n > OSMP_MSG_MAX) {
-		seterr(err, errlen, "frame of %" PRIu32 " bytes (1 to %u allowed)", n, OSMP_MSG_MAX);
+	if (n == 0 || n > max) {
+		seterr(err, errlen, "frame of %" PRIu32 " bytes (1 to %" PRIu32 " allowed)", n, max);
 		return NULL;
 	}
 	buf = malloc(n);
@@ -224,8 +224,8 @@ static json_t *recv_object(int fd, int64_t deadline_ms, char *err, size_t errlen
 	return msg;
 }
 
-/* Read the payload @msg announces into @rx; 0 or -1 with @err. */
-static int recv_payload(int fd, const json_t *msg, int64_t deadline_ms, struct osmp_rx *rx,
+/* Read the payload @msg announces (at most @max bytes) into @rx; 0 or -1 with @err. */
+static int recv_payload(int fd, const json_t *msg, int64_t deadline_ms, uint32_t max, struct osmp_rx *rx,
 			char *err, size_t errlen)
 {
 	const json_t *p = json_object_get(msg, "payload");
@@ -233,9 +233,9 @@ static int recv_payload(int fd, const json_t *msg, int64_t deadline_ms, struct o
 
 	if (!p)
 		return 0;
-	if (!json_is_integer(p) || n < 0 || n > OSMP_PAYLOAD_MAX) {
-		seterr(err, errlen, "payload of %s bytes (0 to %u allowed)",
-		       json_is_integer(p) ? "too many" : "a non-integer number of", OSMP_PAYLOAD_MAX);
+	if (!json_is_integer(p) || n < 0 || n > max) {
+		seterr(err, errlen, "payload of %s bytes (0 to %" PRIu32 " allowed)",
+		       json_is_integer(p) ? "too many" : "a non-integer number of", max);
 		return -1;
 	}
 	if (n && !rx) {
@@ -262,11 +262,17 @@ static int recv_payload(int fd, const json_t *msg, int64_t deadline_ms, struct o
 
 json_t *osmp_recv(int fd, int64_t deadline_ms, struct osmp_rx *rx, char *err, size_t errlen)
 {
+	return osmp_recv_max(fd, deadline_ms, rx, OSMP_MSG_MAX, OSMP_PAYLOAD_MAX, err, errlen);
+}
+
+json_t *osmp_recv_max(int fd, int64_t deadline_ms, struct osmp_rx *rx, uint32_t msg_max, uint32_t payload_max,
+		      char *err, size_t errlen)
+{
 	json_t *msg, *v;
 
 	if (rx)
 		*rx = (struct osmp_rx){ 0 };
-	msg = recv_object(fd, deadline_ms, err, errlen);
+	msg = recv_object(fd, deadline_ms, msg_max, err, errlen);
 	if (!msg)
 		return NULL;
 	v = json_object_get(msg, "v");
@@ -283,7 +289,7 @@ json_t *osmp_recv(int fd, int64_t deadline_ms, struct osmp_rx *rx, char *err, si
 		json_decref(msg);
 		return NULL;
 	}
-	if (recv_payload(fd, msg, deadline_ms, rx, err, errlen)) {
+	if (recv_payload(fd, msg, deadline_ms, payload_max, rx, err, errlen)) {
 		json_decref(msg);
 		return NULL;
 	}

@@ -95,6 +95,15 @@ struct osmp_rx {
 json_t *osmp_recv(int fd, int64_t deadline_ms, struct osmp_rx *rx, char *err, size_t errlen);
 
 /**
+ * osmp_recv_max() - osmp_recv() with the JSON part at most @msg_max bytes
+ * and the payload at most @payload_max (each at most the protocol's own
+ * bounds): what a receiver expects of its peer, so that a frame it cannot
+ * want costs it nothing.
+ */
+json_t *osmp_recv_max(int fd, int64_t deadline_ms, struct osmp_rx *rx, uint32_t msg_max, uint32_t payload_max,
+		      char *err, size_t errlen);
+
+/**
  * osmp_refuse_version() - answer a peer of protocol version @peer_v with an
  * "error" frame of its own version carrying @message (best effort).
  */

@@ -17,7 +17,7 @@ opensm ibsim-utils libumad2sim0 infiniband-diags curl jq python3"
 # root the packages are installed into, and Slurm with munge (a real
 # slurmctld reads the topology.conf fabroute writes)
 TEST="libcmocka-dev ibutils etcd-server etcd-client sqlite3 valgrind clang libclang-rt-dev wrk hyperfine
-time man-db chromium prometheus debhelper lintian debootstrap
+time man-db openssl chromium prometheus debhelper lintian debootstrap
 slurm-wlm munge"
 
 case ${1:-all} in

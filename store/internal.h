@@ -29,6 +29,8 @@ struct store {
 	char *path;
 	pthread_mutex_t hmu;	/* guards @health alone: read without waiting for @lock */
 	struct store_health health;
+	unsigned events_keep;	/* store_events_keep(); under @lock */
+	unsigned events_added;	/* since the last trim; under @lock */
 	pthread_mutex_t seq_mu;	/* guards @seq_next, @seq_top: no wait for @lock */
 	int64_t seq_next, seq_top;	/* epoch numbers reserved in the database, not given yet */
 };
@@ -48,6 +50,13 @@ int store_db_prepare(struct store *s, const char *sql, sqlite3_stmt **st, struct
  */
 json_t *store_rows_json(struct store *s, sqlite3_stmt *st, json_t *(*row)(sqlite3_stmt *st),
 			const char *key, const char *what, struct fab_err *err);
+/**
+ * store_page_json() - store_rows_json() of a query that asked for @limit + 1
+ * rows: the rows beyond @limit are dropped and "more" says whether there
+ * were any; @oldest_last: rows come newest first (else oldest first).
+ */
+json_t *store_page_json(struct store *s, sqlite3_stmt *st, json_t *(*row)(sqlite3_stmt *st), const char *key,
+			unsigned limit, int oldest_last, const char *what, struct fab_err *err);
 /** store_db_exec() - run SQL without results; -1 with @err ("store: WHAT: ...") on failure. */
 int store_db_exec(struct store *s, const char *sql, const char *what, struct fab_err *err);
 /** store_db_begin() - BEGIN IMMEDIATE. */

@@ -15,8 +15,33 @@
 
 #define EVENTS_LIMIT_DEFAULT 100u
 #define EVENTS_LIMIT_MAX 10000u
+/* Events added between two trims to store_events_keep()'s count. */
+#define EVENTS_TRIM_EVERY 64u
 
 /* --- events ---------------------------------------------------------------------- */
+
+void store_events_keep(struct store *s, unsigned n)
+{
+	pthread_mutex_lock(&s->lock);
+	s->events_keep = n;
+	s->events_added = EVENTS_TRIM_EVERY;	/* trim at the next event */
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* With @s->lock held: delete the events beyond the newest events_keep (ids grow; @last is the newest). */
+static void trim_events(struct store *s, int64_t last)
+{
+	sqlite3_stmt *st;
+	struct fab_err err;
+
+	s->events_added = 0;
+	if (store_db_prepare(s, "DELETE FROM events WHERE id <= ?1", &st, &err))
+		return;
+	sqlite3_bind_int64(st, 1, last - (int64_t)s->events_keep);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		store_db_err(s, &err, "deleting old events");
+	sqlite3_finalize(st);
+}
 
 int64_t store_event_add(struct store *s, int64_t time_ms, const char *type, const char *message,
 			const json_t *details, struct fab_err *err)
@@ -45,6 +70,8 @@ int64_t store_event_add(struct store *s, int64_t time_ms, const char *type, cons
 		store_db_err(s, err, "adding an event");
 	}
 	sqlite3_finalize(st);
+	if (id > 0 && s->events_keep && ++s->events_added >= EVENTS_TRIM_EVERY)
+		trim_events(s, id);
 out:
 	pthread_mutex_unlock(&s->lock);
 	free(text);
@@ -70,30 +97,38 @@ static json_t *event_row(sqlite3_stmt *st)
 	return o;
 }
 
-/* The newest @limit matches, returned oldest first. */
+/* The newest ?4 matches (one more than the page, to tell whether there are more), oldest first. */
 static const char sql_events[] =
 	"SELECT * FROM (SELECT id, time_ms, type, message, details FROM events"
-	" WHERE id > ?1 AND time_ms >= ?2 AND (?3 IS NULL OR type = ?3)"
+	" WHERE id > ?1 AND time_ms >= ?2 AND (?3 IS NULL OR type = ?3) AND (?5 = 0 OR id < ?5)"
 	" ORDER BY id DESC LIMIT ?4) ORDER BY id ASC";
+
+json_t *store_events_page(struct store *s, const struct store_event_query *q, struct fab_err *err)
+{
+	unsigned limit = !q->limit ? EVENTS_LIMIT_DEFAULT : q->limit > EVENTS_LIMIT_MAX ? EVENTS_LIMIT_MAX : q->limit;
+	json_t *out = NULL;
+	sqlite3_stmt *st;
+
+	pthread_mutex_lock(&s->lock);
+	if (!store_db_prepare(s, sql_events, &st, err)) {
+		sqlite3_bind_int64(st, 1, q->since_id);
+		sqlite3_bind_int64(st, 2, q->since_ms);
+		if (q->type)
+			sqlite3_bind_text(st, 3, q->type, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, (int64_t)limit + 1);
+		sqlite3_bind_int64(st, 5, q->before);
+		out = store_page_json(s, st, event_row, "events", limit, 0, "reading events", err);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return out;
+}
 
 json_t *store_events_json(struct store *s, int64_t since_id, int64_t since_ms, const char *type,
 			  unsigned limit, struct fab_err *err)
 {
-	json_t *out = NULL;
-	sqlite3_stmt *st;
+	struct store_event_query q = { .since_id = since_id, .since_ms = since_ms, .type = type, .limit = limit };
 
-	limit = !limit ? EVENTS_LIMIT_DEFAULT : limit > EVENTS_LIMIT_MAX ? EVENTS_LIMIT_MAX : limit;
-	pthread_mutex_lock(&s->lock);
-	if (!store_db_prepare(s, sql_events, &st, err)) {
-		sqlite3_bind_int64(st, 1, since_id);
-		sqlite3_bind_int64(st, 2, since_ms);
-		if (type)
-			sqlite3_bind_text(st, 3, type, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, limit);
-		out = store_rows_json(s, st, event_row, "events", "reading events", err);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return out;
+	return store_events_page(s, &q, err);
 }
 
 /* --- LID allocations ------------------------------------------------------------------ */

@@ -100,7 +100,7 @@ static json_t *meta_row(sqlite3_stmt *st)
 	return o;
 }
 
-json_t *store_snapshots_json(struct store *s, unsigned limit, struct fab_err *err)
+json_t *store_snapshots_page(struct store *s, int64_t before, unsigned limit, struct fab_err *err)
 {
 	json_t *out = NULL;
 	sqlite3_stmt *st;
@@ -108,13 +108,19 @@ json_t *store_snapshots_json(struct store *s, unsigned limit, struct fab_err *er
 	limit = !limit ? SNAPSHOTS_LIMIT_DEFAULT : limit > SNAPSHOTS_LIMIT_MAX ?
 		SNAPSHOTS_LIMIT_MAX : limit;
 	pthread_mutex_lock(&s->lock);
-	if (!store_db_prepare(s, "SELECT " META_COLS " FROM snapshots s ORDER BY s.id DESC"
-			      " LIMIT ?1", &st, err)) {
-		sqlite3_bind_int64(st, 1, limit);
-		out = store_rows_json(s, st, meta_row, "snapshots", "listing snapshots", err);
+	if (!store_db_prepare(s, "SELECT " META_COLS " FROM snapshots s WHERE ?2 = 0 OR s.id < ?2"
+			      " ORDER BY s.id DESC LIMIT ?1", &st, err)) {
+		sqlite3_bind_int64(st, 1, (int64_t)limit + 1);
+		sqlite3_bind_int64(st, 2, before);
+		out = store_page_json(s, st, meta_row, "snapshots", limit, 1, "listing snapshots", err);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return out;
+}
+
+json_t *store_snapshots_json(struct store *s, unsigned limit, struct fab_err *err)
+{
+	return store_snapshots_page(s, 0, limit, err);
 }
 
 /* Columns after META_COLS in store_snapshot_json()'s query. */

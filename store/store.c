@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "store/internal.h"
 
@@ -111,6 +112,22 @@ json_t *store_rows_json(struct store *s, sqlite3_stmt *st, json_t *(*row)(sqlite
 		fab_err_set(err, "store: out of memory");
 	sqlite3_finalize(st);
 	json_decref(list);
+	return out;
+}
+
+json_t *store_page_json(struct store *s, sqlite3_stmt *st, json_t *(*row)(sqlite3_stmt *st), const char *key,
+			unsigned limit, int oldest_last, const char *what, struct fab_err *err)
+{
+	json_t *out = store_rows_json(s, st, row, key, what, err), *list = json_object_get(out, key);
+	int more = json_array_size(list) > limit;
+
+	if (more)
+		json_array_remove(list, oldest_last ? limit : 0);	/* the extra row is the oldest */
+	if (out && json_object_set_new(out, "more", json_boolean(more))) {
+		json_decref(out);
+		fab_err_set(err, "store: out of memory");
+		return NULL;
+	}
 	return out;
 }
 
@@ -461,6 +478,30 @@ int store_integrity_ok(struct store *s)
 }
 
 /* --- settings ----------------------------------------------------------------------- */
+
+int store_peek_setting(const char *path, const char *key, char **val, struct fab_err *err)
+{
+	struct store s = { .path = (char *)(uintptr_t)path };
+	int rc;
+
+	*val = NULL;
+	if (access(path, F_OK))
+		return 0;	/* no database yet: nothing stored */
+	rc = sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READONLY, NULL);
+	if (rc != SQLITE_OK) {
+		open_err(err, path, "cannot open the database: %s", s.db ? sqlite3_errmsg(s.db) : sqlite3_errstr(rc));
+		sqlite3_close(s.db);
+		return -1;
+	}
+	sqlite3_busy_timeout(s.db, 1000);
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_mutex_init(&s.hmu, NULL);
+	rc = store_setting_get(&s, key, val, err);
+	pthread_mutex_destroy(&s.lock);
+	pthread_mutex_destroy(&s.hmu);
+	sqlite3_close(s.db);
+	return rc;
+}
 
 int store_setting_get(struct store *s, const char *key, char **val, struct fab_err *err)
 {

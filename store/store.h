@@ -86,6 +86,12 @@ void store_seq_floor(struct store *s, int64_t seq);
 /** store_setting_get() - *@val = malloc'd value, or NULL when unset. 0 or -1. */
 int store_setting_get(struct store *s, const char *key, char **val, struct fab_err *err);
 int store_setting_set(struct store *s, const char *key, const char *val, struct fab_err *err);
+/**
+ * store_peek_setting() - the setting @key of the database at @path, opened
+ * read-only and closed again (nothing created, nothing migrated): for
+ * `fabrouted -n`. *@val NULL when the database or the key is absent. 0 or -1.
+ */
+int store_peek_setting(const char *path, const char *key, char **val, struct fab_err *err);
 /** store_settings_set() - @n "key", "value" pairs in @kv, all or none (one transaction). */
 int store_settings_set(struct store *s, const char *const *kv, size_t n, struct fab_err *err);
 
@@ -179,6 +185,11 @@ void store_snap_free(struct store_snap *snap);
  */
 json_t *store_snapshots_json(struct store *s, unsigned limit, struct fab_err *err);
 /**
+ * store_snapshots_page() - store_snapshots_json() of the snapshots with an id
+ * below @before (0: any), plus "more": older ones exist beyond the page.
+ */
+json_t *store_snapshots_page(struct store *s, int64_t before, unsigned limit, struct fab_err *err);
+/**
  * store_snapshot_json() - one snapshot's metadata plus "summary" and
  * "fabric" counts; NULL with @err "no snapshot N" when absent (*@missing = 1).
  */
@@ -222,5 +233,29 @@ int64_t store_event_add(struct store *s, int64_t time_ms, const char *type, cons
  */
 json_t *store_events_json(struct store *s, int64_t since_id, int64_t since_ms, const char *type,
 			  unsigned limit, struct fab_err *err);
+
+/**
+ * struct store_event_query - a page of events
+ * @since_id, @since_ms: ids above, times at or after (0: any)
+ * @before: ids below (0: any): the page before an earlier one
+ * @type: NULL for any; @limit: the newest @limit of the matches (0: 100)
+ */
+struct store_event_query {
+	int64_t since_id, since_ms, before;
+	const char *type;
+	unsigned limit;
+};
+
+/**
+ * store_events_page() - store_events_json() of @q, plus "more": older
+ * matches exist beyond the page (ask again with @before the first id).
+ */
+json_t *store_events_page(struct store *s, const struct store_event_query *q, struct fab_err *err);
+
+/**
+ * store_events_keep() - keep at most @n events (0: no limit): the oldest
+ * beyond it are deleted as new ones are added (about every 64).
+ */
+void store_events_keep(struct store *s, unsigned n);
 
 #endif

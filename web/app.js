@@ -16,8 +16,32 @@ let view = null;
 
 // --- helpers -------------------------------------------------------------------
 
+// With read_token_file set, reads need the read token: given once as
+// #token=TOKEN in the page's address, or when the daemon first answers 401;
+// kept for the tab's session only.
+function readToken() {
+	const m = location.hash.match(/(?:^#|&)token=([^&]+)/);
+	if (m) {
+		sessionStorage.setItem("fabroute-token", decodeURIComponent(m[1]));
+		history.replaceState(null, "", location.pathname + location.search);
+	}
+	return sessionStorage.getItem("fabroute-token");
+}
+
 async function get(path, text) {
-	const r = await fetch(path, { cache: "no-cache", headers: { Accept: text ? "text/plain" : "application/json" } });
+	const headers = { Accept: text ? "text/plain" : "application/json" }, token = readToken();
+	if (token)
+		headers.Authorization = `Bearer ${token}`;
+	const r = await fetch(path, { cache: "no-cache", headers });
+	if (r.status === 401 && !state.asked) {
+		state.asked = true;
+		const t = prompt("fabrouted wants its read token (read_token_file):");
+		if (t) {
+			sessionStorage.setItem("fabroute-token", t.trim());
+			state.asked = false;
+			return get(path, text);
+		}
+	}
 	const body = text ? await r.text() : await r.json();
 	return { status: r.status, body };
 }

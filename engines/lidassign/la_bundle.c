@@ -167,49 +167,68 @@ static int assign(const struct la_bundle *b, struct la_use *v, size_t n)
 	return 0;
 }
 
+/* Append (bundle, @dst, paths) for each bundle @tl lists (@nt of them) with its count in @cnt, then clear it. */
+static int spread_dest(struct la_use **v, size_t *n, size_t *cap,
+		       uint32_t *cnt, const uint32_t *tl, uint32_t nt, uint32_t dst)
+{
+	for (uint32_t t = 0; t < nt; t++) {
+		if (*n == *cap) {
+			struct la_use *nv = realloc(*v, (*cap = *cap ? 2 * *cap : 4096) * sizeof(**v));
+
+			if (!nv)
+				return -1;
+			*v = nv;
+		}
+		(*v)[(*n)++] = (struct la_use){ .key = (uint64_t)tl[t] << 32 | dst, .paths = cnt[tl[t]] };
+		cnt[tl[t]] = 0;
+	}
+	return 0;
+}
+
+/*
+ * Destination by destination, the paths crossing each multi-cable bundle
+ * are counted in a per-bundle array: memory in (bundle, destination)
+ * entries, never one per path hop.
+ */
 int la_bundle_spread(const struct la_bundle *b, const struct la_ctx *c, struct la_spread *sp,
 		     la_bundle_path_fn path, void *arg)
 {
 	struct la_use *v = NULL;
-	size_t n = 0, cap = 0, u = 0;
+	uint32_t *cnt = calloc((size_t)b->nlinks + 1, sizeof(*cnt));
+	uint32_t *tl = malloc(((size_t)b->nlinks + 1) * sizeof(*tl));
+	size_t n = 0, cap = 0;
+	uint32_t m = c->nca;
+	int rc = cnt && tl ? 0 : -1;
 
 	memset(sp, 0, sizeof(*sp));
-	for (uint32_t p = 0; p < c->nca * (c->nca - 1); p++) {
-		const struct la_hop *h;
-		uint32_t len = path(arg, p, &h), dst = p % (c->nca - 1);
+	for (uint32_t d = 0; !rc && m >= 2 && d < m; d++) {
+		uint32_t nt = 0;
 
-		dst += dst >= p / (c->nca - 1);
-		for (uint32_t i = 0; i < len; i++) {
-			uint32_t l = b->linkof[(size_t)h[i].node * c->nports + h[i].port];
+		for (uint32_t s = 0; s < m; s++) {
+			const struct la_hop *h;
+			uint32_t len = s == d ? 0 : path(arg, s * (m - 1) + (d > s ? d - 1 : d), &h);
 
-			if (l == UINT32_MAX || b->mult[l] < 2)
-				continue;
-			if (n == cap) {
-				struct la_use *nv = realloc(v, (cap = cap ? 2 * cap : 4096) * sizeof(*v));
+			for (uint32_t i = 0; i < len; i++) {
+				uint32_t l = b->linkof[(size_t)h[i].node * c->nports + h[i].port];
 
-				if (!nv) {
-					free(v);
-					return -1;
-				}
-				v = nv;
+				if (l == UINT32_MAX || b->mult[l] < 2)
+					continue;
+				if (!cnt[l]++)
+					tl[nt++] = l;
 			}
-			v[n++] = (struct la_use){ .key = (uint64_t)l << 32 | dst, .paths = 1 };
 		}
+		rc = spread_dest(&v, &n, &cap, cnt, tl, nt, d);
 	}
-	if (n)
+	free(cnt);
+	free(tl);
+	if (!rc && n)
 		qsort(v, n, sizeof(*v), cmp_key);
-	for (size_t i = 0; i < n; i++) {	/* merge equal keys, counting paths */
-		if (u && v[u - 1].key == v[i].key)
-			v[u - 1].paths++;
-		else
-			v[u++] = v[i];
-	}
-	if (assign(b, v, u)) {
+	if (rc || assign(b, v, n)) {
 		free(v);
 		return -1;
 	}
 	sp->v = v;
-	sp->n = u;
+	sp->n = n;
 	return 0;
 }
 

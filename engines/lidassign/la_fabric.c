@@ -247,12 +247,12 @@ static int one_dest(struct asg *g, size_t b, size_t e)
 	return 0;
 }
 
-static void totals(struct asg *g)
+/* The figures per endpoint: destinations, ports, LIDs under per-port and global LMC. */
+static void ep_totals(const struct fabric *f, struct la_assign *a)
 {
-	const struct fabric *f = g->f;
-	struct la_assign *a = g->a;
-	const struct fmt_paths *ps = g->ps;
-
+	a->dests = a->cas = 0;
+	a->lids = 0;
+	a->lmc_max = 0;
 	for (uint32_t e = 0; e < f->neps; e++) {
 		if (a->k[e])
 			a->dests++;
@@ -264,6 +264,14 @@ static void totals(struct asg *g)
 			a->lmc_max = a->lmc[e];
 	}
 	a->lids_global = (uint64_t)a->cas << a->lmc_max;
+}
+
+static void totals(struct asg *g)
+{
+	struct la_assign *a = g->a;
+	const struct fmt_paths *ps = g->ps;
+
+	ep_totals(g->f, a);
 	a->paths = ps->n;
 	/* pairs: the first path (in the order given) of each (source, destination) */
 	for (size_t i = 0; i < ps->n; i++) {
@@ -335,6 +343,59 @@ out:
 	free(g.len);
 	free(g.colour);
 	free(g.rank);
+	if (rc)
+		la_assign_free(a);
+	return rc;
+}
+
+/* One destination's result (@one, of the paths @ps to @d) into @a and the per-pair offsets @off. */
+static void merge_dest(const struct fabric *f, uint32_t d, const struct fmt_paths *ps, const struct la_assign *one,
+		       struct la_assign *a, uint8_t *off)
+{
+	a->k[d] = one->k[d];
+	a->lmc[d] = one->lmc[d];
+	a->lb[d] = one->lb[d];
+	a->paths += one->paths;
+	a->dups += one->dups;
+	a->pairs += one->pairs;
+	a->sa_pairs += one->sa_pairs;
+	a->configs += one->configs;
+	for (size_t i = 0; i < ps->n; i++)
+		off[(size_t)ps->src[i] * f->neps + d] = (uint8_t)one->offset[i];
+}
+
+int la_assign_dests(const struct fabric *f, const struct la_source *src, const struct la_opts *o,
+		    struct la_assign *a, uint8_t *off, struct fab_err *err)
+{
+	struct fmt_paths ps = { 0 };
+	struct la_assign one;
+	size_t neps = (size_t)f->neps + 1;
+	int rc = -1;
+
+	memset(a, 0, sizeof(*a));
+	a->neps = f->neps;
+	a->k = calloc(neps, sizeof(*a->k));
+	a->lmc = calloc(neps, 1);
+	a->lb = calloc(neps, sizeof(*a->lb));
+	if (!a->k || !a->lmc || !a->lb) {
+		fab_err_set(err, "out of memory");
+		goto out;
+	}
+	for (uint32_t d = 0; d < f->neps; d++) {
+		ps.n = ps.nhops = 0;
+		if (src->get(src->ud, d, &ps, err))
+			goto out;
+		if (!ps.n)
+			continue;
+		if (la_assign(f, &ps, o, &one, err))
+			goto out;
+		merge_dest(f, d, &ps, &one, a, off);
+		la_assign_free(&one);
+	}
+	ep_totals(f, a);
+	rc = 0;
+out:
+	fmt_paths_free(&ps);
 	if (rc)
 		la_assign_free(a);
 	return rc;

@@ -16,10 +16,12 @@
  * @du, @dd: per destination switch t, la_updn_dist() at [t * nswitches + x]
  * @linkof: per (switch, port), the index of that directed link in
  *          @u->adj (UINT32_MAX: not a switch link); @nports ports per switch
+ * @q: the routing run, for eng_stopped() (NULL: never stopped)
  */
 struct la_ctx {
 	const struct fabric *f;
 	const struct la_updn *u;
+	const struct eng_req *q;
 	uint32_t ns, nca, nports;
 	uint32_t *ca, *epsw, *linkof;
 	uint16_t *du, *dd;
@@ -49,10 +51,23 @@ struct la_sel_stats {
  * la_paths_select() - papers/002 "path selection": up to @max legal paths
  * per machine pair (the shortest ones; with @yen the @max shortest, longer
  * ones included), then most-loaded-link-first until each pair has one.
- * Pairs in (source, destination) order.
+ * Pairs in (source, destination) order. (engines/lidassign/la_mllf.c)
  */
 int la_paths_select(const struct la_ctx *c, uint32_t max, int yen, struct fmt_paths *ps,
 		    struct la_sel_stats *st, struct fab_err *err);
+
+struct la_sel;
+
+/*
+ * la_sel_run() - la_paths_select()'s selection, kept compact: *@out holds
+ * each pair's choice among its switch pair's candidates. -1 with @err (out
+ * of memory, no legal path, or "stopped" when @c->q says so).
+ */
+int la_sel_run(const struct la_ctx *c, uint32_t max, int yen, struct la_sel **out, struct la_sel_stats *st,
+	       struct fab_err *err);
+/* la_sel_dest() - add the selected paths to endpoint @dst to @ps, sources ascending. 0 or -1. */
+int la_sel_dest(const struct la_sel *s, uint32_t dst, struct fmt_paths *ps);
+void la_sel_free(struct la_sel *s);
 
 /*
  * struct la_bundle - the switch graph with each set of parallel cables as

@@ -53,6 +53,8 @@ struct run {
 	enum la_kind kind;
 	struct la_updn u;
 	struct la_ctx c;
+	struct la_sel *sel_h;	/* path selection: every pair's choice, read a destination at a time */
+	uint8_t *off;		/* its per-pair offsets, until the routing takes them */
 	struct fmt_paths ps;
 	struct la_assign as;
 	struct la_opts o;
@@ -66,6 +68,8 @@ struct run {
 
 static void run_free(struct run *x)
 {
+	la_sel_free(x->sel_h);
+	free(x->off);
 	la_ctx_free(&x->c);
 	la_updn_free(&x->u);
 	fmt_paths_free(&x->ps);
@@ -74,12 +78,63 @@ static void run_free(struct run *x)
 	free(x->pins);
 }
 
+/* struct la_source of path selection: the selected paths to @d, unless the run must stop. */
+static int sel_get(void *ud, uint32_t d, struct fmt_paths *ps, struct fab_err *err)
+{
+	const struct run *x = ud;
+
+	if (d % 8 == 0 && eng_stopped(x->q)) {
+		fab_err_set(err, "stopped");
+		return -1;
+	}
+	if (la_sel_dest(x->sel_h, d, ps)) {
+		fab_err_set(err, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * What path selection will hold, about: per machine pair 11 bytes while it
+ * selects, the offsets and the routing's DLID table (a byte per endpoint
+ * pair each), the candidates (at most paths x 8 hops of 8 bytes per switch
+ * pair). Refused beyond the request's memory budget.
+ */
+static int select_fits(const struct run *x, struct fab_err *err)
+{
+	const struct fabric *f = x->q->fabric;
+	double pairs = (double)x->c.nca * x->c.nca, eps = (double)f->neps * f->neps;
+	double need = pairs * 11 + 2 * eps + (double)x->c.ns * x->c.ns * (double)eng_arg_int(x->a, "paths") * 64;
+
+	if (!x->q->budget.memory || need <= (double)x->q->budget.memory)
+		return 0;
+	fab_err_set(err, "path selection for %u machines needs about %.0f MiB, more than the budget of %.0f MiB "
+		    "(engine_memory_mb)", x->c.nca, need / (1 << 20), (double)x->q->budget.memory / (1 << 20));
+	return -1;
+}
+
+/* Path selection, assigned a destination at a time (every pair's paths are never held at once). */
+static int select_assign(struct run *x, struct fab_err *err)
+{
+	const struct fabric *f = x->q->fabric;
+	struct la_source src = { sel_get, x };
+
+	if (select_fits(x, err) ||
+	    la_sel_run(&x->c, (uint32_t)eng_arg_int(x->a, "paths"), eng_arg_enum(x->a, "cands") == 1, &x->sel_h,
+		       &x->sel, err))
+		return -1;
+	if (!(x->off = calloc((size_t)f->neps * f->neps + 1, 1))) {
+		fab_err_set(err, "out of memory");
+		return -1;
+	}
+	return la_assign_dests(f, &src, &x->o, &x->as, x->off, err);
+}
+
 static int make_paths(struct run *x, struct fab_err *err)
 {
 	switch (x->kind) {
 	case LA_K_SELECT:
-		return la_paths_select(&x->c, (uint32_t)eng_arg_int(x->a, "paths"),
-				       eng_arg_enum(x->a, "cands") == 1, &x->ps, &x->sel, err);
+		return select_assign(x, err);
 	case LA_K_WIDEST:
 	case LA_K_RENAME:
 		return la_paths_widest(&x->c, x->kind == LA_K_RENAME && eng_arg_enum(x->a, "order") == 1,
@@ -155,9 +210,12 @@ int la_route_kind(const struct eng_req *q, const struct eng_args *a, struct eng_
 	x.root = la_updn_root(q->fabric, a, (uint64_t)eng_arg_int(a, "seed"), err);
 	if (x.root == FAB_NONE)
 		return q->fabric->nswitches ? ENG_ERROR : ENG_NOT_APPLICABLE;
-	if (la_updn_build(q->fabric, x.root, &x.u, err) ||
-	    la_ctx_init(&x.c, q->fabric, &x.u, err) || make_paths(&x, err) ||
-	    la_assign(q->fabric, &x.ps, &x.o, &x.as, err)) {
+	if (la_updn_build(q->fabric, x.root, &x.u, err) || la_ctx_init(&x.c, q->fabric, &x.u, err)) {
+		rc = ENG_NOT_APPLICABLE;
+		goto out;
+	}
+	x.c.q = q;
+	if (make_paths(&x, err) || (kind != LA_K_SELECT && la_assign(q->fabric, &x.ps, &x.o, &x.as, err))) {
 		rc = ENG_NOT_APPLICABLE;
 		goto out;
 	}
@@ -169,8 +227,16 @@ int la_route_kind(const struct eng_req *q, const struct eng_args *a, struct eng_
 		fab_err_set(err, "out of memory");
 		goto out;
 	}
-	if (la_realise(x.g, &x.ps, &x.as, &x.u, r, &x.st, err))
+	if (kind == LA_K_SELECT) {
+		struct la_source src = { sel_get, &x };
+		uint8_t *off = x.off;
+
+		x.off = NULL;	/* the routing takes it */
+		if (la_realise_dests(x.g, &src, &x.as, off, &x.u, r, &x.st, err))
+			goto out;
+	} else if (la_realise(x.g, &x.ps, &x.as, &x.u, r, &x.st, err)) {
 		goto out;
+	}
 	if (!(r->notes = notes(&x))) {
 		fab_err_set(err, "out of memory");
 		goto out;

@@ -204,46 +204,72 @@ static void complete(struct tab *t, uint32_t dsw, unsigned lid)
 		t->st->unrouted += rt_lft(t->r, s)[lid] == RT_NO_PORT;
 }
 
-/* The paths' entries; per-pair DLID offsets (the first path of each pair). */
-static int put_paths(struct tab *t, const struct fmt_paths *ps, const struct la_assign *a,
-		     struct fab_err *err)
+/* The entries of path @i of @ps with offset @off; 0 or -1 with @err (a switch sends its LID elsewhere). */
+static int put_path(struct tab *t, const struct fmt_paths *ps, size_t i, unsigned off, struct fab_err *err)
 {
 	const struct fabric *f = t->f;
-	struct rt_routing *r = t->r;
+	unsigned lid = fab_ep_lid(f, ps->dst[i]) + off;
+
+	for (size_t h = ps->off[i]; h < ps->off[i + 1]; h++) {
+		uint32_t sw = f->nodes[ps->hop[h].node].swidx;
+		uint8_t *e = &rt_lft(t->r, sw)[lid];
+
+		if (*e != RT_NO_PORT && *e != ps->hop[h].port) {
+			fab_err_set(err, "path %zu: switch '%s' already sends LID %u by port %u, not %u", i + 1,
+				    FAB_LABEL(f, ps->hop[h].node), lid, *e, ps->hop[h].port);
+			return -1;
+		}
+		if (*e == RT_NO_PORT) {
+			*e = ps->hop[h].port;
+			++*load_of(t, sw, *e);
+		}
+		t->st->entries++;
+	}
+	return 0;
+}
+
+/* The paths' entries; per-pair DLID offsets (the first path of each pair). */
+static int put_paths(struct tab *t, const void *ctx, struct fab_err *err)
+{
+	const struct fmt_paths *ps = ((const void *const *)ctx)[0];
+	const struct la_assign *a = ((const void *const *)ctx)[1];
+	const struct fabric *f = t->f;
 	uint8_t *seen = calloc(((size_t)f->neps * f->neps + 7) / 8 + 1, 1);
+	int rc = 0;
 
 	if (!seen) {
 		fab_err_set(err, "out of memory");
 		return -1;
 	}
-	for (size_t i = 0; i < ps->n; i++) {
-		unsigned lid = fab_ep_lid(f, ps->dst[i]) + a->offset[i];
+	for (size_t i = 0; !rc && i < ps->n; i++) {
 		size_t pair = (size_t)ps->src[i] * f->neps + ps->dst[i];
 
 		if (!(seen[pair / 8] >> (pair % 8) & 1)) {
 			seen[pair / 8] |= (uint8_t)(1u << (pair % 8));
-			r->dlid_off[pair] = (uint8_t)a->offset[i];
+			t->r->dlid_off[pair] = (uint8_t)a->offset[i];
 		}
-		for (size_t h = ps->off[i]; h < ps->off[i + 1]; h++) {
-			uint32_t sw = f->nodes[ps->hop[h].node].swidx;
-			uint8_t *e = &rt_lft(r, sw)[lid];
-
-			if (*e != RT_NO_PORT && *e != ps->hop[h].port) {
-				fab_err_set(err, "path %zu: switch '%s' already sends LID %u by port %u, "
-					    "not %u", i + 1, FAB_LABEL(f, ps->hop[h].node), lid, *e,
-					    ps->hop[h].port);
-				free(seen);
-				return -1;
-			}
-			if (*e == RT_NO_PORT) {
-				*e = ps->hop[h].port;
-				++*load_of(t, sw, *e);
-			}
-			t->st->entries++;
-		}
+		rc = put_path(t, ps, i, a->offset[i], err);
 	}
 	free(seen);
-	return 0;
+	return rc;
+}
+
+/* The entries of the paths @src gives, destination by destination, at the offsets r->dlid_off holds. */
+static int put_dests(struct tab *t, const void *ctx, struct fab_err *err)
+{
+	const struct la_source *src = ctx;
+	const struct fabric *f = t->f;
+	struct fmt_paths ps = { 0 };
+	int rc = 0;
+
+	for (uint32_t d = 0; !rc && d < f->neps; d++) {
+		ps.n = ps.nhops = 0;
+		rc = src->get(src->ud, d, &ps, err);
+		for (size_t i = 0; !rc && i < ps.n; i++)
+			rc = put_path(t, &ps, i, t->r->dlid_off[(size_t)ps.src[i] * f->neps + d], err);
+	}
+	fmt_paths_free(&ps);
+	return rc;
 }
 
 /* Offsets k .. 2^lmc - 1 of endpoint @e repeat offset (j mod k). */
@@ -299,9 +325,10 @@ static void tab_free(struct tab *t)
 	free(t->bdown);
 }
 
-int la_realise(const struct fabric *f, const struct fmt_paths *ps, const struct la_assign *a,
-	       const struct la_updn *u, struct rt_routing *r, struct la_stats *st,
-	       struct fab_err *err)
+/* la_realise() with the paths' entries set by @put (@ctx its input). */
+static int realise(const struct fabric *f, const struct la_assign *a, const struct la_updn *u, struct rt_routing *r,
+		   struct la_stats *st, int (*put)(struct tab *t, const void *ctx, struct fab_err *err),
+		   const void *ctx, struct fab_err *err)
 {
 	struct tab t = { .f = f, .u = u, .r = r, .st = st };
 	int rc = -1;
@@ -324,7 +351,7 @@ int la_realise(const struct fabric *f, const struct fmt_paths *ps, const struct 
 		}
 	}
 	eng_route_endpoints(f, r);
-	if (put_paths(&t, ps, a, err))
+	if (put(&t, ctx, err))
 		goto out;
 	for (uint32_t e = 0; e < f->neps; e++) {
 		uint32_t dsw = ep_switch(f, e), k = a->k[e] ? a->k[e] : 1;
@@ -340,4 +367,22 @@ int la_realise(const struct fabric *f, const struct fmt_paths *ps, const struct 
 out:
 	tab_free(&t);
 	return rc;
+}
+
+int la_realise(const struct fabric *f, const struct fmt_paths *ps, const struct la_assign *a,
+	       const struct la_updn *u, struct rt_routing *r, struct la_stats *st,
+	       struct fab_err *err)
+{
+	const void *ctx[2] = { ps, a };
+
+	return realise(f, a, u, r, st, put_paths, ctx, err);
+}
+
+int la_realise_dests(const struct fabric *f, const struct la_source *src, const struct la_assign *a,
+		     uint8_t *off, const struct la_updn *u, struct rt_routing *r, struct la_stats *st,
+		     struct fab_err *err)
+{
+	free(r->dlid_off);
+	r->dlid_off = off;
+	return realise(f, a, u, r, st, put_dests, src, err);
 }

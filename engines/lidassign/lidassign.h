@@ -223,6 +223,26 @@ int la_assign(const struct fabric *f, const struct fmt_paths *ps, const struct l
 void la_assign_free(struct la_assign *a);
 
 /**
+ * struct la_source - a path set read one destination at a time, for sets
+ * too large to hold at once (every machine pair's path)
+ * @get: append the paths to endpoint @d to @ps, one per source, sources
+ *       ascending; 0, or -1 with @err
+ */
+struct la_source {
+	int (*get)(void *ud, uint32_t d, struct fmt_paths *ps, struct fab_err *err);
+	void *ud;
+};
+
+/**
+ * la_assign_dests() - la_assign() of the paths @src gives, one destination
+ * at a time (the same result): @a->offset stays NULL; the offset of each
+ * pair's path goes to @off[src * neps + dst] (neps x neps bytes, zeroed
+ * by the caller). Return: 0, or -1 with @err.
+ */
+int la_assign_dests(const struct fabric *f, const struct la_source *src, const struct la_opts *o,
+		    struct la_assign *a, uint8_t *off, struct fab_err *err);
+
+/**
  * la_optimum() - the fewest configurations per destination, for reports
  * Per destination port, la_exact_colour() from heuristic @o's colouring,
  * capped at @max_ms of CPU time each: @opt[ep] the best count found (0
@@ -277,6 +297,15 @@ int la_realise(const struct fabric *f, const struct fmt_paths *ps, const struct 
 	       struct fab_err *err);
 
 /* --- Up*\/Down* (engines/lidassign/la_updn.c) ----------------------------------------- */
+
+/**
+ * la_realise_dests() - la_realise() of the paths @src gives with the
+ * per-pair offsets @off of la_assign_dests() (taken: @r->dlid_off becomes
+ * it, also on failure). Return: 0, or -1 with @err.
+ */
+int la_realise_dests(const struct fabric *f, const struct la_source *src, const struct la_assign *a,
+		     uint8_t *off, const struct la_updn *u, struct rt_routing *r, struct la_stats *st,
+		     struct fab_err *err);
 
 /** How la_realise() completes a LID's table (struct la_updn.fill). */
 enum la_fill {

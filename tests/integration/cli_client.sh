@@ -173,6 +173,9 @@ is "not through the link down" "$(count "$out" '^ +1 +leaf-00 .* -> 34 ')" 0
 runs "status after the fault" 0 "$F" status $U
 like "a newer epoch" "$out" "^epoch: +([3-9]|[1-9][0-9]+) .*reason: (fault|api)"
 like "one link fewer" "$out" "1295 links"
+runs "links: every page of GET /api/links (1000 a page)" 0 "$F" links --json $U
+is "links: all 1295, once each" "$(printf '%s' "$out" | jq -c '[.links.count, (.links.links | length),
+	(.links.links | map(.a.node + ":" + (.a.port | tostring)) | unique | length), .links.more]')" "[1295,1295,1295,false]"
 runs "fault up --all without the token" 1 "$F" fault up --all $U
 runs "fault up --all with something else is a usage error" 2 "$F" fault up --all --link leaf-00:1 $U $T
 runs "fault down --all is a usage error" 2 "$F" fault down --all $U $T

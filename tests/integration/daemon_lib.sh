@@ -19,7 +19,8 @@ d_cleanup() {
 trap d_cleanup EXIT INT TERM
 
 # d_start NAME [ARGS...]: start fabrouted with database $t_tmp/NAME.db and
-# log $t_tmp/NAME.log; wait for the API. Sets D_PID, D_PORT, D_URL, D_LOG.
+# log $t_tmp/NAME.log; wait for the API. Sets D_PID, D_PORT, D_URL (http:
+# or https:), D_LOG.
 d_start() {
 	d_name=$1
 	shift
@@ -40,8 +41,8 @@ d_start() {
 		fi
 		sleep 0.1
 	done
-	D_PORT=$(sed -n 's/.*API listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$D_LOG.new")
-	D_URL=http://127.0.0.1:$D_PORT
+	D_PORT=$(sed -n 's/.*API listening on https*:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$D_LOG.new")
+	D_URL=$(sed -n 's/.*API listening on \(https*\):.*/\1/p' "$D_LOG.new")://127.0.0.1:$D_PORT
 }
 
 # d_stop [SIGNAL]: stop the daemon, wait; the exit status in $D_STATUS.
@@ -89,4 +90,26 @@ d_wait_idle() {
 		[ $i -gt $((300 * T_SLOW)) ] && return 1
 		sleep 0.05
 	done
+}
+
+# raw REQUEST: send REQUEST on a plain socket to the daemon (\r\n written
+# as such), print "STATUS SECONDS" of the first answer (000 when none in 5 s).
+raw() {
+	python3 - "$D_PORT" "$1" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(5)
+t0 = time.monotonic()
+s.sendall(sys.argv[2].encode().replace(b"\\r\\n", b"\r\n"))
+d = b""
+try:
+    while b"\r\n" not in d:
+        x = s.recv(4096)
+        if not x:
+            break
+        d += x
+except OSError:
+    pass
+print(d.split(b" ")[1].decode() if d.startswith(b"HTTP/") else "000", round(time.monotonic() - t0, 2))
+PY
 }

@@ -96,10 +96,20 @@ def lfts_of(ans, payload):
     return {g: payload[i * n:(i + 1) * n] for i, g in enumerate(ans["lfts"])}
 
 
+def pass_result(path, res, **kw):
+    """Report how a pass ended, as the plugin does on its control connection."""
+    c = connect(path, "control")
+    send(c, dict({"type": "event", "v": 3, "event": "pass_result", "result": res, "ms": 5}, **kw))
+    time.sleep(0.2)
+    c.close()
+
+
 def check_route(path):
     s = connect(path, "route")
     send(s, *route_request(7, SUBNET))
     ans, payload = recv_frame(s)
+    if ans.get("type") == "routing":  # installed: the daemon publishes it
+        pass_result(path, "routed", epoch=ans["epoch"], engine=ans["engine"], switches=len(ans["lfts"]))
     if ans.get("type") != "routing" or ans.get("id") != 7:
         return "answer: %r" % ans
     if ans.get("payload") != len(payload) or len(payload) != ans["lft_len"] * len(ans["lfts"]):
@@ -118,8 +128,11 @@ def check_bad_subnet(path):
     if ans.get("type") != "error" or "subnet.links[0]" not in ans.get("message", ""):
         return "answer: %r" % ans
     send(s, *route_request(9, SUBNET))  # the connection still serves
-    ans = recv(s)
-    return "ok" if ans.get("type") == "routing" else "after an error: %r" % ans
+    ans, _ = recv_frame(s)
+    if ans.get("type") != "routing":
+        return "after an error: %r" % ans
+    pass_result(path, "routed", epoch=ans["epoch"], engine=ans["engine"], switches=len(ans["lfts"]))
+    return "ok"
 
 
 def check_malformed(path):
@@ -157,6 +170,17 @@ def check_control(path):
     return "ok"
 
 
+def check_late(path):
+    """An answer the plugin did not install (its deadline had passed): prints its epoch."""
+    s = connect(path, "route")
+    send(s, *route_request(8, SUBNET))
+    ans, _ = recv_frame(s)
+    if ans.get("type") != "routing":
+        return "answer: %r" % ans
+    pass_result(path, "timeout", reason="waiting for the routing: timed out")
+    return "epoch %d" % ans["epoch"]
+
+
 def check_passes(path):
     """One pass of each result, as the plugin reports them."""
     s = connect(path, "control")
@@ -190,6 +214,45 @@ def check_sweep(path):
     print("connected", flush=True)
     ans = recv(s)
     return "ok" if ans and ans.get("type") == "sweep" and ans.get("heavy") is True else "got %r" % ans
+
+
+def check_leftovers(path):
+    """16 connections that said hello and stay idle (a plugin's leftovers), then a plugin routes."""
+    idle = [connect(path, "control") for _ in range(16)]
+    try:
+        return check_route(path)
+    except (OSError, SystemExit) as e:
+        return "a plugin after 16 idle connections: %s" % e
+    finally:
+        for s in idle:
+            s.close()
+
+
+def check_big_frames(path):
+    """A frame of 256 MiB, then 64 MiB of it sent: the daemon closes at the header."""
+    s = connect(path, "route")
+    s.sendall(struct.pack(">I", 256 << 20))
+    sent = 0
+    try:
+        chunk = b" " * (1 << 20)
+        for _ in range(64):
+            s.sendall(chunk)
+            sent += len(chunk)
+    except OSError:
+        pass
+    if recv(s) is not None:
+        return "the daemon answered a frame of 256 MiB"
+    s = connect(path, "route")
+    req, _ = route_request(1, SUBNET)
+    req["payload"] = (64 << 20) + 1  # above any subnet the LID space holds
+    send(s, req)
+    try:
+        s.sendall(b"\0" * (8 << 20))
+    except OSError:
+        pass
+    if recv(s) is not None:
+        return "the daemon answered a payload above 64 MiB"
+    return "ok"
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/bin/sh
 # fabrouted --source opensm against a script playing the plugin
 # (doc/osm-protocol.md, version 3): a subnet in, the right LFTs out
-# (binary), epochs and events stored (traps named, LFT changes summed up by
+# (binary), published once the plugin says it installed them, never when
+# it gave up on them; epochs and events stored (traps named, LFT changes summed up by
 # distinct switch, pass results counted for /metrics); malformed frames
 # rejected without harm; a plugin of protocol 1 refused with one log line;
 # sweep requests from POST /api/reroute. The real plugin under OpenSM:
@@ -32,6 +33,15 @@ api GET /api/lids
 is "OpenSM's LIDs are kept" "$(jf '[.lids[].lid] | join(",")')" "1,2,3,4"
 api GET /api/snapshots
 is "the epoch is stored" "$(jf '.snapshots | length')" 1
+late=$(play late)
+like "an answer the plugin gave up on" "$late" "^epoch [0-9]+$"
+api GET /api/fabric
+is "... is never published: the epoch OpenSM installed stays current" "$(jf .epoch.seq)" 1
+api GET /api/snapshots
+is "... nor stored" "$(jf '.snapshots | length')" 1
+api GET "/api/events?type=error"
+like "... and an event says so" "$(jf '[.events[].message] | join("\n")')" \
+	"$late not installed: OpenSM routed the pass with its own engine"
 is "a bad subnet is refused with the reason, the connection keeps serving" "$(play bad_subnet)" ok
 is "malformed frames close the connection, no answer" "$(play malformed)" ok
 api GET /api/health
@@ -63,14 +73,16 @@ is "lft_change events are not stored" "$(jf '[.events[] | select(.details.event 
 
 is "pass results are accepted" "$(play passes)" ok
 api GET /api/health
-is "health counts the passes by result" "$(jf '.source.passes | "\(.routed) \(.fallback) \(.timeout) \(.error)"')" "1 1 1 1"
+# with the routed passes of the route and bad subnet checks, the late one's timeout
+is "health counts the passes by result" "$(jf '.source.passes | "\(.routed) \(.fallback) \(.timeout) \(.error)"')" "3 1 2 1"
 api GET "/api/events?type=opensm"
 like "a refused pass is an event with its reason" \
 	"$(jf '.events[] | select(.message | startswith("OpenSM routing pass fallback")) | .message')" \
 	"OpenSM routing pass fallback: the routing uses SLs 0,1 and VLs 0,1, but OpenSM's QoS is off"
 api GET /metrics
-for r in routed fallback timeout error; do
-	like "metrics: fabroute_osm_passes_total{result=\"$r\"}" "$body" "fabroute_osm_passes_total\{result=\"$r\"\} 1"
+for r in routed:3 fallback:1 timeout:2 error:1; do
+	like "metrics: fabroute_osm_passes_total{result=\"${r%:*}\"}" "$body" \
+		"fabroute_osm_passes_total\{result=\"${r%:*}\"\} ${r#*:}"
 done
 like "metrics: fabroute_osm_connected is 1 while a plugin is connected" "$body" "fabroute_osm_connected 1"
 

@@ -193,6 +193,22 @@ else
 	not_ok "fabrouted routes 5488 CAs"
 fi
 
+# --- with a read token, given as #token= in the page's address -----------------------
+head -c 30 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$t_tmp/rtoken"
+chmod 600 "$t_tmp/rtoken"
+if d_start rtok --topology gen:kary-ntree:k=2,n=2 --read-token-file "$t_tmp/rtoken"; then
+	i=0
+	until [ "$(curl -s -H "Authorization: Bearer $(cat "$t_tmp/rtoken")" "$D_URL/api/fabric" |
+		jq -r '.epoch.seq // 0')" -ge 1 ] || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.1; done
+	out=$t_tmp/rtok.json
+	timeout 180 python3 "$top_srcdir/tests/integration/web_check.py" --chromium "$CHROMIUM" \
+		"$D_URL/#token=$(cat "$t_tmp/rtoken")" "$out" 2>>"$t_tmp/chromium.log" || echo '[]' >"$out"
+	is "read token in the address: the page reads the fabric" "$(at 0 '.text["count-switches"]')" 4
+	d_stop
+else
+	not_ok "fabrouted starts with a read token"
+fi
+
 # --- dashboard = 0 ------------------------------------------------------------------
 d_start nodash --topology gen:kary-ntree:k=2,n=2 --dashboard 0 || not_ok "fabrouted starts without dashboard"
 head_of /

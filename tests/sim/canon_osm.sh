@@ -12,13 +12,7 @@
 #   gives compute the same digest and the same files.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$top_srcdir/tests/integration/daemon_lib.sh"
-have_ibsim || skip_all "ibsim, umad2sim or infiniband-diags missing"
-for t in opensm dump_fts; do command -v $t >/dev/null 2>&1 || skip_all "$t missing"; done
-plugin=${FABROUTE_OSM_PLUGIN:-$top_builddir/.libs/libfabroute-osm.so}
-[ -r "$plugin" ] || skip_all "no OpenSM plugin at $plugin (built only with libopensm-dev)"
-plugdir=$t_tmp/plugin
-mkdir -p "$plugdir"
-cp "$plugin" "$plugdir/libfabroute-osm.so"
+. "$top_srcdir/tests/sim/osm_lib.sh"
 
 cd "$t_tmp" || exit 1
 "$FABROUTE" gen ft648-rack racks=4 hosts=8 uplinks=4 --link-faults 6 --seed 3 -f ibsim -o t.net
@@ -33,19 +27,7 @@ event_plugin_name fabroute-osm
 event_plugin_options socket=$sock timeout_ms=5000
 routing_engine updn
 EOC
-( LD_PRELOAD=$UMAD2SIM LD_LIBRARY_PATH=$plugdir OSM_CACHE_DIR=$t_tmp OSM_TMP_DIR=$t_tmp \
-	exec opensm -F "$t_tmp/osm.conf" -s 0 -d 2 -f "$t_tmp/osm.log" -D 0x43 >"$t_tmp/osm.out" 2>&1 ) &
-OSM_PID=$!
-t_sim_pids="$OSM_PID $t_sim_pids"
-# wait_log PATTERN COUNT: until osm.log holds COUNT lines matching PATTERN
-wait_log() {
-	i=0
-	while n=$(grep -c -- "$1" osm.log 2>/dev/null); [ "${n:-0}" -lt "$2" ]; do
-		i=$((i + 1))
-		[ $i -gt 300 ] && { diag "no '$1' (x$2) in OpenSM's log"; return 1; }
-		sleep 0.1
-	done
-}
+osm_start
 wait_log "SUBNET UP" 1 && ok "OpenSM brings the subnet up" || not_ok "OpenSM brings the subnet up"
 sim_run ibnetdiscover >live.ibnd 2>/dev/null
 [ -s live.ibnd ] && ok "ibnetdiscover reads the fabric" || not_ok "ibnetdiscover reads the fabric"

@@ -19,13 +19,7 @@
 #   not apply: OpenSM falls back), the fast path writes nothing over them.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$top_srcdir/tests/integration/daemon_lib.sh"
-have_ibsim || skip_all "ibsim, umad2sim or infiniband-diags missing"
-for t in opensm dump_fts; do command -v $t >/dev/null 2>&1 || skip_all "$t missing"; done
-plugin=${FABROUTE_OSM_PLUGIN:-$top_builddir/.libs/libfabroute-osm.so}
-[ -r "$plugin" ] || skip_all "no OpenSM plugin at $plugin (built only with libopensm-dev)"
-plugdir=$t_tmp/plugin
-mkdir -p "$plugdir"
-cp "$plugin" "$plugdir/libfabroute-osm.so"
+. "$top_srcdir/tests/sim/osm_lib.sh"
 
 cd "$t_tmp" || exit 1
 "$FABROUTE" gen ft648 -f ibsim -o t.net

@@ -12,13 +12,7 @@
 # - POST /api/engine re-routes the live fabric with the new chain.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$top_srcdir/tests/integration/daemon_lib.sh"
-have_ibsim || skip_all "ibsim, umad2sim or infiniband-diags missing"
-for t in opensm dump_fts; do command -v $t >/dev/null 2>&1 || skip_all "$t missing"; done
-plugin=${FABROUTE_OSM_PLUGIN:-$top_builddir/.libs/libfabroute-osm.so}
-[ -r "$plugin" ] || skip_all "no OpenSM plugin at $plugin (built only with libopensm-dev)"
-plugdir=$t_tmp/plugin
-mkdir -p "$plugdir"
-cp "$plugin" "$plugdir/libfabroute-osm.so"
+. "$top_srcdir/tests/sim/osm_lib.sh"
 
 cd "$t_tmp" || exit 1
 "$FABROUTE" gen kary-ntree k=4 n=2 -f ibsim -o t.net
@@ -34,32 +28,6 @@ event_plugin_name fabroute-osm
 event_plugin_options socket=$sock timeout_ms=3000
 routing_engine updn
 EOC
-osm_start() {
-	( cd "$t_tmp" && LD_PRELOAD=$UMAD2SIM LD_LIBRARY_PATH=$plugdir OSM_CACHE_DIR=$t_tmp OSM_TMP_DIR=$t_tmp \
-		exec opensm -F "$t_tmp/osm.conf" -s 0 -d 2 -f "$t_tmp/osm.log" -D 0x43 --dump_files_dir "$t_tmp" \
-		>"$t_tmp/osm.out" 2>&1 ) &
-	OSM_PID=$!
-	t_sim_pids="$OSM_PID $t_sim_pids"
-}
-# wait_log PATTERN COUNT: until osm.log holds COUNT lines matching PATTERN
-wait_log() {
-	i=0
-	while n=$(grep -c -- "$1" osm.log 2>/dev/null); [ "${n:-0}" -lt "$2" ]; do
-		i=$((i + 1))
-		[ $i -gt 300 ] && { diag "no '$1' (x$2) in OpenSM's log"; return 1; }
-		sleep 0.1
-	done
-}
-# same_tables DESC: the switches hold what fabrouted published
-same_tables() {
-	sim_run dump_fts >hw.dump 2>/dev/null
-	lft_entries hw.dump >hw.txt
-	api GET /api/lfts
-	printf '%s\n' "$body" >ours.dump
-	lft_entries ours.dump >ours.txt
-	if [ -s hw.txt ] && cmp -s hw.txt ours.txt; then ok "$1"; else
-		not_ok "$1"; diff ours.txt hw.txt | head -10 | sed 's/^/# /'; fi
-}
 # wait_readback: until a read-back of the current epoch is done
 wait_readback() {
 	i=0

@@ -155,12 +155,26 @@ static void test_links_and_lids(void **state)
 	struct epoch *e = tu_kary_epoch();
 	const struct fabric *f = e->fabric;
 	struct api_err err;
-	json_t *j = apiq_links(e, &err), *v;
+	json_t *j = apiq_links(e, 0, SIZE_MAX / 2, &err), *v, *page;
 	json_int_t prev = 0;
 	size_t i;
 
 	assert_int_equal(tu_jint(j, "count"), f->nlinks);
 	assert_int_equal(json_array_size(json_object_get(j, "links")), f->nlinks);
+	assert_false(json_is_true(json_object_get(j, "more")));
+	/* a page: the same links from offset 3, 5 of them, more beyond */
+	page = apiq_links(e, 3, 5, &err);
+	assert_int_equal(tu_jint(page, "count"), f->nlinks);
+	assert_int_equal(tu_jint(page, "offset"), 3);
+	assert_int_equal(json_array_size(json_object_get(page, "links")), 5);
+	assert_true(json_equal(json_array_get(json_object_get(page, "links"), 0),
+			       json_array_get(json_object_get(j, "links"), 3)));
+	assert_true(json_is_true(json_object_get(page, "more")));
+	json_decref(page);
+	page = apiq_links(e, f->nlinks - 2, 5, &err);
+	assert_int_equal(json_array_size(json_object_get(page, "links")), 2);
+	assert_false(json_is_true(json_object_get(page, "more")));
+	json_decref(page);
 	json_array_foreach(json_object_get(j, "links"), i, v) {
 		json_t *a = json_object_get(v, "a"), *b = json_object_get(v, "b");
 		uint32_t na = fab_node_by_desc(f, tu_jstr(a, "node"), NULL);

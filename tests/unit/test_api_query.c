@@ -64,7 +64,7 @@ static void test_not_routed(void **state)
 	tu_expect_err(apiq_fabric(NULL, &err), &err, 503, "not_routed", "no routing");
 	tu_expect_err(apiq_nodes(NULL, NULL, &err), &err, 503, "not_routed", "no routing");
 	tu_expect_err(apiq_node(NULL, "x", &err), &err, 503, "not_routed", "no routing");
-	tu_expect_err(apiq_links(NULL, &err), &err, 503, "not_routed", "no routing");
+	tu_expect_err(apiq_links(NULL, 0, 10, &err), &err, 503, "not_routed", "no routing");
 	tu_expect_err(apiq_lids(NULL, &err), &err, 503, "not_routed", "no routing");
 	/* the engines are known before anything is routed */
 	j = apiq_engines(NULL, &err);

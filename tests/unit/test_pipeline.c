@@ -11,7 +11,8 @@
  * (source, chain, or no epoch number from the store) keeps the last good
  * epoch and records an error; an epoch a reader holds
  * outlives the swap; a stored snapshot is restored without routing when the
- * routing inputs match, and not otherwise.
+ * routing inputs match, and not otherwise; OpenSM's answers become current
+ * once installed and never when not, OpenSM's own tables are adopted.
  */
 #include <pthread.h>
 #include <unistd.h>
@@ -209,6 +210,69 @@ static void test_restore(void **state)
 	ps_stop(x);
 }
 
+/* Wait (10 s) for an event from @from of @type holding @needle; its index. */
+static int wait_event(unsigned from, const char *type, const char *needle)
+{
+	int k = -1;
+
+	for (int i = 0; i < 2000 && (k = ps_event(from, type, needle)) < 0; i++)
+		usleep(5000);
+	if (k < 0)
+		fail_msg("no %s event with '%s' after 10 s", type, needle);
+	return k;
+}
+
+/*
+ * OpenSM's answers: current once OpenSM says it installed them, never when
+ * it did not; then OpenSM's own engine's tables, read back, adopted as they are.
+ */
+static void test_opensm_answers(void **state)
+{
+	struct fab_err err = { { 0 } };
+	struct epoch *e, *late, *fb;
+	struct ps_fix *x;
+
+	(void)state;
+	ps_reset_tree();
+	x = ps_start_chain(0, "sftree");
+	e = pipe_route_fabric(x->p, fab_copy(ps_src.topo, &err), &err);
+	assert_non_null(e);
+	assert_int_equal(e->seq, 1);
+	assert_int_equal(ps_current_seq(x), 0);		/* answered, not installed yet */
+	assert_int_equal(ps_store.nsnapshots, 0);
+	pipe_installed(x->p, 2, 1);			/* another epoch: nothing */
+	pipe_installed(x->p, 1, 1);
+	ps_wait_for(x, 1, 0);
+	assert_int_equal(ps_current_seq(x), 1);
+	assert_int_equal(ps_store.nsnapshots, 1);
+	assert_true(wait_event(0, "reroute", "epoch 1: sftree routed (opensm)") >= 0);
+
+	late = pipe_route_fabric(x->p, fab_copy(ps_src.topo, &err), &err);
+	assert_non_null(late);
+	assert_int_equal(late->seq, 2);
+	pipe_installed(x->p, 0, 0);			/* OpenSM's own engine routed that pass */
+	wait_event(0, "error", "epoch 2 not installed: OpenSM routed the pass with its own engine");
+	assert_int_equal(ps_current_seq(x), 1);
+	assert_int_equal(ps_store.nsnapshots, 1);
+	pipe_installed(x->p, 2, 1);			/* dropped is dropped */
+	usleep(50000);
+	assert_int_equal(ps_current_seq(x), 1);
+
+	fb = pipe_adopt(x->p, fab_copy(late->fabric, &err), rt_copy(late->fabric, e->routing), &err);
+	assert_non_null(fb);
+	assert_int_equal(fb->seq, 3);
+	assert_int_equal(ps_current_seq(x), 3);
+	assert_string_equal(fb->engine, "opensm");
+	assert_string_equal(fb->kind, "fallback");
+	assert_string_equal(fb->reason, "fallback");
+	assert_true(an_connected(&fb->report));
+	assert_true(wait_event(0, "reroute", "epoch 3: OpenSM's own engine routed the pass (fallback)") >= 0);
+	epoch_unref(fb);
+	epoch_unref(late);
+	epoch_unref(e);
+	ps_stop(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_failure_keeps_epoch),
 		cmocka_unit_test(test_epoch_swap),
 		cmocka_unit_test(test_restore),
+		cmocka_unit_test(test_opensm_answers),
 	};
 
 	log_set_level(LOG_EMERG);

@@ -307,6 +307,43 @@ static void test_events(void **state)
 	j = store_events_json(s, 0, 0, NULL, 0, &err);
 	e = json_object_get(json_array_get(json_object_get(j, "events"), 0), "details");
 	assert_string_equal(js(e, "port"), "leaf-00:3");
+	assert_false(json_is_true(json_object_get(j, "more")));
+	json_decref(j);
+	store_close(s);
+}
+
+/* Pages of events going back with "before", and the events kept by count. */
+static void test_events_pages(void **state)
+{
+	struct store_event_query q = { .limit = 2 };
+	struct fab_err err = { { 0 } };
+	struct store *s = open_ok(*state);
+	int64_t id[200];
+	json_t *j;
+
+	for (int i = 0; i < 5; i++)
+		id[i] = store_event_add(s, 1000 + i, "trap", "msg", NULL, &err);
+	j = store_events_page(s, &q, &err);
+	assert_true(json_is_true(json_object_get(j, "more")));
+	event_ids(j, id + 3, 2);
+	q.before = id[3];
+	j = store_events_page(s, &q, &err);
+	assert_true(json_is_true(json_object_get(j, "more")));
+	event_ids(j, id + 1, 2);
+	q.before = id[1];
+	j = store_events_page(s, &q, &err);
+	assert_false(json_is_true(json_object_get(j, "more")));
+	event_ids(j, id, 1);
+	/* at most 100 kept: a storm of 200 leaves the newest 100 (trimmed every 64) */
+	store_events_keep(s, 100);
+	for (int i = 0; i < 200; i++)
+		id[i] = store_event_add(s, 2000 + i, "fault", "storm", NULL, &err);
+	q = (struct store_event_query){ .limit = 10000 };
+	j = store_events_page(s, &q, &err);
+	assert_true(json_array_size(json_object_get(j, "events")) <= 100 + 64);
+	assert_true(json_array_size(json_object_get(j, "events")) >= 100);
+	assert_int_equal(ji(json_array_get(json_object_get(j, "events"),
+					   json_array_size(json_object_get(j, "events")) - 1), "id"), id[199]);
 	json_decref(j);
 	store_close(s);
 }
@@ -398,6 +435,12 @@ static void test_snapshot_json(void **state)
 	json_decref(j);
 	j = store_snapshots_json(s, 1, &err);
 	assert_int_equal(json_array_size(json_object_get(j, "snapshots")), 1);
+	assert_true(json_is_true(json_object_get(j, "more")));
+	json_decref(j);
+	j = store_snapshots_page(s, b, 10, &err);	/* older than b: a */
+	assert_int_equal(json_array_size(json_object_get(j, "snapshots")), 1);
+	assert_int_equal(ji(json_array_get(json_object_get(j, "snapshots"), 0), "id"), a);
+	assert_false(json_is_true(json_object_get(j, "more")));
 	json_decref(j);
 	o = store_snapshot_json(s, a, &missing, &err);
 	assert_non_null(o);
@@ -830,6 +873,7 @@ int main(void)
 		T(test_refused),
 		T(test_settings),
 		T(test_events),
+		T(test_events_pages),
 		T(test_snapshot_roundtrip),
 		T(test_snapshot_json),
 		T(test_snapshot_pairs),
