@@ -297,7 +297,7 @@ json_t *ha_json(struct ha *h)
 
 	pthread_mutex_lock(&h->mu);
 	j = json_pack("{s:s, s:s, s:s, s:b, s:{s:s, s:s}, s:{s:s, s:s, s:I, s:f, s:f, s:s}, "
-		      "s:{s:I, s:s, s:I, s:s, s:b}}",
+		      "s:{s:I, s:s, s:f, s:I, s:s, s:b}}",
 		      "role", ha_role_name(h->role), "sm_state", h->sm_state, "node", h->node,
 		      "stale", !h->connected,
 		      "master", "node", h->master_node, "url", h->master_url,
@@ -305,7 +305,7 @@ json_t *ha_json(struct ha *h)
 		      "error", h->error, "revision", (json_int_t)h->revision,
 		      "lag_ms_p50", lag_q(h, 0.5), "lag_ms_p99", lag_q(h, 0.99),
 		      "config_differs", h->differs,
-		      "warm", "seq", (json_int_t)h->warm_seq, "digest", h->warm_digest,
+		      "warm", "seq", (json_int_t)h->warm_seq, "digest", h->warm_digest, "copy_ms", h->copy_ms,
 		      "master_seq", (json_int_t)h->repl_seq, "master_digest", h->repl_digest,
 		      "diverged", h->diverged);
 	pthread_mutex_unlock(&h->mu);

@@ -35,6 +35,7 @@ struct ha {
 	int64_t revision;
 	char master_node[64], master_url[128];
 	double lags[HA_LAGS];
+	double copy_ms;		/* the last base's warm copy: received to routed and checked */
 	unsigned nlags;
 	/* the master's writes, latest wins */
 	struct epoch *pending;	/* to replicate */

@@ -296,11 +296,13 @@ static void apply_base(struct ha *h, const char *val, size_t len, int live)
 	const char *digest = json_string_value(json_object_get(meta, "digest"));
 	size_t size = (size_t)json_integer_value(json_object_get(meta, "size"));
 	int again = seq && digest && have_copy(h, seq, digest, 1);
-	struct fabric *f = seq && digest && !again ?
-		unpack_base(nl + 1, len - (size_t)(nl + 1 - val), size, &err) : NULL;
-	struct fabric *keep = NULL;
+	int64_t t0 = loop_wall_ms();
+	struct fabric *f = NULL, *keep = NULL;
 	struct epoch *e = NULL;
 
+	lag(h, meta, live);	/* received: the copy's own time is copy_ms */
+	if (seq && digest && !again)
+		f = unpack_base(nl + 1, len - (size_t)(nl + 1 - val), size, &err);
 	if (again) {
 		json_decref(meta);
 		return;
@@ -315,7 +317,6 @@ static void apply_base(struct ha *h, const char *val, size_t len, int live)
 	}
 	if (f && !keep)
 		fab_free(f);
-	lag(h, meta, live);
 	if (!seq || !digest)
 		ha_event(h, "the replicated base is malformed");
 	else
@@ -325,6 +326,8 @@ static void apply_base(struct ha *h, const char *val, size_t len, int live)
 	h->base_f = e ? keep : NULL;
 	h->base_seq = e ? seq : 0;
 	snprintf(h->base_digest, sizeof(h->base_digest), "%s", e ? epoch_digest(e) : "");
+	if (e)
+		h->copy_ms = (double)(loop_wall_ms() - t0);
 	pthread_mutex_unlock(&h->mu);
 	if (!e)
 		fab_free(keep);
