@@ -228,14 +228,15 @@ int ha_put_epoch(struct ha *h, struct epoch *e, struct fab_err *err)
 
 /* --- the standby's side ------------------------------------------------------------- */
 
-static void lag(struct ha *h, const json_t *j, int live)
+/* The lag of @j: from the master's write (its time_ms) to its receipt at @recv_ms. */
+static void lag(struct ha *h, const json_t *j, int64_t recv_ms)
 {
 	int64_t t = (int64_t)json_integer_value(json_object_get(j, "time_ms"));
 
-	if (t <= 0 || !live)
+	if (t <= 0 || recv_ms <= 0)
 		return;
 	pthread_mutex_lock(&h->mu);
-	h->lags[h->nlags++ % HA_LAGS] = (double)(loop_wall_ms() - t);
+	h->lags[h->nlags++ % HA_LAGS] = (double)(recv_ms - t);
 	pthread_mutex_unlock(&h->mu);
 }
 
@@ -330,7 +331,7 @@ static int have_copy(struct ha *h, uint64_t seq, const char *digest, int base)
  * base's tables until the epoch is read again, a window in which this node's
  * OpenSM may take over.
  */
-static void apply_base(struct ha *h, const char *val, size_t len, int live)
+static void apply_base(struct ha *h, const char *val, size_t len, int64_t recv_ms)
 {
 	const char *nl = memchr(val, '\n', len);
 	struct fab_err err = { { 0 } };
@@ -343,7 +344,7 @@ static void apply_base(struct ha *h, const char *val, size_t len, int live)
 	struct fabric *f = NULL, *keep = NULL;
 	struct epoch *e = NULL;
 
-	lag(h, meta, live);	/* received: the copy's own time is copy_ms */
+	lag(h, meta, recv_ms);	/* the copy's own time is copy_ms */
 	if (seq && digest && !again)
 		f = unpack_base(nl + 1, len - (size_t)(nl + 1 - val), size, &err);
 	if (again) {
@@ -404,7 +405,7 @@ static struct fabric *without(const struct fabric *bf, const json_t *dead, struc
 	return f;
 }
 
-static void apply_epoch(struct ha *h, const json_t *j, int live)
+static void apply_epoch(struct ha *h, const json_t *j, int64_t recv_ms)
 {
 	uint64_t seq = (uint64_t)json_integer_value(json_object_get(j, "seq"));
 	uint64_t base = (uint64_t)json_integer_value(json_object_get(j, "base_seq"));
@@ -414,7 +415,7 @@ static void apply_epoch(struct ha *h, const json_t *j, int live)
 	struct fabric *f = NULL;
 	struct epoch *e;
 
-	lag(h, j, live);
+	lag(h, j, recv_ms);
 	if (!seq || !digest || !kind)
 		return;
 	pthread_mutex_lock(&h->mu);
@@ -444,7 +445,7 @@ static void apply_master(struct ha *h, const json_t *j, int deleted)
 	pthread_mutex_unlock(&h->mu);
 }
 
-void ha_apply(struct ha *h, const struct etcd_kv *kv, int live)
+void ha_apply(struct ha *h, const struct etcd_kv *kv, int64_t recv_ms)
 {
 	const char *name = kv->key + strlen(h->prefix);
 	json_t *j = NULL;
@@ -455,12 +456,12 @@ void ha_apply(struct ha *h, const struct etcd_kv *kv, int live)
 	} else if (kv->deleted || ha_is_master(h)) {
 		return;
 	} else if (!strcmp(name, "base")) {
-		apply_base(h, kv->val, kv->len, live);
+		apply_base(h, kv->val, kv->len, recv_ms);
 	} else if ((j = json_loadb(kv->val, kv->len, 0, NULL))) {
 		if (!strcmp(name, "settings"))
 			apply_settings(h, j);
 		else if (!strcmp(name, "epoch"))
-			apply_epoch(h, j, live);
+			apply_epoch(h, j, recv_ms);
 	}
 	json_decref(j);
 }
