@@ -34,12 +34,13 @@
  * destination and candidate.
  *
  * Every switch is scored when that costs at most LA_ROOT_WORK steps (every
- * fabric of the tests and of bench/pathsel.sh; 0.3 s for 216 switches);
- * beyond, as many as fit (at least LA_ROOT_MIN): the switches are ordered
- * by their hop distance to all others, those alike in distance, machines
- * and links counted once, and candidates taken evenly along that order, so
- * that central and peripheral switches of every kind are tried. The
- * choice depends on the cabling and the GUIDs only.
+ * fabric of tests/data/fabrics, the golden tests and bench/pathsel.sh;
+ * 0.35 s for rhino512's 216 switches); beyond, as many as fit (at least
+ * LA_ROOT_MIN): the switches are ordered by their hop distance to all
+ * others, those alike in distance, machines and links counted once, and
+ * candidates taken evenly along that order, so that central and
+ * peripheral switches of every kind are tried. The choice depends on the
+ * cabling and the GUIDs only.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -180,8 +180,8 @@ static const char *root_how(const struct la_root *r, char *buf, size_t size)
 	if (r->how == LA_ROOT_DRAWN)
 		snprintf(buf, size, "drawn with seed %llu", (unsigned long long)r->seed);
 	else
-		snprintf(buf, size, "chosen of %u switches scored: candidates' CA max link load %.3f", r->tried,
-			 r->load);
+		snprintf(buf, size, "chosen of %u switches scored: candidates' CA max link load %.3f",
+			 r->tried, r->load);
 	return buf;
 }
 
