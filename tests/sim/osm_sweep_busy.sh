@@ -11,7 +11,10 @@
 # - while a heavy sweep discovers the subnet: OpenSM discovers it again and
 #   the new chain routes that sweep's pass;
 # each time within seconds, in exactly one more routing pass (no loop of
-# sweeps), and the switches' LFTs (dump_fts) hold the new epoch's tables.
+# sweeps), and the switches' LFTs (dump_fts) hold the new epoch's tables;
+# - POST /api/reroute while a heavy sweep waits for the simulator for longer
+#   than the plugin's 10 s: an event says the sweep asked for has not begun,
+#   with OpenSM's state and the SMPs it awaits; thawed, the pass follows.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$top_srcdir/tests/integration/daemon_lib.sh"
 . "$top_srcdir/tests/sim/osm_lib.sh"
@@ -86,6 +89,24 @@ settled 3
 same_tables "  the switches hold its tables"
 is "no routing pass left to OpenSM's own engine" "$(grep -c 'tables configured on all switches' osm.log)" \
 	"$(grep -c 'fabroute tables configured on all switches' osm.log)"
+
+# --- a sweep that does not end: the one asked for is said to be late --------------------------
+sweeps=$(grep -c "INITIATING HEAVY SWEEP" osm.log)
+kill -STOP "$SIM_PID"
+kill -HUP "$OSM_PID"
+wait_log "INITIATING HEAVY SWEEP" $((sweeps + 1)) || not_ok "SIGHUP starts a heavy sweep"
+api POST /api/reroute
+is "POST /api/reroute while a heavy sweep waits for the simulator: 202" "$code" 202
+late="OpenSM has not begun the heavy sweep fabrouted asked for 1[0-9] s ago: OpenSM is MASTER, SMPs awaiting an answer: [1-9]"
+i=0
+while api GET "/api/events?type=opensm&limit=1000"; ! jf '.events[].message' | grep -Eq "$late"; do
+	i=$((i + 1)); [ $i -gt 250 ] && break; sleep 0.1
+done
+like "  10 s later an event says it has not begun, and why" "$(jf '.events[].message')" "$late"
+kill -CONT "$SIM_PID"
+wait_log "the heavy sweep fabrouted asked for has begun" 1 && ok "  thawed, it begins (OpenSM's log says so)" ||
+	not_ok "  thawed, it begins (OpenSM's log says so)"
+settled 4
 
 kill "$OSM_PID"
 d_stop
