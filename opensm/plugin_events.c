@@ -322,9 +322,8 @@ static void ctl_state(struct fosm *f)
 static void sweep_check(struct fosm *f)
 {
 	int64_t asked = atomic_load(&f->sweep_asked), now = osmp_now_ms();
-	const char *what = f->sweep_heavy ? "heavy sweep" : "reroute";
-	const char *state = osm_get_sm_mgr_state_str(f->osm->subn.sm_state);
-	int smps = f->osm->stats.qp0_mads_outstanding;
+	const char *what = f->sweep_heavy ? "heavy sweep" : "reroute", *state;
+	int smps;
 	json_t *ev;
 
 	if (f->sweep_told && asked != f->sweep_told) {
@@ -335,6 +334,8 @@ static void sweep_check(struct fosm *f)
 	if (!asked || f->sweep_told || now - asked < FOSM_SWEEP_LATE_MS)
 		return;
 	f->sweep_told = asked;
+	state = osm_get_sm_mgr_state_str(f->osm->subn.sm_state);
+	smps = f->osm->stats.qp0_mads_outstanding;
 	FOSM_LOG(f, OSM_LOG_INFO, "the %s fabrouted asked for %.0f s ago has not begun: OpenSM is %s, SMPs "
 		 "awaiting an answer: %d\n", what, (double)(now - asked) / 1e3, state, smps);
 	ev = json_pack("{s:s, s:s, s:b, s:I, s:s, s:i}", "type", "event", "event", "sweep_late", "heavy",
