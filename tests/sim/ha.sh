@@ -96,6 +96,10 @@ start_node 2 node-01 5 "-D 0x07" || { kill -CONT "$OSM_1"; not_ok "node 2 starts
 i=0	# OpenSM 2 asks OpenSM 1 for its SMInfo (it will answer once thawed): it knows its own port
 until grep -q "Detected another SM" "$t_tmp/o2/osm.log" 2>/dev/null; do i=$((i + 1)); [ $i -gt 300 ] && break; sleep 0.1; done
 kill -CONT "$OSM_1"
+# OpenSM takes SIGCONT as SIGHUP (a heavy sweep), but only sees it when its main loop wakes, up
+# to 10 s later, in the middle of the checks below; a SIGHUP wakes that loop now
+sleep 0.2
+kill -HUP "$OSM_1"
 wait_for "$URL_1" '.ha.role == "master"' && ok "node 1 is master (its OpenSM is)" || not_ok "node 1 is master (its OpenSM is)"
 wait_for "$URL_2" '.ha.role == "standby"' && ok "node 2 is standby" || not_ok "node 2 is standby"
 # same_copy: node 2's epoch is node 1's (number and digest)
