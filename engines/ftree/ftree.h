@@ -213,6 +213,32 @@ static inline uint32_t ft_up_pick(const struct ft_up *u, uint32_t i, uint32_t n)
 }
 
 /**
+ * ft_up_take_least() - ft_up_pick() and ft_up_count() of its pick when
+ * every up link of member @i is a candidate: the lowest link at the least
+ * count, counted. Return: its position.
+ */
+static inline uint32_t ft_up_take_least(struct ft_up *u, uint32_t i)
+{
+	uint32_t uw = u->uw, k = 0, j;
+	uint64_t *w = u->mask + (size_t)i * 2 * uw;
+
+	while (!w[k])
+		k++;
+	j = (uint32_t)__builtin_ctzll(w[k]);
+	w[k] &= w[k] - 1;
+	w[uw + k] |= 1ull << j;
+	if (!w[k]) {	/* the words before k are empty */
+		uint32_t r = k + 1;
+
+		while (r < uw && !w[r])
+			r++;
+		if (r == uw)
+			ft_up_advance(u, i);
+	}
+	return 64 * k + j;
+}
+
+/**
  * ft_up_count() - count one more entry through up link @j of member @i
  */
 static inline void ft_up_count(struct ft_up *u, uint32_t i, uint32_t j)
