@@ -80,6 +80,8 @@
 
 /* Destinations handed from the first stage to the second at a time. */
 #define FT_BLOCK 64u
+/* LFT rows written ahead of their turn asked for (flush8()). */
+#define FT_AHEAD 16u
 /* Blocks in flight with two threads: being filled, in the second stage, being written. */
 #define FT_NBUF 3u
 
@@ -135,71 +137,22 @@ static struct ft_slot slot_of(const struct ft_pipe *p, const struct ft_block *b,
 
 /* --- writing the LFTs ------------------------------------------------------------ */
 
-/* Swap the bit fields of @x and @y picked by @mask, @sh bits apart (a step of transpose8()). */
-static inline void swap_bits(uint64_t *x, uint64_t *y, unsigned sh, uint64_t mask)
-{
-	uint64_t t = ((*x >> sh) ^ *y) & mask;
-
-	*y ^= t;
-	*x ^= t << sh;
-}
-
-/*
- * Transpose the 8 x 8 bytes of a0..a7: byte k of aj goes to byte j of ak.
- * Named locals, not an array: the compiler keeps them in registers, where
- * an array went through the stack, and a wide load of two narrow stores
- * there waited for every LFT store before it to reach the cache.
- */
-#define TRANSPOSE8(a0, a1, a2, a3, a4, a5, a6, a7) do { \
-	const uint64_t m8 = 0x00FF00FF00FF00FFull, m16 = 0x0000FFFF0000FFFFull; \
-	const uint64_t m32 = 0x00000000FFFFFFFFull; \
-	swap_bits(&a0, &a1, 8, m8); swap_bits(&a2, &a3, 8, m8); \
-	swap_bits(&a4, &a5, 8, m8); swap_bits(&a6, &a7, 8, m8); \
-	swap_bits(&a0, &a2, 16, m16); swap_bits(&a1, &a3, 16, m16); \
-	swap_bits(&a4, &a6, 16, m16); swap_bits(&a5, &a7, 16, m16); \
-	swap_bits(&a0, &a4, 32, m32); swap_bits(&a1, &a5, 32, m32); \
-	swap_bits(&a2, &a6, 32, m32); swap_bits(&a3, &a7, 32, m32); \
-} while (0)
-
-static inline uint64_t load8(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static inline void store8(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
 /*
  * Eight switches from @s0 of a full block of consecutive LIDs: 8 x 8 bytes
  * at a time, read as rows of the block, written as pieces of LFT rows.
  */
 static void flush8(const struct ft_pipe *p, const struct ft_block *b, uint32_t s0)
 {
-	size_t n = p->m->nsw;
-	const uint8_t *o = b->oport + s0;
+	size_t n = p->m->nsw, len = p->r->lft_len;
 	uint8_t *row = rt_lft(p->r, s0) + b->d[0].lid;
-	size_t len = p->r->lft_len;
 
-	for (uint32_t j0 = 0; j0 < FT_BLOCK; j0 += 8, o += 8 * n, row += 8) {
-		uint64_t a0 = load8(o), a1 = load8(o + n), a2 = load8(o + 2 * n);
-		uint64_t a3 = load8(o + 3 * n), a4 = load8(o + 4 * n), a5 = load8(o + 5 * n);
-		uint64_t a6 = load8(o + 6 * n), a7 = load8(o + 7 * n);
-
-		TRANSPOSE8(a0, a1, a2, a3, a4, a5, a6, a7);
-		store8(row, a0);
-		store8(row + len, a1);
-		store8(row + 2 * len, a2);
-		store8(row + 3 * len, a3);
-		store8(row + 4 * len, a4);
-		store8(row + 5 * len, a5);
-		store8(row + 6 * len, a6);
-		store8(row + 7 * len, a7);
-	}
+	if (s0 + FT_AHEAD + 8 <= n)	/* rows far apart: no hardware prefetcher guesses them */
+		for (uint32_t k = 0; k < 8; k++) {
+			__builtin_prefetch(row + (FT_AHEAD + k) * len, 1);
+			__builtin_prefetch(row + (FT_AHEAD + k) * len + FT_BLOCK - 1, 1);
+		}
+	for (uint32_t j0 = 0; j0 < FT_BLOCK; j0 += 8)
+		ft_tile8(row + j0, len, b->oport + j0 * n + s0, n);
 }
 
 /* Write the entries of block @b to the LFTs, one switch row at a time. */

@@ -82,6 +82,8 @@
 
 /* LIDs whose columns Algorithm 2 works on at a time, read and written row by row. */
 #define SF_BLOCK 64u
+/* LFT rows asked for ahead of their turn (copy_block()). */
+#define SF_AHEAD 16u
 
 /**
  * struct sf - the switch-to-switch pass
@@ -93,7 +95,7 @@
  * @blk, @blids, @nblk: the columns of the LIDs blids[0 .. nblk) (at most
  *                      SF_BLOCK), nsw entries each, while Algorithm 2 routes
  *                      them (load_block(), store_block())
- * @nxt, @dist, @stack: scratch of measure_col()
+ * @dist, @stack: scratch of measure_col()
  * @sub: per switch, enum sub_kind
  * @detour: per switch, on a detour (may turn packets up)
  * @seen, @via, @list: scratch of single_way_down()
@@ -113,7 +115,7 @@ struct sf {
 	uint32_t *tosn;
 	unsigned blids[SF_BLOCK];
 	uint32_t nblk;
-	uint32_t *nxt, *dist, *stack;
+	uint32_t *dist, *stack;
 	uint8_t *sub, *detour, *seen;
 	uint32_t *via, *list;
 	uint32_t sn, sm_leaf;
@@ -349,35 +351,87 @@ static void snapshot(struct sf *x)
 }
 
 /*
- * The columns of @lids[0 .. @n) (n <= SF_BLOCK), read a row at a time, into
- * blk[j * nsw + s]. Routing a LID only writes entries for that LID, so the
- * columns as loaded are what route_to() finds for every LID of the block.
+ * The LIDs of the block from @j0 on are the eight consecutive LIDs
+ * lids[j0] .. lids[j0] + 7, so that eight switches' entries for them are
+ * an 8 x 8 tile: ft_tile8().
  */
-static void load_block(struct sf *x, const unsigned *lids, uint32_t n)
+static int tile_run(const unsigned *lids, uint32_t n, uint32_t j0)
 {
-	uint32_t nsw = x->m->nsw;
+	if (j0 + 8 > n)
+		return 0;
+	for (uint32_t k = 1; k < 8; k++)
+		if (lids[j0 + k] != lids[j0] + k)
+			return 0;
+	return 1;
+}
 
-	memcpy(x->blids, lids, n * sizeof(*lids));
-	x->nblk = n;
+/*
+ * Copy the block's columns from the tables (@back: 0) or back into them
+ * (1), a row at a time, 8 x 8 tiles where the LIDs run on.
+ */
+static void copy_block(struct sf *x, int back)
+{
+	uint32_t nsw = x->m->nsw, n = x->nblk, tiled = nsw & ~7u, nrest = 0, nrun = 0;
+	uint32_t rest[SF_BLOCK], all[SF_BLOCK], run[SF_BLOCK / 8];
+	size_t len = x->r->lft_len;
+	const unsigned *lids = x->blids;
+
+	for (uint32_t j0 = 0; j0 < n; j0 += 8)
+		if (tile_run(lids, n, j0))
+			run[nrun++] = j0;
+		else
+			for (uint32_t j = j0; j < n && j < j0 + 8; j++)
+				rest[nrest++] = j;
+	for (uint32_t s0 = 0; nrun && s0 < tiled; s0 += 8) {
+		uint8_t *row = rt_lft(x->r, s0);
+
+		if (s0 + SF_AHEAD + 8 <= nsw)	/* rows far apart: no hardware prefetcher guesses them */
+			for (uint32_t k = 0; k < 8; k++) {
+				__builtin_prefetch(row + (SF_AHEAD + k) * len + lids[0]);
+				__builtin_prefetch(row + (SF_AHEAD + k) * len + lids[n - 1]);
+			}
+		for (uint32_t i = 0; i < nrun; i++) {
+			uint8_t *t = row + lids[run[i]], *b = x->blk + (size_t)run[i] * nsw + s0;
+
+			if (back)
+				ft_tile8(t, len, b, nsw);
+			else
+				ft_tile8(b, nsw, t, len);
+		}
+	}
+	for (uint32_t j = 0; j < n; j++)
+		all[j] = j;
 	for (uint32_t s = 0; s < nsw; s++) {
-		const uint8_t *row = rt_lft(x->r, s);
+		uint8_t *row = rt_lft(x->r, s);
+		const uint32_t *js = s < tiled && nrun ? rest : all;	/* the rest: not in a tile */
 
-		for (uint32_t j = 0; j < n; j++)
-			x->blk[(size_t)j * nsw + s] = row[lids[j]];
+		for (uint32_t i = 0, k = s < tiled && nrun ? nrest : n; i < k; i++) {
+			uint8_t *b = x->blk + (size_t)js[i] * nsw + s;
+
+			if (back)
+				row[lids[js[i]]] = *b;
+			else
+				*b = row[lids[js[i]]];
+		}
 	}
 }
 
-/* Write the block's columns back into the tables, a row at a time. */
+/*
+ * The columns of @lids[0 .. @n) (n <= SF_BLOCK) into blk[j * nsw + s].
+ * Routing a LID only writes entries for that LID, so the columns as loaded
+ * are what route_to() finds for every LID of the block.
+ */
+static void load_block(struct sf *x, const unsigned *lids, uint32_t n)
+{
+	memcpy(x->blids, lids, n * sizeof(*lids));
+	x->nblk = n;
+	copy_block(x, 0);
+}
+
+/* Write the block's columns back into the tables. */
 static void store_block(struct sf *x)
 {
-	uint32_t nsw = x->m->nsw;
-
-	for (uint32_t s = 0; s < nsw; s++) {
-		uint8_t *row = rt_lft(x->r, s);
-
-		for (uint32_t j = 0; j < x->nblk; j++)
-			row[x->blids[j]] = x->blk[(size_t)j * nsw + s];
-	}
+	copy_block(x, 1);
 	x->nblk = 0;
 }
 
@@ -582,17 +636,17 @@ static int route_ca_holes(struct sf *x)
 #define DIST_NONE (UINT32_MAX - 2)
 
 /*
- * Links from every switch to @d through the tables into @dist (DIST_NONE
- * for switches that do not get there), @nxt[s] being the next switch from
- * s towards @d; @stack has room for every switch.
+ * The longest path to switch @d through the tables (its column @col), into
+ * x->longest: each switch's links to @d, found by following the entries
+ * from it until a switch whose count is known (DIST_NONE: it never gets
+ * there), then counted back along the way. The last switch counted on a
+ * way, where it started, is its farthest.
  */
-static void dist_to(const struct sf *x, uint32_t d, const uint32_t *nxt, uint32_t *dist,
-		    uint32_t *stack)
+static void measure_col(struct sf *x, uint32_t d, const uint8_t *col)
 {
-	uint32_t n = x->m->nsw;
+	uint32_t n = x->m->nsw, *dist = x->dist, *stack = x->stack, longest = x->longest;
 
-	for (uint32_t s = 0; s < n; s++)
-		dist[s] = DIST_UNKNOWN;
+	memset(dist, 0xff, (size_t)n * sizeof(*dist));	/* DIST_UNKNOWN */
 	dist[d] = 0;
 	for (uint32_t s = 0; s < n; s++) {
 		uint32_t top = 0, cur = s, v;
@@ -600,27 +654,19 @@ static void dist_to(const struct sf *x, uint32_t d, const uint32_t *nxt, uint32_
 		while (cur != FAB_NONE && dist[cur] == DIST_UNKNOWN) {
 			dist[cur] = DIST_BUSY;
 			stack[top++] = cur;
-			cur = nxt[cur];
+			cur = peer_sw(x, cur, col[cur]);
 		}
+		if (!top)
+			continue;
 		v = cur == FAB_NONE || dist[cur] == DIST_BUSY ? DIST_NONE : dist[cur];
 		while (top--) {
 			v = v == DIST_NONE ? DIST_NONE : v + 1;
 			dist[stack[top]] = v;
 		}
+		if (v != DIST_NONE && v > longest)
+			longest = v;
 	}
-}
-
-/* The longest path to switch @d (its column @col), into x->longest. */
-static void measure_col(struct sf *x, uint32_t d, const uint8_t *col)
-{
-	uint32_t n = x->m->nsw;
-
-	for (uint32_t s = 0; s < n; s++)
-		x->nxt[s] = peer_sw(x, s, col[s]);
-	dist_to(x, d, x->nxt, x->dist, x->stack);
-	for (uint32_t s = 0; s < n; s++)
-		if (x->dist[s] != DIST_NONE && x->dist[s] > x->longest)
-			x->longest = x->dist[s];
+	x->longest = longest;
 }
 
 /* --- the engine ------------------------------------------------------------------ */
@@ -658,7 +704,6 @@ static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 	x->tosn = malloc((n + 1) * sizeof(*x->tosn));
 	x->blk = malloc(n * SF_BLOCK + 1);
 	x->snport = malloc(n + 1);
-	x->nxt = malloc((n + 1) * sizeof(*x->nxt));
 	x->dist = malloc((n + 1) * sizeof(*x->dist));
 	x->stack = malloc((n + 1) * sizeof(*x->stack));
 	x->sub = calloc(n + 1, 1);
@@ -669,7 +714,7 @@ static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 	x->has = calloc(n + 1, 1);
 	x->via = malloc((n + 1) * sizeof(*x->via));
 	x->list = malloc((n + 1) * sizeof(*x->list));
-	if (!x->lid || !x->snreach || !x->tosn || !x->blk || !x->snport || !x->nxt || !x->dist ||
+	if (!x->lid || !x->snreach || !x->tosn || !x->blk || !x->snport || !x->dist ||
 	    !x->stack || !x->sub || !x->detour ||
 	    !x->jchild || !x->relay || !x->has || !x->seen || !x->via || !x->list || sf_ports(x))
 		return -1;
@@ -689,7 +734,6 @@ static void sf_fini(struct sf *x)
 	free(x->tosn);
 	free(x->blk);
 	free(x->snport);
-	free(x->nxt);
 	free(x->dist);
 	free(x->stack);
 	free(x->sub);
