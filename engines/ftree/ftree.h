@@ -448,17 +448,14 @@ struct ft_stats {
 /**
  * ft_route() - the fat-tree routing of papers/000 section 3 (Zahavi): fill
  * the LFTs of @r for every LID of @m's fabric, with up to @threads threads
- * (0: one per online CPU; the result is the same for any count)
+ * (0: one per online CPU; the result is the same for any count), and count
+ * the pairs left unrouted into @st (ca_holes, sw_holes).
+ * @missing: NULL, or r->lft_len bytes: missing[l] is set to 1 when a switch
+ *           of level 1 or more has no entry for LID l, else 0
  * Return: 0, or -1 when out of memory.
  */
-int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st, unsigned threads);
-
-/**
- * ft_count_holes() - count the unrouted pairs of @r into @st (ca_holes,
- * sw_holes), for the notes
- * Return: 0, or -1 when out of memory.
- */
-int ft_count_holes(const struct ft_model *m, const struct rt_routing *r, struct ft_stats *st);
+int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st, unsigned threads,
+	     uint8_t *missing);
 
 /**
  * ft_osm_refuses() - OpenSM's ftree would refuse the fabric of @m (with the

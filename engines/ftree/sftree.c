@@ -105,6 +105,8 @@
  * @has: per switch, an entry for the destination at hand before Algorithm 2
  * @pbase, @psw: the switch behind port p of switch s (as fab_sw_peer()) is
  *               psw[pbase[s] + p], p = 0..nports
+ * @missing: per LID, ftree left a switch of level 1 or more without entry
+ *           (ft_route())
  * @sw_routed .. @ca_failed, @longest, @joined: for the notes
  */
 struct sf {
@@ -122,6 +124,7 @@ struct sf {
 	uint8_t *has;
 	uint32_t *pbase, *psw;
 	uint32_t *jchild, *relay;
+	uint8_t *missing;
 	uint64_t sw_routed, sw_special, sw_failed;
 	uint64_t ca_routed, ca_special, ca_failed;
 	uint32_t longest, joined;
@@ -608,19 +611,10 @@ static int route_ca_holes(struct sf *x)
 
 		for (unsigned l = lid; lid && f->nodes[f->eps[e].node].type != FAB_SWITCH &&
 		     l < lid + n && l < len; l++)
-			hole[l] = 1;	/* a CA LID; 2 once a switch lacks an entry */
-	}
-	for (uint32_t s = 0; s < x->m->nsw; s++) {
-		const uint8_t *row = rt_lft(x->r, s), *p = row + 1, *end = row + len;
-
-		while (x->m->level[s] && p < end && (p = memchr(p, RT_NO_PORT, (size_t)(end - p)))) {
-			if (hole[p - row])
-				hole[p - row] = 2;
-			p++;
-		}
+			hole[l] = 1;	/* a CA LID */
 	}
 	for (uint32_t l = 1; l < len; l++) {
-		if (hole[l] == 2)
+		if (hole[l] && x->missing[l])	/* the pass so far changed switch LIDs only */
 			lids[nl++] = l;
 		if (nl == SF_BLOCK || (nl && l == len - 1)) {
 			route_block(x, lids, NULL, nl);
@@ -699,6 +693,7 @@ static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 	memset(x, 0, sizeof(*x));
 	x->m = m;
 	x->r = r;
+	x->missing = malloc((size_t)r->lft_len + 1);
 	x->lid = calloc(n + 1, sizeof(*x->lid));
 	x->snreach = calloc(n + 1, 1);
 	x->tosn = malloc((n + 1) * sizeof(*x->tosn));
@@ -714,7 +709,7 @@ static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 	x->has = calloc(n + 1, 1);
 	x->via = malloc((n + 1) * sizeof(*x->via));
 	x->list = malloc((n + 1) * sizeof(*x->list));
-	if (!x->lid || !x->snreach || !x->tosn || !x->blk || !x->snport || !x->dist ||
+	if (!x->missing || !x->lid || !x->snreach || !x->tosn || !x->blk || !x->snport || !x->dist ||
 	    !x->stack || !x->sub || !x->detour ||
 	    !x->jchild || !x->relay || !x->has || !x->seen || !x->via || !x->list || sf_ports(x))
 		return -1;
@@ -729,6 +724,7 @@ static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 
 static void sf_fini(struct sf *x)
 {
+	free(x->missing);
 	free(x->lid);
 	free(x->snreach);
 	free(x->tosn);
@@ -828,8 +824,7 @@ static int sftree_route(const struct eng_req *q, const struct eng_args *a, struc
 		return rc;
 	}
 	r = rt_new(f);
-	if (!r || ft_route(&m, r, &st, q->threads) || ft_count_holes(&m, r, &st) || sf_init(&x, &m, r) ||
-	    sf_run(&x)) {
+	if (!r || sf_init(&x, &m, r) || ft_route(&m, r, &st, q->threads, x.missing) || sf_run(&x)) {
 		rc = ENG_ERROR;
 	} else {
 		r->notes = sf_notes(&x, &m, &h, &st);
