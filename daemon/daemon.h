@@ -111,6 +111,22 @@ json_t *daemon_store_json(struct daemon *d);
 /** daemon_hook_whatif() - the API's whatif hook: POST /api/whatif (daemon/whatif.c). */
 json_t *daemon_hook_whatif(void *ud, const json_t *body, struct api_err *err);
 
+/** daemon_build_config() - the defaults, @d's file, then its flags, checked into @c; 0, or -1 with @err. */
+int daemon_build_config(const struct daemon *d, struct config *c, struct fab_err *err);
+/** daemon_apply_token() - @c's administrator's and read tokens into the API; 0, or -1 with @err (none changed). */
+int daemon_apply_token(struct daemon *d, const struct config *c, struct fab_err *err);
+/**
+ * daemon_effective_settings() - the pipeline settings in force: a chain
+ * selected through the API (stored) wins over @c's; *@chain and *@opts get
+ * the stored strings (free them).
+ */
+struct pipe_settings daemon_effective_settings(struct daemon *d, const struct config *c, char **chain,
+					       char **opts);
+/** daemon_reload() - SIGHUP: read the configuration again (its slow half in a thread). */
+void daemon_reload(struct daemon *d);
+/** daemon_on_reloaded() - loop callback on the reload's eventfd: apply what the thread read, or refuse it. */
+void daemon_on_reloaded(struct loop *l, int fd, void *ud);
+
 /** daemon_read_token() - the token in @path (trimmed) into a malloc'd string; NULL with @err. */
 char *daemon_read_token(const char *path, struct fab_err *err);
 

@@ -6,11 +6,10 @@
  * started in dependency order (store, source, pipeline, API) and stopped in
  * reverse, signals (SIGHUP reloads, SIGTERM/SIGINT stop), and readiness
  * through sd_notify(3) once the API listens and the first routing is
- * published or restored. A reload reads the topology in a thread of its
- * own, so that a read that blocks (a FIFO, a hung file system) never holds
- * up the loop: SIGTERM still stops the daemon. While the database refuses
- * writes, a timer probes it every 2 s; once it takes them again, a routing
- * that could not be stored is published and stored anew.
+ * published or restored (the configuration and its reload: reload.c).
+ * While the database refuses writes, a timer probes it every 2 s; once it
+ * takes them again, a routing that could not be stored is published and
+ * stored anew.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -128,26 +127,6 @@ static int parse_args(struct daemon *d, int argc, char **argv, int *check, int *
 	return 0;
 }
 
-/* Build the configuration: defaults, the file, the flags, then the checks. */
-static int build_config(const struct daemon *d, struct config *c, struct fab_err *err)
-{
-	if (config_defaults(c)) {
-		fab_err_set(err, "out of memory");
-		return -1;
-	}
-	if (d->cfg_path && config_load_file(c, d->cfg_path, err))
-		return -1;
-	for (unsigned i = 0; i < d->nflags; i++) {
-		int rc = config_set(c, d->flags[2 * i], d->flags[2 * i + 1], CFG_FLAG, err);
-
-		if (rc > 0)
-			fab_err_set(err, "unknown option '--%s' (fabrouted --help lists them)", d->flags[2 * i]);
-		if (rc)
-			return -1;
-	}
-	return config_check(c, err);
-}
-
 /* --- start, reload, stop --------------------------------------------------- */
 
 static void on_done(void *ud, const struct epoch *e)
@@ -177,160 +156,6 @@ static void ask_sweep(void *ud)
 
 	if (d->osm && srco_sweep(d->osm, 0, &err))
 		log_info("rebalance: no routing pass asked of OpenSM: %s", err.msg);
-}
-
-/* The administrator's token and the read token into the API; 0, or -1 with @err (none changed). */
-static int apply_token(struct daemon *d, const struct config *c, struct fab_err *err)
-{
-	char *tok = NULL, *rtok = NULL;
-	int rc;
-
-	if (c->token_file[0] && !(tok = daemon_read_token(c->token_file, err)))
-		return -1;
-	if (c->read_token_file[0] && !(rtok = daemon_read_token(c->read_token_file, err))) {
-		free(tok);
-		return -1;
-	}
-	rc = api_set_token(d->api, tok) || api_set_read_token(d->api, rtok);
-	free(tok);
-	free(rtok);
-	if (rc)
-		fab_err_set(err, "out of memory");
-	return rc;
-}
-
-/*
- * The engine chain and options in force: an earlier selection through the
- * API (stored) wins over the configuration. Returns the pipeline settings;
- * *@chain and *@opts hold the stored strings (free them).
- */
-static struct pipe_settings effective_settings(struct daemon *d, const struct config *c,
-					       char **chain, char **opts)
-{
-	struct fab_err err;
-
-	*chain = *opts = NULL;
-	if (store_setting_get(d->st, "engine_chain", chain, &err) ||
-	    store_setting_get(d->st, "engine_options", opts, &err))
-		log_err("%s", err.msg);
-	if (*chain && !*opts)
-		*opts = strdup("");
-	return daemon_settings(c, &d->files_src, *chain, *chain ? *opts : NULL);
-}
-
-static void reload_refused(struct daemon *d, struct config *c, const struct fab_err *err)
-{
-	log_err("reload: %s; keeping the old configuration", err->msg);
-	pipe_event(d->st, "config", NULL, "reload refused, the old configuration stays: %s", err->msg);
-	config_free(c);
-	sd_notify(0, "READY=1");
-}
-
-/* The reload's second half, in the loop: @c (taken) becomes the configuration. */
-static void reload_apply(struct daemon *d, struct config c, int src_changed)
-{
-	struct config old;
-	struct fab_err err = { { 0 } };
-	struct pipe_settings set;
-	char restart[256], *chain, *opts;
-	int changed = 0;
-	config_restart_keys(&d->cfg, &c, restart, sizeof(restart));
-	if (restart[0])
-		log_warn("reload: %s changed; that takes effect after a restart", restart);
-	log_set_level(log_level_parse(c.log_level));
-	store_events_keep(d->st, c.events_keep);
-	if (apply_token(d, &c, &err))
-		log_err("reload: %s; the API keeps the old tokens", err.msg);
-	if (strcmp(c.engine, d->cfg.engine) || strcmp(c.engine_options, d->cfg.engine_options)) {
-		/* the file's engine changed: it wins over an earlier selection through the API */
-		if (store_setting_set(d->st, "engine_chain", c.engine, &err) ||
-		    store_setting_set(d->st, "engine_options", c.engine_options, &err))
-			log_err("%s", err.msg);
-	}
-	if (d->osm && srco_set_names(d->osm, c.node_name_map, &err))
-		log_err("reload: %s; the names in force stay", err.msg);
-	pthread_mutex_lock(&d->cfg_mu);
-	old = d->cfg;
-	d->cfg = c;
-	set = effective_settings(d, &d->cfg, &chain, &opts);
-	if (pipe_settings_set(d->pipe, &set, &changed, &err))
-		log_err("reload: %s", err.msg);
-	pthread_mutex_unlock(&d->cfg_mu);
-	free(chain);
-	free(opts);
-	config_free(&old);
-	log_notice("configuration reloaded%s", changed || src_changed ? ": rerouting" : "");
-	pipe_event(d->st, "config", NULL, "configuration reloaded");
-	if (changed || src_changed)
-		pipe_request(d->pipe, src_changed ? "source" : "config");
-	sd_notify(0, "READY=1");
-}
-
-/* The reload's slow half, in a thread: the topology (with the file source), the option files. */
-static void *reload_main(void *arg)
-{
-	struct daemon *d = arg;
-	struct srcf_input in = { d->rl.cfg.topology, d->rl.cfg.topology_format,
-				 d->rl.cfg.node_name_map, (int)d->rl.cfg.topology_strict };
-	uint64_t one = 1;
-
-	d->rl.failed = 0;
-	if (d->src && !(d->rl.f = srcf_load(&in, &d->rl.err)))
-		d->rl.failed = 1;
-	else if (daemon_files_prepare(d, &d->rl.cfg, d->rl.api_chain, &d->rl.err))
-		d->rl.failed = 1;
-	if (d->rl.failed) {
-		fab_free(d->rl.f);
-		d->rl.f = NULL;
-	}
-	if (write(d->rl.fd, &one, sizeof(one)) < 0)
-		log_err("reload: cannot wake the loop: %s", strerror(errno));
-	return NULL;
-}
-
-/* The topology is read: apply it with the configuration read with it. */
-static void on_reloaded(struct loop *l, int fd, void *ud)
-{
-	struct daemon *d = ud;
-	uint64_t n;
-
-	if (read(fd, &n, sizeof(n)) < 0 || !d->rl.running)
-		return;
-	pthread_join(d->rl.thread, NULL);
-	d->rl.running = 0;
-	if (d->rl.failed)
-		reload_refused(d, &d->rl.cfg, &d->rl.err);
-	else
-		reload_apply(d, d->rl.cfg, d->src ? srcf_replace(d->src, d->rl.f) : 0);
-	d->rl.f = NULL;
-}
-
-/* SIGHUP: a new configuration, or the old one with the reason logged. */
-static void reload(struct daemon *d)
-{
-	struct fab_err err = { { 0 } };
-	struct config c;
-
-	if (d->rl.running) {
-		log_warn("reload: the previous reload is still reading %s or the option files; this one is "
-			 "ignored", d->rl.cfg.topology);
-		return;
-	}
-	sd_notify(0, "RELOADING=1");
-	if (build_config(d, &c, &err)) {
-		reload_refused(d, &c, &err);
-		return;
-	}
-	d->rl.cfg = c;
-	d->rl.err = (struct fab_err){ { 0 } };
-	/* a changed engine in the file wins over the chain selected through the API (reload_apply()) */
-	d->rl.api_chain = !strcmp(c.engine, d->cfg.engine) && !strcmp(c.engine_options, d->cfg.engine_options);
-	d->rl.running = 1;
-	if (pthread_create(&d->rl.thread, NULL, reload_main, d)) {
-		d->rl.running = 0;
-		fab_err_set(&err, "cannot start a thread to read the topology and option files");
-		reload_refused(d, &d->rl.cfg, &err);
-	}
 }
 
 /* Every 2 s: while the store refuses writes, probe it; store a routing it missed. */
@@ -366,7 +191,7 @@ static void on_signal(struct loop *l, int fd, void *ud)
 	if (read(fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
 		return;
 	if (si.ssi_signo == SIGHUP) {
-		reload(d);
+		daemon_reload(d);
 		return;
 	}
 	log_notice("signal %u: stopping", si.ssi_signo);
@@ -464,7 +289,7 @@ static int start_api(struct daemon *d, struct fab_err *err)
 		return -1;
 	o.host = host;
 	d->api = api_start(&o, &hooks, d->st, err);
-	if (!d->api || apply_token(d, &d->cfg, err))
+	if (!d->api || daemon_apply_token(d, &d->cfg, err))
 		return -1;
 	log_notice("API listening on http%s://%s%s%s:%u", d->cfg.tls_cert[0] ? "s" : "", strchr(host, ':') ? "[" : "",
 		   host, strchr(host, ':') ? "]" : "", api_port(d->api));
@@ -662,7 +487,7 @@ static int start(struct daemon *d, struct fab_err *err)
 		fab_err_set(err, "cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
-	set = effective_settings(d, &d->cfg, &chain, &opts);
+	set = daemon_effective_settings(d, &d->cfg, &chain, &opts);
 	if (chain && strcmp(chain, d->cfg.engine))
 		log_notice("engine chain '%s' (selected through the API) overrides the configuration's '%s'",
 			   chain, d->cfg.engine);
@@ -673,7 +498,7 @@ static int start(struct daemon *d, struct fab_err *err)
 		return -1;
 	d->rl.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	d->store_timer = loop_timer_new(d->loop, on_store_timer, d);
-	if (d->rl.fd < 0 || !d->store_timer || loop_add_fd(d->loop, d->rl.fd, on_reloaded, d)) {
+	if (d->rl.fd < 0 || !d->store_timer || loop_add_fd(d->loop, d->rl.fd, daemon_on_reloaded, d)) {
 		fab_err_set(err, "cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
@@ -753,7 +578,7 @@ int main(int argc, char **argv)
 	rc = parse_args(&d, argc, argv, &check, &done);
 	if (rc || done)
 		return rc;
-	if (build_config(&d, &d.cfg, &err)) {
+	if (daemon_build_config(&d, &d.cfg, &err)) {
 		fprintf(stderr, "fabrouted: %s\n", err.msg);
 		config_free(&d.cfg);
 		return EXIT_CONFIG;

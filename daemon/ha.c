@@ -2,11 +2,14 @@
 /**
  * DOC: fabrouted on every SM node - roles and threads
  *
- * Two threads. The watcher reads every key under the prefix (settings,
- * then the base, then the epoch, whatever etcd's order), then streams the
- * changes from the next revision; a standby applies them (ha_sync.c), every
- * node learns who the master is. When etcd cannot be reached it says so and
- * tries again every second. The writer, on a master, keeps the master key's
+ * Three threads. The watcher reads every key under the prefix, then
+ * streams the changes from the next revision; every node learns at once who
+ * the master is. The other keys go to the applier, which on a standby
+ * applies them (ha_sync.c) in the order settings, base, epoch, whatever
+ * etcd's order: routing a warm copy never holds up the watch, and the latest
+ * value of a key replaces one not applied yet, so a standby that fell behind
+ * routes only the newest. When etcd cannot be reached the watcher says so
+ * and tries again every second. The writer, on a master, keeps the master key's
  * lease alive and writes what the pipeline published, the latest first.
  * The role follows the SM state the plugin reports.
  */
@@ -97,7 +100,52 @@ void ha_sm_state(struct ha *h, const char *state)
 		ha_event(h, "OpenSM here is %s: this node is %s", state, ha_role_name(r));
 }
 
-/* --- the watcher ------------------------------------------------------------------------ */
+/* --- the watcher and the applier -------------------------------------------------------- */
+
+/* The keys the applier takes, in the order it applies them. */
+static const char *const queued_keys[HA_QUEUED] = { "settings", "base", "epoch" };
+
+static void queued_free(struct ha_queued *q)
+{
+	free(q->kv.key);
+	free(q->kv.val);
+	memset(q, 0, sizeof(*q));
+}
+
+/*
+ * @kv, received at @recv_ms: "master" applied at once (it names the master,
+ * nothing to compute), the others handed to the applier, so that a warm
+ * copy being routed never holds up the watch (the latest value of a key
+ * replaces one not applied yet).
+ */
+static void receive(struct ha *h, const struct etcd_kv *kv, int64_t recv_ms)
+{
+	const char *name = kv->key + strlen(h->prefix);
+	struct ha_queued q = { .kv = *kv, .used = 1, .recv_ms = recv_ms };
+	unsigned k = 0;
+
+	if (!strcmp(name, "master")) {
+		ha_apply(h, kv, recv_ms);
+		return;
+	}
+	while (k < HA_QUEUED && strcmp(name, queued_keys[k]))
+		k++;
+	if (k == HA_QUEUED)
+		return;
+	q.kv.key = strdup(kv->key);
+	q.kv.val = malloc(kv->len + 1);
+	if (!q.kv.key || !q.kv.val) {
+		queued_free(&q);
+		ha_event(h, "out of memory: the replicated %s is not applied", name);
+		return;
+	}
+	memcpy(q.kv.val, kv->val, kv->len + 1);
+	pthread_mutex_lock(&h->mu);
+	queued_free(&h->queued[k]);
+	h->queued[k] = q;
+	pthread_cond_signal(&h->acv);
+	pthread_mutex_unlock(&h->mu);
+}
 
 static int on_kv(void *ud, const struct etcd_kv *kv)
 {
@@ -106,19 +154,46 @@ static int on_kv(void *ud, const struct etcd_kv *kv)
 	pthread_mutex_lock(&h->mu);
 	h->revision = kv->mod_revision;
 	pthread_mutex_unlock(&h->mu);
-	ha_apply(h, kv, 1);
+	receive(h, kv, loop_wall_ms());
 	return 0;
 }
 
-/* Apply what is there: master and settings first, then the base, then the epoch. */
-static void apply_all(struct ha *h, const struct etcd_kv *kvs, size_t n)
+/* Receive what is there: the master first, then settings, the base and the epoch. */
+static void receive_all(struct ha *h, const struct etcd_kv *kvs, size_t n)
 {
 	static const char *const order[] = { "master", "settings", "base", "epoch" };
 
 	for (unsigned k = 0; k < 4; k++)
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(kvs[i].key + strlen(h->prefix), order[k]))
-				ha_apply(h, &kvs[i], 0);
+				receive(h, &kvs[i], 0);
+}
+
+/* Apply what was received, key by key in queued_keys' order, until told to quit. */
+static void *applier_main(void *arg)
+{
+	struct ha *h = arg;
+
+	pthread_mutex_lock(&h->mu);
+	while (!h->quit) {
+		unsigned k = 0;
+
+		while (k < HA_QUEUED && !h->queued[k].used)
+			k++;
+		if (k == HA_QUEUED) {
+			pthread_cond_wait(&h->acv, &h->mu);
+			continue;
+		}
+		struct ha_queued q = h->queued[k];
+
+		memset(&h->queued[k], 0, sizeof(h->queued[k]));
+		pthread_mutex_unlock(&h->mu);
+		ha_apply(h, &q.kv, q.recv_ms);
+		queued_free(&q);
+		pthread_mutex_lock(&h->mu);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
 }
 
 static void *watcher_main(void *arg)
@@ -140,7 +215,7 @@ static void *watcher_main(void *arg)
 		pthread_mutex_lock(&h->mu);
 		h->revision = rev;
 		pthread_mutex_unlock(&h->mu);
-		apply_all(h, kvs, n);
+		receive_all(h, kvs, n);
 		etcd_kvs_free(kvs, n);
 		if (etcd_watch(h->etcd, h->prefix, rev + 1, on_kv, h, &h->quit, &err) && !h->quit) {
 			set_connected(h, 0, err.msg);
@@ -297,7 +372,7 @@ json_t *ha_json(struct ha *h)
 
 	pthread_mutex_lock(&h->mu);
 	j = json_pack("{s:s, s:s, s:s, s:b, s:{s:s, s:s}, s:{s:s, s:s, s:I, s:f, s:f, s:s}, "
-		      "s:{s:I, s:s, s:I, s:s, s:b}}",
+		      "s:{s:I, s:s, s:f, s:I, s:s, s:b}}",
 		      "role", ha_role_name(h->role), "sm_state", h->sm_state, "node", h->node,
 		      "stale", !h->connected,
 		      "master", "node", h->master_node, "url", h->master_url,
@@ -305,7 +380,7 @@ json_t *ha_json(struct ha *h)
 		      "error", h->error, "revision", (json_int_t)h->revision,
 		      "lag_ms_p50", lag_q(h, 0.5), "lag_ms_p99", lag_q(h, 0.99),
 		      "config_differs", h->differs,
-		      "warm", "seq", (json_int_t)h->warm_seq, "digest", h->warm_digest,
+		      "warm", "seq", (json_int_t)h->warm_seq, "digest", h->warm_digest, "copy_ms", h->copy_ms,
 		      "master_seq", (json_int_t)h->repl_seq, "master_digest", h->repl_digest,
 		      "diverged", h->diverged);
 	pthread_mutex_unlock(&h->mu);
@@ -364,17 +439,12 @@ struct ha *ha_start(const struct ha_opts *o, struct pipeline *p, struct epoch_sl
 	snprintf(h->sm_state, sizeof(h->sm_state), "unknown");
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_cond_init(&h->cv, NULL);
-	if (pthread_create(&h->watcher, NULL, watcher_main, h)) {
+	pthread_cond_init(&h->acv, NULL);
+	if (pthread_create(&h->applier, NULL, applier_main, h) ||
+	    pthread_create(&h->watcher, NULL, watcher_main, h) ||
+	    pthread_create(&h->writer, NULL, writer_main, h)) {
 		fab_err_set(err, "cannot start the replication's threads");
-		ha_stop(h);
-		return NULL;
-	}
-	if (pthread_create(&h->writer, NULL, writer_main, h)) {
-		h->quit = 1;
-		pthread_join(h->watcher, NULL);
-		h->watcher = 0;
-		fab_err_set(err, "cannot start the replication's threads");
-		ha_stop(h);
+		ha_stop(h);	/* joins the threads that started */
 		return NULL;
 	}
 	return h;
@@ -387,16 +457,22 @@ void ha_stop(struct ha *h)
 	pthread_mutex_lock(&h->mu);
 	h->quit = 1;
 	pthread_cond_signal(&h->cv);
+	pthread_cond_signal(&h->acv);
 	pthread_mutex_unlock(&h->mu);
 	if (h->watcher)
 		pthread_join(h->watcher, NULL);
 	if (h->writer)
 		pthread_join(h->writer, NULL);
+	if (h->applier)
+		pthread_join(h->applier, NULL);
+	for (unsigned k = 0; k < HA_QUEUED; k++)
+		queued_free(&h->queued[k]);
 	epoch_unref(h->pending);
 	fab_free(h->base_f);
 	etcd_free(h->etcd);
 	pthread_mutex_destroy(&h->mu);
 	pthread_cond_destroy(&h->cv);
+	pthread_cond_destroy(&h->acv);
 	free(h->prefix);
 	free(h->node);
 	free(h->api_url);

@@ -14,6 +14,20 @@
 
 #define HA_LAGS 512
 #define HA_LEASE_S 4
+#define HA_QUEUED 3
+
+/*
+ * struct ha_queued - a key received from etcd, waiting for the applier
+ * (the latest value of its key wins)
+ * @kv: a copy; @used: held
+ * @recv_ms: when it was received (wall clock), 0 when read at the watch's
+ *           start (not a change: no lag is measured)
+ */
+struct ha_queued {
+	struct etcd_kv kv;
+	int used;
+	int64_t recv_ms;
+};
 
 struct ha {
 	struct ha_opts o;
@@ -22,9 +36,11 @@ struct ha {
 	struct pipeline *p;
 	struct epoch_slot *slot;
 	struct store *st;
-	pthread_t watcher, writer;
+	pthread_t watcher, writer, applier;
 	pthread_mutex_t mu;	/* guards everything below */
 	pthread_cond_t cv;	/* wakes the writer */
+	pthread_cond_t acv;	/* wakes the applier */
+	struct ha_queued queued[HA_QUEUED];	/* received, not applied yet: settings, base, epoch */
 	int quit;
 	char sm_state[32];
 	enum ha_role role;
@@ -35,6 +51,7 @@ struct ha {
 	int64_t revision;
 	char master_node[64], master_url[128];
 	double lags[HA_LAGS];
+	double copy_ms;		/* the last base's warm copy: received to routed and checked */
 	unsigned nlags;
 	/* the master's writes, latest wins */
 	struct epoch *pending;	/* to replicate */
@@ -60,9 +77,10 @@ int ha_put_settings(struct ha *h, const struct pipe_settings *s, struct fab_err 
 int ha_put_epoch(struct ha *h, struct epoch *e, struct fab_err *err);
 
 /*
- * ha_sync.c: the standby's side (the watcher thread): apply one key; @live:
- * it came as a change (its lag is measured), not from the first read
+ * ha_sync.c: the standby's side (the applier thread; "master" in the
+ * watcher's): apply one key received at @recv_ms (0: read at the watch's
+ * start, no lag measured)
  */
-void ha_apply(struct ha *h, const struct etcd_kv *kv, int live);
+void ha_apply(struct ha *h, const struct etcd_kv *kv, int64_t recv_ms);
 
 #endif

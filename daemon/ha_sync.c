@@ -107,22 +107,65 @@ static char *pack_base(char *text, size_t tlen, const char *meta, size_t *len, s
 	return out;
 }
 
+/*
+ * Each node's VL capacity, which the file format does not carry, in node
+ * order (the canonical GUID order): runs "CAPxCOUNT" joined by commas. A
+ * malloc'd string; NULL when out of memory.
+ */
+static char *vl_caps_text(const struct fabric *f)
+{
+	char *out = malloc((size_t)f->nnodes * 12 + 1), *w = out;
+
+	if (!out)
+		return NULL;
+	*w = '\0';
+	for (uint32_t n = 0, run; n < f->nnodes; n += run) {
+		for (run = 1; n + run < f->nnodes && f->nodes[n + run].vl_cap == f->nodes[n].vl_cap; run++)
+			;
+		w += sprintf(w, "%s%ux%u", w == out ? "" : ",", f->nodes[n].vl_cap, run);
+	}
+	return out;
+}
+
+/* vl_caps_text()'s @text onto @f's nodes; 0, or -1 when it does not fit @f. */
+static int vl_caps_apply(struct fabric *f, const char *text)
+{
+	uint32_t n = 0;
+
+	for (const char *p = text; *p; p += *p == ',') {
+		char *end;
+		unsigned long cap = strtoul(p, &end, 10), run;
+
+		if (end == p || *end != 'x' || cap > 15)
+			return -1;
+		run = strtoul(end + 1, &end, 10);
+		if (!run || run > f->nnodes - n || (*end && *end != ','))
+			return -1;
+		while (run--)
+			f->nodes[n++].vl_cap = (uint8_t)cap;
+		p = end;
+	}
+	return n == f->nnodes ? 0 : -1;
+}
+
 static int put_base(struct ha *h, const struct epoch *e, struct fab_err *err)
 {
 	char key[256], *meta = NULL, *val = NULL;
 	size_t len = 0, tlen = 0;
 	char *text = base_text(e->fabric, &tlen, err);
 	const struct fabric *f = e->fabric;
-	char sm[24] = "";
+	char sm[24] = "", *caps = vl_caps_text(f);
 	json_t *j;
 
 	if (f->sm_node != FAB_NONE)	/* a routing input the file format does not carry (sftree) */
 		snprintf(sm, sizeof(sm), "0x%016" PRIx64, f->nodes[f->sm_node].guid);
-	j = text ? json_pack("{s:I, s:s, s:s, s:I, s:s, s:i, s:I}", "seq", (json_int_t)e->seq,
-			     "digest", epoch_digest(e), "engine", e->engine, "size", (json_int_t)tlen,
-			     "sm_guid", sm, "sm_port", (int)f->sm_port, "time_ms",
-			     (json_int_t)loop_wall_ms()) : NULL;
+	j = text && caps ? json_pack("{s:I, s:s, s:s, s:I, s:s, s:i, s:s, s:I}", "seq", (json_int_t)e->seq,
+				     "digest", epoch_digest(e), "engine", e->engine, "size", (json_int_t)tlen,
+				     "sm_guid", sm, "sm_port", (int)f->sm_port, "vl_caps", caps,
+				     "time_ms", (json_int_t)loop_wall_ms()) : NULL;
 	int rc = -1;
+
+	free(caps);
 
 	meta = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	json_decref(j);
@@ -185,14 +228,15 @@ int ha_put_epoch(struct ha *h, struct epoch *e, struct fab_err *err)
 
 /* --- the standby's side ------------------------------------------------------------- */
 
-static void lag(struct ha *h, const json_t *j, int live)
+/* The lag of @j: from the master's write (its time_ms) to its receipt at @recv_ms. */
+static void lag(struct ha *h, const json_t *j, int64_t recv_ms)
 {
 	int64_t t = (int64_t)json_integer_value(json_object_get(j, "time_ms"));
 
-	if (t <= 0 || !live)
+	if (t <= 0 || recv_ms <= 0)
 		return;
 	pthread_mutex_lock(&h->mu);
-	h->lags[h->nlags++ % HA_LAGS] = (double)(loop_wall_ms() - t);
+	h->lags[h->nlags++ % HA_LAGS] = (double)(recv_ms - t);
 	pthread_mutex_unlock(&h->mu);
 }
 
@@ -287,7 +331,7 @@ static int have_copy(struct ha *h, uint64_t seq, const char *digest, int base)
  * base's tables until the epoch is read again, a window in which this node's
  * OpenSM may take over.
  */
-static void apply_base(struct ha *h, const char *val, size_t len, int live)
+static void apply_base(struct ha *h, const char *val, size_t len, int64_t recv_ms)
 {
 	const char *nl = memchr(val, '\n', len);
 	struct fab_err err = { { 0 } };
@@ -296,17 +340,25 @@ static void apply_base(struct ha *h, const char *val, size_t len, int live)
 	const char *digest = json_string_value(json_object_get(meta, "digest"));
 	size_t size = (size_t)json_integer_value(json_object_get(meta, "size"));
 	int again = seq && digest && have_copy(h, seq, digest, 1);
-	struct fabric *f = seq && digest && !again ?
-		unpack_base(nl + 1, len - (size_t)(nl + 1 - val), size, &err) : NULL;
-	struct fabric *keep = NULL;
+	int64_t t0 = loop_wall_ms();
+	struct fabric *f = NULL, *keep = NULL;
 	struct epoch *e = NULL;
 
+	lag(h, meta, recv_ms);	/* the copy's own time is copy_ms */
+	if (seq && digest && !again)
+		f = unpack_base(nl + 1, len - (size_t)(nl + 1 - val), size, &err);
 	if (again) {
 		json_decref(meta);
 		return;
 	}
 
-	if (f) {	/* where the master's SM was: its routing depends on it */
+	if (f && json_object_get(meta, "vl_caps") &&	/* absent from an older master */
+	    vl_caps_apply(f, str_or(json_object_get(meta, "vl_caps")))) {
+		ha_event(h, "the replicated base's VL capacities do not fit its fabric");
+		fab_free(f);
+		f = NULL;
+	}
+	if (f) {	/* where the master's SM was, the VL capacities: its routing depends on them */
 		f->sm_node = fab_node_by_guid(f, strtoull(str_or(json_object_get(meta, "sm_guid")),
 							   NULL, 16));
 		f->sm_port = (uint8_t)json_integer_value(json_object_get(meta, "sm_port"));
@@ -315,7 +367,6 @@ static void apply_base(struct ha *h, const char *val, size_t len, int live)
 	}
 	if (f && !keep)
 		fab_free(f);
-	lag(h, meta, live);
 	if (!seq || !digest)
 		ha_event(h, "the replicated base is malformed");
 	else
@@ -325,6 +376,8 @@ static void apply_base(struct ha *h, const char *val, size_t len, int live)
 	h->base_f = e ? keep : NULL;
 	h->base_seq = e ? seq : 0;
 	snprintf(h->base_digest, sizeof(h->base_digest), "%s", e ? epoch_digest(e) : "");
+	if (e)
+		h->copy_ms = (double)(loop_wall_ms() - t0);
 	pthread_mutex_unlock(&h->mu);
 	if (!e)
 		fab_free(keep);
@@ -352,7 +405,7 @@ static struct fabric *without(const struct fabric *bf, const json_t *dead, struc
 	return f;
 }
 
-static void apply_epoch(struct ha *h, const json_t *j, int live)
+static void apply_epoch(struct ha *h, const json_t *j, int64_t recv_ms)
 {
 	uint64_t seq = (uint64_t)json_integer_value(json_object_get(j, "seq"));
 	uint64_t base = (uint64_t)json_integer_value(json_object_get(j, "base_seq"));
@@ -362,7 +415,7 @@ static void apply_epoch(struct ha *h, const json_t *j, int live)
 	struct fabric *f = NULL;
 	struct epoch *e;
 
-	lag(h, j, live);
+	lag(h, j, recv_ms);
 	if (!seq || !digest || !kind)
 		return;
 	pthread_mutex_lock(&h->mu);
@@ -392,7 +445,7 @@ static void apply_master(struct ha *h, const json_t *j, int deleted)
 	pthread_mutex_unlock(&h->mu);
 }
 
-void ha_apply(struct ha *h, const struct etcd_kv *kv, int live)
+void ha_apply(struct ha *h, const struct etcd_kv *kv, int64_t recv_ms)
 {
 	const char *name = kv->key + strlen(h->prefix);
 	json_t *j = NULL;
@@ -403,12 +456,12 @@ void ha_apply(struct ha *h, const struct etcd_kv *kv, int live)
 	} else if (kv->deleted || ha_is_master(h)) {
 		return;
 	} else if (!strcmp(name, "base")) {
-		apply_base(h, kv->val, kv->len, live);
+		apply_base(h, kv->val, kv->len, recv_ms);
 	} else if ((j = json_loadb(kv->val, kv->len, 0, NULL))) {
 		if (!strcmp(name, "settings"))
 			apply_settings(h, j);
 		else if (!strcmp(name, "epoch"))
-			apply_epoch(h, j, live);
+			apply_epoch(h, j, recv_ms);
 	}
 	json_decref(j);
 }

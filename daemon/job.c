@@ -77,7 +77,7 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 	struct eng_chain c;
 	struct eng_req req = { .fabric = f, .chain = &c, .mode = mode, .eval = &eval_opts,
 			       .policy = (enum eng_policy)j->set.policy, .budget = j->set.budget };
-	struct epoch *cur = mode == ENG_MODE_REPAIR ? epoch_slot_get(p->slot) : NULL;
+	struct epoch *cur = mode != ENG_MODE_KEEP ? epoch_slot_get(p->slot) : NULL;
 	struct eng_since since;
 	struct fab_lid_pin *pins = NULL;
 	size_t npins = 0;
@@ -87,7 +87,7 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 		req.prev_fabric = p->base.epoch->fabric;
 		req.prev = p->base.epoch->routing;
 	}
-	if (cur) {	/* a repair is proven from the evaluation of the routing in force */
+	if (cur) {	/* proven from the evaluation of the routing in force: only what changed is redone */
 		since = (struct eng_since){ cur->fabric, cur->routing, &cur->report };
 		req.since = &since;
 	}
