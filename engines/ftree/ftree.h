@@ -278,12 +278,12 @@ static inline uint32_t ft_up_pick(const struct ft_up *u, uint32_t i, uint32_t n)
 /**
  * ft_up_take_least() - ft_up_pick() and ft_up_count() of its pick when
  * every up link of member @i is a candidate: the lowest link at the least
- * count, counted. Return: its position.
+ * count, counted. @w and @uw are u->mask + 2 * uw * i and u->uw, which the
+ * caller keeps at hand. Return: its position.
  */
-static inline uint32_t ft_up_take_least(struct ft_up *u, uint32_t i)
+static inline uint32_t ft_up_take_least(struct ft_up *u, uint32_t i, uint64_t *w, uint32_t uw)
 {
-	uint32_t uw = u->uw, k = 0, j;
-	uint64_t *w = u->mask + (size_t)i * 2 * uw;
+	uint32_t k = 0, j;
 
 	while (!w[k])
 		k++;

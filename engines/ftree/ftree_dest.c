@@ -165,21 +165,35 @@ static void chain_up(struct ft_stage1 *a, struct ft_dest *d, const struct ft_slo
  * Offer switch @t the link @e of key @k this round. @st is its state, @mark
  * what an offer makes of a switch without one this round (ST_OFFERED, or
  * ST_OFFERED_UP for a switch of state ST_UP); new switches of the round go
- * to @list. The state marks what stamps and rounds do in offer(), one
- * byte that the caller reads anyway.
+ * to @list, which holds @n. The state marks what stamps and rounds do in
+ * offer(), one byte that the caller reads anyway. Return: the new count.
  */
-static inline void offer_state(uint8_t *state, uint32_t *best, uint64_t *bkey, uint32_t t,
-			       uint8_t st, uint8_t mark, uint32_t e, uint64_t k, uint32_t *list,
-			       uint32_t *n)
+static inline uint32_t offer_state(uint8_t *state, uint32_t *best, uint64_t *bkey, uint32_t t,
+				   uint8_t st, uint8_t mark, uint32_t e, uint64_t k,
+				   uint32_t *list, uint32_t n)
 {
 	if (st < ST_OFFERED) {
 		state[t] = mark;
-		list[(*n)++] = t;
+		list[n++] = t;
 	} else if (k >= bkey[t]) {
-		return;	/* not better */
+		return n;	/* not better */
 	}
 	best[t] = e;
 	bkey[t] = k;
+	return n;
+}
+
+/*
+ * Give switch @t the way of key @k (the best offered this round) and state
+ * @st in a slot's @state, @oport and @hops; count it in @cnt[@e].
+ */
+static inline void take(uint8_t *state, uint8_t *oport, uint16_t *hops, uint32_t t, uint8_t st,
+			uint64_t k, uint32_t *cnt, uint32_t e)
+{
+	state[t] = st;
+	oport[t] = (uint8_t)k;
+	hops[t] = (uint16_t)((k >> 40) + 1);
+	cnt[e]++;
 }
 
 /*
@@ -205,23 +219,19 @@ static void descend(struct ft_stage1 *a, const struct ft_slot *sl, uint32_t top)
 			uint32_t s = cur[i];
 			uint64_t h = key_of(hops[s], 0, 0);
 
-			for (uint32_t e = off[3 * s + FT_DOWN]; e < off[3 * s + FT_DOWN + 1]; e++) {
+			for (uint32_t e = off[3 * s + FT_DOWN], end = off[3 * s + FT_DOWN + 1]; e < end;
+			     e++) {
 				uint32_t t = links[e].peer;
 				uint8_t st = state[t];
 
 				if (st == ST_NONE || st == ST_OFFERED)
-					offer_state(state, best, bkey, t, st, ST_OFFERED, e,
-						    h | key_of(0, cnt[e], links[e].peer_port), next, &nnext);
+					nnext = offer_state(state, best, bkey, t, st, ST_OFFERED, e,
+							    h | key_of(0, cnt[e], links[e].peer_port),
+							    next, nnext);
 			}
 		}
-		for (uint32_t i = 0; i < nnext; i++) {
-			uint32_t t = next[i];
-
-			state[t] = ST_UP;
-			oport[t] = (uint8_t)bkey[t];
-			hops[t] = (uint16_t)((bkey[t] >> 40) + 1);
-			cnt[best[t]]++;
-		}
+		for (uint32_t i = 0; i < nnext; i++)
+			take(state, oport, hops, next[i], ST_UP, bkey[next[i]], cnt, best[next[i]]);
 		if (nnext)	/* one level below the round's switches */
 			filled[m->level[next[0]]] += nnext;
 		tmp = cur;
@@ -339,24 +349,21 @@ static void extend_down(struct ft_stage2 *b, const struct ft_slot *sl)
 			uint32_t s = b->dn[i];
 			uint64_t h = key_of(hops[s], 0, 0);
 
-			for (uint32_t e = off[3 * s + FT_UP]; e < off[3 * s + FT_UP + 1]; e++) {
+			for (uint32_t e = off[3 * s + FT_UP], end = off[3 * s + FT_UP + 1]; e < end; e++) {
 				uint32_t t = links[e].peer;
 				uint8_t st = state[t];
 
 				if (st == ST_NONE || st == ST_UP || st >= ST_OFFERED)
-					offer_state(state, best, bkey, t, st,
-						    st == ST_UP ? ST_OFFERED_UP : ST_OFFERED, e,
-						    h | key_of(0, cnt[e], links[e].peer_port), list, &n);
+					n = offer_state(state, best, bkey, t, st,
+							st == ST_UP ? ST_OFFERED_UP : ST_OFFERED, e,
+							h | key_of(0, cnt[e], links[e].peer_port), list, n);
 			}
 		}
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t t = list[i];
 
 			fresh += state[t] == ST_OFFERED;
-			state[t] = ST_DOWN;
-			oport[t] = (uint8_t)bkey[t];
-			hops[t] = (uint16_t)((bkey[t] >> 40) + 1);
-			cnt[best[t]]++;
+			take(state, oport, hops, t, ST_DOWN, bkey[t], cnt, best[t]);
 			dn[i] = t;	/* all of level l + 1: up links lead there */
 		}
 		sl->filled[l + 1] += fresh;
@@ -402,29 +409,38 @@ static uint32_t class_cands(struct ft_stage2 *b, const struct ft_slot *sl, uint3
  */
 static uint32_t pull_class(struct ft_stage2 *b, const struct ft_slot *sl, uint32_t c)
 {
-	struct ft_up u = b->up;
+	struct ft_up *u = &b->up;
 	uint8_t *state = sl->state, *oport = sl->oport;
-	uint16_t *hops = sl->hops;
-	const uint8_t *lport = b->lport;
-	uint32_t n = UINT32_MAX, first = 0, got = 0, nup = u.base[u.off[c] + 1] - u.base[u.off[c]];
-	uint16_t h = 0;
+	uint16_t *hops = sl->hops, h1 = 0;
+	const uint8_t *lp = b->lport;
+	const uint32_t *mem = u->mem;
+	uint64_t *mask = u->mask;
+	uint32_t uw = u->uw, beg = u->off[c], end = u->off[c + 1];
+	uint32_t n = UINT32_MAX, got = 0, nup = u->base[beg + 1] - u->base[beg];
 
-	for (uint32_t i = u.off[c]; i < u.off[c + 1]; i++) {
-		uint32_t s = u.mem[i], j;
+	for (uint32_t i = beg; i < end; i++) {
+		uint32_t s = mem[i], j;
 
 		if (state[s] != ST_NONE)
 			continue;
-		if (n == UINT32_MAX && !(n = class_cands(b, sl, c, &h, &first)))
-			break;
+		if (n == UINT32_MAX) {
+			uint16_t h;
+			uint32_t first;
+
+			if (!(n = class_cands(b, sl, c, &h, &first)))
+				break;
+			h1 = (uint16_t)(h + 1);
+			lp += first;	/* the ports of the first member's up links: the class's */
+		}
 		if (n == nup) {	/* every up link: the members' common case */
-			j = ft_up_take_least(&u, i);
+			j = ft_up_take_least(u, i, mask + (size_t)i * 2 * uw, uw);
 		} else {
-			j = ft_up_pick(&u, i, n);
-			ft_up_count(&u, i, j);
+			j = ft_up_pick(u, i, n);
+			ft_up_count(u, i, j);
 		}
 		state[s] = ST_UP;
-		oport[s] = lport[first + j];	/* the same in the class */
-		hops[s] = (uint16_t)(h + 1);
+		oport[s] = lp[j];
+		hops[s] = h1;
 		got++;
 	}
 	return got;
