@@ -37,6 +37,7 @@
  * @ea: per endpoint of @f, its index in @fa (FAB_NONE: new)
  * @a_sl: the largest SL @a gives a pair towards a CA [0], a switch [1]
  * @a_lid: per LID of @a's LFTs, some endpoint of @fa owns it
+ * @a_run: per run of SG_RUN LIDs from 1 on, every LID of it in @a_lid
  * @coff, @csw: the switches whose entry for LID l changes are
  *              csw[coff[l] .. coff[l + 1]), in switch order
  * @depth: per switch, the step of its entry for the LID at hand (0: unchanged)
@@ -49,7 +50,7 @@ struct sg {
 	const struct rt_routing *a, *b;
 	uint32_t *old, *ea;
 	unsigned a_sl[2];
-	uint8_t *a_lid;
+	uint8_t *a_lid, *a_run;
 	uint32_t *coff, *csw;
 	uint32_t *depth, *pos, *list, *indeg, *queue, nlist;
 	uint32_t (*edge)[2];
@@ -59,6 +60,8 @@ struct sg {
 /* Hops a path is followed at most (fat-tree paths are far shorter). */
 enum { BRK_NO = 0, BRK_SWITCH = 1, BRK_SL = 2 };
 #define SG_HOPS 64u
+/* LIDs of a row compared at once by changed(). */
+#define SG_RUN 64u
 
 /*
  * Switch @s's entry for @lid in @a: none for a switch @a did not have, and
@@ -205,15 +208,22 @@ static int changed(struct sg *g, int fill)
 		const uint8_t *nb = rt_lft(g->b, s), *na = g->old[s] == FAB_NONE ? NULL :
 							      rt_lft(g->a, g->old[s]);
 
-		for (uint32_t l = 1; l < len; l++) {
-			uint8_t o = na && l < alen && g->a_lid[l] ? na[l] : RT_NO_PORT;
+		for (uint32_t l0 = 1; l0 < len; l0 += SG_RUN) {
+			uint32_t end = l0 + SG_RUN < len ? l0 + SG_RUN : len;
 
-			if (nb[l] == o)
-				continue;
-			if (fill)
-				g->csw[at[l]++] = s;
-			else
-				at[l]++;
+			if (na && end <= alen && g->a_run[l0 / SG_RUN] &&
+			    !memcmp(nb + l0, na + l0, end - l0))
+				continue;	/* the common case: nothing changes */
+			for (uint32_t l = l0; l < end; l++) {
+				uint8_t o = na && l < alen && g->a_lid[l] ? na[l] : RT_NO_PORT;
+
+				if (nb[l] == o)
+					continue;
+				if (fill)
+					g->csw[at[l]++] = s;
+				else
+					at[l]++;
+			}
 		}
 	}
 	if (fill) {	/* at[l] now ends LID l's list, where l + 1's starts */
@@ -242,6 +252,7 @@ static void sg_fini(struct sg *g)
 	free(g->queue);
 	free(g->edge);
 	free(g->a_lid);
+	free(g->a_run);
 	free(g->coff);
 	free(g->csw);
 }
@@ -259,8 +270,9 @@ static int sg_init(struct sg *g)
 	g->ea = malloc(((size_t)g->f->neps + 1) * sizeof(*g->ea));
 	g->a_lid = calloc((size_t)g->a->lft_len + 1, 1);
 	g->coff = calloc((size_t)g->b->lft_len + 1, sizeof(*g->coff));
+	g->a_run = malloc((size_t)g->b->lft_len / SG_RUN + 1);
 	if (!g->old || !g->depth || !g->pos || !g->list || !g->indeg || !g->queue || !g->ea ||
-	    !g->a_lid || !g->coff)
+	    !g->a_lid || !g->coff || !g->a_run)
 		return -1;
 	for (uint32_t e = 0; e < g->fa->neps; e++) {
 		unsigned lid = fab_ep_lid(g->fa, e), top = lid + (1u << fab_ep_lmc(g->fa, e));
@@ -291,6 +303,11 @@ static int sg_init(struct sg *g)
 	for (uint32_t s = 0; s < g->f->nswitches; s++) {
 		g->depth[s] = 0;
 		g->pos[s] = FAB_NONE;
+	}
+	for (uint32_t l0 = 1, k = 0; l0 < g->b->lft_len; l0 += SG_RUN, k++) {
+		g->a_run[k] = 1;
+		for (uint32_t l = l0; l < l0 + SG_RUN && l < g->b->lft_len; l++)
+			g->a_run[k] &= l < g->a->lft_len && g->a_lid[l];
 	}
 	return changed(g, 0) || !(g->csw = malloc(((size_t)g->coff[g->b->lft_len] + 1) *
 						   sizeof(*g->csw))) ? -1 : changed(g, 1);
