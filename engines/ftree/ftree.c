@@ -168,7 +168,7 @@ static void flush8(const struct ft_pipe *p, const struct ft_block *b, uint32_t s
 			__builtin_prefetch(row + (FT_AHEAD + k) * len + FT_BLOCK - 1, 1);
 		}
 	for (uint32_t j0 = 0; j0 < FT_BLOCK; j0 += 8)
-		ft_tile8(row + j0, len, b->oport + j0 * n + s0, n);
+		rt_tile8(row + j0, len, b->oport + j0 * n + s0, n);
 }
 
 static void holes_block(struct ft_pipe *p, const struct ft_block *b);

@@ -14,7 +14,6 @@
 #define FABROUTE_FTREE_H
 
 #include <stdint.h>
-#include <string.h>
 
 #include "engines/engine.h"
 
@@ -80,68 +79,6 @@ static inline uint32_t ft_first(const struct ft_model *m, uint32_t s, enum ft_di
 static inline uint32_t ft_end(const struct ft_model *m, uint32_t s, enum ft_dir d)
 {
 	return m->off[3 * s + d + 1];
-}
-
-/* Swap the bit fields of @x and @y picked by @mask, @sh bits apart (a step of ft_tile8()). */
-static inline void ft_swap_bits(uint64_t *x, uint64_t *y, unsigned sh, uint64_t mask)
-{
-	uint64_t t = ((*x >> sh) ^ *y) & mask;
-
-	*y ^= t;
-	*x ^= t << sh;
-}
-
-static inline uint64_t ft_load8(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static inline void ft_store8(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
-/**
- * ft_tile8() - copy 8 x 8 bytes transposed: byte k of row j of @src (rows
- * @sstride bytes apart) to byte j of row k of @dst (rows @dstride apart).
- * A block of destinations (a row per LID) to the LFTs (a row per switch)
- * or back, 64 entries with 16 loads and stores. Named locals, not an
- * array: the compiler keeps them in registers, where an array went through
- * the stack, and a wide load of two narrow stores there waited for every
- * store before it (LFT stores, cache misses) to reach the cache.
- */
-static inline void ft_tile8(uint8_t *dst, size_t dstride, const uint8_t *src, size_t sstride)
-{
-	const uint64_t m8 = 0x00FF00FF00FF00FFull, m16 = 0x0000FFFF0000FFFFull;
-	const uint64_t m32 = 0x00000000FFFFFFFFull;
-	uint64_t a0 = ft_load8(src), a1 = ft_load8(src + sstride);
-	uint64_t a2 = ft_load8(src + 2 * sstride), a3 = ft_load8(src + 3 * sstride);
-	uint64_t a4 = ft_load8(src + 4 * sstride), a5 = ft_load8(src + 5 * sstride);
-	uint64_t a6 = ft_load8(src + 6 * sstride), a7 = ft_load8(src + 7 * sstride);
-
-	ft_swap_bits(&a0, &a1, 8, m8);
-	ft_swap_bits(&a2, &a3, 8, m8);
-	ft_swap_bits(&a4, &a5, 8, m8);
-	ft_swap_bits(&a6, &a7, 8, m8);
-	ft_swap_bits(&a0, &a2, 16, m16);
-	ft_swap_bits(&a1, &a3, 16, m16);
-	ft_swap_bits(&a4, &a6, 16, m16);
-	ft_swap_bits(&a5, &a7, 16, m16);
-	ft_swap_bits(&a0, &a4, 32, m32);
-	ft_swap_bits(&a1, &a5, 32, m32);
-	ft_swap_bits(&a2, &a6, 32, m32);
-	ft_swap_bits(&a3, &a7, 32, m32);
-	ft_store8(dst, a0);
-	ft_store8(dst + dstride, a1);
-	ft_store8(dst + 2 * dstride, a2);
-	ft_store8(dst + 3 * dstride, a3);
-	ft_store8(dst + 4 * dstride, a4);
-	ft_store8(dst + 5 * dstride, a5);
-	ft_store8(dst + 6 * dstride, a6);
-	ft_store8(dst + 7 * dstride, a7);
 }
 
 /**

@@ -356,7 +356,7 @@ static void snapshot(struct sf *x)
 /*
  * The LIDs of the block from @j0 on are the eight consecutive LIDs
  * lids[j0] .. lids[j0] + 7, so that eight switches' entries for them are
- * an 8 x 8 tile: ft_tile8().
+ * an 8 x 8 tile: rt_tile8().
  */
 static int tile_run(const unsigned *lids, uint32_t n, uint32_t j0)
 {
@@ -397,9 +397,9 @@ static void copy_block(struct sf *x, int back)
 			uint8_t *t = row + lids[run[i]], *b = x->blk + (size_t)run[i] * nsw + s0;
 
 			if (back)
-				ft_tile8(t, len, b, nsw);
+				rt_tile8(t, len, b, nsw);
 			else
-				ft_tile8(b, nsw, t, len);
+				rt_tile8(b, nsw, t, len);
 		}
 	}
 	for (uint32_t j = 0; j < n; j++)
