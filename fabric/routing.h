@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fabric/fabric.h"
 
@@ -70,6 +71,68 @@ static inline uint8_t *rt_lft(const struct rt_routing *r, uint32_t sw)
 static inline uint8_t rt_lft_get(const struct rt_routing *r, uint32_t sw, unsigned lid)
 {
 	return lid < r->lft_len ? rt_lft(r, sw)[lid] : RT_NO_PORT;
+}
+
+/* Swap the bit fields of @x and @y picked by @mask, @sh bits apart (a step of rt_tile8()). */
+static inline void rt_swap_bits(uint64_t *x, uint64_t *y, unsigned sh, uint64_t mask)
+{
+	uint64_t t = ((*x >> sh) ^ *y) & mask;
+
+	*y ^= t;
+	*x ^= t << sh;
+}
+
+static inline uint64_t rt_load8(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline void rt_store8(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/**
+ * rt_tile8() - copy 8 x 8 bytes transposed: byte k of row j of @src (rows
+ * @sstride bytes apart) to byte j of row k of @dst (rows @dstride apart).
+ * A block of destinations (a row per LID) to the LFTs (a row per switch)
+ * or back, 64 entries with 16 loads and stores. Named locals, not an
+ * array: the compiler keeps them in registers, where an array went through
+ * the stack, and a wide load of two narrow stores there waited for every
+ * store before it (LFT stores, cache misses) to reach the cache.
+ */
+static inline void rt_tile8(uint8_t *dst, size_t dstride, const uint8_t *src, size_t sstride)
+{
+	const uint64_t m8 = 0x00FF00FF00FF00FFull, m16 = 0x0000FFFF0000FFFFull;
+	const uint64_t m32 = 0x00000000FFFFFFFFull;
+	uint64_t a0 = rt_load8(src), a1 = rt_load8(src + sstride);
+	uint64_t a2 = rt_load8(src + 2 * sstride), a3 = rt_load8(src + 3 * sstride);
+	uint64_t a4 = rt_load8(src + 4 * sstride), a5 = rt_load8(src + 5 * sstride);
+	uint64_t a6 = rt_load8(src + 6 * sstride), a7 = rt_load8(src + 7 * sstride);
+
+	rt_swap_bits(&a0, &a1, 8, m8);
+	rt_swap_bits(&a2, &a3, 8, m8);
+	rt_swap_bits(&a4, &a5, 8, m8);
+	rt_swap_bits(&a6, &a7, 8, m8);
+	rt_swap_bits(&a0, &a2, 16, m16);
+	rt_swap_bits(&a1, &a3, 16, m16);
+	rt_swap_bits(&a4, &a6, 16, m16);
+	rt_swap_bits(&a5, &a7, 16, m16);
+	rt_swap_bits(&a0, &a4, 32, m32);
+	rt_swap_bits(&a1, &a5, 32, m32);
+	rt_swap_bits(&a2, &a6, 32, m32);
+	rt_swap_bits(&a3, &a7, 32, m32);
+	rt_store8(dst, a0);
+	rt_store8(dst + dstride, a1);
+	rt_store8(dst + 2 * dstride, a2);
+	rt_store8(dst + 3 * dstride, a3);
+	rt_store8(dst + 4 * dstride, a4);
+	rt_store8(dst + 5 * dstride, a5);
+	rt_store8(dst + 6 * dstride, a6);
+	rt_store8(dst + 7 * dstride, a7);
 }
 
 /**

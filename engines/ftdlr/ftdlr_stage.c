@@ -37,9 +37,12 @@
  * @ea: per endpoint of @f, its index in @fa (FAB_NONE: new)
  * @a_sl: the largest SL @a gives a pair towards a CA [0], a switch [1]
  * @a_lid: per LID of @a's LFTs, some endpoint of @fa owns it
+ * @a_run: per run of SG_RUN LIDs from 1 on, every LID of it in @a_lid
+ * @coff, @csw: the switches whose entry for LID l changes are
+ *              csw[coff[l] .. coff[l + 1]), in switch order
  * @depth: per switch, the step of its entry for the LID at hand (0: unchanged)
  * @pos: per switch, its place among the LID's changed switches (FAB_NONE: unchanged)
- * @list, @indeg, @queue: the changed switches, Kahn's scratch
+ * @list, @nlist, @indeg, @queue: the changed switches, Kahn's scratch
  * @edge, @nedge, @cap: "first before second" among them (indexes into @list)
  */
 struct sg {
@@ -47,8 +50,9 @@ struct sg {
 	const struct rt_routing *a, *b;
 	uint32_t *old, *ea;
 	unsigned a_sl[2];
-	uint8_t *a_lid;
-	uint32_t *depth, *pos, *list, *indeg, *queue;
+	uint8_t *a_lid, *a_run;
+	uint32_t *coff, *csw;
+	uint32_t *depth, *pos, *list, *indeg, *queue, nlist;
 	uint32_t (*edge)[2];
 	size_t nedge, cap;
 };
@@ -56,6 +60,8 @@ struct sg {
 /* Hops a path is followed at most (fat-tree paths are far shorter). */
 enum { BRK_NO = 0, BRK_SWITCH = 1, BRK_SL = 2 };
 #define SG_HOPS 64u
+/* LIDs of a row compared at once by changed(). */
+#define SG_RUN 64u
 
 /*
  * Switch @s's entry for @lid in @a: none for a switch @a did not have, and
@@ -134,25 +140,26 @@ static int clear_changed(struct sg *g, uint32_t nc, int *bbm)
 
 /*
  * depth[] of every switch for @lid: 0 unchanged, else its step (1 for the
- * changed switches that nothing must precede, one more than the latest
- * that must precede it). *@bbm: the LID changes break before make, every
- * changed entry of it cleared until the last step: @brk is BRK_SL (its pairs change
+ * changed switches, list[0 .. nlist), that nothing must precede, one more
+ * than the latest that must precede it). *@bbm: the LID changes break before make, every changed
+ * entry of it cleared until the last step: @brk is BRK_SL (its pairs change
  * SL), or BRK_SWITCH (a switch's LID) and some entry changes, or its
  * constraints form a cycle. Return: the deepest step, or -1 (memory).
  */
 static int depths(struct sg *g, unsigned lid, int brk, int *bbm)
 {
-	uint32_t n = g->f->nswitches, nc = 0, head = 0, tail = 0, most = 0;
+	uint32_t nc = 0, head = 0, tail = 0, most = 0;
 
 	*bbm = 0;
-	for (uint32_t s = 0; s < n; s++) {
-		g->depth[s] = 0;
-		g->pos[s] = FAB_NONE;
-		if (rt_lft_get(g->b, s, lid) != old_entry(g, s, lid)) {
-			g->pos[s] = nc;
-			g->list[nc++] = s;
-		}
+	for (uint32_t i = 0; i < g->nlist; i++) {	/* the LID before's */
+		g->depth[g->list[i]] = 0;
+		g->pos[g->list[i]] = FAB_NONE;
 	}
+	for (uint32_t i = g->coff[lid]; i < g->coff[lid + 1]; i++) {
+		g->pos[g->csw[i]] = nc;
+		g->list[nc++] = g->csw[i];
+	}
+	g->nlist = nc;
 	if ((brk == BRK_SL || brk == BRK_SWITCH) && nc)
 		return clear_changed(g, nc, bbm);
 	if (!nc)
@@ -187,6 +194,53 @@ static int depths(struct sg *g, unsigned lid, int brk, int *bbm)
 	return (int)most;
 }
 
+/*
+ * The changed entries, the tables read a row at a time (a LID's column is
+ * a cache miss per switch): counted into coff[] (@fill 0; 0 when done, -1
+ * past 2^32), then listed into csw[] (@fill 1).
+ */
+static int changed(struct sg *g, int fill)
+{
+	uint32_t len = g->b->lft_len, alen = g->a->lft_len < len ? g->a->lft_len : len, *at = g->coff;
+	uint64_t total = 0;
+
+	for (uint32_t s = 0; s < g->f->nswitches; s++) {
+		const uint8_t *nb = rt_lft(g->b, s), *na = g->old[s] == FAB_NONE ? NULL :
+							      rt_lft(g->a, g->old[s]);
+
+		for (uint32_t l0 = 1; l0 < len; l0 += SG_RUN) {
+			uint32_t end = l0 + SG_RUN < len ? l0 + SG_RUN : len;
+
+			if (na && end <= alen && g->a_run[l0 / SG_RUN] &&
+			    !memcmp(nb + l0, na + l0, end - l0))
+				continue;	/* the common case: nothing changes */
+			for (uint32_t l = l0; l < end; l++) {
+				uint8_t o = na && l < alen && g->a_lid[l] ? na[l] : RT_NO_PORT;
+
+				if (nb[l] == o)
+					continue;
+				if (fill)
+					g->csw[at[l]++] = s;
+				else
+					at[l]++;
+			}
+		}
+	}
+	if (fill) {	/* at[l] now ends LID l's list, where l + 1's starts */
+		memmove(at + 1, at, (size_t)len * sizeof(*at));
+		at[0] = 0;
+		return 0;
+	}
+	for (uint32_t l = 0; l < len; l++) {	/* counts to starts */
+		uint32_t n = at[l];
+
+		at[l] = (uint32_t)total;
+		total += n;
+	}
+	at[len] = (uint32_t)total;
+	return total >= UINT32_MAX ? -1 : 0;
+}
+
 static void sg_fini(struct sg *g)
 {
 	free(g->old);
@@ -198,6 +252,9 @@ static void sg_fini(struct sg *g)
 	free(g->queue);
 	free(g->edge);
 	free(g->a_lid);
+	free(g->a_run);
+	free(g->coff);
+	free(g->csw);
 }
 
 static int sg_init(struct sg *g)
@@ -212,8 +269,10 @@ static int sg_init(struct sg *g)
 	g->queue = malloc(n * sizeof(*g->queue));
 	g->ea = malloc(((size_t)g->f->neps + 1) * sizeof(*g->ea));
 	g->a_lid = calloc((size_t)g->a->lft_len + 1, 1);
+	g->coff = calloc((size_t)g->b->lft_len + 1, sizeof(*g->coff));
+	g->a_run = malloc((size_t)g->b->lft_len / SG_RUN + 1);
 	if (!g->old || !g->depth || !g->pos || !g->list || !g->indeg || !g->queue || !g->ea ||
-	    !g->a_lid)
+	    !g->a_lid || !g->coff || !g->a_run)
 		return -1;
 	for (uint32_t e = 0; e < g->fa->neps; e++) {
 		unsigned lid = fab_ep_lid(g->fa, e), top = lid + (1u << fab_ep_lmc(g->fa, e));
@@ -241,7 +300,17 @@ static int sg_init(struct sg *g)
 		g->old[s] = o == FAB_NONE || g->fa->nodes[o].type != FAB_SWITCH ||
 			    g->fa->nodes[o].swidx >= g->a->nswitches ? FAB_NONE : g->fa->nodes[o].swidx;
 	}
-	return 0;
+	for (uint32_t s = 0; s < g->f->nswitches; s++) {
+		g->depth[s] = 0;
+		g->pos[s] = FAB_NONE;
+	}
+	for (uint32_t l0 = 1, k = 0; l0 < g->b->lft_len; l0 += SG_RUN, k++) {
+		g->a_run[k] = 1;
+		for (uint32_t l = l0; l < l0 + SG_RUN && l < g->b->lft_len; l++)
+			g->a_run[k] &= l < g->a->lft_len && g->a_lid[l];
+	}
+	return changed(g, 0) || !(g->csw = malloc(((size_t)g->coff[g->b->lft_len] + 1) *
+						   sizeof(*g->csw))) ? -1 : changed(g, 1);
 }
 
 /*
@@ -325,10 +394,13 @@ static int fill(struct sg *g, struct rt_routing **steps, unsigned n, unsigned of
 
 		if (depths(g, lid, brk[lid], &bbm) < 0)
 			return -1;
-		for (uint32_t s = 0; s < g->f->nswitches; s++)
+		for (uint32_t i = 0; i < g->nlist; i++) {	/* the switches of depth 1 or more */
+			uint32_t s = g->list[i];
+
 			for (unsigned k = 0; k + 1 < n; k++)
-				if (g->depth[s] && (bbm || g->depth[s] + off > k + 1))
+				if (bbm || g->depth[s] + off > k + 1)
 					rt_lft(steps[k], s)[lid] = bbm ? RT_NO_PORT : old_entry(g, s, lid);
+		}
 	}
 	return 0;
 }

@@ -80,6 +80,8 @@
 
 /* Destinations handed from the first stage to the second at a time. */
 #define FT_BLOCK 64u
+/* LFT rows written ahead of their turn asked for (flush8()). */
+#define FT_AHEAD 16u
 /* Blocks in flight with two threads: being filled, in the second stage, being written. */
 #define FT_NBUF 3u
 
@@ -108,6 +110,15 @@ struct ft_block {
  * @threaded: the second stage runs in @tid
  * @mu, @cv, @published, @done, @end: blocks handed to the second stage,
  *                                   blocks it finished, no more blocks
+ * @st: the figures, the unrouted pairs counted as blocks are written
+ * @lidf: per LID, LID_EP (an endpoint's, LMC range included) and LID_DONE
+ *        (written by flush())
+ * @nep: per LID, the switch and the CA endpoints whose base LID it is, at
+ *       nep[2 * lid] and nep[2 * lid + 1]
+ * @ncas: per switch, its ports to CAs and routers
+ * @nup: switches of level 1 and more; @n0, @w0: the others (never an
+ *       entry), their ports to CAs and routers
+ * @missing: see ft_route() (NULL: not asked for)
  */
 struct ft_pipe {
 	const struct ft_model *m;
@@ -124,7 +135,14 @@ struct ft_pipe {
 	pthread_cond_t cv;
 	uint32_t published, done;
 	int end;
+	struct ft_stats *st;
+	uint8_t *lidf, *missing;
+	uint32_t *nep, *ncas;
+	uint32_t nup, n0;
+	uint64_t w0;
 };
+
+enum { LID_EP = 1, LID_DONE = 2 };
 
 static struct ft_slot slot_of(const struct ft_pipe *p, const struct ft_block *b, uint32_t j)
 {
@@ -135,50 +153,29 @@ static struct ft_slot slot_of(const struct ft_pipe *p, const struct ft_block *b,
 
 /* --- writing the LFTs ------------------------------------------------------------ */
 
-/* Transpose the 8 x 8 bytes of @a: byte k of a[j] goes to byte j of a[k]. */
-static void transpose8(uint64_t a[8])
-{
-	for (unsigned i = 0; i < 8; i += 2) {
-		uint64_t t = ((a[i] >> 8) ^ a[i + 1]) & 0x00FF00FF00FF00FFull;
-
-		a[i + 1] ^= t;
-		a[i] ^= t << 8;
-	}
-	for (unsigned i = 0; i < 8; i += i % 2 ? 3 : 1) {
-		uint64_t t = ((a[i] >> 16) ^ a[i + 2]) & 0x0000FFFF0000FFFFull;
-
-		a[i + 2] ^= t;
-		a[i] ^= t << 16;
-	}
-	for (unsigned i = 0; i < 4; i++) {
-		uint64_t t = ((a[i] >> 32) ^ a[i + 4]) & 0x00000000FFFFFFFFull;
-
-		a[i + 4] ^= t;
-		a[i] ^= t << 32;
-	}
-}
-
 /*
  * Eight switches from @s0 of a full block of consecutive LIDs: 8 x 8 bytes
  * at a time, read as rows of the block, written as pieces of LFT rows.
  */
 static void flush8(const struct ft_pipe *p, const struct ft_block *b, uint32_t s0)
 {
-	uint32_t n = p->m->nsw;
+	size_t n = p->m->nsw, len = p->r->lft_len;
+	uint8_t *row = rt_lft(p->r, s0) + b->d[0].lid;
 
-	for (uint32_t j0 = 0; j0 < FT_BLOCK; j0 += 8) {
-		uint64_t a[8];
-
-		for (uint32_t j = 0; j < 8; j++)
-			memcpy(&a[j], b->oport + (size_t)(j0 + j) * n + s0, 8);
-		transpose8(a);
-		for (uint32_t k = 0; k < 8; k++)
-			memcpy(rt_lft(p->r, s0 + k) + b->d[0].lid + j0, &a[k], 8);
-	}
+	if (s0 + FT_AHEAD + 8 <= n)	/* rows far apart: no hardware prefetcher guesses them */
+		for (uint32_t k = 0; k < 8; k++) {
+			__builtin_prefetch(row + (FT_AHEAD + k) * len, 1);
+			__builtin_prefetch(row + (FT_AHEAD + k) * len + FT_BLOCK - 1, 1);
+		}
+	for (uint32_t j0 = 0; j0 < FT_BLOCK; j0 += 8)
+		rt_tile8(row + j0, len, b->oport + j0 * n + s0, n);
 }
 
+static void holes_block(struct ft_pipe *p, const struct ft_block *b);
+static const struct fab_port *ca_port(const struct fabric *f, uint32_t s, unsigned p);
+
 /* Write the entries of block @b to the LFTs, one switch row at a time. */
-static void flush(const struct ft_pipe *p, struct ft_block *b)
+static void flush(struct ft_pipe *p, struct ft_block *b)
 {
 	uint32_t n = p->m->nsw, s = 0;
 	int run = b->n == FT_BLOCK && b->d[0].lid;
@@ -194,7 +191,110 @@ static void flush(const struct ft_pipe *p, struct ft_block *b)
 			if (b->d[j].lid)
 				row[b->d[j].lid] = b->oport[(size_t)j * n + s];
 	}
+	holes_block(p, b);
 	b->n = 0;
+}
+
+/* --- the unrouted pairs --------------------------------------------------------- */
+
+/*
+ * The pairs towards LID @l left without entry, its column being @col
+ * (entries @stride bytes apart): every switch without entry, and every CA
+ * port on it, is a source without a way when @l is an endpoint's base LID.
+ */
+static void holes_col(struct ft_pipe *p, unsigned l, const uint8_t *col, size_t stride)
+{
+	const uint32_t *level = p->m->level;
+	uint32_t n = 0, up = 0;
+	uint64_t w = 0;
+
+	for (uint32_t s = 0; s < p->m->nsw; s++)
+		if (col[s * stride] == RT_NO_PORT) {
+			n++;
+			w += p->ncas[s];
+			up |= level[s];
+		}
+	p->st->sw_holes += (uint64_t)p->nep[2 * l] * n;
+	p->st->ca_holes += (uint64_t)p->nep[2 * l + 1] * w;
+	if (p->missing && up)
+		p->missing[l] = 1;
+}
+
+/*
+ * The unrouted pairs of block @b's destinations, read off the block: a
+ * destination every switch of level 1 or more has an entry for (its
+ * slot's counts say so) lacks only those of the others.
+ */
+static void holes_block(struct ft_pipe *p, const struct ft_block *b)
+{
+	uint32_t nc = p->m->nlevels + 2;
+
+	for (uint32_t j = 0; j < b->n; j++) {
+		unsigned l = b->d[j].lid;
+		const uint32_t *filled = b->filled + (size_t)j * nc;
+		uint32_t got = 0;
+
+		if (!l)
+			continue;
+		p->lidf[l] |= LID_DONE;
+		for (uint32_t k = 1; k < nc; k++)
+			got += filled[k];
+		if (got == p->nup) {
+			p->st->sw_holes += (uint64_t)p->nep[2 * l] * p->n0;
+			p->st->ca_holes += p->nep[2 * l + 1] * p->w0;
+		} else {
+			holes_col(p, l, b->oport + (size_t)j * p->m->nsw, 1);
+		}
+	}
+}
+
+/* The endpoints' LIDs no block wrote (not routed: eng_route_endpoints()'s entries only). */
+static void holes_rest(struct ft_pipe *p)
+{
+	for (unsigned l = 1; l < p->r->lft_len; l++)
+		if (p->lidf[l] == LID_EP)
+			holes_col(p, l, rt_lft(p->r, 0) + l, p->r->lft_len);
+}
+
+static void holes_fini(struct ft_pipe *p)
+{
+	free(p->lidf);
+	free(p->nep);
+	free(p->ncas);
+}
+
+/* The per-LID and per-switch figures of the counting; -1 when out of memory. */
+static int holes_init(struct ft_pipe *p, struct ft_stats *st, uint8_t *missing)
+{
+	const struct ft_model *m = p->m;
+	const struct fabric *f = m->f;
+	size_t len = p->r->lft_len;
+
+	p->st = st;
+	p->missing = missing;
+	p->lidf = calloc(len + 1, 1);
+	p->nep = calloc(2 * len + 2, sizeof(*p->nep));
+	p->ncas = calloc((size_t)m->nsw + 1, sizeof(*p->ncas));
+	if (!p->lidf || !p->nep || !p->ncas)
+		return -1;
+	if (missing)
+		memset(missing, 0, len);
+	for (uint32_t e = 0; e < f->neps; e++) {
+		unsigned l = fab_ep_lid(f, e), n = 1u << fab_ep_lmc(f, e);
+
+		if (l && l < len)
+			p->nep[2 * l + (f->nodes[f->eps[e].node].type != FAB_SWITCH)]++;
+		for (unsigned k = l; l && k < l + n && k < len; k++)
+			p->lidf[k] = LID_EP;
+	}
+	for (uint32_t s = 0; s < m->nsw; s++) {
+		for (unsigned q = 1; q <= f->nodes[f->switches[s]].nports; q++)
+			p->ncas[s] += ca_port(f, s, q) != NULL;
+		p->nup += m->level[s] != 0;
+		p->n0 += !m->level[s];
+		p->w0 += m->level[s] ? 0 : p->ncas[s];
+	}
+	return 0;
 }
 
 /* --- the stages, in turn or in two threads -------------------------------------- */
@@ -307,6 +407,7 @@ static void pipe_fini(struct ft_pipe *p)
 	free(p->dummy.hops);
 	free(p->dummy.filled);
 	free(p->dchain);
+	holes_fini(p);
 }
 
 /* The stages and @nbuf blocks; -1 when out of memory. */
@@ -455,7 +556,8 @@ static void route_switch(struct ft_pipe *p, uint32_t s)
 					    .lid = (uint16_t)lid });
 }
 
-int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st, unsigned threads)
+int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st, unsigned threads,
+	     uint8_t *missing)
 {
 	const struct fabric *f = m->f;
 	uint32_t quota = 0;
@@ -464,6 +566,10 @@ int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st
 	memset(st, 0, sizeof(*st));
 	if (pipe_init(&p, m, r, threads == 1 ? 1 : FT_NBUF))
 		return -1;
+	if (holes_init(&p, st, missing)) {
+		pipe_fini(&p);
+		return -1;
+	}
 	eng_route_endpoints(f, r);
 	for (uint32_t i = m->lvl_off[1]; i < m->lvl_off[2]; i++) {
 		uint32_t n = leaf_lids(m, m->order[i]);
@@ -477,44 +583,8 @@ int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st
 	for (uint32_t i = 0; i < m->lvl_off[m->nlevels + 1]; i++)
 		route_switch(&p, m->order[i]);
 	finish(&p);
+	holes_rest(&p);
 	pipe_fini(&p);
-	return 0;
-}
-
-int ft_count_holes(const struct ft_model *m, const struct rt_routing *r, struct ft_stats *st)
-{
-	const struct fabric *f = m->f;
-	/* per LID: endpoints (switches, CAs) whose base LID it is */
-	uint32_t *nsw = calloc((size_t)r->lft_len + 1, sizeof(*nsw));
-	uint32_t *nca = calloc((size_t)r->lft_len + 1, sizeof(*nca));
-
-	if (!nsw || !nca) {
-		free(nsw);
-		free(nca);
-		return -1;
-	}
-	for (uint32_t e = 0; e < f->neps; e++) {
-		unsigned l = fab_ep_lid(f, e);
-
-		if (l && l < r->lft_len)
-			(f->nodes[f->eps[e].node].type == FAB_SWITCH ? nsw : nca)[l]++;
-	}
-	st->ca_holes = st->sw_holes = 0;
-	for (uint32_t s = 0; s < m->nsw; s++) {
-		const uint8_t *row = rt_lft(r, s), *p = row + 1, *end = row + r->lft_len;
-		uint32_t ncas = 0;
-		uint64_t miss = 0;
-
-		for (unsigned q = 1; q <= f->nodes[f->switches[s]].nports; q++)
-			ncas += ca_port(f, s, q) != NULL;
-		for (; p < end && (p = memchr(p, RT_NO_PORT, (size_t)(end - p))); p++) {
-			st->sw_holes += nsw[p - row];
-			miss += nca[p - row];
-		}
-		st->ca_holes += miss * ncas;
-	}
-	free(nsw);
-	free(nca);
 	return 0;
 }
 
@@ -539,7 +609,7 @@ static int ftree_route(const struct eng_req *q, const struct eng_args *a, struct
 		return rc;
 	}
 	r = rt_new(f);
-	if (!r || ft_route(&m, r, &st, q->threads) || ft_count_holes(&m, r, &st) ||
+	if (!r || ft_route(&m, r, &st, q->threads, NULL) ||
 	    !(r->notes = ft_notes(&m, &h, &st))) {
 		fab_err_set(err, "out of memory routing %u switches", f->nswitches);
 		rt_free(r);

@@ -213,6 +213,32 @@ static inline uint32_t ft_up_pick(const struct ft_up *u, uint32_t i, uint32_t n)
 }
 
 /**
+ * ft_up_take_least() - ft_up_pick() and ft_up_count() of its pick when
+ * every up link of member @i is a candidate: the lowest link at the least
+ * count, counted. @w and @uw are u->mask + 2 * uw * i and u->uw, which the
+ * caller keeps at hand. Return: its position.
+ */
+static inline uint32_t ft_up_take_least(struct ft_up *u, uint32_t i, uint64_t *w, uint32_t uw)
+{
+	uint32_t k = 0, j;
+
+	while (!w[k])
+		k++;
+	j = (uint32_t)__builtin_ctzll(w[k]);
+	w[k] &= w[k] - 1;
+	w[uw + k] |= 1ull << j;
+	if (!w[k]) {	/* the words before k are empty */
+		uint32_t r = k + 1;
+
+		while (r < uw && !w[r])
+			r++;
+		if (r == uw)
+			ft_up_advance(u, i);
+	}
+	return 64 * k + j;
+}
+
+/**
  * ft_up_count() - count one more entry through up link @j of member @i
  */
 static inline void ft_up_count(struct ft_up *u, uint32_t i, uint32_t j)
@@ -359,17 +385,14 @@ struct ft_stats {
 /**
  * ft_route() - the fat-tree routing of papers/000 section 3 (Zahavi): fill
  * the LFTs of @r for every LID of @m's fabric, with up to @threads threads
- * (0: one per online CPU; the result is the same for any count)
+ * (0: one per online CPU; the result is the same for any count), and count
+ * the pairs left unrouted into @st (ca_holes, sw_holes).
+ * @missing: NULL, or r->lft_len bytes: missing[l] is set to 1 when a switch
+ *           of level 1 or more has no entry for LID l, else 0
  * Return: 0, or -1 when out of memory.
  */
-int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st, unsigned threads);
-
-/**
- * ft_count_holes() - count the unrouted pairs of @r into @st (ca_holes,
- * sw_holes), for the notes
- * Return: 0, or -1 when out of memory.
- */
-int ft_count_holes(const struct ft_model *m, const struct rt_routing *r, struct ft_stats *st);
+int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st, unsigned threads,
+	     uint8_t *missing);
 
 /**
  * ft_osm_refuses() - OpenSM's ftree would refuse the fabric of @m (with the

@@ -34,6 +34,8 @@ enum ft_state {
 	ST_DOWN = 1,	/* the path to the destination only goes down */
 	ST_UP = 2,	/* goes up first */
 	ST_SIB = 3,	/* crosses a sibling link first */
+	ST_OFFERED = 4,	/* had none, offered a way this round (a round's own) */
+	ST_OFFERED_UP = 5,	/* had ST_UP, offered a way down this round (likewise) */
 };
 
 static void offers_fini(struct ft_offers *o)
@@ -160,6 +162,41 @@ static void chain_up(struct ft_stage1 *a, struct ft_dest *d, const struct ft_slo
 }
 
 /*
+ * Offer switch @t the link @e of key @k this round. @st is its state, @mark
+ * what an offer makes of a switch without one this round (ST_OFFERED, or
+ * ST_OFFERED_UP for a switch of state ST_UP); new switches of the round go
+ * to @list, which holds @n. The state marks what stamps and rounds do in
+ * offer(), one byte that the caller reads anyway. Return: the new count.
+ */
+static inline uint32_t offer_state(uint8_t *state, uint32_t *best, uint64_t *bkey, uint32_t t,
+				   uint8_t st, uint8_t mark, uint32_t e, uint64_t k,
+				   uint32_t *list, uint32_t n)
+{
+	if (st < ST_OFFERED) {
+		state[t] = mark;
+		list[n++] = t;
+	} else if (k >= bkey[t]) {
+		return n;	/* not better */
+	}
+	best[t] = e;
+	bkey[t] = k;
+	return n;
+}
+
+/*
+ * Give switch @t the way of key @k (the best offered this round) and state
+ * @st in a slot's @state, @oport and @hops; count it in @cnt[@e].
+ */
+static inline void take(uint8_t *state, uint8_t *oport, uint16_t *hops, uint32_t t, uint8_t st,
+			uint64_t k, uint32_t *cnt, uint32_t e)
+{
+	state[t] = st;
+	oport[t] = (uint8_t)k;
+	hops[t] = (uint16_t)((k >> 40) + 1);
+	cnt[e]++;
+}
+
+/*
  * Step 3 below chain switch @top: entries going up, level by level
  * downwards. (Locals in the loops: byte stores could alias fields.)
  */
@@ -167,30 +204,36 @@ static void descend(struct ft_stage1 *a, const struct ft_slot *sl, uint32_t top)
 {
 	const struct ft_model *m = a->m;
 	const struct ft_link *links = m->links;
-	const uint32_t *off = m->off, *level = m->level;
-	struct ft_offers *o = &a->o;
-	uint32_t ncur = 1, *cur = o->cur, *next = o->next, *cnt = a->cnt_up, *filled = sl->filled;
-	const uint8_t *state = sl->state;
-	const uint16_t *hops = sl->hops;
+	const uint32_t *off = m->off;
+	uint32_t ncur = 1, *cur = a->o.cur, *next = a->o.next, *cnt = a->cnt_up, *best = a->o.best;
+	uint32_t *filled = sl->filled;
+	uint64_t *bkey = a->o.bkey;
+	uint8_t *state = sl->state, *oport = sl->oport;
+	uint16_t *hops = sl->hops;
 
 	cur[0] = top;
 	while (ncur) {
 		uint32_t nnext = 0, *tmp;
 
-		o->round++;
 		for (uint32_t i = 0; i < ncur; i++) {
-			uint16_t h = hops[cur[i]];
+			uint32_t s = cur[i];
+			uint64_t h = key_of(hops[s], 0, 0);
 
-			for (uint32_t e = off[3 * cur[i] + FT_DOWN]; e < off[3 * cur[i] + FT_DOWN + 1];
-			     e++)
-				if (state[links[e].peer] == ST_NONE)
-					offer(o, links[e].peer, e, key_of(h, cnt[e], links[e].peer_port),
-					      next, &nnext);
+			for (uint32_t e = off[3 * s + FT_DOWN], end = off[3 * s + FT_DOWN + 1]; e < end;
+			     e++) {
+				uint32_t t = links[e].peer;
+				uint8_t st = state[t];
+
+				if (st == ST_NONE || st == ST_OFFERED)
+					nnext = offer_state(state, best, bkey, t, st, ST_OFFERED, e,
+							    h | key_of(0, cnt[e], links[e].peer_port),
+							    next, nnext);
+			}
 		}
-		for (uint32_t i = 0; i < nnext; i++) {
-			filled[level[next[i]]]++;
-			take_best(o, sl, next[i], ST_UP, cnt);
-		}
+		for (uint32_t i = 0; i < nnext; i++)
+			take(state, oport, hops, next[i], ST_UP, bkey[next[i]], cnt, best[next[i]]);
+		if (nnext)	/* one level below the round's switches */
+			filled[m->level[next[0]]] += nnext;
 		tmp = cur;
 		cur = next;
 		next = tmp;
@@ -292,28 +335,39 @@ static void siblings(struct ft_stage2 *b, const struct ft_dest *d, const struct 
 static void extend_down(struct ft_stage2 *b, const struct ft_slot *sl)
 {
 	const struct ft_model *m = b->m;
+	const struct ft_link *links = m->links;
+	const uint32_t *off = m->off;
+	uint32_t *cnt = b->cnt_ext, *best = b->o.best, *list = b->o.cur;
+	uint64_t *bkey = b->o.bkey;
+	uint8_t *state = sl->state, *oport = sl->oport;
+	uint16_t *hops = sl->hops;
 
 	for (uint32_t l = 1; l < m->nlevels; l++) {
-		uint32_t n = 0;
+		uint32_t n = 0, fresh = 0, *dn = b->dn + m->lvl_off[l + 1] + b->ndn[l + 1];
 
-		b->o.round++;
 		for (uint32_t i = m->lvl_off[l]; i < m->lvl_off[l] + b->ndn[l]; i++) {
 			uint32_t s = b->dn[i];
-			uint16_t h = sl->hops[s];
+			uint64_t h = key_of(hops[s], 0, 0);
 
-			for (uint32_t e = ft_first(m, s, FT_UP); e < ft_end(m, s, FT_UP); e++) {
-				const struct ft_link *k = &m->links[e];
+			for (uint32_t e = off[3 * s + FT_UP], end = off[3 * s + FT_UP + 1]; e < end; e++) {
+				uint32_t t = links[e].peer;
+				uint8_t st = state[t];
 
-				if (sl->state[k->peer] == ST_NONE || sl->state[k->peer] == ST_UP)
-					offer(&b->o, k->peer, e, key_of(h, b->cnt_ext[e], k->peer_port),
-					      b->o.cur, &n);
+				if (st == ST_NONE || st == ST_UP || st >= ST_OFFERED)
+					n = offer_state(state, best, bkey, t, st,
+							st == ST_UP ? ST_OFFERED_UP : ST_OFFERED, e,
+							h | key_of(0, cnt[e], links[e].peer_port), list, n);
 			}
 		}
 		for (uint32_t i = 0; i < n; i++) {
-			sl->filled[l + 1] += sl->state[b->o.cur[i]] == ST_NONE;
-			take_best(&b->o, sl, b->o.cur[i], ST_DOWN, b->cnt_ext);
-			push_down(b, b->o.cur[i]);
+			uint32_t t = list[i];
+
+			fresh += state[t] == ST_OFFERED;
+			take(state, oport, hops, t, ST_DOWN, bkey[t], cnt, best[t]);
+			dn[i] = t;	/* all of level l + 1: up links lead there */
 		}
+		sl->filled[l + 1] += fresh;
+		b->ndn[l + 1] += n;
 	}
 }
 
@@ -355,25 +409,38 @@ static uint32_t class_cands(struct ft_stage2 *b, const struct ft_slot *sl, uint3
  */
 static uint32_t pull_class(struct ft_stage2 *b, const struct ft_slot *sl, uint32_t c)
 {
-	struct ft_up u = b->up;
+	struct ft_up *u = &b->up;
 	uint8_t *state = sl->state, *oport = sl->oport;
-	uint16_t *hops = sl->hops;
-	const uint8_t *lport = b->lport;
-	uint32_t n = UINT32_MAX, first = 0, got = 0;
-	uint16_t h = 0;
+	uint16_t *hops = sl->hops, h1 = 0;
+	const uint8_t *lp = b->lport;
+	const uint32_t *mem = u->mem;
+	uint64_t *mask = u->mask;
+	uint32_t uw = u->uw, beg = u->off[c], end = u->off[c + 1];
+	uint32_t n = UINT32_MAX, got = 0, nup = u->base[beg + 1] - u->base[beg];
 
-	for (uint32_t i = u.off[c]; i < u.off[c + 1]; i++) {
-		uint32_t s = u.mem[i], j;
+	for (uint32_t i = beg; i < end; i++) {
+		uint32_t s = mem[i], j;
 
 		if (state[s] != ST_NONE)
 			continue;
-		if (n == UINT32_MAX && !(n = class_cands(b, sl, c, &h, &first)))
-			break;
-		j = ft_up_pick(&u, i, n);
-		ft_up_count(&u, i, j);
+		if (n == UINT32_MAX) {
+			uint16_t h;
+			uint32_t first;
+
+			if (!(n = class_cands(b, sl, c, &h, &first)))
+				break;
+			h1 = (uint16_t)(h + 1);
+			lp += first;	/* the ports of the first member's up links: the class's */
+		}
+		if (n == nup) {	/* every up link: the members' common case */
+			j = ft_up_take_least(u, i, mask + (size_t)i * 2 * uw, uw);
+		} else {
+			j = ft_up_pick(u, i, n);
+			ft_up_count(u, i, j);
+		}
 		state[s] = ST_UP;
-		oport[s] = lport[first + j];	/* the same in the class */
-		hops[s] = (uint16_t)(h + 1);
+		oport[s] = lp[j];
+		hops[s] = h1;
 		got++;
 	}
 	return got;

@@ -80,14 +80,22 @@
 
 #include "engines/ftree/ftree.h"
 
+/* LIDs whose columns Algorithm 2 works on at a time, read and written row by row. */
+#define SF_BLOCK 64u
+/* LFT rows asked for ahead of their turn (copy_block()). */
+#define SF_AHEAD 16u
+
 /**
  * struct sf - the switch-to-switch pass
  * @m, @r: the tree and the routing being completed
  * @lid: per switch, its LID (0 when it has none)
  * @snreach: per switch, sn had an entry for its LID before Algorithm 2
- * @tosn: per switch, the next switch on its way to sn (FAB_NONE: none)
- * @cols: up to SF_BLOCK rows of nsw: which switches have an entry for each
- *        LID of a block (load_cols())
+ * @tosn, @snport: per switch, the next switch on its way to sn (FAB_NONE:
+ *                none) and its entry for sn's LID
+ * @blk, @blids, @nblk: the columns of the LIDs blids[0 .. nblk) (at most
+ *                      SF_BLOCK), nsw entries each, while Algorithm 2 routes
+ *                      them (load_block(), store_block())
+ * @dist, @stack: scratch of measure_col()
  * @sub: per switch, enum sub_kind
  * @detour: per switch, on a detour (may turn packets up)
  * @seen, @via, @list: scratch of single_way_down()
@@ -97,37 +105,44 @@
  * @has: per switch, an entry for the destination at hand before Algorithm 2
  * @pbase, @psw: the switch behind port p of switch s (as fab_sw_peer()) is
  *               psw[pbase[s] + p], p = 0..nports
+ * @missing: per LID, ftree left a switch of level 1 or more without entry
+ *           (ft_route())
  * @sw_routed .. @ca_failed, @longest, @joined: for the notes
  */
 struct sf {
 	const struct ft_model *m;
 	struct rt_routing *r;
 	uint16_t *lid;
-	uint8_t *snreach, *cols;
+	uint8_t *snreach, *snport, *blk;
 	uint32_t *tosn;
+	unsigned blids[SF_BLOCK];
+	uint32_t nblk;
+	uint32_t *dist, *stack;
 	uint8_t *sub, *detour, *seen;
 	uint32_t *via, *list;
 	uint32_t sn, sm_leaf;
 	uint8_t *has;
 	uint32_t *pbase, *psw;
 	uint32_t *jchild, *relay;
+	uint8_t *missing;
 	uint64_t sw_routed, sw_special, sw_failed;
 	uint64_t ca_routed, ca_special, ca_failed;
 	uint32_t longest, joined;
 };
 
-/* LIDs whose columns Algorithm 2 reads at a time, row by row (load_cols()). */
-#define SF_BLOCK 64u
-
 /* struct sf.sub: not in the subtree, in it, in it and other cores may join through it. */
 enum sub_kind { SUB_NO = 0, SUB_IN = 1, SUB_JOIN = 2 };
 
-static uint32_t next_sw(const struct sf *x, uint32_t s, unsigned lid)
+/* The switch behind port @p of switch @s (FAB_NONE: none, or RT_NO_PORT). */
+static inline uint32_t peer_sw(const struct sf *x, uint32_t s, uint8_t p)
 {
-	uint8_t p = rt_lft_get(x->r, s, lid);
-
 	return p == RT_NO_PORT || p > x->pbase[s + 1] - x->pbase[s] - 1 ? FAB_NONE :
 	       x->psw[x->pbase[s] + p];
+}
+
+static uint32_t next_sw(const struct sf *x, uint32_t s, unsigned lid)
+{
+	return peer_sw(x, s, rt_lft_get(x->r, s, lid));
 }
 
 /* --- Algorithm 1 ------------------------------------------------------------------ */
@@ -333,43 +348,120 @@ static void snapshot(struct sf *x)
 {
 	for (uint32_t s = 0; s < x->m->nsw; s++) {
 		x->snreach[s] = x->lid[s] && rt_lft_get(x->r, x->sn, x->lid[s]) != RT_NO_PORT;
-		x->tosn[s] = next_sw(x, s, x->lid[x->sn]);
+		x->snport[s] = rt_lft_get(x->r, s, x->lid[x->sn]);
+		x->tosn[s] = peer_sw(x, s, x->snport[s]);
 	}
 }
 
 /*
- * Which switches have an entry for each of @lids[0 .. @n) (n <= SF_BLOCK),
- * read a row at a time, into cols[j * nsw + s]. Routing a LID only writes
- * entries for that LID, so this is what route_to() finds for the others of
- * the block too.
+ * The LIDs of the block from @j0 on are the eight consecutive LIDs
+ * lids[j0] .. lids[j0] + 7, so that eight switches' entries for them are
+ * an 8 x 8 tile: rt_tile8().
  */
-static void load_cols(struct sf *x, const unsigned *lids, uint32_t n)
+static int tile_run(const unsigned *lids, uint32_t n, uint32_t j0)
 {
-	uint32_t nsw = x->m->nsw;
+	if (j0 + 8 > n)
+		return 0;
+	for (uint32_t k = 1; k < 8; k++)
+		if (lids[j0 + k] != lids[j0] + k)
+			return 0;
+	return 1;
+}
 
+/*
+ * Copy the block's columns from the tables (@back: 0) or back into them
+ * (1), a row at a time, 8 x 8 tiles where the LIDs run on.
+ */
+static void copy_block(struct sf *x, int back)
+{
+	uint32_t nsw = x->m->nsw, n = x->nblk, tiled = nsw & ~7u, nrest = 0, nrun = 0;
+	uint32_t rest[SF_BLOCK], all[SF_BLOCK], run[SF_BLOCK / 8];
+	size_t len = x->r->lft_len;
+	const unsigned *lids = x->blids;
+
+	for (uint32_t j0 = 0; j0 < n; j0 += 8)
+		if (tile_run(lids, n, j0))
+			run[nrun++] = j0;
+		else
+			for (uint32_t j = j0; j < n && j < j0 + 8; j++)
+				rest[nrest++] = j;
+	for (uint32_t s0 = 0; nrun && s0 < tiled; s0 += 8) {
+		uint8_t *row = rt_lft(x->r, s0);
+
+		if (s0 + SF_AHEAD + 8 <= nsw)	/* rows far apart: no hardware prefetcher guesses them */
+			for (uint32_t k = 0; k < 8; k++) {
+				__builtin_prefetch(row + (SF_AHEAD + k) * len + lids[0]);
+				__builtin_prefetch(row + (SF_AHEAD + k) * len + lids[n - 1]);
+			}
+		for (uint32_t i = 0; i < nrun; i++) {
+			uint8_t *t = row + lids[run[i]], *b = x->blk + (size_t)run[i] * nsw + s0;
+
+			if (back)
+				rt_tile8(t, len, b, nsw);
+			else
+				rt_tile8(b, nsw, t, len);
+		}
+	}
+	for (uint32_t j = 0; j < n; j++)
+		all[j] = j;
 	for (uint32_t s = 0; s < nsw; s++) {
-		const uint8_t *row = rt_lft(x->r, s);
+		uint8_t *row = rt_lft(x->r, s);
+		const uint32_t *js = s < tiled && nrun ? rest : all;	/* the rest: not in a tile */
 
-		for (uint32_t j = 0; j < n; j++)
-			x->cols[(size_t)j * nsw + s] = row[lids[j]] != RT_NO_PORT;
+		for (uint32_t i = 0, k = s < tiled && nrun ? nrest : n; i < k; i++) {
+			uint8_t *b = x->blk + (size_t)js[i] * nsw + s;
+
+			if (back)
+				row[lids[js[i]]] = *b;
+			else
+				*b = row[lids[js[i]]];
+		}
 	}
 }
 
 /*
- * Lines 6-18: sn has no entry for @lid; let it forward @lid to a sibling
- * leaf whose own entry is up/down (not another sibling link). Return 1 when
- * done.
+ * The columns of @lids[0 .. @n) (n <= SF_BLOCK) into blk[j * nsw + s].
+ * Routing a LID only writes entries for that LID, so the columns as loaded
+ * are what route_to() finds for every LID of the block.
  */
-static int sibling_fallback(struct sf *x, unsigned lid)
+static void load_block(struct sf *x, const unsigned *lids, uint32_t n)
+{
+	memcpy(x->blids, lids, n * sizeof(*lids));
+	x->nblk = n;
+	copy_block(x, 0);
+}
+
+/* Write the block's columns back into the tables. */
+static void store_block(struct sf *x)
+{
+	copy_block(x, 1);
+	x->nblk = 0;
+}
+
+/* The entry of switch @s for @lid as it stands: in the block when @lid is one of its LIDs. */
+static uint8_t *entry(struct sf *x, uint32_t s, unsigned lid)
+{
+	for (uint32_t j = 0; j < x->nblk; j++)
+		if (x->blids[j] == lid)
+			return x->blk + (size_t)j * x->m->nsw + s;
+	return rt_lft(x->r, s) + lid;
+}
+
+/*
+ * Lines 6-18: sn has no entry for the LID of column @col; let it forward
+ * the LID to a sibling leaf whose own entry is up/down (not another sibling
+ * link). Return 1 when done.
+ */
+static int sibling_fallback(struct sf *x, uint8_t *col)
 {
 	const struct ft_model *m = x->m;
 
 	for (uint32_t e = ft_first(m, x->sn, FT_SIB); e < ft_end(m, x->sn, FT_SIB); e++) {
-		uint32_t t = m->links[e].peer, n = next_sw(x, t, lid);
+		uint32_t t = m->links[e].peer, n = peer_sw(x, t, col[t]);
 
 		if (!x->has[t] || (n != FAB_NONE && m->level[n] == 1))
 			continue;
-		rt_lft(x->r, x->sn)[lid] = m->links[e].port;
+		col[x->sn] = m->links[e].port;
 		x->has[x->sn] = 1;
 		return 1;
 	}
@@ -377,24 +469,27 @@ static int sibling_fallback(struct sf *x, unsigned lid)
 }
 
 /*
- * sn has no entry for switch @d, nor a sibling with one, but @d joined the
- * subtree through its child c (join_down()): sn forwards @d the way it
- * forwards c, and so does every switch on that way without an entry for
- * @d; c goes up to @d. Return 1 when done.
+ * sn has no entry for switch @d (column @col), nor a sibling with one, but
+ * @d joined the subtree through its child c (join_down()): sn forwards @d
+ * the way it forwards c, and so does every switch on that way without an
+ * entry for @d; c goes up to @d. Return 1 when done.
  */
-static int relay(struct sf *x, uint32_t d)
+static int relay(struct sf *x, uint32_t d, uint8_t *col)
 {
 	uint32_t c = x->jchild[d], y = x->sn;
 
 	if (c == FAB_NONE || !x->snreach[c] || !x->has[c])
 		return 0;
 	for (uint32_t n = 0; y != c && y != FAB_NONE && n <= x->m->nsw; n++) {
+		uint8_t p;
+
 		if (x->has[y])
 			return 1;
-		rt_lft(x->r, y)[x->lid[d]] = rt_lft(x->r, y)[x->lid[c]];
+		p = *entry(x, y, x->lid[c]);
+		col[y] = p;
 		x->has[y] = 1;
 		x->relay[y] = d + 1;
-		y = next_sw(x, y, x->lid[c]);
+		y = peer_sw(x, y, p);
 	}
 	return y == c;
 }
@@ -424,48 +519,50 @@ static int turn_ok(const struct sf *x, uint32_t t, uint32_t mark)
 }
 
 /*
- * Switch @s, without entry for @lid, forwards it the way it forwards sn, or
- * failing that (a leaf whose way to sn starts with a sibling link to a
- * leaf whose way on starts with another one) up to a parent whose way to
- * sn turns in the subtree. Return 1 when routed.
+ * Switch @s, without entry in column @col, forwards its LID the way it
+ * forwards sn, or failing that (a leaf whose way to sn starts with a
+ * sibling link to a leaf whose way on starts with another one) up to a
+ * parent whose way to sn turns in the subtree. Return 1 when routed.
  */
-static int route_src(struct sf *x, uint32_t s, unsigned lid, uint32_t mark)
+static int route_src(struct sf *x, uint32_t s, uint8_t *col, uint32_t mark)
 {
 	const struct ft_model *m = x->m;
 
 	if (turn_ok(x, turn_point(x, s), mark)) {
-		rt_lft(x->r, s)[lid] = rt_lft(x->r, s)[x->lid[x->sn]];
+		col[s] = x->snport[s];
 		return 1;
 	}
 	for (uint32_t e = ft_first(m, s, FT_UP); e < ft_end(m, s, FT_UP); e++)
 		if (turn_ok(x, turn_point(x, m->links[e].peer), mark)) {
-			rt_lft(x->r, s)[lid] = m->links[e].port;
+			col[s] = m->links[e].port;
 			return 1;
 		}
 	return 0;
 }
 
 /*
- * Route every switch without entry for @lid (column @j of x->cols) through
- * the subtree; @d is the destination switch, FAB_NONE for a CA LID.
- * @routed and @failed count the switches, @special those routed through a
- * sibling of sn or a relay.
+ * Route every switch without entry for the LID of column @j of the block
+ * through the subtree; @d is the destination switch, FAB_NONE for a CA
+ * LID. @routed and @failed count the switches, @special those routed
+ * through a sibling of sn or a relay.
  */
-static void route_to(struct sf *x, unsigned lid, uint32_t j, uint32_t d, uint64_t *routed,
-		     uint64_t *special, uint64_t *failed)
+static void route_to(struct sf *x, uint32_t j, uint32_t d, uint64_t *routed, uint64_t *special,
+		     uint64_t *failed)
 {
-	uint32_t mark = d != FAB_NONE ? d + 1 : UINT32_MAX;
+	uint32_t mark = d != FAB_NONE ? d + 1 : UINT32_MAX, nsw = x->m->nsw;
+	uint8_t *col = x->blk + (size_t)j * nsw;
 	int ok = 1, sp = 0;
 
-	memcpy(x->has, x->cols + (size_t)j * x->m->nsw, x->m->nsw);
+	for (uint32_t s = 0; s < nsw; s++)
+		x->has[s] = col[s] != RT_NO_PORT;
 	if (!x->has[x->sn]) {
 		sp = 1;
-		ok = sibling_fallback(x, lid) || (d != FAB_NONE && relay(x, d));
+		ok = sibling_fallback(x, col) || (d != FAB_NONE && relay(x, d, col));
 	}
-	for (uint32_t s = 0; s < x->m->nsw; s++) {
+	for (uint32_t s = 0; s < nsw; s++) {
 		if (x->has[s] || !x->m->level[s])
 			continue;
-		if (ok && route_src(x, s, lid, mark)) {
+		if (ok && route_src(x, s, col, mark)) {
 			(*routed)++;
 			*special += sp;
 		} else {
@@ -474,19 +571,24 @@ static void route_to(struct sf *x, unsigned lid, uint32_t j, uint32_t d, uint64_
 	}
 }
 
+static void measure_col(struct sf *x, uint32_t d, const uint8_t *col);
+
 /*
  * route_to() for the LIDs @lids[0 .. @n) (n <= SF_BLOCK), of switches @ds
- * (NULL: CA LIDs).
+ * (NULL: CA LIDs); switches' paths are then measured (their columns are
+ * final: the pass writes only the entries of the LID it routes).
  */
 static void route_block(struct sf *x, const unsigned *lids, const uint32_t *ds, uint32_t n)
 {
-	load_cols(x, lids, n);
+	load_block(x, lids, n);
 	for (uint32_t j = 0; j < n; j++)
 		if (ds)
-			route_to(x, lids[j], j, ds[j], &x->sw_routed, &x->sw_special, &x->sw_failed);
+			route_to(x, j, ds[j], &x->sw_routed, &x->sw_special, &x->sw_failed);
 		else
-			route_to(x, lids[j], j, FAB_NONE, &x->ca_routed, &x->ca_special,
-				 &x->ca_failed);
+			route_to(x, j, FAB_NONE, &x->ca_routed, &x->ca_special, &x->ca_failed);
+	for (uint32_t j = 0; ds && j < n; j++)
+		measure_col(x, ds[j], x->blk + (size_t)j * x->m->nsw);
+	store_block(x);
 }
 
 /*
@@ -509,19 +611,10 @@ static int route_ca_holes(struct sf *x)
 
 		for (unsigned l = lid; lid && f->nodes[f->eps[e].node].type != FAB_SWITCH &&
 		     l < lid + n && l < len; l++)
-			hole[l] = 1;	/* a CA LID; 2 once a switch lacks an entry */
-	}
-	for (uint32_t s = 0; s < x->m->nsw; s++) {
-		const uint8_t *row = rt_lft(x->r, s), *p = row + 1, *end = row + len;
-
-		while (x->m->level[s] && p < end && (p = memchr(p, RT_NO_PORT, (size_t)(end - p)))) {
-			if (hole[p - row])
-				hole[p - row] = 2;
-			p++;
-		}
+			hole[l] = 1;	/* a CA LID */
 	}
 	for (uint32_t l = 1; l < len; l++) {
-		if (hole[l] == 2)
+		if (hole[l] && x->missing[l])	/* the pass so far changed switch LIDs only */
 			lids[nl++] = l;
 		if (nl == SF_BLOCK || (nl && l == len - 1)) {
 			route_block(x, lids, NULL, nl);
@@ -537,17 +630,17 @@ static int route_ca_holes(struct sf *x)
 #define DIST_NONE (UINT32_MAX - 2)
 
 /*
- * Links from every switch to @d through the tables into @dist (DIST_NONE
- * for switches that do not get there), @nxt[s] being the next switch from
- * s towards @d; @stack has room for every switch.
+ * The longest path to switch @d through the tables (its column @col), into
+ * x->longest: each switch's links to @d, found by following the entries
+ * from it until a switch whose count is known (DIST_NONE: it never gets
+ * there), then counted back along the way. The last switch counted on a
+ * way, where it started, is its farthest.
  */
-static void dist_to(const struct sf *x, uint32_t d, const uint32_t *nxt, uint32_t *dist,
-		    uint32_t *stack)
+static void measure_col(struct sf *x, uint32_t d, const uint8_t *col)
 {
-	uint32_t n = x->m->nsw;
+	uint32_t n = x->m->nsw, *dist = x->dist, *stack = x->stack, longest = x->longest;
 
-	for (uint32_t s = 0; s < n; s++)
-		dist[s] = DIST_UNKNOWN;
+	memset(dist, 0xff, (size_t)n * sizeof(*dist));	/* DIST_UNKNOWN */
 	dist[d] = 0;
 	for (uint32_t s = 0; s < n; s++) {
 		uint32_t top = 0, cur = s, v;
@@ -555,59 +648,19 @@ static void dist_to(const struct sf *x, uint32_t d, const uint32_t *nxt, uint32_
 		while (cur != FAB_NONE && dist[cur] == DIST_UNKNOWN) {
 			dist[cur] = DIST_BUSY;
 			stack[top++] = cur;
-			cur = nxt[cur];
+			cur = peer_sw(x, cur, col[cur]);
 		}
+		if (!top)
+			continue;
 		v = cur == FAB_NONE || dist[cur] == DIST_BUSY ? DIST_NONE : dist[cur];
 		while (top--) {
 			v = v == DIST_NONE ? DIST_NONE : v + 1;
 			dist[stack[top]] = v;
 		}
+		if (v != DIST_NONE && v > longest)
+			longest = v;
 	}
-}
-
-/* The longest path to each of the switches @ds[0 .. @nd), tables read a row at a time. */
-static void measure_block(struct sf *x, const uint32_t *ds, uint32_t nd, uint32_t *nxt,
-			  uint32_t *dist, uint32_t *stack)
-{
-	uint32_t n = x->m->nsw;
-
-	for (uint32_t s = 0; s < n; s++)
-		for (uint32_t j = 0; j < nd; j++)
-			nxt[(size_t)j * n + s] = next_sw(x, s, x->lid[ds[j]]);
-	for (uint32_t j = 0; j < nd; j++) {
-		dist_to(x, ds[j], nxt + (size_t)j * n, dist, stack);
-		for (uint32_t s = 0; s < n; s++)
-			if (dist[s] != DIST_NONE && dist[s] > x->longest)
-				x->longest = dist[s];
-	}
-}
-
-/* The longest switch-to-switch path, in links. */
-static int measure(struct sf *x)
-{
-	uint32_t n = x->m->nsw, ds[SF_BLOCK], nd = 0;
-	uint32_t *dist = malloc(((size_t)n + 1) * sizeof(*dist));
-	uint32_t *stack = malloc(((size_t)n + 1) * sizeof(*stack));
-	uint32_t *nxt = malloc(((size_t)n * SF_BLOCK + 1) * sizeof(*nxt));
-
-	if (!dist || !stack || !nxt) {
-		free(dist);
-		free(stack);
-		free(nxt);
-		return -1;
-	}
-	for (uint32_t d = 0; d < n; d++) {
-		if (x->lid[d])
-			ds[nd++] = d;
-		if (nd == SF_BLOCK || (nd && d == n - 1)) {
-			measure_block(x, ds, nd, nxt, dist, stack);
-			nd = 0;
-		}
-	}
-	free(dist);
-	free(stack);
-	free(nxt);
-	return 0;
+	x->longest = longest;
 }
 
 /* --- the engine ------------------------------------------------------------------ */
@@ -640,10 +693,14 @@ static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 	memset(x, 0, sizeof(*x));
 	x->m = m;
 	x->r = r;
+	x->missing = malloc((size_t)r->lft_len + 1);
 	x->lid = calloc(n + 1, sizeof(*x->lid));
 	x->snreach = calloc(n + 1, 1);
 	x->tosn = malloc((n + 1) * sizeof(*x->tosn));
-	x->cols = malloc(n * SF_BLOCK + 1);
+	x->blk = malloc(n * SF_BLOCK + 1);
+	x->snport = malloc(n + 1);
+	x->dist = malloc((n + 1) * sizeof(*x->dist));
+	x->stack = malloc((n + 1) * sizeof(*x->stack));
 	x->sub = calloc(n + 1, 1);
 	x->seen = calloc(n + 1, 1);
 	x->detour = calloc(n + 1, 1);
@@ -652,7 +709,8 @@ static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 	x->has = calloc(n + 1, 1);
 	x->via = malloc((n + 1) * sizeof(*x->via));
 	x->list = malloc((n + 1) * sizeof(*x->list));
-	if (!x->lid || !x->snreach || !x->tosn || !x->cols || !x->sub || !x->detour ||
+	if (!x->missing || !x->lid || !x->snreach || !x->tosn || !x->blk || !x->snport || !x->dist ||
+	    !x->stack || !x->sub || !x->detour ||
 	    !x->jchild || !x->relay || !x->has || !x->seen || !x->via || !x->list || sf_ports(x))
 		return -1;
 	for (uint32_t s = 0; s < m->nsw; s++) {
@@ -666,10 +724,14 @@ static int sf_init(struct sf *x, const struct ft_model *m, struct rt_routing *r)
 
 static void sf_fini(struct sf *x)
 {
+	free(x->missing);
 	free(x->lid);
 	free(x->snreach);
 	free(x->tosn);
-	free(x->cols);
+	free(x->blk);
+	free(x->snport);
+	free(x->dist);
+	free(x->stack);
 	free(x->sub);
 	free(x->seen);
 	free(x->detour);
@@ -704,7 +766,8 @@ static int sf_run(struct sf *x)
 			n = 0;
 		}
 	}
-	return route_ca_holes(x) || measure(x);
+	measure_col(x, x->sn, x->snport);	/* the pass left sn's column as it was */
+	return route_ca_holes(x);
 }
 
 static char *sf_notes(const struct sf *x, const struct ft_model *m, const struct ft_hints *h,
@@ -761,8 +824,7 @@ static int sftree_route(const struct eng_req *q, const struct eng_args *a, struc
 		return rc;
 	}
 	r = rt_new(f);
-	if (!r || ft_route(&m, r, &st, q->threads) || ft_count_holes(&m, r, &st) || sf_init(&x, &m, r) ||
-	    sf_run(&x)) {
+	if (!r || sf_init(&x, &m, r) || ft_route(&m, r, &st, q->threads, x.missing) || sf_run(&x)) {
 		rc = ENG_ERROR;
 	} else {
 		r->notes = sf_notes(&x, &m, &h, &st);
