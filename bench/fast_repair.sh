@@ -96,13 +96,24 @@ start_setup() {
 # routing pass ended (it writes after it; 0: no pass in the window)
 fabroute_figures() {
 	if [ "$2" = osm ]; then echo "- 0 - 0"; return; fi
-	ev=$(curl -s -m 10 "$url/api/events?type=repair_fast&limit=10000" |
+	ev=$(curl -s -m 10 "$url/api/events?type=repair_fast&since=$1&limit=1000" |
 		jq -r --argjson s "$1" '[.events[] | select(.id > $s and .details.trap_to_write_ms != null)] |
 			if length > 0 then "\(.[0].details.trap_to_write_ms | . * 10 | round / 10)/\(.[0].details.blocks) \(.[0].time_ms)" else "- 0" end')
-	osm_ev=$(curl -s -m 10 "$url/api/events?type=opensm&limit=10000" |
+	osm_ev=$(curl -s -m 10 "$url/api/events?type=opensm&since=$1&limit=1000" |
 		jq -r --argjson s "$1" '[.events[] | select(.id > $s)] |
 			"\([.[] | select(.details.event == "routing_done") | .details.lft_blocks_changed // 0] | add // 0) \([.[] | select(.details.event == "pass_result") | .time_ms] | first // 0)"')
 	echo "$ev $osm_ev"
+}
+
+# phases SINCE T0-US: where fabrouted's time went (its repair_fast event's
+# phases), and when the trap reached it after the Unlink
+phases() {
+	[ "$2" = osm ] && return 0
+	curl -s -m 10 "$url/api/events?type=repair_fast&since=$1&limit=1000" |
+		jq -r --argjson t0 "$3" 'def r: . * 10 | round / 10;
+			[.events[] | select(.details.phases != null)] | if length == 0 then empty else
+			.[0] as $e | $e.details as $d | $d.phases as $p |
+			"       trap in fabrouted \(($e.time_ms - $d.trap_to_write_ms - $t0 / 1000) | r) ms after the Unlink; queued \($p.queued_ms | r), probe \($p.probe_ms | r), publish \($p.publish_ms | r) (repair \($d.repair_ms | r), proof \($d.eval_ms | r)), stage \($p.stage_ms | r) (routes \($p.routes_ms // 0 | r)), write \([$p.write_ms[] | r] | map(tostring) | join("+")) ms; \($p.smps) SMPs" end'
 }
 
 last_event() { if [ "$1" = osm ]; then echo 0; else curl -s -m 10 "$url/api/events?limit=1" | jq '.events[-1].id // 0'; fi; }
@@ -139,6 +150,7 @@ run_setup() {
 		sleep "$((window / 2 + 2))"	# OpenSM's sweep after the ReLink, and the other end's
 		tables "$d/after"
 		cmp -s "$d/before" "$d/after" && echo " yes" || echo " no"
+		phases "$since" "$setup" "$t0"
 	done
 	stop "$osm"; osm=
 	stop "$fr"; fr=

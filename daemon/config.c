@@ -179,6 +179,10 @@ static const struct cfg_key keys[] = {
 	  "the M_Key the fast repair's SMPs carry: OpenSM's m_key (0 unless set)" },
 	{ "fast_repair_timeout_ms", U(fast_repair_timeout_ms), "50", 1, 10000, 0, "MS",
 	  "timeout of each fast repair SMP (a port query or an LFT block write), tried twice" },
+	{ "fast_repair_window", U(fast_repair_window), "16", 1, 64, 0, "N",
+	  "fast repair SMPs in flight at once: the port queries, and the LFT block writes of one "
+	  "deadlock-free step (the next step starts once every switch has answered); 1: one at a "
+	  "time" },
 	{ "replication", S(replication), "none", 0, 0, 0, "none|etcd",
 	  "with source opensm on two or three SM nodes: etcd replicates the master's routing "
 	  "settings, base and epochs to the standbys, which keep a warm copy; the role follows "

@@ -77,7 +77,7 @@ struct config {
 	unsigned readback_retries;
 	unsigned fast_repair;
 	char *fast_repair_mkey;
-	unsigned fast_repair_timeout_ms;
+	unsigned fast_repair_timeout_ms, fast_repair_window;
 	char *replication;
 	char *etcd_endpoints;
 	char *etcd_prefix;

@@ -354,6 +354,7 @@ static int start_fast_repair(struct daemon *d, struct fab_err *err)
 	struct smp_opts o = {
 		.ca = d->cfg.readback_ca, .port = d->cfg.readback_port,
 		.timeout_ms = d->cfg.fast_repair_timeout_ms, .retries = 1,
+		.window = d->cfg.fast_repair_window,
 	};
 
 	if (!d->cfg.fast_repair || strcmp(d->cfg.repair, "ftdlr"))

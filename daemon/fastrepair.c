@@ -27,6 +27,8 @@ struct fastrep {
 	struct epoch_slot *slot;
 	struct store *st;
 	struct smp *smp;
+	struct smp_routes *routes;	/* directed routes over the fabric of ... */
+	struct epoch *routes_e;		/* ... this epoch (a reference) */
 	pthread_t th;
 	pthread_mutex_t mu;	/* guards what follows */
 	pthread_cond_t cv;
@@ -49,26 +51,99 @@ struct fr_run {
 	unsigned ndead;
 	uint32_t blocks, switches;
 	unsigned steps;
-	double trap_ms, probed_ms, repaired_ms, written_ms;
+	uint64_t smps;		/* SMPs sent, retries included */
+	json_t *step_ms;	/* per step: its writes' time */
+	double trap_ms, start_ms, probed_ms, repaired_ms, staged_ms, written_ms, routes_ms;
 };
+
+/*
+ * The directed routes over @e's fabric, from fabrouted's port: those of the
+ * last call when it was for the same epoch (the repair just written is the
+ * epoch in force at the next trap). NULL with @err.
+ */
+static const struct smp_routes *routes(struct fastrep *fr, struct epoch *e, struct fr_run *run,
+				       struct fab_err *err)
+{
+	double t0 = loop_now_fms();
+
+	if (fr->routes_e == e)
+		return fr->routes;
+	smp_routes_free(fr->routes);
+	epoch_unref(fr->routes_e);
+	fr->routes_e = NULL;
+	if ((fr->routes = smp_routes(e->fabric, smp_port_guid(fr->smp), err)))
+		fr->routes_e = epoch_ref(e);
+	run->routes_ms += loop_now_fms() - t0;
+	return fr->routes;
+}
 
 /* --- finding the dead ports ----------------------------------------------------- */
 
-/* The linked ports of switch @node that are down now; -1 when the switch does not answer. */
-static int probe(struct fastrep *fr, const struct fabric *f, const struct smp_routes *r,
-		 uint32_t node, struct fr_run *run, struct fab_err *err)
-{
-	for (unsigned p = 1; p <= f->nodes[node].nports; p++) {
-		unsigned state;
+static int probe_around(struct fastrep *fr, const struct fabric *f, const struct smp_routes *r,
+			uint32_t node, struct fr_run *run, struct fab_err *err);
 
-		if (fab_port(f, node, p)->peer == FAB_NONE)
-			continue;
-		if (smp_port_state(fr->smp, r, node, p, &state, err))
-			return -1;
-		if (state == SMP_PORT_DOWN && run->ndead < FR_LIDS_MAX)
-			run->dead[run->ndead++] = (struct fr_dead){ node, p };
-	}
+/* The PortInfo Gets of the linked ports of switch @node over @r, appended to @q at *@n. */
+static int port_gets(const struct fabric *f, const struct smp_routes *r, uint32_t node,
+		     struct smpw_req *q, size_t *n, struct fab_err *err)
+{
+	ib_portid_t dest;
+
+	if (smp_dest(r, node, &dest, err))
+		return -1;
+	for (unsigned p = 1; p <= f->nodes[node].nports; p++)
+		if (fab_port(f, node, p)->peer != FAB_NONE)
+			q[(*n)++] = (struct smpw_req){ .dest = dest, .attr = IB_ATTR_PORT_INFO,
+						       .mod = p, .tag = node };
 	return 0;
+}
+
+/*
+ * Ask switches @nodes over @r for the state of their linked ports, all the
+ * Gets a window at a time; the ports down go to @run. A switch that did not
+ * answer every Get is asked again around the last hop of its route when
+ * @around (that hop may be the dead link), else it fails. 0, or -1 with @err.
+ */
+static int probe(struct fastrep *fr, const struct fabric *f, const struct smp_routes *r,
+		 const uint32_t *nodes, unsigned nn, int around, struct fr_run *run,
+		 struct fab_err *err)
+{
+	struct smpw_stats st = { 0 };
+	struct smpw_req *q;
+	size_t n = 0, cap = 1, i = 0;
+	int rc = 0;
+
+	for (unsigned k = 0; k < nn; k++)
+		cap += f->nodes[nodes[k]].nports;
+	if (!(q = calloc(cap, sizeof(*q)))) {
+		fab_err_set(err, "out of memory");
+		return -1;
+	}
+	for (unsigned k = 0; !rc && k < nn; k++)
+		rc = port_gets(f, r, nodes[k], q, &n, err);
+	if (!rc)
+		smp_run(fr->smp, q, n, 0, &st);
+	run->smps += st.sent;
+	for (unsigned k = 0; !rc && k < nn; k++) {
+		size_t first = i;
+		int answered = 1;
+
+		for (; i < n && q[i].tag == nodes[k]; i++)
+			answered &= q[i].done == 1;
+		if (!answered && around) {
+			rc = probe_around(fr, f, r, nodes[k], run, err);
+			continue;
+		}
+		if (!answered) {
+			fab_err_set(err, "%s does not answer PortInfo", fab_desc(f, nodes[k]));
+			rc = -1;
+		}
+		for (size_t j = first; !rc && j < i; j++)
+			if (mad_get_field(q[j].data, 0, IB_PORT_STATE_F) == SMP_PORT_DOWN &&
+			    run->ndead < FR_LIDS_MAX)
+				run->dead[run->ndead++] = (struct fr_dead){ nodes[k], q[j].mod };
+	}
+	free(q);
+	return rc;
 }
 
 /*
@@ -88,7 +163,7 @@ static int probe_around(struct fastrep *fr, const struct fabric *f, const struct
 		return -1;
 	fab_link_remove(g, prev, port);
 	if (!fab_finalize(g, err) && (r2 = smp_routes(g, smp_port_guid(fr->smp), err)))
-		rc = probe(fr, f, r2, node, run, err);
+		rc = probe(fr, f, r2, &node, 1, 0, run, err);
 	smp_routes_free(r2);
 	fab_free(g);
 	return rc;
@@ -99,29 +174,27 @@ static int probe_around(struct fastrep *fr, const struct fabric *f, const struct
  * none is down (the other end of a link already repaired, or a port that
  * came back: it waits for OpenSM to activate it), or -1 with @err.
  */
-static int find_dead(struct fastrep *fr, const struct epoch *e, const unsigned *lids,
+static int find_dead(struct fastrep *fr, struct epoch *e, const unsigned *lids,
 		     unsigned n, struct fr_run *run, struct fab_err *err)
 {
 	const struct fabric *f = e->fabric;
-	struct smp_routes *r = smp_routes(f, smp_port_guid(fr->smp), err);
-	int rc = r ? 0 : -1;
+	const struct smp_routes *r = routes(fr, e, run, err);
+	uint32_t nodes[FR_LIDS_MAX];
+	unsigned nn = 0;
+	int rc;
 
-	for (unsigned i = 0; !rc && i < n; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		uint32_t ep = fab_ep_by_lid(f, lids[i]), node;
-		unsigned mark;
+		unsigned k = 0;
 
-		if (ep == FAB_NONE)
+		if (ep == FAB_NONE || f->nodes[node = f->eps[ep].node].type != FAB_SWITCH)
 			continue;
-		node = f->eps[ep].node;
-		if (f->nodes[node].type != FAB_SWITCH)
-			continue;
-		mark = run->ndead;
-		if (probe(fr, f, r, node, run, err)) {
-			run->ndead = mark;	/* what it found is found again */
-			rc = probe_around(fr, f, r, node, run, err);
-		}
+		while (k < nn && nodes[k] != node)
+			k++;
+		if (k == nn)
+			nodes[nn++] = node;
 	}
-	smp_routes_free(r);
+	rc = r ? probe(fr, f, r, nodes, nn, 1, run, err) : -1;
 	if (!rc && !run->ndead)
 		rc = 1;
 	return rc;
@@ -146,10 +219,10 @@ static struct fabric *without_dead(const struct epoch *e, const struct fr_run *r
 
 /* --- writing ------------------------------------------------------------------------ */
 
-/* Write the blocks of every switch where @next differs from @prev; counts them. */
-static int write_step(struct fastrep *fr, const struct fabric *f, const struct smp_routes *r,
-		      const struct rt_routing *prev, const struct rt_routing *next, struct fr_run *run,
-		      uint8_t *touched, struct fab_err *err)
+/* The Sets of the blocks of every switch where @next differs from @prev; *@q grows. */
+static int block_sets(const struct fabric *f, const struct smp_routes *r,
+		      const struct rt_routing *prev, const struct rt_routing *next,
+		      struct smpw_req **q, size_t *n, size_t *cap, struct fab_err *err)
 {
 	uint32_t len = next->lft_len < prev->lft_len ? next->lft_len : prev->lft_len;
 
@@ -157,31 +230,69 @@ static int write_step(struct fastrep *fr, const struct fabric *f, const struct s
 		const uint8_t *a = rt_lft(prev, s), *b = rt_lft(next, s);
 
 		for (uint32_t lo = 0; lo < len; lo += 64) {
-			uint8_t blk[64];
-			uint32_t n = len - lo < 64 ? len - lo : 64;
+			uint32_t k = len - lo < 64 ? len - lo : 64;
+			struct smpw_req *w;
 
-			if (!memcmp(a + lo, b + lo, n))
+			if (!memcmp(a + lo, b + lo, k))
 				continue;
-			memset(blk, RT_NO_PORT, sizeof(blk));
-			memcpy(blk, b + lo, n);
-			if (smp_lft_set(fr->smp, r, f->switches[s], lo / 64, blk, err))
+			if (*n == *cap) {
+				if (!(w = realloc(*q, (*cap = *cap ? 2 * *cap : 64) * sizeof(*w)))) {
+					fab_err_set(err, "out of memory");
+					return -1;
+				}
+				*q = w;
+			}
+			w = &(*q)[(*n)++];
+			*w = (struct smpw_req){ .attr = IB_ATTR_LINEARFORWTBL, .mod = lo / 64,
+						.set = 1, .tag = s };
+			if (smp_dest(r, f->switches[s], &w->dest, err))
 				return -1;
-			run->blocks++;
-			run->switches += !touched[s];
-			touched[s] = 1;
+			memset(w->data, RT_NO_PORT, sizeof(w->data));
+			memcpy(w->data, b + lo, k);
 		}
 	}
 	return 0;
 }
 
 /*
+ * Write the blocks of every switch where @next differs from @prev, a
+ * window at a time, and wait for every answer: the step is done when all
+ * its switches have answered. Stops at the first block not answered.
+ */
+static int write_step(struct fastrep *fr, const struct fabric *f, const struct smp_routes *r,
+		      const struct rt_routing *prev, const struct rt_routing *next, struct fr_run *run,
+		      uint8_t *touched, struct fab_err *err)
+{
+	struct smpw_stats st = { 0 };
+	struct smpw_req *q = NULL;
+	size_t n = 0, cap = 0;
+	int rc = block_sets(f, r, prev, next, &q, &n, &cap, err);
+
+	if (!rc)
+		rc = smp_run(fr->smp, q, n, 1, &st);
+	run->smps += st.sent;
+	for (size_t i = 0; i < n; i++) {
+		if (q[i].done == 1) {
+			run->blocks++;
+			run->switches += !touched[q[i].tag];
+			touched[q[i].tag] = 1;
+		} else if (q[i].done < 0 && !err->msg[0]) {
+			fab_err_set(err, "LFT block %u of %s: no answer", q[i].mod,
+				    fab_desc(f, f->switches[q[i].tag]));
+		}
+	}
+	free(q);
+	return rc;
+}
+
+/*
  * Move the switches from @cur's tables to @rep's, step by step as
  * ftdlr_stages() orders them. 0, or -1 with @err.
  */
-static int write_repair(struct fastrep *fr, const struct epoch *cur, const struct epoch *rep,
+static int write_repair(struct fastrep *fr, const struct epoch *cur, struct epoch *rep,
 			struct fr_run *run, struct fab_err *err)
 {
-	struct smp_routes *r = smp_routes(rep->fabric, smp_port_guid(fr->smp), err);
+	const struct smp_routes *r = routes(fr, rep, run, err);
 	uint8_t *touched = calloc((size_t)rep->fabric->nswitches + 1, 1);
 	struct rt_routing **steps = NULL;
 	int rc = -1;
@@ -196,15 +307,19 @@ static int write_repair(struct fastrep *fr, const struct epoch *cur, const struc
 			 err))
 		goto out;
 	rc = 0;
-	for (unsigned k = 0; !rc && k < run->steps; k++)
+	run->staged_ms = loop_now_fms();
+	for (unsigned k = 0; !rc && k < run->steps; k++) {
+		double t0 = loop_now_fms();
+
 		rc = write_step(fr, rep->fabric, r, k ? steps[k - 1] : cur->routing, steps[k], run,
 				touched, err);
+		json_array_append_new(run->step_ms, json_real(loop_now_fms() - t0));
+	}
 	ftdlr_stages_free(steps, run->steps);
 out:
-	if (!r || !touched)
+	if (!touched)
 		fab_err_set(err, "out of memory");
 	free(touched);
-	smp_routes_free(r);
 	return rc;
 }
 
@@ -242,6 +357,16 @@ static void account(struct fastrep *fr, int outcome, double ms)
 	pthread_mutex_unlock(&fr->mu);
 }
 
+/* Where the time from the trap to the last write went (ms), and the SMPs sent. */
+static json_t *phases_json(const struct fr_run *run)
+{
+	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:O, s:I}", "queued_ms",
+			 run->start_ms - run->trap_ms, "probe_ms", run->probed_ms - run->start_ms,
+			 "publish_ms", run->repaired_ms - run->probed_ms, "stage_ms",
+			 run->staged_ms - run->repaired_ms, "routes_ms", run->routes_ms, "write_ms",
+			 run->step_ms, "smps", (json_int_t)run->smps);
+}
+
 static void report(struct fastrep *fr, const struct epoch *rep, const struct fr_run *run)
 {
 	double total = run->written_ms - run->trap_ms;
@@ -251,12 +376,12 @@ static void report(struct fastrep *fr, const struct epoch *rep, const struct fr_
 		   (unsigned long long)rep->seq, run->blocks, run->switches, run->steps, total,
 		   run->probed_ms - run->trap_ms, run->repaired_ms - run->trap_ms);
 	pipe_event(fr->st, "repair_fast",
-		   json_pack("{s:I, s:o, s:i, s:i, s:i, s:f, s:f, s:f, s:f}", "epoch",
+		   json_pack("{s:I, s:o, s:i, s:i, s:i, s:f, s:f, s:f, s:f, s:o}", "epoch",
 			     (json_int_t)rep->seq, "dead", dead_json(rep->fabric, run), "blocks",
 			     (int)run->blocks, "switches", (int)run->switches, "steps",
 			     (int)run->steps, "trap_to_write_ms", total, "trap_to_publish_ms",
 			     run->repaired_ms - run->trap_ms, "repair_ms", rep->compute_ms,
-			     "eval_ms", rep->eval_ms),
+			     "eval_ms", rep->eval_ms, "phases", phases_json(run)),
 		   "epoch %llu: fast repair written, %u LFT blocks on %u switches, %.1f ms after the "
 		   "trap", (unsigned long long)rep->seq, run->blocks, run->switches, total);
 	account(fr, 0, total);
@@ -282,7 +407,7 @@ void fr_installed(struct fastrep *fr, uint64_t seq)
 /* Find, repair, write for the traps of @lids; the fault is OpenSM's sweep's on any failure. */
 static void handle(struct fastrep *fr, const unsigned *lids, unsigned n, double trap_ms)
 {
-	struct fr_run run = { .trap_ms = trap_ms };
+	struct fr_run run = { .trap_ms = trap_ms, .start_ms = loop_now_fms(), .step_ms = json_array() };
 	struct fab_err err = { { 0 } };
 	struct epoch *cur = epoch_slot_get(fr->slot), *rep = NULL;
 	struct fabric *f = NULL;
@@ -295,10 +420,11 @@ static void handle(struct fastrep *fr, const unsigned *lids, unsigned n, double 
 			    "fabrouted's since, or its own engine's)", (unsigned long long)cur->seq);
 	} else if ((found = find_dead(fr, cur, lids, n, &run, &err)) > 0) {
 		log_info("fast repair: no port down on the trap's switches; nothing to repair");
+		json_decref(run.step_ms);
 		epoch_unref(cur);
 		return;
-	} else if (!found && (f = without_dead(cur, &run, &err))) {
-		run.probed_ms = loop_now_fms();
+	} else if (!found && (run.probed_ms = loop_now_fms()) > 0 &&
+		   (f = without_dead(cur, &run, &err))) {
 		rep = pipe_repair_fabric(fr->p, f, &err);	/* takes @f */
 		run.repaired_ms = loop_now_fms();
 		refused = !rep;
@@ -321,6 +447,7 @@ static void handle(struct fastrep *fr, const unsigned *lids, unsigned n, double 
 			   "no fast repair (%s); OpenSM's sweep routes", err.msg);
 		account(fr, 1, 0);
 	}
+	json_decref(run.step_ms);
 	epoch_unref(rep);
 	epoch_unref(cur);
 }
@@ -414,6 +541,8 @@ void fr_stop(struct fastrep *fr)
 	pthread_cond_signal(&fr->cv);
 	pthread_mutex_unlock(&fr->mu);
 	pthread_join(fr->th, NULL);
+	smp_routes_free(fr->routes);
+	epoch_unref(fr->routes_e);
 	smp_close(fr->smp);
 	pthread_mutex_destroy(&fr->mu);
 	pthread_cond_destroy(&fr->cv);

@@ -66,7 +66,7 @@ struct rb_run {
 	const struct epoch *e;
 	struct rb_sw **sw;	/* per switch index of e's fabric */
 	ib_portid_t *dest;	/* per switch index */
-	struct rbm_stats st;
+	struct smpw_stats st;
 	uint64_t blocks;
 	double start_ms;
 	char why[256];
@@ -212,8 +212,9 @@ static int stop_now(void *ud)
 static int read_blocks(struct readback *rb, struct rb_run *run, int full)
 {
 	const struct fabric *f = run->e->fabric;
-	struct rbm_opts o = { rb->o.timeout_ms, rb->o.retries, rb->o.rate, stop_now, rb };
-	struct rbm_req *reqs = NULL;
+	struct smpw_opts o = { .timeout_ms = rb->o.timeout_ms, .retries = rb->o.retries,
+			       .rate = rb->o.rate, .stop = stop_now, .stop_ud = rb };
+	struct smpw_req *reqs = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
 
@@ -224,7 +225,7 @@ static int read_blocks(struct readback *rb, struct rb_run *run, int full)
 			if (!full && run->sw[s]->known[b] && block_same(run, s, b))
 				continue;
 			if (n == cap) {
-				struct rbm_req *r = realloc(reqs, (cap = cap ? 2 * cap : 1024) * sizeof(*r));
+				struct smpw_req *r = realloc(reqs, (cap = cap ? 2 * cap : 1024) * sizeof(*r));
 
 				if (!r) {
 					free(reqs);
@@ -233,7 +234,8 @@ static int read_blocks(struct readback *rb, struct rb_run *run, int full)
 				}
 				reqs = r;
 			}
-			reqs[n++] = (struct rbm_req){ .dest = run->dest[s], .block = b, .tag = s };
+			reqs[n++] = (struct smpw_req){ .dest = run->dest[s], .attr = IB_ATTR_LINEARFORWTBL,
+							     .mod = b, .tag = s };
 		}
 	}
 	rc = rbm_read(rb->port, reqs, n, &o, &run->st);
@@ -241,11 +243,11 @@ static int read_blocks(struct readback *rb, struct rb_run *run, int full)
 		struct rb_sw *w = run->sw[reqs[i].tag];
 
 		if (reqs[i].done == 1) {
-			memcpy(w->lft + (size_t)reqs[i].block * 64, reqs[i].data, 64);
-			w->known[reqs[i].block] = 1;
+			memcpy(w->lft + (size_t)reqs[i].mod * 64, reqs[i].data, 64);
+			w->known[reqs[i].mod] = 1;
 			run->blocks++;
 		} else {
-			w->known[reqs[i].block] = 0;	/* not read this time: read it again */
+			w->known[reqs[i].mod] = 0;	/* not read this time: read it again */
 		}
 	}
 	free(reqs);

@@ -98,43 +98,21 @@ long long rb_drift(struct readback *rb);
 
 /* --- the MAD I/O (readback_mad.c) -------------------------------------------- */
 
-#include <infiniband/mad.h>
+#include "daemon/smpwin.h"
 
 struct rbm_port;
-
-/**
- * struct rbm_req - one LFT block to read
- * @dest: a LID, or lid 0 and a directed route
- * @tag: the caller's
- * @done: 1 read (@data holds it), -1 no answer after every try, 0 not yet
- */
-struct rbm_req {
-	ib_portid_t dest;
-	unsigned block;
-	uint32_t tag;
-	int done;
-	uint8_t data[IB_SMP_DATA_SIZE];
-};
-
-/** struct rbm_opts - per SMP timeout and retries, SMPs per second; @stop: give up when it says 1 */
-struct rbm_opts {
-	unsigned timeout_ms, retries, rate;
-	int (*stop)(void *ud);
-	void *stop_ud;
-};
-
-/** struct rbm_stats - SMPs sent (retries included), answered, given up */
-struct rbm_stats {
-	uint64_t sent, answered, failed;
-};
 
 /** rbm_open() - the MAD port @ca:@port (NULL/0: the first); NULL with @why. */
 struct rbm_port *rbm_open(const char *ca, unsigned port, char *why, size_t len);
 void rbm_close(struct rbm_port *p);
 /** rbm_port_guid() - the port's GUID (0 when unknown). */
 uint64_t rbm_port_guid(const struct rbm_port *p);
-/** rbm_read() - read the @n blocks of @reqs; -1 when @o->stop said so, else 0; counts into @st. */
-int rbm_read(struct rbm_port *p, struct rbm_req *reqs, size_t n, const struct rbm_opts *o,
-	     struct rbm_stats *st);
+/**
+ * rbm_read() - the @n SMPs of @reqs (LFT block Gets), RBM_WINDOW in flight;
+ * @o's window and fail_fast are not used. -1 when @o->stop said so, else 0;
+ * counts into @st.
+ */
+int rbm_read(struct rbm_port *p, struct smpw_req *reqs, size_t n, const struct smpw_opts *o,
+	     struct smpw_stats *st);
 
 #endif

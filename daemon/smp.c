@@ -12,12 +12,15 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/smp.h"
 
 struct smp {
 	struct ibmad_port *port;
-	unsigned timeout_ms;
+	struct smpw_umad u;	/* the same port, for smp_run() */
+	struct smp_opts o;
+	uint32_t tid;
 	uint64_t guid;
 };
 
@@ -45,7 +48,11 @@ struct smp *smp_open(const struct smp_opts *o, struct fab_err *err)
 		free(s);
 		return NULL;
 	}
-	s->timeout_ms = o->timeout_ms;
+	s->o = *o;
+	s->o.ca = NULL;
+	s->u = (struct smpw_umad){ mad_rpc_portid(s->port), mad_rpc_class_agent(s->port, IB_SMI_CLASS),
+				   mad_rpc_class_agent(s->port, IB_SMI_DIRECT_CLASS) };
+	s->tid = (uint32_t)time(NULL) << 12;
 	mad_rpc_set_timeout(s->port, (int)o->timeout_ms);
 	mad_rpc_set_retries(s->port, (int)o->retries);
 	smp_mkey_set(s->port, o->mkey);
@@ -153,7 +160,7 @@ int smp_reaches(const struct smp_routes *r, uint32_t node)
 	return node < r->nnodes && r->len[node] != 0xff;
 }
 
-static int portid(const struct smp_routes *r, uint32_t node, ib_portid_t *id, struct fab_err *err)
+int smp_dest(const struct smp_routes *r, uint32_t node, ib_portid_t *id, struct fab_err *err)
 {
 	if (!smp_reaches(r, node)) {
 		fab_err_set(err, "no directed route to node %u", node);
@@ -167,36 +174,16 @@ static int portid(const struct smp_routes *r, uint32_t node, ib_portid_t *id, st
 	return 0;
 }
 
-int smp_port_state(struct smp *s, const struct smp_routes *r, uint32_t node, unsigned port,
-		   unsigned *state, struct fab_err *err)
+int smp_run(struct smp *s, struct smpw_req *reqs, size_t n, int fail_fast, struct smpw_stats *st)
 {
-	uint8_t buf[IB_SMP_DATA_SIZE] = { 0 };
-	ib_portid_t id;
+	struct smpw_io io = smpw_umad_io(&s->u);
+	struct smpw_opts o = {
+		.window = s->o.window, .timeout_ms = s->o.timeout_ms, .retries = s->o.retries,
+		.mkey = s->o.mkey, .fail_fast = fail_fast,
+	};
+	uint64_t failed = st->failed;
 
-	if (portid(r, node, &id, err))
-		return -1;
-	if (!smp_query_via(buf, &id, IB_ATTR_PORT_INFO, port, s->timeout_ms, s->port)) {
-		fab_err_set(err, "PortInfo of port %u: no answer", port);
-		return -1;
-	}
-	*state = mad_get_field(buf, 0, IB_PORT_STATE_F);
-	return 0;
-}
-
-int smp_lft_set(struct smp *s, const struct smp_routes *r, uint32_t node, unsigned block,
-		const uint8_t lids[64], struct fab_err *err)
-{
-	uint8_t buf[IB_SMP_DATA_SIZE] = { 0 };
-	ib_portid_t id;
-
-	if (portid(r, node, &id, err))
-		return -1;
-	memcpy(buf, lids, 64);
-	if (!smp_set_via(buf, &id, IB_ATTR_LINEARFORWTBL, block, s->timeout_ms, s->port)) {
-		fab_err_set(err, "LFT block %u: no answer", block);
-		return -1;
-	}
-	return 0;
+	return smpw_run(&io, &s->tid, reqs, n, &o, st) || st->failed != failed ? -1 : 0;
 }
 
 int smp_lft_get(struct smp *s, const struct smp_routes *r, uint32_t node, unsigned block,
@@ -205,9 +192,9 @@ int smp_lft_get(struct smp *s, const struct smp_routes *r, uint32_t node, unsign
 	uint8_t buf[IB_SMP_DATA_SIZE] = { 0 };
 	ib_portid_t id;
 
-	if (portid(r, node, &id, err))
+	if (smp_dest(r, node, &id, err))
 		return -1;
-	if (!smp_query_via(buf, &id, IB_ATTR_LINEARFORWTBL, block, s->timeout_ms, s->port)) {
+	if (!smp_query_via(buf, &id, IB_ATTR_LINEARFORWTBL, block, s->o.timeout_ms, s->port)) {
 		fab_err_set(err, "LFT block %u: no answer", block);
 		return -1;
 	}

@@ -9,12 +9,14 @@
  * SMPs never queue behind OpenSM's sweep. Every SMP is directed-routed
  * from the node that port belongs to, through switches only, over a fabric
  * the caller gives: one without the dead links, so no route crosses them.
+ * Batches of SMPs go out a window at a time (smp_run(), smpwin.h).
  */
 #ifndef FABROUTE_DAEMON_SMP_H
 #define FABROUTE_DAEMON_SMP_H
 
 #include <stdint.h>
 
+#include "daemon/smpwin.h"
 #include "fabric/fabric.h"
 
 /* PortInfo PortState values. */
@@ -27,11 +29,12 @@
  * struct smp_opts - the local port and the SMPs' parameters
  * @ca, @port: the HCA port to send from ("" / 0: the first active)
  * @timeout_ms, @retries: per SMP
+ * @window: smp_run()'s SMPs in flight at once (0 counts as 1)
  * @mkey: the M_Key the SMPs carry (the subnet manager's: OpenSM's m_key)
  */
 struct smp_opts {
 	const char *ca;
-	unsigned port, timeout_ms, retries;
+	unsigned port, timeout_ms, retries, window;
 	uint64_t mkey;
 };
 
@@ -64,18 +67,20 @@ int smp_route_entry(const struct smp_routes *r, const struct fabric *f, uint32_t
 int smp_reaches(const struct smp_routes *r, uint32_t node);
 
 /**
- * smp_port_state() - PortState of port @port of node @node (SMP_PORT_*)
- * Return: 0 with *@state set, -1 with @err (no route, no answer).
+ * smp_dest() - the directed route to node @node in @r as libibmad's port ID
+ * Return: 0, or -1 with @err (no route).
  */
-int smp_port_state(struct smp *s, const struct smp_routes *r, uint32_t node, unsigned port,
-		   unsigned *state, struct fab_err *err);
+int smp_dest(const struct smp_routes *r, uint32_t node, ib_portid_t *id, struct fab_err *err);
 
 /**
- * smp_lft_set() - write LFT block @block (64 LIDs from 64 * @block) of
- * switch node @node. Return: 0 once the switch answered, -1 with @err.
+ * smp_run() - send the @n SMPs of @reqs, the options' window in flight,
+ * each with the options' timeout, retries and M_Key
+ * @fail_fast: stop at the first SMP given up (what was in flight may still
+ *             land; nothing more is sent)
+ * Return: 0 when every SMP was answered, -1 when one was not (see each
+ * @done: the caller names it). Counts into @st.
  */
-int smp_lft_set(struct smp *s, const struct smp_routes *r, uint32_t node, unsigned block,
-		const uint8_t lids[64], struct fab_err *err);
+int smp_run(struct smp *s, struct smpw_req *reqs, size_t n, int fail_fast, struct smpw_stats *st);
 
 /** smp_lft_get() - read LFT block @block of switch node @node into @lids. 0, or -1 with @err. */
 int smp_lft_get(struct smp *s, const struct smp_routes *r, uint32_t node, unsigned block,
