@@ -27,7 +27,10 @@
  * before, counted by rt_diff() like the repair and rebalance events, so the
  * figures of one change agree everywhere. A trap is stored with a message
  * naming the node from the last fabric OpenSM sent ("trap 128 link state
- * change: leaf-00"); a pass_result is counted by its result.
+ * change: leaf-00"); a pass_result is counted by its result. The
+ * connection's thread hands each event to the daemon at once (a trap
+ * first) and queues it for storing (evqueue.h): the next message, maybe a
+ * trap the fast repair waits for, never waits for a disk flush.
  */
 #include <errno.h>
 #include <poll.h>
@@ -40,6 +43,7 @@
 #include <unistd.h>
 
 #include "svc/log.h"
+#include "daemon/evqueue.h"
 #include "daemon/loop.h"
 #include "daemon/source_osm.h"
 #include "formats/formats.h"
@@ -89,6 +93,7 @@ struct srco {
 	pthread_t acceptor;
 	struct pipeline *p;
 	struct store *st;
+	struct evq *evq;	/* stores the events */
 	void (*on_event)(void *ud, const char *event, const json_t *msg);
 	void *ud;
 	pthread_mutex_t mu;
@@ -317,7 +322,6 @@ static void record(struct srco_conn *c, json_t *msg)
 	struct srco *s = c->s;
 	const char *ev = json_string_value(json_object_get(msg, "event"));
 	char text[320];
-	struct fab_err err;
 
 	if (!ev || !strcmp(ev, "lft_change"))
 		return;	/* OpenSM's block writes: routing_done counts the change from the epochs */
@@ -333,8 +337,7 @@ static void record(struct srco_conn *c, json_t *msg)
 		event_words(s, msg, ev, text, sizeof(text));
 	json_object_del(msg, "type");
 	json_object_del(msg, "v");
-	if (store_event_add(s->st, loop_wall_ms(), strcmp(ev, "trap") ? "opensm" : "trap", text, msg, &err) < 0)
-		log_err("%s", err.msg);
+	evq_add(s->evq, loop_wall_ms(), strcmp(ev, "trap") ? "opensm" : "trap", text, msg);
 	if (!strcmp(ev, "sweep_late"))
 		log_warn("%s", text);
 	else
@@ -660,7 +663,8 @@ struct srco *srco_open(const char *path, uid_t plugin_uid, struct pipeline *p, s
 	s->ud = ud;
 	s->lfd = s->stop_fd = -1;
 	pthread_mutex_init(&s->mu, NULL);
-	if (listen_on(s, path, err) || (s->stop_fd = eventfd(0, EFD_CLOEXEC)) < 0 ||
+	if (!(s->evq = evq_start(st, err)) || listen_on(s, path, err) ||
+	    (s->stop_fd = eventfd(0, EFD_CLOEXEC)) < 0 ||
 	    pthread_create(&s->acceptor, NULL, acceptor_main, s)) {
 		if (!err->msg[0])
 			fab_err_set(err, "cannot start the OpenSM listener: %s", strerror(errno));
@@ -670,6 +674,7 @@ struct srco *srco_open(const char *path, uid_t plugin_uid, struct pipeline *p, s
 		}
 		if (s->stop_fd >= 0)
 			close(s->stop_fd);
+		evq_stop(s->evq);
 		pthread_mutex_destroy(&s->mu);
 		free(s);
 		return NULL;
@@ -714,6 +719,7 @@ void srco_free(struct srco *s)
 			pthread_join(s->conns[i].th, NULL);
 			close(s->conns[i].fd);
 		}
+	evq_stop(s->evq);	/* what the connections queued is stored */
 	epoch_unref(s->answered);
 	epoch_unref(s->last);
 	fmt_names_free(&s->names);
