@@ -143,11 +143,11 @@ static struct epoch *epoch_from(struct eng_res *res, const char *chain, struct f
 
 /*
  * The epoch of a routing run for @j: a repair of the base (the repair
- * engine's, or a chain engine's repair hook) is JOB_REPAIR with what it
- * changed from the base, anything else JOB_FULL.
+ * engine's, or a chain engine's repair hook) is JOB_REPAIR, anything else
+ * JOB_FULL.
  */
-static struct epoch *from_run(struct pipeline *p, struct job *j, struct eng_res *res,
-			      const char *chain, struct fab_err *err)
+static struct epoch *from_run(struct job *j, struct eng_res *res, const char *chain,
+			      struct fab_err *err)
 {
 	int repaired = res->repaired;
 	struct epoch *e = epoch_from(res, chain, err);
@@ -155,10 +155,20 @@ static struct epoch *from_run(struct pipeline *p, struct job *j, struct eng_res 
 	if (!e)
 		return NULL;
 	j->kind = repaired ? JOB_REPAIR : JOB_FULL;
-	if (repaired)
-		rt_diff(p->base.epoch->fabric, p->base.epoch->routing, e->fabric, e->routing,
-			&j->diff);
 	return e;
+}
+
+/*
+ * What repair @e changed from the base, counted once the caller waiting for
+ * it has its answer (tens of milliseconds on 5,000 endpoints: the fast
+ * repair writes meanwhile), before anything can change the base.
+ */
+static void job_diff(struct pipeline *p, struct job *j, const struct epoch *e)
+{
+	if (j->kind != JOB_REPAIR || j->diffed || !p->base.epoch)
+		return;
+	rt_diff(p->base.epoch->fabric, p->base.epoch->routing, e->fabric, e->routing, &j->diff);
+	j->diffed = 1;
 }
 
 /* The first line of an engine log: why a one-engine chain gave nothing. */
@@ -187,7 +197,7 @@ static struct epoch *try_repair(struct pipeline *p, struct job *j, const struct 
 		log_info("no local repair, the chain routes: %s", j->refused);
 		return NULL;
 	}
-	if (!(e = from_run(p, j, &res, j->set.chain, &why)))
+	if (!(e = from_run(j, &res, j->set.chain, &why)))
 		first_line(j->refused, sizeof(j->refused), why.msg, "out of memory");
 	return e;
 }
@@ -207,7 +217,7 @@ static struct epoch *make_routing(struct pipeline *p, struct job *j, const struc
 		goto out;
 	}
 	if (route(p, j, f, ENG_MODE_ROUTE, j->set.chain, j->set.options, &res, err) != ENG_OK ||
-	    !(e = from_run(p, j, &res, j->set.chain, err)))
+	    !(e = from_run(j, &res, j->set.chain, err)))
 		goto out;
 	if (!rebal)
 		goto out;
@@ -457,6 +467,7 @@ static int job_publish(struct pipeline *p, struct job *j, struct epoch *e, struc
 	if (publish(p, e, j->kind == JOB_REBALANCE ? "rebalance" : j->reason, err))
 		return -1;
 	answer_sync(p, j, e);	/* OpenSM waits: answer before storing */
+	job_diff(p, j, e);
 	latency = loop_now_fms() - j->first_change_ms;
 	account(p, 1, latency);
 	summary = summary_json(e, latency);
@@ -505,6 +516,7 @@ static int hold(struct pipeline *p, struct job *j, struct epoch *e, struct fab_e
 	pthread_mutex_lock(&p->mu);
 	job_answer_sync(p, epoch_ref(e), err);
 	pthread_mutex_unlock(&p->mu);
+	job_diff(p, &p->held.j, e);
 	return 0;
 }
 

@@ -80,7 +80,8 @@ enum job_kind { JOB_FULL = 0, JOB_REPAIR, JOB_REBALANCE, JOB_KEEP, JOB_FALLBACK 
  * @rebalance: a rebalance is due; @drop_base: the routing inputs changed
  * @refused: why a repair was not published (empty when none was tried)
  * @why_not: why none was tried
- * @diff: JOB_REPAIR: what changed from the base; @rv: the rebalance verdict
+ * @diff: JOB_REPAIR: what changed from the base (job_diff(), once answered);
+ * @diffed: @diff is counted; @rv: the rebalance verdict
  */
 struct job {
 	char reason[32];
@@ -93,6 +94,7 @@ struct job {
 	enum job_kind kind;
 	char refused[512], why_not[128];
 	struct rt_diff diff;
+	int diffed;
 	struct rebalance_verdict rv;
 };
 
