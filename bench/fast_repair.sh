@@ -14,6 +14,7 @@
 #
 #   bench/fast_repair.sh [BUILD_DIR]    (needs ibsim, umad2sim, opensm, curl, jq)
 #   FABRICS="kary43 ft648 m28" SETUPS="osm sweep fast" REPS=3 KEEP=0 bench/fast_repair.sh build
+#   FABROUTED_ARGS="--fast-repair-window 1" ...   more options for fabrouted
 #
 # Per Unlink it prints: gone, the time from the Unlink to when no entry of
 # either switch points at the dead link; final, to the last change the ruler
@@ -73,10 +74,11 @@ start_setup() {
 	else
 		fast=1
 		[ "$setup" = sweep ] && fast=0
+		# shellcheck disable=SC2086
 		(cd "$d" && LD_PRELOAD=$umad exec "$build/fabrouted" --listen 127.0.0.1:0 --db "$d/db" \
 			--source opensm --socket "$d/osm.sock" --engine sftree,updn,minhop --repair ftdlr \
 			--fast-repair $fast --fast-repair-timeout-ms 1000 --rebalance-delay-s 0 --readback 0 --log-level info \
-			> /dev/null 2> "$d/fr.log") &
+			${FABROUTED_ARGS:-} > /dev/null 2> "$d/fr.log") &
 		fr=$!
 		wait_new "$d/fr.log" 0 "API listening on" 1 60 "$fr" || die "fabrouted did not start"
 		url=http://127.0.0.1:$(sed -n 's|.*API listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$d/fr.log" | head -1)

@@ -82,6 +82,10 @@ wait_fast 1 && ok "Unlink: a repair_fast event" || not_ok "Unlink: a repair_fast
 like "  it wrote the repair" "$(jf '.events[0].message')" "fast repair written, [0-9]+ LFT blocks on [0-9]+ switches"
 like "  it names the dead port (the trap of either end)" "$(jf '.events[0].details.dead | map("\(.node):\(.port)") | join(" ")')" "leaf-03:20|spine-01:4"
 diag "$(jf '.events[0].message')"
+# the writer: one figure per step, and at least an SMP per block written and per port queried
+is "  its phases give one write time per step" "$(jf '.events[0].details | (.phases.write_ms | length) == .steps')" true
+is "  it counts its SMPs (the blocks and the port queries at least)" \
+	"$(jf '.events[0].details | .phases.smps >= .blocks + 2')" true
 read_switches hw1.txt
 published rep.txt
 cmp -s hw1.txt rep.txt && ok "the switches hold the published repair before OpenSM sweeps" ||
