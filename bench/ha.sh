@@ -17,7 +17,8 @@
 # over SMP by dump_fts from a third HCA, not from fabroute), whether the
 # repair in force is kept, whether the acknowledged chain is in force, and
 # how long the new master's fabrouted took to answer its OpenSM's first pass
-# ("kept": with the warm copy, not routed again).
+# (from the request's first byte to the answer, as the plugin logs it; "kept":
+# with the warm copy, not routed again).
 # Then OpenSM alone (ftree, two OpenSMs, no fabroute) on the same fabric.
 #
 #   bench/ha.sh [BUILD_DIR]         FABRIC="ft648" CYCLES=4 MODES="osm fr host" SETTLE=3 BACK_S=8
@@ -183,7 +184,7 @@ for c in $(seq "$cycles"); do
 		tables "$tmp/before"
 		digest=$(curl -s -m 5 "$mu/api/fabric" | jq -r .routing.digest)
 		upo=$(ups $o)
-		frpos=$(size "$tmp/n$o/fr.log")
+		frpos=$(size "$tmp/n$o/fr.log") osmpos=$(size "$tmp/n$o/osm.log")
 		t0=$(now_ms)
 		case $mode in
 		osm) kill_osm $m ;;
@@ -201,9 +202,11 @@ for c in $(seq "$cycles"); do
 		fi
 		detach_dead
 		tables "$tmp/after"
-		# the new master's first pass: from OpenSM's request to the answer, and whether it kept the copy
-		first=$(tail -c +$((frpos + 1)) "$tmp/n$o/fr.log" | grep -m1 'published (opensm)' |
-			sed -n 's/.*; \([0-9.]*\) ms after the change.*/\1/p')
+		# the new master's first pass, as its OpenSM's plugin logged it: fabrouted's time from the
+		# request's first byte to its answer (the sum of the parts it reports), and whether it kept the copy
+		pass=$(tail -c +$((osmpos + 1)) "$tmp/n$o/osm.log" | grep -m1 'routed by fabrouted' || true)
+		first=$(printf '%s' "$pass" | sed -n 's/.*fabrouted: read \([0-9]*\), subnet \([0-9]*\), [a-z]* \([0-9]*\), evaluation \([0-9]*\), rest \([0-9]*\) ms.*/\1 \2 \3 \4 \5/p' |
+			awk '{ print $1 + $2 + $3 + $4 + $5 }')
 		tail -c +$((frpos + 1)) "$tmp/n$o/fr.log" | grep -q "kept epoch [0-9]*'s routing" && first="$first kept"
 		[ "$mode" = fr ] && first=-
 		kept=$([ "$(curl -s -m 5 "$new/api/fabric" | jq -r .routing.digest)" = "$digest" ] && echo yes || echo no)
@@ -212,6 +215,7 @@ for c in $(seq "$cycles"); do
 		printf "%-5s %-10s %12s %8s %6s %8s %8s %14s\n" "$mode" "node$m>node$to" "$upms" \
 			"$(changed "$tmp/before" "$tmp/after")" "$lids" "$([ $fault = 1 ] && echo "$kept" || echo "-")" \
 			"$acked" "${first:--}"
+		[ -z "$pass" ] || echo "      first pass: ${pass#*-> fabroute: }"
 		# the link back, and its reroute in the switches before the tables are read again
 		[ $fault = 1 ] && echo "ReLink $link" > "$tmp/sim.in" && sleep 4
 		if [ "$mode" != fr ]; then	# the node back: OpenSM may hand it the mastership again
