@@ -269,9 +269,7 @@ static struct epoch *reuse(struct pipeline *p, struct job *j, const struct fabri
 		 "was made for", cur->engine, (unsigned long long)cur->seq);
 	free(e->engine_log);
 	e->engine_log = strdup(line);
-	j->kind = strcmp(cur->kind, "repair") ? JOB_FULL : JOB_REPAIR;
-	if (j->kind == JOB_REPAIR)
-		rt_diff(p->base.epoch->fabric, p->base.epoch->routing, e->fabric, e->routing, &j->diff);
+	j->kind = strcmp(cur->kind, "repair") ? JOB_FULL : JOB_REPAIR;	/* job_diff() counts it */
 	log_info("%s", line);
 	return e;
 }
