@@ -108,9 +108,9 @@ void rbm_close(struct rbm_port *p);
 /** rbm_port_guid() - the port's GUID (0 when unknown). */
 uint64_t rbm_port_guid(const struct rbm_port *p);
 /**
- * rbm_read() - the @n SMPs of @reqs (LFT block Gets), RBM_WINDOW in flight;
- * @o's window and fail_fast are not used. -1 when @o->stop said so, else 0;
- * counts into @st.
+ * rbm_read() - the @n SMPs of @reqs (LFT block Gets), RBM_WINDOW in flight,
+ * an error status tried again like a lost SMP (@o's window, retry_errors and
+ * fail_fast are not used). -1 when @o->stop said so, else 0; counts into @st.
  */
 int rbm_read(struct rbm_port *p, struct smpw_req *reqs, size_t n, const struct smpw_opts *o,
 	     struct smpw_stats *st);

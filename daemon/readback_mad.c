@@ -54,7 +54,7 @@ struct rbm_port *rbm_open(const char *ca, unsigned port, char *why, size_t len)
 		p->guid = be64toh(info.port_guid);
 		umad_release_port(&info);
 	}
-	p->tid = (uint32_t)time(NULL) << 12;
+	p->tid = (uint32_t)time(NULL) << 12 & ~SMPW_TID_FAST;
 	return p;
 }
 
@@ -78,6 +78,7 @@ int rbm_read(struct rbm_port *p, struct smpw_req *reqs, size_t n, const struct s
 	struct smpw_opts w = *o;
 
 	w.window = RBM_WINDOW;
+	w.retry_errors = 1;
 	w.fail_fast = 0;
 	return smpw_run(&io, &p->tid, reqs, n, &w, st) < 0 ? -1 : 0;
 }

@@ -52,7 +52,7 @@ struct smp *smp_open(const struct smp_opts *o, struct fab_err *err)
 	s->o.ca = NULL;
 	s->u = (struct smpw_umad){ mad_rpc_portid(s->port), mad_rpc_class_agent(s->port, IB_SMI_CLASS),
 				   mad_rpc_class_agent(s->port, IB_SMI_DIRECT_CLASS) };
-	s->tid = (uint32_t)time(NULL) << 12;
+	s->tid = SMPW_TID_FAST | ((uint32_t)time(NULL) << 12 & ~SMPW_TID_FAST);
 	mad_rpc_set_timeout(s->port, (int)o->timeout_ms);
 	mad_rpc_set_retries(s->port, (int)o->retries);
 	smp_mkey_set(s->port, o->mkey);

@@ -6,8 +6,8 @@
  * sent through the caller's &struct smpw_io, filling the window's free
  * slots in the list's order; answers are matched by transaction ID. A
  * timeout the kernel reports, or a busy status, leaves the SMP to its own
- * timer (sent again with a new ID, the given number of times); any other
- * error status gives it up at once. libibmad's RPC layer, which waits for
+ * timer (sent again with a new ID, the given number of times); so does any
+ * other error status with @retry_errors, else it gives the SMP up at once. libibmad's RPC layer, which waits for
  * one SMP at a time and prints a line for every timeout, is not used.
  */
 #include <infiniband/umad.h>
@@ -61,7 +61,8 @@ static void send_slot(struct run *r, struct slot *s)
 	};
 	ib_portid_t dest = q->dest;
 
-	s->tid = ++*r->tid;
+	*r->tid = (*r->tid & SMPW_TID_FAST) | ((*r->tid + 1) & ~SMPW_TID_FAST);	/* in its half */
+	s->tid = *r->tid;
 	s->tries++;
 	s->sent_ms = now_ms();
 	rpc.trid = s->tid;
@@ -92,8 +93,8 @@ static void take_answer(struct run *r)
 
 		if (s->req == SIZE_MAX || s->tid != tid)
 			continue;
-		if (umad_status(r->rbuf) || status == 1)
-			return;	/* the kernel's timeout, or busy: the slot's timer sends it again */
+		if (umad_status(r->rbuf) || status == 1 || (status && r->o->retry_errors))
+			return;	/* the kernel's timeout, busy, an error: the slot's timer sends it again */
 		if (status) {
 			give_up(r, s);
 			return;

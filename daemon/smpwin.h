@@ -25,6 +25,14 @@
 #define SMPW_WINDOW_MAX 64
 
 /**
+ * SMPW_TID_FAST - the transaction IDs of the fast repair's SMPs have this
+ * bit, the read-back's do not: both ports of one process may see each
+ * other's answers (ibsim's umad2sim does), and an answer must never be
+ * taken for the other's (a PortInfo read as an LFT block).
+ */
+#define SMPW_TID_FAST 0x80000000u
+
+/**
  * struct smpw_req - one SMP
  * @dest: a LID, or lid 0 and a directed route
  * @attr, @mod: attribute ID and modifier (e.g. IB_ATTR_LINEARFORWTBL, the block)
@@ -64,13 +72,16 @@ struct smpw_io {
  *        answer, @retries times, then given up
  * @rate: SMPs per second at most (0: no pace)
  * @mkey: the M_Key the SMPs carry
+ * @retry_errors: an answer with an error status is sent again on the SMP's
+ *        timer like a lost one (a switch may answer so while the subnet
+ *        changes); 0: the SMP is given up at once
  * @fail_fast: return at the first SMP given up, sending nothing more
  * @stop: give up when it says 1 (checked at least every 10 ms); may be NULL
  */
 struct smpw_opts {
 	unsigned window, timeout_ms, retries, rate;
 	uint64_t mkey;
-	int fail_fast;
+	int retry_errors, fail_fast;
 	int (*stop)(void *ud);
 	void *stop_ud;
 };
@@ -82,7 +93,8 @@ struct smpw_stats {
 
 /**
  * smpw_run() - send the @n SMPs of @reqs, a window at a time
- * @tid: the transaction IDs to use are *@tid + 1, ... (it is advanced)
+ * @tid: the transaction IDs to use are *@tid + 1, ... (it is advanced),
+ *       its SMPW_TID_FAST bit kept
  * Return: 0 once every request is answered or given up (see each @done),
  * 1 when @o->fail_fast stopped at one given up, -1 when @o->stop said so.
  * Counts into @st.

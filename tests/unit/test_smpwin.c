@@ -6,7 +6,8 @@
  * drop it, or answer with an error status. What the window must do: never
  * more than the window unanswered, as many as the window when there are
  * that many, every answer matched to its request, a lost SMP sent again
- * under a new ID, one never answered given up, the M_Key, method and
+ * under a new ID, one never answered given up, an error status given up at
+ * once or tried again (retry_errors), the M_Key, method and
  * routing of each SMP as asked, and with fail_fast nothing sent after the
  * first SMP given up.
  */
@@ -169,6 +170,9 @@ static void test_window(void **state)
 		assert_int_equal(st.answered, 100);
 		assert_int_equal(st.failed, 0);
 		assert_int_equal(tid, 107);
+		tid = SMPW_TID_FAST | 0x7fffffffu;	/* the counter wraps in its half */
+		assert_int_equal(smpw_run(&io, &tid, q, 2, &o, &st), 0);
+		assert_int_equal(tid, SMPW_TID_FAST | 1);
 		assert_false(f->bad_mkey);
 		free(q);
 		free(f);
@@ -215,6 +219,26 @@ static void test_given_up(void **state)
 	assert_int_equal(f->tries[12], 1);	/* an error status is not tried again */
 	assert_int_equal(st.failed, 2);
 	assert_int_equal(st.answered, 28);
+	free(q);
+	free(f);
+}
+
+static void test_errors_retried(void **state)
+{
+	struct fake *f = fake_new();
+	struct smpw_io io = { fake_send, fake_recv, f };
+	struct smpw_opts o = { .window = 8, .timeout_ms = 5, .retries = 2, .retry_errors = 1 };
+	struct smpw_stats st = { 0 };
+	struct smpw_req *q = reqs_new(30);
+	uint32_t tid = 0;
+
+	(void)state;
+	f->error_mod = 12;
+	assert_int_equal(smpw_run(&io, &tid, q, 30, &o, &st), 0);
+	for (size_t i = 0; i < 30; i++)
+		assert_int_equal(q[i].done, i == 12 ? -1 : 1);
+	assert_int_equal(f->tries[12], 3);	/* sent again on its timer, then given up */
+	assert_int_equal(st.failed, 1);
 	free(q);
 	free(f);
 }
@@ -268,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_lost_sent_again),
 		cmocka_unit_test(test_given_up),
+		cmocka_unit_test(test_errors_retried),
 		cmocka_unit_test(test_fail_fast),
 		cmocka_unit_test(test_stop),
 	};
