@@ -408,4 +408,79 @@ int ft_osm_refuses(const struct ft_model *m, const struct ft_hints *h, char *why
  */
 char *ft_notes(const struct ft_model *m, const struct ft_hints *h, const struct ft_stats *st);
 
+/* --- sftree ------------------------------------------------------------------------ */
+
+/* LIDs whose columns Algorithm 2 works on at a time, read and written row by row. */
+#define SF_BLOCK 64u
+/* LFT rows asked for ahead of their turn (copy_block()). */
+#define SF_AHEAD 16u
+
+/**
+ * struct sf - sftree's switch-to-switch pass (sftree.c, sftree_pass.c)
+ * @m, @r: the tree and the routing being completed
+ * @lid: per switch, its LID (0 when it has none)
+ * @snreach: per switch, sn had an entry for its LID before Algorithm 2
+ * @tosn, @snport: per switch, the next switch on its way to sn (FAB_NONE:
+ *                none) and its entry for sn's LID
+ * @blk, @blids, @nblk: the columns of the LIDs blids[0 .. nblk) (at most
+ *                      SF_BLOCK), nsw entries each, while Algorithm 2 routes
+ *                      them (load_block(), store_block())
+ * @dist, @stack: scratch of measure_col()
+ * @sub: per switch, enum sub_kind
+ * @detour: per switch, on a detour (may turn packets up)
+ * @seen, @via, @list: scratch of single_way_down()
+ * @sn, @sm_leaf: the subtree root; the SM's leaf (FAB_NONE: none or unknown)
+ * @jchild: per switch, the child of its detour (FAB_NONE: none)
+ * @relay: per switch, d + 1 when on the relay of destination d
+ * @has: per switch, an entry for the destination at hand before Algorithm 2
+ * @pbase, @psw: the switch behind port p of switch s (as fab_sw_peer()) is
+ *               psw[pbase[s] + p], p = 0..nports
+ * @missing: per LID, ftree left a switch of level 1 or more without entry
+ *           (ft_route())
+ * @sw_routed .. @ca_failed, @longest, @joined: for the notes
+ */
+struct sf {
+	const struct ft_model *m;
+	struct rt_routing *r;
+	uint16_t *lid;
+	uint8_t *snreach, *snport, *blk;
+	uint32_t *tosn;
+	unsigned blids[SF_BLOCK];
+	uint32_t nblk;
+	uint32_t *dist, *stack;
+	uint8_t *sub, *detour, *seen;
+	uint32_t *via, *list;
+	uint32_t sn, sm_leaf;
+	uint8_t *has;
+	uint32_t *pbase, *psw;
+	uint32_t *jchild, *relay;
+	uint8_t *missing;
+	uint64_t sw_routed, sw_special, sw_failed;
+	uint64_t ca_routed, ca_special, ca_failed;
+	uint32_t longest, joined;
+};
+
+/* struct sf.sub: not in the subtree, in it, in it and other cores may join through it. */
+enum sub_kind { SUB_NO = 0, SUB_IN = 1, SUB_JOIN = 2 };
+
+/* The switch behind port @p of switch @s (FAB_NONE: none, or RT_NO_PORT). */
+static inline uint32_t peer_sw(const struct sf *x, uint32_t s, uint8_t p)
+{
+	return p == RT_NO_PORT || p > x->pbase[s + 1] - x->pbase[s] - 1 ? FAB_NONE :
+	       x->psw[x->pbase[s] + p];
+}
+
+static inline uint32_t next_sw(const struct sf *x, uint32_t s, unsigned lid)
+{
+	return peer_sw(x, s, rt_lft_get(x->r, s, lid));
+}
+
+/**
+ * sf_pass() - Algorithm 2 (sftree_pass.c): every switch LID, then every
+ * CA LID ftree left a switch without entry for, routed through the subtree
+ * of sn (chosen, marked and joined by sftree.c), and the longest
+ * switch-to-switch path measured. Return: 0, or -1 when out of memory.
+ */
+int sf_pass(struct sf *x);
+
 #endif
