@@ -82,8 +82,12 @@
 #define FT_BLOCK 64u
 /* LFT rows written ahead of their turn asked for (flush8()). */
 #define FT_AHEAD 16u
-/* Blocks in flight with two threads: being filled, in the second stage, being written. */
-#define FT_NBUF 3u
+/*
+ * Blocks in flight with two threads: being filled, in the second stage, and
+ * FT_NBUF - 2 more the first stage may run ahead by (the stages take about
+ * as long: without room, either waits for the other's every hiccup).
+ */
+#define FT_NBUF 6u
 
 /**
  * struct ft_block - up to FT_BLOCK destinations between the stages
@@ -331,12 +335,14 @@ static void *second_thread(void *arg)
 
 /*
  * Block k is complete: run its second stage and write it, or hand it to
- * the second thread and write block k - 1 once that thread finished it.
- * Block k + 1 then goes to the buffer of block k - 2, written already.
+ * the second thread and write block k - lag (lag = nbuf - 2) once that
+ * thread finished it. Block k + 1 then goes to the buffer of block
+ * k + 1 - nbuf, written already.
  */
 static void hand_over(struct ft_pipe *p)
 {
 	struct ft_block *b = &p->blk[p->k % p->nbuf];
+	uint32_t lag = p->nbuf - 2;
 
 	if (!p->threaded) {
 		second_stage(p, b);
@@ -347,11 +353,11 @@ static void hand_over(struct ft_pipe *p)
 	pthread_mutex_lock(&p->mu);
 	p->published = p->k + 1;
 	pthread_cond_broadcast(&p->cv);
-	while (p->k && p->done < p->k)
+	while (p->k >= lag && p->done < p->k + 1 - lag)
 		pthread_cond_wait(&p->cv, &p->mu);
 	pthread_mutex_unlock(&p->mu);
-	if (p->k)
-		flush(p, &p->blk[(p->k - 1) % p->nbuf]);
+	if (p->k >= lag)
+		flush(p, &p->blk[(p->k - lag) % p->nbuf]);
 	p->k++;
 }
 
@@ -387,8 +393,8 @@ static void finish(struct ft_pipe *p)
 	pthread_mutex_unlock(&p->mu);
 	pthread_join(p->tid, NULL);
 	p->threaded = 0;
-	if (p->k)
-		flush(p, &p->blk[(p->k - 1) % p->nbuf]);
+	for (uint32_t k = p->k > p->nbuf - 2 ? p->k - (p->nbuf - 2) : 0; k < p->k; k++)
+		flush(p, &p->blk[k % p->nbuf]);	/* the blocks hand_over() left */
 }
 
 static void pipe_fini(struct ft_pipe *p)
