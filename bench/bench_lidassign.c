@@ -98,14 +98,14 @@ static void one(unsigned machines, unsigned switches, uint64_t seed, double exac
 	struct la_sel_stats ss;
 	struct eng_args none = { 0 };
 	double t0, t_sw, t_sel, t_yen, t_lids;
-	uint32_t root;
+	struct la_root root;
 
 	snprintf(m, sizeof(m), "machines=%u", machines);
 	snprintf(s, sizeof(s), "switches=%u", switches);
 	if (!(f = gen_build("random", kv, 3, seed, &err)))
 		die("gen", &err);
-	root = la_updn_root(f, &none, seed, &err);
-	if (root == FAB_NONE || la_updn_build(f, root, &u, &err) || la_ctx_init(&c, f, &u, &err))
+	if (la_updn_root(f, &none, seed, 16, NULL, &root, &err) || la_updn_build(f, root.sw, &u, &err) ||
+	    la_ctx_init(&c, f, &u, &err))
 		die("up/down", &err);
 	t0 = now_ms();
 	if (la_paths_widest(&c, 0, 0, &sw, &err))

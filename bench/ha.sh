@@ -31,7 +31,7 @@ modes=${MODES:-osm fr host}
 # seconds for a repair to settle in the switches, and for a node that returns to take the mastership
 # back: the defaults suit ft648; at 5488 CAs OpenSM's sweep alone takes 7 s or more
 settle=${SETTLE:-3} back_s=${BACK_S:-8}
-base=$((23000 + $$ % 3000 * 10))
+base=$((23000 + $$ % 900 * 10))	# below the ephemeral ports (32768 on), which a client may hold
 cluster="e1=http://127.0.0.1:$((base + 3)),e2=http://127.0.0.1:$((base + 5)),e3=http://127.0.0.1:$((base + 7))"
 endpoints="http://127.0.0.1:$((base + 2)),http://127.0.0.1:$((base + 4)),http://127.0.0.1:$((base + 6))"
 pids=""

@@ -58,8 +58,10 @@ static void usage(FILE *out)
 	      "                         paths (with each path's DLID): every LID of every range\n"
 	      "                         routed from every switch, Up/Down-legal from the root\n"
 	      "      --root NODE        that Up/Down root (description or 0x GUID; default:\n"
-	      "                         a switch drawn with --seed)\n"
-	      "      --seed N           seed drawing the root (default 1)\n"
+	      "                         the switch the path-based engines choose, see --seed)\n"
+	      "      --seed N           without --root: 0 (default) chooses the root as pathsel\n"
+	      "                         does (the least expected load on the worst link); N >= 1\n"
+	      "                         draws it at random with seed N\n"
 	      "      --json             print JSON (schema fabroute-lids/1)\n"
 	      CLI_INPUT_HELP
 	      "  -h, --help             show this help\n"
@@ -279,11 +281,12 @@ static int realise(struct lids_run *x)
 	struct fab_lid_pin *pins = NULL;
 	struct rt_routing *r = NULL;
 	struct la_updn u = { 0 };
-	uint32_t root = la_updn_root(x->f, &args, x->o->seed, &err);
+	struct la_root root;
 	size_t n;
 	int rc = CLI_INPUT;
 
-	if (root == FAB_NONE || la_updn_build(x->f, root, &u, &err))
+	if (la_updn_root(x->f, &args, x->o->seed, 16, NULL, &root, &err) ||
+	    la_updn_build(x->f, root.sw, &u, &err))
 		goto out;
 	rc = CLI_FAIL;
 	if (la_plan(x->f, x->a.lmc, &pins, &n, &err) ||
@@ -297,7 +300,7 @@ static int realise(struct lids_run *x)
 		printf("written:      %s/{opensm-lfts.dump,guid2lid,topology.ibnd,paths%s}: root '%s', "
 		       "completion added %llu entries, %llu unrouted\n", x->o->out_dir,
 		       fab_lmc_max(x->f) ? "," FMT_DLIDS_FILE : "",
-		       FAB_LABEL(x->f, x->f->switches[root]), (unsigned long long)x->st.filled,
+		       FAB_LABEL(x->f, x->f->switches[root.sw]), (unsigned long long)x->st.filled,
 		       (unsigned long long)x->st.unrouted);
 	err.msg[0] = '\0';
 out:
@@ -399,8 +402,7 @@ static int print_json(const struct lids_run *x)
 
 int cmd_lids(int argc, char **argv)
 {
-	struct lids_opts o = { .from = FMT_AUTO, .la = { .heur = LA_COLOR_L, .input_order = 1 },
-			       .seed = 1 };
+	struct lids_opts o = { .from = FMT_AUTO, .la = { .heur = LA_COLOR_L, .input_order = 1 } };
 	struct lids_run x = { .o = &o };
 	int rc = parse_args(argc, argv, &o);
 

@@ -292,6 +292,12 @@ static void event_words(struct srco *s, const json_t *msg, const char *ev, char 
 		snprintf(out, len, "OpenSM subnet up");
 	else if (!strcmp(ev, "state_change"))
 		snprintf(out, len, "OpenSM state: %s", state ? state : "unknown");
+	else if (!strcmp(ev, "sweep_late"))
+		snprintf(out, len, "OpenSM has not begun the %s fabrouted asked for %.0f s ago: OpenSM is %s, SMPs "
+			 "awaiting an answer: %lld", json_is_false(json_object_get(msg, "heavy")) ? "reroute" :
+			 "heavy sweep", (double)json_integer_value(json_object_get(msg, "waited_ms")) / 1e3,
+			 state ? state : "unknown",
+			 (long long)json_integer_value(json_object_get(msg, "smps_outstanding")));
 	else if (!strcmp(ev, "port_errors")) {
 		osmp_guid_parse(json_object_get(msg, "guid"), &guid);
 		snprintf(who, sizeof(who), "0x%016llx", (unsigned long long)guid);
@@ -329,7 +335,10 @@ static void record(struct srco_conn *c, json_t *msg)
 	json_object_del(msg, "v");
 	if (store_event_add(s->st, loop_wall_ms(), strcmp(ev, "trap") ? "opensm" : "trap", text, msg, &err) < 0)
 		log_err("%s", err.msg);
-	log_debug("opensm event: %s", text);
+	if (!strcmp(ev, "sweep_late"))
+		log_warn("%s", text);
+	else
+		log_debug("opensm event: %s", text);
 	if (s->on_event && strcmp(ev, "trap"))
 		s->on_event(s->ud, ev, msg);
 }

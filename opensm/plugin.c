@@ -352,6 +352,7 @@ static int route_start(void *context)
 	int64_t t1;
 
 	*ps = (struct fosm_pass){ .t0 = osmp_now_ms(), .res = FOSM_ERROR, .timeout_ms = f->timeout_ms };
+	atomic_store(&f->sweep_asked, 0);	/* this pass routes what fabrouted asked for */
 	if (!ps->timeout_ms)
 		ps->timeout_ms = osmp_deadline_ms(cl_qmap_count(&f->osm->subn.sw_guid_tbl),
 						  cl_qmap_count(&f->osm->subn.port_guid_tbl));
@@ -568,6 +569,7 @@ static struct fosm *fosm_new(osm_opensm_t *osm)
 	f->route_fd = f->ctl_fd = -1;
 	f->timeout_ms = 0;	/* auto */
 	atomic_init(&f->stop, false);
+	atomic_init(&f->sweep_asked, 0);
 	pthread_mutex_init(&f->ctl_mu, NULL);
 	f->socket_path = strdup(OSMP_SOCKET_DEFAULT);
 	if (!f->socket_path || pipe2(f->wake, O_CLOEXEC | O_NONBLOCK)) {

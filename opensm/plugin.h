@@ -89,6 +89,11 @@
 #define FOSM_STATE_MS 200
 /** FOSM_CTL_IO_MS - longest the control thread waits on a hello or a started frame. */
 #define FOSM_CTL_IO_MS 1000
+/**
+ * FOSM_SWEEP_LATE_MS - a sweep fabrouted asked for whose routing pass has
+ * not begun this long after is said to be late (once)
+ */
+#define FOSM_SWEEP_LATE_MS 10000
 
 /** enum fosm_result - how a routing pass ended (the "pass_result" event) */
 enum fosm_result {
@@ -206,6 +211,11 @@ enum fosm_ctl_state {
  * @thread_started: @thread exists and must be joined
  * @stop: asks the thread to end
  * @wake: pipe; a byte on wake[1] interrupts the thread's waits
+ * @sweep_asked: osmp_now_ms() of the oldest sweep fabrouted asked for whose
+ *	routing pass has not begun, 0 when none waits; set by the thread,
+ *	cleared by the routing pass
+ * @sweep_heavy: a heavy sweep is among those asked (thread only)
+ * @sweep_told: @sweep_asked of the ask said to be late (thread only)
  */
 struct fosm {
 	osm_opensm_t *osm;
@@ -231,6 +241,9 @@ struct fosm {
 	int sm_state_sent;	/* the SM state last reported (control thread's) */
 	atomic_bool stop;
 	int wake[2];
+	atomic_int_least64_t sweep_asked;
+	bool sweep_heavy;
+	int64_t sweep_told;
 };
 
 /**

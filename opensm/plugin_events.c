@@ -8,7 +8,14 @@
  * attempt is made in create(), before OpenSM's first sweep, so that a
  * running daemon sees that sweep's events. A "sweep"
  * sets OpenSM's force_heavy_sweep (or force_reroute) and wakes the sweeper,
- * as OpenSM's console does.
+ * as OpenSM's console does. OpenSM keeps such a request while it sweeps:
+ * the flag stays set and the wake-up waits until the sweep under way ends
+ * (a heavy sweep still discovering starts its discovery again; one past it
+ * is followed by another), so the plugin asks once. It notes when it was
+ * asked until the engine's next routing pass begins; one that has not begun
+ * FOSM_SWEEP_LATE_MS later is said to be late, with OpenSM's state and its
+ * SMPs awaiting an answer (a sweep waits for every answer), and said again
+ * when it begins.
  *
  * report() is called by OpenSM's sweeper, dispatcher and perfmgr threads,
  * some holding osm->lock. It writes an event under fosm.ctl_mu with a
@@ -257,10 +264,15 @@ static void ctl_close(struct fosm *f, const char *why)
 static void ctl_sweep(struct fosm *f, const json_t *msg)
 {
 	bool heavy = !json_is_false(json_object_get(msg, "heavy"));
+	int_least64_t none = 0;
 
 	if (osm_exit_flag)
 		return;
 	FOSM_LOG(f, OSM_LOG_INFO, "fabrouted asks for a %s\n", heavy ? "heavy sweep" : "reroute");
+	if (atomic_compare_exchange_strong(&f->sweep_asked, &none, osmp_now_ms()))
+		f->sweep_heavy = heavy;	/* none waited: this ask is the oldest */
+	else
+		f->sweep_heavy |= heavy;
 	/* as OpenSM's console does: a plain flag, then wake the sweeper */
 	if (heavy)
 		f->osm->subn.force_heavy_sweep = TRUE;
@@ -302,6 +314,38 @@ static void ctl_state(struct fosm *f)
 	json_decref(ev);
 }
 
+/*
+ * The sweep fabrouted asked for, when its routing pass has not begun
+ * FOSM_SWEEP_LATE_MS after: said once, in OpenSM's log and as an event,
+ * with what OpenSM is doing; and said again in the log once it has begun.
+ */
+static void sweep_check(struct fosm *f)
+{
+	int64_t asked = atomic_load(&f->sweep_asked), now = osmp_now_ms();
+	const char *what = f->sweep_heavy ? "heavy sweep" : "reroute", *state;
+	int smps;
+	json_t *ev;
+
+	if (f->sweep_told && asked != f->sweep_told) {
+		FOSM_LOG(f, OSM_LOG_INFO, "the %s fabrouted asked for has begun (asked for %.1f s ago)\n", what,
+			 (double)(now - f->sweep_told) / 1e3);
+		f->sweep_told = 0;
+	}
+	if (!asked || f->sweep_told || now - asked < FOSM_SWEEP_LATE_MS)
+		return;
+	f->sweep_told = asked;
+	state = osm_get_sm_mgr_state_str(f->osm->subn.sm_state);
+	smps = f->osm->stats.qp0_mads_outstanding;
+	FOSM_LOG(f, OSM_LOG_INFO, "the %s fabrouted asked for %.0f s ago has not begun: OpenSM is %s, SMPs "
+		 "awaiting an answer: %d\n", what, (double)(now - asked) / 1e3, state, smps);
+	ev = json_pack("{s:s, s:s, s:b, s:I, s:s, s:i}", "type", "event", "event", "sweep_late", "heavy",
+		       f->sweep_heavy, "waited_ms", (json_int_t)(now - asked), "state", state, "smps_outstanding",
+		       smps);
+	if (ev)
+		fosm_event_send(f, ev);
+	json_decref(ev);
+}
+
 /* Wait for a message, a wake-up or FOSM_STATE_MS; read and handle one message. */
 static void ctl_serve(struct fosm *f)
 {
@@ -311,6 +355,7 @@ static void ctl_serve(struct fosm *f)
 	int n = poll(p, 2, FOSM_STATE_MS);
 
 	ctl_state(f);
+	sweep_check(f);
 	if (n <= 0 || !p[0].revents)
 		return;	/* EINTR, timeout or stop */
 	msg = osmp_recv(f->ctl_fd, osmp_now_ms() + FOSM_CTL_IO_MS, NULL, err, sizeof(err));

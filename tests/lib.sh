@@ -46,8 +46,17 @@ runs() {
 
 t_tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabroute-test.XXXXXX")
 t_sim_pids=""
+# t_alive PID...: one of them still runs
+t_alive() { for p in "$@"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
 t_cleanup() {
-	for p in $t_sim_pids; do kill "$p" 2>/dev/null; done
+	# the simulator last: an OpenSM that stops asks ibsim to clear its SM flag, and waits for the
+	# answer for ever once ibsim is gone; what has not stopped 3 s later is killed
+	t_left=""
+	for p in $t_sim_pids; do [ "$p" = "${SIM_PID:-}" ] || { kill "$p" 2>/dev/null && t_left="$t_left $p"; }; done
+	i=0
+	while [ $i -lt 30 ] && t_alive $t_left; do i=$((i + 1)); sleep 0.1; done
+	for p in $t_left; do kill -9 "$p" 2>/dev/null; done
+	[ -z "${SIM_PID:-}" ] || kill "$SIM_PID" 2>/dev/null
 	if [ "${T_KEEP:-0}" = 1 ]; then echo "# kept $t_tmp" >&2; else rm -rf "$t_tmp"; fi
 }
 trap t_cleanup EXIT INT TERM

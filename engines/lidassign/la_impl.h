@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the path-based engines of lidassign share (engines/lidassign/la_run.c,
- * la_select.c, pathsel.c, swidest.c, rename.c, explicit.c): the fabric's machines and their switches, shortest
+ * la_select.c, la_mllf.c, la_heap.c, pathsel.c, swidest.c, rename.c, explicit.c): the fabric's machines and their switches, shortest
  * legal Up*\/Down* distances towards every switch, and the path builders.
  */
 #ifndef FABROUTE_LA_IMPL_H
@@ -55,6 +55,41 @@ struct la_sel_stats {
  */
 int la_paths_select(const struct la_ctx *c, uint32_t max, int yen, struct fmt_paths *ps,
 		    struct la_sel_stats *st, struct fab_err *err);
+
+/*
+ * struct la_keys - a min-heap of 64-bit keys (engines/lidassign/la_heap.c):
+ * @e[0] the least of @n; zeroed is empty; free(@e) when done
+ */
+struct la_keys {
+	uint64_t *e;
+	uint32_t n, cap;
+};
+
+/* la_keys_push() - add @key; 0, or -1 when out of memory. la_keys_pop() - drop the least (@h->n > 0). */
+int la_keys_push(struct la_keys *h, uint64_t key);
+void la_keys_pop(struct la_keys *h);
+
+/*
+ * struct la_links - links in a max-heap by load per cable, ties to the lower
+ * link: @h[0] is the top of the @n in it; @pos[l] is link l's place
+ * (UINT32_MAX: not in it); @load[l] and @mult[l] (NULL: 1 each) are read,
+ * never written
+ */
+struct la_links {
+	const uint64_t *load;
+	const uint32_t *mult;
+	uint32_t *h, *pos, n;
+};
+
+/* la_links_init() - an empty heap of room for @nlinks links; 0, or -1 when out of memory. */
+int la_links_init(struct la_links *g, uint32_t nlinks, const uint64_t *load, const uint32_t *mult);
+void la_links_free(struct la_links *g);
+/* la_links_add() - put link @l (not in it) in the heap. */
+void la_links_add(struct la_links *g, uint32_t l);
+/* la_links_fix() - link @l's load changed: move it to its place (nothing if not in the heap). */
+void la_links_fix(struct la_links *g, uint32_t l);
+/* la_links_remove() - take link @l (in the heap) out. */
+void la_links_remove(struct la_links *g, uint32_t l);
 
 struct la_sel;
 
@@ -143,9 +178,11 @@ enum la_kind { LA_K_SELECT, LA_K_WIDEST, LA_K_RENAME, LA_K_EXPLICIT };
 /* Options the path-based engines share. */
 #define OPT_ROOT { .name = "root", .type = ENG_OPT_LIST, .defval = "", \
 	.help = "Up/Down root switch (a description or 0x node GUID; a CA names its switch); " \
-	"empty: drawn with seed" }
-#define OPT_SEED { .name = "seed", .type = ENG_OPT_INT, .defval = "1", \
-	.help = "seed drawing the root when root is empty", .min = 0, .max = 2147483647 }
+	"empty: see seed" }
+#define OPT_SEED { .name = "seed", .type = ENG_OPT_INT, .defval = "0", \
+	.help = "when root is empty: 0 chooses the root that leaves the least expected load on " \
+	"the worst link; N >= 1 draws it at random with seed N (the paper's way)", \
+	.min = 0, .max = 2147483647 }
 #define OPT_LIDS { .name = "lids", .type = ENG_OPT_ENUM, .defval = "color-l", \
 	.help = "LID assignment heuristic (Nienaber, Yuan and Duan)", .values = LA_HEUR_VALUES }
 #define OPT_DEGREE { .name = "degree", .type = ENG_OPT_ENUM, .defval = "round", \

@@ -43,11 +43,6 @@
 /* Check whether to stop this often (loop turns): cheap against a clock read. */
 #define STOP_EVERY 4096u
 
-struct lheap {
-	uint64_t *e;
-	uint32_t n, cap;
-};
-
 /*
  * struct la_sel - path selection at work, and its result
  * @cstart, @spn: per switch pair (a * ns + b), its first candidate and how
@@ -61,7 +56,7 @@ struct lheap {
  *       first pair that has k: every pair before it lacks k (for good)
  * @load: per link, scaled load; @lh: per link, a key per (switch pair,
  *        candidate) crossing it that may still lose a candidate
- * @gh, @gpos, @gn: the links with such keys, a max-heap by load
+ * @g: the links with such keys, a max-heap by load per cable (la_heap.c)
  * @cb, @b, @mult: with parallel cables, the switch graph with each set of
  *                 them as one link (la_bundle.c) and its cables per link
  *                 (NULL: 1); @c is then @cb
@@ -84,8 +79,9 @@ struct la_sel {
 	uint64_t *load;
 	int64_t *delta;		/* per link, the change being summed up */
 	uint32_t *dl, ndl;	/* the links with a change */
-	struct lheap *lh;
-	uint32_t *gh, *gpos, gn, nlinks;
+	struct la_keys *lh;
+	struct la_links g;
+	uint32_t nlinks;
 	uint32_t *machine;	/* per endpoint, its index in c->ca (NONE: not a machine) */
 	struct la_ctx cb;
 	struct la_bundle b;
@@ -213,105 +209,6 @@ static int sel_cands(struct la_sel *s, uint32_t max, int yen)
 	return rc;
 }
 
-/* --- the heaps ---- */
-
-static int gless(const struct la_sel *s, uint32_t x, uint32_t y)	/* x above y */
-{
-	uint64_t lx = s->load[x], ly = s->load[y];
-
-	if (s->mult) {		/* load per cable: compare lx / mx with ly / my */
-		lx *= s->mult[y];
-		ly *= s->mult[x];
-	}
-	return lx != ly ? lx > ly : x < y;
-}
-
-static void gswap(struct la_sel *s, uint32_t i, uint32_t j)
-{
-	uint32_t t = s->gh[i];
-
-	s->gh[i] = s->gh[j];
-	s->gh[j] = t;
-	s->gpos[s->gh[i]] = i;
-	s->gpos[s->gh[j]] = j;
-}
-
-static void gfix(struct la_sel *s, uint32_t l)
-{
-	uint32_t i = s->gpos[l];
-
-	if (i == UINT32_MAX)
-		return;
-	while (i && gless(s, s->gh[i], s->gh[(i - 1) / 2])) {
-		gswap(s, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
-	for (;;) {
-		uint32_t a = 2 * i + 1, b = a + 1, m = i;
-
-		if (a < s->gn && gless(s, s->gh[a], s->gh[m]))
-			m = a;
-		if (b < s->gn && gless(s, s->gh[b], s->gh[m]))
-			m = b;
-		if (m == i)
-			return;
-		gswap(s, i, m);
-		i = m;
-	}
-}
-
-static void gremove(struct la_sel *s, uint32_t l)
-{
-	uint32_t i = s->gpos[l], last = s->gh[--s->gn];
-
-	s->gpos[l] = UINT32_MAX;
-	if (last == l)
-		return;
-	s->gh[i] = last;
-	s->gpos[last] = i;
-	gfix(s, last);
-}
-
-static int lpush(struct lheap *h, uint64_t key)
-{
-	uint32_t i;
-
-	if (h->n == h->cap) {
-		uint32_t cap = h->cap ? h->cap * 2 : 8;
-		uint64_t *e = realloc(h->e, cap * sizeof(*e));
-
-		if (!e)
-			return -1;
-		h->e = e;
-		h->cap = cap;
-	}
-	for (i = h->n++; i && h->e[(i - 1) / 2] > key; i = (i - 1) / 2)
-		h->e[i] = h->e[(i - 1) / 2];
-	h->e[i] = key;
-	return 0;
-}
-
-static void lpop(struct lheap *h)
-{
-	uint64_t x = h->e[--h->n];
-	uint32_t i = 0;
-
-	for (;;) {
-		uint32_t a = 2 * i + 1, m = a;
-
-		if (a >= h->n)
-			break;
-		if (a + 1 < h->n && h->e[a + 1] < h->e[a])
-			m = a + 1;
-		if (h->e[m] >= x)
-			break;
-		h->e[i] = h->e[m];
-		i = m;
-	}
-	if (h->n)
-		h->e[i] = x;
-}
-
 /* Key: longest first, then most candidates, then lowest (pair, candidate). */
 static uint64_t key(uint32_t len, uint32_t cnt, uint32_t p, uint32_t k)
 {
@@ -423,7 +320,7 @@ static void apply_delta(struct la_sel *s)
 		if (!d)
 			continue;
 		s->load[l] = (uint64_t)((int64_t)s->load[l] + d);
-		gfix(s, l);
+		la_links_fix(&s->g, l);
 	}
 	s->ndl = 0;
 }
@@ -472,13 +369,9 @@ static int sel_init(struct la_sel *s, uint64_t *cands)
 	s->dl = malloc(((size_t)nl + 1) * sizeof(*s->dl));
 	s->load = calloc((size_t)nl + 1, sizeof(*s->load));
 	s->lh = calloc((size_t)nl + 1, sizeof(*s->lh));
-	s->gh = malloc(((size_t)nl + 1) * sizeof(*s->gh));
-	s->gpos = malloc(((size_t)nl + 1) * sizeof(*s->gpos));
-	if (!s->alive || !s->cnt || !s->load || !s->lh || !s->gh || !s->gpos || !s->psp ||
-	    !s->delta || !s->dl)
+	if (!s->alive || !s->cnt || !s->load || !s->lh || !s->psp || !s->delta || !s->dl ||
+	    la_links_init(&s->g, nl, s->load, s->mult))
 		return -1;
-	for (uint32_t l = 0; l < nl; l++)
-		s->gpos[l] = UINT32_MAX;
 	for (uint32_t p = 0; p < s->npairs; p++) {
 		uint32_t a, b;
 
@@ -507,15 +400,12 @@ static int sel_init(struct la_sel *s, uint64_t *cands)
 			const struct la_hop *h = sp_cand(s, sp, k);
 
 			for (uint32_t i = 0; e && i < sp_len(s, sp, k); i++)
-				if (lpush(&s->lh[link_of(s, &h[i])], e))
+				if (la_keys_push(&s->lh[link_of(s, &h[i])], e))
 					return -1;
 		}
 	for (uint32_t l = 0; l < nl; l++)
-		if (s->lh[l].n) {
-			s->gh[s->gn] = l;
-			s->gpos[l] = s->gn++;
-			gfix(s, l);
-		}
+		if (s->lh[l].n)
+			la_links_add(&s->g, l);
 	return 0;
 }
 
@@ -529,31 +419,31 @@ static int mllf(struct la_sel *s, uint64_t *removed)
 {
 	const struct eng_req *q = s->c->q;
 
-	for (uint32_t turn = 0; s->gn; turn++) {
-		uint32_t l = s->gh[0], p, k, sp;
-		struct lheap *h = &s->lh[l];
+	for (uint32_t turn = 0; s->g.n; turn++) {
+		uint32_t l = s->g.h[0], p, k, sp;
+		struct la_keys *h = &s->lh[l];
 		uint64_t e, now;
 
 		if (q && turn % STOP_EVERY == 0 && eng_stopped(q))
 			return 2;
 		if (!h->n) {
-			gremove(s, l);
+			la_links_remove(&s->g, l);
 			continue;
 		}
 		e = h->e[0];
-		lpop(h);
+		la_keys_pop(h);
 		p = (uint32_t)(e >> 4 & ((1ull << 49) - 1));
 		k = (uint32_t)(e & 15);
 		sp = s->psp[p];
 		now = sp_key(s, sp, k);
 		if (now != e) {
-			if (now && lpush(h, now))
+			if (now && la_keys_push(h, now))
 				return -1;
 			continue;
 		}
 		remove_cand(s, p, k);
 		++*removed;
-		if ((now = sp_key(s, sp, k)) && lpush(h, now))
+		if ((now = sp_key(s, sp, k)) && la_keys_push(h, now))
 			return -1;
 	}
 	return 0;
@@ -568,8 +458,7 @@ static void sel_drop_work(struct la_sel *s)
 	free(s->delta);
 	free(s->dl);
 	free(s->load);
-	free(s->gh);
-	free(s->gpos);
+	la_links_free(&s->g);
 	free(s->first);
 	free(s->order);
 	free(s->cur);
@@ -578,7 +467,7 @@ static void sel_drop_work(struct la_sel *s)
 	s->delta = NULL;
 	s->dl = NULL;
 	s->load = NULL;
-	s->gh = s->gpos = s->first = s->order = NULL;
+	s->first = s->order = NULL;
 }
 
 void la_sel_free(struct la_sel *s)

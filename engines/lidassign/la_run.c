@@ -22,7 +22,8 @@
  *    (BFS back from the destination's switch over down links), then the
  *    others by up links, nearest first, ties to the least loaded port.
  *
- * The run: Up*\/Down* from the root (option root, else drawn with seed), the
+ * The run: Up*\/Down* from the root (option root; else with seed N >= 1 drawn
+ * at random, as papers/002 does; else chosen: engines/lidassign/la_root.c), the
  * paths, their configurations (option lids: the heuristic), then the LID
  * plan: each CA port gets LMC ceil(lg k), its range aligned, switches LMC
  * 0, compact (la_plan()); eng_run() applies that plan. When the LIDs are
@@ -63,7 +64,7 @@ struct run {
 	struct fabric *g;
 	struct fab_lid_pin *pins;
 	size_t npins;
-	uint32_t root;
+	struct la_root root;
 };
 
 static void run_free(struct run *x)
@@ -171,16 +172,29 @@ static int lids(struct run *x, struct fab_err *err)
 static const char *const kind_names[] = { "path selection", "shortest-widest",
 					  "destination renaming", "fully explicit" };
 
+/* How the root was found, for the notes. */
+static const char *root_how(const struct la_root *r, char *buf, size_t size)
+{
+	if (r->how == LA_ROOT_GIVEN)
+		return "given";
+	if (r->how == LA_ROOT_DRAWN)
+		snprintf(buf, size, "drawn with seed %llu", (unsigned long long)r->seed);
+	else
+		snprintf(buf, size, "chosen of %u switches scored: candidates' CA max link load %.3f",
+			 r->tried, r->load);
+	return buf;
+}
+
 static char *notes(const struct run *x)
 {
 	const struct fabric *f = x->q->fabric;
 	const struct la_assign *a = &x->as;
-	char buf[1024];
+	char buf[1024], how[96];
 	int n;
 
-	n = snprintf(buf, sizeof(buf), "%s on Up/Down from root '%s'; %llu paths",
-		     kind_names[x->kind], FAB_LABEL(f, f->switches[x->root]),
-		     (unsigned long long)a->paths);
+	n = snprintf(buf, sizeof(buf), "%s on Up/Down from root '%s' (%s); %llu paths",
+		     kind_names[x->kind], FAB_LABEL(f, f->switches[x->root.sw]),
+		     root_how(&x->root, how, sizeof(how)), (unsigned long long)a->paths);
 	if (x->kind == LA_K_SELECT && n > 0 && (size_t)n < sizeof(buf))
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (from %llu candidates)",
 			      (unsigned long long)x->sel.cands);
@@ -207,10 +221,10 @@ int la_route_kind(const struct eng_req *q, const struct eng_args *a, struct eng_
 	x.o.heur = kind == LA_K_RENAME ? LA_GREEDY : kind == LA_K_EXPLICIT ? LA_GREEDY :
 		   (enum la_heur)eng_arg_enum(a, "lids");
 	x.o.dynamic = eng_arg_enum(a, "degree") == 1;
-	x.root = la_updn_root(q->fabric, a, (uint64_t)eng_arg_int(a, "seed"), err);
-	if (x.root == FAB_NONE)
+	if (la_updn_root(q->fabric, a, (uint64_t)eng_arg_int(a, "seed"),
+			 kind == LA_K_SELECT ? (uint32_t)eng_arg_int(a, "paths") : 16, q, &x.root, err))
 		return q->fabric->nswitches ? ENG_ERROR : ENG_NOT_APPLICABLE;
-	if (la_updn_build(q->fabric, x.root, &x.u, err) || la_ctx_init(&x.c, q->fabric, &x.u, err)) {
+	if (la_updn_build(q->fabric, x.root.sw, &x.u, err) || la_ctx_init(&x.c, q->fabric, &x.u, err)) {
 		rc = ENG_NOT_APPLICABLE;
 		goto out;
 	}

@@ -7,9 +7,9 @@
  * towards an earlier switch goes "up" (a lower level, or the same level and a lower GUID), any other hop
  * "down". A legal path never goes up after it went down; since the up hops
  * and the down hops each follow a strict order, legal paths close no cycle
- * of channel dependencies. The root is the option `root`, else a switch
- * drawn with the option `seed` (papers/002: "the root node is randomly
- * selected").
+ * of channel dependencies. The root is the option `root`, else with the
+ * option `seed` a switch drawn at random (papers/002: "the root node is
+ * randomly selected"), else the one engines/lidassign/la_root.c chooses.
  *
  * Shortest legal distances towards one switch t come from a BFS over
  * states (switch, phase) run backwards from t: du[x] is the shortest legal
@@ -62,38 +62,8 @@ fail:
 	return -1;
 }
 
-uint32_t la_updn_root(const struct fabric *f, const struct eng_args *a, uint64_t seed,
-		      struct fab_err *err)
-{
-	uint32_t *nodes, sw;
-	size_t n;
-	struct fab_rng rng;
-
-	if (!f->nswitches) {
-		fab_err_set(err, "the fabric has no switches");
-		return FAB_NONE;
-	}
-	if (eng_arg_nodes(a, "root", f, &nodes, &n, err))
-		return FAB_NONE;
-	if (n > 1) {
-		free(nodes);
-		fab_err_set(err, "option root: expected one node, found %zu", n);
-		return FAB_NONE;
-	}
-	if (n) {
-		sw = ucast_node_switch(f, nodes[0]);
-		if (sw == FAB_NONE)
-			fab_err_set(err, "option root: node '%s' is not linked to a switch",
-				    FAB_LABEL(f, nodes[0]));
-		free(nodes);
-		return sw;
-	}
-	fab_rng_seed(&rng, seed);
-	return (uint32_t)fab_rng_below(&rng, f->nswitches);
-}
-
-void la_updn_dist(const struct la_updn *u, uint32_t t, uint16_t *du, uint16_t *dd,
-		  uint32_t *queue)
+uint32_t la_updn_dist(const struct la_updn *u, uint32_t t, uint16_t *du, uint16_t *dd,
+		      uint32_t *queue)
 {
 	uint32_t ns = u->f->nswitches, head = 0, tail = 0;
 
@@ -127,6 +97,7 @@ void la_updn_dist(const struct la_updn *u, uint32_t t, uint16_t *du, uint16_t *d
 			}
 		}
 	}
+	return tail;
 }
 
 struct walk {

@@ -344,21 +344,49 @@ static inline int la_updn_up(const struct la_updn *u, uint32_t a, uint32_t b)
 	return u->pos[b] < u->pos[a];
 }
 
+/** How la_updn_root() found the root (struct la_root.how). */
+enum la_root_how { LA_ROOT_GIVEN, LA_ROOT_DRAWN, LA_ROOT_CHOSEN };
+
 /**
- * la_updn_root() - the root the engines use: option "root" (a node; a CA
- * names its switch) when given, else a switch drawn with @seed.
- * Return: the switch index, or FAB_NONE with @err set.
+ * struct la_root - the Up*\/Down* root of a path-based engine
+ * @sw: the root switch (index in fabric->switches)
+ * @how: enum la_root_how
+ * @seed: drawn: the seed
+ * @tried: chosen: the switches scored
+ * @load: chosen: its score, the CA max link load (each machine sending 1 in
+ *        all) with every machine pair spread evenly over its candidates
  */
-uint32_t la_updn_root(const struct fabric *f, const struct eng_args *a, uint64_t seed,
-		      struct fab_err *err);
+struct la_root {
+	uint32_t sw;
+	int how;
+	uint64_t seed;
+	uint32_t tried;
+	double load;
+};
+
+/**
+ * la_updn_root() - the root the engines use (engines/lidassign/la_root.c):
+ * option "root" (a node; a CA names its switch) when given; else, with
+ * @seed >= 1, a switch drawn at random with it (papers/002); else (@seed 0)
+ * the switch whose orientation leaves the least expected load on the worst
+ * link when each machine pair spreads over its first @cap (1 to 16)
+ * shortest legal paths
+ * @q: the routing run, for eng_stopped() (NULL: never stopped)
+ * Return: 0 with *@out set, or -1 with @err (unknown or ambiguous node, no
+ * switches, out of memory, stopped).
+ */
+int la_updn_root(const struct fabric *f, const struct eng_args *a, uint64_t seed, uint32_t cap,
+		 const struct eng_req *q, struct la_root *out, struct fab_err *err);
 
 /**
  * la_updn_dist() - shortest legal distances to switch @t: @du[x] from x when
  * it may still go up, @dd[x] when it may only go down (UINT16_MAX: none).
  * @queue holds 2 x nswitches entries.
+ * Return: the states reached, @queue[0 ..] in the order of their distance
+ * (x: switch x that may still go up; nswitches + x: that may only go down).
  */
-void la_updn_dist(const struct la_updn *u, uint32_t t, uint16_t *du, uint16_t *dd,
-		  uint32_t *queue);
+uint32_t la_updn_dist(const struct la_updn *u, uint32_t t, uint16_t *du, uint16_t *dd,
+		      uint32_t *queue);
 
 /**
  * la_updn_paths() - up to @max shortest legal switch paths from @s to @t

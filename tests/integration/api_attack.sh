@@ -29,10 +29,19 @@ attack() {
 	diag "$(cat "$t_tmp/flood.json")"
 }
 ff() { jq -r "$1" "$t_tmp/flood.json"; }
-# answered NAME WHAT: every probe of NAME (same, other, admin) answered
+# answered NAME WHAT: every probe of NAME (other, admin) answered; of the
+# health checks from the attack's own address (same), at most one lost: that
+# address is the attacker's client, whose every new connection may close one
+# of the client's connections not yet read, and on a loaded machine a check
+# can wait unread that long (the target, 99% of them within 100 ms, is
+# measured by bench/attacks.sh over 30 s attacks)
 answered() {
 	[ "$(ff ".$1 // empty")" ] || return 0
-	is "$2" "$(ff ".$1.n - .$1.ok")" 0
+	if [ "$1" = same ]; then
+		is "$2" "$(ff ".same.n - .same.ok <= 1")" true
+	else
+		is "$2" "$(ff ".$1.n - .$1.ok")" 0
+	fi
 }
 
 d_start a --topology gen:kary-ntree:k=4,n=2 --api-header-timeout-s 2 ||
@@ -45,13 +54,13 @@ is "slow bodies: the server closed every one" "$(ff '.open_at_end')" 0
 answered other "slow bodies: every health check from another address answered"
 for m in body expect; do
 	attack $m --conns 300 --from 127.0.0.1-5 --seconds 5 --interval 1 --persist
-	answered same "$m, reopened: every health check from the attack's address answered"
+	answered same "$m, reopened: the health checks from the attack's address answered (at most one lost)"
 	answered other "$m, reopened: every health check from another address answered"
 	answered admin "$m, reopened: every POST of the administrator answered"
 done
 
 attack slow --conns 300 --from 127.0.0.1 --seconds 4 --interval 1 --persist
-answered same "slowloris from 127.0.0.1: its own health checks answered"
+answered same "slowloris from 127.0.0.1: its own health checks answered (at most one lost)"
 answered other "slowloris from 127.0.0.1: health checks from another address answered"
 api GET /metrics
 like "metrics: reclaimed connections counted" "$body" "fabroute_api_connections_reclaimed_total [1-9]"
@@ -61,7 +70,7 @@ is "stopped cleanly" "$D_STATUS" 0
 d_start r --topology gen:kary-ntree:k=8,n=3 || { not_ok "fabrouted starts"; done_testing; }
 d_wait_epoch 1
 attack reads --conns 64 --from 127.0.0.1 --path /api/lfts --seconds 5
-answered same "heavy reads: every health check from the attack's address answered"
+answered same "heavy reads: the health checks from the attack's address answered (at most one lost)"
 answered other "heavy reads: every health check from another address answered"
 answered admin "heavy reads: every POST of the administrator answered"
 [ "$(ff .answers)" -gt 0 ] && ok "heavy reads: the reader is served too ($(ff .answers))" ||

@@ -22,7 +22,7 @@ cp "$plugin" "$t_tmp/plugin/libfabroute-osm.so"
 cd "$t_tmp" || exit 1
 
 # --- three etcd members -------------------------------------------------------------------
-base=$((21000 + $$ % 4000 * 10))
+base=$((21000 + $$ % 1100 * 10))	# below the ephemeral ports (32768 on), which a client may hold
 cluster=""
 for i in 1 2 3; do cluster="$cluster${cluster:+,}e$i=http://127.0.0.1:$((base + 2 * i + 1))"; done
 endpoints=""
@@ -53,7 +53,7 @@ start_fr() {
 		--replication etcd --etcd-endpoints "$endpoints" --node-name "node$1" || return 1
 	eval "FR_$1=\$D_PID URL_$1=\$D_URL"
 }
-# start_node N HCA PRIORITY: fabrouted N, then OpenSM N (OSM_N) on HCA
+# start_node N HCA PRIORITY [OPENSM-ARGS]: fabrouted N, then OpenSM N (OSM_N) on HCA
 start_node() {
 	start_fr "$1" "$2" || return 1
 	mkdir -p "$t_tmp/o$1"
@@ -67,7 +67,7 @@ start_node() {
 	EOC
 	( cd "$t_tmp/o$1" && LD_PRELOAD=$UMAD2SIM SIM_HOST=$2 LD_LIBRARY_PATH=$t_tmp/plugin \
 		OSM_CACHE_DIR=$t_tmp/o$1 OSM_TMP_DIR=$t_tmp/o$1 \
-		exec opensm -F "$t_tmp/o$1/osm.conf" -s 0 -d 2 -f "$t_tmp/o$1/osm.log" >"$t_tmp/o$1/out" 2>&1 ) &
+		exec opensm -F "$t_tmp/o$1/osm.conf" -s 0 -d 2 ${4:-} -f "$t_tmp/o$1/osm.log" >"$t_tmp/o$1/out" 2>&1 ) &
 	eval "OSM_$1=\$!"
 	t_sim_pids="$! $t_sim_pids"
 }
@@ -85,7 +85,21 @@ fab() { curl -s -m 5 "$1/api/fabric"; }
 read_switches() { (cd "$t_tmp" && LD_PRELOAD=$UMAD2SIM SIM_HOST=node-15 timeout 60 dump_fts 2>/dev/null) >"$1.dump"; lft_entries "$1.dump" >"$1"; grep -o 'Lid [0-9]*' "$1.dump" | sort >"$1.lids"; }
 
 start_node 1 node-00 10 || { not_ok "node 1 starts"; done_testing; }
-start_node 2 node-01 5 || { not_ok "node 2 starts"; done_testing; }
+# OpenSM 2 joins with OpenSM 1 frozen until it has found its own port. Otherwise OpenSM 1 may ask
+# it for its SMInfo (its trap 144 starts OpenSM 1's sweep) before it knows its port, and OpenSM
+# 3.3.23 then drops the request unanswered (osm_sminfo_rcv.c); the simulator times no request
+# out, so OpenSM 1's sweep would wait for that answer for ever, and never sweep again.
+i=0
+until grep -q "SUBNET UP" "$t_tmp/o1/osm.log" 2>/dev/null; do i=$((i + 1)); [ $i -gt 300 ] && break; sleep 0.1; done
+kill -STOP "$OSM_1"
+start_node 2 node-01 5 "-D 0x07" || { kill -CONT "$OSM_1"; not_ok "node 2 starts"; done_testing; }
+i=0	# OpenSM 2 asks OpenSM 1 for its SMInfo (it will answer once thawed): it knows its own port
+until grep -q "Detected another SM" "$t_tmp/o2/osm.log" 2>/dev/null; do i=$((i + 1)); [ $i -gt 300 ] && break; sleep 0.1; done
+kill -CONT "$OSM_1"
+# OpenSM takes SIGCONT as SIGHUP (a heavy sweep), but only sees it when its main loop wakes, up
+# to 10 s later, in the middle of the checks below; a SIGHUP wakes that loop now
+sleep 0.2
+kill -HUP "$OSM_1"
 wait_for "$URL_1" '.ha.role == "master"' && ok "node 1 is master (its OpenSM is)" || not_ok "node 1 is master (its OpenSM is)"
 wait_for "$URL_2" '.ha.role == "standby"' && ok "node 2 is standby" || not_ok "node 2 is standby"
 # same_copy: node 2's epoch is node 1's (number and digest)
@@ -114,18 +128,13 @@ like "  naming the master" "$(jq -r '.[0].role.title' "$t_tmp/web2.json" 2>/dev/
 D_URL=$URL_2 api POST /api/engine '{"chain":"updn"}'
 is "a write to the standby: 409" "$code" 409
 like "  naming the master" "$(jf .error.message)" "standby; the master is node1"
-# the engine change once OpenSM's first sweep is over: a sweep asked for while one runs may be lost
-i=0
-until grep -q "SUBNET UP" "$t_tmp/o1/osm.log" 2>/dev/null; do i=$((i + 1)); [ $i -gt 300 ] && break; sleep 0.1; done
 D_URL=$URL_1 api POST /api/engine '{"chain":"sftree,updn,minhop"}'
 is "a write to the master: acknowledged" "$code" 202
-# under OpenSM the new chain routes at OpenSM's next pass: wait for it (asking for a pass again every
-# 10 s), or the fault below would come first, with no base of that chain to repair
+# under OpenSM the new chain routes at the heavy sweep the change asks for: wait for it, or the
+# fault below would come first, with no base of that chain to repair
 i=0
 until fab "$URL_1" | jq -e '.epoch.chain == "sftree,updn,minhop"' >/dev/null; do
 	i=$((i + 1)); [ $i -gt 300 ] && break; sleep 0.1
-	[ $((i % 100)) = 0 ] && curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$t_tmp/token")" \
-		"$URL_1/api/reroute"
 done
 is "the master routed with the new chain" "$(fab "$URL_1" | jq -r .epoch.chain)" "sftree,updn,minhop"
 same_copy && ok "the standby follows" || not_ok "the standby follows"

@@ -10,12 +10,12 @@ plugdir=$t_tmp/plugin
 mkdir -p "$plugdir"
 cp "$plugin" "$plugdir/libfabroute-osm.so"
 
-# osm_start: OpenSM on $t_tmp/osm.conf, its log in $t_tmp/osm.log, dumps in
-# $t_tmp; sets OSM_PID
+# osm_start [ARGS...]: OpenSM on $t_tmp/osm.conf (ARGS added to its command
+# line), its log in $t_tmp/osm.log, dumps in $t_tmp; sets OSM_PID
 osm_start() {
 	( cd "$t_tmp" && LD_PRELOAD=$UMAD2SIM LD_LIBRARY_PATH=$plugdir OSM_CACHE_DIR=$t_tmp OSM_TMP_DIR=$t_tmp \
 		exec opensm -F "$t_tmp/osm.conf" -s 0 -d 2 -f "$t_tmp/osm.log" -D 0x43 --dump_files_dir "$t_tmp" \
-		>"$t_tmp/osm.out" 2>&1 ) &
+		"$@" >"$t_tmp/osm.out" 2>&1 ) &
 	OSM_PID=$!
 	t_sim_pids="$OSM_PID $t_sim_pids"
 }

@@ -10,6 +10,8 @@
  */
 #include "tests/unit/testutil.h"
 
+#include <math.h>
+
 #include "analysis/analysis.h"
 #include "engines/lidassign/la_impl.h"
 #include "gen/gen.h"
@@ -394,26 +396,35 @@ static void test_parallel_links(void **state)
 	fab_free(f);
 }
 
+/* CA paths on the worst link of @res: its CA max link load times the machines less one. */
+static double worst_ca_paths(const struct eng_res *res, uint32_t machines)
+{
+	return res->report.load.ca_max_load * (machines - 1);
+}
+
 /*
  * The EDR tree of tests/data/fabrics: six cables from every leaf to every
- * spine. With a leaf as Up/Down root (a spine root leaves leaf-to-leaf
- * paths no other turn than at the root) pathsel spreads the paths over
- * both spines and every cable: its worst link carries no more CA paths
- * than sftree's (each leaf sends 24 x 72 = 1728 pairs up 12 cables: 144 a
- * cable), and the cables take no LID (one per port).
+ * spine, 96 hosts. With default options pathsel chooses a leaf as Up/Down
+ * root and spreads the paths over both spines and every cable: its worst
+ * link carries 144 CA paths, no more than sftree's (each leaf sends 24 x 72
+ * = 1728 pairs up 12 cables: 144 a cable), and the cables take no LID (one
+ * per port). The paper's random root (seed 1 draws a spine) leaves the
+ * leaf pairs no turn but at that spine: 288 on its cables.
  */
 static void test_parallel_cables(void **state)
 {
 	struct fabric *f = tu_load("fabrics/edr-6x.ibnd", FMT_AUTO);
 	struct fab_err err = { { 0 } };
-	struct eng_res ps, sf;
+	struct eng_res ps, sf, drawn, given;
 	struct an_opts o = { .load = 1, .ca_only = 1 };
 	struct an_report rp, rs;
 	uint32_t used = 0;
 
 	(void)state;
-	run_engine_opts(f, "pathsel", "pathsel.root=0x248a070300f6c100", 1, ENG_OK, &ps, &err);
+	run_engine(f, "pathsel", 1, ENG_OK, &ps, &err);
 	check_routed(&ps, "pathsel");
+	assert_non_null(strstr(ps.routing->notes, "(chosen of 6 switches scored"));
+	assert_true(fabs(worst_ca_paths(&ps, 96) - 144) < 1e-6);
 	run_engine(f, "sftree", 1, ENG_OK, &sf, &err);
 	assert_int_equal(an_evaluate(ps.fabric, ps.routing, &o, &rp, &err), 0);
 	assert_int_equal(an_evaluate(sf.fabric, sf.routing, &o, &rs, &err), 0);
@@ -432,10 +443,81 @@ static void test_parallel_cables(void **state)
 		}
 	assert_int_equal(used, 96);
 	assert_non_null(strstr(ps.routing->notes, "96 LIDs for 96 ports"));
+	run_engine_opts(f, "pathsel", "pathsel.seed=1", 1, ENG_OK, &drawn, &err);
+	assert_non_null(strstr(drawn.routing->notes,
+			       "root 'SwitchIB Mellanox Technologies (0x7cfe900300a5a3c0)' (drawn with seed 1)"));
+	assert_true(fabs(worst_ca_paths(&drawn, 96) - 288) < 1e-6);
+	run_engine_opts(f, "pathsel", "pathsel.root=0x248a070300f6c100", 1, ENG_OK, &given, &err);
+	assert_non_null(strstr(given.routing->notes, "(0x248a070300f6c100)' (given)"));
+	assert_true(fabs(worst_ca_paths(&given, 96) - 144) < 1e-6);
 	an_report_free(&rp);
 	an_report_free(&rs);
 	eng_res_free(&ps);
 	eng_res_free(&sf);
+	eng_res_free(&drawn);
+	eng_res_free(&given);
+	fab_free(f);
+}
+
+/* The root la_updn_root() chooses for @f (cap 16): the same on a copy built in another order. */
+static struct la_root chosen_root(const struct fabric *f)
+{
+	struct eng_args none = { 0 };
+	struct fab_err err = { { 0 } };
+	struct la_root r, again;
+	uint32_t *order = tu_random_order(f, 3);
+	struct fabric *g = tu_rebuild(f, order, 5);
+
+	if (la_updn_root(f, &none, 0, 16, NULL, &r, &err))
+		fail_msg("la_updn_root: %s", err.msg);
+	assert_int_equal(la_updn_root(g, &none, 0, 16, NULL, &again, &err), 0);
+	assert_int_equal(r.how, LA_ROOT_CHOSEN);
+	assert_int_equal(g->nodes[g->switches[again.sw]].guid, f->nodes[f->switches[r.sw]].guid);
+	assert_int_equal(again.tried, r.tried);
+	free(order);
+	fab_free(g);
+	return r;
+}
+
+/*
+ * The chosen root: a leaf of two- and three-level trees (every shortest
+ * leaf-to-leaf path stays legal); a spine of ft648-rack, where a rack
+ * switch's first 16 of its 288 shortest paths to another rack would all
+ * cross one spine; on a tree of 320 switches, whose scoring would exceed
+ * the work allowed, one switch of each kind (leaf, middle, top); the same
+ * whatever the order of the records. Seeds draw as the paper does.
+ */
+static void test_root_choice(void **state)
+{
+	static const struct eng_opt schema[] = {
+		{ .name = "root", .type = ENG_OPT_LIST, .defval = "" }, { .name = NULL },
+	};
+	struct eng_args given = { .schema = schema, .val = { (char *)"spine-01" } };
+	struct fabric *f = tu_gen("kary-ntree k=4 n=3", 1);
+	struct fab_err err = { { 0 } };
+	struct la_root r = chosen_root(f);
+	struct la_root d1, d1b;
+
+	(void)state;
+	assert_int_equal(r.tried, f->nswitches);
+	assert_non_null(strstr(fab_desc(f, f->switches[r.sw]), "leaf"));
+	fab_free(f);
+	f = tu_gen("ft648-rack racks=4 hosts=8 uplinks=4", 1);
+	r = chosen_root(f);
+	assert_non_null(strstr(fab_desc(f, f->switches[r.sw]), "spine"));
+	assert_int_equal(la_updn_root(f, &given, 0, 16, NULL, &r, &err), 0);
+	assert_int_equal(r.how, LA_ROOT_GIVEN);
+	assert_string_equal(fab_desc(f, f->switches[r.sw]), "spine-01");
+	assert_int_equal(la_updn_root(f, &(struct eng_args){ 0 }, 7, 16, NULL, &d1, &err), 0);
+	assert_int_equal(la_updn_root(f, &(struct eng_args){ 0 }, 7, 16, NULL, &d1b, &err), 0);
+	assert_int_equal(d1.how, LA_ROOT_DRAWN);
+	assert_int_equal(d1.sw, d1b.sw);
+	fab_free(f);
+	f = tu_gen("mport-ntree m=16 n=3", 1);
+	r = chosen_root(f);
+	assert_int_equal(f->nswitches, 320);
+	assert_int_equal(r.tried, 3);
+	assert_non_null(strstr(fab_desc(f, f->switches[r.sw]), "leaf"));
 	fab_free(f);
 }
 
@@ -533,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_sm_lids),
 		cmocka_unit_test(test_parallel_links),
 		cmocka_unit_test(test_parallel_cables),
+		cmocka_unit_test(test_root_choice),
 		cmocka_unit_test(test_engine_options),
 		cmocka_unit_test(test_path_file),
 	};
