@@ -64,12 +64,14 @@
  * ahead of the second (step 1's ports, step 4) of earlier ones, in another
  * thread. Destinations are handed over in blocks of FT_BLOCK; the entries
  * of a block are written to the LFTs in one pass (blocks of consecutive
- * LIDs as 8 x 8 byte tiles). The result does not depend on the thread
+ * LIDs as 8 x 8 byte tiles), and the pairs left unrouted are counted off
+ * the block as it is written. The result does not depend on the thread
  * count.
  *
  * Cost: O(destinations x switch links) time (step 4b of a complete tree:
- * O(destinations x switches), see ftree_up.c), O(switch links) memory
- * besides the LFTs and the blocks (three of FT_BLOCK x switches x 4 bytes).
+ * O(destinations x switches), see ftree_up.c), O(switch links + LIDs)
+ * memory besides the LFTs and the blocks (FT_NBUF of FT_BLOCK x switches x
+ * 4 bytes).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -80,7 +82,7 @@
 
 /* Destinations handed from the first stage to the second at a time. */
 #define FT_BLOCK 64u
-/* LFT rows written ahead of their turn asked for (flush8()). */
+/* LFT rows asked for this many switches ahead of their writing (flush8()). */
 #define FT_AHEAD 16u
 /*
  * Blocks in flight with two threads: being filled, in the second stage, and
