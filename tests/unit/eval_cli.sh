@@ -72,7 +72,7 @@ out=$(FABROUTE_PROGRESS=now "$F" eval --json --subnet "$D/fattree/opensm-subnet.
 is "progress leaves stdout alone" "$out" "$plain"
 like "progress names the steps" "$(tr '\r' '\n' < "$t_tmp/progress")" "fabroute eval: reading the LFTs"
 like "progress counts destinations" "$(cat "$t_tmp/progress")" "fabroute eval: evaluating"
-like "progress line cleared at the end" "$(od -c "$t_tmp/progress" | tail -2 | head -1)" '\\r 033   \[   K *$'
+like "progress line cleared at the end" "$(tail -c 4 "$t_tmp/progress" | od -An -c)" '\\r 033   \[   K *$'
 out=$(FABROUTE_PROGRESS=now "$F" gen kary-ntree k=2 n=2 --link-faults 1 -o "$t_tmp/g.ibnd" 2>&1)
 like "gen shows its steps" "$out" "fabroute gen: applying faults"
 
