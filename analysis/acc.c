@@ -13,8 +13,8 @@
  * leads to (dependencies on the same VL, the common case: an increment, no
  * hashing); the walks through each channel are counted apart, in an array
  * by port (every destination's pass adds to it at every switch: kept
- * dense, it stays in cache where the blocks would not). Dependencies that change VL go to a
- * small hash table keyed by both channel ids. When every hop is on VL 0
+ * dense, it stays in cache where the blocks would not). Dependencies that
+ * change VL go to a small hash table keyed by both channel ids. When every hop is on VL 0
  * and no re-evaluation will need the counts, a bit per channel and
  * dependency says which exist instead: an eighth of a counter's cache
  * footprint, which is what the passes spend their time on at 10^4
@@ -43,8 +43,8 @@ int an_acc_init(struct an_acc *a, const struct an_plan *p)
 	a->eld = calloc(2 * (size_t)f->neps + 1, sizeof(*a->eld));
 	a->dall = calloc((size_t)f->nswitches + 1, sizeof(*a->dall));
 	a->dca = calloc((size_t)f->nswitches + 1, sizeof(*a->dca));
-	if (!a->blk || (!p->bits && !a->chan) || !a->arena || (p->bits && !a->bits) || !a->ld || !a->eld || !a->dall ||
-	    !a->dca) {
+	if (!a->blk || (!p->bits && !a->chan) || !a->arena || (p->bits && !a->bits) || !a->ld ||
+	    !a->eld || !a->dall || !a->dca) {
 		an_acc_fini(a);
 		return -1;
 	}
