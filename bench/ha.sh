@@ -183,6 +183,7 @@ for c in $(seq "$cycles"); do
 		[ $fault = 1 ] && echo "Unlink $link" > "$tmp/sim.in" && sleep "$settle"
 		tables "$tmp/before"
 		digest=$(curl -s -m 5 "$mu/api/fabric" | jq -r .routing.digest)
+		lag=$(health "$ou" | jq -r '"p50 \(.ha.replication.lag_ms_p50) ms, p99 \(.ha.replication.lag_ms_p99) ms"')
 		upo=$(ups $o)
 		frpos=$(size "$tmp/n$o/fr.log") osmpos=$(size "$tmp/n$o/osm.log")
 		t0=$(now_ms)
@@ -216,6 +217,7 @@ for c in $(seq "$cycles"); do
 			"$(changed "$tmp/before" "$tmp/after")" "$lids" "$([ $fault = 1 ] && echo "$kept" || echo "-")" \
 			"$acked" "${first:--}"
 		[ -z "$pass" ] || echo "      first pass: ${pass#*-> fabroute: }"
+		echo "      replication lag at the standby before the kill: $lag"
 		# the link back, and its reroute in the switches before the tables are read again
 		[ $fault = 1 ] && echo "ReLink $link" > "$tmp/sim.in" && sleep 4
 		if [ "$mode" != fr ]; then	# the node back: OpenSM may hand it the mastership again
