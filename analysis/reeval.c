@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/eval_impl.h"
+#include "analysis/reeval_impl.h"
 
 static int same_nodes(const struct fabric *a, const struct fabric *b)
 {
@@ -150,9 +150,16 @@ static int find_examples(const struct an_plan *p, const struct an_state *st, str
 	return 0;
 }
 
-/* Take the share of @dests out as (@pp) routed them, put it back as (@p) does. */
-static int update(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
-		  const uint32_t *dests, uint32_t n, uint32_t *spread)
+/* Every switch's DLID spread, as an_eval_run() gives it. */
+static void spreads(const struct an_plan *p, uint32_t *spread)
+{
+	for (uint32_t s = 0; s < p->c.f->nswitches; s++)
+		spread[s] = an_load_spread(p->c.f, p->c.r, p->lid_ep, s);
+}
+
+/* Both shares of @dests[0..@n) whole: (@pp)'s out, (@p)'s in. */
+static int update_whole(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
+			const uint32_t *dests, uint32_t n, uint32_t *spread)
 {
 	const struct fabric *f = p->c.f;
 	uint16_t *oh = calloc((size_t)f->neps + 1, sizeof(*oh));
@@ -171,6 +178,22 @@ out:
 	free(oh);
 	free(of);
 	return rc;
+}
+
+/*
+ * Take the share of @dests out as (@pp) routed them, put it back as (@p)
+ * does: by differences where the block pass takes them, whole otherwise.
+ */
+static int update(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
+		  uint32_t *dests, uint32_t n, uint32_t *spread)
+{
+	if (an_reeval_blocks(pp, p, st, dests, n, &n))
+		return -1;
+	if (n)
+		return update_whole(pp, p, st, dests, n, spread);
+	if (spread)
+		spreads(p, spread);
+	return 0;
 }
 
 static int redo(const struct fabric *pf, const struct rt_routing *pr, const struct fabric *f,
