@@ -303,7 +303,12 @@ static uint32_t ud_lid(const struct fd *x, uint8_t *st, uint32_t *stack, unsigne
 	return FD_NONE;
 }
 
-/* Every CA LID is routed over up*down* paths in the base (ftdlr_updown.c first, this when unsure). */
+/*
+ * Every CA LID the repair rewrites is routed over up*down* paths in the
+ * base (ftdlr_updown.c first, this when unsure). The others keep the
+ * base's entries, whatever they are: the proof of the repaired routing
+ * judges them with the rest, and checking them all would read every table.
+ */
 static int check_updown(struct fd *x, struct fab_err *err)
 {
 	const struct fabric *bf = x->bf;
@@ -327,7 +332,7 @@ static int check_updown(struct fd *x, struct fab_err *err)
 		if (bf->nodes[bf->eps[e].node].type == FAB_SWITCH || !lid)
 			continue;
 		for (unsigned l = lid; l < lid + n && l < x->br->lft_len && rc == ENG_OK; l++) {
-			uint32_t bad = ud_lid(x, st, stack, l);
+			uint32_t bad = x->need[l] ? ud_lid(x, st, stack, l) : FD_NONE;
 
 			if (bad != FD_NONE) {
 				fab_err_set(err, "the base routing is not an up/down fat-tree routing: the "
@@ -507,6 +512,7 @@ static void fd_fini(struct fd *x)
 	free(x->mark);
 	free(x->dist);
 	free(x->stack);
+	free(x->need);
 	free(x->sw_broken);
 	free(x->sw_touched);
 	free(x->ud);
@@ -561,7 +567,7 @@ static int fd_setup(struct fd *x, struct fab_err *err)
 			    "leaves linked horizontally" : "switches no leaf reaches");
 		return ENG_NOT_APPLICABLE;
 	}
-	if (setup_links(x))
+	if (setup_links(x) || fd_need(x))
 		return ENG_ERROR;
 	rc = setup_labels(x, err);
 	if (rc == ENG_OK)

@@ -38,6 +38,8 @@
  * @row, @fixed, @mark, @dist, @stack: per base switch, for the LID at hand
  * @bcol: per base switch, the base's entry for the LID at hand (its column,
  *        read once: the rows lie far apart)
+ * @need: per LID, some live switch's base entry for it crosses a dead link:
+ *        the LIDs the repair reads and rewrites (fd_need())
  * @sw_broken: per LID, a switch LID the rule left some switch without a way to
  * @sw_touched: per LID, a switch LID the repair changed
  * @sn: the base's subtree root when its switch paths turn through one
@@ -70,6 +72,7 @@ struct fd {
 	enum ftdlr_scope scope;
 	uint8_t *row, *fixed, *mark, *bcol;
 	uint32_t *dist, *stack;
+	uint8_t *need;
 	uint8_t *sw_broken, *sw_touched;
 	uint32_t sn;
 	unsigned snlid;
@@ -101,8 +104,15 @@ static inline uint32_t fd_link(const struct fd *x, uint32_t s, unsigned p)
 }
 
 /**
- * fd_updown_quick() - every CA LID of the base routed over up*down* paths
- * (or not at all), checked a block of LIDs at a time (ftdlr_updown.c)
+ * fd_need() - x->need[] from the base's rows of the switches with a dead
+ * link (ftdlr_repair.c). Return: 0, or -1 when out of memory.
+ */
+int fd_need(struct fd *x);
+
+/**
+ * fd_updown_quick() - every CA LID of the base that the repair rewrites
+ * (x->need[]) routed over up*down* paths (or not at all), checked a block
+ * of LIDs at a time (ftdlr_updown.c)
  * Return: 0 when so, -1 when unsure (a bad path, or out of memory): the
  * LID-by-LID check decides then.
  */

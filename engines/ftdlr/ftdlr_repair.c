@@ -735,9 +735,12 @@ static int find_dst(const struct fd *x, unsigned lid, struct dst *d)
 	return 1;
 }
 
-/* Mark the LIDs some live switch's base entry sends over a dead link. */
-static void affected(const struct fd *x, uint8_t *need)
+/* The LIDs some live switch's base entry sends over a dead link. */
+int fd_need(struct fd *x)
 {
+	x->need = calloc((size_t)x->br->lft_len + 1, 1);
+	if (!x->need)
+		return -1;
 	for (uint32_t s = 0; s < x->nsw; s++) {
 		uint8_t dead[256] = { 0 };
 		const uint8_t *row = rt_lft(x->br, s);
@@ -749,33 +752,29 @@ static void affected(const struct fd *x, uint8_t *need)
 			if (!x->alive[e])
 				any = dead[x->m.links[e].port] = 1;
 		for (uint32_t l = 1; any && l < x->br->lft_len; l++)
-			need[l] |= dead[row[l]];
+			x->need[l] |= dead[row[l]];
 	}
+	return 0;
 }
 
 int fd_repair_lids(struct fd *x)
 {
-	uint8_t *need = calloc((size_t)x->br->lft_len + 1, 1);
+	uint8_t *need = x->need;
 	struct dst d;
 
-	if (!need)
-		return -1;
-	affected(x, need);
 	if (x->sn != FD_NONE) {	/* the subtree root's LID first: the others turn on its way */
 		if (need[x->snlid] && find_dst(x, x->snlid, &d)) {
 			x->st.lids++;
 			x->sw_touched[x->snlid] = 1;
 			repair_lid(x, &d);
 		}
-		need[x->snlid] = 0;
 		fd_sn_ways(x);
 	}
 	for (uint32_t l = 1; l < x->br->lft_len; l++)
-		if (need[l] && find_dst(x, l, &d)) {
+		if (need[l] && (x->sn == FD_NONE || l != x->snlid) && find_dst(x, l, &d)) {
 			x->st.lids++;
 			x->sw_touched[l] = d.is_switch;
 			repair_lid(x, &d);
 		}
-	free(need);
 	return 0;
 }
