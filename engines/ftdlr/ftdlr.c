@@ -347,6 +347,35 @@ static int check_updown(struct fd *x, struct fab_err *err)
 	return rc;
 }
 
+/* The turning switches of the switch LIDs @lid[0..@n) (in increasing order), by their columns. */
+static void turning_cols(struct fd *x, unsigned *lid, uint32_t n, uint8_t *col)
+{
+	for (uint32_t i = 1; i < n; i++)	/* switches by GUID: their LIDs in any order */
+		for (uint32_t k = i; k > 0 && lid[k - 1] > lid[k]; k--) {
+			unsigned t = lid[k];
+
+			lid[k] = lid[k - 1];
+			lid[k - 1] = t;
+		}
+	fd_columns(x, lid, n, col);
+	for (uint32_t j = 0; j < n; j++) {
+		const uint8_t *c = col + (size_t)j * x->nsw;
+
+		for (uint32_t s = 0; s < x->nsw; s++) {
+			uint8_t p = c[s], q;
+			uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, s, p), y, f;
+
+			if (e == FD_NONE || is_up_link(x, s, e))
+				continue;
+			y = x->m.links[e].peer;
+			q = c[y];
+			f = q == RT_NO_PORT ? FD_NONE : fd_link(x, y, q);
+			if (f != FD_NONE && is_up_link(x, y, f))
+				x->turning[y] = 1;
+		}
+	}
+}
+
 /*
  * The base's turning switches: where some switch LID's path comes down and
  * goes up again (sftree turns its switch pairs in the subtree of its root).
@@ -358,26 +387,24 @@ static int check_updown(struct fd *x, struct fab_err *err)
 static int setup_turning(struct fd *x)
 {
 	const struct fabric *bf = x->bf;
+	uint8_t *col = malloc((size_t)FD_COLS * x->nsw + 1);
+	unsigned lid[FD_COLS];
+	uint32_t n = 0;
 
 	x->turning = calloc((size_t)x->nsw + 1, 1);
-	if (!x->turning)
+	if (!x->turning || !col) {
+		free(col);
 		return -1;
-	for (uint32_t d = 0; d < x->nsw; d++) {
-		unsigned lid = fab_port(bf, bf->switches[d], 0)->lid;
-
-		for (uint32_t s = 0; lid && s < x->nsw; s++) {
-			uint8_t p = rt_lft_get(x->br, s, lid), q;
-			uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, s, p), y, f;
-
-			if (e == FD_NONE || is_up_link(x, s, e))
-				continue;
-			y = x->m.links[e].peer;
-			q = rt_lft_get(x->br, y, lid);
-			f = q == RT_NO_PORT ? FD_NONE : fd_link(x, y, q);
-			if (f != FD_NONE && is_up_link(x, y, f))
-				x->turning[y] = 1;
+	}
+	for (uint32_t d = 0; d <= x->nsw; d++) {
+		if (d < x->nsw && (lid[n] = fab_port(bf, bf->switches[d], 0)->lid) != 0)
+			n++;
+		if (n && (n == FD_COLS || d == x->nsw)) {
+			turning_cols(x, lid, n, col);
+			n = 0;
 		}
 	}
+	free(col);
 	return 0;
 }
 
@@ -464,33 +491,6 @@ static char *notes(const struct fd *x, enum ftdlr_scope scope)
 
 /* --- the repair -------------------------------------------------------------------- */
 
-/* Entries, switches and 64-LID blocks of x->r that differ from the base. */
-static void count_changes(struct fd *x)
-{
-	uint32_t len = x->br->lft_len;
-
-	for (uint32_t s = 0; s < x->nsw; s++) {
-		const uint8_t *a = rt_lft(x->br, s), *b;
-		uint32_t blocks = 0;
-
-		if (fd_dead(x, s))
-			continue;
-		b = rt_lft(x->r, x->cur[s]);
-		for (uint32_t start = 0; start < len; start += 64) {
-			uint32_t end = start + 64 < len ? start + 64 : len, n = 0;
-
-			for (uint32_t l = start; l < end; l++)
-				n += a[l] != b[l];
-			x->st.entries += n;
-			blocks += n > 0;
-		}
-		x->st.switches += blocks > 0;
-		x->st.blocks += blocks;
-		if (blocks > x->st.max_blocks)
-			x->st.max_blocks = blocks;
-	}
-}
-
 static void fd_fini(struct fd *x)
 {
 	if (x->m.f)
@@ -513,6 +513,7 @@ static void fd_fini(struct fd *x)
 	free(x->dist);
 	free(x->stack);
 	free(x->need);
+	free(x->chg);
 	free(x->sw_broken);
 	free(x->sw_touched);
 	free(x->ud);
@@ -536,7 +537,7 @@ static int fd_alloc(struct fd *x)
 	x->sw_broken = calloc((size_t)x->br->lft_len + 1, 1);
 	x->sw_touched = calloc((size_t)x->br->lft_len + 1, 1);
 	if (!x->ustar || !x->lstar || !x->wsel || !x->row || !x->bcol || !x->fixed || !x->mark ||
-	    !x->dist || !x->stack || !x->sw_broken || !x->sw_touched)
+	    !x->dist || !x->stack || !x->sw_broken || !x->sw_touched || fd_changes_init(x))
 		return -1;
 	for (uint32_t s = 0; s < x->nsw; s++)
 		x->ustar[s] = x->lstar[s] = FD_UNSET;
@@ -601,7 +602,7 @@ int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const str
 	if (rc == ENG_OK && (fd_repair_lids(&x) || fd_vls(&x, err)))
 		rc = ENG_ERROR;
 	if (rc == ENG_OK)
-		count_changes(&x);
+		fd_count_changes(&x);
 	if (rc == ENG_OK && !(x.r->notes = notes(&x, scope)))
 		rc = ENG_ERROR;
 	if (rc == ENG_ERROR && !err->msg[0])	/* else the switch LIDs could not be routed: why */

@@ -51,6 +51,10 @@
  * @anchor: per base switch, that entry and the next ones only go down to @sn
  * @sw_updown: the base turns no path and runs switch destinations on the
  *             CAs' VL (ftree): switch LIDs are repaired as CA LIDs are
+ * @chg: per live switch, a bit per 64-LID block where the repair wrote an
+ *       entry other than the base's (@nblk64 blocks; fd_put_columns())
+ * @recount: entries were written besides fd_put_columns(): the figures
+ *           compare every table with the base's
  * @st: the figures
  */
 struct fd {
@@ -79,6 +83,9 @@ struct fd {
 	uint8_t *ud, *snway, *anchor;
 	uint32_t ud_sw;
 	int sw_updown;
+	uint64_t *chg;
+	uint32_t nblk64;
+	int recount;
 	struct ftdlr_stats st;
 };
 
@@ -102,6 +109,29 @@ static inline uint32_t fd_link(const struct fd *x, uint32_t s, unsigned p)
 		return FD_NONE;
 	return x->plink[f->nodes[f->switches[s]].port0 + p];
 }
+
+/* LIDs whose columns are read and written at once (ftdlr_cols.c). */
+#define FD_COLS 64u
+
+/**
+ * fd_columns() - @col[j * nsw + s] := the base's entry of switch @s for
+ * @lid[j], j < @n (LIDs in increasing order), read row by row
+ */
+void fd_columns(const struct fd *x, const unsigned *lid, uint32_t n, uint8_t *col);
+
+/** fd_changes_init() - x->chg for the LFTs' length. Return: 0, or -1 when out of memory. */
+int fd_changes_init(struct fd *x);
+
+/**
+ * fd_put_columns() - write the repaired columns @col (as fd_columns() lays
+ * them out) of LIDs @lid[0..@n) into x->r, counting the entries that differ
+ * from the base's (@base, the same layout) into x->st and x->chg
+ */
+void fd_put_columns(struct fd *x, const unsigned *lid, uint32_t n, const uint8_t *base,
+		    const uint8_t *col);
+
+/** fd_count_changes() - x->st's switches and blocks changed (and entries with x->recount). */
+void fd_count_changes(struct fd *x);
 
 /**
  * fd_need() - x->need[] from the base's rows of the switches with a dead
