@@ -516,6 +516,9 @@ static void fd_fini(struct fd *x)
 	free(x->chg);
 	free(x->sw_broken);
 	free(x->sw_touched);
+	for (uint32_t s = 0; x->udc && s < x->nsw; s++)
+		free(x->udc[s]);
+	free(x->udc);
 	free(x->ud);
 	free(x->snway);
 	free(x->anchor);

@@ -47,6 +47,8 @@
  * @snlid: @sn's LID
  * @ud: per base switch, towards the switch @ud_sw (the LID at hand's): its
  *      class (ftdlr_sn.c)
+ * @udc: per base switch d, @ud towards d once worked out (NULL: not yet);
+ *       @udc_bytes, what they hold
  * @snway: per base switch, its entry towards @sn in the repair (RT_NO_PORT: none)
  * @anchor: per base switch, that entry and the next ones only go down to @sn
  * @sw_updown: the base turns no path and runs switch destinations on the
@@ -82,6 +84,8 @@ struct fd {
 	unsigned snlid;
 	uint8_t *ud, *snway, *anchor;
 	uint32_t ud_sw;
+	uint8_t **udc;
+	size_t udc_bytes;
 	int sw_updown;
 	uint64_t *chg;
 	uint32_t nblk64;
