@@ -16,7 +16,9 @@
 # LFT entries and LIDs that differ in the switches before and after (read
 # over SMP by dump_fts from a third HCA, not from fabroute), whether the
 # repair in force is kept, whether the acknowledged chain is in force, and
-# how long the new master's fabrouted took to answer its OpenSM's first pass.
+# how long the new master's fabrouted took to answer its OpenSM's first pass
+# (from the request's first byte to the answer, as the plugin logs it; "kept":
+# with the warm copy, not routed again).
 # Then OpenSM alone (ftree, two OpenSMs, no fabroute) on the same fabric.
 #
 #   bench/ha.sh [BUILD_DIR]         FABRIC="ft648" CYCLES=4 MODES="osm fr host" SETTLE=3 BACK_S=8
@@ -68,9 +70,31 @@ start_osm() {
 		printf 'routing_engine %s\nsm_priority %s\nsminfo_polling_timeout 500\npolling_retry_number 2\n' "${4:-updn}" "$3"
 	} > "$tmp/n$1/osm.conf"
 	(cd "$tmp/n$1" && LD_PRELOAD=$umad SIM_HOST=$2 LD_LIBRARY_PATH=$tmp OSM_CACHE_DIR=$tmp/n$1 OSM_TMP_DIR=$tmp/n$1 \
-		exec opensm -F "$tmp/n$1/osm.conf" -s 0 -d 2 -f "$tmp/n$1/osm.log" > "$tmp/n$1/osm.out" 2>&1) &
+		exec opensm -F "$tmp/n$1/osm.conf" -s 0 -d 2 $osm_extra -f "$tmp/n$1/osm.log" > "$tmp/n$1/osm.out" 2>&1) &
 	eval "OSM_$1=\$!"
 	pids="$pids $!"
+}
+osm_extra=""
+# join_osm N HCA PRIORITY [ENGINE]: OpenSM of node N joins while the other node's runs, that one
+# frozen until OpenSM N has found its own port (it logs "Detected another SM" at -D 0x07).
+# Otherwise the running OpenSM may ask it for its SMInfo before it knows its port; OpenSM 3.3.23
+# drops such a request unanswered and the simulator times no request out, so the running
+# OpenSM's sweep would wait for ever (tests/sim/ha.sh has the whole story).
+join_osm() {
+	eval "other=\${OSM_$((3 - $1)):-}"
+	if [ -z "$other" ] || ! kill -0 "$other" 2> /dev/null; then
+		start_osm "$@"
+		return
+	fi
+	pos=$(size "$tmp/n$1/osm.log")
+	kill -STOP "$other"
+	osm_extra="-D 0x07"
+	start_osm "$@"
+	osm_extra=""
+	wait_new "$tmp/n$1/osm.log" "$pos" "Detected another SM" 1 60 || echo "note: OpenSM $1 did not see the other SM in 60 s"
+	kill -CONT "$other"
+	sleep 0.2
+	kill -HUP "$other"	# it sees SIGCONT only when its main loop wakes, up to 10 s later
 }
 health() { curl -s -m 5 "$1/api/health"; }
 # detach PID: a process killed by a signal stays attached to ibsim (10 clients at most): ibsim's
@@ -102,11 +126,12 @@ tables() {
 	grep -o 'Lid [0-9]*' "$1.dump" | sort > "$1.lids"
 }
 changed() { LC_ALL=C comm -3 "$1" "$2" | awk '{ print $1, $2 }' | sort -u | wc -l; }
-ups() { u=$(grep -c "SUBNET UP" "$tmp/n$1/osm.log" 2> /dev/null || true); echo "${u:-0}"; }
+# "-> SUBNET UP": the one line per subnet up at every log level (-D 0x07 adds a banner)
+ups() { u=$(grep -c -- "-> SUBNET UP" "$tmp/n$1/osm.log" 2> /dev/null || true); echo "${u:-0}"; }
 wait_up() { i=0; while [ "$(ups "$1")" -lt "$2" ]; do i=$((i + 1)); [ $i -gt 1200 ] && return 1; sleep 0.05; done; }
 wait_role() { i=0; while [ "$(role "$1")" != "$2" ]; do i=$((i + 1)); [ $i -gt 1200 ] && return 1; sleep 0.05; done; }
 up_ms() { # the stamp (ms since midnight) of node N's K-th SUBNET UP, as epoch ms
-	grep "SUBNET UP" "$tmp/n$1/osm.log" | sed -n "$2p" | awk -v d="$(date -u +%s)" '{ split($3, t, ":")
+	grep -- "-> SUBNET UP" "$tmp/n$1/osm.log" | sed -n "$2p" | awk -v d="$(date -u +%s)" '{ split($3, t, ":")
 		printf "%d\n", ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000 + $4 / 1000 }'; }
 midnight_ms() { echo $(( $(date -d "$(date +%F) 00:00:00" +%s) * 1000 )); }
 
@@ -138,8 +163,9 @@ printf "%-5s %-10s %12s %8s %6s %8s %8s %14s\n" mode failover "SUBNET UP ms" ent
 for i in 1 2 3; do start_etcd "$i"; done
 sleep 2
 start_fr 1 "$hca1"; start_fr 2 "$hca2"
-start_osm 1 "$hca1" 5; start_osm 2 "$hca2" 5
-wait_up 1 1 || wait_up 2 1 || die "no OpenSM brought the subnet up"
+start_osm 1 "$hca1" 5
+wait_up 1 1 || die "OpenSM 1 did not bring the subnet up"
+join_osm 2 "$hca2" 5
 m=1
 wait_role "$URL_1" master || { m=2; wait_role "$URL_2" master; } || die "no fabrouted became master"
 run=0
@@ -158,6 +184,7 @@ for c in $(seq "$cycles"); do
 		tables "$tmp/before"
 		digest=$(curl -s -m 5 "$mu/api/fabric" | jq -r .routing.digest)
 		upo=$(ups $o)
+		frpos=$(size "$tmp/n$o/fr.log") osmpos=$(size "$tmp/n$o/osm.log")
 		t0=$(now_ms)
 		case $mode in
 		osm) kill_osm $m ;;
@@ -175,7 +202,12 @@ for c in $(seq "$cycles"); do
 		fi
 		detach_dead
 		tables "$tmp/after"
-		first=$(grep 'published (opensm)' "$tmp/n$o/fr.log" | tail -1 | sed -n 's/.*; \([0-9.]*\) ms after the change.*/\1/p')
+		# the new master's first pass, as its OpenSM's plugin logged it: fabrouted's time from the
+		# request's first byte to its answer (the sum of the parts it reports), and whether it kept the copy
+		pass=$(tail -c +$((osmpos + 1)) "$tmp/n$o/osm.log" | grep -m1 'routed by fabrouted' || true)
+		first=$(printf '%s' "$pass" | sed -n 's/.*fabrouted: read \([0-9]*\), subnet \([0-9]*\), [a-z]* \([0-9]*\), evaluation \([0-9]*\), rest \([0-9]*\) ms.*/\1 \2 \3 \4 \5/p' |
+			awk '{ print $1 + $2 + $3 + $4 + $5 }')
+		tail -c +$((frpos + 1)) "$tmp/n$o/fr.log" | grep -q "kept epoch [0-9]*'s routing" && first="$first kept"
 		[ "$mode" = fr ] && first=-
 		kept=$([ "$(curl -s -m 5 "$new/api/fabric" | jq -r .routing.digest)" = "$digest" ] && echo yes || echo no)
 		acked=$([ "$(curl -s -m 5 "$new/api/config" | jq -r .engine_in_use)" = "$chain" ] && echo kept || echo LOST)
@@ -183,13 +215,14 @@ for c in $(seq "$cycles"); do
 		printf "%-5s %-10s %12s %8s %6s %8s %8s %14s\n" "$mode" "node$m>node$to" "$upms" \
 			"$(changed "$tmp/before" "$tmp/after")" "$lids" "$([ $fault = 1 ] && echo "$kept" || echo "-")" \
 			"$acked" "${first:--}"
+		[ -z "$pass" ] || echo "      first pass: ${pass#*-> fabroute: }"
 		# the link back, and its reroute in the switches before the tables are read again
 		[ $fault = 1 ] && echo "ReLink $link" > "$tmp/sim.in" && sleep 4
 		if [ "$mode" != fr ]; then	# the node back: OpenSM may hand it the mastership again
 			tables "$tmp/before"
 			[ "$mode" = host ] && start_etcd $m
 			start_fr $m "$mh"
-			start_osm $m "$mh" 5
+			join_osm $m "$mh" 5
 			sleep "$back_s"
 			back=$m
 			eval "[ \"\$(role \$URL_$m)\" = master ]" || m=$o
@@ -212,8 +245,10 @@ simlog=$tmp/sim2.log
 sim=$!
 wait_new "$tmp/sim2.log" 0 "simulator ready" 1 120 "$sim" || die "ibsim did not start"
 rm -f "$tmp/n1/osm.log" "$tmp/n2/osm.log"
-start_osm 1 "$hca1" 10 ftree; start_osm 2 "$hca2" 5 ftree
+OSM_1="" OSM_2=""
+start_osm 1 "$hca1" 10 ftree
 wait_up 1 1 || die "OpenSM alone did not come up"
+join_osm 2 "$hca2" 5 ftree
 for fault in 0 1; do
 	sleep 2
 	[ $fault = 1 ] && echo "Unlink $link" > "$tmp/sim.in" && sleep "$settle"
@@ -233,7 +268,7 @@ for fault in 0 1; do
 		"$(changed "$tmp/before" "$tmp/after")" "$(cmp -s "$tmp/before.lids" "$tmp/after.lids" && echo 0 || echo changed)"
 	[ $fault = 1 ] && echo "ReLink $link" > "$tmp/sim.in"
 	up1=$(ups 1)
-	start_osm 1 "$hca1" 10 ftree
+	join_osm 1 "$hca1" 10 ftree
 	wait_up 1 $((up1 + 1)) || true
 	sleep 2
 done

@@ -24,12 +24,12 @@
 #include "engines/engine.h"
 #include "formats/formats.h"
 
-struct pipe_settings daemon_settings(const struct config *c, const struct eng_files *files, const char *chain,
+struct pipe_settings daemon_settings(struct daemon *d, const struct config *c, const char *chain,
 				     const char *options)
 {
 	return (struct pipe_settings){
 		.chain = chain ? chain : c->engine, .options = options ? options : c->engine_options,
-		.files = files,
+		.files = &d->files_src, .files_gen = engf_gen(d->files),
 		.budget = { .time_ms = c->engine_timeout_s * 1000u, .memory = (size_t)c->engine_memory_mb << 20 },
 		.lmc = c->lmc, .holddown_ms = c->holddown_ms, .keep = c->snapshot_keep,
 		.max_age_days = c->snapshot_max_age_days, .policy = config_policy(c->publish_policy),
@@ -142,7 +142,7 @@ static int hook_engine(void *ud, const char *chain, const char *options, struct 
 		return -1;
 	}
 	pthread_mutex_lock(&d->cfg_mu);
-	set = daemon_settings(&d->cfg, &d->files_src, chain, options);
+	set = daemon_settings(d, &d->cfg, chain, options);
 	if (d->ha && ha_settings_put(d->ha, &set, &err)) {	/* replicated first: never lost */
 		pthread_mutex_unlock(&d->cfg_mu);
 		api_err_set(aerr, 503, "not_replicated", "the engine selection is not applied: the "

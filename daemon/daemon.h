@@ -84,9 +84,9 @@ struct api_hooks daemon_hooks(struct daemon *d);
 
 /**
  * daemon_settings() - the pipeline settings in @c, with @chain/@options
- * overriding when not NULL, file options from @files
+ * overriding when not NULL, file options from @d's cache (with its generation)
  */
-struct pipe_settings daemon_settings(const struct config *c, const struct eng_files *files, const char *chain,
+struct pipe_settings daemon_settings(struct daemon *d, const struct config *c, const char *chain,
 				     const char *options);
 
 /* daemon/check.c */

@@ -45,6 +45,7 @@ struct engf {
 	pthread_mutex_t mu;
 	struct engf_entry e[ENGF_CACHE_MAX];
 	unsigned n;
+	uint64_t gen;		/* +1 whenever a file's contents change */
 };
 
 struct engf *engf_new(void)
@@ -328,7 +329,10 @@ static int keep(struct engf *f, const char *value, char *data, size_t len)
 		return -1;
 	}
 	pthread_mutex_lock(&f->mu);
-	if ((old = find(f, value))) {
+	old = find(f, value);
+	if (!old || old->len != len || memcmp(old->data, data, len))
+		f->gen++;
+	if (old) {
 		free(old->name);
 		free(old->data);
 		*old = f->e[--f->n];
@@ -397,6 +401,16 @@ static int cached(void *ud, const char *value, char **data, size_t *len, struct 
 		fab_err_set(err, e ? "out of memory" : "'%s' was not read beforehand (reload the configuration)",
 			    value);
 	return rc;
+}
+
+uint64_t engf_gen(struct engf *f)
+{
+	uint64_t g;
+
+	pthread_mutex_lock(&f->mu);
+	g = f->gen;
+	pthread_mutex_unlock(&f->mu);
+	return g;
 }
 
 struct eng_files engf_source(struct engf *f)

@@ -37,6 +37,9 @@ int engf_read(const char *dir, const char *value, char **data, size_t *len, stru
  */
 int engf_prepare(struct engf *f, const char *dir, const char *chain, const char *options, struct fab_err *err);
 
+/** engf_gen() - a number that changes whenever a file's contents in @f change. */
+uint64_t engf_gen(struct engf *f);
+
 /** engf_source() - file options from @f's cache alone (no I/O): for eng_chain_parse_files(). */
 struct eng_files engf_source(struct engf *f);
 

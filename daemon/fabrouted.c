@@ -432,7 +432,7 @@ static int start_ha(struct daemon *d, struct fab_err *err)
 	struct ha_opts o = {
 		.endpoints = d->cfg.etcd_endpoints, .prefix = d->cfg.etcd_prefix,
 		.node = d->cfg.node_name, .api_url = url, .timeout_ms = d->cfg.etcd_timeout_ms,
-		.settings = daemon_settings(&d->cfg, &d->files_src, NULL, NULL),	/* this node's configuration */
+		.settings = daemon_settings(d, &d->cfg, NULL, NULL),	/* this node's configuration */
 	};
 
 	if (strcmp(d->cfg.replication, "etcd"))

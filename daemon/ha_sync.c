@@ -87,23 +87,18 @@ static char *base_text(const struct fabric *f, size_t *tlen, struct fab_err *err
 	return text;
 }
 
-/* @text (@tlen bytes) zlib-compressed after the line @meta; NULL with @err. */
-static char *pack_base(char *text, size_t tlen, const char *meta, size_t *len, struct fab_err *err)
+/* @text (@tlen bytes) zlib-compressed, after room for @room bytes; NULL with @err. */
+static char *zip_base(const char *text, size_t tlen, size_t room, size_t *zlen, struct fab_err *err)
 {
-	char *out = NULL;
-	size_t mlen = strlen(meta);
-	uLongf zlen;
+	uLongf n = compressBound(tlen);
+	char *out = malloc(room + n);
 
-	zlen = compressBound(tlen);
-	out = malloc(mlen + 1 + zlen);
-	if (!out || compress2((Bytef *)out + mlen + 1, &zlen, (Bytef *)text, tlen, 6) != Z_OK) {
+	if (!out || compress2((Bytef *)out + room, &n, (const Bytef *)text, tlen, 6) != Z_OK) {
 		fab_err_set(err, "compressing the base fabric failed");
 		free(out);
 		return NULL;
 	}
-	memcpy(out, meta, mlen);
-	out[mlen] = '\n';
-	*len = mlen + 1 + zlen;
+	*zlen = n;
 	return out;
 }
 
@@ -148,36 +143,49 @@ static int vl_caps_apply(struct fabric *f, const char *text)
 	return n == f->nnodes ? 0 : -1;
 }
 
+#define BASE_META_MAX 4096u	/* the meta line, VL capacities aside */
+
+/*
+ * The base: its meta line, then the fabric compressed. The meta's time_ms
+ * is taken once the value is ready, just before the write: the lag is the
+ * replication's, not the compression's.
+ */
 static int put_base(struct ha *h, const struct epoch *e, struct fab_err *err)
 {
-	char key[256], *meta = NULL, *val = NULL;
-	size_t len = 0, tlen = 0;
-	char *text = base_text(e->fabric, &tlen, err);
 	const struct fabric *f = e->fabric;
-	char sm[24] = "", *caps = vl_caps_text(f);
-	json_t *j;
-
-	if (f->sm_node != FAB_NONE)	/* a routing input the file format does not carry (sftree) */
-		snprintf(sm, sizeof(sm), "0x%016" PRIx64, f->nodes[f->sm_node].guid);
-	j = text && caps ? json_pack("{s:I, s:s, s:s, s:I, s:s, s:i, s:s, s:I}", "seq", (json_int_t)e->seq,
-				     "digest", epoch_digest(e), "engine", e->engine, "size", (json_int_t)tlen,
-				     "sm_guid", sm, "sm_port", (int)f->sm_port, "vl_caps", caps,
-				     "time_ms", (json_int_t)loop_wall_ms()) : NULL;
+	size_t tlen = 0, zlen = 0, room, mlen = 0;
+	char key[256], sm[24] = "", *meta = NULL, *caps = vl_caps_text(f);
+	char *text = caps ? base_text(f, &tlen, err) : NULL;
+	char *val = NULL;
+	const char *dg;
+	json_t *j = NULL;
 	int rc = -1;
 
-	free(caps);
-
+	room = caps ? BASE_META_MAX + strlen(caps) : 0;
+	if (text)
+		val = zip_base(text, tlen, room, &zlen, err);
+	free(text);
+	if (f->sm_node != FAB_NONE)	/* a routing input the file format does not carry (sftree) */
+		snprintf(sm, sizeof(sm), "0x%016" PRIx64, f->nodes[f->sm_node].guid);
+	if (val && (dg = epoch_digest(e)))
+		j = json_pack("{s:I, s:s, s:s, s:I, s:s, s:i, s:s, s:I}", "seq", (json_int_t)e->seq,
+			      "digest", dg, "engine", e->engine, "size", (json_int_t)tlen,
+			      "sm_guid", sm, "sm_port", (int)f->sm_port, "vl_caps", caps,
+			      "time_ms", (json_int_t)loop_wall_ms());
 	meta = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	json_decref(j);
-	val = meta ? pack_base(text, tlen, meta, &len, err) : NULL;
-	free(text);
-	if (!text)
+	free(caps);
+	if (!val || !meta || (mlen = strlen(meta)) >= room) {
+		if (!err->msg[0])
+			fab_err_set(err, "out of memory");
+		free(val);
+		free(meta);
 		return -1;
+	}
+	memcpy(val + room - mlen - 1, meta, mlen);	/* the meta line right before the data */
+	val[room - 1] = '\n';
 	snprintf(key, sizeof(key), "%sbase", h->prefix);
-	if (val)
-		rc = etcd_put(h->etcd, key, val, len, 0, NULL, err);
-	else if (!meta)
-		fab_err_set(err, "out of memory");
+	rc = etcd_put(h->etcd, key, val + room - mlen - 1, mlen + 1 + zlen, 0, NULL, err);
 	free(meta);
 	free(val);
 	return rc;

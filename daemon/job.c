@@ -63,6 +63,21 @@ static char *routing_key(const struct pipe_settings *s)
 	return k;
 }
 
+/* A hash of what a routing is made under besides the fabric (struct epoch's @inputs); never 0. */
+static uint64_t inputs_of(const struct pipe_settings *s)
+{
+	char key[64];
+	uint64_t h = 14695981039346656037ull;
+	const char *parts[] = { s->chain, "|", s->options, "|", key };
+
+	snprintf(key, sizeof(key), "%u|%d|%d|%u|%zu|%llu", s->lmc, s->policy, s->repair,
+		 s->budget.time_ms, s->budget.memory, (unsigned long long)s->files_gen);
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		for (const char *c = parts[i]; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	return h ? h : 1;
+}
+
 /* --- the routing run ------------------------------------------------------- */
 
 /*
@@ -154,6 +169,7 @@ static struct epoch *from_run(struct pipeline *p, struct job *j, struct eng_res 
 
 	if (!e)
 		return NULL;
+	e->inputs = inputs_of(&j->set);
 	j->kind = repaired ? JOB_REPAIR : JOB_FULL;
 	if (repaired)
 		rt_diff(p->base.epoch->fabric, p->base.epoch->routing, e->fabric, e->routing,
@@ -192,6 +208,64 @@ static struct epoch *try_repair(struct pipeline *p, struct job *j, const struct 
 	return e;
 }
 
+/*
+ * The routing in force @cur may stand for what this pass would make: OpenSM
+ * gave a fabric alike to the one @cur was made for (fab_routes_alike()),
+ * under the same settings, and @cur is the chain's routing or a repair of
+ * the base that is still the base. Every engine being canonical, routing
+ * again would give the same tables.
+ */
+static int reusable(const struct pipeline *p, const struct job *j, const struct fabric *f,
+		    const struct epoch *cur)
+{
+	int full = !strcmp(cur->kind, "full") || !strcmp(cur->kind, "rebalance");
+	int repair = !strcmp(cur->kind, "repair");
+
+	return j->given && !j->repair_only && cur->inputs && cur->inputs == inputs_of(&j->set) &&
+	       ((full && p->base.epoch == cur) || (repair && cur->base && cur->base == p->base.epoch)) &&
+	       fab_routes_alike(cur->fabric, f);
+}
+
+/*
+ * @cur's routing for @f, kept (ENG_MODE_KEEP) and proven from @cur's proof:
+ * a new epoch without routing again, or NULL (then the pass routes).
+ */
+static struct epoch *reuse(struct pipeline *p, struct job *j, const struct fabric *f,
+			   struct epoch *cur)
+{
+	struct eng_chain c;
+	struct eng_since since = { cur->fabric, cur->routing, &cur->report };
+	struct eng_req req = { .fabric = f, .chain = &c, .prev_fabric = cur->fabric,
+			       .prev = cur->routing, .mode = ENG_MODE_KEEP, .eval = &eval_opts,
+			       .since = &since, .policy = (enum eng_policy)j->set.policy };
+	struct fab_err err = { { 0 } };
+	struct eng_res res;
+	struct epoch *e = NULL;
+	char line[160];
+	int rc;
+
+	if (!reusable(p, j, f, cur) || eng_chain_parse_str(&c, cur->engine, "", &err))
+		return NULL;
+	rc = eng_run(&req, &res, &err);
+	eng_chain_free(&c);
+	if (rc != ENG_OK || !(e = epoch_from(&res, cur->chain, &err))) {
+		log_info("the routing in force is not kept for the unchanged fabric, the chain routes: %s",
+			 err.msg[0] ? err.msg : res.log);
+		return NULL;
+	}
+	e->inputs = cur->inputs;
+	snprintf(e->engine, sizeof(e->engine), "%s", cur->engine);
+	snprintf(line, sizeof(line), "%s: kept epoch %llu's routing: the fabric and the settings are those it "
+		 "was made for", cur->engine, (unsigned long long)cur->seq);
+	free(e->engine_log);
+	e->engine_log = strdup(line);
+	j->kind = strcmp(cur->kind, "repair") ? JOB_FULL : JOB_REPAIR;
+	if (j->kind == JOB_REPAIR)
+		rt_diff(p->base.epoch->fabric, p->base.epoch->routing, e->fabric, e->routing, &j->diff);
+	log_info("%s", line);
+	return e;
+}
+
 /* What this reroute publishes: a repair, the chain's routing, or a rebalance judged (JOB_KEEP: declined). */
 static struct epoch *make_routing(struct pipeline *p, struct job *j, const struct fabric *f,
 				  struct fab_err *err)
@@ -200,6 +274,8 @@ static struct epoch *make_routing(struct pipeline *p, struct job *j, const struc
 	int rebal = rebalance_wanted(j->rebalance, p->base.repaired, f, cur);
 	struct eng_res res;
 
+	if (!rebal && cur && (e = reuse(p, j, f, cur)))
+		goto out;
 	if (!rebal && (e = try_repair(p, j, f)))
 		goto out;
 	if (j->repair_only) {

@@ -43,12 +43,15 @@
  *                                            routing replaces a repair
  * @files: where the chain's file options come from (read beforehand; NULL:
  *         the files themselves)
+ * @files_gen: a number that changes when the files' contents change (a
+ *             routing made before is then not reused for an unchanged fabric)
  * @budget: what each engine may spend (its cancel flag is the pipeline's:
  *          pipe_free() stops an engine still running)
  */
 struct pipe_settings {
 	const char *chain, *options;
 	const struct eng_files *files;
+	uint64_t files_gen;
 	struct eng_budget budget;
 	unsigned lmc, holddown_ms, keep, max_age_days;
 	int policy;

@@ -76,7 +76,7 @@ struct pipe_settings daemon_effective_settings(struct daemon *d, const struct co
 		log_err("%s", err.msg);
 	if (*chain && !*opts)
 		*opts = strdup("");
-	return daemon_settings(c, &d->files_src, *chain, *chain ? *opts : NULL);
+	return daemon_settings(d, c, *chain, *chain ? *opts : NULL);
 }
 
 static void reload_refused(struct daemon *d, struct config *c, const struct fab_err *err)

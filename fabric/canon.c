@@ -102,3 +102,34 @@ int fab_canon_order(struct fabric *f, struct fab_err *err)
 	free(order);
 	return rc;
 }
+
+static int same_node(const struct fab_node *x, const struct fab_node *y)
+{
+	return x->guid == y->guid && x->sysimg_guid == y->sysimg_guid && x->type == y->type &&
+	       x->nports == y->nports && x->vl_cap == y->vl_cap && x->port0 == y->port0 &&
+	       x->swidx == y->swidx;
+}
+
+static int same_port(const struct fab_port *x, const struct fab_port *y)
+{
+	return x->guid == y->guid && x->peer == y->peer && x->peer_port == y->peer_port &&
+	       x->lid == y->lid && x->lmc == y->lmc;
+}
+
+int fab_routes_alike(const struct fabric *a, const struct fabric *b)
+{
+	if (!a->finalized || !b->finalized || a->nnodes != b->nnodes || a->nports != b->nports ||
+	    a->nswitches != b->nswitches || a->neps != b->neps || a->nlinks != b->nlinks ||
+	    a->lid_top != b->lid_top)
+		return 0;
+	for (uint32_t n = 0; n < a->nnodes; n++)
+		if (!same_node(&a->nodes[n], &b->nodes[n]))
+			return 0;
+	for (uint32_t p = 0; p < a->nports; p++)
+		if (!same_port(&a->ports[p], &b->ports[p]))
+			return 0;
+	for (uint32_t e = 0; e < a->neps; e++)
+		if (a->eps[e].node != b->eps[e].node || a->eps[e].port != b->eps[e].port)
+			return 0;
+	return 1;
+}

@@ -252,6 +252,18 @@ int fab_finalize(struct fabric *f, struct fab_err *err);
  */
 int fab_reorder(struct fabric *f, const uint32_t *order, struct fab_err *err);
 
+/**
+ * fab_routes_alike() - @a and @b are the same input to a routing: both
+ * finalized, and equal in everything the evaluation reads and every engine
+ * reads to route (nodes: GUID, system image GUID, type, ports, VL capacity;
+ * ports: GUID, link, LID, LMC). Widths, speeds, port states, descriptions
+ * and the SM's port do not enter. Every engine being canonical, a routing
+ * made for @a is one the engine would make for @b with the same settings:
+ * the same, or (sftree, whose subtree root avoids the SM's leaf) one as
+ * valid, made for the SM's other place.
+ */
+int fab_routes_alike(const struct fabric *a, const struct fabric *b);
+
 /* --- reading ---------------------------------------------------------- */
 
 static inline struct fab_port *fab_port(const struct fabric *f, uint32_t node, unsigned port)

@@ -36,6 +36,10 @@
  * @base: a repair's base (a reference), NULL for the others
  * @engine_log: the chain's log (one line per engine tried)
  * @topo_hash: fab_topology_hash() of @fabric
+ * @inputs: a hash of the settings the routing was made under (chain, options,
+ *          LMC, policy, repair, budget, option files), 0 when not made by the
+ *          chain or the repair engine (a restore, OpenSM's own): a routing
+ *          made under others is never reused for an unchanged fabric
  * @compute_ms, @eval_ms: time spent routing and evaluating
  * @fabric: the fabric routed, finalized, with LIDs
  * @routing: the routing
@@ -64,6 +68,7 @@ struct epoch {
 	struct epoch *base;
 	char *engine_log;
 	uint64_t topo_hash;
+	uint64_t inputs;
 	double compute_ms, eval_ms;
 	struct fabric *fabric;
 	struct rt_routing *routing;

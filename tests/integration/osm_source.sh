@@ -102,6 +102,22 @@ is "the plugin gets a heavy sweep request" "$(tail -1 "$t_tmp/sweep.out")" ok
 sleep 0.2
 api GET /metrics
 like "metrics: fabroute_osm_connected is 0 once no plugin is connected" "$body" "fabroute_osm_connected 0"
+
+# A pass over the fabric the routing in force was made for, under the same
+# settings, keeps that routing (proven again, not routed again); another
+# chain routes anew.
+api GET /api/fabric
+in_force=$(jf .epoch.seq)
+is "the subnet of the routing in force again: the same LFTs" "$(play route)" ok
+api GET /api/fabric
+is "... from the routing in force, kept without routing" "$(jf .epoch.engine_log)" \
+	"minhop: kept epoch $in_force's routing: the fabric and the settings are those it was made for"
+like "... and proven again, from its proof" "$(grep 'published (opensm)' "$D_LOG.new" | tail -1)" \
+	"evaluated in [0-9.]+ ms \(0 of 4 destinations\), connected, deadlock-free"
+api POST /api/engine '{"chain":"updn"}'
+is "the same subnet under another chain" "$(play route)" ok
+api GET /api/fabric
+is "... is routed by that chain, nothing kept" "$(jf '"\(.epoch.engine) \(.epoch.engine_log | test("kept"))"')" "updn false"
 d_stop
 is "SIGTERM: exit 0" "$D_STATUS" 0
 [ ! -e "$sock" ] && ok "the socket file is removed" || not_ok "the socket file is removed"

@@ -10,7 +10,8 @@
 # - SIGKILL of the master's OpenSM and fabrouted: the standby's OpenSM takes
 #   over, its fabrouted becomes master and answers the first pass with the
 #   same tables: 0 LFT entries and 0 LIDs change in the switches (read over
-#   SMP from a third HCA), the repair is kept, the chain is the one POSTed.
+#   SMP from a third HCA), the repair is kept (the warm copy answers, not
+#   routed again), the chain is the one POSTed.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$top_srcdir/tests/integration/daemon_lib.sh"
 have_ibsim || skip_all "ibsim, umad2sim or infiniband-diags missing"
@@ -195,6 +196,11 @@ is "takeover: 0 LFT entries changed in the switches" "$1" 0
 cmp -s before.lids after.lids && ok "takeover: 0 LIDs changed" || not_ok "takeover: 0 LIDs changed"
 is "takeover: the repair is kept (same digest)" "$(fab "$URL_2" | jq -r .routing.digest)" "$repair"
 is "takeover: the acknowledged chain is in force" "$(curl -s "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
+grep -q "ftdlr: kept epoch [0-9]*'s routing" "$t_tmp/n2.log.new" &&
+	ok "takeover: the first pass is answered with the warm copy, not routed again" ||
+	not_ok "takeover: the first pass is answered with the warm copy, not routed again"
+like "  proven from the copy's proof, no destination redone" "$(grep -m1 'published (opensm)' "$t_tmp/n2.log.new")" \
+	"evaluated in [0-9.]+ ms \(0 of [0-9]+ destinations\)"
 
 # --- node 2 in a minority: two of the three etcd members stop -----------------------------
 kill -9 $ETCD_1_AGAIN $ETCD_2

@@ -422,6 +422,64 @@ static void test_osm_subnet(void **state)
 	}
 }
 
+/* A copy of @f with one change @what makes: fab_routes_alike() must tell it from @f. */
+static void differs(const struct fabric *f, int what, const char *name)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *g = fab_copy(f, &err);
+	uint32_t sw = f->switches[0], ep = f->neps - 1;
+
+	assert_non_null(g);
+	if (what == 0)
+		fab_port(g, g->eps[ep].node, g->eps[ep].port)->lid++;
+	else if (what == 1)
+		g->nodes[sw].vl_cap = g->nodes[sw].vl_cap == 8 ? 4 : 8;
+	else if (what == 2)
+		g->nodes[g->eps[ep].node].guid++;
+	else if (what == 3)
+		g->nodes[sw].sysimg_guid ^= 1;
+	else if (what == 4)
+		fab_port(g, g->eps[ep].node, g->eps[ep].port)->lmc++;
+	else {
+		for (unsigned p = 1; p <= g->nodes[sw].nports; p++)
+			if (fab_port(g, sw, p)->peer != FAB_NONE) {
+				fab_link_remove(g, sw, p);
+				break;
+			}
+		assert_int_equal(fab_finalize(g, &err), 0);
+	}
+	if (fab_routes_alike(f, g))
+		fail_msg("%s: change %d not told apart", name, what);
+	fab_free(g);
+}
+
+/*
+ * fab_routes_alike(): the same graph in any record order is alike, and so
+ * with the SM elsewhere; a LID, an LMC, a VL capacity, a node GUID, a
+ * system image GUID or a link changed is not.
+ */
+static void test_alike(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		struct fabric *f = family(i);
+		uint32_t *rnd = tu_random_order(f, 600 + i);
+		struct fabric *g = tu_rebuild(f, rnd, 700 + i);
+
+		if (!fab_routes_alike(f, g) || !fab_routes_alike(g, f))
+			fail_msg("%s: the same graph in another order is not alike", families[i].name);
+		g->sm_node = g->eps[0].node;
+		g->sm_port = g->eps[0].port;
+		if (!fab_routes_alike(f, g))
+			fail_msg("%s: the SM elsewhere is not alike", families[i].name);
+		for (int what = 0; what < 6; what++)
+			differs(f, what, families[i].name);
+		fab_free(g);
+		free(rnd);
+		fab_free(f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_lids),
 		cmocka_unit_test(test_ftdlr_repair),
 		cmocka_unit_test(test_osm_subnet),
+		cmocka_unit_test(test_alike),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,7 +12,8 @@
  * epoch and records an error; an epoch a reader holds
  * outlives the swap; a stored snapshot is restored without routing when the
  * routing inputs match, and not otherwise; OpenSM's answers become current
- * once installed and never when not, OpenSM's own tables are adopted.
+ * once installed and never when not, OpenSM's own tables are adopted; a
+ * pass over the routing in force's fabric under its settings keeps it.
  */
 #include <pthread.h>
 #include <unistd.h>
@@ -273,6 +274,70 @@ static void test_opensm_answers(void **state)
 	ps_stop(x);
 }
 
+/* An OpenSM pass of @f (a copy is routed), installed at once: the epoch (a reference). */
+static struct epoch *osm_pass(struct ps_fix *x, const struct fabric *f)
+{
+	struct fab_err err = { { 0 } };
+	struct pipe_stats before;
+	struct epoch *e;
+
+	pipe_stats(x->p, &before);
+	if (!(e = pipe_route_fabric(x->p, fab_copy(f, &err), &err)))
+		fail_msg("pass: %s", err.msg);
+	pipe_installed(x->p, e->seq, 1);
+	ps_wait_for(x, before.ok + 1, 0);
+	return e;
+}
+
+static int kept(const struct epoch *e)
+{
+	return e->engine_log && strstr(e->engine_log, "'s routing: the fabric and the settings are those it was made for");
+}
+
+/*
+ * A pass over the fabric the routing in force was made for, under the same
+ * settings, keeps that routing (the same tables, not routed again); a
+ * changed LID, or option files read again with other contents, route anew.
+ */
+static void test_opensm_keeps(void **state)
+{
+	struct pipe_settings set = { .chain = "sftree", .options = "", .keep = 10 };
+	struct fab_err err = { { 0 } };
+	struct epoch *a, *b, *c, *d;
+	struct fabric *g;
+	struct ps_fix *x;
+
+	(void)state;
+	ps_reset_tree();
+	x = ps_start(&set);
+	a = osm_pass(x, ps_src.topo);
+	b = osm_pass(x, ps_src.topo);
+	assert_false(kept(a));
+	assert_true(kept(b));
+	assert_string_equal(epoch_digest(a), epoch_digest(b));
+	assert_int_equal(b->report.dests, 0);	/* proven from a's proof */
+
+	g = fab_copy(ps_src.topo, &err);	/* the last CA's LID moved */
+	fab_port(g, g->eps[g->neps - 1].node, g->eps[g->neps - 1].port)->lid = (uint16_t)(g->lid_top + 1);
+	assert_int_equal(fab_finalize(g, &err), 0);
+	c = osm_pass(x, g);
+	assert_false(kept(c));
+	fab_free(g);
+
+	set.files_gen = 1;			/* the option files' contents changed */
+	assert_int_equal(pipe_settings_set(x->p, &set, NULL, &err), 0);
+	d = osm_pass(x, ps_src.topo);
+	assert_false(kept(d));
+	epoch_unref(d);
+	d = osm_pass(x, ps_src.topo);
+	assert_true(kept(d));
+	epoch_unref(a);
+	epoch_unref(b);
+	epoch_unref(c);
+	epoch_unref(d);
+	ps_stop(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_epoch_swap),
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_opensm_answers),
+		cmocka_unit_test(test_opensm_keeps),
 	};
 
 	log_set_level(LOG_EMERG);
