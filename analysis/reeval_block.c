@@ -15,21 +15,26 @@
  * adding those (each as large as the fabric) to the kept ones. What the
  * rows do not hold (connectivity, per-switch deliveries, the endpoints'
  * own links) is counted by the block pass into small sums of each side
- * and added at the end. The sums are the same as the whole shares give:
+ * and added at the end. The blocks are shared out among an_opts' threads,
+ * each keeping its rows that differ; they are counted once all are done.
+ * The sums are the same as the whole shares give, whatever the threads:
  * the unit tests compare the reports with full evaluations.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/dest_impl.h"
 #include "analysis/reeval_impl.h"
 
+/* The most threads of a re-evaluation. */
+#define AN_REEVAL_THREADS 16u
+
 /* One side (old or new): the block pass's scratch and the sums of what the rows do not hold. */
 struct side {
 	struct an_work *w;
 	struct an_acc acc;
-	uint16_t *dhops;
-	uint8_t *dfail;
 };
 
 static int side_init(struct side *x, const struct an_plan *p, uint16_t *dhops, uint8_t *dfail)
@@ -44,8 +49,8 @@ static int side_init(struct side *x, const struct an_plan *p, uint16_t *dhops, u
 	if (!x->acc.eld || !x->acc.dall || !x->acc.dca || !x->w)
 		return -1;
 	x->w->acc = &x->acc;
-	x->w->dhops = x->dhops = dhops;
-	x->w->dfail = x->dfail = dfail;
+	x->w->dhops = dhops;
+	x->w->dfail = dfail;
 	return 0;
 }
 
@@ -55,30 +60,52 @@ static void side_fini(struct side *x)
 	an_acc_fini(&x->acc);
 }
 
-/* Count one switch's row (entry @o, mark @dep, pairs @fl) @sign times (1 or -1) into @a. */
-static int count_row(struct an_acc *a, const struct an_plan *p, uint32_t s, uint8_t o,
-		     uint8_t dep, uint32_t fl, int sign)
-{
-	uint32_t slot = p->pt_base[s] + o, b;
+/* One switch's row counted @sign times (1 or -1): entry @slot (switch port), mark @dep, pairs @fl. */
+struct diff {
+	uint32_t slot, fl;
+	uint8_t dep;
+	int8_t sign;
+};
 
-	if (dep != AN_DEP_NONE) {
-		if (!(b = an_acc_block(a, p, slot, 0)))
+/*
+ * One thread's part: both sides, and the rows that differ, kept to be
+ * counted once every thread is done (the kept sums are shared).
+ */
+struct part {
+	struct side old, cur;
+	struct diff *dv;
+	size_t ndv, cap;
+	int rc;
+};
+
+/* What the threads share: the blocks of destinations, taken in turn. */
+struct run {
+	const struct an_plan *pp, *p;
+	const uint32_t *fit;
+	uint32_t nfit;
+	atomic_uint_fast32_t next;
+	struct part *parts;
+};
+
+static int push_diff(struct part *t, uint32_t slot, uint8_t dep, uint32_t fl, int sign)
+{
+	if (t->ndv == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 1024;
+		struct diff *n = realloc(t->dv, cap * sizeof(*n));
+
+		if (!n)
 			return -1;
-		a->arena[b] += (uint32_t)sign;
-		a->arena[b + 1 + dep] += dep ? (uint32_t)sign : 0;
+		t->dv = n;
+		t->cap = cap;
 	}
-	if (fl) {
-		/* sums of 32 bits: they wrap back exactly */
-		a->ld[2 * slot] += (uint32_t)sign * (fl & 0xffffu);
-		a->ld[2 * slot + 1] += (uint32_t)sign * (fl >> 16);
-	}
+	t->dv[t->ndv++] = (struct diff){ slot, fl, dep, (int8_t)sign };
 	return 0;
 }
 
 /* Rows [0, @m) of both sides: the switches whose row differs, old out and new in. */
-static int count_diffs(const struct an_plan *p, const struct an_blk *ob, const struct an_blk *nb,
-		       uint32_t m, struct an_acc *a)
+static int diffs(const struct an_plan *p, struct part *t, uint32_t m)
 {
+	const struct an_blk *ob = &t->old.w->blk, *nb = &t->cur.w->blk;
 	uint32_t nsw = p->c.f->nswitches;
 	int load = p->o.load;
 
@@ -89,10 +116,69 @@ static int count_diffs(const struct an_plan *p, const struct an_blk *ob, const s
 
 			if (ob->o[i] == nb->o[i] && ob->dep[i] == nb->dep[i] && ofl == nfl)
 				continue;
-			if (count_row(a, p, s, ob->o[i], ob->dep[i], ofl, -1) ||
-			    count_row(a, p, s, nb->o[i], nb->dep[i], nfl, 1))
+			if (push_diff(t, p->pt_base[s] + ob->o[i], ob->dep[i], ofl, -1) ||
+			    push_diff(t, p->pt_base[s] + nb->o[i], nb->dep[i], nfl, 1))
 				return -1;
 		}
+	return 0;
+}
+
+static void *part_run(void *arg)
+{
+	struct run *run = ((void **)arg)[0];
+	struct part *t = ((void **)arg)[1];
+	uint32_t at;
+
+	while (!t->rc && (at = (uint32_t)atomic_fetch_add(&run->next, AN_BLOCK)) < run->nfit) {
+		uint32_t m = run->nfit - at < AN_BLOCK ? run->nfit - at : AN_BLOCK;
+
+		an_dest_block_rows(t->old.w, run->fit + at, m);
+		an_dest_block_rows(t->cur.w, run->fit + at, m);
+		t->rc = diffs(run->p, t, m);
+	}
+	return NULL;
+}
+
+/* Threads 1.. start, the caller is part 0; all joined before returning. */
+static int run_parts(struct run *run, unsigned nt)
+{
+	pthread_t tid[AN_REEVAL_THREADS];
+	void *arg[AN_REEVAL_THREADS][2];
+	unsigned started = 1;
+	int rc = 0;
+
+	for (unsigned i = 0; i < nt; i++) {
+		arg[i][0] = run;
+		arg[i][1] = &run->parts[i];
+	}
+	for (; started < nt; started++)
+		if (pthread_create(&tid[started], NULL, part_run, arg[started]))
+			break;	/* the threads that started take the rest */
+	part_run(arg[0]);
+	for (unsigned i = 1; i < started; i++)
+		pthread_join(tid[i], NULL);
+	for (unsigned i = 0; i < nt; i++)
+		rc |= run->parts[i].rc;
+	return rc;
+}
+
+/* A part's rows that differ, into the kept sums @a. */
+static int count_diffs(const struct an_plan *p, const struct part *t, struct an_acc *a)
+{
+	for (size_t k = 0; k < t->ndv; k++) {
+		const struct diff *x = &t->dv[k];
+		uint32_t b;
+
+		if (x->dep != AN_DEP_NONE) {
+			if (!(b = an_acc_block(a, p, x->slot, 0)))
+				return -1;
+			a->arena[b] += (uint32_t)x->sign;
+			a->arena[b + 1 + x->dep] += x->dep ? (uint32_t)x->sign : 0;
+		}
+		/* sums of 32 bits: they wrap back exactly */
+		a->ld[2 * x->slot] += (uint32_t)x->sign * (x->fl & 0xffffu);
+		a->ld[2 * x->slot + 1] += (uint32_t)x->sign * (x->fl >> 16);
+	}
 	return 0;
 }
 
@@ -125,42 +211,62 @@ static void add_rest(const struct fabric *f, struct an_acc *a, const struct an_a
 	add32(a->dca, n->dca, o->dca, f->nswitches);
 }
 
+/* The destinations of @d[0..@n) the block pass takes, first, in their order; their count. */
+static uint32_t split(const struct an_plan *p, uint32_t *d, uint32_t n, uint32_t *tmp)
+{
+	uint32_t k = 0, r = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (an_dest_block_fits(p, d[i]))
+			d[k++] = d[i];
+		else
+			tmp[r++] = d[i];
+	memcpy(d + k, tmp, r * sizeof(*d));
+	return k;
+}
+
 int an_reeval_blocks(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
 		     uint32_t *d, uint32_t n, uint32_t *rest)
 {
 	const struct fabric *f = p->c.f;
 	uint16_t *oh = calloc((size_t)f->neps + 1, sizeof(*oh));
 	uint8_t *of = calloc((size_t)f->neps + 1, sizeof(*of));
-	struct side old, cur;
-	uint32_t blk[AN_BLOCK], m = 0, k = 0;
+	uint32_t *tmp = malloc(((size_t)n + 1) * sizeof(*tmp));
+	struct run run = { .pp = pp, .p = p, .fit = d };
+	unsigned nt = 0;
 	int rc = -1;
 
-	memset(&old, 0, sizeof(old));
-	memset(&cur, 0, sizeof(cur));
-	if (!oh || !of || side_init(&old, pp, oh, of) || side_init(&cur, p, st->dhops, st->dfail))
+	if (!oh || !of || !tmp)
 		goto out;
-	for (uint32_t i = 0; i <= n; i++) {
-		if (i < n && !an_dest_block_fits(p, d[i])) {
-			d[k++] = d[i];
-			continue;
-		}
-		if (i < n)
-			blk[m++] = d[i];
-		if (!m || (m < AN_BLOCK && i < n))
-			continue;
-		an_dest_block_rows(old.w, blk, m);
-		an_dest_block_rows(cur.w, blk, m);
-		if (count_diffs(p, &old.w->blk, &cur.w->blk, m, &st->acc))
+	run.nfit = split(p, d, n, tmp);
+	nt = an_eval_threads(&p->o, run.nfit);
+	nt = nt > AN_REEVAL_THREADS ? AN_REEVAL_THREADS : nt;
+	if (!(run.parts = calloc(nt, sizeof(*run.parts))))
+		goto out;
+	for (unsigned i = 0; i < nt; i++)
+		if (side_init(&run.parts[i].old, pp, oh, of) ||
+		    side_init(&run.parts[i].cur, p, st->dhops, st->dfail))
 			goto out;
-		m = 0;
+	atomic_init(&run.next, 0);
+	if (run.nfit && run_parts(&run, nt))
+		goto out;
+	for (unsigned i = 0; i < nt; i++) {
+		if (count_diffs(p, &run.parts[i], &st->acc))
+			goto out;
+		add_rest(f, &st->acc, &run.parts[i].cur.acc, &run.parts[i].old.acc);
 	}
-	add_rest(f, &st->acc, &cur.acc, &old.acc);
-	*rest = k;
+	memmove(d, d + run.nfit, (n - run.nfit) * sizeof(*d));
+	*rest = n - run.nfit;
 	rc = 0;
 out:
-	side_fini(&old);
-	side_fini(&cur);
+	for (unsigned i = 0; run.parts && i < nt; i++) {
+		side_fini(&run.parts[i].old);
+		side_fini(&run.parts[i].cur);
+		free(run.parts[i].dv);
+	}
+	free(run.parts);
 	free(oh);
 	free(of);
+	free(tmp);
 	return rc;
 }
