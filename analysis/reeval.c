@@ -6,15 +6,17 @@
  * its LIDs and on the links those entries lead over. When a repair
  * rewrites some entries or a link goes down or comes back, only the
  * destinations whose column changed, or whose entries point at a port
- * whose link changed, have a different share: an_reevaluate() runs the
- * per-destination passes over those alone, twice (as the old routing
- * routed them on the old fabric, to take their share out; as the new one
- * routes them, to put it back), and reads the report off the updated
- * sums. Only the examples of failing pairs are looked for again (the
- * first destinations that have some, at most a few), and the DLID balance
- * of the switches whose table or links changed. When more than half the destinations
- * changed (an engine that rebalances everything), a full evaluation is
- * cheaper than the two passes, and is made instead.
+ * whose link changed, have a different share: an_reevaluate() takes their
+ * share out as the old routing routed them on the old fabric and puts it
+ * back as the new one routes them, and reads the report off the updated
+ * sums. Where the block pass takes a destination (the common case), both
+ * shares come per switch and only the switches where they differ are
+ * counted (analysis/reeval_block.c); the others' shares are made whole,
+ * in sums of their own, and added. Only the examples of failing pairs are
+ * looked for again (the first destinations that have some, at most a few),
+ * and the DLID balance of the switches whose table or links changed. When
+ * more than half the destinations changed (an engine that rebalances
+ * everything), a full evaluation is cheaper, and is made instead.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -9,8 +9,9 @@
  * current fabric is the base with switch links, switches or CAs missing (no
  * node, link or LID the base does not have), the base is a fat tree
  * (struct ft_model: leaves at level 1, no sibling links) whose switches can
- * be labelled, and the base routes every CA LID over up*down* paths (ftree
- * and sftree do).
+ * be labelled, and the base routes every CA LID it rewrites (those whose
+ * entries cross a dead link) over up*down* paths (ftree and sftree route
+ * them all so).
  *
  * Labels and columns (papers/001, section 2). Every child reaches a given
  * parent through the same rank among its up ports (Corollary 1 of the
@@ -88,16 +89,21 @@ static int setup_links(struct fd *x)
 	const struct fabric *bf = x->bf, *cf = x->cf;
 
 	x->plink = malloc(((size_t)bf->nports + 1) * sizeof(*x->plink));
+	x->hop = malloc(((size_t)bf->nports + 1) * sizeof(*x->hop));
 	x->alive = calloc((size_t)x->m.nlinks + 1, 1);
 	x->cur = malloc(((size_t)x->nsw + 1) * sizeof(*x->cur));
-	if (!x->plink || !x->alive || !x->cur)
+	x->p0 = malloc(((size_t)x->nsw + 1) * sizeof(*x->p0));
+	x->np = malloc((size_t)x->nsw + 1);
+	if (!x->plink || !x->hop || !x->alive || !x->cur || !x->p0 || !x->np)
 		return -1;
 	for (uint32_t i = 0; i < bf->nports; i++)
-		x->plink[i] = FD_NONE;
+		x->plink[i] = x->hop[i] = FD_NONE;
 	for (uint32_t s = 0; s < x->nsw; s++) {
 		uint32_t n = fab_node_by_guid(cf, bf->nodes[bf->switches[s]].guid);
 
 		x->cur[s] = n == FAB_NONE ? FD_NONE : cf->nodes[n].swidx;
+		x->p0[s] = bf->nodes[bf->switches[s]].port0;
+		x->np[s] = bf->nodes[bf->switches[s]].nports;
 	}
 	for (uint32_t s = 0; s < x->nsw; s++)
 		for (uint32_t e = ft_first(&x->m, s, FT_UP); e < ft_end(&x->m, s, FT_SIB); e++) {
@@ -111,6 +117,8 @@ static int setup_links(struct fd *x)
 			pn = cf->switches[x->cur[l->peer]];
 			x->alive[e] = fab_port(cf, cn, l->port)->peer == pn &&
 				      fab_port(cf, cn, l->port)->peer_port == l->peer_port;
+			if (x->alive[e])
+				x->hop[x->p0[s] + l->port] = l->peer;
 		}
 	return 0;
 }
@@ -497,6 +505,9 @@ static void fd_fini(struct fd *x)
 		ft_model_fini(&x->m);
 	free(x->cur);
 	free(x->plink);
+	free(x->hop);
+	free(x->p0);
+	free(x->np);
 	free(x->alive);
 	free(x->label);
 	free(x->col);

@@ -21,6 +21,9 @@
  * @nsw: base switches
  * @cur: per base switch, its index in @cf (FD_NONE: dead)
  * @plink: per base port slot, the model link leaving by it (FD_NONE: none)
+ * @p0, @np: per base switch, its port 0's slot and its ports
+ * @hop: per base port slot, the switch its link leads to while both ends
+ *       and the link live (FD_NONE: none)
  * @alive: per model link, the cable is still there
  * @label: per base switch above the leaves, its label: the rank of the up
  *         port by which each of its children reaches it
@@ -67,6 +70,8 @@ struct fd {
 	uint32_t nsw;
 	uint32_t *cur;
 	uint32_t *plink;
+	uint32_t *p0, *hop;
+	uint8_t *np;
 	uint8_t *alive;
 	uint8_t *label;
 	uint32_t *col;
@@ -107,11 +112,17 @@ enum { MK_UNKNOWN = 0, MK_BUSY, MK_OK, MK_FAIL };
 /* The model link of base switch @s leaving by port @p, FD_NONE if none. */
 static inline uint32_t fd_link(const struct fd *x, uint32_t s, unsigned p)
 {
-	const struct fabric *f = x->bf;
-
-	if (p < 1 || p > f->nodes[f->switches[s]].nports)
+	if (p < 1 || p > x->np[s])
 		return FD_NONE;
-	return x->plink[f->nodes[f->switches[s]].port0 + p];
+	return x->plink[x->p0[s] + p];
+}
+
+/* The live switch base switch @s reaches by port @p over a live link, FD_NONE if none. */
+static inline uint32_t fd_hop(const struct fd *x, uint32_t s, unsigned p)
+{
+	if (p < 1 || p > x->np[s])
+		return FD_NONE;
+	return x->hop[x->p0[s] + p];
 }
 
 /* LIDs whose columns are read and written at once (ftdlr_cols.c). */

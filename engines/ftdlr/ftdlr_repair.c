@@ -584,8 +584,6 @@ void fd_resolve(struct fd *x, const struct dst *d)
 		if (fd_dead(x, s))
 			continue;
 		for (;;) {
-			uint32_t e;
-
 			if (x->mark[c] == MK_OK || x->mark[c] == MK_FAIL) {
 				res = x->mark[c];
 				break;
@@ -600,12 +598,10 @@ void fd_resolve(struct fd *x, const struct dst *d)
 				res = MK_OK;
 				break;
 			}
-			e = x->row[c] == RT_NO_PORT ? FD_NONE : fd_link(x, c, x->row[c]);
-			if (e == FD_NONE || !x->alive[e]) {
+			if ((c = fd_hop(x, c, x->row[c])) == FD_NONE) {
 				res = MK_FAIL;
 				break;
 			}
-			c = x->m.links[e].peer;
 		}
 		while (top)
 			x->mark[x->stack[--top]] = res;
