@@ -7,9 +7,10 @@
  *  1. the fabric: the one OpenSM gave, with its LIDs, or the source's, with
  *     the stored LIDs pinned;
  *  2. the previous routing: the base, the last routing the chain made;
- *  3. what to make (daemon/repair.h): a repair of the base when the change
- *     may be repaired, the chain's routing otherwise; a rebalance when one is
- *     due on the fabric the repair left;
+ *  3. what to make: the routing in force kept when OpenSM's fabric is the
+ *     one it was made for (daemon/keep.c); a repair of the base when the
+ *     change may be repaired (daemon/repair.h), the chain's routing
+ *     otherwise; a rebalance when one is due on the fabric the repair left;
  *  4. make it with eng_run(), the only way a routing is made: the repair
  *     engine in ENG_MODE_REPAIR, the chain in ENG_MODE_ROUTE, both evaluated
  *     with the same options and held to the same publish policy; a repair
@@ -18,8 +19,8 @@
  *  6. publish the epoch (its number comes from the store first), answer
  *     OpenSM, count, store the snapshot, record the events, move the base.
  *
- * A restore (pipe_restore()) is a routing run too: the stored routing in
- * ENG_MODE_KEEP, evaluated and judged like any other.
+ * A restore (pipe_restore(), daemon/keep.c) is a routing run too: the stored
+ * routing in ENG_MODE_KEEP, evaluated and judged like any other.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,7 +37,7 @@ static const double hist_bounds[PIPE_HIST_N] = PIPE_HIST_BOUNDS;
  * How every routing the daemon publishes is evaluated; with the state that
  * lets a repair be proven by redoing only the destinations it changed.
  */
-static const struct an_opts eval_opts = { .load = 1, .parallel = 1, .incremental = 1 };
+const struct an_opts job_eval_opts = { .load = 1, .parallel = 1, .incremental = 1 };
 
 void pipe_event(struct store *st, const char *type, json_t *details, const char *fmt, ...)
 {
@@ -52,32 +53,6 @@ void pipe_event(struct store *st, const char *type, json_t *details, const char 
 	json_decref(details);
 }
 
-/* Routing inputs as one string: a stored snapshot is reusable when it matches. */
-static char *routing_key(const struct pipe_settings *s)
-{
-	size_t n = strlen(s->chain) + strlen(s->options) + 32;
-	char *k = malloc(n);
-
-	if (k)
-		snprintf(k, n, "%s|%s|lmc=%u", s->chain, s->options, s->lmc);
-	return k;
-}
-
-/* A hash of what a routing is made under besides the fabric (struct epoch's @inputs); never 0. */
-static uint64_t inputs_of(const struct pipe_settings *s)
-{
-	char key[64];
-	uint64_t h = 14695981039346656037ull;
-	const char *parts[] = { s->chain, "|", s->options, "|", key };
-
-	snprintf(key, sizeof(key), "%u|%d|%d|%u|%zu|%llu", s->lmc, s->policy, s->repair,
-		 s->budget.time_ms, s->budget.memory, (unsigned long long)s->files_gen);
-	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-		for (const char *c = parts[i]; *c; c++)
-			h = (h ^ (unsigned char)*c) * 1099511628211ull;
-	return h ? h : 1;
-}
-
 /* --- the routing run ------------------------------------------------------- */
 
 /*
@@ -90,7 +65,7 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 		 struct fab_err *err)
 {
 	struct eng_chain c;
-	struct eng_req req = { .fabric = f, .chain = &c, .mode = mode, .eval = &eval_opts,
+	struct eng_req req = { .fabric = f, .chain = &c, .mode = mode, .eval = &job_eval_opts,
 			       .policy = (enum eng_policy)j->set.policy, .budget = j->set.budget };
 	struct epoch *cur = mode != ENG_MODE_KEEP ? epoch_slot_get(p->slot) : NULL;
 	struct eng_since since;
@@ -130,7 +105,7 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 }
 
 /* A new epoch holding what the routing run gave (taken from @res). */
-static struct epoch *epoch_from(struct eng_res *res, const char *chain, struct fab_err *err)
+struct epoch *job_epoch_from(struct eng_res *res, const char *chain, struct fab_err *err)
 {
 	struct epoch *e = epoch_new();
 
@@ -165,11 +140,11 @@ static struct epoch *from_run(struct pipeline *p, struct job *j, struct eng_res 
 			      const char *chain, struct fab_err *err)
 {
 	int repaired = res->repaired;
-	struct epoch *e = epoch_from(res, chain, err);
+	struct epoch *e = job_epoch_from(res, chain, err);
 
 	if (!e)
 		return NULL;
-	e->inputs = inputs_of(&j->set);
+	e->inputs = job_inputs(&j->set);
 	j->kind = repaired ? JOB_REPAIR : JOB_FULL;
 	if (repaired)
 		rt_diff(p->base.epoch->fabric, p->base.epoch->routing, e->fabric, e->routing,
@@ -208,64 +183,6 @@ static struct epoch *try_repair(struct pipeline *p, struct job *j, const struct 
 	return e;
 }
 
-/*
- * The routing in force @cur may stand for what this pass would make: OpenSM
- * gave a fabric alike to the one @cur was made for (fab_routes_alike()),
- * under the same settings, and @cur is the chain's routing or a repair of
- * the base that is still the base. Every engine being canonical, routing
- * again would give the same tables.
- */
-static int reusable(const struct pipeline *p, const struct job *j, const struct fabric *f,
-		    const struct epoch *cur)
-{
-	int full = !strcmp(cur->kind, "full") || !strcmp(cur->kind, "rebalance");
-	int repair = !strcmp(cur->kind, "repair");
-
-	return j->given && !j->repair_only && cur->inputs && cur->inputs == inputs_of(&j->set) &&
-	       ((full && p->base.epoch == cur) || (repair && cur->base && cur->base == p->base.epoch)) &&
-	       fab_routes_alike(cur->fabric, f);
-}
-
-/*
- * @cur's routing for @f, kept (ENG_MODE_KEEP) and proven from @cur's proof:
- * a new epoch without routing again, or NULL (then the pass routes).
- */
-static struct epoch *reuse(struct pipeline *p, struct job *j, const struct fabric *f,
-			   struct epoch *cur)
-{
-	struct eng_chain c;
-	struct eng_since since = { cur->fabric, cur->routing, &cur->report };
-	struct eng_req req = { .fabric = f, .chain = &c, .prev_fabric = cur->fabric,
-			       .prev = cur->routing, .mode = ENG_MODE_KEEP, .eval = &eval_opts,
-			       .since = &since, .policy = (enum eng_policy)j->set.policy };
-	struct fab_err err = { { 0 } };
-	struct eng_res res;
-	struct epoch *e = NULL;
-	char line[160];
-	int rc;
-
-	if (!reusable(p, j, f, cur) || eng_chain_parse_str(&c, cur->engine, "", &err))
-		return NULL;
-	rc = eng_run(&req, &res, &err);
-	eng_chain_free(&c);
-	if (rc != ENG_OK || !(e = epoch_from(&res, cur->chain, &err))) {
-		log_info("the routing in force is not kept for the unchanged fabric, the chain routes: %s",
-			 err.msg[0] ? err.msg : res.log);
-		return NULL;
-	}
-	e->inputs = cur->inputs;
-	snprintf(e->engine, sizeof(e->engine), "%s", cur->engine);
-	snprintf(line, sizeof(line), "%s: kept epoch %llu's routing: the fabric and the settings are those it "
-		 "was made for", cur->engine, (unsigned long long)cur->seq);
-	free(e->engine_log);
-	e->engine_log = strdup(line);
-	j->kind = strcmp(cur->kind, "repair") ? JOB_FULL : JOB_REPAIR;
-	if (j->kind == JOB_REPAIR)
-		rt_diff(p->base.epoch->fabric, p->base.epoch->routing, e->fabric, e->routing, &j->diff);
-	log_info("%s", line);
-	return e;
-}
-
 /* What this reroute publishes: a repair, the chain's routing, or a rebalance judged (JOB_KEEP: declined). */
 static struct epoch *make_routing(struct pipeline *p, struct job *j, const struct fabric *f,
 				  struct fab_err *err)
@@ -274,7 +191,7 @@ static struct epoch *make_routing(struct pipeline *p, struct job *j, const struc
 	int rebal = rebalance_wanted(j->rebalance, p->base.repaired, f, cur);
 	struct eng_res res;
 
-	if (!rebal && cur && (e = reuse(p, j, f, cur)))
+	if (!rebal && cur && (e = job_reuse(p, j, f, cur)))
 		goto out;
 	if (!rebal && (e = try_repair(p, j, f)))
 		goto out;
@@ -316,8 +233,8 @@ static struct epoch *adopt(struct job *j, struct fabric *f, struct fab_err *err)
 	e->fabric = f;
 	e->routing = j->routing;
 	j->routing = NULL;
-	e->opts = eval_opts;
-	if (an_evaluate(f, e->routing, &eval_opts, &e->report, err)) {
+	e->opts = job_eval_opts;
+	if (an_evaluate(f, e->routing, &job_eval_opts, &e->report, err)) {
 		epoch_unref(e);
 		return NULL;
 	}
@@ -338,7 +255,7 @@ static struct epoch *adopt(struct job *j, struct fabric *f, struct fab_err *err)
  * number clients have seen is never given to another routing, even after a
  * crash. When the store cannot allocate one, nothing is published.
  */
-static int publish(struct pipeline *p, struct epoch *e, const char *reason, struct fab_err *err)
+int job_publish_epoch(struct pipeline *p, struct epoch *e, const char *reason, struct fab_err *err)
 {
 	int64_t seq = e->seq ? (int64_t)e->seq : store_seq_next(p->st, err);
 
@@ -412,7 +329,7 @@ static void store_epoch(struct pipeline *p, struct epoch *e, const struct job *j
 	};
 	struct fab_err err;
 	int64_t id = store_snapshot_add(p->st, &in, &err);
-	char *key = routing_key(&j->set);
+	char *key = job_routing_key(&j->set);
 
 	if (id < 0) {
 		log_err("epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
@@ -530,7 +447,7 @@ static int job_publish(struct pipeline *p, struct job *j, struct epoch *e, struc
 	json_t *summary;
 	double latency;
 
-	if (publish(p, e, j->kind == JOB_REBALANCE ? "rebalance" : j->reason, err))
+	if (job_publish_epoch(p, e, j->kind == JOB_REBALANCE ? "rebalance" : j->reason, err))
 		return -1;
 	answer_sync(p, j, e);	/* OpenSM waits: answer before storing */
 	latency = loop_now_fms() - j->first_change_ms;
@@ -693,95 +610,4 @@ int job_take(struct pipeline *p, struct job *j)
 	j->set.chain = strdup(p->set.chain);
 	j->set.options = strdup(p->set.options);
 	return j->set.chain && j->set.options ? 0 : -1;
-}
-
-/* --- restore -------------------------------------------------------------------- */
-
-/* Every endpoint of @a has the same LID and LMC in @b (found by port GUID). */
-static int same_lids(const struct fabric *a, const struct fabric *b)
-{
-	if (a->neps != b->neps)
-		return 0;
-	for (uint32_t e = 0; e < a->neps; e++) {
-		const struct fab_port *pa = fab_port(a, a->eps[e].node, a->eps[e].port);
-		uint32_t eb = fab_ep_by_port_guid(b, pa->guid);
-
-		if (eb == FAB_NONE || fab_ep_lid(b, eb) != pa->lid || fab_ep_lmc(b, eb) != pa->lmc)
-			return 0;
-	}
-	return 1;
-}
-
-/* The stored snapshot matches the fabric the source gives now, with the stored LIDs. */
-static int snapshot_matches(struct pipeline *p, const struct store_snap *snap, struct fab_err *err)
-{
-	struct fabric *f = srcf_fabric(p->src, err);
-	struct fab_lid_pin *pins = NULL;
-	size_t n = 0;
-	int ok = f && !store_lids_pins(p->st, &pins, &n, err) &&
-		 !fab_lids_assign(f, pins, n, FAB_LIDS_KEEP, p->set.lmc, err) &&
-		 fab_topology_hash(f) == snap->topo_hash && same_lids(f, snap->f);
-
-	free(pins);
-	fab_free(f);
-	return ok;
-}
-
-/* The stored routing @snap as an epoch: eng_run() in ENG_MODE_KEEP evaluates and judges it. */
-static struct epoch *restored(struct pipeline *p, const struct store_snap *snap, struct fab_err *err)
-{
-	struct eng_chain c;
-	struct eng_req req = { .fabric = snap->f, .chain = &c, .prev_fabric = snap->f,
-			       .prev = snap->r, .mode = ENG_MODE_KEEP, .eval = &eval_opts,
-			       .policy = (enum eng_policy)p->set.policy };
-	struct eng_res res;
-	struct epoch *e = NULL;
-	int rc;
-
-	if (eng_chain_parse_str(&c, snap->engine, "", err))
-		return NULL;
-	rc = eng_run(&req, &res, err);
-	eng_chain_free(&c);
-	if (rc == ENG_OK && (e = epoch_from(&res, snap->chain, err))) {
-		e->compute_ms = snap->compute_ms;
-		free(e->engine_log);
-		e->engine_log = strdup("restored from the store");
-	}
-	return e;
-}
-
-int pipe_restore(struct pipeline *p)
-{
-	struct store_snap snap = { 0 };
-	struct fab_err err = { { 0 } };
-	char *stored = NULL, *key = routing_key(&p->set);
-	int64_t id = store_snapshot_latest(p->st, &err);
-	struct epoch *e = NULL;
-	int done = 0;
-
-	if (!p->src || id <= 0 || !key || store_setting_get(p->st, "routing_key", &stored, &err) ||
-	    !stored || strcmp(stored, key) || store_snapshot_load(p->st, id, &snap, &err) ||
-	    !snapshot_matches(p, &snap, &err) || !(e = restored(p, &snap, &err)))
-		goto out;
-	e->seq = snap.seq;
-	e->snapshot_id = id;
-	snprintf(e->kind, sizeof(e->kind), "restore");
-	e->base_seq = e->seq;
-	if (publish(p, e, "restore", &err))
-		goto out;
-	if (!repair_routing(e->routing))	/* a stored repair's base is not known */
-		p->base.epoch = epoch_ref(e);
-	log_notice("epoch %llu restored from snapshot %lld without recomputing (evaluated in %.0f ms)",
-		   (unsigned long long)e->seq, (long long)id, e->eval_ms);
-	pipe_event(p->st, "daemon", NULL, "epoch %llu restored from snapshot %lld without recomputing",
-		   (unsigned long long)e->seq, (long long)id);
-	done = 1;
-out:
-	if (err.msg[0] && !done)
-		log_info("not restoring the stored routing: %s", err.msg);
-	epoch_unref(e);
-	store_snap_free(&snap);
-	free(stored);
-	free(key);
-	return done;
 }

@@ -158,5 +158,24 @@ void job_answer_sync(struct pipeline *p, struct epoch *e, const struct fab_err *
 void job_settle(struct pipeline *p, uint64_t seq, int installed);
 /** job_held_free() - drop the held answer, unpublished. */
 void job_held_free(struct pipeline *p);
+/** How every routing the daemon publishes is evaluated (with the state an incremental proof takes over). */
+extern const struct an_opts job_eval_opts;
+/** job_epoch_from() - a new epoch holding what a routing run gave (taken from @res); NULL with @err. */
+struct epoch *job_epoch_from(struct eng_res *res, const char *chain, struct fab_err *err);
+/** job_publish_epoch() - make @e current, its number from the store first; 0, or -1 with @err. */
+int job_publish_epoch(struct pipeline *p, struct epoch *e, const char *reason, struct fab_err *err);
+
+/* keep.c */
+/** job_routing_key() - the routing inputs as one string (a stored snapshot matches it); malloc'd, NULL out of memory. */
+char *job_routing_key(const struct pipe_settings *s);
+/** job_inputs() - a hash of what a routing is made under besides the fabric (struct epoch's @inputs); never 0. */
+uint64_t job_inputs(const struct pipe_settings *s);
+/**
+ * job_reuse() - for @j's pass over @f, the routing in force @cur kept (not
+ * routed again) when @f is alike to the fabric it was made for, under the
+ * same settings, and it is still the base or its repair: a new epoch (@j's
+ * kind set), or NULL (then the pass routes as always).
+ */
+struct epoch *job_reuse(struct pipeline *p, struct job *j, const struct fabric *f, struct epoch *cur);
 
 #endif

@@ -338,6 +338,53 @@ static void test_opensm_keeps(void **state)
 	ps_stop(x);
 }
 
+/* @f with the SM on endpoint @ep's port (a copy). */
+static struct fabric *with_sm(const struct fabric *f, uint32_t ep)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *g = fab_copy(f, &err);
+
+	assert_non_null(g);
+	g->sm_node = g->eps[ep].node;
+	g->sm_port = g->eps[ep].port;
+	return g;
+}
+
+/*
+ * A failover: the SM moves, the routing in force is kept, and its epoch
+ * says where the SM was when it was made, so that a standby routing that
+ * epoch's fabric as its base gets the same tables (sftree's root avoids
+ * the SM's leaf).
+ */
+static void test_opensm_keeps_sm_moved(void **state)
+{
+	struct pipe_settings set = { .chain = "sftree", .options = "", .keep = 10 };
+	struct fabric *f, *g;
+	struct epoch *a, *b;
+	struct ps_fix *x;
+	struct tu_run again;
+
+	(void)state;
+	ps_reset_tree();
+	f = with_sm(ps_src.topo, ps_src.topo->nswitches);		/* the first CA */
+	g = with_sm(ps_src.topo, ps_src.topo->neps - 1);		/* the last */
+	x = ps_start(&set);
+	a = osm_pass(x, f);
+	b = osm_pass(x, g);
+	assert_true(kept(b));
+	assert_string_equal(epoch_digest(a), epoch_digest(b));
+	assert_int_equal(b->fabric->sm_node, f->sm_node);
+	assert_int_equal(b->fabric->sm_port, f->sm_port);
+	tu_run_route(b->fabric, "sftree", NULL, 0, NULL, NULL, &again);
+	assert_string_equal(again.digest, epoch_digest(b));
+	tu_run_free(&again);
+	epoch_unref(a);
+	epoch_unref(b);
+	fab_free(f);
+	fab_free(g);
+	ps_stop(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_opensm_answers),
 		cmocka_unit_test(test_opensm_keeps),
+		cmocka_unit_test(test_opensm_keeps_sm_moved),
 	};
 
 	log_set_level(LOG_EMERG);
