@@ -175,6 +175,8 @@ static int count_diffs(const struct an_plan *p, const struct part *t, struct an_
 			a->arena[b] += (uint32_t)x->sign;
 			a->arena[b + 1 + x->dep] += x->dep ? (uint32_t)x->sign : 0;
 		}
+		if (!x->fl)
+			continue;	/* no pairs: the entry may be no port at all */
 		/* sums of 32 bits: they wrap back exactly */
 		a->ld[2 * x->slot] += (uint32_t)x->sign * (x->fl & 0xffffu);
 		a->ld[2 * x->slot + 1] += (uint32_t)x->sign * (x->fl >> 16);

@@ -405,8 +405,10 @@ static int setup_turning(struct fd *x)
 		return -1;
 	}
 	for (uint32_t d = 0; d <= x->nsw; d++) {
-		if (d < x->nsw && (lid[n] = fab_port(bf, bf->switches[d], 0)->lid) != 0)
-			n++;
+		unsigned l = d < x->nsw ? fab_port(bf, bf->switches[d], 0)->lid : 0;
+
+		if (l && l < x->br->lft_len)	/* a LID past the tables has no entries */
+			lid[n++] = l;
 		if (n && (n == FD_COLS || d == x->nsw)) {
 			turning_cols(x, lid, n, col);
 			n = 0;
