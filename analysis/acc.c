@@ -9,10 +9,12 @@
  * share can be taken out again exactly (an_reevaluate()).
  *
  * Dependencies are counted per channel: a channel (switch port, VL) that
- * carries a walk gets a block of counters, one for the channel and one per
- * port of the switch it leads to (dependencies on the same VL, the common
- * case: an increment, no hashing). Dependencies that change VL go to a
- * small hash table keyed by both channel ids. When every hop is on VL 0
+ * carries a walk gets a block of counters, one per port of the switch it
+ * leads to (dependencies on the same VL, the common case: an increment, no
+ * hashing); the walks through each channel are counted apart, in an array
+ * by port (every destination's pass adds to it at every switch: kept
+ * dense, it stays in cache where the blocks would not). Dependencies that
+ * change VL go to a small hash table keyed by both channel ids. When every hop is on VL 0
  * and no re-evaluation will need the counts, a bit per channel and
  * dependency says which exist instead: an eighth of a counter's cache
  * footprint, which is what the passes spend their time on at 10^4
@@ -30,6 +32,8 @@ int an_acc_init(struct an_acc *a, const struct an_plan *p)
 	memset(a, 0, sizeof(*a));
 	a->nblk = p->npt * p->nvs;
 	a->blk = calloc((size_t)a->nblk + 1, sizeof(*a->blk));
+	if (!p->bits)
+		a->chan = calloc((size_t)a->nblk + 1, sizeof(*a->chan));
 	a->acap = (size_t)p->wblk * 64;
 	a->alen = 1;	/* offset 0 means "no block" */
 	a->arena = malloc(a->acap * sizeof(*a->arena));
@@ -39,8 +43,8 @@ int an_acc_init(struct an_acc *a, const struct an_plan *p)
 	a->eld = calloc(2 * (size_t)f->neps + 1, sizeof(*a->eld));
 	a->dall = calloc((size_t)f->nswitches + 1, sizeof(*a->dall));
 	a->dca = calloc((size_t)f->nswitches + 1, sizeof(*a->dca));
-	if (!a->blk || !a->arena || (p->bits && !a->bits) || !a->ld || !a->eld || !a->dall ||
-	    !a->dca) {
+	if (!a->blk || (!p->bits && !a->chan) || !a->arena || (p->bits && !a->bits) || !a->ld ||
+	    !a->eld || !a->dall || !a->dca) {
 		an_acc_fini(a);
 		return -1;
 	}
@@ -50,6 +54,7 @@ int an_acc_init(struct an_acc *a, const struct an_plan *p)
 void an_acc_fini(struct an_acc *a)
 {
 	free(a->blk);
+	free(a->chan);
 	free(a->arena);
 	free(a->cross.keys);
 	free(a->cross.cnt);
@@ -63,7 +68,7 @@ void an_acc_fini(struct an_acc *a)
 
 uint32_t an_acc_block(struct an_acc *a, const struct an_plan *p, uint32_t pti, unsigned vl)
 {
-	size_t i = (size_t)pti * p->nvs + (p->nvs > 1 ? vl : 0);
+	size_t i = an_acc_index(p, pti, vl);
 
 	if (a->blk[i])
 		return a->blk[i];
@@ -226,6 +231,8 @@ int an_acc_add(struct an_acc *into, const struct an_plan *p, const struct an_acc
 			return -1;
 	for (size_t i = 0; p->bits && i < (size_t)p->npt * p->wblk / 64 + 1; i++)
 		into->bits[i] |= from->bits[i];
+	if (!p->bits)
+		add32(into->chan, from->chan, from->nblk, sign);
 	add32(into->ld, from->ld, 2 * (size_t)p->npt, sign);
 	add32(into->eld, from->eld, 2 * (size_t)f->neps, sign);
 	add32(into->dall, from->dall, f->nswitches, sign);

@@ -151,7 +151,7 @@ static int make_nodes(struct gbuild *b, struct an_graph *g)
 				uint32_t i = (p->pt_base[s] + q) * p->nvs + v;
 
 				if (p->bits ? !an_acc_bit(a, (size_t)(p->pt_base[s] + q) * p->wblk) :
-				    !a->blk[i] || !a->arena[a->blk[i]])
+				    !a->chan[i])
 					continue;
 				b->node_of[i] = g->n;
 				g->id[g->n++] = (port0 + q) * AN_VLS + v;

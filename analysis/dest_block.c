@@ -444,10 +444,12 @@ static int scatter_counts(struct an_work *w, uint32_t m)
 			unsigned q = dep[i];
 
 			if (q != DEP_NONE) {
-				if (!(b = an_acc_block(a, p, slot, 0)))
+				/* one VL slot (struct an_plan.block): a channel's index is its port's */
+				if (!(b = a->blk[slot]) && !(b = an_acc_block(a, p, slot, 0)))
 					return -1;
-				a->arena[b]++;
-				a->arena[b + 1 + q] += q != 0;
+				a->chan[slot]++;
+				if (q)
+					a->arena[b + 1 + q]++;
 			}
 			if (load && fl[i])
 				add_flow(a->ld, slot, fl[i]);

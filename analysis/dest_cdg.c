@@ -54,7 +54,7 @@ static int walk(struct an_work *w, const struct fwdv *v, uint32_t sw, unsigned i
 				cur = an_acc_block(a, p, p->pt_base[sw] + out, vl);
 				if (!cur)
 					return -1;
-				a->arena[cur] += (uint32_t)fresh;
+				a->chan[an_acc_index(p, p->pt_base[sw] + out, vl)] += (uint32_t)fresh;
 				if (prev && vl == prev_vl)
 					a->arena[prev + 1 + out]++;
 				else if (prev &&
@@ -166,7 +166,7 @@ static int cdg_vl0(struct an_work *w, const struct fwdv *v, uint32_t d, int coun
 			b = an_acc_block(a, p, p->pt_base[t] + v->out[t], 0);
 			if (!b)
 				return -1;
-			a->arena[b]++;
+			a->chan[an_acc_index(p, p->pt_base[t] + v->out[t], 0)]++;
 			if (v->nxt[nx] != FAB_NONE)
 				a->arena[b + 1 + v->out[nx]]++;
 			t = nx;

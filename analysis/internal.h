@@ -207,8 +207,12 @@ struct an_cmap {
  * @ex: failing pairs per class
  * @paths: pairs per VL (struct an_vl.paths)
  * @blk: per (switch port, VL slot): offset in @arena of the channel's
- *       block (0: none): [0] walks through the channel, [1 + p] its
- *       dependencies to port p of the next switch on the same VL
+ *       block (0: none): [1 + p] its dependencies to port p of the next
+ *       switch on the same VL ([0] unused)
+ * @chan: per (switch port, VL slot), as @blk: walks through the channel
+ *        (apart from the blocks: they are read and written for every
+ *        destination at every switch, the blocks only where a dependency
+ *        is counted); NULL with @bits
  * @bits: with plan->bits instead of @blk: per switch port, bit 0 the
  *        channel, bit 1 + p a dependency to port p of the next switch
  * @cross: dependencies from one VL to another
@@ -226,7 +230,7 @@ struct an_acc {
 	uint64_t by_fail[AN_NCLASSES][AN_NFAILS];
 	struct an_pool ex[AN_NCLASSES];
 	uint64_t paths[AN_VLS];
-	uint32_t *blk;
+	uint32_t *blk, *chan;
 	uint32_t nblk;
 	uint32_t *arena;
 	size_t alen, acap;
@@ -250,6 +254,12 @@ int an_acc_init(struct an_acc *a, const struct an_plan *p);
 void an_acc_fini(struct an_acc *a);
 /** an_acc_block() - offset of the block of channel (switch port @pti, @vl); 0 when out of memory. */
 uint32_t an_acc_block(struct an_acc *a, const struct an_plan *p, uint32_t pti, unsigned vl);
+
+/** an_acc_index() - the index of channel (switch port @pti, @vl) in struct an_acc's @blk and @chan. */
+static inline size_t an_acc_index(const struct an_plan *p, uint32_t pti, unsigned vl)
+{
+	return (size_t)pti * p->nvs + (p->nvs > 1 ? vl : 0);
+}
 /** an_acc_cross() - count a dependency @from -> @to (graph ids); 0 or -1 (memory). */
 int an_acc_cross(struct an_acc *a, uint32_t from, uint32_t to);
 /** an_acc_add() - @into += @sign * @from (@sign 1 or -1); 0 or -1 (memory). Pools are merged when adding. */

@@ -148,14 +148,14 @@ static void on_done(void *ud, const struct epoch *e)
 	}
 }
 
-/* A rebalance is due with source opensm: ask OpenSM for a routing pass. */
+/* A rebalance is due, or settings changed, with source opensm: ask OpenSM for a routing pass. */
 static void ask_sweep(void *ud)
 {
 	struct daemon *d = ud;
 	struct fab_err err;
 
 	if (d->osm && srco_sweep(d->osm, 0, &err))
-		log_info("rebalance: no routing pass asked of OpenSM: %s", err.msg);
+		log_info("no routing pass asked of OpenSM: %s", err.msg);
 }
 
 /* Every 2 s: while the store refuses writes, probe it; store a routing it missed. */

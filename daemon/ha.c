@@ -227,23 +227,35 @@ static void *watcher_main(void *arg)
 
 /* --- the writer (a master) ---------------------------------------------------------------- */
 
-/* Announce a takeover and write the settings in force; with @mu held on entry and exit. */
+/*
+ * Announce a takeover and write the settings in force; with @mu held on
+ * entry and exit. The replicated settings are adopted first: a node that
+ * comes back and is handed the mastership at once (before its watch applied
+ * them) would otherwise write its own older ones over what the cluster
+ * acknowledged since; a change asks its OpenSM for a pass under them.
+ */
 static void become_master(struct ha *h)
 {
 	struct pipe_settings s;
 	struct fab_err err = { { 0 } };
-	int ok;
+	int ok, adopted;
 
 	h->takeover = 0;
 	h->settings_dirty = 0;
 	pthread_mutex_unlock(&h->mu);
-	if (pipe_settings_get(h->p, &s)) {
+	if ((adopted = ha_adopt_settings(h, &err)) < 0) {
+		ok = 0;
+	} else if (pipe_settings_get(h->p, &s)) {
 		fab_err_set(&err, "out of memory");
 		ok = 0;
 	} else {
 		ok = !ha_put_master(h, &err) && !ha_put_settings(h, &s, &err);
 		free((char *)s.chain);
 		free((char *)s.options);
+	}
+	if (adopted > 0) {
+		ha_event(h, "master: the replicated routing settings are in force here (they differed)");
+		pipe_ask(h->p, "engine");
 	}
 	if (!ok)
 		ha_event(h, "master, but the replication did not take it (%s); writing again", err.msg);

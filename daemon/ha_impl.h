@@ -74,6 +74,13 @@ int ha_is_master(struct ha *h);
 /* ha_sync.c: the master's side (the writer thread) */
 int ha_put_master(struct ha *h, struct fab_err *err);
 int ha_put_settings(struct ha *h, const struct pipe_settings *s, struct fab_err *err);
+/*
+ * ha_adopt_settings() - on becoming master: the replicated settings (the
+ * last ones acknowledged, by whichever master) applied here. 1 when they
+ * changed this node's, 0 when they did not or there are none yet, -1 with
+ * @err when etcd could not be read.
+ */
+int ha_adopt_settings(struct ha *h, struct fab_err *err);
 int ha_put_epoch(struct ha *h, struct epoch *e, struct fab_err *err);
 
 /*

@@ -267,23 +267,45 @@ static void compare_settings(struct ha *h, const struct pipe_settings *m)
 	pthread_mutex_unlock(&h->mu);
 }
 
-static void apply_settings(struct ha *h, const json_t *j)
+/* The master's settings @j applied here: 1 when they changed this node's. */
+static int apply_settings(struct ha *h, const json_t *j)
 {
 	struct pipe_settings s = h->o.settings;
 	struct fab_err err = { { 0 } };
+	int changed = 0;
 
 	s.chain = json_string_value(json_object_get(j, "chain"));
 	s.options = json_string_value(json_object_get(j, "options"));
 	if (!s.chain || !s.options)
-		return;
+		return 0;
 	s.lmc = (unsigned)json_integer_value(json_object_get(j, "lmc"));
 	s.policy = (int)json_integer_value(json_object_get(j, "policy"));
 	s.repair = (int)json_integer_value(json_object_get(j, "repair"));
 	s.rebalance_delay_s = (unsigned)json_integer_value(json_object_get(j, "rebalance_delay_s"));
 	s.rebalance_max_blocks = (unsigned)json_integer_value(json_object_get(j, "rebalance_max_blocks"));
 	compare_settings(h, &s);
-	if (pipe_settings_set(h->p, &s, NULL, &err))
+	if (pipe_settings_set(h->p, &s, &changed, &err))
 		ha_event(h, "the master's routing settings are refused here: %s", err.msg);
+	return changed;
+}
+
+int ha_adopt_settings(struct ha *h, struct fab_err *err)
+{
+	char key[256];
+	struct etcd_kv *kv = NULL;
+	size_t n = 0;
+	int64_t rev;
+	json_t *j;
+	int changed;
+
+	snprintf(key, sizeof(key), "%ssettings", h->prefix);
+	if (etcd_get(h->etcd, key, 0, &kv, &n, &rev, err))
+		return -1;
+	j = n ? json_loadb(kv[0].val, kv[0].len, 0, NULL) : NULL;
+	changed = j ? apply_settings(h, j) : 0;
+	json_decref(j);
+	etcd_kvs_free(kv, n);
+	return changed;
 }
 
 /* The master's number @seq published here, with @want as its digest: kept or diverged. */

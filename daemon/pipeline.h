@@ -159,13 +159,20 @@ struct epoch *pipe_mirror(struct pipeline *p, struct fabric *f, uint64_t seq, in
 
 /**
  * pipe_set_sweep_cb() - with a source that routes on its own schedule
- * (OpenSM), call @cb (in the loop's thread) to ask it for a routing pass
- * when a rebalance is due; without one, the pipeline reroutes itself
+ * (OpenSM), call @cb to ask it for a routing pass when a rebalance is due
+ * (in the loop's thread) or pipe_ask() is called (in its caller's); @cb
+ * must be thread-safe. Without one, the pipeline reroutes itself.
  */
 void pipe_set_sweep_cb(struct pipeline *p, void (*cb)(void *ud), void *ud);
 
 /** pipe_request() - a change happened (thread-safe): reroute soon. */
 void pipe_request(struct pipeline *p, const char *reason);
+/**
+ * pipe_ask() - a routing under new settings is wanted (thread-safe): the
+ * source that routes on its own schedule is asked for a pass (the sweep
+ * callback, called in the caller's thread), else pipe_request().
+ */
+void pipe_ask(struct pipeline *p, const char *reason);
 
 /** pipe_event() - record an event in @st (a failure is logged); takes @details. */
 void pipe_event(struct store *st, const char *type, json_t *details, const char *fmt, ...)

@@ -235,6 +235,19 @@ void pipe_request(struct pipeline *p, const char *reason)
 	wake_loop(p);
 }
 
+void pipe_ask(struct pipeline *p, const char *reason)
+{
+	void (*sweep)(void *ud);
+
+	pthread_mutex_lock(&p->mu);
+	sweep = p->sweep;
+	pthread_mutex_unlock(&p->mu);
+	if (sweep)
+		sweep(p->sweep_ud);
+	else
+		pipe_request(p, reason);
+}
+
 void pipe_set_done_cb(struct pipeline *p, void (*cb)(void *ud, const struct epoch *e), void *ud)
 {
 	p->cb = cb;

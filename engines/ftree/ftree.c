@@ -64,12 +64,14 @@
  * ahead of the second (step 1's ports, step 4) of earlier ones, in another
  * thread. Destinations are handed over in blocks of FT_BLOCK; the entries
  * of a block are written to the LFTs in one pass (blocks of consecutive
- * LIDs as 8 x 8 byte tiles). The result does not depend on the thread
+ * LIDs as 8 x 8 byte tiles), and the pairs left unrouted are counted off
+ * the block as it is written. The result does not depend on the thread
  * count.
  *
  * Cost: O(destinations x switch links) time (step 4b of a complete tree:
- * O(destinations x switches), see ftree_up.c), O(switch links) memory
- * besides the LFTs and the blocks (three of FT_BLOCK x switches x 4 bytes).
+ * O(destinations x switches), see ftree_up.c), O(switch links + LIDs)
+ * memory besides the LFTs and the blocks (FT_NBUF of FT_BLOCK x switches x
+ * 4 bytes).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -80,10 +82,14 @@
 
 /* Destinations handed from the first stage to the second at a time. */
 #define FT_BLOCK 64u
-/* LFT rows written ahead of their turn asked for (flush8()). */
+/* LFT rows asked for this many switches ahead of their writing (flush8()). */
 #define FT_AHEAD 16u
-/* Blocks in flight with two threads: being filled, in the second stage, being written. */
-#define FT_NBUF 3u
+/*
+ * Blocks in flight with two threads: being filled, in the second stage, and
+ * FT_NBUF - 2 more the first stage may run ahead by (the stages take about
+ * as long: without room, either waits for the other's every hiccup).
+ */
+#define FT_NBUF 6u
 
 /**
  * struct ft_block - up to FT_BLOCK destinations between the stages
@@ -331,12 +337,14 @@ static void *second_thread(void *arg)
 
 /*
  * Block k is complete: run its second stage and write it, or hand it to
- * the second thread and write block k - 1 once that thread finished it.
- * Block k + 1 then goes to the buffer of block k - 2, written already.
+ * the second thread and write block k - lag (lag = nbuf - 2) once that
+ * thread finished it. Block k + 1 then goes to the buffer of block
+ * k + 1 - nbuf, written already.
  */
 static void hand_over(struct ft_pipe *p)
 {
 	struct ft_block *b = &p->blk[p->k % p->nbuf];
+	uint32_t lag = p->nbuf - 2;
 
 	if (!p->threaded) {
 		second_stage(p, b);
@@ -347,11 +355,11 @@ static void hand_over(struct ft_pipe *p)
 	pthread_mutex_lock(&p->mu);
 	p->published = p->k + 1;
 	pthread_cond_broadcast(&p->cv);
-	while (p->k && p->done < p->k)
+	while (p->k >= lag && p->done < p->k + 1 - lag)
 		pthread_cond_wait(&p->cv, &p->mu);
 	pthread_mutex_unlock(&p->mu);
-	if (p->k)
-		flush(p, &p->blk[(p->k - 1) % p->nbuf]);
+	if (p->k >= lag)
+		flush(p, &p->blk[(p->k - lag) % p->nbuf]);
 	p->k++;
 }
 
@@ -387,8 +395,8 @@ static void finish(struct ft_pipe *p)
 	pthread_mutex_unlock(&p->mu);
 	pthread_join(p->tid, NULL);
 	p->threaded = 0;
-	if (p->k)
-		flush(p, &p->blk[(p->k - 1) % p->nbuf]);
+	for (uint32_t k = p->k > p->nbuf - 2 ? p->k - (p->nbuf - 2) : 0; k < p->k; k++)
+		flush(p, &p->blk[k % p->nbuf]);	/* the blocks hand_over() left */
 }
 
 static void pipe_fini(struct ft_pipe *p)

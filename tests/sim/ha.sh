@@ -11,7 +11,9 @@
 #   over, its fabrouted becomes master and answers the first pass with the
 #   same tables: 0 LFT entries and 0 LIDs change in the switches (read over
 #   SMP from a third HCA), the repair is kept (the warm copy answers, not
-#   routed again), the chain is the one POSTed.
+#   routed again), the chain is the one POSTed;
+# - node 2 in a minority refuses writes; node 1 back takes the mastership
+#   again with the chain acknowledged while it was away.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$top_srcdir/tests/integration/daemon_lib.sh"
 have_ibsim || skip_all "ibsim, umad2sim or infiniband-diags missing"
@@ -226,7 +228,25 @@ wait_for "$URL_2" '.ha.stale == false and .ha.replication.state == "connected"' 
 D_URL=$URL_2 api POST /api/engine '{"chain":"sftree,updn"}'
 is "quorum back: a write acknowledged" "$code" 202
 
-eval "kill \$OSM_2" 2>/dev/null
+# --- the old master comes back (its store still says sftree,updn,minhop) and its OpenSM
+# (priority 10) takes the mastership back: the chain acknowledged meanwhile stays in force
+kill -STOP "$OSM_2"
+start_node 1 node-00 10 "-D 0x07" || { kill -CONT "$OSM_2"; not_ok "node 1 starts again"; done_testing; }
+i=0
+until grep -q "Detected another SM" "$t_tmp/o1/osm.log" 2>/dev/null; do i=$((i + 1)); [ $i -gt 300 ] && break; sleep 0.1; done
+kill -CONT "$OSM_2"
+sleep 0.2
+kill -HUP "$OSM_2"
+wait_for "$URL_1" '.ha.role == "master"' && ok "node 1 back: master again (its OpenSM is)" ||
+	not_ok "node 1 back: master again (its OpenSM is)"
+is "  the chain acknowledged while it was away is in force" \
+	"$(curl -s "$URL_1/api/config" | jq -r .engine_in_use)" "sftree,updn"
+i=0
+until [ "$(fab "$URL_1" | jq -r .epoch.chain)" = sftree,updn ] || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.1; done
+is "  and routes" "$(fab "$URL_1" | jq -r .epoch.chain)" "sftree,updn"
+
+eval "kill \$OSM_1 \$OSM_2" 2>/dev/null
+D_PID=$FR_1 d_stop
 D_PID=$FR_2 d_stop
 is "fabrouted 2 stops cleanly" "$D_STATUS" 0
 done_testing
