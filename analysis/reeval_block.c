@@ -169,11 +169,12 @@ static int count_diffs(const struct an_plan *p, const struct part *t, struct an_
 		const struct diff *x = &t->dv[k];
 		uint32_t b;
 
-		if (x->dep != AN_DEP_NONE) {
+		if (x->dep != AN_DEP_NONE)	/* as the block pass counts them: one VL slot */
+			a->chan[an_acc_index(p, x->slot, 0)] += (uint32_t)x->sign;
+		if (x->dep != AN_DEP_NONE && x->dep) {
 			if (!(b = an_acc_block(a, p, x->slot, 0)))
 				return -1;
-			a->arena[b] += (uint32_t)x->sign;
-			a->arena[b + 1 + x->dep] += x->dep ? (uint32_t)x->sign : 0;
+			a->arena[b + 1 + x->dep] += (uint32_t)x->sign;
 		}
 		if (!x->fl)
 			continue;	/* no pairs: the entry may be no port at all */
