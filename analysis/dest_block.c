@@ -54,7 +54,7 @@
  * dependency on the channel the next switch leaves by through that port
  * (port 0 never leads to a switch, 0xff is no port).
  */
-#define DEP_NONE 0xffu
+#define DEP_NONE AN_DEP_NONE
 
 /* The sums of a switch towards a destination: all pairs and CA-to-CA ones, 16 bits each. */
 #define FLOW(all, ca) ((uint32_t)(all) | (uint32_t)(ca) << 16)
@@ -476,7 +476,7 @@ int an_dest_block_fits(const struct an_plan *p, uint32_t d)
 	       lid < p->c.r->lft_len;
 }
 
-int an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m)
+void an_dest_block_rows(struct an_work *w, const uint32_t *d, uint32_t m)
 {
 	uint32_t lid[AN_BLOCK] = { 0 }, nca = 0, nsw = w->p->c.f->nswitches;
 
@@ -496,6 +496,11 @@ int an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m)
 			w->fw[i].ready = 0;
 		one(w, j, d[j]);
 	}
+}
+
+int an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m)
+{
+	an_dest_block_rows(w, d, m);
 	if (w->p->bits) {
 		scatter_bits(w, m);
 		return 0;

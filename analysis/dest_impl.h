@@ -123,6 +123,20 @@ int an_dest_block_fits(const struct an_plan *p, uint32_t d);
  * Return: 0, or -1 when out of memory.
  */
 int an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m);
+/*
+ * A row's mark (struct an_blk.dep): AN_DEP_NONE, no channel; 0, the
+ * channel alone; a port, the channel and its dependency on the channel the
+ * next switch leaves by through that port.
+ */
+#define AN_DEP_NONE 0xffu
+/**
+ * an_dest_block_rows() - an_dest_block() but the marks and per-port sums:
+ * the connectivity, the per-destination facts and the per-switch
+ * deliveries go to w->acc as there; row j of w->blk (o, dep, and fl with
+ * the load) holds what destination @d[j] adds per switch, for the caller
+ * to count (analysis/reeval_block.c counts the differences)
+ */
+void an_dest_block_rows(struct an_work *w, const uint32_t *d, uint32_t m);
 
 static inline int an_dest_is_ca(const struct fabric *f, uint32_t ep)
 {

@@ -192,6 +192,7 @@ void an_state_free(struct an_state *st)
 	if (!st)
 		return;
 	an_acc_fini(&st->acc);
+	free(st->spread);
 	free(st->dhops);
 	free(st->dfail);
 	free(st);
@@ -313,10 +314,13 @@ int an_evaluate(const struct fabric *f, const struct rt_routing *r, const struct
 		fab_err_set(err, "out of memory evaluating %u endpoints", f->neps);
 		an_report_free(rep);
 	}
-	if (!rc && o->incremental)
+	if (!rc && o->incremental) {
 		rep->state = st;
-	else
+		st->spread = spread;	/* an_reevaluate() works out only the changed ones */
+		spread = NULL;
+	} else {
 		an_state_free(st);
+	}
 	free(order);
 	free(spread);
 	an_plan_fini(&p);

@@ -14,6 +14,7 @@
  * @acc: the sums over every destination
  * @dhops: per destination endpoint, its longest delivered path
  * @dfail: per destination endpoint, the classes with an unreachable pair
+ * @spread: with the load, per switch its DLID spread (NULL: none kept)
  * @o: the options the sums were made with
  * @ready: the sums are complete
  */
@@ -21,6 +22,7 @@ struct an_state {
 	struct an_acc acc;
 	uint16_t *dhops;
 	uint8_t *dfail;
+	uint32_t *spread;
 	struct an_opts o;
 	int ready;
 };

@@ -6,20 +6,22 @@
  * its LIDs and on the links those entries lead over. When a repair
  * rewrites some entries or a link goes down or comes back, only the
  * destinations whose column changed, or whose entries point at a port
- * whose link changed, have a different share: an_reevaluate() runs the
- * per-destination passes over those alone, twice (as the old routing
- * routed them on the old fabric, to take their share out; as the new one
- * routes them, to put it back), and reads the report off the updated
- * sums. Only the examples of failing pairs are looked for again (the
- * first destinations that have some, at most a few), and the DLID balance
- * is recomputed for every switch. When more than half the destinations
- * changed (an engine that rebalances everything), a full evaluation is
- * cheaper than the two passes, and is made instead.
+ * whose link changed, have a different share: an_reevaluate() takes their
+ * share out as the old routing routed them on the old fabric and puts it
+ * back as the new one routes them, and reads the report off the updated
+ * sums. Where the block pass takes a destination (the common case), both
+ * shares come per switch and only the switches where they differ are
+ * counted (analysis/reeval_block.c); the others' shares are made whole,
+ * in sums of their own, and added. Only the examples of failing pairs are
+ * looked for again (the first destinations that have some, at most a few),
+ * and the DLID balance of the switches whose table or links changed. When
+ * more than half the destinations changed (an engine that rebalances
+ * everything), a full evaluation is cheaper, and is made instead.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/eval_impl.h"
+#include "analysis/reeval_impl.h"
 
 static int same_nodes(const struct fabric *a, const struct fabric *b)
 {
@@ -72,29 +74,36 @@ static int compatible(const struct an_state *st, const struct an_opts *o,
 	       same_sl2vl(f, pr, r);
 }
 
-static void mark_row_diff(const struct rt_routing *pr, const struct rt_routing *r, uint32_t s,
-			  uint8_t *mark)
+/* Mark the LIDs whose entries of switch @s differ; 1 when some do. */
+static int mark_row_diff(const struct rt_routing *pr, const struct rt_routing *r, uint32_t s,
+			 uint8_t *mark)
 {
 	const uint8_t *a = rt_lft(pr, s), *b = rt_lft(r, s);
 
 	if (!memcmp(a, b, r->lft_len))
-		return;
+		return 0;
 	for (uint32_t l = 0; l < r->lft_len; l++)
 		mark[l] |= a[l] != b[l];
+	return 1;
 }
 
-/* LIDs whose entries changed, or lead over a port whose link changed. */
-static void mark_lids(const struct fabric *pf, const struct rt_routing *pr, const struct fabric *f,
-		      const struct rt_routing *r, const struct an_change *chg, uint8_t *mark)
+/*
+ * LIDs whose entries changed, or lead over a port whose link changed; in
+ * @sw the switches whose table or links changed. Return: 1 when @sw holds
+ * them all (not when @chg names LIDs only).
+ */
+static int mark_lids(const struct fabric *pf, const struct rt_routing *pr, const struct fabric *f,
+		     const struct rt_routing *r, const struct an_change *chg, uint8_t *mark,
+		     uint8_t *sw)
 {
 	for (size_t i = 0; chg && i < chg->nlids; i++)
 		if (chg->lids[i] < r->lft_len)
 			mark[chg->lids[i]] = 1;
 	for (size_t i = 0; chg && i < chg->nswitches; i++)
 		if (chg->switches[i] < f->nswitches)
-			mark_row_diff(pr, r, chg->switches[i], mark);
+			sw[chg->switches[i]] |= (uint8_t)mark_row_diff(pr, r, chg->switches[i], mark);
 	for (uint32_t s = 0; !chg && s < f->nswitches; s++)
-		mark_row_diff(pr, r, s, mark);
+		sw[s] = (uint8_t)mark_row_diff(pr, r, s, mark);
 	for (uint32_t s = 0; s < f->nswitches; s++) {
 		uint32_t node = f->switches[s];
 
@@ -104,10 +113,12 @@ static void mark_lids(const struct fabric *pf, const struct rt_routing *pr, cons
 
 			if (x->peer == y->peer && x->peer_port == y->peer_port)
 				continue;
+			sw[s] = 1;
 			for (uint32_t l = 0; l < r->lft_len; l++)
 				mark[l] |= a[l] == q || b[l] == q;
 		}
 	}
+	return !chg || !chg->nlids;
 }
 
 /* The destinations with a marked LID, in the plan's order; their count. */
@@ -150,9 +161,26 @@ static int find_examples(const struct an_plan *p, const struct an_state *st, str
 	return 0;
 }
 
-/* Take the share of @dests out as (@pp) routed them, put it back as (@p) does. */
-static int update(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
-		  const uint32_t *dests, uint32_t n, uint32_t *spread)
+/*
+ * Every switch's DLID spread, as an_eval_run() gives it: the kept one
+ * where the switch's table and links are the same (@sw, when @all_known),
+ * else worked out again; kept in @st for the next time.
+ */
+static void spreads(const struct an_plan *p, struct an_state *st, const uint8_t *sw, int all_known,
+		    uint32_t *spread)
+{
+	uint32_t nsw = p->c.f->nswitches;
+
+	for (uint32_t s = 0; s < nsw; s++)
+		spread[s] = st->spread && all_known && !sw[s] ? st->spread[s] :
+			    an_load_spread(p->c.f, p->c.r, p->lid_ep, s);
+	if (st->spread)
+		memcpy(st->spread, spread, (size_t)nsw * sizeof(*spread));
+}
+
+/* Both shares of @dests[0..@n) whole: (@pp)'s out, (@p)'s in. */
+static int update_whole(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
+			const uint32_t *dests, uint32_t n)
 {
 	const struct fabric *f = p->c.f;
 	uint16_t *oh = calloc((size_t)f->neps + 1, sizeof(*oh));
@@ -162,7 +190,7 @@ static int update(const struct an_plan *pp, const struct an_plan *p, struct an_s
 
 	if (!oh || !of || an_eval_run(pp, &p->o, dests, n, &old, oh, of, NULL))
 		goto out;
-	if (!an_eval_run(p, &p->o, dests, n, &cur, st->dhops, st->dfail, spread)) {
+	if (!an_eval_run(p, &p->o, dests, n, &cur, st->dhops, st->dfail, NULL)) {
 		rc = an_acc_add(&st->acc, p, &old, -1) || an_acc_add(&st->acc, p, &cur, 1) ? -1 : 0;
 		an_acc_fini(&cur);
 	}
@@ -173,36 +201,51 @@ out:
 	return rc;
 }
 
+/*
+ * Take the share of @dests out as (@pp) routed them, put it back as (@p)
+ * does: by differences where the block pass takes them, whole otherwise.
+ */
+static int update(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
+		  uint32_t *dests, uint32_t n)
+{
+	if (an_reeval_blocks(pp, p, st, dests, n, &n))
+		return -1;
+	return n ? update_whole(pp, p, st, dests, n) : 0;
+}
+
 static int redo(const struct fabric *pf, const struct rt_routing *pr, const struct fabric *f,
 		const struct rt_routing *r, const struct an_opts *o, const struct an_change *chg,
 		struct an_state *st, struct an_report *rep)
 {
 	struct an_plan pp, p;
 	struct an_pool pools[AN_NCLASSES];
-	uint8_t *mark = calloc((size_t)r->lft_len + 1, 1);
+	uint8_t *mark = calloc((size_t)r->lft_len + 1, 1), *sw = calloc((size_t)f->nswitches + 1, 1);
 	uint32_t *order = NULL, *spread = NULL, n;
-	int rc = -1;
+	int rc = -1, all_known;
 
 	memset(pools, 0, sizeof(pools));
 	if (an_plan_init(&pp, pf, pr, o)) {
 		free(mark);
+		free(sw);
 		return -1;
 	}
 	if (an_plan_init(&p, f, r, o))
 		goto out_pp;
 	order = an_plan_order(&p);
 	spread = o->load ? calloc((size_t)f->nswitches + 1, sizeof(*spread)) : NULL;
-	if (!mark || !order || (o->load && !spread))
+	if (!mark || !sw || !order || (o->load && !spread))
 		goto out;
-	mark_lids(pf, pr, f, r, chg, mark);
+	all_known = mark_lids(pf, pr, f, r, chg, mark, sw);
 	n = affected(&p, mark, order);
 	if (2 * (uint64_t)n > f->neps) {
 		rc = 1;	/* taking out and putting back costs more than starting again */
 		goto out;
 	}
 	st->ready = 0;
-	if (update(&pp, &p, st, order, n, spread) || find_examples(&p, st, pools))
+	if (update(&pp, &p, st, order, n) || find_examples(&p, st, pools))
 		goto out;
+	if (spread)
+		spreads(&p, st, sw, all_known, spread);
 	st->ready = 1;
 	rc = an_eval_finish(&p, st, pools, spread, rep);
 	rep->dests = n;
@@ -211,6 +254,7 @@ out:
 out_pp:
 	an_plan_fini(&pp);
 	free(mark);
+	free(sw);
 	free(order);
 	free(spread);
 	return rc;

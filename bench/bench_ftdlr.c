@@ -12,6 +12,8 @@
  *                               the evaluator
  *   bench_ftdlr time [N [FAMILY NAME=VALUE...]]
  *                               repair and proof times per single link fault
+ *                               (the proof: a full evaluation, and the
+ *                               daemon's incremental one)
  *                               from sftree and ftdlr bases: the 648-port
  *                               tree, the 4-ary 3-tree and the 5488-CA
  *                               m-port 3-tree (m=28; N faults spread over
@@ -385,6 +387,31 @@ static void ft648(unsigned sets)
 }
 
 /*
+ * CPU ms of the proof the daemon makes of repair @r (of @f): an_reevaluate()
+ * from the base's evaluation @kept, which then goes back to the base (not
+ * timed) for the next; *@same counts verdicts equal to the full @full's.
+ */
+static double reeval_cpu(const struct tree *t, const struct fabric *f, const struct rt_routing *r,
+			 const struct an_opts *io, struct an_report *kept, const struct an_report *full,
+			 unsigned *same)
+{
+	struct fab_err err = { { 0 } };
+	struct an_report inc;
+	double c0 = cpu_ms(), ms;
+
+	if (an_reevaluate(t->f, t->r, kept, f, r, io, NULL, &inc, &err))
+		die("re-evaluate", &err);
+	ms = cpu_ms() - c0;
+	*same += an_connected(&inc) == an_connected(full) &&
+		 inc.cdg.deadlock_free == full->cdg.deadlock_free;
+	an_report_free(kept);
+	if (an_reevaluate(f, r, &inc, t->f, t->r, io, NULL, kept, &err))
+		die("re-evaluate", &err);
+	an_report_free(&inc);
+	return ms;
+}
+
+/*
  * Repair and proof times per single link fault on @family, base @e, @n
  * links spread over the tree; the entries and switches each repair changed.
  */
@@ -393,11 +420,16 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 {
 	struct tree t;
 	double rep_ms = 0, eval_ms = 0, stage_ms = 0, worst = 0, worst_rep = 0, rep_cpu = 0;
-	double eval_cpu = 0;
-	unsigned proven = 0;
+	double eval_cpu = 0, inc_cpu = 0;
+	unsigned proven = 0, same = 0;
 	struct changes ch = { 0 };
+	struct an_opts io = { .load = 1, .incremental = 1, .threads = 1 };
+	struct an_report kept;
+	struct fab_err kerr = { { 0 } };
 
 	tree_init(&t, family, kv, nkv, e);
+	if (an_evaluate(t.f, t.r, &io, &kept, &kerr))
+		die("evaluate", &kerr);
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t l = (uint32_t)((uint64_t)i * t.nlinks / n);
 		struct fab_err err = { { 0 } };
@@ -416,6 +448,7 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 		t2 = now_ms();
 		rep_cpu += c1 - c0;
 		eval_cpu += cpu_ms() - c1;
+		inc_cpu += reeval_cpu(&t, f, r, &io, &kept, &rep, &same);
 		if (ftdlr_stages(f, t.f, t.r, r, &steps, &ns, &err))
 			die("stages", &err);
 		t3 = now_ms();
@@ -433,11 +466,14 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 	}
 	printf("%-20s base %-6s: repair %7.2f ms (at most %7.2f), proof (full evaluation, 1 thread) "
 	       "%8.2f ms, repair + proof at most %8.2f ms, steps %6.2f ms; proven %u of %u; CPU: "
-	       "repair %.2f ms, proof %.2f ms; entries changed %.1f (at most %llu, on at most %u "
-	       "switches)\n", family, e->name, rep_ms / n, worst_rep, eval_ms / n, worst,
-	       stage_ms / n, proven, n, rep_cpu / n, eval_cpu / n, (double)ch.sum / n,
-	       (unsigned long long)ch.most, ch.mostsw);
+	       "repair %.2f ms, proof %.2f ms, incremental proof %.2f ms (the daemon's: "
+	       "an_reevaluate() from the base's, with the load, 1 thread; same verdict %u of %u); "
+	       "entries changed %.1f (at most %llu, on at most %u switches)\n", family, e->name,
+	       rep_ms / n, worst_rep, eval_ms / n, worst, stage_ms / n, proven, n, rep_cpu / n,
+	       eval_cpu / n, inc_cpu / n, same, n, (double)ch.sum / n, (unsigned long long)ch.most,
+	       ch.mostsw);
 	fflush(stdout);
+	an_report_free(&kept);
 	tree_fini(&t);
 }
 

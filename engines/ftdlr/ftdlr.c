@@ -9,8 +9,9 @@
  * current fabric is the base with switch links, switches or CAs missing (no
  * node, link or LID the base does not have), the base is a fat tree
  * (struct ft_model: leaves at level 1, no sibling links) whose switches can
- * be labelled, and the base routes every CA LID over up*down* paths (ftree
- * and sftree do).
+ * be labelled, and the base routes every CA LID it rewrites (those whose
+ * entries cross a dead link) over up*down* paths (ftree and sftree route
+ * them all so).
  *
  * Labels and columns (papers/001, section 2). Every child reaches a given
  * parent through the same rank among its up ports (Corollary 1 of the
@@ -88,16 +89,21 @@ static int setup_links(struct fd *x)
 	const struct fabric *bf = x->bf, *cf = x->cf;
 
 	x->plink = malloc(((size_t)bf->nports + 1) * sizeof(*x->plink));
+	x->hop = malloc(((size_t)bf->nports + 1) * sizeof(*x->hop));
 	x->alive = calloc((size_t)x->m.nlinks + 1, 1);
 	x->cur = malloc(((size_t)x->nsw + 1) * sizeof(*x->cur));
-	if (!x->plink || !x->alive || !x->cur)
+	x->p0 = malloc(((size_t)x->nsw + 1) * sizeof(*x->p0));
+	x->np = malloc((size_t)x->nsw + 1);
+	if (!x->plink || !x->hop || !x->alive || !x->cur || !x->p0 || !x->np)
 		return -1;
 	for (uint32_t i = 0; i < bf->nports; i++)
-		x->plink[i] = FD_NONE;
+		x->plink[i] = x->hop[i] = FD_NONE;
 	for (uint32_t s = 0; s < x->nsw; s++) {
 		uint32_t n = fab_node_by_guid(cf, bf->nodes[bf->switches[s]].guid);
 
 		x->cur[s] = n == FAB_NONE ? FD_NONE : cf->nodes[n].swidx;
+		x->p0[s] = bf->nodes[bf->switches[s]].port0;
+		x->np[s] = bf->nodes[bf->switches[s]].nports;
 	}
 	for (uint32_t s = 0; s < x->nsw; s++)
 		for (uint32_t e = ft_first(&x->m, s, FT_UP); e < ft_end(&x->m, s, FT_SIB); e++) {
@@ -111,6 +117,8 @@ static int setup_links(struct fd *x)
 			pn = cf->switches[x->cur[l->peer]];
 			x->alive[e] = fab_port(cf, cn, l->port)->peer == pn &&
 				      fab_port(cf, cn, l->port)->peer_port == l->peer_port;
+			if (x->alive[e])
+				x->hop[x->p0[s] + l->port] = l->peer;
 		}
 	return 0;
 }
@@ -303,7 +311,12 @@ static uint32_t ud_lid(const struct fd *x, uint8_t *st, uint32_t *stack, unsigne
 	return FD_NONE;
 }
 
-/* Every CA LID is routed over up*down* paths in the base (ftdlr_updown.c first, this when unsure). */
+/*
+ * Every CA LID the repair rewrites is routed over up*down* paths in the
+ * base (ftdlr_updown.c first, this when unsure). The others keep the
+ * base's entries, whatever they are: the proof of the repaired routing
+ * judges them with the rest, and checking them all would read every table.
+ */
 static int check_updown(struct fd *x, struct fab_err *err)
 {
 	const struct fabric *bf = x->bf;
@@ -327,7 +340,7 @@ static int check_updown(struct fd *x, struct fab_err *err)
 		if (bf->nodes[bf->eps[e].node].type == FAB_SWITCH || !lid)
 			continue;
 		for (unsigned l = lid; l < lid + n && l < x->br->lft_len && rc == ENG_OK; l++) {
-			uint32_t bad = ud_lid(x, st, stack, l);
+			uint32_t bad = x->need[l] ? ud_lid(x, st, stack, l) : FD_NONE;
 
 			if (bad != FD_NONE) {
 				fab_err_set(err, "the base routing is not an up/down fat-tree routing: the "
@@ -342,6 +355,35 @@ static int check_updown(struct fd *x, struct fab_err *err)
 	return rc;
 }
 
+/* The turning switches of the switch LIDs @lid[0..@n) (in increasing order), by their columns. */
+static void turning_cols(struct fd *x, unsigned *lid, uint32_t n, uint8_t *col)
+{
+	for (uint32_t i = 1; i < n; i++)	/* switches by GUID: their LIDs in any order */
+		for (uint32_t k = i; k > 0 && lid[k - 1] > lid[k]; k--) {
+			unsigned t = lid[k];
+
+			lid[k] = lid[k - 1];
+			lid[k - 1] = t;
+		}
+	fd_columns(x, lid, n, col);
+	for (uint32_t j = 0; j < n; j++) {
+		const uint8_t *c = col + (size_t)j * x->nsw;
+
+		for (uint32_t s = 0; s < x->nsw; s++) {
+			uint8_t p = c[s], q;
+			uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, s, p), y, f;
+
+			if (e == FD_NONE || is_up_link(x, s, e))
+				continue;
+			y = x->m.links[e].peer;
+			q = c[y];
+			f = q == RT_NO_PORT ? FD_NONE : fd_link(x, y, q);
+			if (f != FD_NONE && is_up_link(x, y, f))
+				x->turning[y] = 1;
+		}
+	}
+}
+
 /*
  * The base's turning switches: where some switch LID's path comes down and
  * goes up again (sftree turns its switch pairs in the subtree of its root).
@@ -353,26 +395,26 @@ static int check_updown(struct fd *x, struct fab_err *err)
 static int setup_turning(struct fd *x)
 {
 	const struct fabric *bf = x->bf;
+	uint8_t *col = malloc((size_t)FD_COLS * x->nsw + 1);
+	unsigned lid[FD_COLS];
+	uint32_t n = 0;
 
 	x->turning = calloc((size_t)x->nsw + 1, 1);
-	if (!x->turning)
+	if (!x->turning || !col) {
+		free(col);
 		return -1;
-	for (uint32_t d = 0; d < x->nsw; d++) {
-		unsigned lid = fab_port(bf, bf->switches[d], 0)->lid;
+	}
+	for (uint32_t d = 0; d <= x->nsw; d++) {
+		unsigned l = d < x->nsw ? fab_port(bf, bf->switches[d], 0)->lid : 0;
 
-		for (uint32_t s = 0; lid && s < x->nsw; s++) {
-			uint8_t p = rt_lft_get(x->br, s, lid), q;
-			uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, s, p), y, f;
-
-			if (e == FD_NONE || is_up_link(x, s, e))
-				continue;
-			y = x->m.links[e].peer;
-			q = rt_lft_get(x->br, y, lid);
-			f = q == RT_NO_PORT ? FD_NONE : fd_link(x, y, q);
-			if (f != FD_NONE && is_up_link(x, y, f))
-				x->turning[y] = 1;
+		if (l && l < x->br->lft_len)	/* a LID past the tables has no entries */
+			lid[n++] = l;
+		if (n && (n == FD_COLS || d == x->nsw)) {
+			turning_cols(x, lid, n, col);
+			n = 0;
 		}
 	}
+	free(col);
 	return 0;
 }
 
@@ -459,39 +501,15 @@ static char *notes(const struct fd *x, enum ftdlr_scope scope)
 
 /* --- the repair -------------------------------------------------------------------- */
 
-/* Entries, switches and 64-LID blocks of x->r that differ from the base. */
-static void count_changes(struct fd *x)
-{
-	uint32_t len = x->br->lft_len;
-
-	for (uint32_t s = 0; s < x->nsw; s++) {
-		const uint8_t *a = rt_lft(x->br, s), *b;
-		uint32_t blocks = 0;
-
-		if (fd_dead(x, s))
-			continue;
-		b = rt_lft(x->r, x->cur[s]);
-		for (uint32_t start = 0; start < len; start += 64) {
-			uint32_t end = start + 64 < len ? start + 64 : len, n = 0;
-
-			for (uint32_t l = start; l < end; l++)
-				n += a[l] != b[l];
-			x->st.entries += n;
-			blocks += n > 0;
-		}
-		x->st.switches += blocks > 0;
-		x->st.blocks += blocks;
-		if (blocks > x->st.max_blocks)
-			x->st.max_blocks = blocks;
-	}
-}
-
 static void fd_fini(struct fd *x)
 {
 	if (x->m.f)
 		ft_model_fini(&x->m);
 	free(x->cur);
 	free(x->plink);
+	free(x->hop);
+	free(x->p0);
+	free(x->np);
 	free(x->alive);
 	free(x->label);
 	free(x->col);
@@ -507,8 +525,13 @@ static void fd_fini(struct fd *x)
 	free(x->mark);
 	free(x->dist);
 	free(x->stack);
+	free(x->need);
+	free(x->chg);
 	free(x->sw_broken);
 	free(x->sw_touched);
+	for (uint32_t s = 0; x->udc && s < x->nsw; s++)
+		free(x->udc[s]);
+	free(x->udc);
 	free(x->ud);
 	free(x->snway);
 	free(x->anchor);
@@ -530,7 +553,7 @@ static int fd_alloc(struct fd *x)
 	x->sw_broken = calloc((size_t)x->br->lft_len + 1, 1);
 	x->sw_touched = calloc((size_t)x->br->lft_len + 1, 1);
 	if (!x->ustar || !x->lstar || !x->wsel || !x->row || !x->bcol || !x->fixed || !x->mark ||
-	    !x->dist || !x->stack || !x->sw_broken || !x->sw_touched)
+	    !x->dist || !x->stack || !x->sw_broken || !x->sw_touched || fd_changes_init(x))
 		return -1;
 	for (uint32_t s = 0; s < x->nsw; s++)
 		x->ustar[s] = x->lstar[s] = FD_UNSET;
@@ -561,7 +584,7 @@ static int fd_setup(struct fd *x, struct fab_err *err)
 			    "leaves linked horizontally" : "switches no leaf reaches");
 		return ENG_NOT_APPLICABLE;
 	}
-	if (setup_links(x))
+	if (setup_links(x) || fd_need(x))
 		return ENG_ERROR;
 	rc = setup_labels(x, err);
 	if (rc == ENG_OK)
@@ -595,7 +618,7 @@ int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const str
 	if (rc == ENG_OK && (fd_repair_lids(&x) || fd_vls(&x, err)))
 		rc = ENG_ERROR;
 	if (rc == ENG_OK)
-		count_changes(&x);
+		fd_count_changes(&x);
 	if (rc == ENG_OK && !(x.r->notes = notes(&x, scope)))
 		rc = ENG_ERROR;
 	if (rc == ENG_ERROR && !err->msg[0])	/* else the switch LIDs could not be routed: why */

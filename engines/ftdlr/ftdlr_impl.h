@@ -21,6 +21,9 @@
  * @nsw: base switches
  * @cur: per base switch, its index in @cf (FD_NONE: dead)
  * @plink: per base port slot, the model link leaving by it (FD_NONE: none)
+ * @p0, @np: per base switch, its port 0's slot and its ports
+ * @hop: per base port slot, the switch its link leads to while both ends
+ *       and the link live (FD_NONE: none)
  * @alive: per model link, the cable is still there
  * @label: per base switch above the leaves, its label: the rank of the up
  *         port by which each of its children reaches it
@@ -38,6 +41,8 @@
  * @row, @fixed, @mark, @dist, @stack: per base switch, for the LID at hand
  * @bcol: per base switch, the base's entry for the LID at hand (its column,
  *        read once: the rows lie far apart)
+ * @need: per LID, some live switch's base entry for it crosses a dead link:
+ *        the LIDs the repair reads and rewrites (fd_need())
  * @sw_broken: per LID, a switch LID the rule left some switch without a way to
  * @sw_touched: per LID, a switch LID the repair changed
  * @sn: the base's subtree root when its switch paths turn through one
@@ -45,10 +50,16 @@
  * @snlid: @sn's LID
  * @ud: per base switch, towards the switch @ud_sw (the LID at hand's): its
  *      class (ftdlr_sn.c)
+ * @udc: per base switch d, @ud towards d once worked out (NULL: not yet);
+ *       @udc_bytes, what they hold
  * @snway: per base switch, its entry towards @sn in the repair (RT_NO_PORT: none)
  * @anchor: per base switch, that entry and the next ones only go down to @sn
  * @sw_updown: the base turns no path and runs switch destinations on the
  *             CAs' VL (ftree): switch LIDs are repaired as CA LIDs are
+ * @chg: per live switch, a bit per 64-LID block where the repair wrote an
+ *       entry other than the base's (@nblk64 blocks; fd_put_columns())
+ * @recount: entries were written besides fd_put_columns(): the figures
+ *           compare every table with the base's
  * @st: the figures
  */
 struct fd {
@@ -59,6 +70,8 @@ struct fd {
 	uint32_t nsw;
 	uint32_t *cur;
 	uint32_t *plink;
+	uint32_t *p0, *hop;
+	uint8_t *np;
 	uint8_t *alive;
 	uint8_t *label;
 	uint32_t *col;
@@ -70,12 +83,18 @@ struct fd {
 	enum ftdlr_scope scope;
 	uint8_t *row, *fixed, *mark, *bcol;
 	uint32_t *dist, *stack;
+	uint8_t *need;
 	uint8_t *sw_broken, *sw_touched;
 	uint32_t sn;
 	unsigned snlid;
 	uint8_t *ud, *snway, *anchor;
 	uint32_t ud_sw;
+	uint8_t **udc;
+	size_t udc_bytes;
 	int sw_updown;
+	uint64_t *chg;
+	uint32_t nblk64;
+	int recount;
 	struct ftdlr_stats st;
 };
 
@@ -93,16 +112,52 @@ enum { MK_UNKNOWN = 0, MK_BUSY, MK_OK, MK_FAIL };
 /* The model link of base switch @s leaving by port @p, FD_NONE if none. */
 static inline uint32_t fd_link(const struct fd *x, uint32_t s, unsigned p)
 {
-	const struct fabric *f = x->bf;
-
-	if (p < 1 || p > f->nodes[f->switches[s]].nports)
+	if (p < 1 || p > x->np[s])
 		return FD_NONE;
-	return x->plink[f->nodes[f->switches[s]].port0 + p];
+	return x->plink[x->p0[s] + p];
 }
 
+/* The live switch base switch @s reaches by port @p over a live link, FD_NONE if none. */
+static inline uint32_t fd_hop(const struct fd *x, uint32_t s, unsigned p)
+{
+	if (p < 1 || p > x->np[s])
+		return FD_NONE;
+	return x->hop[x->p0[s] + p];
+}
+
+/* LIDs whose columns are read and written at once (ftdlr_cols.c). */
+#define FD_COLS 64u
+
 /**
- * fd_updown_quick() - every CA LID of the base routed over up*down* paths
- * (or not at all), checked a block of LIDs at a time (ftdlr_updown.c)
+ * fd_columns() - @col[j * nsw + s] := the base's entry of switch @s for
+ * @lid[j], j < @n (LIDs in increasing order), read row by row
+ */
+void fd_columns(const struct fd *x, const unsigned *lid, uint32_t n, uint8_t *col);
+
+/** fd_changes_init() - x->chg for the LFTs' length. Return: 0, or -1 when out of memory. */
+int fd_changes_init(struct fd *x);
+
+/**
+ * fd_put_columns() - write the repaired columns @col (as fd_columns() lays
+ * them out) of LIDs @lid[0..@n) into x->r, counting the entries that differ
+ * from the base's (@base, the same layout) into x->st and x->chg
+ */
+void fd_put_columns(struct fd *x, const unsigned *lid, uint32_t n, const uint8_t *base,
+		    const uint8_t *col);
+
+/** fd_count_changes() - x->st's switches and blocks changed (and entries with x->recount). */
+void fd_count_changes(struct fd *x);
+
+/**
+ * fd_need() - x->need[] from the base's rows of the switches with a dead
+ * link (ftdlr_repair.c). Return: 0, or -1 when out of memory.
+ */
+int fd_need(struct fd *x);
+
+/**
+ * fd_updown_quick() - every CA LID of the base that the repair rewrites
+ * (x->need[]) routed over up*down* paths (or not at all), checked a block
+ * of LIDs at a time (ftdlr_updown.c)
  * Return: 0 when so, -1 when unsure (a bad path, or out of memory): the
  * LID-by-LID check decides then.
  */

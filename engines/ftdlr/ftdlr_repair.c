@@ -35,7 +35,8 @@
  *  3. Check. Every live switch's path is followed. A switch that does not
  *     reach a CA LID although a live path exists is counted as left without
  *     a way; a switch LID is marked for fd_vls() to recompute.
- *  4. Write the column into the repaired routing.
+ *  4. Write the column into the repaired routing (ftdlr_cols.c: a block of
+ *     LIDs at a time, as they were read).
  *
  * Writes of step 1 are fixed: a second detour that wants another port at
  * the same switch keeps the first (counted as a conflict; none up to k - 1
@@ -583,8 +584,6 @@ void fd_resolve(struct fd *x, const struct dst *d)
 		if (fd_dead(x, s))
 			continue;
 		for (;;) {
-			uint32_t e;
-
 			if (x->mark[c] == MK_OK || x->mark[c] == MK_FAIL) {
 				res = x->mark[c];
 				break;
@@ -599,12 +598,10 @@ void fd_resolve(struct fd *x, const struct dst *d)
 				res = MK_OK;
 				break;
 			}
-			e = x->row[c] == RT_NO_PORT ? FD_NONE : fd_link(x, c, x->row[c]);
-			if (e == FD_NONE || !x->alive[e]) {
+			if ((c = fd_hop(x, c, x->row[c])) == FD_NONE) {
 				res = MK_FAIL;
 				break;
 			}
-			c = x->m.links[e].peer;
 		}
 		while (top)
 			x->mark[x->stack[--top]] = res;
@@ -660,38 +657,24 @@ static void check(struct fd *x, const struct dst *d)
 	}
 }
 
-/* --- step 4: write ------------------------------------------------------------------------- */
-
-static void write_row(struct fd *x, const struct dst *d)
-{
-	for (uint32_t s = 0; s < x->nsw; s++)
-		if (!fd_dead(x, s))
-			rt_lft(x->r, x->cur[s])[d->lid] = x->row[s];
-}
-
-static void base_row(struct fd *x, const struct dst *d)
-{
-	for (uint32_t s = 0; s < x->nsw; s++)
-		x->row[s] = x->bcol[s] = rt_lft_get(x->br, s, d->lid);
-}
-
 /*
- * Repair one LID: by the subtree rule when the base turns through a
- * subtree root (ftdlr_sn.c; its own LID excepted), else, or when that rule
- * finds no way, by detours whose U-turns follow the labels. A base that
- * turns no path at all and runs switch destinations on the CAs' VL
- * (ftree) has its switch LIDs repaired as CA LIDs are: up*down* with
- * detours of the rule.
+ * Repair one LID, from the base's column @bcol into @out: by the subtree
+ * rule when the base turns through a subtree root (ftdlr_sn.c; its own LID
+ * excepted), else, or when that rule finds no way, by detours whose
+ * U-turns follow the labels. A base that turns no path at all and runs
+ * switch destinations on the CAs' VL (ftree) has its switch LIDs repaired
+ * as CA LIDs are: up*down* with detours of the rule.
  */
-static void repair_lid(struct fd *x, const struct dst *d)
+static void repair_lid(struct fd *x, const struct dst *d, const uint8_t *bcol, uint8_t *out)
 {
 	struct dst r = *d;
 
-	base_row(x, d);
+	memcpy(x->bcol, bcol, x->nsw);
+	memcpy(x->row, bcol, x->nsw);
 	if (x->sn != FD_NONE && d->lid != x->snlid && (d->is_switch || !x->st.switch_sl)) {
 		if (fd_sn_lid(x, d)) {	/* checked as check() would */
 			x->st.subtree++;
-			write_row(x, d);
+			memcpy(out, x->row, x->nsw);
 			return;
 		}
 		memcpy(x->row, x->bcol, x->nsw);
@@ -704,7 +687,7 @@ static void repair_lid(struct fd *x, const struct dst *d)
 	else
 		up_entries(x, &r);
 	check(x, d);
-	write_row(x, d);
+	memcpy(out, x->row, x->nsw);
 }
 
 /* --- all LIDs ------------------------------------------------------------------------------ */
@@ -735,9 +718,12 @@ static int find_dst(const struct fd *x, unsigned lid, struct dst *d)
 	return 1;
 }
 
-/* Mark the LIDs some live switch's base entry sends over a dead link. */
-static void affected(const struct fd *x, uint8_t *need)
+/* The LIDs some live switch's base entry sends over a dead link. */
+int fd_need(struct fd *x)
 {
+	x->need = calloc((size_t)x->br->lft_len + 1, 1);
+	if (!x->need)
+		return -1;
 	for (uint32_t s = 0; s < x->nsw; s++) {
 		uint8_t dead[256] = { 0 };
 		const uint8_t *row = rt_lft(x->br, s);
@@ -749,33 +735,58 @@ static void affected(const struct fd *x, uint8_t *need)
 			if (!x->alive[e])
 				any = dead[x->m.links[e].port] = 1;
 		for (uint32_t l = 1; any && l < x->br->lft_len; l++)
-			need[l] |= dead[row[l]];
+			x->need[l] |= dead[row[l]];
 	}
+	return 0;
+}
+
+/* Repair @d[0..@n) (LIDs in increasing order), their columns read and written at once. */
+static void repair_block(struct fd *x, const struct dst *d, uint32_t n, uint8_t *base,
+			 uint8_t *out)
+{
+	unsigned lid[FD_COLS] = { 0 };
+
+	for (uint32_t j = 0; j < n; j++)
+		lid[j] = d[j].lid;
+	fd_columns(x, lid, n, base);
+	for (uint32_t j = 0; j < n; j++)
+		repair_lid(x, &d[j], base + (size_t)j * x->nsw, out + (size_t)j * x->nsw);
+	fd_put_columns(x, lid, n, base, out);
 }
 
 int fd_repair_lids(struct fd *x)
 {
-	uint8_t *need = calloc((size_t)x->br->lft_len + 1, 1);
-	struct dst d;
+	uint8_t *base = malloc((size_t)FD_COLS * x->nsw + 1);
+	uint8_t *out = malloc((size_t)FD_COLS * x->nsw + 1);
+	struct dst d[FD_COLS];
+	uint32_t n = 0;
 
-	if (!need)
+	if (!base || !out) {
+		free(base);
+		free(out);
 		return -1;
-	affected(x, need);
+	}
 	if (x->sn != FD_NONE) {	/* the subtree root's LID first: the others turn on its way */
-		if (need[x->snlid] && find_dst(x, x->snlid, &d)) {
+		if (x->need[x->snlid] && find_dst(x, x->snlid, &d[0])) {
 			x->st.lids++;
 			x->sw_touched[x->snlid] = 1;
-			repair_lid(x, &d);
+			repair_block(x, d, 1, base, out);
 		}
-		need[x->snlid] = 0;
 		fd_sn_ways(x);
 	}
-	for (uint32_t l = 1; l < x->br->lft_len; l++)
-		if (need[l] && find_dst(x, l, &d)) {
-			x->st.lids++;
-			x->sw_touched[l] = d.is_switch;
-			repair_lid(x, &d);
+	for (uint32_t l = 1; l < x->br->lft_len; l++) {
+		if (!x->need[l] || (x->sn != FD_NONE && l == x->snlid) || !find_dst(x, l, &d[n]))
+			continue;
+		x->st.lids++;
+		x->sw_touched[l] = d[n].is_switch;
+		if (++n == FD_COLS) {
+			repair_block(x, d, n, base, out);
+			n = 0;
 		}
-	free(need);
+	}
+	if (n)
+		repair_block(x, d, n, base, out);
+	free(base);
+	free(out);
 	return 0;
 }

@@ -68,6 +68,9 @@
 
 enum { UD_NO = 0, UD_UP = 1, UD_DOWN = 2 };
 
+/* The most bytes of switch classes kept for the switches LIDs are repaired towards. */
+#define FD_UDC_MAX (64u << 20)
+
 /* x->anchor[]: a switch whose way to sn only goes down, or where a way to sn turns up */
 enum { SN_ANCHOR = 1, SN_CROSSING = 2 };
 
@@ -107,9 +110,10 @@ int fd_sn_find(struct fd *x)
 	x->sn = FD_NONE;
 	x->ud_sw = FD_NONE;
 	x->ud = calloc((size_t)x->nsw + 1, 1);
+	x->udc = calloc((size_t)x->nsw + 1, sizeof(*x->udc));
 	x->snway = malloc((size_t)x->nsw + 1);
 	x->anchor = calloc((size_t)x->nsw + 1, 1);
-	if (!x->ud || !x->snway || !x->anchor)
+	if (!x->ud || !x->udc || !x->snway || !x->anchor)
 		return -1;
 	x->sw_updown = !x->st.switch_sl;
 	for (uint32_t s = 0; s < x->nsw && x->sw_updown; s++)
@@ -200,6 +204,29 @@ static void classify(struct fd *x, const struct dst *d)
 				x->stack[tail++] = x->m.links[e].peer;
 			}
 	}
+}
+
+/*
+ * x->ud[] towards @d's switch: worked out once per switch (the LIDs of its
+ * CAs, and LIDs repaired in any order, share it), up to FD_UDC_MAX bytes
+ * kept; classify() again beyond.
+ */
+static void ud_for(struct fd *x, const struct dst *d)
+{
+	uint8_t **c = &x->udc[d->sw];
+
+	if (x->ud_sw == d->sw)
+		return;
+	x->ud_sw = d->sw;
+	if (*c) {
+		memcpy(x->ud, *c, x->nsw);
+		return;
+	}
+	classify(x, d);
+	if (x->udc_bytes + x->nsw > FD_UDC_MAX || !(*c = malloc(x->nsw)))
+		return;
+	memcpy(*c, x->ud, x->nsw);
+	x->udc_bytes += x->nsw;
 }
 
 /* A live link of @s in direction @dir to a switch of class >= @min: the @pick-th of them. */
@@ -334,9 +361,7 @@ int fd_sn_lid(struct fd *x, const struct dst *d)
 {
 	if (fd_dead(x, x->sn) || fd_dead(x, d->sw))
 		return 0;
-	if (x->ud_sw != d->sw)	/* the CAs of one leaf share it */
-		classify(x, d);
-	x->ud_sw = d->sw;
+	ud_for(x, d);
 	x->dist[d->sw] = UINT32_MAX;
 	for (uint32_t s = 0; s < x->nsw; s++)
 		if (!fd_dead(x, s))

@@ -2,8 +2,8 @@
 /**
  * DOC: ftdlr - the base's up*down* paths, checked a block of LIDs at a time
  *
- * ftdlr repairs only a base whose CA LIDs are all routed over up*down*
- * paths (ftdlr.c's check_updown()). Checked LID by LID, each column of
+ * ftdlr repairs only a base whose CA LIDs it rewrites are routed over
+ * up*down* paths (ftdlr.c's check_updown()). Checked LID by LID, each column of
  * the tables is read one entry per switch row: at 10^3 switches and 10^4
  * LIDs that is most of a repair's time. Here FD_BLOCK LIDs are checked at
  * once, switch by switch, each row read in one run, and without a search:
@@ -169,6 +169,8 @@ int fd_updown_quick(const struct fd *x)
 		if (bf->nodes[bf->eps[e].node].type == FAB_SWITCH || !lid)
 			continue;
 		for (unsigned l = lid; l < lid + n && l < x->br->lft_len && !rc; l++) {
+			if (!x->need[l])
+				continue;
 			qblock_add(&b, e, l);
 			if (b.n == FD_BLOCK) {
 				rc = qblock_check(&b);

@@ -72,6 +72,7 @@ static void take_switch_lids(struct fd *x, const struct rt_routing *full, const 
 {
 	const struct fabric *cf = x->cf;
 
+	x->recount = 1;
 	for (uint32_t d = 0; d < cf->neps; d++) {
 		unsigned lid = fab_ep_lid(cf, d);
 

@@ -543,7 +543,7 @@ static void test_reevaluate(void **state)
 {
 	static const struct an_opts sets[] = {
 		{ .load = 1, .incremental = 1 }, { .load = 1, .incremental = 1, .threads = 3 },
-		{ .all_lids = 1, .ca_only = 1, .incremental = 1 },
+		{ .all_lids = 1, .ca_only = 1, .incremental = 1 }, { .incremental = 1 },
 	};
 
 	(void)state;

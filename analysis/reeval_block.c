@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: re-evaluation by differences, a block of destinations at a time
+ *
+ * an_reevaluate() takes a destination's share out of the sums as the old
+ * routing made it and puts it back as the new one makes it. Where the
+ * block pass of analysis/dest_block.c takes the destination (the common
+ * case: no per-pair tables, every hop on VL 0), both shares come as rows
+ * of one entry per switch: the LFT entry, the channel marked and its
+ * dependency, the pairs out of the port. A repair changes a few entries
+ * of each column, so most switches add the same to both shares: only the
+ * switches whose row differs are counted, the old row out and the new one
+ * in, straight into the sums kept (an_acc's channel blocks and per-port
+ * sums), instead of counting both shares whole into sums of their own and
+ * adding those (each as large as the fabric) to the kept ones. What the
+ * rows do not hold (connectivity, per-switch deliveries, the endpoints'
+ * own links) is counted by the block pass into small sums of each side
+ * and added at the end. The blocks are shared out among an_opts' threads,
+ * each keeping its rows that differ; they are counted once all are done.
+ * The sums are the same as the whole shares give, whatever the threads:
+ * the unit tests compare the reports with full evaluations.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/dest_impl.h"
+#include "analysis/reeval_impl.h"
+
+/* The most threads of a re-evaluation. */
+#define AN_REEVAL_THREADS 16u
+
+/* One side (old or new): the block pass's scratch and the sums of what the rows do not hold. */
+struct side {
+	struct an_work *w;
+	struct an_acc acc;
+};
+
+static int side_init(struct side *x, const struct an_plan *p, uint16_t *dhops, uint8_t *dfail)
+{
+	const struct fabric *f = p->c.f;
+
+	memset(x, 0, sizeof(*x));
+	x->acc.eld = calloc(2 * (size_t)f->neps + 1, sizeof(*x->acc.eld));
+	x->acc.dall = calloc((size_t)f->nswitches + 1, sizeof(*x->acc.dall));
+	x->acc.dca = calloc((size_t)f->nswitches + 1, sizeof(*x->acc.dca));
+	x->w = an_work_new(p);
+	if (!x->acc.eld || !x->acc.dall || !x->acc.dca || !x->w)
+		return -1;
+	x->w->acc = &x->acc;
+	x->w->dhops = dhops;
+	x->w->dfail = dfail;
+	return 0;
+}
+
+static void side_fini(struct side *x)
+{
+	an_work_free(x->w);
+	an_acc_fini(&x->acc);
+}
+
+/* One switch's row counted @sign times (1 or -1): entry @slot (switch port), mark @dep, pairs @fl. */
+struct diff {
+	uint32_t slot, fl;
+	uint8_t dep;
+	int8_t sign;
+};
+
+/*
+ * One thread's part: both sides, and the rows that differ, kept to be
+ * counted once every thread is done (the kept sums are shared).
+ */
+struct part {
+	struct side old, cur;
+	struct diff *dv;
+	size_t ndv, cap;
+	int rc;
+};
+
+/* What the threads share: the blocks of destinations, taken in turn. */
+struct run {
+	const struct an_plan *pp, *p;
+	const uint32_t *fit;
+	uint32_t nfit;
+	atomic_uint_fast32_t next;
+	struct part *parts;
+};
+
+static int push_diff(struct part *t, uint32_t slot, uint8_t dep, uint32_t fl, int sign)
+{
+	if (t->ndv == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 1024;
+		struct diff *n = realloc(t->dv, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		t->dv = n;
+		t->cap = cap;
+	}
+	t->dv[t->ndv++] = (struct diff){ slot, fl, dep, (int8_t)sign };
+	return 0;
+}
+
+/* Rows [0, @m) of both sides: the switches whose row differs, old out and new in. */
+static int diffs(const struct an_plan *p, struct part *t, uint32_t m)
+{
+	const struct an_blk *ob = &t->old.w->blk, *nb = &t->cur.w->blk;
+	uint32_t nsw = p->c.f->nswitches;
+	int load = p->o.load;
+
+	for (uint32_t j = 0; j < m; j++)
+		for (uint32_t s = 0; s < nsw; s++) {
+			size_t i = (size_t)j * nsw + s;
+			uint32_t ofl = load ? ob->fl[i] : 0, nfl = load ? nb->fl[i] : 0;
+
+			if (ob->o[i] == nb->o[i] && ob->dep[i] == nb->dep[i] && ofl == nfl)
+				continue;
+			if (push_diff(t, p->pt_base[s] + ob->o[i], ob->dep[i], ofl, -1) ||
+			    push_diff(t, p->pt_base[s] + nb->o[i], nb->dep[i], nfl, 1))
+				return -1;
+		}
+	return 0;
+}
+
+static void *part_run(void *arg)
+{
+	struct run *run = ((void **)arg)[0];
+	struct part *t = ((void **)arg)[1];
+	uint32_t at;
+
+	while (!t->rc && (at = (uint32_t)atomic_fetch_add(&run->next, AN_BLOCK)) < run->nfit) {
+		uint32_t m = run->nfit - at < AN_BLOCK ? run->nfit - at : AN_BLOCK;
+
+		an_dest_block_rows(t->old.w, run->fit + at, m);
+		an_dest_block_rows(t->cur.w, run->fit + at, m);
+		t->rc = diffs(run->p, t, m);
+	}
+	return NULL;
+}
+
+/* Threads 1.. start, the caller is part 0; all joined before returning. */
+static int run_parts(struct run *run, unsigned nt)
+{
+	pthread_t tid[AN_REEVAL_THREADS];
+	void *arg[AN_REEVAL_THREADS][2];
+	unsigned started = 1;
+	int rc = 0;
+
+	for (unsigned i = 0; i < nt; i++) {
+		arg[i][0] = run;
+		arg[i][1] = &run->parts[i];
+	}
+	for (; started < nt; started++)
+		if (pthread_create(&tid[started], NULL, part_run, arg[started]))
+			break;	/* the threads that started take the rest */
+	part_run(arg[0]);
+	for (unsigned i = 1; i < started; i++)
+		pthread_join(tid[i], NULL);
+	for (unsigned i = 0; i < nt; i++)
+		rc |= run->parts[i].rc;
+	return rc;
+}
+
+/* A part's rows that differ, into the kept sums @a. */
+static int count_diffs(const struct an_plan *p, const struct part *t, struct an_acc *a)
+{
+	for (size_t k = 0; k < t->ndv; k++) {
+		const struct diff *x = &t->dv[k];
+		uint32_t b;
+
+		if (x->dep != AN_DEP_NONE)	/* as the block pass counts them: one VL slot */
+			a->chan[an_acc_index(p, x->slot, 0)] += (uint32_t)x->sign;
+		if (x->dep != AN_DEP_NONE && x->dep) {
+			if (!(b = an_acc_block(a, p, x->slot, 0)))
+				return -1;
+			a->arena[b + 1 + x->dep] += (uint32_t)x->sign;
+		}
+		if (!x->fl)
+			continue;	/* no pairs: the entry may be no port at all */
+		/* sums of 32 bits: they wrap back exactly */
+		a->ld[2 * x->slot] += (uint32_t)x->sign * (x->fl & 0xffffu);
+		a->ld[2 * x->slot + 1] += (uint32_t)x->sign * (x->fl >> 16);
+	}
+	return 0;
+}
+
+static void add64(uint64_t *into, const uint64_t *plus, const uint64_t *minus, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		into[i] += plus[i] - minus[i];
+}
+
+static void add32(uint32_t *into, const uint32_t *plus, const uint32_t *minus, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		into[i] += plus[i] - minus[i];
+}
+
+/* What the rows do not hold: the new side's sums in, the old side's out (pools as an_acc_add()). */
+static void add_rest(const struct fabric *f, struct an_acc *a, const struct an_acc *n,
+		     const struct an_acc *o)
+{
+	add64(a->pairs, n->pairs, o->pairs, AN_NCLASSES);
+	add64(a->unreachable, n->unreachable, o->unreachable, AN_NCLASSES);
+	add64(&a->by_fail[0][0], &n->by_fail[0][0], &o->by_fail[0][0],
+	      (size_t)AN_NCLASSES * AN_NFAILS);
+	add64(a->paths, n->paths, o->paths, AN_VLS);
+	for (unsigned k = 0; k < AN_NCLASSES; k++)
+		for (uint32_t i = 0; i < n->ex[k].n; i++)
+			an_pool_add(&a->ex[k], &n->ex[k].ex[i]);
+	add32(a->eld, n->eld, o->eld, 2 * (size_t)f->neps);
+	add32(a->dall, n->dall, o->dall, f->nswitches);
+	add32(a->dca, n->dca, o->dca, f->nswitches);
+}
+
+/* The destinations of @d[0..@n) the block pass takes, first, in their order; their count. */
+static uint32_t split(const struct an_plan *p, uint32_t *d, uint32_t n, uint32_t *tmp)
+{
+	uint32_t k = 0, r = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (an_dest_block_fits(p, d[i]))
+			d[k++] = d[i];
+		else
+			tmp[r++] = d[i];
+	memcpy(d + k, tmp, r * sizeof(*d));
+	return k;
+}
+
+int an_reeval_blocks(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
+		     uint32_t *d, uint32_t n, uint32_t *rest)
+{
+	const struct fabric *f = p->c.f;
+	uint16_t *oh = calloc((size_t)f->neps + 1, sizeof(*oh));
+	uint8_t *of = calloc((size_t)f->neps + 1, sizeof(*of));
+	uint32_t *tmp = malloc(((size_t)n + 1) * sizeof(*tmp));
+	struct run run = { .pp = pp, .p = p, .fit = d };
+	unsigned nt = 0;
+	int rc = -1;
+
+	if (!oh || !of || !tmp)
+		goto out;
+	run.nfit = split(p, d, n, tmp);
+	nt = an_eval_threads(&p->o, run.nfit);
+	nt = nt > AN_REEVAL_THREADS ? AN_REEVAL_THREADS : nt;
+	if (!(run.parts = calloc(nt, sizeof(*run.parts))))
+		goto out;
+	for (unsigned i = 0; i < nt; i++)
+		if (side_init(&run.parts[i].old, pp, oh, of) ||
+		    side_init(&run.parts[i].cur, p, st->dhops, st->dfail))
+			goto out;
+	atomic_init(&run.next, 0);
+	if (run.nfit && run_parts(&run, nt))
+		goto out;
+	for (unsigned i = 0; i < nt; i++) {
+		if (count_diffs(p, &run.parts[i], &st->acc))
+			goto out;
+		add_rest(f, &st->acc, &run.parts[i].cur.acc, &run.parts[i].old.acc);
+	}
+	memmove(d, d + run.nfit, (n - run.nfit) * sizeof(*d));
+	*rest = n - run.nfit;
+	rc = 0;
+out:
+	for (unsigned i = 0; run.parts && i < nt; i++) {
+		side_fini(&run.parts[i].old);
+		side_fini(&run.parts[i].cur);
+		free(run.parts[i].dv);
+	}
+	free(run.parts);
+	free(oh);
+	free(of);
+	free(tmp);
+	return rc;
+}
