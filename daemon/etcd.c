@@ -370,7 +370,8 @@ int etcd_get(struct etcd *c, const char *key, int prefix, struct etcd_kv **kvs, 
 	*n = 0;
 	if (!ans)
 		return -1;
-	*rev = num(json_object_get(json_object_get(ans, "header"), "revision"));
+	if (rev)
+		*rev = num(json_object_get(json_object_get(ans, "header"), "revision"));
 	*kvs = calloc(cnt + 1, sizeof(**kvs));
 	for (size_t i = 0; *kvs && i < cnt; i++, (*n)++)
 		if (kv_from(json_array_get(arr, i), &(*kvs)[i])) {

@@ -53,7 +53,8 @@ int etcd_put(struct etcd *c, const char *key, const void *val, size_t len, int64
 /**
  * etcd_get() - the key @key, or every key under it when @prefix
  * Return: 0 with *@kvs (free with etcd_kvs_free()), *@n and *@rev (the
- * store's revision: watch from @rev + 1 to miss nothing), or -1 with @err.
+ * store's revision: watch from @rev + 1 to miss nothing; @rev may be NULL),
+ * or -1 with @err.
  */
 int etcd_get(struct etcd *c, const char *key, int prefix, struct etcd_kv **kvs, size_t *n,
 	     int64_t *rev, struct fab_err *err);

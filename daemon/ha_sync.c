@@ -87,19 +87,20 @@ static char *base_text(const struct fabric *f, size_t *tlen, struct fab_err *err
 	return text;
 }
 
-/* @text (@tlen bytes) zlib-compressed, after room for @room bytes; NULL with @err. */
-static char *zip_base(const char *text, size_t tlen, size_t room, size_t *zlen, struct fab_err *err)
+/* @text (@tlen bytes) zlib-compressed into *@z (*@zlen bytes); 0, or -1 with @err. */
+static int zip_base(const char *text, size_t tlen, char **z, size_t *zlen, struct fab_err *err)
 {
 	uLongf n = compressBound(tlen);
-	char *out = malloc(room + n);
 
-	if (!out || compress2((Bytef *)out + room, &n, (const Bytef *)text, tlen, 6) != Z_OK) {
+	*z = malloc(n);
+	if (!*z || compress2((Bytef *)*z, &n, (const Bytef *)text, tlen, 6) != Z_OK) {
 		fab_err_set(err, "compressing the base fabric failed");
-		free(out);
-		return NULL;
+		free(*z);
+		*z = NULL;
+		return -1;
 	}
 	*zlen = n;
-	return out;
+	return 0;
 }
 
 /*
@@ -143,49 +144,43 @@ static int vl_caps_apply(struct fabric *f, const char *text)
 	return n == f->nnodes ? 0 : -1;
 }
 
-#define BASE_META_MAX 4096u	/* the meta line, VL capacities aside */
-
 /*
  * The base: its meta line, then the fabric compressed. The meta's time_ms
- * is taken once the value is ready, just before the write: the lag is the
- * replication's, not the compression's.
+ * is taken once the fabric is compressed, just before the write: the lag is
+ * the replication's, not the compression's.
  */
 static int put_base(struct ha *h, const struct epoch *e, struct fab_err *err)
 {
 	const struct fabric *f = e->fabric;
-	size_t tlen = 0, zlen = 0, room, mlen = 0;
-	char key[256], sm[24] = "", *meta = NULL, *caps = vl_caps_text(f);
+	size_t tlen = 0, zlen = 0, mlen;
+	char key[256], sm[24] = "", *z = NULL, *meta = NULL, *val = NULL, *caps = vl_caps_text(f);
 	char *text = caps ? base_text(f, &tlen, err) : NULL;
-	char *val = NULL;
-	const char *dg;
+	const char *dg = epoch_digest(e);
 	json_t *j = NULL;
 	int rc = -1;
 
-	room = caps ? BASE_META_MAX + strlen(caps) : 0;
-	if (text)
-		val = zip_base(text, tlen, room, &zlen, err);
-	free(text);
 	if (f->sm_node != FAB_NONE)	/* a routing input the file format does not carry (sftree) */
 		snprintf(sm, sizeof(sm), "0x%016" PRIx64, f->nodes[f->sm_node].guid);
-	if (val && (dg = epoch_digest(e)))
+	if (text && !zip_base(text, tlen, &z, &zlen, err))
 		j = json_pack("{s:I, s:s, s:s, s:I, s:s, s:i, s:s, s:I}", "seq", (json_int_t)e->seq,
-			      "digest", dg, "engine", e->engine, "size", (json_int_t)tlen,
-			      "sm_guid", sm, "sm_port", (int)f->sm_port, "vl_caps", caps,
-			      "time_ms", (json_int_t)loop_wall_ms());
+			      "digest", dg, "engine", e->engine, "size", (json_int_t)tlen, "sm_guid", sm,
+			      "sm_port", (int)f->sm_port, "vl_caps", caps, "time_ms", (json_int_t)loop_wall_ms());
 	meta = j ? json_dumps(j, JSON_COMPACT) : NULL;
-	json_decref(j);
-	free(caps);
-	if (!val || !meta || (mlen = strlen(meta)) >= room) {
-		if (!err->msg[0])
-			fab_err_set(err, "out of memory");
-		free(val);
-		free(meta);
-		return -1;
+	mlen = meta ? strlen(meta) : 0;
+	val = meta ? malloc(mlen + 1 + zlen) : NULL;
+	if (val) {
+		memcpy(val, meta, mlen);
+		val[mlen] = '\n';
+		memcpy(val + mlen + 1, z, zlen);
+		snprintf(key, sizeof(key), "%sbase", h->prefix);
+		rc = etcd_put(h->etcd, key, val, mlen + 1 + zlen, 0, NULL, err);
+	} else if (!err->msg[0]) {
+		fab_err_set(err, "out of memory");
 	}
-	memcpy(val + room - mlen - 1, meta, mlen);	/* the meta line right before the data */
-	val[room - 1] = '\n';
-	snprintf(key, sizeof(key), "%sbase", h->prefix);
-	rc = etcd_put(h->etcd, key, val + room - mlen - 1, mlen + 1 + zlen, 0, NULL, err);
+	json_decref(j);
+	free(text);
+	free(caps);
+	free(z);
 	free(meta);
 	free(val);
 	return rc;
@@ -294,12 +289,11 @@ int ha_adopt_settings(struct ha *h, struct fab_err *err)
 	char key[256];
 	struct etcd_kv *kv = NULL;
 	size_t n = 0;
-	int64_t rev;
 	json_t *j;
 	int changed;
 
 	snprintf(key, sizeof(key), "%ssettings", h->prefix);
-	if (etcd_get(h->etcd, key, 0, &kv, &n, &rev, err))
+	if (etcd_get(h->etcd, key, 0, &kv, &n, NULL, err))
 		return -1;
 	j = n ? json_loadb(kv[0].val, kv[0].len, 0, NULL) : NULL;
 	changed = j ? apply_settings(h, j) : 0;
