@@ -234,7 +234,7 @@ static void *watcher_main(void *arg)
  * them) would otherwise write its own older ones over what the cluster
  * acknowledged since; a change asks its OpenSM for a pass under them.
  */
-static void become_master(struct ha *h)
+static int become_master(struct ha *h)
 {
 	struct pipe_settings s;
 	struct fab_err err = { { 0 } };
@@ -264,27 +264,50 @@ static void become_master(struct ha *h)
 	h->lease = ok ? h->lease : 0;
 	if (ok && !h->pending)	/* what this node published before it was master */
 		h->pending = epoch_slot_get(h->slot);
+	return ok ? 0 : -1;
 }
 
-/* Write the pending epoch; with @mu held on entry and exit. */
-static void write_pending(struct ha *h)
+/* Write the pending epoch; with @mu held on entry and exit. 0, or -1 when it was not written. */
+static int write_pending(struct ha *h)
 {
 	struct epoch *e = h->pending;
 	struct fab_err err = { { 0 } };
+	int rc;
 
 	h->pending = NULL;
 	pthread_mutex_unlock(&h->mu);
-	if (ha_put_epoch(h, e, &err)) {
+	rc = ha_put_epoch(h, e, &err) ? -1 : 0;
+	if (rc)
 		ha_event(h, "epoch %llu not replicated: %s", (unsigned long long)e->seq, err.msg);
+	pthread_mutex_lock(&h->mu);
+	if (rc && !h->pending)
+		h->pending = epoch_ref(e);	/* again, unless a newer one came */
+	epoch_unref(e);
+	return rc;
+}
+
+/* Renew the master key's lease; with @mu held on entry and exit. */
+static void keep_lease(struct ha *h)
+{
+	int64_t id = h->lease;
+	struct fab_err err;
+
+	pthread_mutex_unlock(&h->mu);
+	if (etcd_lease_keepalive(h->etcd, id, &err)) {
 		pthread_mutex_lock(&h->mu);
-		if (!h->pending)
-			h->pending = epoch_ref(e);	/* again, unless a newer one came */
+		h->lease = 0;
+		h->settings_dirty = 1;	/* the master key again, with a new lease */
 	} else {
 		pthread_mutex_lock(&h->mu);
 	}
-	epoch_unref(e);
 }
 
+/*
+ * The master's writes. It waits (1 s, or until signalled) unless it has work
+ * it can do now: a write that failed is tried again a second later, not at
+ * once; a node that is no longer master drops what it had not written (the
+ * new master writes its own), so that nothing is left to spin on with @mu held.
+ */
 static void *writer_main(void *arg)
 {
 	struct ha *h = arg;
@@ -292,28 +315,24 @@ static void *writer_main(void *arg)
 	pthread_mutex_lock(&h->mu);
 	while (!h->quit) {
 		struct timespec ts;
+		int failed = 0;
 
 		if (h->role == HA_MASTER && (h->takeover || h->settings_dirty))
-			become_master(h);
+			failed |= become_master(h);
 		if (h->role == HA_MASTER && h->pending)
-			write_pending(h);
-		if (h->role == HA_MASTER && h->lease > 0) {
-			int64_t id = h->lease;
-			struct fab_err err;
-
-			pthread_mutex_unlock(&h->mu);
-			if (etcd_lease_keepalive(h->etcd, id, &err)) {
-				pthread_mutex_lock(&h->mu);
-				h->lease = 0;
-				h->settings_dirty = 1;	/* the master key again, with a new lease */
-			} else {
-				pthread_mutex_lock(&h->mu);
-			}
+			failed |= write_pending(h);
+		if (h->role == HA_MASTER && h->lease > 0)
+			keep_lease(h);
+		if (h->role != HA_MASTER) {
+			epoch_unref(h->pending);
+			h->pending = NULL;
+			h->takeover = 0;
 		}
+		if (h->quit || (!failed && (h->pending || h->takeover)))
+			continue;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += 1;
-		if (!h->quit && !h->pending && !h->takeover)
-			pthread_cond_timedwait(&h->cv, &h->mu, &ts);
+		pthread_cond_timedwait(&h->cv, &h->mu, &ts);
 	}
 	pthread_mutex_unlock(&h->mu);
 	return NULL;

@@ -46,6 +46,10 @@ runs() {
 
 t_tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabroute-test.XXXXXX")
 t_sim_pids=""
+# every curl of a test is bounded in time (a curl that sets -m keeps its own)
+printf 'max-time = %s\n' $((120 * ${T_SLOW:-1})) >"$t_tmp/.curlrc"
+CURL_HOME=$t_tmp
+export CURL_HOME
 # t_alive PID...: one of them still runs
 t_alive() { for p in "$@"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
 t_cleanup() {

@@ -28,7 +28,7 @@ d_start() {
 	: >"$D_LOG.new"
 	# shellcheck disable=SC2086
 	$FABROUTED_WRAPPER "$FABROUTED" --listen 127.0.0.1:0 --db "$t_tmp/$d_name.db" \
-		--token-file "$t_tmp/token" "$@" 2>"$D_LOG.new" &
+		--token-file "$t_tmp/token" "$@" >>"$D_LOG.new" 2>&1 &
 	D_PID=$!
 	t_daemon_pids="$t_daemon_pids $D_PID"
 	i=0
@@ -45,9 +45,13 @@ d_start() {
 	D_URL=$(sed -n 's/.*API listening on \(https*\):.*/\1/p' "$D_LOG.new")://127.0.0.1:$D_PORT
 }
 
-# d_stop [SIGNAL]: stop the daemon, wait; the exit status in $D_STATUS.
+# d_stop [SIGNAL]: stop the daemon, wait (30 s, then SIGKILL and a diagnostic);
+# the exit status in $D_STATUS.
 d_stop() {
 	kill -"${1:-TERM}" "$D_PID" 2>/dev/null
+	i=0
+	while kill -0 "$D_PID" 2>/dev/null && [ $i -lt $((300 * T_SLOW)) ]; do i=$((i + 1)); sleep 0.1; done
+	kill -0 "$D_PID" 2>/dev/null && { diag "fabrouted $D_PID did not stop: killed"; kill -9 "$D_PID"; }
 	wait "$D_PID" 2>/dev/null && D_STATUS=0 || D_STATUS=$?
 	cat "$D_LOG.new" >>"$D_LOG"
 }
@@ -55,10 +59,10 @@ d_stop() {
 # api METHOD PATH [BODY [TOKEN]]: sets $code and $body (curl -g: no globbing).
 api() {
 	if [ "$1" = POST ]; then
-		code=$(curl -sg -o "$t_tmp/body" -w '%{http_code}' -X POST \
+		code=$(curl -sg -m $((30 * T_SLOW)) -o "$t_tmp/body" -w '%{http_code}' -X POST \
 			-H "Authorization: Bearer ${4-$TOKEN}" --data-binary "${3-}" "$D_URL$2")
 	else
-		code=$(curl -sg -o "$t_tmp/body" -w '%{http_code}' "$D_URL$2")
+		code=$(curl -sg -m $((30 * T_SLOW)) -o "$t_tmp/body" -w '%{http_code}' "$D_URL$2")
 	fi
 	body=$(cat "$t_tmp/body")
 }

@@ -141,7 +141,7 @@ until fab "$URL_1" | jq -e '.epoch.chain == "sftree,updn,minhop"' >/dev/null; do
 done
 is "the master routed with the new chain" "$(fab "$URL_1" | jq -r .epoch.chain)" "sftree,updn,minhop"
 same_copy && ok "the standby follows" || not_ok "the standby follows"
-is "the standby's chain is the master's" "$(curl -s "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
+is "the standby's chain is the master's" "$(curl -s -m 5 "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
 
 # --- a fault repaired in force --------------------------------------------------------------
 sim_cmd 'Unlink "leaf-00"[5]'
@@ -149,7 +149,7 @@ i=0
 until fab "$URL_1" | jq -e '.epoch.engine == "ftdlr"' >/dev/null; do i=$((i + 1)); [ $i -gt 200 ] && break; sleep 0.1; done
 is "the master repaired the fault" "$(fab "$URL_1" | jq -r .epoch.engine)" ftdlr
 [ "$(fab "$URL_1" | jq -r .epoch.engine)" = ftdlr ] ||
-	diag "node 1's last events: $(curl -s "$URL_1/api/events?limit=8" | jq -r '.events[].message' | tr '\n' '|')"
+	diag "node 1's last events: $(curl -s -m 5 "$URL_1/api/events?limit=8" | jq -r '.events[].message' | tr '\n' '|')"
 same_copy && ok "the standby's copy is the repair" || not_ok "the standby's copy is the repair"
 sleep 2	# OpenSM's sweep after the trap
 
@@ -162,9 +162,9 @@ wait_for "$URL_1" '.ha.role == "master"' && ok "fabrouted 1 restarted: master ag
 sleep 2	# OpenSM's next pass, answered with the repair kept
 same_copy && ok "the standby's copy is still the master's epoch" || not_ok "the standby's copy is still the master's epoch"
 is "  the master's routing is the repair" "$(fab "$URL_1" | jq -r .epoch.engine)" ftdlr
-is "  the standby's copy has not diverged" "$(curl -s "$URL_2/api/health" | jq -r .ha.warm.diverged)" false
-is "  no divergence event" "$(curl -s "$URL_2/api/events?limit=100" | jq '[.events[] | select(.message | test("diverged"))] | length')" 0
-diag "replication lag at the standby: $(curl -s "$URL_2/api/health" | jq -c '[.ha.replication.lag_ms_p50, .ha.replication.lag_ms_p99]') ms (p50, p99)"
+is "  the standby's copy has not diverged" "$(curl -s -m 5 "$URL_2/api/health" | jq -r .ha.warm.diverged)" false
+is "  no divergence event" "$(curl -s -m 5 "$URL_2/api/events?limit=100" | jq '[.events[] | select(.message | test("diverged"))] | length')" 0
+diag "replication lag at the standby: $(curl -s -m 5 "$URL_2/api/health" | jq -c '[.ha.replication.lag_ms_p50, .ha.replication.lag_ms_p99]') ms (p50, p99)"
 # --- the etcd member both nodes watch through stops: the standby reads the keys again from
 # another member, and leaves the copies it holds as they are (no routing of the base again)
 mirrors() { grep -c 'published (mirror)' "$t_tmp/n2.log.new"; }
@@ -197,7 +197,7 @@ set -- $(LC_ALL=C comm -3 before after | awk '{ print $1, $2 }' | sort -u | wc -
 is "takeover: 0 LFT entries changed in the switches" "$1" 0
 cmp -s before.lids after.lids && ok "takeover: 0 LIDs changed" || not_ok "takeover: 0 LIDs changed"
 is "takeover: the repair is kept (same digest)" "$(fab "$URL_2" | jq -r .routing.digest)" "$repair"
-is "takeover: the acknowledged chain is in force" "$(curl -s "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
+is "takeover: the acknowledged chain is in force" "$(curl -s -m 5 "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
 grep -q "ftdlr: kept epoch [0-9]*'s routing" "$t_tmp/n2.log.new" &&
 	ok "takeover: the first pass is answered with the warm copy, not routed again" ||
 	not_ok "takeover: the first pass is answered with the warm copy, not routed again"
@@ -214,8 +214,8 @@ is "  /api/fabric marked stale" "$(fab "$URL_2" | jq -r .ha.stale)" true
 D_URL=$URL_2 api POST /api/engine '{"chain":"updn"}'
 is "minority: a write refused (503)" "$code" 503
 like "  saying why" "$(jf .error.message)" "not applied: the replication did not store it"
-is "  nothing changed" "$(curl -s "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
-like "minority: an event says so" "$(curl -s "$URL_2/api/events?limit=20" | jq -r '.events[].message')" \
+is "  nothing changed" "$(curl -s -m 5 "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
+like "minority: an event says so" "$(curl -s -m 5 "$URL_2/api/events?limit=20" | jq -r '.events[].message')" \
 	"replication: etcd unreachable .*routes on its own"
 for i in 1 2; do
 	eval "args=\$ETCD_ARGS_$i"
@@ -240,10 +240,19 @@ kill -HUP "$OSM_2"
 wait_for "$URL_1" '.ha.role == "master"' && ok "node 1 back: master again (its OpenSM is)" ||
 	not_ok "node 1 back: master again (its OpenSM is)"
 is "  the chain acknowledged while it was away is in force" \
-	"$(curl -s "$URL_1/api/config" | jq -r .engine_in_use)" "sftree,updn"
+	"$(curl -s -m 5 "$URL_1/api/config" | jq -r .engine_in_use)" "sftree,updn"
 i=0
 until [ "$(fab "$URL_1" | jq -r .epoch.chain)" = sftree,updn ] || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.1; done
 is "  and routes" "$(fab "$URL_1" | jq -r .epoch.chain)" "sftree,updn"
+# node 2, a standby again after writes that failed in the minority, is idle: its writer has
+# nothing to write and waits (it once spun on what it had left pending, holding the lock that
+# its OpenSM's next state and its own stop need)
+cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+eval "c0=\$(cpu \$FR_2)"
+sleep 2
+eval "c1=\$(cpu \$FR_2)"
+[ $((c1 - c0)) -lt 50 ] && ok "node 2, standby again, is idle ($((c1 - c0)) ticks of CPU in 2 s)" ||
+	not_ok "node 2, standby again, is idle ($((c1 - c0)) ticks of CPU in 2 s)"
 
 eval "kill \$OSM_1 \$OSM_2" 2>/dev/null
 D_PID=$FR_1 d_stop
