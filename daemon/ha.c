@@ -103,7 +103,7 @@ void ha_sm_state(struct ha *h, const char *state)
 /* --- the watcher and the applier -------------------------------------------------------- */
 
 /* The keys the applier takes, in the order it applies them. */
-static const char *const queued_keys[HA_QUEUED] = { "settings", "base", "epoch" };
+static const char *const queued_keys[HA_QUEUED] = { "settings", "fabric", "base", "epoch" };
 
 static void queued_free(struct ha_queued *q)
 {
@@ -158,12 +158,12 @@ static int on_kv(void *ud, const struct etcd_kv *kv)
 	return 0;
 }
 
-/* Receive what is there: the master first, then settings, the base and the epoch. */
+/* Receive what is there: the master first, then settings, the fabric, the base and the epoch. */
 static void receive_all(struct ha *h, const struct etcd_kv *kvs, size_t n)
 {
-	static const char *const order[] = { "master", "settings", "base", "epoch" };
+	static const char *const order[] = { "master", "settings", "fabric", "base", "epoch" };
 
-	for (unsigned k = 0; k < 4; k++)
+	for (unsigned k = 0; k < 5; k++)
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(kvs[i].key + strlen(h->prefix), order[k]))
 				receive(h, &kvs[i], 0);
@@ -500,6 +500,7 @@ void ha_stop(struct ha *h)
 		queued_free(&h->queued[k]);
 	epoch_unref(h->pending);
 	fab_free(h->base_f);
+	free(h->held_zip);
 	etcd_free(h->etcd);
 	pthread_mutex_destroy(&h->mu);
 	pthread_cond_destroy(&h->cv);

@@ -14,7 +14,7 @@
 
 #define HA_LAGS 512
 #define HA_LEASE_S 4
-#define HA_QUEUED 3
+#define HA_QUEUED 4
 
 /*
  * struct ha_queued - a key received from etcd, waiting for the applier
@@ -40,7 +40,7 @@ struct ha {
 	pthread_mutex_t mu;	/* guards everything below */
 	pthread_cond_t cv;	/* wakes the writer */
 	pthread_cond_t acv;	/* wakes the applier */
-	struct ha_queued queued[HA_QUEUED];	/* received, not applied yet: settings, base, epoch */
+	struct ha_queued queued[HA_QUEUED];	/* received, not applied yet: settings, fabric, base, epoch */
 	int quit;
 	char sm_state[32];
 	enum ha_role role;
@@ -58,8 +58,12 @@ struct ha {
 	int settings_dirty;
 	int64_t lease;
 	uint64_t base_put;	/* the base last written */
+	char fabric_id[48];	/* the fabric key's content, as last written or received ("": unknown) */
 	/* the standby's warm copy */
 	struct fabric *base_f;	/* the master's base fabric */
+	char *held_zip;		/* the fabric key's value last received (compressed text), its id */
+	size_t held_zlen;
+	char held_id[48];
 	uint64_t base_seq, warm_seq;
 	char base_digest[80], warm_digest[80], repl_digest[80];
 	uint64_t repl_seq;	/* the master's last epoch seen */

@@ -144,45 +144,77 @@ static int vl_caps_apply(struct fabric *f, const char *text)
 	return n == f->nnodes ? 0 : -1;
 }
 
+/* The identity of the fabric text @text (@tlen bytes): its CRC-32, Adler-32 and length. */
+static void text_id(const char *text, size_t tlen, char id[48])
+{
+	uLong c = crc32(0L, (const Bytef *)text, (uInt)tlen), a = adler32(1L, (const Bytef *)text, (uInt)tlen);
+
+	snprintf(id, 48, "%08lx%08lx-%zu", c & 0xffffffffUL, a & 0xffffffffUL, tlen);
+}
+
+/* The fabric key: "@id\n" and the text compressed; 0, or -1 with @err. */
+static int put_fabric(struct ha *h, const char *id, const char *text, size_t tlen, struct fab_err *err)
+{
+	size_t ilen = strlen(id), zlen = 0;
+	char key[256], *z = NULL, *val = NULL;
+	int rc = -1;
+
+	if (zip_base(text, tlen, &z, &zlen, err))
+		return -1;
+	if ((val = malloc(ilen + 1 + zlen))) {
+		memcpy(val, id, ilen);
+		val[ilen] = '\n';
+		memcpy(val + ilen + 1, z, zlen);
+		snprintf(key, sizeof(key), "%sfabric", h->prefix);
+		rc = etcd_put(h->etcd, key, val, ilen + 1 + zlen, 0, NULL, err);
+	} else {
+		fab_err_set(err, "out of memory");
+	}
+	if (!rc) {
+		pthread_mutex_lock(&h->mu);
+		snprintf(h->fabric_id, sizeof(h->fabric_id), "%s", id);
+		pthread_mutex_unlock(&h->mu);
+	}
+	free(z);
+	free(val);
+	return rc;
+}
+
 /*
- * The base: its meta line, then the fabric compressed. The meta's time_ms
- * is taken once the fabric is compressed, just before the write: the lag is
- * the replication's, not the compression's.
+ * The base: a small key naming its fabric, which the fabric key holds. The
+ * fabric is written only when its text is not the one the fabric key holds
+ * already (a takeover, a routing kept, a fabric back to what it was: the
+ * standbys have it), and before the base, so that a standby that reads the
+ * base has its fabric. The base's time_ms is taken before that write: the lag
+ * of a new fabric is its whole replication.
  */
 static int put_base(struct ha *h, const struct epoch *e, struct fab_err *err)
 {
 	const struct fabric *f = e->fabric;
-	size_t tlen = 0, zlen = 0, mlen;
-	char key[256], sm[24] = "", *z = NULL, *meta = NULL, *val = NULL, *caps = vl_caps_text(f);
-	char *text = caps ? base_text(f, &tlen, err) : NULL;
-	const char *dg = epoch_digest(e);
-	json_t *j = NULL;
-	int rc = -1;
+	size_t tlen = 0;
+	char sm[24] = "", id[48], *caps = vl_caps_text(f), *text = caps ? base_text(f, &tlen, err) : NULL;
+	int64_t t0 = loop_wall_ms();
+	int rc = -1, have;
 
 	if (f->sm_node != FAB_NONE)	/* a routing input the file format does not carry (sftree) */
 		snprintf(sm, sizeof(sm), "0x%016" PRIx64, f->nodes[f->sm_node].guid);
-	if (text && !zip_base(text, tlen, &z, &zlen, err))
-		j = json_pack("{s:I, s:s, s:s, s:I, s:s, s:i, s:s, s:I}", "seq", (json_int_t)e->seq,
-			      "digest", dg, "engine", e->engine, "size", (json_int_t)tlen, "sm_guid", sm,
-			      "sm_port", (int)f->sm_port, "vl_caps", caps, "time_ms", (json_int_t)loop_wall_ms());
-	meta = j ? json_dumps(j, JSON_COMPACT) : NULL;
-	mlen = meta ? strlen(meta) : 0;
-	val = meta ? malloc(mlen + 1 + zlen) : NULL;
-	if (val) {
-		memcpy(val, meta, mlen);
-		val[mlen] = '\n';
-		memcpy(val + mlen + 1, z, zlen);
-		snprintf(key, sizeof(key), "%sbase", h->prefix);
-		rc = etcd_put(h->etcd, key, val, mlen + 1 + zlen, 0, NULL, err);
+	if (text) {
+		text_id(text, tlen, id);
+		pthread_mutex_lock(&h->mu);
+		have = !strcmp(h->fabric_id, id);
+		pthread_mutex_unlock(&h->mu);
+		if (have || !put_fabric(h, id, text, tlen, err))
+			rc = put_json(h, "base", json_pack("{s:I, s:s, s:s, s:s, s:I, s:s, s:i, s:s, s:I}",
+							   "seq", (json_int_t)e->seq, "digest", epoch_digest(e),
+							   "engine", e->engine, "fabric", id, "size",
+							   (json_int_t)tlen, "sm_guid", sm, "sm_port",
+							   (int)f->sm_port, "vl_caps", caps, "time_ms",
+							   (json_int_t)t0), 0, err);
 	} else if (!err->msg[0]) {
 		fab_err_set(err, "out of memory");
 	}
-	json_decref(j);
 	free(text);
 	free(caps);
-	free(z);
-	free(meta);
-	free(val);
 	return rc;
 }
 
@@ -348,20 +380,69 @@ static int have_copy(struct ha *h, uint64_t seq, const char *digest, int base)
 	return have;
 }
 
+/* The fabric key's value "ID\nZIP": held as the copy of the fabric key. */
+static void apply_fabric(struct ha *h, const char *val, size_t len)
+{
+	const char *nl = memchr(val, '\n', len);
+	size_t ilen = nl ? (size_t)(nl - val) : 0, zlen = nl ? len - ilen - 1 : 0;
+	char *z = nl && ilen < sizeof(h->held_id) ? malloc(zlen ? zlen : 1) : NULL;
+
+	if (!z) {
+		ha_event(h, "the replicated fabric is malformed or too large to hold");
+		return;
+	}
+	memcpy(z, nl + 1, zlen);
+	free(h->held_zip);
+	h->held_zip = z;
+	h->held_zlen = zlen;
+	snprintf(h->held_id, sizeof(h->held_id), "%.*s", (int)ilen, val);
+	pthread_mutex_lock(&h->mu);
+	snprintf(h->fabric_id, sizeof(h->fabric_id), "%s", h->held_id);
+	pthread_mutex_unlock(&h->mu);
+}
+
+/*
+ * The fabric a base names: the copy held, read from etcd again when it is
+ * not the one named (a standby that started after it was written and missed
+ * it, say); NULL with @err.
+ */
+static struct fabric *base_fabric(struct ha *h, const char *id, size_t size, struct fab_err *err)
+{
+	char key[256];
+	struct etcd_kv *kvs;
+	size_t n;
+
+	if (strcmp(id, h->held_id)) {
+		snprintf(key, sizeof(key), "%sfabric", h->prefix);
+		if (etcd_get(h->etcd, key, 0, &kvs, &n, NULL, err))
+			return NULL;
+		if (n == 1)
+			apply_fabric(h, kvs[0].val, kvs[0].len);
+		etcd_kvs_free(kvs, n);
+	}
+	if (strcmp(id, h->held_id)) {
+		fab_err_set(err, "the fabric %s the base names is not in etcd", id);
+		return NULL;
+	}
+	return unpack_base(h->held_zip, h->held_zlen, size, err);
+}
+
 /*
  * The master's base: routed here as this node's base. A base this node holds
  * already (the same number and digest, read again when the watch starts over)
  * is left alone: routing it again would replace the repair in force with the
  * base's tables until the epoch is read again, a window in which this node's
- * OpenSM may take over.
+ * OpenSM may take over. The base names its fabric (the fabric key); a base
+ * from an older master carries it after its first line.
  */
 static void apply_base(struct ha *h, const char *val, size_t len, int64_t recv_ms)
 {
 	const char *nl = memchr(val, '\n', len);
 	struct fab_err err = { { 0 } };
-	json_t *meta = nl ? json_loadb(val, (size_t)(nl - val), 0, NULL) : NULL;
+	json_t *meta = json_loadb(val, nl ? (size_t)(nl - val) : len, 0, NULL);
 	uint64_t seq = (uint64_t)json_integer_value(json_object_get(meta, "seq"));
 	const char *digest = json_string_value(json_object_get(meta, "digest"));
+	const char *id = json_string_value(json_object_get(meta, "fabric"));
 	size_t size = (size_t)json_integer_value(json_object_get(meta, "size"));
 	int again = seq && digest && have_copy(h, seq, digest, 1);
 	int64_t t0 = loop_wall_ms();
@@ -369,13 +450,14 @@ static void apply_base(struct ha *h, const char *val, size_t len, int64_t recv_m
 	struct epoch *e = NULL;
 
 	lag(h, meta, recv_ms);	/* the copy's own time is copy_ms */
-	if (seq && digest && !again)
-		f = unpack_base(nl + 1, len - (size_t)(nl + 1 - val), size, &err);
 	if (again) {
 		json_decref(meta);
 		return;
 	}
-
+	if (seq && digest && id)
+		f = base_fabric(h, id, size, &err);
+	else if (seq && digest && nl)
+		f = unpack_base(nl + 1, len - (size_t)(nl + 1 - val), size, &err);	/* an older master's */
 	if (f && json_object_get(meta, "vl_caps") &&	/* absent from an older master */
 	    vl_caps_apply(f, str_or(json_object_get(meta, "vl_caps")))) {
 		ha_event(h, "the replicated base's VL capacities do not fit its fabric");
@@ -479,6 +561,8 @@ void ha_apply(struct ha *h, const struct etcd_kv *kv, int64_t recv_ms)
 		apply_master(h, j, kv->deleted || !j);
 	} else if (kv->deleted || ha_is_master(h)) {
 		return;
+	} else if (!strcmp(name, "fabric")) {
+		apply_fabric(h, kv->val, kv->len);
 	} else if (!strcmp(name, "base")) {
 		apply_base(h, kv->val, kv->len, recv_ms);
 	} else if ((j = json_loadb(kv->val, kv->len, 0, NULL))) {

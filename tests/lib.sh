@@ -31,6 +31,10 @@ need() {
 is() {
 	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diag "got '$2', want '$3'"; fi
 }
+# isnt DESC GOT UNWANTED
+isnt() {
+	if [ "$2" != "$3" ]; then ok "$1"; else not_ok "$1"; diag "got '$2', want anything else"; fi
+}
 # like DESC TEXT PATTERN (grep -E)
 like() {
 	if printf '%s\n' "$2" | grep -Eq -- "$3"; then ok "$1"; else not_ok "$1"; diag "'$2' !~ /$3/"; fi

@@ -183,6 +183,13 @@ sleep 1
 
 read_switches before
 repair=$(fab "$URL_1" | jq -r .routing.digest)
+# etcd_rev KEY: the revision that last wrote /fabroute/KEY (member 3, never stopped)
+etcd_rev() {
+	curl -s -m 5 -X POST "http://127.0.0.1:$((base + 6))/v3/kv/range" \
+		-d "{\"key\":\"$(printf '/fabroute/%s' "$1" | base64)\"}" | jq -r '.kvs[0].mod_revision // "none"'
+}
+fabric_rev=$(etcd_rev fabric) base_rev=$(etcd_rev base)
+like "the master's base names its fabric, which a key of its own holds" "$fabric_rev $base_rev" "^[0-9]+ [0-9]+$"
 
 # --- the master node dies ----------------------------------------------------------------
 eval "kill -9 \$OSM_1 \$FR_1"
@@ -197,6 +204,10 @@ set -- $(LC_ALL=C comm -3 before after | awk '{ print $1, $2 }' | sort -u | wc -
 is "takeover: 0 LFT entries changed in the switches" "$1" 0
 cmp -s before.lids after.lids && ok "takeover: 0 LIDs changed" || not_ok "takeover: 0 LIDs changed"
 is "takeover: the repair is kept (same digest)" "$(fab "$URL_2" | jq -r .routing.digest)" "$repair"
+i=0
+while [ "$(etcd_rev base)" = "$base_rev" ] && [ $i -lt 50 ]; do i=$((i + 1)); sleep 0.1; done
+isnt "takeover: the new master writes the base" "$(etcd_rev base)" "$base_rev"
+is "  but not its fabric, which the standbys hold" "$(etcd_rev fabric)" "$fabric_rev"
 is "takeover: the acknowledged chain is in force" "$(curl -s -m 5 "$URL_2/api/config" | jq -r .engine_in_use)" "sftree,updn,minhop"
 grep -q "ftdlr: kept epoch [0-9]*'s routing" "$t_tmp/n2.log.new" &&
 	ok "takeover: the first pass is answered with the warm copy, not routed again" ||
