@@ -449,14 +449,15 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 		rep_cpu += c1 - c0;
 		eval_cpu += cpu_ms() - c1;
 		inc_cpu += reeval_cpu(&t, f, r, &io, &kept, &rep, &same);
+		t3 = now_ms();
 		if (ftdlr_stages(f, t.f, t.r, r, &steps, &ns, &err))
 			die("stages", &err);
-		t3 = now_ms();
+		t3 = now_ms() - t3;
 		ftdlr_stages_free(steps, ns);
 		proven += an_connected(&rep) && rep.cdg.deadlock_free;
 		rep_ms += t1 - t0;
 		eval_ms += t2 - t1;
-		stage_ms += t3 - t2;
+		stage_ms += t3;
 		worst = t2 - t0 > worst ? t2 - t0 : worst;
 		worst_rep = t1 - t0 > worst_rep ? t1 - t0 : worst_rep;
 		changes_add(&ch, &st);

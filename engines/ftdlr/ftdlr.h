@@ -130,8 +130,9 @@ int ftdlr_transition_sls(const struct fabric *f, const struct fabric *fa,
  * after every changing entry on its new path (downstream first); path SLs
  * that grow change in a step of their own before, those that shrink in one
  * after
- * @steps: *@steps gets *@nsteps routings for @f, the last a copy of @b;
- *         free them with ftdlr_stages_free()
+ * @steps: *@steps gets *@nsteps routings for @f, the last a copy of @b's
+ *         LFTs; every step shares @b's SL2VL tables (the same in each):
+ *         free them with ftdlr_stages_free(), before @b
  * Return: 0, or -1 with @err (out of memory).
  */
 int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct rt_routing *a,

@@ -423,9 +423,43 @@ static int depths_all(struct sg *g, const uint8_t *brk, uint32_t *most, int *any
 
 void ftdlr_stages_free(struct rt_routing **steps, unsigned n)
 {
-	for (unsigned i = 0; steps && i < n; i++)
+	for (unsigned i = 0; steps && i < n; i++) {
+		if (steps[i])	/* @b's SL2VL tables, borrowed */
+			memset(steps[i]->sl2vl, 0, (size_t)steps[i]->nswitches * sizeof(*steps[i]->sl2vl));
 		rt_free(steps[i]);
+	}
 	free(steps);
+}
+
+/*
+ * A step: @b's LFTs and pair tables copied, its SL2VL tables (the same in
+ * every step) borrowed. Its LFTs are plain memory, not huge pages as a
+ * routing's (rt_new()): a step lives for one move and is read a row at a
+ * time, and a huge page's first touch may wait for the kernel to compact
+ * memory (tens of ms at 10^3 switches).
+ */
+static struct rt_routing *step_new(const struct rt_routing *b)
+{
+	struct rt_routing *r = calloc(1, sizeof(*r));
+	size_t n = (size_t)b->nswitches * b->lft_len, pairs = (size_t)b->neps * b->neps;
+
+	if (!r)
+		return NULL;
+	*r = (struct rt_routing){ .nswitches = b->nswitches, .lft_len = b->lft_len, .neps = b->neps,
+				  .vls_used = b->vls_used };
+	r->lft = malloc(n + 1);
+	r->sl2vl = calloc((size_t)b->nswitches + 1, sizeof(*r->sl2vl));
+	if (!r->lft || !r->sl2vl || ((b->path_sl || b->dlid_off) && rt_pairs_alloc(r))) {
+		rt_free(r);
+		return NULL;
+	}
+	memcpy(r->lft, b->lft, n);
+	memcpy(r->sl2vl, b->sl2vl, (size_t)b->nswitches * sizeof(*b->sl2vl));
+	if (b->path_sl)
+		memcpy(r->path_sl, b->path_sl, pairs);
+	if (b->dlid_off)
+		memcpy(r->dlid_off, b->dlid_off, pairs);
+	return r;
 }
 
 int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct rt_routing *a,
@@ -448,7 +482,7 @@ int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct r
 	if (!out)
 		goto fail;
 	for (unsigned k = 0; k < n; k++)
-		if (!(out[k] = rt_copy(f, b)))
+		if (!(out[k] = step_new(b)))
 			goto fail;
 	if (fill(&g, out, n, (unsigned)bbm, brk))
 		goto fail;
