@@ -152,8 +152,13 @@ static void text_id(const char *text, size_t tlen, char id[48])
 	snprintf(id, 48, "%08lx%08lx-%zu", c & 0xffffffffUL, a & 0xffffffffUL, tlen);
 }
 
-/* The fabric key: "@id\n" and the text compressed; 0, or -1 with @err. */
-static int put_fabric(struct ha *h, const char *id, const char *text, size_t tlen, struct fab_err *err)
+/*
+ * The fabric key: "@id\n" and the text compressed; 0, or -1 with @err.
+ * *@t0 is when the write starts, once the text is compressed: the lag is
+ * the replication's, not the compression's.
+ */
+static int put_fabric(struct ha *h, const char *id, const char *text, size_t tlen, int64_t *t0,
+		      struct fab_err *err)
 {
 	size_t ilen = strlen(id), zlen = 0;
 	char key[256], *z = NULL, *val = NULL;
@@ -161,6 +166,7 @@ static int put_fabric(struct ha *h, const char *id, const char *text, size_t tle
 
 	if (zip_base(text, tlen, &z, &zlen, err))
 		return -1;
+	*t0 = loop_wall_ms();
 	if ((val = malloc(ilen + 1 + zlen))) {
 		memcpy(val, id, ilen);
 		val[ilen] = '\n';
@@ -185,8 +191,8 @@ static int put_fabric(struct ha *h, const char *id, const char *text, size_t tle
  * fabric is written only when its text is not the one the fabric key holds
  * already (a takeover, a routing kept, a fabric back to what it was: the
  * standbys have it), and before the base, so that a standby that reads the
- * base has its fabric. The base's time_ms is taken before that write: the lag
- * of a new fabric is its whole replication.
+ * base has its fabric. The base's time_ms is taken before that write (once
+ * the text is compressed): the lag of a new fabric is its whole replication.
  */
 static int put_base(struct ha *h, const struct epoch *e, struct fab_err *err)
 {
@@ -203,7 +209,7 @@ static int put_base(struct ha *h, const struct epoch *e, struct fab_err *err)
 		pthread_mutex_lock(&h->mu);
 		have = !strcmp(h->fabric_id, id);
 		pthread_mutex_unlock(&h->mu);
-		if (have || !put_fabric(h, id, text, tlen, err))
+		if (have || !put_fabric(h, id, text, tlen, &t0, err))
 			rc = put_json(h, "base", json_pack("{s:I, s:s, s:s, s:s, s:I, s:s, s:i, s:s, s:I}",
 							   "seq", (json_int_t)e->seq, "digest", epoch_digest(e),
 							   "engine", e->engine, "fabric", id, "size",
