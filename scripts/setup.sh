@@ -8,7 +8,7 @@ set -eu
 
 # build the daemon, the CLI and the OpenSM plugin; run ibsim + OpenSM + fabrouted
 DEMO="build-essential autoconf automake libtool pkg-config
-libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev zlib1g-dev libsystemd-dev
+libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev zlib1g-dev liblzma-dev libsystemd-dev
 libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev
 opensm ibsim-utils libumad2sim0 infiniband-diags curl jq python3"
 # the tests, benchmarks and the package build: unit tests, independent checkers,
