@@ -22,6 +22,7 @@
 # Then OpenSM alone (ftree, two OpenSMs, no fabroute) on the same fabric.
 #
 #   bench/ha.sh [BUILD_DIR]         FABRIC="ft648" CYCLES=4 MODES="osm fr host" SETTLE=3 BACK_S=8
+#                                   POLL_MS=500 POLL_RETRIES=2
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
@@ -67,7 +68,8 @@ start_fr() {
 start_osm() {
 	{
 		[ -n "${4:-}" ] || printf 'event_plugin_name fabroute-osm\nevent_plugin_options socket=%s timeout_ms=30000\n' "$tmp/n$1/osm.sock"
-		printf 'routing_engine %s\nsm_priority %s\nsminfo_polling_timeout 500\npolling_retry_number 2\n' "${4:-updn}" "$3"
+		printf 'routing_engine %s\nsm_priority %s\nsminfo_polling_timeout %s\npolling_retry_number %s\n' \
+			"${4:-updn}" "$3" "$poll_ms" "$poll_retries"
 	} > "$tmp/n$1/osm.conf"
 	(cd "$tmp/n$1" && LD_PRELOAD=$umad SIM_HOST=$2 LD_LIBRARY_PATH=$tmp OSM_CACHE_DIR=$tmp/n$1 OSM_TMP_DIR=$tmp/n$1 \
 		exec opensm -F "$tmp/n$1/osm.conf" -s 0 -d 2 $osm_extra -f "$tmp/n$1/osm.log" > "$tmp/n$1/osm.out" 2>&1) &
@@ -75,6 +77,9 @@ start_osm() {
 	pids="$pids $!"
 }
 osm_extra=""
+# a standby's polling of the master (POLL_MS, POLL_RETRIES): short by default, so that failovers are short;
+# OpenSM's own defaults are 10000 and 4
+poll_ms=${POLL_MS:-500} poll_retries=${POLL_RETRIES:-2}
 # join_osm N HCA PRIORITY [ENGINE]: OpenSM of node N joins while the other node's runs, that one
 # frozen until OpenSM N has found its own port (it logs "Detected another SM" at -D 0x07).
 # Otherwise the running OpenSM may ask it for its SMInfo before it knows its port; OpenSM 3.3.23
