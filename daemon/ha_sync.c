@@ -195,8 +195,8 @@ static int put_fabric(struct ha *h, const char *id, const char *text, size_t tle
 /*
  * The base: a small key naming its fabric, which the fabric key holds. The
  * fabric is written only when its text is not the one the fabric key holds
- * already (a takeover, a routing kept, a fabric back to what it was: the
- * standbys have it), and before the base, so that a standby that reads the
+ * already (a takeover, a routing kept for the same fabric: the standbys have
+ * it), and before the base, so that a standby that reads the
  * base has its fabric. The base's time_ms is taken before that write (once
  * the text is compressed): the lag of a new fabric is its whole replication.
  */
