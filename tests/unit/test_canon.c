@@ -19,6 +19,7 @@
 #include "tests/unit/testutil.h"
 
 #include "daemon/source_osm.h"
+#include "engines/ftdlr/ftdlr.h"
 #include "gen/gen.h"
 #include "opensm/proto.h"
 
@@ -198,6 +199,29 @@ static void test_lids(void **state)
  * The base routed on one order, a fault repaired on the faulted fabric in
  * another: the repair is the one made when both come in file order.
  */
+/* The steps ftdlr_stages() cuts the move from @base to @rep into are those of the other order's. */
+static void same_steps(const struct tu_run *base, const struct tu_run *rep, const struct tu_run *base2,
+		       const struct tu_run *rep2)
+{
+	struct fab_err err = { { 0 } };
+	struct rt_routing **s1, **s2;
+	unsigned n1, n2;
+
+	if (ftdlr_stages(rep->res.fabric, base->res.fabric, base->res.routing, rep->res.routing, &s1, &n1,
+			 &err) ||
+	    ftdlr_stages(rep2->res.fabric, base2->res.fabric, base2->res.routing, rep2->res.routing, &s2,
+			 &n2, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(n1, n2);
+	assert_true(n1 > 1);
+	for (unsigned k = 0; k < n1; k++) {
+		assert_int_equal(s1[k]->lft_len, s2[k]->lft_len);
+		assert_memory_equal(s1[k]->lft, s2[k]->lft, (size_t)s1[k]->nswitches * s1[k]->lft_len);
+	}
+	ftdlr_stages_free(s1, n1);
+	ftdlr_stages_free(s2, n2);
+}
+
 static void test_ftdlr_repair(void **state)
 {
 	static const char *const links[] = { "leaf-02:4", "l2-01:5" };
@@ -225,6 +249,7 @@ static void test_ftdlr_repair(void **state)
 	assert_true(a.res.repaired);
 	tu_run_same(&a, &b, "ftdlr repair");
 	assert_string_not_equal(a.digest, base.digest);
+	same_steps(&base, &a, &base2, &b);
 	tu_run_free(&a);
 	tu_run_free(&b);
 	tu_run_free(&base);
