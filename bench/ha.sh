@@ -28,6 +28,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 me=bench/ha.sh tools="ibsim opensm curl jq dump_fts etcd"
 . "$top/bench/osm_lib.sh"
+[ -r "$simto" ] || die "no $simto (make -C $build check builds it)"
 fabric=${FABRIC:-ft648}
 cycles=${CYCLES:-4}
 modes=${MODES:-osm fr host}
@@ -71,7 +72,7 @@ start_osm() {
 		printf 'routing_engine %s\nsm_priority %s\nsminfo_polling_timeout %s\npolling_retry_number %s\n' \
 			"${4:-updn}" "$3" "$poll_ms" "$poll_retries"
 	} > "$tmp/n$1/osm.conf"
-	(cd "$tmp/n$1" && LD_PRELOAD=$umad SIM_HOST=$2 LD_LIBRARY_PATH=$tmp OSM_CACHE_DIR=$tmp/n$1 OSM_TMP_DIR=$tmp/n$1 \
+	(cd "$tmp/n$1" && LD_PRELOAD="$simto $umad" SIM_HOST=$2 LD_LIBRARY_PATH=$tmp OSM_CACHE_DIR=$tmp/n$1 OSM_TMP_DIR=$tmp/n$1 \
 		exec opensm -F "$tmp/n$1/osm.conf" -s 0 -d 2 $osm_extra -f "$tmp/n$1/osm.log" > "$tmp/n$1/osm.out" 2>&1) &
 	eval "OSM_$1=\$!"
 	pids="$pids $!"

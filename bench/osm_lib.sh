@@ -2,10 +2,12 @@
 # What bench/osm.sh, bench/osm_scale.sh and bench/ftdlr_osm.sh share:
 # checks of the tools, a temporary directory, stopping ibsim, OpenSM and
 # fabrouted, waiting for log lines. Sourced after the script sets $me (its
-# name), $build and $tools (the commands it needs); sets $plugin, $umad,
+# name), $build and $tools (the commands it needs); sets $plugin, $umad, $simto,
 # $fab and $tmp, and stops $osm, $fr, $stamp and $sim at exit.
 plugin=${FABROUTE_OSM_PLUGIN:-$build/.libs/libfabroute-osm.so}
 umad=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
+# preloaded before umad2sim where two OpenSMs meet: the kernel's MAD timeouts (tests/sim/sim_timeout.c)
+simto=$build/tests/sim/.libs/libsimtimeout.so
 fab=$build/fabroute
 
 die() { echo "$me: $*" >&2; exit 1; }

@@ -5,6 +5,8 @@
 : "${top_builddir:=$top_srcdir/build}"
 : "${FABROUTE:=$top_builddir/fabroute}"
 UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
+# Preloaded before umad2sim: the kernel's MAD timeouts, which ibsim does not simulate (tests/sim/sim_timeout.c)
+SIM_TIMEOUT=${SIM_TIMEOUT:-$top_builddir/tests/sim/.libs/libsimtimeout.so}
 
 t_count=0
 t_failed=0

@@ -20,6 +20,7 @@ have_ibsim || skip_all "ibsim, umad2sim or infiniband-diags missing"
 for t in opensm dump_fts etcd; do command -v $t >/dev/null 2>&1 || skip_all "$t missing"; done
 plugin=${FABROUTE_OSM_PLUGIN:-$top_builddir/.libs/libfabroute-osm.so}
 [ -r "$plugin" ] || skip_all "no OpenSM plugin at $plugin (built only with libopensm-dev)"
+[ -r "$SIM_TIMEOUT" ] || { not_ok "$SIM_TIMEOUT is there (make check builds it)"; done_testing; }
 mkdir -p "$t_tmp/plugin"
 cp "$plugin" "$t_tmp/plugin/libfabroute-osm.so"
 cd "$t_tmp" || exit 1
@@ -68,7 +69,7 @@ start_node() {
 	sminfo_polling_timeout 500
 	polling_retry_number 2
 	EOC
-	( cd "$t_tmp/o$1" && LD_PRELOAD=$UMAD2SIM SIM_HOST=$2 LD_LIBRARY_PATH=$t_tmp/plugin \
+	( cd "$t_tmp/o$1" && LD_PRELOAD="$SIM_TIMEOUT $UMAD2SIM" SIM_HOST=$2 LD_LIBRARY_PATH=$t_tmp/plugin \
 		OSM_CACHE_DIR=$t_tmp/o$1 OSM_TMP_DIR=$t_tmp/o$1 \
 		exec opensm -F "$t_tmp/o$1/osm.conf" -s 0 -d 2 ${4:-} -f "$t_tmp/o$1/osm.log" >"$t_tmp/o$1/out" 2>&1 ) &
 	eval "OSM_$1=\$!"
