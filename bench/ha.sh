@@ -73,35 +73,13 @@ start_osm() {
 			"${4:-updn}" "$3" "$poll_ms" "$poll_retries"
 	} > "$tmp/n$1/osm.conf"
 	(cd "$tmp/n$1" && LD_PRELOAD="$simto $umad" SIM_HOST=$2 LD_LIBRARY_PATH=$tmp OSM_CACHE_DIR=$tmp/n$1 OSM_TMP_DIR=$tmp/n$1 \
-		exec opensm -F "$tmp/n$1/osm.conf" -s 0 -d 2 $osm_extra -f "$tmp/n$1/osm.log" > "$tmp/n$1/osm.out" 2>&1) &
+		exec opensm -F "$tmp/n$1/osm.conf" -s 0 -d 2 -f "$tmp/n$1/osm.log" > "$tmp/n$1/osm.out" 2>&1) &
 	eval "OSM_$1=\$!"
 	pids="$pids $!"
 }
-osm_extra=""
 # a standby's polling of the master (POLL_MS, POLL_RETRIES): short by default, so that failovers are short;
 # OpenSM's own defaults are 10000 and 4
 poll_ms=${POLL_MS:-500} poll_retries=${POLL_RETRIES:-2}
-# join_osm N HCA PRIORITY [ENGINE]: OpenSM of node N joins while the other node's runs, that one
-# frozen until OpenSM N has found its own port (it logs "Detected another SM" at -D 0x07).
-# Otherwise the running OpenSM may ask it for its SMInfo before it knows its port; OpenSM 3.3.23
-# drops such a request unanswered and the simulator times no request out, so the running
-# OpenSM's sweep would wait for ever (tests/sim/ha.sh has the whole story).
-join_osm() {
-	eval "other=\${OSM_$((3 - $1)):-}"
-	if [ -z "$other" ] || ! kill -0 "$other" 2> /dev/null; then
-		start_osm "$@"
-		return
-	fi
-	pos=$(size "$tmp/n$1/osm.log")
-	kill -STOP "$other"
-	osm_extra="-D 0x07"
-	start_osm "$@"
-	osm_extra=""
-	wait_new "$tmp/n$1/osm.log" "$pos" "Detected another SM" 1 60 || echo "note: OpenSM $1 did not see the other SM in 60 s"
-	kill -CONT "$other"
-	sleep 0.2
-	kill -HUP "$other"	# it sees SIGCONT only when its main loop wakes, up to 10 s later
-}
 health() { curl -s -m 5 "$1/api/health"; }
 # detach PID: a process killed by a signal stays attached to ibsim (10 clients at most): ibsim's
 # console lists its clients ("Client N: pid P connected at ..."), and "X N" lets that one go
@@ -171,7 +149,7 @@ sleep 2
 start_fr 1 "$hca1"; start_fr 2 "$hca2"
 start_osm 1 "$hca1" 5
 wait_up 1 1 || die "OpenSM 1 did not bring the subnet up"
-join_osm 2 "$hca2" 5
+start_osm 2 "$hca2" 5
 m=1
 wait_role "$URL_1" master || { m=2; wait_role "$URL_2" master; } || die "no fabrouted became master"
 run=0
@@ -239,7 +217,7 @@ for c in $(seq "$cycles"); do
 			tables "$tmp/before"
 			[ "$mode" = host ] && start_etcd $m
 			start_fr $m "$mh"
-			join_osm $m "$mh" 5
+			start_osm $m "$mh" 5
 			sleep "$back_s"
 			back=$m
 			eval "[ \"\$(role \$URL_$m)\" = master ]" || m=$o
@@ -265,7 +243,7 @@ for n in 1 2; do mv -f "$tmp/n$n/osm.log" "$tmp/n$n/osm-fabroute.log"; done	# ke
 OSM_1="" OSM_2=""
 start_osm 1 "$hca1" 10 ftree
 wait_up 1 1 || die "OpenSM alone did not come up"
-join_osm 2 "$hca2" 5 ftree
+start_osm 2 "$hca2" 5 ftree
 for fault in 0 1; do
 	sleep 2
 	[ $fault = 1 ] && echo "Unlink $link" > "$tmp/sim.in" && sleep "$settle"
@@ -285,7 +263,7 @@ for fault in 0 1; do
 		"$(changed "$tmp/before" "$tmp/after")" "$(cmp -s "$tmp/before.lids" "$tmp/after.lids" && echo 0 || echo changed)"
 	[ $fault = 1 ] && echo "ReLink $link" > "$tmp/sim.in"
 	up1=$(ups 1)
-	join_osm 1 "$hca1" 10 ftree
+	start_osm 1 "$hca1" 10 ftree
 	wait_up 1 $((up1 + 1)) || true
 	sleep 2
 done
