@@ -1,8 +1,12 @@
 #!/bin/sh
 # Reroute latency of fabrouted on the built-in 648-port fat tree (gen:ft648:
-# 36 leaves, 18 spines, 648 CAs), faults injected through the REST API.
+# 36 leaves, 18 spines, 648 CAs) or a larger generated tree, faults injected
+# through the REST API.
 #
 #   bench/reroute.sh [BUILD_DIR] [N]        (N faults, default 30; needs python3)
+#   FABRIC=m28|m40 bench/reroute.sh ...     (the fabric: ft648 by default; m28 the
+#                                            5488-CA and m40 the 16,000-CA m-port
+#                                            3-tree, gen:mport-ntree:m=28|40,n=3)
 #   REPAIR=none bench/reroute.sh ...        (fabrouted's repair setting, default
 #                                            ftdlr: a link fault is published as
 #                                            the local repair of the last routing;
@@ -44,11 +48,20 @@ build=${1:-$top/build}
 n=${2:-30}
 poll_ms=${POLL_MS:-0.5}
 repair=${REPAIR:-ftdlr}
+fabric=${FABRIC:-ft648}
 
 die() { echo "reroute.sh: $*" >&2; exit 1; }
 command -v python3 > /dev/null || die "python3 not found (it drives the faults and polls the API)"
 command -v curl > /dev/null || die "curl not found"
 case $repair in ftdlr | none) ;; *) die "REPAIR must be ftdlr or none, found '$repair'" ;; esac
+# the fabric: its generator, its spines (name format, count, ports: every spine port leads down)
+case $fabric in
+ft648) gen="ft648" desc="648 CAs, 54 switches" sfmt="spine-%02d" spines=18 sports=36 ;;
+m28) gen="mport-ntree m=28 n=3" desc="5488 CAs, 980 switches" sfmt="spine-%03d" spines=196 sports=28 ;;
+m40) gen="mport-ntree m=40 n=3" desc="16,000 CAs, 2000 switches" sfmt="spine-%03d" spines=400 sports=40 ;;
+*) die "FABRIC must be ft648, m28 or m40, found '$fabric'" ;;
+esac
+topo=gen:$(echo "$gen" | sed 's/ /:/; s/ /,/g')
 case $n in '' | *[!0-9]*) die "N must be a whole number, found '$n'" ;; esac
 [ "$n" -ge 2 ] || die "N must be at least 2"
 [ "$n" -le 600 ] || die "N must be at most 600 (distinct spine-to-leaf links)"
@@ -63,6 +76,7 @@ import calendar, http.client, json, os, re, resource, socket, statistics, sys, t
 
 port, token, log, dpid, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 count, poll_s, hold_s = int(sys.argv[6]), float(sys.argv[7]) / 1e3, float(sys.argv[8]) / 1e3
+sfmt, spines, sports = sys.argv[9], int(sys.argv[10]), int(sys.argv[11])
 TIMEOUT = 10.0
 HZ = os.sysconf("SC_CLK_TCK")
 NCPU = os.cpu_count() or 1
@@ -89,8 +103,8 @@ def post_fault(c, action, link):
     return r.status, r.read()
 
 def link(k):
-    # the k-th spine-to-leaf link: spine k % 18, port k / 18 + 1 (port p leads to leaf p-1)
-    return "spine-%02d:%d" % (k % 18, (k // 18) % 36 + 1)
+    # the k-th spine-to-leaf link: spine k % spines, port k / spines + 1 (each spine port leads down)
+    return (sfmt % (k % spines)) + ":%d" % ((k // spines) % sports + 1)
 
 # --- CPU accounting ------------------------------------------------------
 
@@ -296,12 +310,13 @@ else:
 EOF
 
 # The same evaluation offline, as a yardstick of the machine's speed now:
-# `fabroute eval` (connectivity, CDG, load) of ft648 routed by sftree.
+# `fabroute eval` (connectivity, CDG, load) of the fabric routed by sftree.
 ref_eval() {
 	fab=$build/fabroute
 	[ -x "$fab" ] || { echo "(no $fab: no offline reference)"; return 0; }
 	mkdir -p "$tmp/ref"
-	if ! "$fab" gen ft648 -o "$tmp/ref/ft.ibnd" > /dev/null 2>&1 ||
+	# shellcheck disable=SC2086 # $gen: the generator and its parameters
+	if ! "$fab" gen $gen -o "$tmp/ref/ft.ibnd" > /dev/null 2>&1 ||
 		! "$fab" compute -e sftree --topology "$tmp/ref/ft.ibnd" -d "$tmp/ref/out" > /dev/null 2>&1; then
 		echo "(fabroute gen/compute failed: no offline reference)"
 		return 0
@@ -312,18 +327,19 @@ ref_eval() {
 	done | sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "yardstick: the same evaluation offline (fabroute eval, 7 runs): min %.1f ms, median %.1f ms\n", v[1], v[int((NR + 1) / 2)] }'
 }
 
-echo "fabrouted reroute latency: gen:ft648 (648 CAs, 54 switches), repair = $repair, $n faults; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "fabrouted reroute latency: $topo ($desc), repair = $repair, $n faults; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "(the daemon, this python3 client and its poller share the cores; /api/fabric polled every $poll_ms ms)"
 ref_eval
 for hd in 0 50; do
-	start_daemon "hd$hd" --holddown-ms "$hd" --api-write-rate-limit 0 --repair "$repair"
+	start_daemon "hd$hd" --topology "$topo" --holddown-ms "$hd" --api-write-rate-limit 0 --repair "$repair" \
+		--rebalance-delay-s 0
 	echo
 	echo "=== holddown_ms = $hd"
 	echo "-- $n faults, one at a time, on an idle daemon"
-	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" seq "$n" "$poll_ms" "$hd" ||
+	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" seq "$n" "$poll_ms" "$hd" "$sfmt" "$spines" "$sports" ||
 		die "the sequential test failed"
 	echo "-- storm: 20 link-down faults back to back"
-	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" storm 20 "$poll_ms" "$hd" ||
+	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" storm 20 "$poll_ms" "$hd" "$sfmt" "$spines" "$sports" ||
 		die "the storm test failed"
 	kill -0 "$pid" 2> /dev/null || die "fabrouted died during the test"
 	h=$(curl -s -m 5 "http://127.0.0.1:$port/metrics" | awk '/^fabroute_reroute_duration_seconds_(sum|count)/ { v[$1] = $2 }
