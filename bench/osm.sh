@@ -212,7 +212,7 @@ setup() {
 	c_fr=0
 	if [ -n "$chain" ]; then
 		c_fr=$(cpu "$fr")
-		curl -s -m 10 "$fr_url/api/events?type=reroute&limit=10000" |
+		curl -s -m 10 "$fr_url/api/events?type=reroute&limit=1000" |
 			jq -r '.events[] | "\(.message | capture("^epoch (?<e>[0-9]+):").e) \(.time_ms) \(.details.connected) \(.details.unreachable | "\(.["ca-ca"]) \(.["ca-sw"]) \(.["sw-ca"]) \(.["sw-sw"])")"' \
 			> "$d/reroutes" || true
 		fr_stop

@@ -168,7 +168,7 @@ def epochs_from_log():
 def reroute_events(c, since_seq):
     """{seq: (latency_ms, event time_ms)} of the reroute events after since_seq."""
     out = {}
-    for e in get(c, "/api/events?type=reroute&limit=10000")["events"]:
+    for e in get(c, "/api/events?type=reroute&limit=1000")["events"]:
         m = re.match(r"epoch (\d+):", e["message"])
         if m and int(m.group(1)) > since_seq:
             out[int(m.group(1))] = ((e.get("details") or {}).get("latency_ms"), e["time_ms"])
@@ -176,7 +176,7 @@ def reroute_events(c, since_seq):
 
 def snapshot_times(c):
     """{seq: time_ms} of the stored snapshots (the epoch's publication time)."""
-    return {s["seq"]: s["time_ms"] for s in get(c, "/api/snapshots?limit=10000")["snapshots"]}
+    return {s["seq"]: s["time_ms"] for s in get(c, "/api/snapshots?limit=1000")["snapshots"]}
 
 def changes(c):
     m = re.search(r"^fabroute_topology_changes_total (\d+)", get(c, "/metrics"), re.M)

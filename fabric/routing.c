@@ -216,6 +216,8 @@ int rt_equal_lfts(const struct rt_routing *a, const struct rt_routing *b)
 
 	if (a->nswitches != b->nswitches)
 		return 0;
+	if (a->lft_len == b->lft_len)
+		return !memcmp(a->lft, b->lft, (size_t)a->nswitches * len);
 	for (uint32_t s = 0; s < a->nswitches; s++)
 		for (uint32_t l = 0; l < len; l++)
 			if (rt_lft_get(a, s, l) != rt_lft_get(b, s, l))
@@ -228,10 +230,15 @@ static void diff_switch(const struct rt_routing *a, uint32_t sa, const struct rt
 			uint32_t sb, struct rt_diff *d)
 {
 	uint32_t len = a && a->lft_len > b->lft_len ? a->lft_len : b->lft_len, blocks = 0;
+	/* where both tables have the block, an equal block is one memcmp (most are equal) */
+	uint32_t both = sa == FAB_NONE ? 0 : a->lft_len < b->lft_len ? a->lft_len : b->lft_len;
+	const uint8_t *ra = sa == FAB_NONE ? NULL : rt_lft(a, sa), *rb = rt_lft(b, sb);
 
 	for (uint32_t start = 0; start < len; start += 64) {
 		uint32_t n = 0, routed = 0;
 
+		if (start + 64 <= both && !memcmp(ra + start, rb + start, 64))
+			continue;
 		for (uint32_t l = start; l < start + 64 && l < len; l++) {
 			uint8_t x = sa == FAB_NONE ? RT_NO_PORT : rt_lft_get(a, sa, l);
 			uint8_t y = rt_lft_get(b, sb, l);

@@ -59,6 +59,44 @@ static void test_lft_layout(void **state)
 	fab_free(f);
 }
 
+/* rt_diff() and rt_equal_lfts() over whole 64-LID blocks, partial blocks and tables of other lengths. */
+static void test_diff(void **state)
+{
+	struct fabric *f = two_switches();
+	struct rt_routing *a = rt_new_len(f, 200), *b = rt_new_len(f, 200), *c = rt_new_len(f, 260);
+	struct rt_diff d;
+
+	for (uint32_t s = 0; s < 2; s++)
+		for (unsigned l = 1; l < 200; l++)
+			rt_lft(a, s)[l] = rt_lft(b, s)[l] = rt_lft(c, s)[l] = (uint8_t)(1 + l % 3);
+	rt_diff(f, a, f, b, &d);
+	assert_int_equal(d.entries, 0);
+	assert_int_equal(d.blocks + d.switches + d.added, 0);
+	assert_true(rt_equal_lfts(a, b));
+	rt_lft(b, 0)[5] = 4;	/* block 0 of switch 0, twice */
+	rt_lft(b, 0)[63] = 4;
+	rt_lft(b, 1)[64] = 4;	/* block 1 and the partial block 3 (192..199) of switch 1 */
+	rt_lft(b, 1)[199] = RT_NO_PORT;
+	rt_diff(f, a, f, b, &d);
+	assert_int_equal(d.entries, 4);
+	assert_int_equal(d.blocks, 3);
+	assert_int_equal(d.switches, 2);
+	assert_int_equal(d.max_blocks, 2);
+	assert_false(rt_equal_lfts(a, b));
+	/* a longer table: its routed LIDs past the other's end differ from "no route" */
+	assert_true(rt_equal_lfts(a, c));
+	rt_lft(c, 1)[230] = 2;
+	assert_false(rt_equal_lfts(a, c));
+	rt_diff(f, a, f, c, &d);
+	assert_int_equal(d.entries, 1);
+	assert_int_equal(d.blocks, 1);
+	assert_int_equal(d.switches, 1);
+	rt_free(a);
+	rt_free(b);
+	rt_free(c);
+	fab_free(f);
+}
+
 static void test_sl2vl(void **state)
 {
 	struct fabric *f = two_switches();
@@ -111,6 +149,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_new_is_empty),
 		cmocka_unit_test(test_lft_layout),
+		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_sl2vl),
 		cmocka_unit_test(test_pairs),
 	};
