@@ -37,7 +37,8 @@
 #     connection: how many reroutes they cause (coalescing) and when the
 #     epoch that holds all 20 is published.
 #
-# Target: <= 20 ms from a fault to the publication of the new epoch.
+# Target: <= 20 ms from a fault to the publication of the new epoch on ft648,
+# <= 200 ms at 16,000 CAs (m40); none is set at 5488 CAs.
 # The write rate limit (api_write_rate_limit, default 10 POSTs/s per
 # address) is turned off, or the storm would get 429s after 10 POSTs.
 # Wall-clock figures depend on what else runs: each test prints the CPU
@@ -56,9 +57,9 @@ command -v curl > /dev/null || die "curl not found"
 case $repair in ftdlr | none) ;; *) die "REPAIR must be ftdlr or none, found '$repair'" ;; esac
 # the fabric: its generator, its spines (name format, count, ports: every spine port leads down)
 case $fabric in
-ft648) gen="ft648" desc="648 CAs, 54 switches" sfmt="spine-%02d" spines=18 sports=36 ;;
-m28) gen="mport-ntree m=28 n=3" desc="5488 CAs, 980 switches" sfmt="spine-%03d" spines=196 sports=28 ;;
-m40) gen="mport-ntree m=40 n=3" desc="16,000 CAs, 2000 switches" sfmt="spine-%03d" spines=400 sports=40 ;;
+ft648) gen="ft648" desc="648 CAs, 54 switches" sfmt="spine-%02d" spines=18 sports=36 target=20 ;;
+m28) gen="mport-ntree m=28 n=3" desc="5488 CAs, 980 switches" sfmt="spine-%03d" spines=196 sports=28 target=0 ;;
+m40) gen="mport-ntree m=40 n=3" desc="16,000 CAs, 2000 switches" sfmt="spine-%03d" spines=400 sports=40 target=200 ;;
 *) die "FABRIC must be ft648, m28 or m40, found '$fabric'" ;;
 esac
 topo=gen:$(echo "$gen" | sed 's/ /:/; s/ /,/g')
@@ -76,7 +77,7 @@ import calendar, http.client, json, os, re, resource, socket, statistics, sys, t
 
 port, token, log, dpid, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 count, poll_s, hold_s = int(sys.argv[6]), float(sys.argv[7]) / 1e3, float(sys.argv[8]) / 1e3
-sfmt, spines, sports = sys.argv[9], int(sys.argv[10]), int(sys.argv[11])
+sfmt, spines, sports, target_ms = sys.argv[9], int(sys.argv[10]), int(sys.argv[11]), float(sys.argv[12])
 TIMEOUT = 10.0
 HZ = os.sysconf("SC_CLK_TCK")
 NCPU = os.cpu_count() or 1
@@ -270,11 +271,11 @@ def sequential(n):
                     ("reroute thread CPU per fault, in all", col(lambda r: r["cpu_all"])),
                     ("storing the snapshot, after the publication", store)):
         print("  %-52s %s" % (name, stats(v)))
-    for name, v in (("daemon", daemon), ("client", col(lambda r: r["client"]))):
-        over = sum(1 for x in v if x > 20)
-        print("  target <= 20 ms from the fault to the publication (%s figure): %s (%d of %d over; "
-              "median %.1f ms, max %.1f ms)" % (name, "met" if not over else "NOT met", over, len(v),
-                                              statistics.median(v), max(v)))
+    for name, v in (("daemon", daemon), ("client", col(lambda r: r["client"]))) if target_ms else ():
+        over = sum(1 for x in v if x > target_ms)
+        print("  target <= %g ms from the fault to the publication (%s figure): %s (%d of %d over; "
+              "median %.1f ms, max %.1f ms)" % (target_ms, name, "met" if not over else "NOT met", over,
+                                              len(v), statistics.median(v), max(v)))
     cpu_report(c0, c1)
 
 def storm(k):
@@ -336,10 +337,10 @@ for hd in 0 50; do
 	echo
 	echo "=== holddown_ms = $hd"
 	echo "-- $n faults, one at a time, on an idle daemon"
-	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" seq "$n" "$poll_ms" "$hd" "$sfmt" "$spines" "$sports" ||
+	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" seq "$n" "$poll_ms" "$hd" "$sfmt" "$spines" "$sports" "$target" ||
 		die "the sequential test failed"
 	echo "-- storm: 20 link-down faults back to back"
-	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" storm 20 "$poll_ms" "$hd" "$sfmt" "$spines" "$sports" ||
+	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" storm 20 "$poll_ms" "$hd" "$sfmt" "$spines" "$sports" "$target" ||
 		die "the storm test failed"
 	kill -0 "$pid" 2> /dev/null || die "fabrouted died during the test"
 	h=$(curl -s -m 5 "http://127.0.0.1:$port/metrics" | awk '/^fabroute_reroute_duration_seconds_(sum|count)/ { v[$1] = $2 }
