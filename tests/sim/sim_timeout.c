@@ -116,15 +116,9 @@ static void st_track(int fd, int agent, const void *umad, int length, int timeou
 		if (st_reqs[i].state == ST_FREE)
 			r = &st_reqs[i];
 	if (r) {
-		r->state = ST_WAITING;
-		r->fd = fd;
-		r->agent = agent;
-		r->timeout_ms = timeout_ms;
-		r->retries_left = retries;
-		r->len = length;
-		r->tid = st_tid(umad);
-		r->mclass = st_mad(umad)[1];
-		r->due_ms = st_now_ms() + timeout_ms;
+		*r = (struct st_req){ .state = ST_WAITING, .fd = fd, .agent = agent, .timeout_ms = timeout_ms,
+				      .retries_left = retries, .len = length, .tid = st_tid(umad),
+				      .mclass = st_mad(umad)[1], .due_ms = st_now_ms() + timeout_ms };
 		memcpy(r->umad, umad, sizeof(struct ib_user_mad) + (size_t)length);
 	}
 	pthread_mutex_unlock(&st_lock);
