@@ -15,6 +15,7 @@
 #   bench/fast_repair.sh [BUILD_DIR]    (needs ibsim, umad2sim, opensm, curl, jq)
 #   FABRICS="kary43 ft648 m28" SETUPS="osm sweep fast" REPS=3 KEEP=0 bench/fast_repair.sh build
 #   FABROUTED_ARGS="--fast-repair-window 1" ...   more options for fabrouted
+#   FABROUTED_ENV="GLIBC_TUNABLES=..." ...        more environment for fabrouted (doc/deploy.md)
 #
 # Per Unlink it prints: gone, the time from the Unlink to when no entry of
 # either switch points at the dead link; final, to the last change the ruler
@@ -75,7 +76,7 @@ start_setup() {
 		fast=1
 		[ "$setup" = sweep ] && fast=0
 		# shellcheck disable=SC2086
-		(cd "$d" && LD_PRELOAD=$umad exec "$build/fabrouted" --listen 127.0.0.1:0 --db "$d/db" \
+		(cd "$d" && LD_PRELOAD=$umad exec env ${FABROUTED_ENV:-} "$build/fabrouted" --listen 127.0.0.1:0 --db "$d/db" \
 			--source opensm --socket "$d/osm.sock" --engine sftree,updn,minhop --repair ftdlr \
 			--fast-repair $fast --fast-repair-timeout-ms 1000 --rebalance-delay-s 0 --readback 0 --log-level info \
 			${FABROUTED_ARGS:-} > /dev/null 2> "$d/fr.log") &
