@@ -15,7 +15,7 @@
 #   bench/fast_repair.sh [BUILD_DIR]    (needs ibsim, umad2sim, opensm, curl, jq)
 #   FABRICS="kary43 ft648 m28" SETUPS="osm sweep fast" REPS=3 KEEP=0 bench/fast_repair.sh build
 #   FABROUTED_ARGS="--fast-repair-window 1" ...   more options for fabrouted
-#   FABROUTED_ENV="GLIBC_TUNABLES=..." ...        more environment for fabrouted (doc/deploy.md)
+#   FABROUTED_ENV="GLIBC_TUNABLES=..." ...        more environment for fabrouted (e.g. glibc malloc tunables)
 #
 # Per Unlink it prints: gone, the time from the Unlink to when no entry of
 # either switch points at the dead link; final, to the last change the ruler
