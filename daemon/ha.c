@@ -243,6 +243,7 @@ static int become_master(struct ha *h)
 	h->takeover = 0;
 	h->settings_dirty = 0;
 	pthread_mutex_unlock(&h->mu);
+	pthread_mutex_lock(&h->put_mu);
 	if ((adopted = ha_adopt_settings(h, &err)) < 0) {
 		ok = 0;
 	} else if (pipe_settings_get(h->p, &s)) {
@@ -253,6 +254,7 @@ static int become_master(struct ha *h)
 		free((char *)s.chain);
 		free((char *)s.options);
 	}
+	pthread_mutex_unlock(&h->put_mu);
 	if (adopted > 0) {
 		ha_event(h, "master: the replicated routing settings are in force here (they differed)");
 		pipe_ask(h->p, "engine");
@@ -353,9 +355,14 @@ void ha_published(struct ha *h, const struct epoch *e)
 
 int ha_settings_put(struct ha *h, const struct pipe_settings *s, struct fab_err *err)
 {
+	int rc;
+
 	if (!ha_is_master(h))
 		return 0;
-	return ha_put_settings(h, s, err);
+	pthread_mutex_lock(&h->put_mu);
+	rc = ha_put_settings(h, s, err);
+	pthread_mutex_unlock(&h->put_mu);
+	return rc;
 }
 
 /* --- the API ---------------------------------------------------------------------------- */
@@ -468,6 +475,7 @@ struct ha *ha_start(const struct ha_opts *o, struct pipeline *p, struct epoch_sl
 	h->st = st;
 	h->role = HA_STANDBY;	/* until OpenSM says it is master */
 	snprintf(h->sm_state, sizeof(h->sm_state), "unknown");
+	pthread_mutex_init(&h->put_mu, NULL);
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_cond_init(&h->cv, NULL);
 	pthread_cond_init(&h->acv, NULL);
@@ -503,6 +511,7 @@ void ha_stop(struct ha *h)
 	free(h->held_zip);
 	etcd_free(h->etcd);
 	pthread_mutex_destroy(&h->mu);
+	pthread_mutex_destroy(&h->put_mu);
 	pthread_cond_destroy(&h->cv);
 	pthread_cond_destroy(&h->acv);
 	free(h->prefix);

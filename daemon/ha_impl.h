@@ -37,6 +37,12 @@ struct ha {
 	struct epoch_slot *slot;
 	struct store *st;
 	pthread_t watcher, writer, applier;
+	/*
+	 * One writer of the settings key at a time: a new master's read of the
+	 * replicated settings and its write of them back, and an API write, so
+	 * that the first cannot write back a value read before the second.
+	 */
+	pthread_mutex_t put_mu;
 	pthread_mutex_t mu;	/* guards everything below */
 	pthread_cond_t cv;	/* wakes the writer */
 	pthread_cond_t acv;	/* wakes the applier */
