@@ -62,22 +62,14 @@ static int64_t st_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static st_send_fn st_real_send(void)
+/* libibumad's own functions, found once when the library is loaded (before any thread of the program). */
+static st_send_fn st_real_send;
+static st_recv_fn st_real_recv;
+
+__attribute__((constructor)) static void st_init(void)
 {
-	static st_send_fn fn;
-
-	if (!fn)
-		fn = (st_send_fn)dlsym(RTLD_NEXT, "umad_send");
-	return fn;
-}
-
-static st_recv_fn st_real_recv(void)
-{
-	static st_recv_fn fn;
-
-	if (!fn)
-		fn = (st_recv_fn)dlsym(RTLD_NEXT, "umad_recv");
-	return fn;
+	st_real_send = (st_send_fn)dlsym(RTLD_NEXT, "umad_send");
+	st_real_recv = (st_recv_fn)dlsym(RTLD_NEXT, "umad_recv");
 }
 
 static const uint8_t *st_mad(const void *umad)
@@ -131,7 +123,7 @@ int umad_send(int fd, int agentid, void *umad, int length, int timeout_ms, int r
 
 	if (timed) /* before the send: the answer may come before it returns */
 		st_track(fd, agentid, umad, length, timeout_ms, retries < 0 ? 0 : retries);
-	int rc = st_real_send()(fd, agentid, umad, length, timeout_ms, retries);
+	int rc = st_real_send(fd, agentid, umad, length, timeout_ms, retries);
 	if (rc < 0 && timed) {
 		pthread_mutex_lock(&st_lock);
 		struct st_req *r = st_find(fd, umad);
@@ -162,7 +154,7 @@ static int st_expire(int fd, void *umad, int *length)
 		if (r->retries_left > 0) {
 			r->retries_left--;
 			r->due_ms = now + r->timeout_ms;
-			st_real_send()(fd, r->agent, r->umad, r->len, r->timeout_ms, 0);
+			st_real_send(fd, r->agent, r->umad, r->len, r->timeout_ms, 0);
 			continue;
 		}
 		if (agent >= 0 || *length < r->len)
@@ -200,7 +192,7 @@ int umad_recv(int fd, void *umad, int *length, int timeout_ms)
 	int room = length ? *length : 0;
 
 	if (!umad || !length)
-		return st_real_recv()(fd, umad, length, timeout_ms);
+		return st_real_recv(fd, umad, length, timeout_ms);
 	for (;;) {
 		*length = room;
 		int agent = st_expire(fd, umad, length);
@@ -213,7 +205,7 @@ int umad_recv(int fd, void *umad, int *length, int timeout_ms)
 			errno = ETIMEDOUT;
 			return -ETIMEDOUT;
 		}
-		int rc = st_real_recv()(fd, umad, length, wait);
+		int rc = st_real_recv(fd, umad, length, wait);
 		if (rc == -ETIMEDOUT)
 			continue;
 		if (rc < 0 || *length < 24 || st_answer(fd, umad))

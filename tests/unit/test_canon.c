@@ -195,10 +195,6 @@ static void test_lids(void **state)
 
 /* --- ftdlr's repair ------------------------------------------------------------------ */
 
-/*
- * The base routed on one order, a fault repaired on the faulted fabric in
- * another: the repair is the one made when both come in file order.
- */
 /* The steps ftdlr_stages() cuts the move from @base to @rep into are those of the other order's. */
 static void same_steps(const struct tu_run *base, const struct tu_run *rep, const struct tu_run *base2,
 		       const struct tu_run *rep2)
@@ -222,6 +218,10 @@ static void same_steps(const struct tu_run *base, const struct tu_run *rep, cons
 	ftdlr_stages_free(s2, n2);
 }
 
+/*
+ * The base routed on one order, a fault repaired on the faulted fabric in
+ * another: the repair is the one made when both come in file order.
+ */
 static void test_ftdlr_repair(void **state)
 {
 	static const char *const links[] = { "leaf-02:4", "l2-01:5" };
