@@ -434,10 +434,10 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 		uint32_t l = (uint32_t)((uint64_t)i * t.nlinks / n);
 		struct fab_err err = { { 0 } };
 		struct fabric *f = degrade(&t, &l, 1);
-		struct rt_routing *r, **steps;
+		struct rt_routing *r;
+		struct ftdlr_plan plan;
 		struct ftdlr_stats st;
 		struct an_report rep;
-		unsigned ns;
 		double t0 = now_ms(), c0 = cpu_ms(), t1, t2, t3, c1;
 
 		if (ftdlr_repair(t.f, t.r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK)
@@ -450,10 +450,10 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 		eval_cpu += cpu_ms() - c1;
 		inc_cpu += reeval_cpu(&t, f, r, &io, &kept, &rep, &same);
 		t3 = now_ms();
-		if (ftdlr_stages(f, t.f, t.r, r, &steps, &ns, &err))
-			die("stages", &err);
+		if (ftdlr_plan(f, t.f, t.r, r, &plan, &err))
+			die("plan", &err);
 		t3 = now_ms() - t3;
-		ftdlr_stages_free(steps, ns);
+		ftdlr_plan_free(&plan);
 		proven += an_connected(&rep) && rep.cdg.deadlock_free;
 		rep_ms += t1 - t0;
 		eval_ms += t2 - t1;
@@ -466,7 +466,7 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 		fab_free(f);
 	}
 	printf("%-20s base %-6s: repair %7.2f ms (at most %7.2f), proof (full evaluation, 1 thread) "
-	       "%8.2f ms, repair + proof at most %8.2f ms, steps %6.2f ms; proven %u of %u; CPU: "
+	       "%8.2f ms, repair + proof at most %8.2f ms, steps (the plan) %6.2f ms; proven %u of %u; CPU: "
 	       "repair %.2f ms, proof %.2f ms, incremental proof %.2f ms (the daemon's: "
 	       "an_reevaluate() from the base's, with the load, 1 thread; same verdict %u of %u); "
 	       "entries changed %.1f (at most %llu, on at most %u switches)\n", family, e->name,

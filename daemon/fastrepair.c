@@ -219,54 +219,51 @@ static struct fabric *without_dead(const struct epoch *e, const struct fr_run *r
 
 /* --- writing ------------------------------------------------------------------------ */
 
-/* The Sets of the blocks of every switch where @next differs from @prev; *@q grows. */
-static int block_sets(const struct fabric *f, const struct smp_routes *r,
-		      const struct rt_routing *prev, const struct rt_routing *next,
-		      struct smpw_req **q, size_t *n, size_t *cap, struct fab_err *err)
+/* The Sets of step @k of @p: the blocks that differ from the step before's (@a's before the first). */
+static int block_sets(const struct fabric *f, const struct smp_routes *r, const struct ftdlr_plan *p,
+		      const struct rt_routing *a, const struct rt_routing *b, unsigned k,
+		      struct smpw_req **q, size_t *n, struct fab_err *err)
 {
-	uint32_t len = next->lft_len < prev->lft_len ? next->lft_len : prev->lft_len;
+	size_t cap = 0;
 
-	for (uint32_t s = 0; s < f->nswitches; s++) {
-		const uint8_t *a = rt_lft(prev, s), *b = rt_lft(next, s);
+	for (size_t i = 0, next; i < p->n; i = next) {
+		uint8_t before[FTDLR_BLOCK], after[FTDLR_BLOCK];
+		struct smpw_req *w;
 
-		for (uint32_t lo = 0; lo < len; lo += 64) {
-			uint32_t k = len - lo < 64 ? len - lo : 64;
-			struct smpw_req *w;
-
-			if (!memcmp(a + lo, b + lo, k))
-				continue;
-			if (*n == *cap) {
-				if (!(w = realloc(*q, (*cap = *cap ? 2 * *cap : 64) * sizeof(*w)))) {
-					fab_err_set(err, "out of memory");
-					return -1;
-				}
-				*q = w;
-			}
-			w = &(*q)[(*n)++];
-			*w = (struct smpw_req){ .attr = IB_ATTR_LINEARFORWTBL, .mod = lo / 64,
-						.set = 1, .tag = s };
-			if (smp_dest(r, f->switches[s], &w->dest, err))
+		ftdlr_plan_block(p, a, b, i, (int)k - 1, before);
+		next = ftdlr_plan_block(p, a, b, i, (int)k, after);
+		if (!memcmp(before, after, sizeof(after)))
+			continue;
+		if (*n == cap) {
+			if (!(w = realloc(*q, (cap = cap ? 2 * cap : 64) * sizeof(*w)))) {
+				fab_err_set(err, "out of memory");
 				return -1;
-			memset(w->data, RT_NO_PORT, sizeof(w->data));
-			memcpy(w->data, b + lo, k);
+			}
+			*q = w;
 		}
+		w = &(*q)[(*n)++];
+		*w = (struct smpw_req){ .attr = IB_ATTR_LINEARFORWTBL,
+					.mod = p->ent[i].lid / FTDLR_BLOCK, .set = 1, .tag = p->ent[i].sw };
+		if (smp_dest(r, f->switches[p->ent[i].sw], &w->dest, err))
+			return -1;
+		memcpy(w->data, after, sizeof(after));
 	}
 	return 0;
 }
 
 /*
- * Write the blocks of every switch where @next differs from @prev, a
- * window at a time, and wait for every answer: the step is done when all
+ * Write step @k of @p (the blocks where it differs from the step before),
+ * a window at a time, and wait for every answer: the step is done when all
  * its switches have answered. Stops at the first block not answered.
  */
 static int write_step(struct fastrep *fr, const struct fabric *f, const struct smp_routes *r,
-		      const struct rt_routing *prev, const struct rt_routing *next, struct fr_run *run,
-		      uint8_t *touched, struct fab_err *err)
+		      const struct ftdlr_plan *p, const struct epoch *cur, const struct epoch *rep,
+		      unsigned k, struct fr_run *run, uint8_t *touched, struct fab_err *err)
 {
 	struct smpw_stats st = { 0 };
 	struct smpw_req *q = NULL;
-	size_t n = 0, cap = 0;
-	int rc = block_sets(f, r, prev, next, &q, &n, &cap, err);
+	size_t n = 0;
+	int rc = block_sets(f, r, p, cur->routing, rep->routing, k, &q, &n, err);
 
 	if (!rc)
 		rc = smp_run(fr->smp, q, n, 1, &st);
@@ -287,14 +284,14 @@ static int write_step(struct fastrep *fr, const struct fabric *f, const struct s
 
 /*
  * Move the switches from @cur's tables to @rep's, step by step as
- * ftdlr_stages() orders them. 0, or -1 with @err.
+ * ftdlr_plan() orders them. 0, or -1 with @err.
  */
 static int write_repair(struct fastrep *fr, const struct epoch *cur, struct epoch *rep,
 			struct fr_run *run, struct fab_err *err)
 {
 	const struct smp_routes *r = routes(fr, rep, run, err);
 	uint8_t *touched = calloc((size_t)rep->fabric->nswitches + 1, 1);
-	struct rt_routing **steps = NULL;
+	struct ftdlr_plan p = { 0 };
 	int rc = -1;
 
 	if (!r || !touched)
@@ -303,20 +300,19 @@ static int write_repair(struct fastrep *fr, const struct epoch *cur, struct epoc
 		fab_err_set(err, "the repair's fabric has other switches");
 		goto out;
 	}
-	if (ftdlr_stages(rep->fabric, cur->fabric, cur->routing, rep->routing, &steps, &run->steps,
-			 err))
+	if (ftdlr_plan(rep->fabric, cur->fabric, cur->routing, rep->routing, &p, err))
 		goto out;
+	run->steps = p.nsteps;
 	rc = 0;
 	run->staged_ms = loop_now_fms();
 	for (unsigned k = 0; !rc && k < run->steps; k++) {
 		double t0 = loop_now_fms();
 
-		rc = write_step(fr, rep->fabric, r, k ? steps[k - 1] : cur->routing, steps[k], run,
-				touched, err);
+		rc = write_step(fr, rep->fabric, r, &p, cur, rep, k, run, touched, err);
 		json_array_append_new(run->step_ms, json_real(loop_now_fms() - t0));
 	}
-	ftdlr_stages_free(steps, run->steps);
 out:
+	ftdlr_plan_free(&p);
 	if (!touched)
 		fab_err_set(err, "out of memory");
 	free(touched);

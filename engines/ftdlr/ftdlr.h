@@ -140,4 +140,48 @@ int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct r
 		 struct fab_err *err);
 void ftdlr_stages_free(struct rt_routing **steps, unsigned n);
 
+/* LIDs in an LFT block (what one SMP writes). */
+#define FTDLR_BLOCK 64u
+
+/**
+ * struct ftdlr_pent - an entry the move changes
+ * @sw: the switch (of @f), @asw: the same switch in @fa (FAB_NONE: new)
+ * @lid: the LID
+ * @first: the step from which it holds @b's entry
+ * @before: what it holds in the steps before: @a's entry, or RT_NO_PORT
+ *          where the LID breaks before make
+ */
+struct ftdlr_pent {
+	uint32_t sw, asw, lid, first;
+	uint8_t before;
+};
+
+/**
+ * struct ftdlr_plan - ftdlr_stages()'s steps without their copies of the
+ * tables: what a writer needs, in time and memory of the changes alone
+ * @nsteps: steps (the last holds @b's LFTs)
+ * @n: entries that change (those ftdlr_stages() orders), @ent: by switch, then LID
+ */
+struct ftdlr_plan {
+	unsigned nsteps;
+	size_t n;
+	struct ftdlr_pent *ent;
+};
+
+/** ftdlr_plan() - ftdlr_stages()'s move from @a to @b as a plan. Return: 0, or -1 with @err. */
+int ftdlr_plan(const struct fabric *f, const struct fabric *fa, const struct rt_routing *a,
+	       const struct rt_routing *b, struct ftdlr_plan *p, struct fab_err *err);
+void ftdlr_plan_free(struct ftdlr_plan *p);
+/**
+ * ftdlr_plan_block() - the LFT block of the entries of @p from @i on that
+ * share entry @i's switch and block, at step @k: @b's block with the
+ * entries of the steps before theirs; for @k < 0 @a's, what the switches
+ * held before the move (entries @a holds for LIDs no endpoint of @fa owns
+ * included, as they are)
+ * @out: the block's 64 entries, RT_NO_PORT past the table
+ * Return: the index of the next block's first entry (@p->n after the last)
+ */
+size_t ftdlr_plan_block(const struct ftdlr_plan *p, const struct rt_routing *a,
+			const struct rt_routing *b, size_t i, int k, uint8_t out[FTDLR_BLOCK]);
+
 #endif

@@ -373,43 +373,20 @@ static int old_sls(const struct sg *g, struct rt_routing *r)
 }
 
 /*
- * Fill steps[0 .. n - 2] (the last is @b itself). When some LID changes
- * break before make (see must_break(), and LIDs whose order constraints
- * form a cycle; @off 1), the first step only clears their changed entries,
- * which stay cleared until the last step makes them: no old path of theirs
- * meets a new entry of another LID, no new one an old entry. The other
- * LIDs' entries of depth t are new from step t + @off on. The steps before
- * the last keep @a's path SLs: a pair's SL changes when its LID is made.
+ * The plan's entries: per LID, the changed switches with the step from
+ * which each holds @b's entry (*@most: the deepest, *@any_bbm: some LID
+ * breaks before make) and the entry it holds until then. Return: 0, or
+ * -1 (memory).
  */
-static int fill(struct sg *g, struct rt_routing **steps, unsigned n, unsigned off,
-		const uint8_t *brk)
+static int entries(struct sg *g, const uint8_t *brk, struct ftdlr_plan *p, uint32_t *most,
+		   int *any_bbm)
 {
-	const struct rt_routing *b = g->b;
+	size_t n = 0;
 
-	for (unsigned k = 0; k + 1 < n; k++)
-		if (old_sls(g, steps[k]))
-			return -1;
-	for (unsigned lid = 1; lid < b->lft_len && n > 1; lid++) {
-		int bbm;
-
-		if (depths(g, lid, brk[lid], &bbm) < 0)
-			return -1;
-		for (uint32_t i = 0; i < g->nlist; i++) {	/* the switches of depth 1 or more */
-			uint32_t s = g->list[i];
-
-			for (unsigned k = 0; k + 1 < n; k++)
-				if (bbm || g->depth[s] + off > k + 1)
-					rt_lft(steps[k], s)[lid] = bbm ? RT_NO_PORT : old_entry(g, s, lid);
-		}
-	}
-	return 0;
-}
-
-/* The deepest step of any LID (*@most), and whether some LID changes break before make. */
-static int depths_all(struct sg *g, const uint8_t *brk, uint32_t *most, int *any_bbm)
-{
 	*most = 0;
 	*any_bbm = 0;
+	if (!(p->ent = malloc(((size_t)g->coff[g->b->lft_len] + 1) * sizeof(*p->ent))))
+		return -1;
 	for (unsigned lid = 1; lid < g->b->lft_len; lid++) {
 		int bbm, m = depths(g, lid, brk[lid], &bbm);
 
@@ -417,8 +394,90 @@ static int depths_all(struct sg *g, const uint8_t *brk, uint32_t *most, int *any
 			return -1;
 		*most = (uint32_t)m > *most ? (uint32_t)m : *most;
 		*any_bbm |= bbm;
+		for (uint32_t i = 0; i < g->nlist; i++) {
+			uint32_t s = g->list[i];
+
+			p->ent[n++] = (struct ftdlr_pent){ .sw = s, .asw = g->old[s], .lid = lid,
+							   .first = bbm ? UINT32_MAX : g->depth[s],
+							   .before = bbm ? RT_NO_PORT :
+									   old_entry(g, s, lid) };
+		}
 	}
+	p->n = n;
 	return 0;
+}
+
+static int by_switch(const void *x, const void *y)
+{
+	const struct ftdlr_pent *a = x, *b = y;
+
+	if (a->sw != b->sw)
+		return a->sw < b->sw ? -1 : 1;
+	return a->lid < b->lid ? -1 : a->lid > b->lid;
+}
+
+/*
+ * The plan of the move: the steps (when some LID breaks before make, the
+ * first only clears its changed entries, which stay cleared until the
+ * last makes them: no old path of theirs meets a new entry of another
+ * LID, no new one an old entry; the other LIDs' entries of depth t are
+ * new from step t, or t + 1 after such a first step), its entries by
+ * switch and LID. Return: 0, or -1 (memory).
+ */
+static int plan(struct sg *g, struct ftdlr_plan *p)
+{
+	uint8_t *brk = must_break(g);
+	uint32_t most;
+	int bbm;
+
+	memset(p, 0, sizeof(*p));
+	if (!brk || entries(g, brk, p, &most, &bbm)) {
+		free(brk);
+		return -1;
+	}
+	free(brk);
+	p->nsteps = bbm ? most + 2 : most;	/* break first, make last */
+	p->nsteps = p->nsteps ? p->nsteps : 1;
+	for (size_t i = 0; i < p->n; i++)	/* depth t: new from step t - 1 + bbm (0-based) */
+		p->ent[i].first = p->ent[i].first == UINT32_MAX ? p->nsteps - 1 :
+				  p->ent[i].first - 1 + (unsigned)bbm;
+	qsort(p->ent, p->n, sizeof(*p->ent), by_switch);
+	return 0;
+}
+
+void ftdlr_plan_free(struct ftdlr_plan *p)
+{
+	free(p->ent);
+	memset(p, 0, sizeof(*p));
+}
+
+int ftdlr_plan(const struct fabric *f, const struct fabric *fa, const struct rt_routing *a,
+	       const struct rt_routing *b, struct ftdlr_plan *p, struct fab_err *err)
+{
+	struct sg g = { .f = f, .fa = fa, .a = a, .b = b };
+	int rc = b->nswitches != f->nswitches || sg_init(&g) || plan(&g, p) ? -1 : 0;
+
+	if (rc) {
+		fab_err_set(err, "out of memory staging a routing of %u switches", f->nswitches);
+		ftdlr_plan_free(p);
+	}
+	sg_fini(&g);
+	return rc;
+}
+
+size_t ftdlr_plan_block(const struct ftdlr_plan *p, const struct rt_routing *a,
+			const struct rt_routing *b, size_t i, int k, uint8_t out[FTDLR_BLOCK])
+{
+	uint32_t s = p->ent[i].sw, lo = p->ent[i].lid / FTDLR_BLOCK * FTDLR_BLOCK;
+	const struct rt_routing *r = k < 0 ? a : b;
+	uint32_t rs = k < 0 ? p->ent[i].asw : s;
+
+	for (uint32_t j = 0; j < FTDLR_BLOCK; j++)
+		out[j] = rs == FAB_NONE ? RT_NO_PORT : rt_lft_get(r, rs, lo + j);
+	for (; i < p->n && p->ent[i].sw == s && p->ent[i].lid < lo + FTDLR_BLOCK; i++)
+		if (k >= 0 && (unsigned)k < p->ent[i].first)
+			out[p->ent[i].lid - lo] = p->ent[i].before;
+	return i;
 }
 
 void ftdlr_stages_free(struct rt_routing **steps, unsigned n)
@@ -467,34 +526,28 @@ int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct r
 		 struct fab_err *err)
 {
 	struct sg g = { .f = f, .fa = fa, .a = a, .b = b };
+	struct ftdlr_plan p = { 0 };
 	struct rt_routing **out = NULL;
-	uint8_t *brk = NULL;
-	uint32_t most = 0;
 	unsigned n = 0;
-	int bbm;
 
-	if (b->nswitches != f->nswitches || sg_init(&g) || !(brk = must_break(&g)) ||
-	    depths_all(&g, brk, &most, &bbm))
+	if (b->nswitches != f->nswitches || sg_init(&g) || plan(&g, &p) ||
+	    !(out = calloc(p.nsteps, sizeof(*out))))
 		goto fail;
-	n = bbm ? most + 2 : most;	/* break first, make last */
-	n = n ? n : 1;
-	out = calloc(n, sizeof(*out));
-	if (!out)
-		goto fail;
-	for (unsigned k = 0; k < n; k++)
-		if (!(out[k] = step_new(b)))
+	for (n = 0; n < p.nsteps; n++)
+		if (!(out[n] = step_new(b)) || (n + 1 < p.nsteps && old_sls(&g, out[n])))
 			goto fail;
-	if (fill(&g, out, n, (unsigned)bbm, brk))
-		goto fail;
-	free(brk);
+	for (size_t i = 0; i < p.n; i++)	/* the steps before an entry's first hold its old one */
+		for (unsigned k = 0; k < p.ent[i].first; k++)
+			rt_lft(out[k], p.ent[i].sw)[p.ent[i].lid] = p.ent[i].before;
+	ftdlr_plan_free(&p);
 	sg_fini(&g);
 	*steps = out;
 	*nsteps = n;
 	return 0;
 fail:
 	fab_err_set(err, "out of memory staging a routing of %u switches", f->nswitches);
-	ftdlr_stages_free(out, n);
-	free(brk);
+	ftdlr_stages_free(out, out ? p.nsteps : 0);	/* calloc: steps not made are NULL */
+	ftdlr_plan_free(&p);
 	sg_fini(&g);
 	return -1;
 }

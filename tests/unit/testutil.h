@@ -231,7 +231,7 @@ struct rt_routing *tu_check_repair(const struct tu_base *b, const struct fabric 
 				   const uint8_t *group, struct tu_tally *t, const char *what);
 /*
  * tu_check_steps() - every step ftdlr_stages() gives from @a (of @fa) to @b (of @f) is acyclic
- * with the one before; the number of steps.
+ * with the one before, and ftdlr_plan()'s blocks are the steps'; the number of steps.
  */
 unsigned tu_check_steps(const struct fabric *fa, const struct rt_routing *a,
 			const struct fabric *f, const struct rt_routing *b, const char *what);

@@ -227,6 +227,47 @@ static void print_cycle(const struct fabric *f, const struct ftdlr_trans *t)
 	}
 }
 
+/*
+ * The plan of the move (what the fast repair writes) against its steps:
+ * every block the plan gives, at every step, is the step's; from the
+ * second step on, the blocks the plan writes (those that differ from the
+ * step before) are exactly the blocks where the steps differ.
+ */
+static void check_plan(const struct fabric *fa, const struct rt_routing *a, const struct fabric *f,
+		       const struct rt_routing *b, struct rt_routing **steps, unsigned n,
+		       const char *what)
+{
+	struct fab_err err = { { 0 } };
+	struct ftdlr_plan p;
+	size_t written = 0, differ = 0;
+
+	if (ftdlr_plan(f, fa, a, b, &p, &err))
+		fail_msg("%s: %s", what, err.msg);
+	assert_int_equal(p.nsteps, n);
+	for (unsigned k = 0; k < n; k++) {
+		for (size_t i = 0, next; i < p.n; i = next) {
+			uint8_t was[FTDLR_BLOCK], now[FTDLR_BLOCK], lft[FTDLR_BLOCK];
+			uint32_t lo = p.ent[i].lid / FTDLR_BLOCK * FTDLR_BLOCK;
+
+			ftdlr_plan_block(&p, a, b, i, (int)k - 1, was);
+			next = ftdlr_plan_block(&p, a, b, i, (int)k, now);
+			for (uint32_t j = 0; j < FTDLR_BLOCK; j++)
+				lft[j] = rt_lft_get(steps[k], p.ent[i].sw, lo + j);
+			assert_memory_equal(now, lft, FTDLR_BLOCK);
+			written += k && memcmp(was, now, FTDLR_BLOCK);
+		}
+		for (uint32_t s = 0; k && s < f->nswitches; s++)
+			for (uint32_t lo = 0; lo < b->lft_len; lo += FTDLR_BLOCK) {
+				size_t len = b->lft_len - lo < FTDLR_BLOCK ? b->lft_len - lo : FTDLR_BLOCK;
+
+				differ += !!memcmp(rt_lft(steps[k - 1], s) + lo, rt_lft(steps[k], s) + lo,
+						   len);
+			}
+	}
+	assert_int_equal(written, differ);
+	ftdlr_plan_free(&p);
+}
+
 unsigned tu_check_steps(const struct fabric *fa, const struct rt_routing *a,
 			const struct fabric *f, const struct rt_routing *b, const char *what)
 {
@@ -255,6 +296,7 @@ unsigned tu_check_steps(const struct fabric *fa, const struct rt_routing *a,
 		}
 	}
 	assert_true(rt_equal_lfts(steps[n - 1], b));
+	check_plan(fa, a, f, b, steps, n, what);
 	ftdlr_stages_free(steps, n);
 	return n;
 }
