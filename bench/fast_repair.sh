@@ -116,7 +116,7 @@ phases() {
 		jq -r --argjson t0 "$3" 'def r: . * 10 | round / 10;
 			[.events[] | select(.details.phases != null)] | if length == 0 then empty else
 			.[0] as $e | $e.details as $d | $d.phases as $p |
-			"       trap in fabrouted \(($e.time_ms - $d.trap_to_write_ms - $t0 / 1000) | r) ms after the Unlink; queued \($p.queued_ms | r), probe \($p.probe_ms | r), publish \($p.publish_ms | r) (repair \($d.repair_ms | r), proof \($d.eval_ms | r)), stage \($p.stage_ms | r) (routes \($p.routes_ms // 0 | r)), write \([$p.write_ms[] | r] | map(tostring) | join("+")) ms; \($p.smps) SMPs" end'
+			"       trap in fabrouted \(($e.time_ms - $d.trap_to_write_ms - $t0 / 1000) | r) ms after the Unlink; queued \($p.queued_ms | r), probe \($p.probe_ms | r), publish \($p.publish_ms | r) (CPU \($p.cpu_ms // 0 | r); repair \($d.repair_ms | r), proof \($d.eval_ms | r)), stage \($p.stage_ms | r) (routes \($p.routes_ms // 0 | r)), write \([$p.write_ms[] | r] | map(tostring) | join("+")) ms; \($p.smps) SMPs" end'
 }
 
 last_event() { if [ "$1" = osm ]; then echo 0; else curl -s -m 10 "$url/api/events?limit=1" | jq '.events[-1].id // 0'; fi; }
