@@ -303,7 +303,7 @@ static void one_set(const struct tree *t, const uint32_t *l, unsigned n, struct 
 		pt->ddrc += rep.conn.unreachable[AN_CA_CA] == 0;
 		an_report_free(&rep);
 	}
-	if (ftdlr_repair(t->f, t->r, f, FTDLR_MINIMAL, &r, &st, &err) == ENG_OK) {
+	if (ftdlr_repair(t->f, t->r, f, FTDLR_MINIMAL, 0, &r, &st, &err) == ENG_OK) {
 		int conn;
 
 		eval(f, r, 1, &rep);
@@ -370,7 +370,7 @@ static void ft648(unsigned sets)
 
 		draw(&rng, &t, l, 17);
 		f = degrade(&t, l, 17);
-		if (ftdlr_repair(t.f, t.r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK)
+		if (ftdlr_repair(t.f, t.r, f, FTDLR_MINIMAL, 0, &r, &st, &err) != ENG_OK)
 			die("repair", &err);
 		eval(f, r, 0, &rep);
 		ok += an_connected(&rep);
@@ -443,7 +443,7 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 		struct an_report rep;
 		double t0 = now_ms(), c0 = cpu_ms(), t1, t2, t3, c1;
 
-		if (ftdlr_repair(t.f, t.r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK)
+		if (ftdlr_repair(t.f, t.r, f, FTDLR_MINIMAL, 0, &r, &st, &err) != ENG_OK)
 			die("repair", &err);
 		t1 = now_ms();
 		c1 = cpu_ms();
@@ -511,7 +511,7 @@ static void singles(const char *label, const char *family, const char *const *kv
 		struct an_report rep;
 		struct rt_diff dd;
 
-		if (ftdlr_repair(t.f, t.r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK)
+		if (ftdlr_repair(t.f, t.r, f, FTDLR_MINIMAL, 0, &r, &st, &err) != ENG_OK)
 			die("repair", &err);
 		if (an_evaluate(f, r, &o, &rep, &err))
 			die("evaluate", &err);
@@ -585,7 +585,7 @@ static void judge_one(const struct tree *t, const struct engine *e, const uint32
 	int conn;
 
 	v->sets++;
-	if (ftdlr_repair(t->f, t->r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK) {
+	if (ftdlr_repair(t->f, t->r, f, FTDLR_MINIMAL, 0, &r, &st, &err) != ENG_OK) {
 		v->refused++;
 		fprintf(stderr, "bench_ftdlr: %s base, %u faults: not applicable: %s\n", e->name,
 			n, err.msg);

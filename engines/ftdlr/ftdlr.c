@@ -601,8 +601,8 @@ static int fd_setup(struct fd *x, struct fab_err *err)
 }
 
 int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const struct fabric *cf,
-		 enum ftdlr_scope scope, struct rt_routing **out, struct ftdlr_stats *st,
-		 struct fab_err *err)
+		 enum ftdlr_scope scope, unsigned threads, struct rt_routing **out,
+		 struct ftdlr_stats *st, struct fab_err *err)
 {
 	struct fd x;
 	int rc;
@@ -615,7 +615,7 @@ int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const str
 	x.m.f = bf;
 	err->msg[0] = '\0';
 	rc = fd_setup(&x, err);
-	if (rc == ENG_OK && (fd_repair_lids(&x) || fd_vls(&x, err)))
+	if (rc == ENG_OK && (fd_repair_lids(&x, threads) || fd_vls(&x, err)))
 		rc = ENG_ERROR;
 	if (rc == ENG_OK)
 		fd_count_changes(&x);
@@ -701,7 +701,8 @@ static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
 		return ENG_NOT_APPLICABLE;
 	}
 	return ftdlr_repair(q->prev_fabric, q->prev, q->fabric,
-			    eng_arg_enum(a, "scope") ? FTDLR_GROUP : FTDLR_MINIMAL, &res->routing,
+			    eng_arg_enum(a, "scope") ? FTDLR_GROUP : FTDLR_MINIMAL, q->threads,
+			    &res->routing,
 			    &st, err);
 }
 

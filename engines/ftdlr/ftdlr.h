@@ -73,6 +73,8 @@ struct ftdlr_stats {
 /**
  * ftdlr_repair() - repair routing @br of fabric @bf for fabric @cf
  * @scope: enum ftdlr_scope
+ * @threads: the most threads the LIDs are repaired in (0: the online CPUs;
+ *           the tables are the same whatever the number)
  * @out: the repaired routing, for @cf (LFTs as long as @br's; path SLs, DLID
  *       offsets and SL2VL tables are @br's, mapped by GUID)
  * Return: ENG_OK with *@out and @st set; ENG_NOT_APPLICABLE with @err saying
@@ -80,8 +82,8 @@ struct ftdlr_stats {
  * not a fat tree with an up/down routing; ENG_ERROR (out of memory).
  */
 int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const struct fabric *cf,
-		 enum ftdlr_scope scope, struct rt_routing **out, struct ftdlr_stats *st,
-		 struct fab_err *err);
+		 enum ftdlr_scope scope, unsigned threads, struct rt_routing **out,
+		 struct ftdlr_stats *st, struct fab_err *err);
 
 /**
  * struct ftdlr_trans - the channel dependencies of a transition

@@ -51,7 +51,7 @@
  * @ud: per base switch, towards the switch @ud_sw (the LID at hand's): its
  *      class (ftdlr_sn.c)
  * @udc: per base switch d, @ud towards d once worked out (NULL: not yet);
- *       @udc_bytes, what they hold
+ *       @udc_bytes, what they hold, @udc_max, the most they may
  * @snway: per base switch, its entry towards @sn in the repair (RT_NO_PORT: none)
  * @anchor: per base switch, that entry and the next ones only go down to @sn
  * @sw_updown: the base turns no path and runs switch destinations on the
@@ -90,7 +90,7 @@ struct fd {
 	uint8_t *ud, *snway, *anchor;
 	uint32_t ud_sw;
 	uint8_t **udc;
-	size_t udc_bytes;
+	size_t udc_bytes, udc_max;
 	int sw_updown;
 	uint64_t *chg;
 	uint32_t nblk64;
@@ -252,10 +252,17 @@ int fd_sn_lid(struct fd *x, const struct dst *d);
 unsigned fd_switch_sl(const struct fd *x);
 
 /**
- * fd_repair_lids() - repair every LID that needs it (ftdlr_repair.c) into
- * x->r, which holds the base's entries. Return: 0, or -1 when out of memory.
+ * fd_repair_lid() - repair @d from the base's column @bcol into @out (ftdlr_repair.c):
+ * x's scratch and memos change, nothing else of x but sw_broken[@d's LID] and the counts
  */
-int fd_repair_lids(struct fd *x);
+void fd_repair_lid(struct fd *x, const struct dst *d, const uint8_t *bcol, uint8_t *out);
+
+/**
+ * fd_repair_lids() - repair every LID that needs it (ftdlr_lids.c) into
+ * x->r, which holds the base's entries, in up to @threads threads (0: the
+ * online CPUs). Return: 0, or -1 when out of memory.
+ */
+int fd_repair_lids(struct fd *x, unsigned threads);
 
 /**
  * fd_vls() - once something was repaired: the switch LIDs the repair left

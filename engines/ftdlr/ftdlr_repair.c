@@ -665,7 +665,7 @@ static void check(struct fd *x, const struct dst *d)
  * switch destinations on the CAs' VL (ftree) has its switch LIDs repaired
  * as CA LIDs are: up*down* with detours of the rule.
  */
-static void repair_lid(struct fd *x, const struct dst *d, const uint8_t *bcol, uint8_t *out)
+void fd_repair_lid(struct fd *x, const struct dst *d, const uint8_t *bcol, uint8_t *out)
 {
 	struct dst r = *d;
 
@@ -690,34 +690,6 @@ static void repair_lid(struct fd *x, const struct dst *d, const uint8_t *bcol, u
 	memcpy(out, x->row, x->nsw);
 }
 
-/* --- all LIDs ------------------------------------------------------------------------------ */
-
-/* The destination owning @lid in the current fabric; 0 when it is gone. */
-static int find_dst(const struct fd *x, unsigned lid, struct dst *d)
-{
-	const struct fabric *cf = x->cf, *bf = x->bf;
-	uint32_t ep = fab_ep_by_lid(cf, lid), n, leaf;
-	const struct fab_port *p;
-
-	if (ep == FAB_NONE)
-		return 0;
-	n = cf->eps[ep].node;
-	d->lid = lid;
-	d->is_switch = cf->nodes[n].type == FAB_SWITCH;
-	if (d->is_switch) {
-		d->sw = bf->nodes[fab_node_by_guid(bf, cf->nodes[n].guid)].swidx;
-		d->port = 0;
-		return 1;
-	}
-	p = fab_port(cf, n, cf->eps[ep].port);
-	if (p->peer == FAB_NONE || cf->nodes[p->peer].type != FAB_SWITCH)
-		return 0;	/* a CA cabled to a CA: nothing of the tree's */
-	leaf = fab_node_by_guid(bf, cf->nodes[p->peer].guid);
-	d->sw = bf->nodes[leaf].swidx;
-	d->port = p->peer_port;
-	return 1;
-}
-
 /* The LIDs some live switch's base entry sends over a dead link. */
 int fd_need(struct fd *x)
 {
@@ -737,56 +709,5 @@ int fd_need(struct fd *x)
 		for (uint32_t l = 1; any && l < x->br->lft_len; l++)
 			x->need[l] |= dead[row[l]];
 	}
-	return 0;
-}
-
-/* Repair @d[0..@n) (LIDs in increasing order), their columns read and written at once. */
-static void repair_block(struct fd *x, const struct dst *d, uint32_t n, uint8_t *base,
-			 uint8_t *out)
-{
-	unsigned lid[FD_COLS] = { 0 };
-
-	for (uint32_t j = 0; j < n; j++)
-		lid[j] = d[j].lid;
-	fd_columns(x, lid, n, base);
-	for (uint32_t j = 0; j < n; j++)
-		repair_lid(x, &d[j], base + (size_t)j * x->nsw, out + (size_t)j * x->nsw);
-	fd_put_columns(x, lid, n, base, out);
-}
-
-int fd_repair_lids(struct fd *x)
-{
-	uint8_t *base = malloc((size_t)FD_COLS * x->nsw + 1);
-	uint8_t *out = malloc((size_t)FD_COLS * x->nsw + 1);
-	struct dst d[FD_COLS];
-	uint32_t n = 0;
-
-	if (!base || !out) {
-		free(base);
-		free(out);
-		return -1;
-	}
-	if (x->sn != FD_NONE) {	/* the subtree root's LID first: the others turn on its way */
-		if (x->need[x->snlid] && find_dst(x, x->snlid, &d[0])) {
-			x->st.lids++;
-			x->sw_touched[x->snlid] = 1;
-			repair_block(x, d, 1, base, out);
-		}
-		fd_sn_ways(x);
-	}
-	for (uint32_t l = 1; l < x->br->lft_len; l++) {
-		if (!x->need[l] || (x->sn != FD_NONE && l == x->snlid) || !find_dst(x, l, &d[n]))
-			continue;
-		x->st.lids++;
-		x->sw_touched[l] = d[n].is_switch;
-		if (++n == FD_COLS) {
-			repair_block(x, d, n, base, out);
-			n = 0;
-		}
-	}
-	if (n)
-		repair_block(x, d, n, base, out);
-	free(base);
-	free(out);
 	return 0;
 }

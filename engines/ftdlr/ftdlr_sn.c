@@ -68,7 +68,7 @@
 
 enum { UD_NO = 0, UD_UP = 1, UD_DOWN = 2 };
 
-/* The most bytes of switch classes kept for the switches LIDs are repaired towards. */
+/* The most bytes of switch classes kept for the switches LIDs are repaired towards (all threads). */
 #define FD_UDC_MAX (64u << 20)
 
 /* x->anchor[]: a switch whose way to sn only goes down, or where a way to sn turns up */
@@ -109,6 +109,7 @@ int fd_sn_find(struct fd *x)
 
 	x->sn = FD_NONE;
 	x->ud_sw = FD_NONE;
+	x->udc_max = FD_UDC_MAX;
 	x->ud = calloc((size_t)x->nsw + 1, 1);
 	x->udc = calloc((size_t)x->nsw + 1, sizeof(*x->udc));
 	x->snway = malloc((size_t)x->nsw + 1);
@@ -208,7 +209,7 @@ static void classify(struct fd *x, const struct dst *d)
 
 /*
  * x->ud[] towards @d's switch: worked out once per switch (the LIDs of its
- * CAs, and LIDs repaired in any order, share it), up to FD_UDC_MAX bytes
+ * CAs, and LIDs repaired in any order, share it), up to x->udc_max bytes
  * kept; classify() again beyond.
  */
 static void ud_for(struct fd *x, const struct dst *d)
@@ -223,7 +224,7 @@ static void ud_for(struct fd *x, const struct dst *d)
 		return;
 	}
 	classify(x, d);
-	if (x->udc_bytes + x->nsw > FD_UDC_MAX || !(*c = malloc(x->nsw)))
+	if (x->udc_bytes + x->nsw > x->udc_max || !(*c = malloc(x->nsw)))
 		return;
 	memcpy(*c, x->ud, x->nsw);
 	x->udc_bytes += x->nsw;

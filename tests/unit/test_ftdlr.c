@@ -4,6 +4,7 @@
  * recovered; what a single link fault changes, with scope minimal and
  * group; LMC > 0; what a repair refuses to start from (test_ftdlr_bases.c
  * repairs the sftree and ftree bases);
+ * the same repair in one thread and in several;
  * the engine through eng_run(); the transition check against the
  * evaluator; 200 random fault/recovery sequences whose steps are all
  * acyclic together with the step before and that end on the base; and the
@@ -23,7 +24,7 @@ static struct rt_routing *repair(const struct tu_base *b, const struct fabric *f
 	struct fab_err err = { { 0 } };
 	struct rt_routing *r = NULL;
 
-	if (ftdlr_repair(b->f, b->r, f, scope, &r, st, &err) != ENG_OK)
+	if (ftdlr_repair(b->f, b->r, f, scope, 0, &r, st, &err) != ENG_OK)
 		fail_msg("%s", err.msg);
 	return r;
 }
@@ -38,6 +39,68 @@ static void same_as_base(const struct tu_base *b, const struct rt_routing *r)
 	if (r->path_sl)
 		assert_memory_equal(r->path_sl, b->r->path_sl, (size_t)r->neps * r->neps);
 	assert_int_equal(r->vls_used, b->r->vls_used);
+}
+
+/* @a and @b are the same repair: tables, path SLs, notes and figures. */
+static void same_repair(const struct rt_routing *a, const struct ftdlr_stats *sa,
+			const struct rt_routing *b, const struct ftdlr_stats *sb)
+{
+	assert_true(rt_equal_lfts(a, b));
+	assert_int_equal(!a->path_sl, !b->path_sl);
+	if (a->path_sl)
+		assert_memory_equal(a->path_sl, b->path_sl, (size_t)a->neps * a->neps);
+	assert_string_equal(a->notes, b->notes);
+	assert_int_equal(sa->lids, sb->lids);
+	assert_int_equal(sa->entries, sb->entries);
+	assert_int_equal(sa->switches, sb->switches);
+	assert_int_equal(sa->blocks, sb->blocks);
+	assert_int_equal(sa->max_blocks, sb->max_blocks);
+	assert_int_equal(sa->nonmonotone, sb->nonmonotone);
+	assert_int_equal(sa->conflicts, sb->conflicts);
+	assert_int_equal(sa->sw_fallback, sb->sw_fallback);
+	assert_int_equal(sa->unrepaired, sb->unrepaired);
+	assert_int_equal(sa->subtree, sb->subtree);
+}
+
+/*
+ * A repair in several threads is the one of a single thread, on fault sets
+ * (links, and an upper switch) that give every thread blocks of LIDs to
+ * repair, from sftree and ftdlr bases.
+ */
+static void test_threads(void **state)
+{
+	static const unsigned nthreads[] = { 2, 3, 8 };
+	unsigned parallel = 0;
+
+	(void)state;
+	for (int e = 0; e < 2; e++) {
+		struct tu_base b;
+
+		tu_base_init(&b, "mport-ntree m=16 n=3", e ? &eng_ftdlr : &eng_sftree);
+		for (uint32_t i = 0; i < 6; i++) {
+			uint32_t l[3] = { i * 7919u % b.nlinks, (i * 104729u + 17) % b.nlinks,
+					  (i * 31u + 5) % b.nlinks }, sw = b.upper[i * 13u % b.nupper];
+			struct fabric *f = tu_degrade(&b, l, i % 3 + 1, &sw, i % 2);
+			struct fab_err err = { { 0 } };
+			struct ftdlr_stats s1, sn;
+			struct rt_routing *r1 = NULL, *rn;
+			int rc = ftdlr_repair(b.f, b.r, f, FTDLR_MINIMAL, 1, &r1, &s1, &err);
+
+			parallel += rc == ENG_OK && s1.lids >= 4 * 64;
+			for (size_t k = 0; k < sizeof(nthreads) / sizeof(*nthreads); k++) {
+				rn = NULL;
+				assert_int_equal(ftdlr_repair(b.f, b.r, f, FTDLR_MINIMAL, nthreads[k],
+							      &rn, &sn, &err), rc);
+				if (rc == ENG_OK)
+					same_repair(r1, &s1, rn, &sn);
+				rt_free(rn);
+			}
+			rt_free(r1);
+			fab_free(f);
+		}
+		tu_base_fini(&b);
+	}
+	assert_true(parallel >= 4);	/* else no thread but the first had work */
 }
 
 static void test_recovered_is_base(void **state)
@@ -172,7 +235,7 @@ static void expect_na(const struct fabric *bf, const struct rt_routing *br, cons
 	struct rt_routing *r = NULL;
 	struct ftdlr_stats st;
 
-	assert_int_equal(ftdlr_repair(bf, br, f, FTDLR_MINIMAL, &r, &st, &err), ENG_NOT_APPLICABLE);
+	assert_int_equal(ftdlr_repair(bf, br, f, FTDLR_MINIMAL, 0, &r, &st, &err), ENG_NOT_APPLICABLE);
 	assert_null(r);
 	if (!strstr(err.msg, needle))
 		fail_msg("\"%s\" does not say \"%s\"", err.msg, needle);
@@ -233,8 +296,8 @@ static void test_not_updown_untouched(void **state)
 	lid = fab_ep_lid(b.f, b.f->nswitches);
 	bad = not_updown(&b);
 	less = tu_degrade(&b, &l, 1, NULL, 0);
-	assert_int_equal(ftdlr_repair(b.f, bad, less, FTDLR_MINIMAL, &r1, &st, &err), ENG_OK);
-	assert_int_equal(ftdlr_repair(b.f, bad, less, FTDLR_MINIMAL, &r2, &st, &err), ENG_OK);
+	assert_int_equal(ftdlr_repair(b.f, bad, less, FTDLR_MINIMAL, 0, &r1, &st, &err), ENG_OK);
+	assert_int_equal(ftdlr_repair(b.f, bad, less, FTDLR_MINIMAL, 0, &r2, &st, &err), ENG_OK);
 	assert_true(st.lids > 0);
 	assert_int_equal(rt_lft(r1, top)[lid], rt_lft(bad, top)[lid]);
 	for (uint32_t s = 0; s < less->nswitches; s++)
@@ -520,6 +583,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recovered_is_base),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_single_link),
 		cmocka_unit_test(test_scope_group),
 		cmocka_unit_test(test_lmc),

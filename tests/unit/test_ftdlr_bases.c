@@ -190,7 +190,7 @@ static void check_base(const struct tu_base *b, const struct fabric *f, const ui
 	struct an_report rep;
 	int ftree = w->e == &eng_ftree, own = w->e == &eng_ftdlr;
 
-	if (ftdlr_repair(b->f, b->r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK)
+	if (ftdlr_repair(b->f, b->r, f, FTDLR_MINIMAL, 0, &r, &st, &err) != ENG_OK)
 		fail_msg("%s: %s", what, err.msg);
 	if (an_evaluate(f, r, &o, &rep, &err))
 		fail_msg("%s: %s", what, err.msg);

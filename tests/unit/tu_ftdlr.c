@@ -174,7 +174,7 @@ struct rt_routing *tu_check_repair(const struct tu_base *b, const struct fabric 
 	struct an_report rep;
 	uint64_t unr = 0;
 
-	if (ftdlr_repair(b->f, b->r, f, FTDLR_MINIMAL, &r, &st, &err) != ENG_OK)
+	if (ftdlr_repair(b->f, b->r, f, FTDLR_MINIMAL, 0, &r, &st, &err) != ENG_OK)
 		fail_msg("%s: %s", what, err.msg);
 	tu_eval(f, r, 0, &rep);
 	for (unsigned k = 0; k < AN_NCLASSES; k++)
