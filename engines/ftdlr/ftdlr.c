@@ -33,6 +33,7 @@
  * stays deadlock-free on its one VL (the argument of papers/001's proofs,
  * made with one global order per column instead of VCs).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -563,7 +564,46 @@ static int fd_alloc(struct fd *x)
 }
 
 /* Everything but the LIDs' repair: ENG_OK, ENG_NOT_APPLICABLE or ENG_ERROR. */
-static int fd_setup(struct fd *x, struct fab_err *err)
+/* The repaired routing's frame: the base's tables in fresh memory (its zeroing is most of the time). */
+static void *make_frame(void *arg)
+{
+	struct fd *x = arg;
+
+	x->r = rt_new_len(x->cf, x->br->lft_len);
+	return x->r && !copy_base(x) ? x : NULL;
+}
+
+/*
+ * The set-up after the links: labels, checks, columns, turning switches,
+ * the subtree root, scratch; the frame meanwhile in a thread of its own
+ * when @threads allows and the tables are large (nothing here reads x->r).
+ */
+static int setup_rest(struct fd *x, unsigned threads, struct fab_err *err)
+{
+	size_t size = (size_t)x->cf->nswitches * x->br->lft_len;
+	int rc, threaded = fd_threads(threads) > 1 && size >= FD_FRAME_THREAD;
+	pthread_t tid;
+	void *made = NULL;
+
+	threaded = threaded && !pthread_create(&tid, NULL, make_frame, x);
+	rc = setup_labels(x, err);
+	if (rc == ENG_OK)
+		rc = check_updown(x, err);
+	if (rc == ENG_OK) {
+		x->st.switch_sl = fd_switch_sl(x);
+		if (setup_columns(x) || setup_dirt(x) || setup_turning(x) || fd_sn_find(x) ||
+		    fd_alloc(x))
+			rc = ENG_ERROR;
+	}
+	if (threaded)
+		pthread_join(tid, &made);
+	else if (rc == ENG_OK)
+		made = make_frame(x);
+	return rc == ENG_OK && !made ? ENG_ERROR : rc;
+}
+
+/* Everything but the LIDs' repair: ENG_OK, ENG_NOT_APPLICABLE or ENG_ERROR. */
+static int fd_setup(struct fd *x, unsigned threads, struct fab_err *err)
 {
 	int rc;
 
@@ -586,18 +626,7 @@ static int fd_setup(struct fd *x, struct fab_err *err)
 	}
 	if (setup_links(x) || fd_need(x))
 		return ENG_ERROR;
-	rc = setup_labels(x, err);
-	if (rc == ENG_OK)
-		rc = check_updown(x, err);
-	if (rc != ENG_OK)
-		return rc;
-	x->st.switch_sl = fd_switch_sl(x);
-	if (setup_columns(x) || setup_dirt(x) || setup_turning(x) || fd_sn_find(x))
-		return ENG_ERROR;
-	x->r = rt_new_len(x->cf, x->br->lft_len);
-	if (!x->r || fd_alloc(x) || copy_base(x))
-		return ENG_ERROR;
-	return ENG_OK;
+	return setup_rest(x, threads, err);
 }
 
 int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const struct fabric *cf,
@@ -614,7 +643,7 @@ int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const str
 	x.scope = scope;
 	x.m.f = bf;
 	err->msg[0] = '\0';
-	rc = fd_setup(&x, err);
+	rc = fd_setup(&x, threads, err);
 	if (rc == ENG_OK && (fd_repair_lids(&x, threads) || fd_vls(&x, err)))
 		rc = ENG_ERROR;
 	if (rc == ENG_OK)

@@ -125,6 +125,9 @@ static inline uint32_t fd_hop(const struct fd *x, uint32_t s, unsigned p)
 	return x->hop[x->p0[s] + p];
 }
 
+/* The most threads a repair uses. */
+#define FD_THREADS_MAX 8u
+
 /* LIDs whose columns are read and written at once (ftdlr_cols.c). */
 #define FD_COLS 64u
 
@@ -256,6 +259,12 @@ unsigned fd_switch_sl(const struct fd *x);
  * x's scratch and memos change, nothing else of x but sw_broken[@d's LID] and the counts
  */
 void fd_repair_lid(struct fd *x, const struct dst *d, const uint8_t *bcol, uint8_t *out);
+
+/* Tables from this size on get their frame made in a thread beside the set-up (ftdlr.c). */
+#define FD_FRAME_THREAD (4u << 20)
+
+/** fd_threads() - the threads a repair uses for @threads (0: the online CPUs), at most FD_THREADS_MAX. */
+unsigned fd_threads(unsigned threads);
 
 /**
  * fd_repair_lids() - repair every LID that needs it (ftdlr_lids.c) into

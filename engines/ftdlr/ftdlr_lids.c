@@ -19,8 +19,7 @@
 
 #include "engines/ftdlr/ftdlr_impl.h"
 
-/* The most threads a repair uses, and the fewest blocks of LIDs worth a second one. */
-#define FD_THREADS_MAX 8u
+/* The fewest blocks of LIDs worth a second thread. */
 #define FD_PAR_BLOCKS 4u
 
 /**
@@ -166,14 +165,19 @@ static void worker_merge(struct fd *x, const struct fd_worker *w)
 		x->chg[k] |= y->chg[k];
 }
 
-/* How many threads for @nblocks blocks of LIDs: @threads (0: the online CPUs), at most one a block. */
-static unsigned nworkers(unsigned threads, uint32_t nblocks)
+unsigned fd_threads(unsigned threads)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (!threads)
 		threads = cpus > 1 ? (unsigned)cpus : 1;
-	threads = threads < FD_THREADS_MAX ? threads : FD_THREADS_MAX;
+	return threads < FD_THREADS_MAX ? threads : FD_THREADS_MAX;
+}
+
+/* How many threads for @nblocks blocks of LIDs: fd_threads(), at most one a block. */
+static unsigned nworkers(unsigned threads, uint32_t nblocks)
+{
+	threads = fd_threads(threads);
 	if (nblocks < FD_PAR_BLOCKS)
 		return 1;
 	return threads < nblocks ? threads : nblocks;
