@@ -82,7 +82,8 @@ int an_cdg_analyse(const struct fabric *f, const struct an_graph *g, struct an_c
 	for (unsigned v = 0; v < AN_VLS; v++)
 		if (vl_cycle(f, g, v, out))
 			return -1;
-	if (an_graph_cross_cycle(g, AN_VLS, &out->cross_cycle))
+	/* a cycle through several VLs takes a dependency from one VL to another */
+	if (out->cross_deps && an_graph_cross_cycle(g, AN_VLS, &out->cross_cycle))
 		return -1;
 	if (out->cross_cycle)
 		out->deadlock_free = 0;
