@@ -17,10 +17,11 @@
  *                                    ROUND_US a round of both switches' blocks
  *
  * Until "clear" a round reads only the blocks that held an entry towards
- * the link when it started (a round of every block took 10-17 ms at 5488
- * CAs, the resolution of "clear"); after it, every block of both switches,
- * so that the last "change" is when they came to hold their final tables
- * (a change elsewhere before "clear" is seen, and stamped, then). It rests
+ * the link when it started (a round of every block, 2 x 102 reads one
+ * after the other at 5488 CAs, bounded the resolution of "clear"); after
+ * it, every block of both switches, so that the last "change" is when they
+ * came to hold their final tables (a change elsewhere before "clear" is
+ * seen, and stamped, then). It rests
  * LP_REST_US between rounds: a ruler reading without pause took a core
  * (itself and the simulator answering it) from the SM and fabrouted it
  * measures, where on a fabric its reads would cost the SM's host nothing.

@@ -563,7 +563,6 @@ static int fd_alloc(struct fd *x)
 	return 0;
 }
 
-/* Everything but the LIDs' repair: ENG_OK, ENG_NOT_APPLICABLE or ENG_ERROR. */
 /* The repaired routing's frame: the base's tables in fresh memory (its zeroing is most of the time). */
 static void *make_frame(void *arg)
 {
@@ -731,8 +730,7 @@ static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
 	}
 	return ftdlr_repair(q->prev_fabric, q->prev, q->fabric,
 			    eng_arg_enum(a, "scope") ? FTDLR_GROUP : FTDLR_MINIMAL, q->threads,
-			    &res->routing,
-			    &st, err);
+			    &res->routing, &st, err);
 }
 
 const struct engine eng_ftdlr = {

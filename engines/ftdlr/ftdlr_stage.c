@@ -455,8 +455,10 @@ int ftdlr_plan(const struct fabric *f, const struct fabric *fa, const struct rt_
 	       const struct rt_routing *b, struct ftdlr_plan *p, struct fab_err *err)
 {
 	struct sg g = { .f = f, .fa = fa, .a = a, .b = b };
-	int rc = b->nswitches != f->nswitches || sg_init(&g) || plan(&g, p) ? -1 : 0;
+	int rc;
 
+	memset(p, 0, sizeof(*p));
+	rc = b->nswitches != f->nswitches || sg_init(&g) || plan(&g, p) ? -1 : 0;
 	if (rc) {
 		fab_err_set(err, "out of memory staging a routing of %u switches", f->nswitches);
 		ftdlr_plan_free(p);
