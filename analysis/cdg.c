@@ -189,7 +189,7 @@ static int make_cross(struct gbuild *b)
 /*
  * Successors of node @i (channel @blk_i, leading to switch @t on VL @v):
  * same-VL ones from the block, other-VL ones from b->x (from *@xi on),
- * merged in node order. With @adj NULL, only counted.
+ * merged in node order, into @adj; their number.
  */
 static uint32_t successors(struct gbuild *b, uint32_t i, uint32_t blk_i, uint32_t t, unsigned v,
 			   size_t *xi, uint32_t *adj)
@@ -207,45 +207,44 @@ static uint32_t successors(struct gbuild *b, uint32_t i, uint32_t blk_i, uint32_
 		to = b->node_of[(p->pt_base[t] + q) * p->nvs + (p->nvs > 1 ? v : 0)];
 		if (to == FAB_NONE)
 			continue;
-		while (*xi < b->nx && b->x[*xi].from == i && b->x[*xi].to < to) {
-			if (adj)
-				adj[n] = b->x[*xi].to;
-			n++, (*xi)++;
-		}
-		if (adj)
-			adj[n] = to;
-		n++;
+		while (*xi < b->nx && b->x[*xi].from == i && b->x[*xi].to < to)
+			adj[n++] = b->x[(*xi)++].to;
+		adj[n++] = to;
 	}
-	for (; *xi < b->nx && b->x[*xi].from == i; (*xi)++, n++)
-		if (adj)
-			adj[n] = b->x[*xi].to;
+	while (*xi < b->nx && b->x[*xi].from == i)
+		adj[n++] = b->x[(*xi)++].to;
 	return n;
 }
 
-/* The CSR adjacency: one pass to count, one to fill. */
+/*
+ * The CSR adjacency in one pass: nodes come in block order, so each
+ * node's successors follow the last's; the array is sized for the most
+ * there can be (every port of the next switch, every dependency across
+ * VLs), of which the pages never written are never touched.
+ */
 static int make_edges(struct gbuild *b, struct an_graph *g)
 {
 	const struct an_plan *p = b->p;
-	size_t xi = 0, total = 0;
+	size_t xi = 0, most = b->nx;
 
 	g->off = calloc((size_t)g->n + 2, sizeof(*g->off));
 	if (!g->off)
 		return -1;
-	for (int fill = 0; fill < 2; fill++) {
-		xi = 0;
-		for (uint32_t blk_i = 0; blk_i < b->a->nblk; blk_i++) {
-			uint32_t node = b->node_of[blk_i], n;
+	for (uint32_t blk_i = 0; blk_i < b->a->nblk; blk_i++) {
+		uint32_t t = AN_PT_VAL(p->pt[blk_i / p->nvs]);
 
-			if (node == FAB_NONE)
-				continue;
-			n = successors(b, node, blk_i, AN_PT_VAL(p->pt[blk_i / p->nvs]),
-				       blk_i % p->nvs, &xi, fill ? g->adj + g->off[node] : NULL);
-			if (!fill)
-				g->off[node + 1] = g->off[node] + n;
-		}
-		total = g->off[g->n];
-		if (!fill && !(g->adj = malloc((total + 1) * sizeof(*g->adj))))
-			return -1;
+		if (b->node_of[blk_i] != FAB_NONE)
+			most += p->pt_base[t + 1] - p->pt_base[t];
+	}
+	if (!(g->adj = malloc((most + 1) * sizeof(*g->adj))))
+		return -1;
+	for (uint32_t blk_i = 0; blk_i < b->a->nblk; blk_i++) {
+		uint32_t node = b->node_of[blk_i];
+
+		if (node != FAB_NONE)
+			g->off[node + 1] = g->off[node] +
+					   successors(b, node, blk_i, AN_PT_VAL(p->pt[blk_i / p->nvs]),
+						      blk_i % p->nvs, &xi, g->adj + g->off[node]);
 	}
 	return 0;
 }
