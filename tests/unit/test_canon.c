@@ -218,23 +218,32 @@ static void same_steps(const struct tu_run *base, const struct tu_run *rep, cons
 	ftdlr_stages_free(s2, n2);
 }
 
-/*
- * The base routed on one order, a fault repaired on the faulted fabric in
- * another: the repair is the one made when both come in file order.
- */
-static void test_ftdlr_repair(void **state)
+/* LIDs the repair of @run rewrote, from its notes ("LIDs repaired: N"). */
+static unsigned lids_repaired(const struct tu_run *run)
 {
-	static const char *const links[] = { "leaf-02:4", "l2-01:5" };
+	const char *at = strstr(run->res.routing->notes, "LIDs repaired: ");
+	unsigned n = 0;
+
+	assert_non_null(at);
+	assert_int_equal(sscanf(at, "LIDs repaired: %u", &n), 1);
+	return n;
+}
+
+/*
+ * The base routed on one order, @fl repaired on the faulted fabric in
+ * another: the repair is the one made when both come in file order, and
+ * so are its steps; at least @lids LIDs repaired.
+ */
+static void repair_in_orders(struct fabric *f, const struct gen_faults *fl, unsigned lids)
+{
 	struct fab_err err = { { 0 } };
-	struct gen_faults fl = { .links = links, .nlinks = 2 };
-	struct fabric *f = family(0), *d, *f2, *d2;
+	struct fabric *d, *f2, *d2;
 	uint32_t *o1, *o2;
 	struct tu_run base, base2, a, b;
 
-	(void)state;
 	d = fab_copy(f, &err);
 	assert_non_null(d);
-	if (gen_faults_apply(&d, &fl, &err))
+	if (gen_faults_apply(&d, fl, &err))
 		fail_msg("%s", err.msg);
 	o1 = tu_random_order(f, 31);
 	o2 = tu_reverse_order(d);
@@ -247,6 +256,7 @@ static void test_ftdlr_repair(void **state)
 	tu_run_route(d2, "ftdlr", NULL, 0, base2.res.fabric, base2.res.routing, &b);
 	assert_int_equal(a.status, ENG_OK);
 	assert_true(a.res.repaired);
+	assert_true(lids_repaired(&a) >= lids);
 	tu_run_same(&a, &b, "ftdlr repair");
 	assert_string_not_equal(a.digest, base.digest);
 	same_steps(&base, &a, &base2, &b);
@@ -254,12 +264,30 @@ static void test_ftdlr_repair(void **state)
 	tu_run_free(&b);
 	tu_run_free(&base);
 	tu_run_free(&base2);
-	fab_free(f);
 	fab_free(f2);
 	fab_free(d);
 	fab_free(d2);
 	free(o1);
 	free(o2);
+}
+
+/*
+ * Two link faults on a small tree; an upper switch gone on a 1024-CA tree,
+ * whose repair rewrites enough LIDs (4 blocks of 64 and more) to run in
+ * the engine's threads (the online CPUs).
+ */
+static void test_ftdlr_repair(void **state)
+{
+	static const char *const links[] = { "leaf-02:4", "l2-01:5" };
+	static const char *const sw[] = { "l2-003" };
+	struct gen_faults fl = { .links = links, .nlinks = 2 }, fs = { .switches = sw, .nswitches = 1 };
+	struct fabric *f = family(0), *m = tu_gen("mport-ntree m=16 n=3", 5);
+
+	(void)state;
+	repair_in_orders(f, &fl, 1);
+	repair_in_orders(m, &fs, 4 * 64);
+	fab_free(f);
+	fab_free(m);
 }
 
 /* --- the subnet from OpenSM's plugin ------------------------------------------------- */
