@@ -237,10 +237,11 @@ int fd_repair_lids(struct fd *x, unsigned threads)
 	}
 	threads = nworkers(threads, (n + FD_COLS - 1) / FD_COLS);
 	rc = 0;
-	for (uint32_t lo = 0; threads == 1 && lo < n; lo += FD_COLS)
-		repair_block(x, d + lo, n - lo < FD_COLS ? n - lo : FD_COLS, base, out);
 	if (threads > 1)
 		rc = run_workers(x, d, n, threads);
+	else
+		for (uint32_t lo = 0; lo < n; lo += FD_COLS)
+			repair_block(x, d + lo, n - lo < FD_COLS ? n - lo : FD_COLS, base, out);
 out:
 	free(base);
 	free(out);
