@@ -14,6 +14,12 @@
  * Per VL, a depth-first search over the VL's channels finds a cycle when
  * there is one. Tarjan's strongly connected components over all channels
  * tell whether a cycle runs through several VLs.
+ *
+ * An acyclic graph on VL 0 (the block pass's) also gets an order every
+ * dependency follows (struct an_ranks): a re-evaluation that adds only
+ * dependencies going up in it is acyclic without building the graph or
+ * searching it (an_cdg_ranked()), which at 10^4 switches is most of the
+ * cost of proving a local repair.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -249,18 +255,73 @@ static int make_edges(struct gbuild *b, struct an_graph *g)
 	return 0;
 }
 
-int an_cdg_from_acc(const struct an_plan *p, const struct an_acc *a, struct an_cdg *out)
+static void cdg_paths(const struct an_acc *a, struct an_cdg *out)
+{
+	for (unsigned v = 0; v < AN_VLS; v++) {
+		out->vl[v].paths = a->paths[v];
+		out->vls_used |= (uint16_t)(a->paths[v] ? 1u << v : 0);
+	}
+}
+
+/* The order of @g (acyclic, VL 0 alone) by channel into @rk; else none. 0, or -1 (memory). */
+static int make_ranks(const struct gbuild *b, const struct an_graph *g, const struct an_cdg *out,
+		      struct an_ranks *rk)
+{
+	uint32_t *r, *old = rk->rank;
+	int only0 = !out->cross_deps, gr;
+
+	for (unsigned v = 1; v < AN_VLS; v++)
+		only0 &= !out->vl[v].channels;
+	rk->channels = out->vl[0].channels;
+	rk->deps = out->vl[0].deps;
+	rk->against = rk->npend = 0;
+	rk->stale = 0;
+	if (!out->deadlock_free || !only0) {
+		free(old);
+		rk->rank = NULL;
+		return 0;
+	}
+	r = malloc(((size_t)g->n + 1) * sizeof(*r));
+	if (!old)
+		rk->rank = malloc(((size_t)b->a->nblk + 1) * sizeof(*rk->rank));
+	gr = r && rk->rank ? an_graph_ranks(g, r) : -1;
+	/* a channel out of the graph keeps its rank (analysis/ranks.c) */
+	for (uint32_t i = 0; !gr && i < b->a->nblk; i++)
+		if (b->node_of[i] != FAB_NONE || !old)
+			rk->rank[i] = b->node_of[i] == FAB_NONE ? AN_RANK_NONE : r[b->node_of[i]];
+	if (gr) {
+		free(rk->rank);
+		rk->rank = NULL;
+	}
+	free(r);
+	return gr < 0 ? -1 : 0;
+}
+
+int an_cdg_ranked(const struct an_ranks *rk, const struct an_acc *a, struct an_cdg *out)
+{
+	if (!rk->rank || rk->against || rk->stale)
+		return 0;
+	cdg_paths(a, out);
+	out->vl[0].channels = rk->channels;
+	out->vl[0].deps = rk->deps;
+	for (unsigned v = 0; v < AN_VLS; v++)
+		out->vl[v].acyclic = 1;
+	out->deadlock_free = 1;
+	return 1;
+}
+
+int an_cdg_from_acc(const struct an_plan *p, const struct an_acc *a, struct an_cdg *out,
+		    struct an_ranks *rk)
 {
 	struct gbuild b = { .p = p, .a = a };
 	struct an_graph g = { 0 };
 	int rc = -1;
 
-	for (unsigned v = 0; v < AN_VLS; v++) {
-		out->vl[v].paths = a->paths[v];
-		out->vls_used |= (uint16_t)(a->paths[v] ? 1u << v : 0);
-	}
+	cdg_paths(a, out);
 	if (!make_nodes(&b, &g) && !make_cross(&b) && !make_edges(&b, &g))
 		rc = an_cdg_analyse(p->c.f, &g, out);
+	if (!rc && rk)
+		rc = make_ranks(&b, &g, out, rk);
 	an_graph_free(&g);
 	free(b.node_of);
 	free(b.x);

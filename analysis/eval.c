@@ -192,6 +192,7 @@ void an_state_free(struct an_state *st)
 	if (!st)
 		return;
 	an_acc_fini(&st->acc);
+	an_ranks_free(&st->ranks);
 	free(st->spread);
 	free(st->dhops);
 	free(st->dfail);
@@ -276,11 +277,12 @@ static int finish_load(const struct an_plan *p, const struct an_state *st, const
 	return 0;
 }
 
-int an_eval_finish(const struct an_plan *p, const struct an_state *st, const struct an_pool *pools,
+int an_eval_finish(const struct an_plan *p, struct an_state *st, const struct an_pool *pools,
 		   const uint32_t *spread, struct an_report *rep)
 {
 	finish_conn(p, st, pools, &rep->conn);
-	if (an_cdg_from_acc(p, &st->acc, &rep->cdg))
+	if (!an_cdg_ranked(&st->ranks, &st->acc, &rep->cdg) &&
+	    an_cdg_from_acc(p, &st->acc, &rep->cdg, st->o.incremental ? &st->ranks : NULL))
 		return -1;
 	return p->o.load ? finish_load(p, st, spread, rep) : 0;
 }

@@ -17,9 +17,11 @@
  * @spread: with the load, per switch its DLID spread (NULL: none kept)
  * @o: the options the sums were made with
  * @ready: the sums are complete
+ * @ranks: an order of the sums' dependency graph, when one is known
  */
 struct an_state {
 	struct an_acc acc;
+	struct an_ranks ranks;
 	uint16_t *dhops;
 	uint8_t *dfail;
 	uint32_t *spread;
@@ -43,7 +45,7 @@ int an_eval_run(const struct an_plan *p, const struct an_opts *o, const uint32_t
 		uint32_t n, struct an_acc *out, uint16_t *dhops, uint8_t *dfail, uint32_t *spread);
 
 /** an_eval_finish() - the report's figures from @st, examples from @pools (per class). */
-int an_eval_finish(const struct an_plan *p, const struct an_state *st, const struct an_pool *pools,
+int an_eval_finish(const struct an_plan *p, struct an_state *st, const struct an_pool *pools,
 		   const uint32_t *spread, struct an_report *rep);
 
 #endif

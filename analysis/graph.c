@@ -8,7 +8,8 @@
  * edges came in), and two searches on it: an iterative
  * depth-first search that returns one cycle within a class of nodes, and
  * Tarjan's strongly connected components, iterative too (paths in big
- * fabrics are short, but dependency chains need not be, so no recursion).
+ * fabrics are short, but dependency chains need not be, so no recursion);
+ * and the longest-path layers of an acyclic graph (Kahn's order).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -338,4 +339,38 @@ int an_graph_cross_cycle(const struct an_graph *g, unsigned mod, int *found)
 		}
 	tarjan_free(&t);
 	return 0;
+}
+
+int an_graph_ranks(const struct an_graph *g, uint32_t *rank)
+{
+	uint32_t *indeg = calloc((size_t)g->n + 1, sizeof(*indeg));
+	uint32_t *queue = malloc(((size_t)g->n + 1) * sizeof(*queue));
+	uint32_t head = 0, tail = 0;
+
+	if (!indeg || !queue) {
+		free(indeg);
+		free(queue);
+		return -1;
+	}
+	for (uint32_t k = 0; k < g->off[g->n]; k++)
+		indeg[g->adj[k]]++;
+	for (uint32_t v = 0; v < g->n; v++) {
+		rank[v] = 0;
+		if (!indeg[v])
+			queue[tail++] = v;
+	}
+	while (head < tail) {
+		uint32_t u = queue[head++];
+
+		for (uint32_t k = g->off[u]; k < g->off[u + 1]; k++) {
+			uint32_t w = g->adj[k];
+
+			rank[w] = rank[u] + 1 > rank[w] ? rank[u] + 1 : rank[w];
+			if (!--indeg[w])
+				queue[tail++] = w;
+		}
+	}
+	free(indeg);
+	free(queue);
+	return tail == g->n ? 0 : 1;
 }

@@ -51,4 +51,15 @@ int an_graph_cycle(const struct an_graph *g, unsigned class, unsigned mod, uint3
  */
 int an_graph_cross_cycle(const struct an_graph *g, unsigned mod, int *found);
 
+/**
+ * an_graph_ranks() - for an acyclic @g, each node's rank (@rank[0..n)):
+ * the length of the longest path that ends at it, so that every edge goes
+ * from a lower rank to a higher one. Layers of this kind follow what
+ * makes the graph: in an up*down* routing's dependency graph, channels up
+ * from the leaves, up from the next level, ... then down.
+ * Return: 0; 1 when @g has a cycle (@rank then undefined); -1 when out of
+ * memory.
+ */
+int an_graph_ranks(const struct an_graph *g, uint32_t *rank);
+
 #endif

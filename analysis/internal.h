@@ -287,14 +287,78 @@ void an_dest_block_channels(const struct an_plan *p, struct an_acc *a);
 int an_dest_examples(struct an_work *w, uint32_t dst, struct an_pool *pools);
 
 /**
+ * struct an_ranks - an order of a channel dependency graph that every
+ * dependency follows (an_graph_ranks()), kept with the sums so that
+ * an_reevaluate() proves the graph still acyclic without a search when
+ * every dependency it adds goes up in that order: an order every edge
+ * follows exists exactly when there is no cycle. Kept only for a graph on
+ * VL 0 alone (the block pass's case) found acyclic.
+ * @rank: per channel (an_acc_index()), AN_RANK_NONE when not in the graph
+ *        it was made for; NULL: no order known
+ * @channels, @deps: the graph's channels and dependencies, kept up to date
+ * @against: dependencies added since the order was made that it could not
+ *           take (a cycle, a channel without a rank, too much to move)
+ * @stale: the sums changed otherwise than dependency by dependency
+ * @pend, @npend, @cap: dependencies added that go down in the order, as
+ *                      from << 32 | to, until an_ranks_settle()
+ */
+struct an_ranks {
+	uint32_t *rank;
+	uint64_t channels, deps, against;
+	int stale;
+	uint64_t *pend;
+	size_t npend, cap;
+};
+
+#define AN_RANK_NONE UINT32_MAX
+
+/* Counter @c of a channel or dependency goes up (@sign 1) or down (-1) by one: 1 when it appears. */
+static inline int an_ranks_step(uint32_t *c, int sign, uint64_t *count)
+{
+	if (sign > 0 && (*c)++ == 0) {
+		(*count)++;
+		return 1;
+	}
+	if (sign < 0 && --(*c) == 0)
+		(*count)--;
+	return 0;
+}
+
+/**
+ * an_ranks_check() - dependency @from -> @to (channel indexes) appeared:
+ * when it does not go up in the order, it is kept for an_ranks_settle().
+ */
+void an_ranks_check(struct an_ranks *rk, size_t from, size_t to);
+/**
+ * an_ranks_settle() - once every dependency of @a is counted: the order
+ * moved so that the dependencies an_ranks_check() kept go up, where that
+ * is possible without a cycle (else @rk->against counts them).
+ */
+void an_ranks_settle(const struct an_plan *p, const struct an_acc *a, struct an_ranks *rk);
+/** an_ranks_free() - what @rk holds. */
+void an_ranks_free(struct an_ranks *rk);
+
+/**
  * an_cdg_analyse() - channels, dependencies, cycles per VL and across VLs
  * of @g (node ids: channel ids, port slot * AN_VLS + VL) into @out, whose
  * paths and vls_used are already set.
  * Return: 0, or -1 when out of memory.
  */
 int an_cdg_analyse(const struct fabric *f, const struct an_graph *g, struct an_cdg *out);
-/** an_cdg_from_acc() - the CDG of the channels and dependencies counted in @a. */
-int an_cdg_from_acc(const struct an_plan *p, const struct an_acc *a, struct an_cdg *out);
+/**
+ * an_cdg_from_acc() - the CDG of the channels and dependencies counted in
+ * @a; with @rk (not NULL), its order made again (NULL when the graph has a
+ * cycle or uses other VLs than 0). Return: 0, or -1 when out of memory.
+ */
+int an_cdg_from_acc(const struct an_plan *p, const struct an_acc *a, struct an_cdg *out,
+		    struct an_ranks *rk);
+/**
+ * an_cdg_ranked() - the CDG as @rk proves it: acyclic, its channels and
+ * dependencies counted, when every dependency added since the order was
+ * made goes up in it. Return: 1 when @out is filled, 0 when a search is
+ * needed.
+ */
+int an_cdg_ranked(const struct an_ranks *rk, const struct an_acc *a, struct an_cdg *out);
 void an_cdg_free(struct an_cdg *cdg);
 
 /** an_load_summarise() - links, max, mean, histogram, CA load from per-slot sums. */

@@ -210,7 +210,12 @@ static int update(const struct an_plan *pp, const struct an_plan *p, struct an_s
 {
 	if (an_reeval_blocks(pp, p, st, dests, n, &n))
 		return -1;
-	return n ? update_whole(pp, p, st, dests, n) : 0;
+	if (n) {
+		st->ranks.stale = 1;	/* whole sums added: the dependency graph is searched again */
+		return update_whole(pp, p, st, dests, n);
+	}
+	an_ranks_settle(p, &st->acc, &st->ranks);
+	return 0;
 }
 
 static int redo(const struct fabric *pf, const struct rt_routing *pr, const struct fabric *f,

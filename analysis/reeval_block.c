@@ -162,19 +162,31 @@ static int run_parts(struct run *run, unsigned nt)
 	return rc;
 }
 
-/* A part's rows that differ, into the kept sums @a. */
-static int count_diffs(const struct an_plan *p, const struct part *t, struct an_acc *a)
+/*
+ * A part's rows that differ, into the kept sums of @st; the channels and
+ * dependencies that appear or go, counted in its order (struct an_ranks),
+ * and each dependency that appears checked against it.
+ */
+static int count_diffs(const struct an_plan *p, const struct part *t, struct an_state *st)
 {
+	struct an_acc *a = &st->acc;
+	struct an_ranks *rk = &st->ranks;
+
 	for (size_t k = 0; k < t->ndv; k++) {
 		const struct diff *x = &t->dv[k];
+		size_t from = an_acc_index(p, x->slot, 0);
 		uint32_t b;
 
 		if (x->dep != AN_DEP_NONE)	/* as the block pass counts them: one VL slot */
-			a->chan[an_acc_index(p, x->slot, 0)] += (uint32_t)x->sign;
+			an_ranks_step(&a->chan[from], x->sign, &rk->channels);
 		if (x->dep != AN_DEP_NONE && x->dep) {
 			if (!(b = an_acc_block(a, p, x->slot, 0)))
 				return -1;
-			a->arena[b + 1 + x->dep] += (uint32_t)x->sign;
+			/* appears (on the new side: @p's links): towards the next switch's port @dep */
+			if (an_ranks_step(&a->arena[b + 1 + x->dep], x->sign, &rk->deps))
+				an_ranks_check(rk, from,
+					       an_acc_index(p, p->pt_base[AN_PT_VAL(p->pt[x->slot])] +
+								  x->dep, 0));
 		}
 		if (!x->fl)
 			continue;	/* no pairs: the entry may be no port at all */
@@ -254,7 +266,7 @@ int an_reeval_blocks(const struct an_plan *pp, const struct an_plan *p, struct a
 	if (run.nfit && run_parts(&run, nt))
 		goto out;
 	for (unsigned i = 0; i < nt; i++) {
-		if (count_diffs(p, &run.parts[i], &st->acc))
+		if (count_diffs(p, &run.parts[i], st))
 			goto out;
 		add_rest(f, &st->acc, &run.parts[i].cur.acc, &run.parts[i].old.acc);
 	}

@@ -8,7 +8,9 @@
  * CAs cabled to CAs), with path SLs, DLID offsets and SL2VL tables, with
  * every option and 1, 2 and 3 threads. an_reevaluate() after LFT
  * changes and links going down or up gives the report of a full
- * evaluation, redoing only the destinations it must.
+ * evaluation, redoing only the destinations it must, and so does its
+ * proof without a search (turns that keep the dependency graph acyclic,
+ * turns that close a cycle).
  */
 #include <dirent.h>
 #include <sys/stat.h>
@@ -16,6 +18,7 @@
 #include "analysis/analysis.h"
 #include "analysis/reference.h"
 #include "engines/engine.h"
+#include "engines/ftdlr/ftdlr.h"
 #include "gen/gen.h"
 #include "tests/unit/testutil.h"
 
@@ -625,6 +628,133 @@ static void test_reevaluate_falls_back(void **state)
 	fab_free(g);
 }
 
+/* The port of node @a that leads to node @b. */
+static unsigned port_to(const struct fabric *f, uint32_t a, uint32_t b)
+{
+	for (unsigned p = 1; p <= f->nodes[a].nports; p++)
+		if (fab_port(f, a, p)->peer == b)
+			return p;
+	fail_msg("no link from \"%s\" to \"%s\"", fab_desc(f, a), fab_desc(f, b));
+	return 0;
+}
+
+/* Switch @s (swidx) sends LID @lid on to switch @to. */
+static void send_to(const struct fabric *f, struct rt_routing *r, uint32_t s, unsigned lid,
+		    uint32_t to)
+{
+	rt_lft(r, s)[lid] = (uint8_t)port_to(f, f->switches[s], f->switches[to]);
+}
+
+static int has_ca(const struct fabric *f, uint32_t s)
+{
+	uint32_t n = f->switches[s];
+
+	for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+		uint32_t peer = fab_port(f, n, p)->peer;
+
+		if (peer != FAB_NONE && f->nodes[peer].type != FAB_SWITCH)
+			return 1;
+	}
+	return 0;
+}
+
+/* The LID of the @k-th CA on leaf @s. */
+static unsigned ca_lid(const struct fabric *f, uint32_t s, unsigned k)
+{
+	for (uint32_t e = f->nswitches; e < f->neps; e++)
+		if (fab_port(f, f->eps[e].node, f->eps[e].port)->peer == f->switches[s] && !k--)
+			return fab_ep_lid(f, e);
+	fail_msg("leaf \"%s\" has too few CAs", fab_desc(f, f->switches[s]));
+	return 0;
+}
+
+/*
+ * A down-up turn put into an up*down* routing (ft648, sftree): leaves A, B,
+ * C, spines X, Y, A -> X -> B -> Y -> C. The spine-to-spine paths sftree
+ * relays through the leaves close a cycle with it, which the
+ * re-evaluation must find as a full search does; undone, the graph is
+ * acyclic again.
+ */
+static void test_reevaluate_turn(void **state)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = tu_gen(small[4], 3);	/* ft648 */
+	struct rt_routing *r = tu_route_in_place(f, "sftree"), *turn;
+	struct an_opts o = { .load = 1, .incremental = 1 };
+	uint32_t leaf[3], spine[2], nl = 0, ns = 0, redone;
+	unsigned d;
+	struct an_report prev;
+
+	(void)state;
+	for (uint32_t s = 0; s < f->nswitches; s++)
+		if (has_ca(f, s) && nl < 3)
+			leaf[nl++] = s;
+		else if (!has_ca(f, s) && ns < 2)
+			spine[ns++] = s;
+	assert_true(nl == 3 && ns == 2);
+	d = ca_lid(f, leaf[2], 0);
+	assert_int_equal(an_evaluate(f, r, &o, &prev, &err), 0);
+	assert_true(prev.cdg.deadlock_free);
+	turn = copy_routing(f, r);
+	send_to(f, turn, leaf[0], d, spine[0]);
+	send_to(f, turn, spine[0], d, leaf[1]);
+	send_to(f, turn, leaf[1], d, spine[1]);
+	send_to(f, turn, spine[1], d, leaf[2]);
+	reeval_same(f, r, &prev, f, turn, &o, NULL, "ft648, a down-up turn", &redone);
+	assert_true(an_connected(&prev));
+	assert_false(prev.cdg.deadlock_free);
+	reeval_same(f, turn, &prev, f, r, &o, NULL, "ft648, the turn undone", &redone);
+	assert_true(prev.cdg.deadlock_free);
+	an_report_free(&prev);
+	rt_free(r);
+	rt_free(turn);
+	fab_free(f);
+}
+
+/*
+ * ftdlr's repairs of single link faults of a 3-level tree (sftree base)
+ * add dependencies that go down in the order the re-evaluation keeps
+ * (about half of them, on this tree), which it moves without a search:
+ * the same report as a full evaluation, acyclic, there and back.
+ */
+static void test_reevaluate_repairs(void **state)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = tu_gen("mport-ntree m=8 n=3", 3);
+	struct rt_routing *r = tu_route_in_place(f, "sftree");
+	struct an_opts o = { .load = 1, .incremental = 1 };
+	struct an_report prev;
+	uint32_t redone, node;
+	unsigned port, done = 0;
+	char what[96];
+
+	(void)state;
+	assert_int_equal(an_evaluate(f, r, &o, &prev, &err), 0);
+	for (uint32_t s = 0; s < f->nswitches; s += 7) {
+		struct fabric *g = copy_fabric(f);
+		struct rt_routing *rep;
+		struct ftdlr_stats st;
+
+		first_sw_link(g, s, &node, &port);
+		fab_link_remove(g, node, port);
+		assert_int_equal(fab_finalize(g, &err), 0);
+		assert_int_equal(ftdlr_repair(f, r, g, FTDLR_MINIMAL, 1, &rep, &st, &err), ENG_OK);
+		snprintf(what, sizeof(what), "\"%s\" port %u down, repaired", fab_desc(g, node), port);
+		reeval_same(f, r, &prev, g, rep, &o, NULL, what, &redone);
+		assert_true(an_connected(&prev) && prev.cdg.deadlock_free);
+		snprintf(what, sizeof(what), "\"%s\" port %u back", fab_desc(g, node), port);
+		reeval_same(g, rep, &prev, f, r, &o, NULL, what, &redone);
+		assert_true(prev.cdg.deadlock_free);
+		done++;
+		rt_free(rep);
+		fab_free(g);
+	}
+	assert_true(done >= 10);
+	an_report_free(&prev);
+	rt_free(r);
+	fab_free(f);
+}
+
 /* --- progress ----------------------------------------------------------------- */
 
 struct seen {
@@ -671,6 +801,8 @@ int main(void)
 		cmocka_unit_test(test_reevaluate),
 		cmocka_unit_test(test_reevaluate_sl2vl),
 		cmocka_unit_test(test_reevaluate_falls_back),
+		cmocka_unit_test(test_reevaluate_turn),
+		cmocka_unit_test(test_reevaluate_repairs),
 		cmocka_unit_test(test_progress),
 	};
 
