@@ -5,7 +5,7 @@
  * Faults are kept as canonical names (node GUIDs, a link by its lower end)
  * so that naming a link from either end, or by description, means the same
  * fault. The fabric to route is rebuilt from the base topology on demand
- * with gen_faults_apply(), which also drops the CAs a fault cut off, as
+ * with gen_faults_applied(), which also drops the CAs a fault cut off, as
  * discovery would no longer see them.
  */
 #include <errno.h>
@@ -294,28 +294,21 @@ static size_t live_links(const struct srcf *s, const char **out)
 struct fabric *srcf_fabric(struct srcf *s, struct fab_err *err)
 {
 	struct gen_faults gf = { 0 };
-	struct fabric *f;
-	uint8_t *none;
+	struct fabric *f = NULL;
 	const char **links;
 
 	pthread_mutex_lock(&s->mu);
-	none = calloc(s->base->nnodes + 1u, 1);
 	links = calloc(s->nlinks + 1, sizeof(*links));
-	f = none && links ? fab_subset(s->base, none, err) : NULL;
-	if (!none || !links)
-		fab_err_set(err, "out of memory");
-	if (f) {
+	if (links) {
 		gf.links = links;
 		gf.nlinks = live_links(s, links);
 		gf.switches = (const char *const *)s->switches;
 		gf.nswitches = s->nswitches;
-		if (gen_faults_apply(&f, &gf, err)) {
-			fab_free(f);
-			f = NULL;
-		}
+		f = gen_faults_applied(s->base, &gf, err);
+	} else {
+		fab_err_set(err, "out of memory");
 	}
 	pthread_mutex_unlock(&s->mu);
-	free(none);
 	free(links);
 	return f;
 }

@@ -5,7 +5,7 @@
  * The removals are named as the daemon's simulated faults name them (a
  * link by either end, "NODE:PORT"; a switch, "NODE"; NODE a description or
  * a 0x node GUID), checked against the fabric in force, then taken out with
- * gen_faults_apply(), which also drops the CAs left without a link. Both
+ * gen_faults_applied(), which also drops the CAs left without a link. Both
  * routing runs go through eng_run() with the daemon's evaluation options
  * (load, incremental state), so the repair is proven from the evaluation
  * of the routing in force as the daemon proves it.
@@ -188,7 +188,7 @@ static struct fabric *without(const struct wi_req *q, char (*canon)[32], struct 
 {
 	const char **names = calloc(q->nlinks + q->nswitches + 1, sizeof(*names));
 	struct gen_faults gf = { .nlinks = q->nlinks, .nswitches = q->nswitches };
-	struct fabric *f = names ? fab_copy(q->fabric, err) : NULL;
+	struct fabric *f = NULL;
 
 	if (!names)
 		fab_err_set(err, "out of memory");
@@ -196,10 +196,8 @@ static struct fabric *without(const struct wi_req *q, char (*canon)[32], struct 
 		names[i] = canon[i];
 	gf.links = names;
 	gf.switches = names ? names + q->nlinks : NULL;
-	if (f && gen_faults_apply(&f, &gf, err)) {
-		fab_free(f);
-		f = NULL;
-	}
+	if (names)
+		f = gen_faults_applied(q->fabric, &gf, err);
 	free(names);
 	return f;
 }

@@ -94,5 +94,12 @@ struct gen_faults {
  * random faults for the fabric to stay connected); *@f is unchanged then.
  */
 int gen_faults_apply(struct fabric **f, const struct gen_faults *faults, struct fab_err *err);
+/**
+ * gen_faults_applied() - a new fabric: @f (only read) without the faults,
+ * as gen_faults_apply() makes it
+ * Return: the fabric, or NULL with @err set.
+ */
+struct fabric *gen_faults_applied(const struct fabric *f, const struct gen_faults *faults,
+				  struct fab_err *err);
 
 #endif

@@ -20,7 +20,9 @@
  * a first copy without the removed switches, in which the removed links
  * are unplugged, then a second copy that drops the nodes left without any
  * link (a removed switch's CAs, a CA whose only link went, and any node
- * that had no link to begin with). LIDs are kept.
+ * that had no link to begin with). LIDs are kept. When only links go and
+ * every node keeps one (the common case: a fault in a fabric being
+ * routed), one copy with the links unplugged gives the same fabric.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -417,11 +419,60 @@ static int unplug(const struct swg *g, struct fabric *c)
 	return any;
 }
 
+/* No switch removed, and every node keeps a link once the cut ports are unplugged. */
+static int links_only(const struct swg *g)
+{
+	const struct fabric *f = g->f;
+
+	for (uint32_t s = 0; s < g->nsw; s++)
+		if (g->dead_sw[s])
+			return 0;
+	for (uint32_t n = 0; n < f->nnodes; n++) {
+		int linked = 0;
+
+		for (unsigned p = 1; p <= f->nodes[n].nports && !linked; p++)
+			linked = fab_port(f, n, p)->peer != FAB_NONE && !g->cut[f->nodes[n].port0 + p];
+		if (!linked)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * links_only(): one copy with the cut ports unplugged and every port's
+ * state as fab_subset() sets it (up where linked, down elsewhere) is what
+ * the two copies of apply() give, for one finalize instead of two copies.
+ */
+static struct fabric *apply_links(const struct swg *g, struct fab_err *err)
+{
+	struct fabric *c = fab_copy(g->f, err);
+
+	if (!c)
+		return NULL;
+	unplug(g, c);
+	for (uint32_t n = 0; n < c->nnodes; n++)
+		for (unsigned p = 1; p <= c->nodes[n].nports; p++) {
+			struct fab_port *x = fab_port(c, n, p);
+			int up = x->peer != FAB_NONE;
+
+			x->phys = up ? FAB_PHYS_LINKUP : FAB_PHYS_POLLING;
+			x->state = up ? FAB_LOG_ACTIVE : FAB_LOG_DOWN;
+		}
+	if (fab_finalize(c, err) == 0)
+		return c;
+	fab_free(c);
+	return NULL;
+}
+
 static struct fabric *apply(const struct swg *g, struct fab_err *err)
 {
 	const struct fabric *f = g->f;
-	uint8_t *drop = calloc((size_t)f->nnodes + 1, 1);
+	uint8_t *drop;
 	struct fabric *c = NULL, *d;
+
+	if (links_only(g))
+		return apply_links(g, err);
+	drop = calloc((size_t)f->nnodes + 1, 1);
 
 	if (!drop) {
 		fab_err_set(err, "out of memory");
@@ -440,20 +491,28 @@ static struct fabric *apply(const struct swg *g, struct fab_err *err)
 	return c;
 }
 
-int gen_faults_apply(struct fabric **f, const struct gen_faults *faults, struct fab_err *err)
+struct fabric *gen_faults_applied(const struct fabric *f, const struct gen_faults *faults,
+				  struct fab_err *err)
 {
 	struct fabric *res = NULL;
 	struct swg g;
 
-	if (!f || !*f || !(*f)->finalized) {
+	if (!f || !f->finalized) {
 		fab_err_set(err, "fault injection needs a finalized fabric");
-		return -1;
+		return NULL;
 	}
-	if (swg_init(&g, *f, err))
-		return -1;
+	if (swg_init(&g, f, err))
+		return NULL;
 	if (mark_faults(&g, faults, err) == 0)
 		res = apply(&g, err);
 	swg_free(&g);
+	return res;
+}
+
+int gen_faults_apply(struct fabric **f, const struct gen_faults *faults, struct fab_err *err)
+{
+	struct fabric *res = gen_faults_applied(f ? *f : NULL, faults, err);
+
 	if (!res)
 		return -1;
 	fab_free(*f);

@@ -189,6 +189,65 @@ static void test_faults_errors(void **state)
 	fab_free(f);
 }
 
+/* @a and @b hold the same nodes, ports (states too), lists and links. */
+static void same_fabric(const struct fabric *a, const struct fabric *b)
+{
+	tu_assert_same(a, b);
+	assert_int_equal(a->nswitches, b->nswitches);
+	assert_int_equal(a->neps, b->neps);
+	assert_int_equal(a->nlinks, b->nlinks);
+	for (uint32_t e = 0; e < a->neps; e++) {
+		assert_int_equal(a->eps[e].node, b->eps[e].node);
+		assert_int_equal(a->eps[e].port, b->eps[e].port);
+	}
+	for (uint32_t i = 0; i < a->nnodes; i++)
+		for (unsigned p = 1; p <= a->nodes[i].nports; p++) {
+			assert_int_equal(fab_port(a, i, p)->phys, fab_port(b, i, p)->phys);
+			assert_int_equal(fab_port(a, i, p)->state, fab_port(b, i, p)->state);
+		}
+}
+
+/*
+ * Links only, every node still linked: gen_faults_applied() takes one copy
+ * of the fabric; it gives what the copies without the switches and without
+ * the unlinked nodes give (ports in another state than active, too), and
+ * leaves the fabric it reads as it was.
+ */
+static void test_faults_links_only(void **state)
+{
+	struct fabric *f = tu_gen("kary-ntree k=4 n=3", 1), *got, *c, *want;
+	const char *links[] = { "leaf-00:5", "l2-03:2", "spine-05:1" };
+	struct gen_faults fl = { .links = links, .nlinks = 3 };
+	uint8_t *none = calloc(f->nnodes + 1u, 1);
+	uint64_t hash = fab_topology_hash(f);
+	struct fab_err err = { { 0 } };
+
+	(void)state;
+	fab_port(f, fab_node_by_desc(f, "leaf-01", NULL), 6)->state = FAB_LOG_ARMED;
+	got = gen_faults_applied(f, &fl, &err);
+	assert_non_null(got);
+	assert_true(fab_topology_hash(f) == hash);
+	assert_int_equal(fab_port(f, fab_node_by_desc(f, "leaf-01", NULL), 6)->state, FAB_LOG_ARMED);
+	c = fab_subset(f, none, &err);
+	assert_non_null(c);
+	for (size_t i = 0; i < 3; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(links[i], ":"), links[i]);
+		fab_link_remove(c, fab_node_by_desc(c, name, NULL),
+				(unsigned)atoi(strchr(links[i], ':') + 1));
+	}
+	want = fab_subset(c, none, &err);
+	assert_non_null(want);
+	same_fabric(got, want);
+	assert_int_equal(got->nlinks, f->nlinks - 3);
+	fab_free(got);
+	fab_free(c);
+	fab_free(want);
+	free(none);
+	fab_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_faults_to_the_limit),
 		cmocka_unit_test(test_faults_parallel),
 		cmocka_unit_test(test_faults_errors),
+		cmocka_unit_test(test_faults_links_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
