@@ -316,11 +316,16 @@ static uint64_t hash_nodes(const struct fabric *f, uint64_t h)
 
 	if (!keys)
 		return 0;
-	for (uint32_t i = 0; i < f->nnodes; i++)
-		keys[i] = f->nodes[i].guid;
-	qsort(keys, f->nnodes, sizeof(*keys), cmp_u64);
+	int sorted = 1;
+
 	for (uint32_t i = 0; i < f->nnodes; i++) {
-		uint32_t n = fab_node_by_guid(f, keys[i]);
+		keys[i] = f->nodes[i].guid;
+		sorted &= !i || keys[i - 1] < keys[i];
+	}
+	if (!sorted)	/* a finalized fabric's nodes are in GUID order already */
+		qsort(keys, f->nnodes, sizeof(*keys), cmp_u64);
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		uint32_t n = sorted ? i : fab_node_by_guid(f, keys[i]);
 
 		h = fnv(h, f->nodes[n].type, 1);
 		h = fnv(h, keys[i], 8);
@@ -351,7 +356,11 @@ static uint64_t hash_links(const struct fabric *f, uint64_t h)
 			if (n < f->nlinks)
 				l[n++] = r;
 		}
-	qsort(l, n, sizeof(*l), cmp_link);
+	for (uint32_t i = 1; i < n; i++)
+		if (cmp_link(&l[i - 1], &l[i]) > 0) {	/* in node order, they come sorted */
+			qsort(l, n, sizeof(*l), cmp_link);
+			break;
+		}
 	for (uint32_t i = 0; i < n; i++) {
 		h = fnv(h, l[i].ga, 8);
 		h = fnv(h, l[i].pa, 1);
