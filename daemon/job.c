@@ -76,6 +76,7 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 	if (p->base.epoch) {
 		req.prev_fabric = p->base.epoch->fabric;
 		req.prev = p->base.epoch->routing;
+		req.memo = &p->base.memo;
 	}
 	if (cur) {	/* proven from the evaluation of the routing in force: only what changed is redone */
 		since = (struct eng_since){ cur->fabric, cur->routing, &cur->report };
@@ -355,6 +356,13 @@ static void store_epoch(struct pipeline *p, struct epoch *e, const struct job *j
 		log_err("%s", err.msg);
 }
 
+void job_base_set(struct pipeline *p, struct epoch *e)
+{
+	eng_memo_clear(&p->base.memo);
+	epoch_unref(p->base.epoch);
+	p->base = (struct pipe_base){ .epoch = e ? epoch_ref(e) : NULL };
+}
+
 /* The base after publishing @e: a repair keeps it, anything else becomes it; the rebalance timer. */
 static void move_base(struct pipeline *p, struct epoch *e, const struct job *j)
 {
@@ -363,13 +371,8 @@ static void move_base(struct pipeline *p, struct epoch *e, const struct job *j)
 	if (j->kind == JOB_REPAIR) {
 		p->base.repaired = j->diff.blocks > 0;	/* every fault recovered: the base again */
 		arm = p->base.repaired ? 1 : -1;
-	} else if (j->kind == JOB_FALLBACK) {	/* not the chain's: nothing to repair or give it */
-		epoch_unref(p->base.epoch);
-		p->base = (struct pipe_base){ NULL, 0 };
-	} else {
-		epoch_unref(p->base.epoch);
-		p->base.epoch = epoch_ref(e);
-		p->base.repaired = 0;
+	} else {	/* a fallback is not the chain's: nothing to repair or give it */
+		job_base_set(p, j->kind == JOB_FALLBACK ? NULL : e);
 	}
 	pthread_mutex_lock(&p->mu);
 	p->sched.rebalance_arm = arm;
@@ -545,10 +548,8 @@ struct epoch *job_run(struct pipeline *p, struct job *j, struct fab_err *errp)
 	struct fabric *f;
 	struct epoch *e = NULL;
 
-	if (j->drop_base) {
-		epoch_unref(p->base.epoch);
-		p->base = (struct pipe_base){ NULL, 0 };
-	}
+	if (j->drop_base)
+		job_base_set(p, NULL);
 	if (!(f = job_fabric(p, j, &err)))
 		goto fail;
 	if (j->routing) {

@@ -193,7 +193,7 @@ int pipe_restore(struct pipeline *p)
 	if (job_publish_epoch(p, e, "restore", &err))
 		goto out;
 	if (!repair_routing(e->routing))	/* a stored repair's base is not known */
-		p->base.epoch = epoch_ref(e);
+		job_base_set(p, e);
 	log_notice("epoch %llu restored from snapshot %lld without recomputing (evaluated in %.0f ms)",
 		   (unsigned long long)e->seq, (long long)id, e->eval_ms);
 	pipe_event(p->st, "daemon", NULL, "epoch %llu restored from snapshot %lld without recomputing",

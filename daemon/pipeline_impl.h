@@ -58,10 +58,12 @@ struct sync_req {
  *         the previous routing; NULL before the first or after the routing
  *         inputs changed
  * @repaired: the current epoch is a repair of @epoch
+ * @memo: what the repair engine keeps of @epoch between its repairs
  */
 struct pipe_base {
 	struct epoch *epoch;
 	int repaired;
+	struct eng_memo memo;
 };
 
 /* What a reroute published: a full routing, a repair, an adopted rebalance, nothing new. */
@@ -158,6 +160,8 @@ struct epoch *job_run(struct pipeline *p, struct job *j, struct fab_err *err);
 void job_answer_sync(struct pipeline *p, struct epoch *e, const struct fab_err *err);
 /** job_settle() - pipe_installed()'s verdict: the held answer published, dropped, or left waiting. */
 void job_settle(struct pipeline *p, uint64_t seq, int installed);
+/** job_base_set() - the base becomes @e (referenced; NULL: none), not repaired, nothing kept of the last. */
+void job_base_set(struct pipeline *p, struct epoch *e);
 /** job_held_free() - drop the held answer, unpublished. */
 void job_held_free(struct pipeline *p);
 /** How every routing the daemon publishes is evaluated (with the state an incremental proof takes over). */

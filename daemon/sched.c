@@ -401,6 +401,6 @@ void pipe_free(struct pipeline *p)
 	loop_del_fd(p->loop, p->wake_fd);
 	loop_timer_disarm(p->timer);
 	loop_timer_disarm(p->rebalance_timer);
-	epoch_unref(p->base.epoch);
+	job_base_set(p, NULL);
 	release(p);
 }

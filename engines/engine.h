@@ -310,6 +310,8 @@ struct eng_since {
  *              LIDs are fixed, such an engine does not apply)
  * @prev_fabric, @prev: optional previous routing (and the fabric it was
  *                      computed for): engines with a repair hook use it
+ * @memo: optional: where a repair hook keeps what it works out from
+ *        @prev_fabric and @prev alone, for the next repair of them
  * @mode: enum eng_mode
  * @eval: evaluate each routing with these options (NULL: no evaluation)
  * @since: optional: evaluate incrementally from this evaluated routing
@@ -321,6 +323,26 @@ struct eng_since {
  * @deadline_ms: set by eng_run() for the engine it calls (0: none), from
  *               @budget.time_ms; engines read it through eng_stopped()
  */
+/**
+ * struct eng_memo - what an engine's repair hook worked out from a base
+ * routing alone, kept by the caller beside that base so that the next
+ * repair of the same base starts from it (the repair is the same with or
+ * without it). An engine uses it only when it made it (@e) for the base it
+ * is given (@base_f, @base), and replaces it otherwise; the caller clears
+ * it (eng_memo_clear()) before the base it was made for is freed.
+ * @data, @free: the engine's, and how to free it
+ */
+struct eng_memo {
+	const struct engine *e;
+	const struct fabric *base_f;
+	const struct rt_routing *base;
+	void *data;
+	void (*free)(void *data);
+};
+
+/** eng_memo_clear() - free what @m holds; it is empty after. */
+void eng_memo_clear(struct eng_memo *m);
+
 struct eng_req {
 	const struct fabric *fabric;
 	const struct eng_chain *chain;
@@ -331,6 +353,7 @@ struct eng_req {
 	unsigned lmc, lmc_budget;
 	const struct fabric *prev_fabric;
 	const struct rt_routing *prev;
+	struct eng_memo *memo;
 	enum eng_mode mode;
 	const struct an_opts *eval;
 	const struct eng_since *since;

@@ -57,6 +57,14 @@ void eng_res_free(struct eng_res *res)
 	res->evaluated = 0;
 }
 
+void eng_memo_clear(struct eng_memo *m)
+{
+	if (m && m->data && m->free)
+		m->free(m->data);
+	if (m)
+		*m = (struct eng_memo){ 0 };
+}
+
 /* One engine's attempt: what it routed, on which fabric. */
 struct attempt {
 	struct fabric *f;	/* owned, or the run's base */

@@ -318,7 +318,7 @@ static uint32_t ud_lid(const struct fd *x, uint8_t *st, uint32_t *stack, unsigne
  * base's entries, whatever they are: the proof of the repaired routing
  * judges them with the rest, and checking them all would read every table.
  */
-static int check_updown(struct fd *x, struct fab_err *err)
+static int check_need_updown(struct fd *x, struct fab_err *err)
 {
 	const struct fabric *bf = x->bf;
 	uint8_t *st = malloc((size_t)x->nsw + 1);
@@ -353,6 +353,23 @@ static int check_updown(struct fd *x, struct fab_err *err)
 	}
 	free(st);
 	free(stack);
+	return rc;
+}
+
+/* check_need_updown() for the LIDs not known to be up*down* already (x->keep). */
+static int check_updown(struct fd *x, struct fab_err *err)
+{
+	uint8_t *need = x->need, *chk = x->keep ? fd_memo_unchecked(x) : NULL;
+	int rc;
+
+	if (x->keep && !chk)
+		return ENG_ERROR;
+	x->need = chk ? chk : need;
+	rc = check_need_updown(x, err);
+	x->need = need;
+	if (rc == ENG_OK && chk)
+		fd_memo_checked(x, chk);
+	free(chk);
 	return rc;
 }
 
@@ -405,6 +422,11 @@ static int setup_turning(struct fd *x)
 		free(col);
 		return -1;
 	}
+	if (x->keep && x->keep->turning) {
+		memcpy(x->turning, x->keep->turning, x->nsw);
+		free(col);
+		return 0;
+	}
 	for (uint32_t d = 0; d <= x->nsw; d++) {
 		unsigned l = d < x->nsw ? fab_port(bf, bf->switches[d], 0)->lid : 0;
 
@@ -416,6 +438,8 @@ static int setup_turning(struct fd *x)
 		}
 	}
 	free(col);
+	if (x->keep && (x->keep->turning = malloc((size_t)x->nsw + 1)))
+		memcpy(x->keep->turning, x->turning, x->nsw);
 	return 0;
 }
 
@@ -504,7 +528,7 @@ static char *notes(const struct fd *x, enum ftdlr_scope scope)
 
 static void fd_fini(struct fd *x)
 {
-	if (x->m.f)
+	if (x->m.f && !x->m_kept)
 		ft_model_fini(&x->m);
 	free(x->cur);
 	free(x->plink);
@@ -601,6 +625,24 @@ static int setup_rest(struct fd *x, unsigned threads, struct fab_err *err)
 	return rc == ENG_OK && !made ? ENG_ERROR : rc;
 }
 
+/* The base's fat-tree model: the one kept, else made (and kept when there is a memo). */
+static int base_model(struct fd *x, struct fab_err *err)
+{
+	int rc;
+
+	if (x->keep && x->keep->m.f) {
+		x->m = x->keep->m;
+		x->m_kept = 1;
+		return ENG_OK;
+	}
+	rc = ft_model_init(&x->m, x->bf, err);
+	if (rc == ENG_OK && x->keep) {
+		x->keep->m = x->m;
+		x->m_kept = 1;
+	}
+	return rc;
+}
+
 /* Everything but the LIDs' repair: ENG_OK, ENG_NOT_APPLICABLE or ENG_ERROR. */
 static int fd_setup(struct fd *x, unsigned threads, struct fab_err *err)
 {
@@ -612,7 +654,7 @@ static int fd_setup(struct fd *x, unsigned threads, struct fab_err *err)
 	}
 	rc = check_subset(x->bf, x->cf, x->br->lft_len, err);
 	if (rc == ENG_OK)
-		rc = ft_model_init(&x->m, x->bf, err);
+		rc = base_model(x, err);
 	if (rc != ENG_OK) {
 		x->m.f = NULL;
 		return rc;
@@ -632,10 +674,19 @@ int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const str
 		 enum ftdlr_scope scope, unsigned threads, struct rt_routing **out,
 		 struct ftdlr_stats *st, struct fab_err *err)
 {
+	return ftdlr_repair_memo(bf, br, cf, scope, threads, NULL, out, st, err);
+}
+
+int ftdlr_repair_memo(const struct fabric *bf, const struct rt_routing *br,
+		      const struct fabric *cf, enum ftdlr_scope scope, unsigned threads,
+		      struct eng_memo *memo, struct rt_routing **out, struct ftdlr_stats *st,
+		      struct fab_err *err)
+{
 	struct fd x;
 	int rc;
 
 	memset(&x, 0, sizeof(x));
+	x.keep = fd_memo_for(memo, bf, br);
 	x.bf = bf;
 	x.br = br;
 	x.cf = cf;
@@ -728,9 +779,9 @@ static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
 		fab_err_set(err, "no base routing given");
 		return ENG_NOT_APPLICABLE;
 	}
-	return ftdlr_repair(q->prev_fabric, q->prev, q->fabric,
-			    eng_arg_enum(a, "scope") ? FTDLR_GROUP : FTDLR_MINIMAL, q->threads,
-			    &res->routing, &st, err);
+	return ftdlr_repair_memo(q->prev_fabric, q->prev, q->fabric,
+				 eng_arg_enum(a, "scope") ? FTDLR_GROUP : FTDLR_MINIMAL, q->threads,
+				 q->memo, &res->routing, &st, err);
 }
 
 const struct engine eng_ftdlr = {

@@ -84,6 +84,16 @@ struct ftdlr_stats {
 int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const struct fabric *cf,
 		 enum ftdlr_scope scope, unsigned threads, struct rt_routing **out,
 		 struct ftdlr_stats *st, struct fab_err *err);
+/**
+ * ftdlr_repair_memo() - ftdlr_repair(), keeping in @memo what it works out
+ * from the base alone (its fat-tree model, turning switches, the LIDs
+ * whose paths were checked up*down*) and starting from what @memo holds
+ * for this base: the same result, the base's share of the time once.
+ */
+int ftdlr_repair_memo(const struct fabric *bf, const struct rt_routing *br,
+		      const struct fabric *cf, enum ftdlr_scope scope, unsigned threads,
+		      struct eng_memo *memo, struct rt_routing **out, struct ftdlr_stats *st,
+		      struct fab_err *err);
 
 /**
  * struct ftdlr_trans - the channel dependencies of a transition

@@ -61,9 +61,13 @@
  * @recount: entries were written besides fd_put_columns(): the figures
  *           compare every table with the base's
  * @st: the figures
+ * @keep: what is kept of the base between repairs (NULL: nothing); @m is
+ *        its model then (@m_kept: not freed with the rest)
  */
 struct fd {
 	const struct fabric *bf, *cf;
+	struct fd_memo *keep;
+	int m_kept;
 	const struct rt_routing *br;
 	struct rt_routing *r;
 	struct ft_model m;
@@ -150,6 +154,36 @@ void fd_put_columns(struct fd *x, const unsigned *lid, uint32_t n, const uint8_t
 
 /** fd_count_changes() - x->st's switches and blocks changed (and entries with x->recount). */
 void fd_count_changes(struct fd *x);
+
+/**
+ * struct fd_memo - what ftdlr keeps of a base between its repairs (struct
+ * eng_memo's data; ftdlr_memo.c): functions of the base alone
+ * @m: the base's fat-tree model (@m.f NULL: not made yet)
+ * @turning: per base switch, a turning switch (NULL: not found yet)
+ * @ud_ok: per LID, its paths checked up*down* (check_updown())
+ * @lft_len: @ud_ok's length
+ */
+struct fd_memo {
+	struct ft_model m;
+	uint8_t *turning;
+	uint8_t *ud_ok;
+	uint32_t lft_len;
+};
+
+/**
+ * fd_memo_for() - the memo of base (@bf, @br) in @memo: the one there when
+ * ftdlr made it for this base, else a new empty one in its place
+ * Return: the memo, NULL when @memo is NULL or out of memory.
+ */
+struct fd_memo *fd_memo_for(struct eng_memo *memo, const struct fabric *bf,
+			    const struct rt_routing *br);
+/**
+ * fd_memo_unchecked() - x->need[] without the LIDs x->keep knows are
+ * up*down* (malloc'd, for check_updown()); NULL when out of memory
+ */
+uint8_t *fd_memo_unchecked(const struct fd *x);
+/** fd_memo_checked() - the LIDs of @chk are up*down*: kept in x->keep. */
+void fd_memo_checked(struct fd *x, const uint8_t *chk);
 
 /**
  * fd_need() - x->need[] from the base's rows of the switches with a dead

@@ -352,6 +352,71 @@ static void test_not_applicable(void **state)
 	tu_base_fini(&b);
 }
 
+/* ftdlr_repair_memo() with @memo gives what ftdlr_repair() gives: the result, or the same refusal. */
+static void memo_same(const struct fabric *bf, const struct rt_routing *br, const struct fabric *f,
+		      struct eng_memo *memo)
+{
+	struct fab_err e1 = { { 0 } }, e2 = { { 0 } };
+	struct ftdlr_stats s1, s2;
+	struct rt_routing *r1 = NULL, *r2 = NULL;
+	int rc = ftdlr_repair(bf, br, f, FTDLR_MINIMAL, 1, &r1, &s1, &e1);
+
+	assert_int_equal(ftdlr_repair_memo(bf, br, f, FTDLR_MINIMAL, 1, memo, &r2, &s2, &e2), rc);
+	assert_string_equal(e1.msg, e2.msg);
+	if (rc == ENG_OK)
+		same_repair(r1, &s1, r2, &s2);
+	assert_ptr_equal(memo->base, br);
+	assert_non_null(memo->data);
+	rt_free(r1);
+	rt_free(r2);
+}
+
+/*
+ * What ftdlr keeps of a base between its repairs (struct eng_memo, as the
+ * daemon keeps it beside its base) changes no repair: fault sets one after
+ * the other on sftree and ftdlr bases, the LIDs' up*down* checks of the
+ * sets before kept; a memo of another base is replaced, not used; a base
+ * not up*down* at a LID the fault makes it rewrite is refused the same.
+ */
+static void test_memo(void **state)
+{
+	struct eng_memo memo = { 0 };
+	struct tu_base other;
+	struct rt_routing *bad;
+	struct fabric *f;
+	uint32_t l = 3;
+
+	(void)state;
+	tu_base_init(&other, "kary-ntree k=4 n=3", &eng_ftdlr);
+	for (int t = 0; t < 2; t++) {
+		struct tu_base b;
+
+		tu_base_init(&b, "mport-ntree m=16 n=3", t ? &eng_ftdlr : &eng_sftree);
+		for (uint32_t i = 0; i < 8; i++) {
+			uint32_t ls[3] = { i * 7919u % b.nlinks, (i * 104729u + 17) % b.nlinks,
+					   (i * 31u + 5) % b.nlinks }, sw = b.upper[i * 13u % b.nupper];
+
+			f = tu_degrade(&b, ls, i % 3 + 1, &sw, i % 2);
+			memo_same(b.f, b.r, f, &memo);
+			fab_free(f);
+		}
+		f = tu_degrade(&other, &l, 1, NULL, 0);
+		memo_same(other.f, other.r, f, &memo);
+		fab_free(f);
+		eng_memo_clear(&memo);
+		assert_null(memo.data);
+		tu_base_fini(&b);
+	}
+	bad = not_updown(&other);
+	f = bad_link_down(&other, bad);
+	memo_same(other.f, bad, f, &memo);
+	memo_same(other.f, bad, f, &memo);
+	eng_memo_clear(&memo);
+	fab_free(f);
+	rt_free(bad);
+	tu_base_fini(&other);
+}
+
 /* eng_run() of @chain on @f with the previous routing (@pf, @pr; NULL: none), proven only. */
 static void run(const char *chain, const struct fabric *f, const struct fabric *pf,
 		const struct rt_routing *pr, struct eng_res *res)
@@ -593,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_scope_group),
 		cmocka_unit_test(test_lmc),
 		cmocka_unit_test(test_not_applicable),
+		cmocka_unit_test(test_memo),
 		cmocka_unit_test(test_not_updown_untouched),
 		cmocka_unit_test(test_engine_run),
 		cmocka_unit_test(test_checker_agrees),
