@@ -40,6 +40,15 @@ struct rt_routing *rt_new(const struct fabric *f)
 
 struct rt_routing *rt_new_len(const struct fabric *f, uint32_t lft_len)
 {
+	struct rt_routing *r = rt_new_rows(f, lft_len);
+
+	if (r)
+		memset(r->lft, RT_NO_PORT, (size_t)r->nswitches * r->lft_len);
+	return r;
+}
+
+struct rt_routing *rt_new_rows(const struct fabric *f, uint32_t lft_len)
+{
 	struct rt_routing *r = calloc(1, sizeof(*r));
 
 	if (!r)
@@ -54,7 +63,6 @@ struct rt_routing *rt_new_len(const struct fabric *f, uint32_t lft_len)
 		rt_free(r);
 		return NULL;
 	}
-	memset(r->lft, RT_NO_PORT, (size_t)r->nswitches * r->lft_len);
 	return r;
 }
 

@@ -443,63 +443,6 @@ static int setup_turning(struct fd *x)
 	return 0;
 }
 
-/* --- the repaired routing's frame -------------------------------------------------- */
-
-/* Pair table @to (@n endpoints) from @from (@bn endpoints; none: zeros) through @map. */
-static void copy_pairs(uint8_t *restrict to, const uint8_t *restrict from, const uint32_t *map,
-		       uint32_t n, uint32_t bn)
-{
-	int same = n == bn;
-
-	for (uint32_t a = 0; same && a < n; a++)
-		same = map[a] == a;
-	if (!from)
-		return;	/* rt_pairs_alloc() zeroed it */
-	if (same) {
-		memcpy(to, from, (size_t)n * n);
-		return;
-	}
-	for (uint32_t a = 0; a < n; a++) {
-		const uint8_t *row = from + (size_t)map[a] * bn;
-
-		for (uint32_t b = 0; b < n; b++)
-			to[(size_t)a * n + b] = row[map[b]];
-	}
-}
-
-/* @r gets the base's entries, SL2VL tables and pair tables, mapped by GUID. */
-static int copy_base(struct fd *x)
-{
-	const struct fabric *bf = x->bf, *cf = x->cf;
-	const struct rt_routing *br = x->br;
-	struct rt_routing *r = x->r;
-	uint32_t *map;
-
-	for (uint32_t s = 0; s < x->nsw; s++) {
-		uint32_t c = x->cur[s];
-		size_t dim = bf->nodes[bf->switches[s]].nports + 1u;
-
-		if (c == FD_NONE)
-			continue;
-		memcpy(rt_lft(r, c), rt_lft(br, s), br->lft_len);
-		if (br->sl2vl[s] && !(r->sl2vl[c] = malloc(dim * dim * RT_SLS)))
-			return -1;
-		if (br->sl2vl[s])
-			memcpy(r->sl2vl[c], br->sl2vl[s], dim * dim * RT_SLS);
-	}
-	r->vls_used = br->vls_used;
-	if (!br->path_sl && !br->dlid_off)
-		return 0;
-	if (rt_pairs_alloc(r) || !(map = malloc(((size_t)cf->neps + 1) * sizeof(*map))))
-		return -1;
-	for (uint32_t a = 0; a < cf->neps; a++)	/* every endpoint of @cf is one of the base's */
-		map[a] = fab_ep_by_port_guid(bf, fab_port(cf, cf->eps[a].node, cf->eps[a].port)->guid);
-	copy_pairs(r->path_sl, br->path_sl, map, cf->neps, br->neps);
-	copy_pairs(r->dlid_off, br->dlid_off, map, cf->neps, br->neps);
-	free(map);
-	return 0;
-}
-
 static char *notes(const struct fd *x, enum ftdlr_scope scope)
 {
 	const struct ftdlr_stats *s = &x->st;
@@ -587,14 +530,6 @@ static int fd_alloc(struct fd *x)
 	return 0;
 }
 
-/* The repaired routing's frame: the base's tables in fresh memory (its zeroing is most of the time). */
-static void *make_frame(void *arg)
-{
-	struct fd *x = arg;
-
-	x->r = rt_new_len(x->cf, x->br->lft_len);
-	return x->r && !copy_base(x) ? x : NULL;
-}
 
 /*
  * The set-up after the links: labels, checks, columns, turning switches,
@@ -608,7 +543,7 @@ static int setup_rest(struct fd *x, unsigned threads, struct fab_err *err)
 	pthread_t tid;
 	void *made = NULL;
 
-	threaded = threaded && !pthread_create(&tid, NULL, make_frame, x);
+	threaded = threaded && !pthread_create(&tid, NULL, fd_make_frame, x);
 	rc = setup_labels(x, err);
 	if (rc == ENG_OK)
 		rc = check_updown(x, err);
@@ -621,7 +556,7 @@ static int setup_rest(struct fd *x, unsigned threads, struct fab_err *err)
 	if (threaded)
 		pthread_join(tid, &made);
 	else if (rc == ENG_OK)
-		made = make_frame(x);
+		made = fd_make_frame(x);
 	return rc == ENG_OK && !made ? ENG_ERROR : rc;
 }
 

@@ -156,6 +156,13 @@ void fd_put_columns(struct fd *x, const unsigned *lid, uint32_t n, const uint8_t
 void fd_count_changes(struct fd *x);
 
 /**
+ * fd_make_frame() - x->r: the repaired routing's frame, the base's tables
+ * for the current fabric (ftdlr_frame.c); @arg is the struct fd, returned,
+ * or NULL when out of memory (a thread's function)
+ */
+void *fd_make_frame(void *arg);
+
+/**
  * struct fd_memo - what ftdlr keeps of a base between its repairs (struct
  * eng_memo's data; ftdlr_memo.c): functions of the base alone
  * @m: the base's fat-tree model (@m.f NULL: not made yet)
