@@ -363,6 +363,18 @@ void job_base_set(struct pipeline *p, struct epoch *e)
 	p->base = (struct pipe_base){ .epoch = e ? epoch_ref(e) : NULL };
 }
 
+/* What the repair engine works out from a new base alone, now rather than at the first fault. */
+static void prepare_repair(struct pipeline *p, const struct job *j)
+{
+	const struct engine *e = eng_find(REPAIR_ENGINE);
+	struct epoch *b = p->base.epoch;
+
+	if (b && j->set.repair && e && e->prepare &&
+	    e->prepare(b->fabric, b->routing, &p->base.memo))
+		log_warn("out of memory preparing the repairs of epoch %llu",
+			 (unsigned long long)b->seq);
+}
+
 /* The base after publishing @e: a repair keeps it, anything else becomes it; the rebalance timer. */
 static void move_base(struct pipeline *p, struct epoch *e, const struct job *j)
 {
@@ -373,6 +385,7 @@ static void move_base(struct pipeline *p, struct epoch *e, const struct job *j)
 		arm = p->base.repaired ? 1 : -1;
 	} else {	/* a fallback is not the chain's: nothing to repair or give it */
 		job_base_set(p, j->kind == JOB_FALLBACK ? NULL : e);
+		prepare_repair(p, j);
 	}
 	pthread_mutex_lock(&p->mu);
 	p->sched.rebalance_arm = arm;

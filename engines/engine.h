@@ -141,6 +141,7 @@ json_t *eng_options_json(const struct engine *e);
 
 struct eng_req;
 struct eng_res;
+struct eng_memo;
 
 /**
  * struct engine - a routing engine
@@ -156,6 +157,10 @@ struct eng_res;
  *         keep pointers into @req or @a.
  * @repair: optional; used instead of @route when @req carries a previous
  *          routing. ENG_NOT_APPLICABLE lets @route run.
+ * @prepare: optional; fill @memo for base (@bf, @br) ahead of its first
+ *           repair, with what @repair would work out from the base alone
+ *           then (a caller with time on its hands before a fault calls it);
+ *           0, or -1 when out of memory (@memo may stay empty)
  */
 struct engine {
 	const char *name;
@@ -168,6 +173,7 @@ struct engine {
 		     struct fab_err *err);
 	int (*repair)(const struct eng_req *req, const struct eng_args *a, struct eng_res *res,
 		      struct fab_err *err);
+	int (*prepare)(const struct fabric *bf, const struct rt_routing *br, struct eng_memo *memo);
 };
 
 extern const struct engine eng_sftree, eng_ftree, eng_opt, eng_dmodk, eng_smodk;

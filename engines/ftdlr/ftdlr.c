@@ -719,6 +719,25 @@ static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
 				 q->memo, &res->routing, &st, err);
 }
 
+/* The memo of base (@bf, @br) ahead of its first repair: the model and the turning switches. */
+static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
+			 struct eng_memo *memo)
+{
+	struct fd x = { .bf = bf, .cf = bf, .br = br, .nsw = bf->nswitches };
+	struct fab_err err = { { 0 } };
+	int rc = 0;
+
+	x.keep = fd_memo_for(memo, bf, br);
+	if (!x.keep || br->nswitches != bf->nswitches)
+		return x.keep ? 0 : -1;
+	if (x.keep->m.f && x.keep->turning)
+		return 0;
+	if (base_model(&x, &err) == ENG_OK && !x.m.nsib && !x.m.nignored)
+		rc = setup_links(&x) || setup_turning(&x) ? -1 : 0;
+	fd_fini(&x);
+	return rc;
+}
+
 const struct engine eng_ftdlr = {
 	.name = "ftdlr",
 	.summary = "local repair of a fat-tree routing around faults (dynamic local rerouting "
@@ -729,4 +748,5 @@ const struct engine eng_ftdlr = {
 	.vls = 2,
 	.route = ftdlr_route,
 	.repair = ftdlr_repair_hook,
+	.prepare = ftdlr_prepare,
 };

@@ -375,7 +375,8 @@ static void memo_same(const struct fabric *bf, const struct rt_routing *br, cons
  * What ftdlr keeps of a base between its repairs (struct eng_memo, as the
  * daemon keeps it beside its base) changes no repair: fault sets one after
  * the other on sftree and ftdlr bases, the LIDs' up*down* checks of the
- * sets before kept; a memo of another base is replaced, not used; a base
+ * sets before kept, the memo made at the first repair or ahead of it
+ * (eng_ftdlr.prepare); a memo of another base is replaced, not used; a base
  * not up*down* at a LID the fault makes it rewrite is refused the same.
  */
 static void test_memo(void **state)
@@ -392,6 +393,10 @@ static void test_memo(void **state)
 		struct tu_base b;
 
 		tu_base_init(&b, "mport-ntree m=16 n=3", t ? &eng_ftdlr : &eng_sftree);
+		if (t) {	/* made ahead of the first repair, as the daemon does */
+			assert_int_equal(eng_ftdlr.prepare(b.f, b.r, &memo), 0);
+			assert_ptr_equal(memo.base, b.r);
+		}
 		for (uint32_t i = 0; i < 8; i++) {
 			uint32_t ls[3] = { i * 7919u % b.nlinks, (i * 104729u + 17) % b.nlinks,
 					   (i * 31u + 5) % b.nlinks }, sw = b.upper[i * 13u % b.nupper];
