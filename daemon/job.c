@@ -363,7 +363,7 @@ void job_base_set(struct pipeline *p, struct epoch *e)
 	p->base = (struct pipe_base){ .epoch = e ? epoch_ref(e) : NULL };
 }
 
-/* What the repair engine works out from a new base alone, now rather than at the first fault. */
+/* What the repair engine works out from the base alone, now rather than at the next fault. */
 static void prepare_repair(struct pipeline *p, const struct job *j)
 {
 	const struct engine *e = eng_find(REPAIR_ENGINE);
@@ -383,6 +383,7 @@ static void move_base(struct pipeline *p, struct epoch *e, const struct job *j)
 	if (j->kind == JOB_REPAIR) {
 		p->base.repaired = j->diff.blocks > 0;	/* every fault recovered: the base again */
 		arm = p->base.repaired ? 1 : -1;
+		prepare_repair(p, j);	/* room for the next repair's tables */
 	} else {	/* a fallback is not the chain's: nothing to repair or give it */
 		job_base_set(p, j->kind == JOB_FALLBACK ? NULL : e);
 		prepare_repair(p, j);

@@ -157,10 +157,11 @@ struct eng_memo;
  *         keep pointers into @req or @a.
  * @repair: optional; used instead of @route when @req carries a previous
  *          routing. ENG_NOT_APPLICABLE lets @route run.
- * @prepare: optional; fill @memo for base (@bf, @br) ahead of its first
+ * @prepare: optional; fill @memo for base (@bf, @br) ahead of its next
  *           repair, with what @repair would work out from the base alone
- *           then (a caller with time on its hands before a fault calls it);
- *           0, or -1 when out of memory (@memo may stay empty)
+ *           then (a caller with time on its hands before a fault calls it,
+ *           again after each repair); 0, or -1 when out of memory (@memo
+ *           may stay empty)
  */
 struct engine {
 	const char *name;

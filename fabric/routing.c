@@ -49,15 +49,40 @@ struct rt_routing *rt_new_len(const struct fabric *f, uint32_t lft_len)
 
 struct rt_routing *rt_new_rows(const struct fabric *f, uint32_t lft_len)
 {
-	struct rt_routing *r = calloc(1, sizeof(*r));
+	return rt_new_rows_in(f, lft_len, NULL, 0);
+}
 
-	if (!r)
+uint8_t *rt_lft_buffer(uint32_t nswitches, uint32_t lft_len, size_t *cap)
+{
+	uint8_t *buf;
+
+	*cap = (size_t)nswitches * lft_len + 1;
+	buf = lft_alloc(*cap);
+	if (buf)
+		memset(buf, RT_NO_PORT, *cap);
+	return buf;
+}
+
+struct rt_routing *rt_new_rows_in(const struct fabric *f, uint32_t lft_len, uint8_t *buf,
+				  size_t cap)
+{
+	struct rt_routing *r = calloc(1, sizeof(*r));
+	size_t need;
+
+	if (!r) {
+		free(buf);
 		return NULL;
+	}
 	r->nswitches = f->nswitches;
 	r->lft_len = lft_len > f->lid_top + 1 ? lft_len : f->lid_top + 1;
 	r->neps = f->neps;
 	r->vls_used = 1;
-	r->lft = lft_alloc((size_t)r->nswitches * r->lft_len + 1);
+	need = (size_t)r->nswitches * r->lft_len + 1;
+	if (buf && cap < need) {
+		free(buf);
+		buf = NULL;
+	}
+	r->lft = buf ? buf : lft_alloc(need);
 	r->sl2vl = calloc((size_t)r->nswitches + 1, sizeof(*r->sl2vl));
 	if (!r->lft || !r->sl2vl) {
 		rt_free(r);

@@ -60,6 +60,19 @@ struct rt_routing *rt_new_len(const struct fabric *f, uint32_t lft_len);
  * tables, tens of MB at 10^4 switches)
  */
 struct rt_routing *rt_new_rows(const struct fabric *f, uint32_t lft_len);
+/**
+ * rt_lft_buffer() - room for the LFTs of @nswitches switches of @lft_len
+ * entries, every page already touched: tables made in it later
+ * (rt_new_rows_in()) take no page fault. *@cap gets its size. NULL when
+ * out of memory.
+ */
+uint8_t *rt_lft_buffer(uint32_t nswitches, uint32_t lft_len, size_t *cap);
+/**
+ * rt_new_rows_in() - rt_new_rows() in @buf (rt_lft_buffer()'s, @cap bytes;
+ * taken, whether used or not: too small, fresh tables are made instead)
+ */
+struct rt_routing *rt_new_rows_in(const struct fabric *f, uint32_t lft_len, uint8_t *buf,
+				  size_t cap);
 void rt_free(struct rt_routing *r);
 /**
  * rt_copy() - a copy of @b (LFTs, SL2VL tables, pair tables, VLs, notes)

@@ -473,6 +473,7 @@ static void fd_fini(struct fd *x)
 {
 	if (x->m.f && !x->m_kept)
 		ft_model_fini(&x->m);
+	free(x->spare);
 	free(x->cur);
 	free(x->plink);
 	free(x->hop);
@@ -622,6 +623,11 @@ int ftdlr_repair_memo(const struct fabric *bf, const struct rt_routing *br,
 
 	memset(&x, 0, sizeof(x));
 	x.keep = fd_memo_for(memo, bf, br);
+	if (x.keep) {	/* the room kept for these tables, if any */
+		x.spare = x.keep->spare;
+		x.spare_cap = x.keep->spare_cap;
+		x.keep->spare = NULL;
+	}
 	x.bf = bf;
 	x.br = br;
 	x.cf = cf;
@@ -719,7 +725,7 @@ static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
 				 q->memo, &res->routing, &st, err);
 }
 
-/* The memo of base (@bf, @br) ahead of its first repair: the model and the turning switches. */
+/* The memo of base (@bf, @br) ahead of its next repair: the model, the turning switches, room for the tables. */
 static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
 			 struct eng_memo *memo)
 {
@@ -730,6 +736,8 @@ static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
 	x.keep = fd_memo_for(memo, bf, br);
 	if (!x.keep || br->nswitches != bf->nswitches)
 		return x.keep ? 0 : -1;
+	if (fd_memo_spare(x.keep, bf, br))
+		return -1;
 	if (x.keep->m.f && x.keep->turning)
 		return 0;
 	if (base_model(&x, &err) == ENG_OK && !x.m.nsib && !x.m.nignored)

@@ -86,6 +86,7 @@ void *fd_make_frame(void *arg)
 {
 	struct fd *x = arg;
 
-	x->r = rt_new_rows(x->cf, x->br->lft_len);
+	x->r = rt_new_rows_in(x->cf, x->br->lft_len, x->spare, x->spare_cap);
+	x->spare = NULL;
 	return x->r && !copy_base(x) ? x : NULL;
 }

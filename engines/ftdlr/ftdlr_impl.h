@@ -63,11 +63,14 @@
  * @st: the figures
  * @keep: what is kept of the base between repairs (NULL: nothing); @m is
  *        its model then (@m_kept: not freed with the rest)
+ * @spare, @spare_cap: the kept room the frame is made in (taken from @keep)
  */
 struct fd {
 	const struct fabric *bf, *cf;
 	struct fd_memo *keep;
 	int m_kept;
+	uint8_t *spare;
+	size_t spare_cap;
 	const struct rt_routing *br;
 	struct rt_routing *r;
 	struct ft_model m;
@@ -169,13 +172,22 @@ void *fd_make_frame(void *arg);
  * @turning: per base switch, a turning switch (NULL: not found yet)
  * @ud_ok: per LID, its paths checked up*down* (check_updown())
  * @lft_len: @ud_ok's length
+ * @spare, @spare_cap: room for the next repair's tables, its pages touched
+ *                     (rt_lft_buffer()), when they take at most FD_SPARE_MAX
  */
 struct fd_memo {
 	struct ft_model m;
 	uint8_t *turning;
 	uint8_t *ud_ok;
 	uint32_t lft_len;
+	uint8_t *spare;
+	size_t spare_cap;
 };
+
+#define FD_SPARE_MAX (64u << 20)
+
+/** fd_memo_spare() - @k's spare room for the tables of base (@bf, @br) made again; 0 or -1 (memory). */
+int fd_memo_spare(struct fd_memo *k, const struct fabric *bf, const struct rt_routing *br);
 
 /**
  * fd_memo_for() - the memo of base (@bf, @br) in @memo: the one there when

@@ -60,6 +60,31 @@ static void test_lft_layout(void **state)
 }
 
 /* rt_diff() and rt_equal_lfts() over whole 64-LID blocks, partial blocks and tables of other lengths. */
+/* Tables made in room made ready use it when it is large enough, else their own. */
+static void test_rows_in(void **state)
+{
+	struct fabric *f = two_switches();
+	size_t cap;
+	uint8_t *big = rt_lft_buffer(2, f->lid_top + 1, &cap), *small;
+	struct rt_routing *r;
+
+	(void)state;
+	assert_non_null(big);
+	assert_true(cap >= 2u * (f->lid_top + 1));
+	for (size_t i = 0; i < cap; i++)
+		assert_int_equal(big[i], RT_NO_PORT);
+	r = rt_new_rows_in(f, 0, big, cap);
+	assert_ptr_equal(r->lft, big);
+	assert_int_equal(r->lft_len, f->lid_top + 1);
+	rt_free(r);
+	small = rt_lft_buffer(1, f->lid_top + 1, &cap);
+	r = rt_new_rows_in(f, 0, small, cap);	/* two switches do not fit: freed, fresh tables */
+	assert_non_null(r);
+	memset(r->lft, 1, (size_t)r->nswitches * r->lft_len);
+	rt_free(r);
+	fab_free(f);
+}
+
 static void test_diff(void **state)
 {
 	struct fabric *f = two_switches();
@@ -149,6 +174,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_new_is_empty),
 		cmocka_unit_test(test_lft_layout),
+		cmocka_unit_test(test_rows_in),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_sl2vl),
 		cmocka_unit_test(test_pairs),
