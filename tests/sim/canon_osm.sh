@@ -20,7 +20,7 @@ sim_start "$t_tmp/t.net" || { not_ok "ibsim starts"; done_testing; }
 sock=$t_tmp/osm.sock
 FABROUTED_WRAPPER="env LD_PRELOAD=$UMAD2SIM" \
 	d_start e --source opensm --socket "$sock" --engine ftree --publish-policy any --repair none \
-	--readback-interval-s 0 \
+	--readback 0 \
 	--api-write-rate-limit 0 || { not_ok "fabrouted starts"; done_testing; }
 cat >osm.conf <<EOC
 event_plugin_name fabroute-osm
