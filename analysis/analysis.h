@@ -222,6 +222,8 @@ struct an_state;
  * @conn, @cdg, @load: the figures
  * @dests: destination endpoints evaluated by the call that made the report
  *         (all of them, or those an_reevaluate() redid)
+ * @dests_near: of those an_reevaluate() redid, the ones whose old share
+ *              it worked out near the change alone (analysis/reeval_near.c)
  * @state: with an_opts.incremental, the sums an_reevaluate() starts from
  *         (private to analysis/; NULL otherwise)
  * @port_all, @port_ca: with load, per port slot (fabric->nodes[n].port0 + p,
@@ -235,7 +237,7 @@ struct an_report {
 	struct an_conn conn;
 	struct an_cdg cdg;
 	struct an_load load;
-	uint32_t dests;
+	uint32_t dests, dests_near;
 	struct an_state *state;
 	uint64_t *port_all, *port_ca;
 };

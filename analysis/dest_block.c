@@ -97,6 +97,24 @@ static inline uint16_t step(uint8_t port, uint32_t e, uint32_t d)
 	return C_TERM | AN_LINK_DOWN;
 }
 
+/* Step 1 at switch @s. */
+static inline void gather_switch(const struct an_plan *p, struct an_blk *b, const uint32_t *lid,
+				 uint32_t m, uint32_t s)
+{
+	uint32_t nsw = p->c.f->nswitches, lim = p->pt_base[s + 1] - p->pt_base[s];
+	const uint8_t *row = rt_lft(p->c.r, s);
+	const uint16_t *pc = p->pcode + p->pt_base[s] + s;
+
+	for (uint32_t j = 0; j < m; j++) {
+		size_t i = (size_t)j * nsw + s;
+		uint8_t port = row[lid[j]];
+		uint16_t code = pc[port < lim ? port : lim];
+
+		b->o[i] = port;
+		b->c[i] = port == RT_NO_PORT ? C_TERM | AN_NO_ENTRY : code;
+	}
+}
+
 /*
  * Step 1: the LFT entries of the LIDs @lid[0..@m) and their steps from the
  * plan, switch by switch. A port to a CA counts as a wrong one here: the
@@ -110,23 +128,12 @@ static void gather(struct an_work *w, const uint32_t *lid, uint32_t m)
 	struct an_blk *b = &w->blk;
 
 	for (uint32_t s = 0; s < nsw; s++) {
-		const uint8_t *row = rt_lft(r, s);
-		const uint16_t *pc = p->pcode + p->pt_base[s] + s;
-		uint32_t lim = p->pt_base[s + 1] - p->pt_base[s];
-
 		if (s + AN_AHEAD < nsw) {
 			/* rows are far apart: no hardware prefetcher guesses the next one */
 			__builtin_prefetch(rt_lft(r, s + AN_AHEAD) + lid[0]);
 			__builtin_prefetch(rt_lft(r, s + AN_AHEAD) + lid[m - 1]);
 		}
-		for (uint32_t j = 0; j < m; j++) {
-			size_t i = (size_t)j * nsw + s;
-			uint8_t port = row[lid[j]];
-			uint16_t code = pc[port < lim ? port : lim];
-
-			b->o[i] = port;
-			b->c[i] = port == RT_NO_PORT ? C_TERM | AN_NO_ENTRY : code;
-		}
+		gather_switch(p, b, lid, m, s);
 	}
 }
 
@@ -344,10 +351,6 @@ static void one(struct an_work *w, uint32_t j, uint32_t d)
 	uint8_t fails = 0;
 
 	x.own = x.dca ? p->own_ca : p->own_sw;
-	if (dsw)
-		step_exact(w, b->c + (size_t)j * nsw, x.o, d, d);
-	else if (x.dfirst != FAB_NONE)
-		step_exact(w, b->c + (size_t)j * nsw, x.o, x.dfirst, d);
 	settle(&x);
 	dest_switch(&x, nsw);
 	fast = nsw - x.t.slow_sw;
@@ -476,26 +479,75 @@ int an_dest_block_fits(const struct an_plan *p, uint32_t d)
 	       lid < p->c.r->lft_len;
 }
 
-void an_dest_block_rows(struct an_work *w, const uint32_t *d, uint32_t m)
+/* Row @j's step at the switch of destination @d itself, or at the one it is on. */
+static void own_step(struct an_work *w, uint32_t j, uint32_t d)
 {
-	uint32_t lid[AN_BLOCK] = { 0 }, nca = 0, nsw = w->p->c.f->nswitches;
+	const struct an_plan *p = w->p;
+	uint32_t nsw = p->c.f->nswitches, at = d < nsw ? d : p->c.first[d];
 
+	if (at != FAB_NONE)
+		step_exact(w, w->blk.c + (size_t)j * nsw, w->blk.o + (size_t)j * nsw, at, d);
+}
+
+static void block_lids(const struct an_plan *p, const uint32_t *d, uint32_t m, uint32_t *lid)
+{
 	for (uint32_t j = 0; j < m; j++)
-		lid[j] = fab_ep_lid(w->p->c.f, d[j]);
+		lid[j] = fab_ep_lid(p->c.f, d[j]);
+}
+
+void an_dest_block_gather(struct an_work *w, const uint32_t *d, uint32_t m)
+{
+	uint32_t lid[AN_BLOCK] = { 0 };
+
+	block_lids(w->p, d, m, lid);
 	w->tspan = 0;	/* examples, if any, resolve from the tables */
 	gather(w, lid, m);
 	for (uint32_t j = 0; j < m; j++)
-		nca += (uint32_t)an_dest_is_ca(w->p->c.f, d[j]);
+		own_step(w, j, d[j]);
+}
+
+void an_dest_block_gather_like(struct an_work *w, const struct an_work *like, const uint32_t *d,
+			       uint32_t m, const uint32_t *sw, uint32_t nsw_diff)
+{
+	const struct an_plan *p = w->p;
+	uint32_t lid[AN_BLOCK] = { 0 }, nsw = p->c.f->nswitches;
+
+	block_lids(p, d, m, lid);
+	w->tspan = 0;
+	memcpy(w->blk.o, like->blk.o, (size_t)m * nsw);
+	memcpy(w->blk.c, like->blk.c, (size_t)m * nsw * sizeof(*w->blk.c));
+	for (uint32_t k = 0; k < nsw_diff; k++)
+		gather_switch(p, &w->blk, lid, m, sw[k]);
+	for (uint32_t j = 0; j < m; j++)
+		own_step(w, j, d[j]);
+}
+
+void an_dest_block_settle(struct an_work *w, const uint32_t *d, const uint32_t *rows, uint32_t n)
+{
+	uint32_t nca = 0, nsw = w->p->c.f->nswitches;
+
+	for (uint32_t k = 0; k < n; k++)
+		nca += (uint32_t)an_dest_is_ca(w->p->c.f, d[rows[k]]);
 	for (uint32_t s = 0; s < nsw; s++) {
 		/* every switch delivers, but those one() finds do not */
-		w->acc->dall[s] += m;
+		w->acc->dall[s] += n;
 		w->acc->dca[s] += nca;
 	}
-	for (uint32_t j = 0; j < m; j++) {
+	for (uint32_t k = 0; k < n; k++) {
 		for (uint32_t i = 0; i < w->p->nfwd; i++)
 			w->fw[i].ready = 0;
-		one(w, j, d[j]);
+		one(w, rows[k], d[rows[k]]);
 	}
+}
+
+void an_dest_block_rows(struct an_work *w, const uint32_t *d, uint32_t m)
+{
+	uint32_t all[AN_BLOCK];
+
+	for (uint32_t j = 0; j < m; j++)
+		all[j] = j;
+	an_dest_block_gather(w, d, m);
+	an_dest_block_settle(w, d, all, m);
 }
 
 int an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m)

@@ -137,6 +137,24 @@ int an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m);
  * to count (analysis/reeval_block.c counts the differences)
  */
 void an_dest_block_rows(struct an_work *w, const uint32_t *d, uint32_t m);
+/**
+ * an_dest_block_gather() - an_dest_block_rows() in two steps: first the
+ * LFT entries (struct an_blk.o) and steps (.c) of rows [0, @m), which
+ * the caller may read before it settles any ...
+ */
+void an_dest_block_gather(struct an_work *w, const uint32_t *d, uint32_t m);
+/**
+ * an_dest_block_gather_like() - an_dest_block_gather() when @like has
+ * gathered the same destinations on tables and links that differ from
+ * @w's only at the switches @sw[0..@nsw_diff): its rows, but those read
+ */
+void an_dest_block_gather_like(struct an_work *w, const struct an_work *like, const uint32_t *d,
+			       uint32_t m, const uint32_t *sw, uint32_t nsw_diff);
+/**
+ * an_dest_block_settle() - ... then the rows @rows[0..@n) (row j for
+ * destination @d[j]), counted into w->acc as an_dest_block_rows() counts
+ */
+void an_dest_block_settle(struct an_work *w, const uint32_t *d, const uint32_t *rows, uint32_t n);
 
 static inline int an_dest_is_ca(const struct fabric *f, uint32_t ep)
 {

@@ -121,6 +121,17 @@ static int mark_lids(const struct fabric *pf, const struct rt_routing *pr, const
 	return !chg || !chg->nlids;
 }
 
+/* The switches @sw marks, into @list; their count. */
+static uint32_t listed(const uint8_t *sw, uint32_t nsw, uint32_t *list)
+{
+	uint32_t n = 0;
+
+	for (uint32_t s = 0; s < nsw; s++)
+		if (sw[s])
+			list[n++] = s;
+	return n;
+}
+
 /* The destinations with a marked LID, in the plan's order; their count. */
 static uint32_t affected(const struct an_plan *p, const uint8_t *mark, uint32_t *order)
 {
@@ -206,9 +217,9 @@ out:
  * does: by differences where the block pass takes them, whole otherwise.
  */
 static int update(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
-		  uint32_t *dests, uint32_t n)
+		  uint32_t *dests, uint32_t n, const uint32_t *sw, uint32_t nsw_diff, uint32_t *near)
 {
-	if (an_reeval_blocks(pp, p, st, dests, n, &n))
+	if (an_reeval_blocks(pp, p, st, dests, n, sw, nsw_diff, &n, near))
 		return -1;
 	if (n) {
 		st->ranks.stale = 1;	/* whole sums added: the dependency graph is searched again */
@@ -225,7 +236,7 @@ static int redo(const struct fabric *pf, const struct rt_routing *pr, const stru
 	struct an_plan pp, p;
 	struct an_pool pools[AN_NCLASSES];
 	uint8_t *mark = calloc((size_t)r->lft_len + 1, 1), *sw = calloc((size_t)f->nswitches + 1, 1);
-	uint32_t *order = NULL, *spread = NULL, n;
+	uint32_t *order = NULL, *spread = NULL, *swl = NULL, n, near = 0, nsw_diff;
 	int rc = -1, all_known;
 
 	memset(pools, 0, sizeof(pools));
@@ -238,7 +249,8 @@ static int redo(const struct fabric *pf, const struct rt_routing *pr, const stru
 		goto out_pp;
 	order = an_plan_order(&p);
 	spread = o->load ? calloc((size_t)f->nswitches + 1, sizeof(*spread)) : NULL;
-	if (!mark || !sw || !order || (o->load && !spread))
+	swl = malloc(((size_t)f->nswitches + 1) * sizeof(*swl));
+	if (!mark || !sw || !order || (o->load && !spread) || !swl)
 		goto out;
 	all_known = mark_lids(pf, pr, f, r, chg, mark, sw);
 	n = affected(&p, mark, order);
@@ -247,13 +259,16 @@ static int redo(const struct fabric *pf, const struct rt_routing *pr, const stru
 		goto out;
 	}
 	st->ready = 0;
-	if (update(&pp, &p, st, order, n) || find_examples(&p, st, pools))
+	nsw_diff = all_known ? listed(sw, f->nswitches, swl) : 0;
+	if (update(&pp, &p, st, order, n, all_known ? swl : NULL, nsw_diff, &near) ||
+	    find_examples(&p, st, pools))
 		goto out;
 	if (spread)
 		spreads(&p, st, sw, all_known, spread);
 	st->ready = 1;
 	rc = an_eval_finish(&p, st, pools, spread, rep);
 	rep->dests = n;
+	rep->dests_near = near;
 out:
 	an_plan_fini(&p);
 out_pp:
@@ -262,6 +277,7 @@ out_pp:
 	free(sw);
 	free(order);
 	free(spread);
+	free(swl);
 	return rc;
 }
 

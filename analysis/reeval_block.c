@@ -37,16 +37,21 @@ struct side {
 	struct an_acc acc;
 };
 
+/* Sums of what the rows do not hold. Return: 0, or -1 when out of memory. */
+static int rest_init(struct an_acc *a, const struct fabric *f)
+{
+	memset(a, 0, sizeof(*a));
+	a->eld = calloc(2 * (size_t)f->neps + 1, sizeof(*a->eld));
+	a->dall = calloc((size_t)f->nswitches + 1, sizeof(*a->dall));
+	a->dca = calloc((size_t)f->nswitches + 1, sizeof(*a->dca));
+	return a->eld && a->dall && a->dca ? 0 : -1;
+}
+
 static int side_init(struct side *x, const struct an_plan *p, uint16_t *dhops, uint8_t *dfail)
 {
-	const struct fabric *f = p->c.f;
-
 	memset(x, 0, sizeof(*x));
-	x->acc.eld = calloc(2 * (size_t)f->neps + 1, sizeof(*x->acc.eld));
-	x->acc.dall = calloc((size_t)f->nswitches + 1, sizeof(*x->acc.dall));
-	x->acc.dca = calloc((size_t)f->nswitches + 1, sizeof(*x->acc.dca));
 	x->w = an_work_new(p);
-	if (!x->acc.eld || !x->acc.dall || !x->acc.dca || !x->w)
+	if (rest_init(&x->acc, p->c.f) || !x->w)
 		return -1;
 	x->w->acc = &x->acc;
 	x->w->dhops = dhops;
@@ -73,6 +78,9 @@ struct diff {
  */
 struct part {
 	struct side old, cur;
+	struct an_near *near;
+	struct an_acc same;	/* the new side's rest of the rows worked out near the change */
+	uint32_t nnear;
 	struct diff *dv;
 	size_t ndv, cap;
 	int rc;
@@ -83,6 +91,8 @@ struct run {
 	const struct an_plan *pp, *p;
 	const uint32_t *fit;
 	uint32_t nfit;
+	const uint32_t *sw;	/* the switches whose tables or links differ (NULL: not known) */
+	uint32_t nsw;
 	atomic_uint_fast32_t next;
 	struct part *parts;
 };
@@ -123,6 +133,37 @@ static int diffs(const struct an_plan *p, struct part *t, uint32_t m)
 	return 0;
 }
 
+/*
+ * Rows [0, @m) of both sides, for destinations @d: those that changed
+ * only near the change settled on the new side alone, their rest (the
+ * same on both sides) left out of the sums, their old rows worked out
+ * from the new ones (analysis/reeval_near.c); the others settled on both.
+ */
+static void block(const struct run *run, struct part *t, const uint32_t *d, uint32_t m)
+{
+	struct an_blk *ob = &t->old.w->blk, *nb = &t->cur.w->blk;
+	uint32_t near[AN_BLOCK], far[AN_BLOCK], nn = 0, nf = 0;
+
+	an_dest_block_gather(t->cur.w, d, m);
+	if (run->sw)
+		an_dest_block_gather_like(t->old.w, t->cur.w, d, m, run->sw, run->nsw);
+	else
+		an_dest_block_gather(t->old.w, d, m);
+	for (uint32_t j = 0; j < m; j++)
+		if (an_near_find(t->near, run->p, ob, nb, j, d[j], run->sw, run->nsw))
+			near[nn++] = j;
+		else
+			far[nf++] = j;
+	t->cur.w->acc = &t->same;
+	an_dest_block_settle(t->cur.w, d, near, nn);
+	t->cur.w->acc = &t->cur.acc;
+	an_dest_block_settle(t->cur.w, d, far, nf);
+	an_dest_block_settle(t->old.w, d, far, nf);
+	for (uint32_t k = 0; k < nn; k++)
+		an_near_old(t->near, run->p, ob, nb, near[k], d[near[k]]);
+	t->nnear += nn;
+}
+
 static void *part_run(void *arg)
 {
 	struct run *run = ((void **)arg)[0];
@@ -132,8 +173,7 @@ static void *part_run(void *arg)
 	while (!t->rc && (at = (uint32_t)atomic_fetch_add(&run->next, AN_BLOCK)) < run->nfit) {
 		uint32_t m = run->nfit - at < AN_BLOCK ? run->nfit - at : AN_BLOCK;
 
-		an_dest_block_rows(t->old.w, run->fit + at, m);
-		an_dest_block_rows(t->cur.w, run->fit + at, m);
+		block(run, t, run->fit + at, m);
 		t->rc = diffs(run->p, t, m);
 	}
 	return NULL;
@@ -241,13 +281,14 @@ static uint32_t split(const struct an_plan *p, uint32_t *d, uint32_t n, uint32_t
 }
 
 int an_reeval_blocks(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
-		     uint32_t *d, uint32_t n, uint32_t *rest)
+		     uint32_t *d, uint32_t n, const uint32_t *sw, uint32_t nsw_diff, uint32_t *rest,
+		     uint32_t *near)
 {
 	const struct fabric *f = p->c.f;
 	uint16_t *oh = calloc((size_t)f->neps + 1, sizeof(*oh));
 	uint8_t *of = calloc((size_t)f->neps + 1, sizeof(*of));
 	uint32_t *tmp = malloc(((size_t)n + 1) * sizeof(*tmp));
-	struct run run = { .pp = pp, .p = p, .fit = d };
+	struct run run = { .pp = pp, .p = p, .fit = d, .sw = sw, .nsw = nsw_diff };
 	unsigned nt = 0;
 	int rc = -1;
 
@@ -260,15 +301,19 @@ int an_reeval_blocks(const struct an_plan *pp, const struct an_plan *p, struct a
 		goto out;
 	for (unsigned i = 0; i < nt; i++)
 		if (side_init(&run.parts[i].old, pp, oh, of) ||
-		    side_init(&run.parts[i].cur, p, st->dhops, st->dfail))
+		    side_init(&run.parts[i].cur, p, st->dhops, st->dfail) ||
+		    rest_init(&run.parts[i].same, f) ||
+		    !(run.parts[i].near = an_near_new(f->nswitches)))
 			goto out;
 	atomic_init(&run.next, 0);
 	if (run.nfit && run_parts(&run, nt))
 		goto out;
+	*near = 0;
 	for (unsigned i = 0; i < nt; i++) {
 		if (count_diffs(p, &run.parts[i], st))
 			goto out;
 		add_rest(f, &st->acc, &run.parts[i].cur.acc, &run.parts[i].old.acc);
+		*near += run.parts[i].nnear;
 	}
 	memmove(d, d + run.nfit, (n - run.nfit) * sizeof(*d));
 	*rest = n - run.nfit;
@@ -277,6 +322,8 @@ out:
 	for (unsigned i = 0; run.parts && i < nt; i++) {
 		side_fini(&run.parts[i].old);
 		side_fini(&run.parts[i].cur);
+		an_acc_fini(&run.parts[i].same);
+		an_near_free(run.parts[i].near);
 		free(run.parts[i].dv);
 	}
 	free(run.parts);

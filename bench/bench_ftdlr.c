@@ -396,7 +396,7 @@ static void ft648(unsigned sets)
  */
 static double reeval_cpu(const struct tree *t, const struct fabric *f, const struct rt_routing *r,
 			 const struct an_opts *io, struct an_report *kept, const struct an_report *full,
-			 unsigned *same)
+			 unsigned *same, uint64_t redone[2])
 {
 	struct fab_err err = { { 0 } };
 	struct an_report inc;
@@ -405,6 +405,8 @@ static double reeval_cpu(const struct tree *t, const struct fabric *f, const str
 	if (an_reevaluate(t->f, t->r, kept, f, r, io, NULL, &inc, &err))
 		die("re-evaluate", &err);
 	ms = cpu_ms() - c0;
+	redone[0] += inc.dests;
+	redone[1] += inc.dests_near;
 	*same += an_connected(&inc) == an_connected(full) &&
 		 inc.cdg.deadlock_free == full->cdg.deadlock_free;
 	an_report_free(kept);
@@ -426,6 +428,7 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 	double rep_ms = 0, eval_ms = 0, stage_ms = 0, worst = 0, worst_rep = 0, rep_cpu = 0;
 	double eval_cpu = 0, inc_cpu = 0;
 	unsigned proven = 0, same = 0;
+	uint64_t redone[2] = { 0, 0 };
 	struct changes ch = { 0 };
 	struct an_opts io = { .load = 1, .incremental = 1, .threads = 1 };
 	struct an_report kept;
@@ -454,7 +457,7 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 		t2 = now_ms();
 		rep_cpu += c1 - c0;
 		eval_cpu += cpu_ms() - c1;
-		inc_cpu += reeval_cpu(&t, f, r, &io, &kept, &rep, &same);
+		inc_cpu += reeval_cpu(&t, f, r, &io, &kept, &rep, &same, redone);
 		t3 = now_ms();
 		if (ftdlr_plan(f, t.f, t.r, r, &plan, &err))
 			die("plan", &err);
@@ -474,11 +477,13 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 	printf("%-20s base %-6s%s: repair %7.2f ms (at most %7.2f), proof (full evaluation, 1 thread) "
 	       "%8.2f ms, repair + proof at most %8.2f ms, steps (the plan) %6.2f ms; proven %u of %u; CPU: "
 	       "repair %.2f ms, proof %.2f ms, incremental proof %.2f ms (the daemon's: "
-	       "an_reevaluate() from the base's, with the load, 1 thread; same verdict %u of %u); "
+	       "an_reevaluate() from the base's, with the load, 1 thread; same verdict %u of %u; "
+	       "destinations redone %.1f, %.1f of them near the change alone); "
 	       "entries changed %.1f (at most %llu, on at most %u switches)\n", family, e->name,
 	       osm_lids ? " (LIDs as OpenSM numbers them)" : "",
 	       rep_ms / n, worst_rep, eval_ms / n, worst, stage_ms / n, proven, n, rep_cpu / n,
-	       eval_cpu / n, inc_cpu / n, same, n, (double)ch.sum / n, (unsigned long long)ch.most,
+	       eval_cpu / n, inc_cpu / n, same, n, (double)redone[0] / n, (double)redone[1] / n,
+	       (double)ch.sum / n, (unsigned long long)ch.most,
 	       ch.mostsw);
 	fflush(stdout);
 	eng_memo_clear(&memo);

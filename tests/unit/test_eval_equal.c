@@ -702,7 +702,8 @@ static void test_reevaluate_turn(void **state)
  * ftdlr's repairs of single link faults of a 3-level tree (sftree base)
  * add dependencies that go down in the order the re-evaluation keeps
  * (about half of them, on this tree), which it moves without a search:
- * the same report as a full evaluation, acyclic, there and back.
+ * the same report as a full evaluation, acyclic, there and back; every
+ * destination's old share worked out near the change (reeval_near.c).
  */
 static void test_reevaluate_repairs(void **state)
 {
@@ -711,7 +712,7 @@ static void test_reevaluate_repairs(void **state)
 	struct rt_routing *r = tu_route_in_place(f, "sftree");
 	struct an_opts o = { .load = 1, .incremental = 1 };
 	struct an_report prev;
-	uint32_t redone, node;
+	uint32_t redone, node, near[2] = { 0, 0 };	/* destinations redone, near the change alone */
 	unsigned port, done = 0;
 	char what[96];
 
@@ -729,14 +730,19 @@ static void test_reevaluate_repairs(void **state)
 		snprintf(what, sizeof(what), "\"%s\" port %u down, repaired", fab_desc(g, node), port);
 		reeval_same(f, r, &prev, g, rep, &o, NULL, what, &redone);
 		assert_true(an_connected(&prev) && prev.cdg.deadlock_free);
+		near[0] += redone;
+		near[1] += prev.dests_near;
 		snprintf(what, sizeof(what), "\"%s\" port %u back", fab_desc(g, node), port);
 		reeval_same(g, rep, &prev, f, r, &o, NULL, what, &redone);
 		assert_true(prev.cdg.deadlock_free);
+		near[0] += redone;
+		near[1] += prev.dests_near;
 		done++;
 		rt_free(rep);
 		fab_free(g);
 	}
 	assert_true(done >= 10);
+	assert_int_equal(near[1], near[0]);	/* every way still delivered: worked out near the change */
 	an_report_free(&prev);
 	rt_free(r);
 	fab_free(f);
