@@ -112,24 +112,28 @@ static int push_diff(struct part *t, uint32_t slot, uint8_t dep, uint32_t fl, in
 	return 0;
 }
 
-/* Rows [0, @m) of both sides: the switches whose row differs, old out and new in. */
-static int diffs(const struct an_plan *p, struct part *t, uint32_t m)
+/*
+ * Row @j of both sides, at switches @sw[0..@n) (NULL: all @n): the
+ * switches whose row differs, old out and new in.
+ */
+static int diffs(const struct an_plan *p, struct part *t, uint32_t j, const uint32_t *sw,
+		 uint32_t n)
 {
 	const struct an_blk *ob = &t->old.w->blk, *nb = &t->cur.w->blk;
 	uint32_t nsw = p->c.f->nswitches;
 	int load = p->o.load;
 
-	for (uint32_t j = 0; j < m; j++)
-		for (uint32_t s = 0; s < nsw; s++) {
-			size_t i = (size_t)j * nsw + s;
-			uint32_t ofl = load ? ob->fl[i] : 0, nfl = load ? nb->fl[i] : 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t s = sw ? sw[k] : k;
+		size_t i = (size_t)j * nsw + s;
+		uint32_t ofl = load ? ob->fl[i] : 0, nfl = load ? nb->fl[i] : 0;
 
-			if (ob->o[i] == nb->o[i] && ob->dep[i] == nb->dep[i] && ofl == nfl)
-				continue;
-			if (push_diff(t, p->pt_base[s] + ob->o[i], ob->dep[i], ofl, -1) ||
-			    push_diff(t, p->pt_base[s] + nb->o[i], nb->dep[i], nfl, 1))
-				return -1;
-		}
+		if (ob->o[i] == nb->o[i] && ob->dep[i] == nb->dep[i] && ofl == nfl)
+			continue;
+		if (push_diff(t, p->pt_base[s] + ob->o[i], ob->dep[i], ofl, -1) ||
+		    push_diff(t, p->pt_base[s] + nb->o[i], nb->dep[i], nfl, 1))
+			return -1;
+	}
 	return 0;
 }
 
@@ -139,10 +143,11 @@ static int diffs(const struct an_plan *p, struct part *t, uint32_t m)
  * same on both sides) left out of the sums, their old rows worked out
  * from the new ones (analysis/reeval_near.c); the others settled on both.
  */
-static void block(const struct run *run, struct part *t, const uint32_t *d, uint32_t m)
+static int block(const struct run *run, struct part *t, const uint32_t *d, uint32_t m)
 {
 	struct an_blk *ob = &t->old.w->blk, *nb = &t->cur.w->blk;
-	uint32_t near[AN_BLOCK], far[AN_BLOCK], nn = 0, nf = 0;
+	uint32_t near[AN_BLOCK], far[AN_BLOCK], nn = 0, nf = 0, nsw = run->p->c.f->nswitches;
+	int rc = 0;
 
 	an_dest_block_gather(t->cur.w, d, m);
 	if (run->sw)
@@ -159,9 +164,16 @@ static void block(const struct run *run, struct part *t, const uint32_t *d, uint
 	t->cur.w->acc = &t->cur.acc;
 	an_dest_block_settle(t->cur.w, d, far, nf);
 	an_dest_block_settle(t->old.w, d, far, nf);
-	for (uint32_t k = 0; k < nn; k++)
-		an_near_old(t->near, run->p, ob, nb, near[k], d[near[k]]);
+	for (uint32_t k = 0; k < nn && !rc; k++) {
+		uint32_t n;
+		const uint32_t *sw = an_near_old(t->near, run->p, ob, nb, near[k], d[near[k]], &n);
+
+		rc = diffs(run->p, t, near[k], sw, n);
+	}
+	for (uint32_t k = 0; k < nf && !rc; k++)
+		rc = diffs(run->p, t, far[k], NULL, nsw);
 	t->nnear += nn;
+	return rc;
 }
 
 static void *part_run(void *arg)
@@ -173,8 +185,7 @@ static void *part_run(void *arg)
 	while (!t->rc && (at = (uint32_t)atomic_fetch_add(&run->next, AN_BLOCK)) < run->nfit) {
 		uint32_t m = run->nfit - at < AN_BLOCK ? run->nfit - at : AN_BLOCK;
 
-		block(run, t, run->fit + at, m);
-		t->rc = diffs(run->p, t, m);
+		t->rc = block(run, t, run->fit + at, m);
 	}
 	return NULL;
 }

@@ -36,10 +36,11 @@ int an_near_find(struct an_near *x, const struct an_plan *p, const struct an_blk
 /**
  * an_near_old() - row @j of @ob (its marks, and its pairs with the load)
  * as the block pass would settle it, from @nb's settled row and what
- * an_near_find() found; the rest of the destination's share is the same
- * on both sides
+ * an_near_find() found, at the switches where the two rows may differ;
+ * the rest of the destination's share is the same on both sides
+ * Return: those switches (*@n of them)
  */
-void an_near_old(const struct an_near *x, const struct an_plan *p, struct an_blk *ob,
-		 const struct an_blk *nb, uint32_t j, uint32_t d);
+const uint32_t *an_near_old(const struct an_near *x, const struct an_plan *p, struct an_blk *ob,
+			    const struct an_blk *nb, uint32_t j, uint32_t d, uint32_t *n);
 
 #endif

@@ -4,10 +4,10 @@
  *
  * analysis/reeval_block.c takes a destination's old share out and puts
  * its new one in, both as rows of one entry per switch. A repair changes
- * a few entries of a column and leaves where every switch's packet ends,
- * and after how many switches, as it was; then the old row differs from
- * the new one only near the change, and is worked out from it here
- * instead of by a second pass over every switch.
+ * a few entries of a column and every switch's packet is delivered before
+ * and after; then the old row differs from the new one only near the
+ * change, and is worked out from it here instead of by a second pass
+ * over every switch.
  *
  * The switches whose entry or step changed (X), and every switch that
  * some of them reach, on either side (the closure: the old and the new
@@ -22,37 +22,43 @@
  *  - entry is the old LFT entry, read by the gather anyway;
  *  - mark is, as the block pass sets it, the channel to the next switch
  *    and the port that one leaves by, from the old steps;
- *  - pairs are the new ones outside U: no switch that sends to such a
- *    switch changed (the switch would be in a changed one's closure). In
+ *  - pairs are the new ones outside U: no switch whose packets pass such
+ *    a switch changed (it would be in that one's closure). In
  *    U, a switch's pairs are what enters it from outside U, the same on
  *    both sides (its new pairs less those from the switches of U that
  *    send to it on the new side), plus those from the switches of U that
  *    send to it on the old side, taken farthest from the destination
  *    first.
  *
- * Anything else — a way of U that fails on either side, a destination
- * switch whose own entry is not port 0, more than NEAR_MAX switches near
- * the change — is left to the second pass. The unit tests compare every
- * re-evaluation with a full evaluation.
+ * Every other switch's row is the same on both sides, but for the marks
+ * of the switches that send to one of X (they name the port it leaves
+ * by): only U and those are compared. Anything else — a way of U that
+ * fails on either side, a destination switch whose own entry is not port
+ * 0, more than NEAR_MAX switches near the change — is left to the second
+ * pass. The unit tests compare every re-evaluation with a full
+ * evaluation.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "analysis/reeval_impl.h"
 
 /* The most switches near the change of one destination: beyond, the second pass is as cheap. */
 #define NEAR_MAX 96u
+/* The most switches whose row may differ (U and the switches that send to X). */
+#define NEAR_ROWS (4u * NEAR_MAX)
 
 /**
  * struct an_near - the switches near the change, per row of a block
- * @u, @nu: per row, U (X first, then the closure), and its size
+ * @u, @nu, @nx: per row, U (X first, then the closure), its size and X's
  * @lo: per row and switch of U, the switches on its old way, itself included
- * @in: per switch, 1 + its place in the row's U being built, else 0
+ * @nd: per row, U followed in @u by the other switches that send to one of
+ *      X: the switches whose row may differ
+ * @in: per switch, 1 + its place in the row's list being built, else 0
  */
 struct an_near {
-	uint32_t u[AN_BLOCK][NEAR_MAX];
+	uint32_t u[AN_BLOCK][NEAR_ROWS];
 	uint16_t lo[AN_BLOCK][NEAR_MAX];
-	uint32_t nu[AN_BLOCK];
+	uint32_t nu[AN_BLOCK], nx[AN_BLOCK], nd[AN_BLOCK];
 	uint32_t *in;
 };
 
@@ -75,15 +81,15 @@ void an_near_free(struct an_near *x)
 	free(x);
 }
 
-/* Add switch @s to row @j's U unless it is there; 0 when U would pass NEAR_MAX. */
-static int add(struct an_near *x, uint32_t j, uint32_t s)
+/* Add switch @s to row @j's list of @n unless it is there; 0 when it would pass @max. */
+static int add(struct an_near *x, uint32_t j, uint32_t *n, uint32_t max, uint32_t s)
 {
 	if (x->in[s])
 		return 1;
-	if (x->nu[j] == NEAR_MAX)
+	if (*n == max)
 		return 0;
-	x->u[j][x->nu[j]++] = s;
-	x->in[s] = x->nu[j];
+	x->u[j][(*n)++] = s;
+	x->in[s] = *n;
 	return 1;
 }
 
@@ -111,25 +117,47 @@ static uint32_t way(const uint16_t *c, uint32_t s, uint32_t nu)
 static int find_u(struct an_near *x, uint32_t j, const uint32_t *sw, uint32_t n,
 		  const uint16_t *co, const uint16_t *cn, const uint8_t *oo, const uint8_t *on)
 {
+	uint32_t *nu = &x->nu[j];
 	int ok = 1;
 
-	x->nu[j] = 0;
+	*nu = 0;
 	for (uint32_t k = 0; k < n && ok; k++) {
 		uint32_t s = sw ? sw[k] : k;
 
 		if (oo[s] != on[s] || co[s] != cn[s])
-			ok = add(x, j, s);
+			ok = add(x, j, nu, NEAR_MAX, s);
 	}
-	for (uint32_t i = 0; i < x->nu[j] && ok; i++) {
+	x->nx[j] = *nu;
+	for (uint32_t i = 0; i < *nu && ok; i++) {
 		uint32_t s = x->u[j][i];
 
 		if (co[s] < AN_PC_TERM)
-			ok = add(x, j, co[s]);
+			ok = add(x, j, nu, NEAR_MAX, co[s]);
 		if (ok && cn[s] < AN_PC_TERM)
-			ok = add(x, j, cn[s]);
+			ok = add(x, j, nu, NEAR_MAX, cn[s]);
 	}
-	for (uint32_t i = 0; i < x->nu[j]; i++)
-		x->in[x->u[j][i]] = 0;
+	return ok;
+}
+
+/*
+ * After U, the switches that send to one of X (on the new side; outside
+ * U they send there on both): their mark names X's port. 0 when too many.
+ */
+static int find_senders(struct an_near *x, const struct an_plan *p, uint32_t j, const uint16_t *cn)
+{
+	int ok = 1;
+
+	x->nd[j] = x->nu[j];
+	for (uint32_t i = 0; i < x->nx[j] && ok; i++) {
+		uint32_t s = x->u[j][i];
+
+		for (uint32_t q = p->pt_base[s]; q < p->pt_base[s + 1] && ok; q++) {
+			uint32_t e = p->pt[q], t = AN_PT_VAL(e);
+
+			if (AN_PT_KIND(e) == AN_PT_SW && cn[t] == s)
+				ok = add(x, j, &x->nd[j], NEAR_ROWS, t);
+		}
+	}
 	return ok;
 }
 
@@ -139,19 +167,22 @@ int an_near_find(struct an_near *x, const struct an_plan *p, const struct an_blk
 	uint32_t nsw = p->c.f->nswitches;
 	size_t r = (size_t)j * nsw;
 	const uint16_t *co = ob->c + r, *cn = nb->c + r;
+	int ok;
 
 	if (d < nsw && (ob->o[r + d] != 0 || nb->o[r + d] != 0))
 		return 0;	/* the block pass's rule for a destination switch */
-	if (!find_u(x, j, sw, sw ? nsw_diff : nsw, co, cn, ob->o + r, nb->o + r))
-		return 0;
-	for (uint32_t i = 0; i < x->nu[j]; i++) {
+	x->nd[j] = 0;
+	ok = find_u(x, j, sw, sw ? nsw_diff : nsw, co, cn, ob->o + r, nb->o + r) &&
+	     find_senders(x, p, j, cn);
+	for (uint32_t i = 0; i < x->nd[j] || i < x->nu[j]; i++)
+		x->in[x->u[j][i]] = 0;
+	for (uint32_t i = 0; i < x->nu[j] && ok; i++) {
 		uint32_t s = x->u[j][i], lo = way(co, s, x->nu[j]);
 
-		if (!lo || !way(cn, s, x->nu[j]))
-			return 0;
+		ok = lo && way(cn, s, x->nu[j]);
 		x->lo[j][i] = (uint16_t)lo;
 	}
-	return 1;
+	return ok;
 }
 
 /* The pairs of U's switches on the old side: in, as in the DOC comment; @fo holds the new ones. */
@@ -180,22 +211,25 @@ static void old_pairs(const struct an_near *x, uint32_t j, uint32_t d, const uin
 		}
 }
 
-void an_near_old(const struct an_near *x, const struct an_plan *p, struct an_blk *ob,
-		 const struct an_blk *nb, uint32_t j, uint32_t d)
+const uint32_t *an_near_old(const struct an_near *x, const struct an_plan *p, struct an_blk *ob,
+			    const struct an_blk *nb, uint32_t j, uint32_t d, uint32_t *n)
 {
 	uint32_t nsw = p->c.f->nswitches;
 	size_t r = (size_t)j * nsw;
 	const uint16_t *co = ob->c + r;
 	const uint8_t *oo = ob->o + r;
 	uint8_t *dep = ob->dep + r;
+	uint32_t *fo = ob->fl + r;
+	const uint32_t *fn = nb->fl + r;
 
-	for (uint32_t s = 0; s < nsw; s++) {
-		uint32_t t = co[s];
+	for (uint32_t i = 0; i < x->nd[j]; i++) {
+		uint32_t s = x->u[j][i], t = co[s];
 
 		dep[s] = t >= AN_PC_TERM ? AN_DEP_NONE : co[t] < AN_PC_TERM ? oo[t] : 0;
+		fo[s] = fn[s];
 	}
-	if (!p->o.load)
-		return;
-	memcpy(ob->fl + r, nb->fl + r, (size_t)nsw * sizeof(*ob->fl));
-	old_pairs(x, j, d, co, nb->c + r, nb->fl + r, ob->fl + r);
+	if (p->o.load)
+		old_pairs(x, j, d, co, nb->c + r, fn, fo);
+	*n = x->nd[j];
+	return x->u[j];
 }
