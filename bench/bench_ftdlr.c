@@ -433,13 +433,15 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 	struct an_opts io = { .load = 1, .incremental = 1, .threads = 1 };
 	struct an_report kept;
 	struct fab_err kerr = { { 0 } };
-	struct eng_memo memo = { 0 };	/* as the daemon keeps it: made at the first repair */
+	struct eng_memo memo = { 0 };	/* as the daemon keeps it: prepared after each publication */
 
 	fab_rng_seed(&rng, 23);
 	tree_init_as(&t, family, kv, nkv, e, osm_lids ? &rng : NULL);
 	if (an_evaluate(t.f, t.r, &io, &kept, &kerr))
 		die("evaluate", &kerr);
 	for (unsigned i = 0; i < n; i++) {
+		if (eng_ftdlr.prepare(t.f, t.r, &memo))
+			die("prepare", &kerr);
 		uint32_t l = (uint32_t)((uint64_t)i * t.nlinks / n);
 		struct fab_err err = { { 0 } };
 		struct fabric *f = degrade(&t, &l, 1);

@@ -85,6 +85,25 @@ static int check_subset(const struct fabric *bf, const struct fabric *cf, uint32
 
 /* --- the base as a tree ---------------------------------------------------------- */
 
+/* x->dead: the links x->alive says are dead (a dead switch's too), by their lower ends. */
+static int dead_links(struct fd *x)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		x->ndead = 0;
+		for (uint32_t s = 0; s < x->nsw; s++)
+			for (uint32_t e = ft_first(&x->m, s, FT_UP); e < ft_end(&x->m, s, FT_UP); e++) {
+				if (x->alive[e])
+					continue;
+				if (pass)
+					x->dead[x->ndead] = (struct fd_dead){ s, e };
+				x->ndead++;
+			}
+		if (!pass && !(x->dead = malloc(((size_t)x->ndead + 1) * sizeof(*x->dead))))
+			return -1;
+	}
+	return 0;
+}
+
 static int setup_links(struct fd *x)
 {
 	const struct fabric *bf = x->bf, *cf = x->cf;
@@ -121,7 +140,7 @@ static int setup_links(struct fd *x)
 			if (x->alive[e])
 				x->hop[x->p0[s] + l->port] = l->peer;
 		}
-	return 0;
+	return dead_links(x);
 }
 
 /* Labels: the rank of the up port by which children reach a switch; all must agree. */
@@ -504,6 +523,7 @@ static void fd_fini(struct fd *x)
 	free(x->ud);
 	free(x->snway);
 	free(x->anchor);
+	free(x->dead);
 }
 
 static int fd_alloc(struct fd *x)
@@ -725,7 +745,11 @@ static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
 				 q->memo, &res->routing, &st, err);
 }
 
-/* The memo of base (@bf, @br) ahead of its next repair: the model, the turning switches, room for the tables. */
+/*
+ * The memo of base (@bf, @br) ahead of its next repair: the model, the
+ * turning switches, the switch classes towards every switch, room for the
+ * tables.
+ */
 static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
 			 struct eng_memo *memo)
 {
@@ -738,10 +762,10 @@ static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
 		return x.keep ? 0 : -1;
 	if (fd_memo_spare(x.keep, bf, br))
 		return -1;
-	if (x.keep->m.f && x.keep->turning)
+	if (x.keep->m.f && x.keep->turning && x.keep->ud_tried)
 		return 0;
 	if (base_model(&x, &err) == ENG_OK && !x.m.nsib && !x.m.nignored)
-		rc = setup_links(&x) || setup_turning(&x) ? -1 : 0;
+		rc = setup_links(&x) || setup_turning(&x) || fd_sn_prepare(&x) ? -1 : 0;
 	fd_fini(&x);
 	return rc;
 }

@@ -52,6 +52,8 @@
  *      class (ftdlr_sn.c)
  * @udc: per base switch d, @ud towards d once worked out (NULL: not yet);
  *       @udc_bytes, what they hold, @udc_max, the most they may
+ * @dead, @ndead: the base's links dead in the current fabric (a dead
+ *                switch's included), from their lower ends
  * @snway: per base switch, its entry towards @sn in the repair (RT_NO_PORT: none)
  * @anchor: per base switch, that entry and the next ones only go down to @sn
  * @sw_updown: the base turns no path and runs switch destinations on the
@@ -98,11 +100,18 @@ struct fd {
 	uint32_t ud_sw;
 	uint8_t **udc;
 	size_t udc_bytes, udc_max;
+	struct fd_dead *dead;
+	uint32_t ndead;
 	int sw_updown;
 	uint64_t *chg;
 	uint32_t nblk64;
 	int recount;
 	struct ftdlr_stats st;
+};
+
+/* A dead link, from its lower end: base switch @sw's model link @e going up. */
+struct fd_dead {
+	uint32_t sw, e;
 };
 
 /* The destination of the LID at hand, in base switch indexes. */
@@ -171,6 +180,9 @@ void *fd_make_frame(void *arg);
  * @m: the base's fat-tree model (@m.f NULL: not made yet)
  * @turning: per base switch, a turning switch (NULL: not found yet)
  * @ud_ok: per LID, its paths checked up*down* (check_updown())
+ * @ud_base: [d * switches + s], switch s's class towards d on the base
+ *           fabric (ftdlr_sn.c; NULL: not made, or over FD_UDB_MAX bytes);
+ *           @ud_tried: made, or found not to be needed
  * @lft_len: @ud_ok's length
  * @spare, @spare_cap: room for the next repair's tables, its pages touched
  *                     (rt_lft_buffer()), when they take at most FD_SPARE_MAX
@@ -179,12 +191,16 @@ struct fd_memo {
 	struct ft_model m;
 	uint8_t *turning;
 	uint8_t *ud_ok;
+	uint8_t *ud_base;
+	int ud_tried;
 	uint32_t lft_len;
 	uint8_t *spare;
 	size_t spare_cap;
 };
 
 #define FD_SPARE_MAX (64u << 20)
+/* The most bytes of the base's switch classes kept (switches squared). */
+#define FD_UDB_MAX (64u << 20)
 
 /** fd_memo_spare() - @k's spare room for the tables of base (@bf, @br) made again; 0 or -1 (memory). */
 int fd_memo_spare(struct fd_memo *k, const struct fabric *bf, const struct rt_routing *br);
@@ -300,6 +316,14 @@ void fd_sn_ways(struct fd *x);
  * it, else 0 (x->row[] then undefined).
  */
 int fd_sn_lid(struct fd *x, const struct dst *d);
+
+/**
+ * fd_sn_prepare() - when the base turns through a subtree root, its
+ * switch classes towards every switch on the base fabric (x->cf is the
+ * base), kept in x->keep for repairs to start from
+ * Return: 0, or -1 when out of memory.
+ */
+int fd_sn_prepare(struct fd *x);
 
 /**
  * fd_switch_sl() - the SL the base runs every pair towards a switch on when

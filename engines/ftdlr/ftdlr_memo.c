@@ -9,6 +9,10 @@
  * kept beside the base (struct eng_memo, owned by the caller) and worked
  * out once: at 16,000 CAs about a quarter of the repair. The up*down*
  * check is kept per LID, since a repair checks only the LIDs it rewrites.
+ * For a base that turns its switch paths through a subtree root, the
+ * switch classes towards every switch on the base fabric (ftdlr_sn.c):
+ * a repair takes them where its dead links leave them as they were,
+ * instead of two searches of the tree per destination switch.
  * Nothing kept depends on the current fabric, so a repair made from the
  * memo is the one made without it (test_ftdlr checks the tables). It also
  * holds room for the next repair's tables with its pages touched, made
@@ -29,6 +33,7 @@ static void memo_free(void *data)
 		ft_model_fini(&k->m);
 	free(k->turning);
 	free(k->ud_ok);
+	free(k->ud_base);
 	free(k->spare);
 	free(k);
 }

@@ -179,51 +179,111 @@ void fd_sn_ways(struct fd *x)
 
 /* --- one LID ------------------------------------------------------------------------ */
 
-/* x->ud[] for @d on the current fabric: DOWN from d's switch upwards, then UP downwards. */
-static void classify(struct fd *x, const struct dst *d)
+/*
+ * The classes towards switch @sw on the links x->alive says are live, into
+ * @ud: DOWN from @sw upwards, then UP downwards (@stack: scratch).
+ */
+static void classify(const struct fd *x, uint32_t sw, uint8_t *ud, uint32_t *stack)
 {
 	uint32_t head = 0, tail = 0;
 
-	memset(x->ud, UD_NO, x->nsw);
-	x->ud[d->sw] = UD_DOWN;
-	x->stack[tail++] = d->sw;
+	memset(ud, UD_NO, x->nsw);
+	ud[sw] = UD_DOWN;
+	stack[tail++] = sw;
 	while (head < tail) {
-		uint32_t s = x->stack[head++];
+		uint32_t s = stack[head++];
 
 		for (uint32_t e = ft_first(&x->m, s, FT_UP); e < ft_end(&x->m, s, FT_UP); e++)
-			if (x->alive[e] && x->ud[x->m.links[e].peer] != UD_DOWN) {
-				x->ud[x->m.links[e].peer] = UD_DOWN;
-				x->stack[tail++] = x->m.links[e].peer;
+			if (x->alive[e] && ud[x->m.links[e].peer] != UD_DOWN) {
+				ud[x->m.links[e].peer] = UD_DOWN;
+				stack[tail++] = x->m.links[e].peer;
 			}
 	}
 	for (head = 0; head < tail; head++) {	/* every DOWN switch, then what they reach below */
-		uint32_t s = x->stack[head];
+		uint32_t s = stack[head];
 
 		for (uint32_t e = ft_first(&x->m, s, FT_DOWN); e < ft_end(&x->m, s, FT_DOWN); e++)
-			if (x->alive[e] && x->ud[x->m.links[e].peer] == UD_NO) {
-				x->ud[x->m.links[e].peer] = UD_UP;
-				x->stack[tail++] = x->m.links[e].peer;
+			if (x->alive[e] && ud[x->m.links[e].peer] == UD_NO) {
+				ud[x->m.links[e].peer] = UD_UP;
+				stack[tail++] = x->m.links[e].peer;
 			}
 	}
 }
 
+int fd_sn_prepare(struct fd *x)
+{
+	size_t n = (size_t)x->nsw * x->nsw;
+	uint32_t *stack;
+
+	if (!x->keep || x->keep->ud_tried || n > FD_UDB_MAX)
+		return 0;
+	if (fd_sn_find(x))
+		return -1;
+	x->keep->ud_tried = 1;
+	if (x->sn == FD_NONE)
+		return 0;	/* no repair by the rule */
+	stack = malloc(((size_t)x->nsw + 1) * sizeof(*stack));
+	x->keep->ud_base = malloc(n + 1);
+	for (uint32_t s = 0; stack && x->keep->ud_base && s < x->nsw; s++)
+		classify(x, s, x->keep->ud_base + (size_t)s * x->nsw, stack);
+	free(stack);
+	return stack && x->keep->ud_base ? 0 : -1;
+}
+
 /*
- * x->ud[] towards @d's switch: worked out once per switch (the LIDs of its
- * CAs, and LIDs repaired in any order, share it), up to x->udc_max bytes
- * kept; classify() again beyond.
+ * Live switch @u has a way up over live links to a switch of class DOWN in
+ * @b, within @left hops.
+ */
+static int up_to_down(const struct fd *x, const uint8_t *b, uint32_t u, unsigned left)
+{
+	for (uint32_t e = ft_first(&x->m, u, FT_UP); left && e < ft_end(&x->m, u, FT_UP); e++)
+		if (x->alive[e] && (b[x->m.links[e].peer] == UD_DOWN ||
+				    up_to_down(x, b, x->m.links[e].peer, left - 1)))
+			return 1;
+	return 0;
+}
+
+/*
+ * The base's classes towards @sw (@b) hold on the current fabric: no dead
+ * link leaves a switch of DOWN upwards (DOWN is then the same), and the
+ * lower switch of each dead link still has a live way up to DOWN (so it,
+ * and everything below it, is still UP; NO stays NO).
+ */
+static int base_holds(const struct fd *x, const uint8_t *b)
+{
+	for (uint32_t i = 0; i < x->ndead; i++) {
+		uint32_t u = x->dead[i].sw;
+
+		if (b[u] == UD_DOWN || (b[u] == UD_UP && !up_to_down(x, b, u, x->m.nlevels)))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * x->ud[] towards @d's switch: the base's, kept in the memo, where the
+ * faults leave it as it was; else worked out once per switch (the LIDs of
+ * its CAs, and LIDs repaired in any order, share it), up to x->udc_max
+ * bytes kept; classify() again beyond.
  */
 static void ud_for(struct fd *x, const struct dst *d)
 {
 	uint8_t **c = &x->udc[d->sw];
+	const uint8_t *b = x->keep && x->keep->ud_base ?
+			   x->keep->ud_base + (size_t)d->sw * x->nsw : NULL;
 
 	if (x->ud_sw == d->sw)
 		return;
 	x->ud_sw = d->sw;
+	if (b && base_holds(x, b)) {
+		memcpy(x->ud, b, x->nsw);
+		return;
+	}
 	if (*c) {
 		memcpy(x->ud, *c, x->nsw);
 		return;
 	}
-	classify(x, d);
+	classify(x, d->sw, x->ud, x->stack);
 	if (x->udc_bytes + x->nsw > x->udc_max || !(*c = malloc(x->nsw)))
 		return;
 	memcpy(*c, x->ud, x->nsw);

@@ -376,7 +376,9 @@ static void memo_same(const struct fabric *bf, const struct rt_routing *br, cons
  * daemon keeps it beside its base) changes no repair: fault sets one after
  * the other on sftree and ftdlr bases, the LIDs' up*down* checks of the
  * sets before kept, the memo made at the first repair or ahead of it
- * (eng_ftdlr.prepare); a memo of another base is replaced, not used; a base
+ * (eng_ftdlr.prepare, which also keeps the switch classes of both bases,
+ * taken where the dead links and switches leave them as they were and
+ * worked out again elsewhere); a memo of another base is replaced, not used; a base
  * not up*down* at a LID the fault makes it rewrite is refused the same.
  */
 static void test_memo(void **state)
@@ -402,7 +404,7 @@ static void test_memo(void **state)
 					   (i * 31u + 5) % b.nlinks }, sw = b.upper[i * 13u % b.nupper];
 
 			f = tu_degrade(&b, ls, i % 3 + 1, &sw, i % 2);
-			if (t && i % 2)	/* room for the tables made ready again, as the daemon does */
+			if (i % 2)	/* made ready again after a repair, as the daemon does */
 				assert_int_equal(eng_ftdlr.prepare(b.f, b.r, &memo), 0);
 			memo_same(b.f, b.r, f, &memo);
 			fab_free(f);
