@@ -26,74 +26,6 @@ static const unsigned threads[] = { 1, 2, 3 };
 
 /* --- comparing ----------------------------------------------------------- */
 
-#define SAME(field, what)                                                          \
-	do {                                                                        \
-		if ((a->field) != (b->field))                                       \
-			fail_msg("%s: %s differs: %llu, reference %llu", what, #field, \
-				 (unsigned long long)(a->field),                     \
-				 (unsigned long long)(b->field));                    \
-	} while (0)
-
-static void same_conn(const struct an_conn *a, const struct an_conn *b, const char *what)
-{
-	for (unsigned k = 0; k < AN_NCLASSES; k++) {
-		SAME(pairs[k], what);
-		SAME(unreachable[k], what);
-		for (unsigned r = 0; r < AN_NFAILS; r++)
-			SAME(by_fail[k][r], what);
-		SAME(nex[k], what);
-		for (uint32_t i = 0; i < a->nex[k]; i++) {
-			SAME(ex[k][i].src, what);
-			SAME(ex[k][i].dst, what);
-			SAME(ex[k][i].dlid, what);
-			SAME(ex[k][i].fail, what);
-		}
-	}
-	SAME(max_hops, what);
-}
-
-static void same_cdg(const struct an_cdg *a, const struct an_cdg *b, const char *what)
-{
-	SAME(vls_used, what);
-	SAME(cross_deps, what);
-	SAME(cross_cycle, what);
-	SAME(deadlock_free, what);
-	for (unsigned v = 0; v < AN_VLS; v++) {
-		SAME(vl[v].paths, what);
-		SAME(vl[v].channels, what);
-		SAME(vl[v].deps, what);
-		SAME(vl[v].acyclic, what);
-		SAME(vl[v].cycle_len, what);
-		for (uint32_t i = 0; i < a->vl[v].cycle_len; i++) {
-			SAME(vl[v].cycle[i].node, what);
-			SAME(vl[v].cycle[i].port, what);
-			SAME(vl[v].cycle[i].vl, what);
-		}
-	}
-}
-
-static void same_load(const struct an_load *a, const struct an_load *b, const char *what)
-{
-	SAME(sw_channels, what);
-	SAME(max, what);
-	for (unsigned i = 0; i < AN_LOAD_BUCKETS; i++)
-		SAME(hist[i], what);
-	SAME(max_node, what);
-	SAME(max_port, what);
-	SAME(balance_max, what);
-	SAME(balance_node, what);
-	if (a->mean != b->mean || a->ca_max_load != b->ca_max_load)
-		fail_msg("%s: mean %g / %g or CA load %g / %g differ", what, a->mean, b->mean,
-			 a->ca_max_load, b->ca_max_load);
-}
-
-static void same_report(const struct an_report *a, const struct an_report *b, const char *what)
-{
-	same_conn(&a->conn, &b->conn, what);
-	same_cdg(&a->cdg, &b->cdg, what);
-	same_load(&a->load, &b->load, what);
-}
-
 /* Every option set, every thread count: the report of the reference. */
 static void check(const struct fabric *f, const struct rt_routing *r, const char *name)
 {
@@ -116,7 +48,7 @@ static void check(const struct fabric *f, const struct rt_routing *r, const char
 			snprintf(what, sizeof(what), "%s (options %zu, %u threads)", name, i, threads[t]);
 			if (an_evaluate(f, r, &o, &rep, &err))
 				fail_msg("%s: %s", what, err.msg);
-			same_report(&rep, &ref, what);
+			tu_same_report(&rep, &ref, what);
 			assert_int_equal(rep.dests, f->neps);
 			assert_true((rep.state != NULL) == (o.incremental != 0));
 			an_report_free(&rep);
@@ -447,7 +379,7 @@ static void reeval_same(const struct fabric *pf, const struct rt_routing *pr,
 	assert_null(prev->state);
 	assert_non_null(rep.state);
 	assert_int_equal(an_evaluate(f, r, o, &full, &err), 0);
-	same_report(&rep, &full, what);
+	tu_same_report(&rep, &full, what);
 	*redone = rep.dests;
 	an_report_free(prev);
 	*prev = rep;

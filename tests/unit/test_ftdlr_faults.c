@@ -6,11 +6,15 @@
  * every 1- and 2-link fault set of the 4-ary 3-tree and sampled 3-link sets
  * (uniform, inside one group, inside the tier-1/2 column); every set of up
  * to 3 dead non-leaf switches; every single fault of the 2-ary 6-tree; 1000
- * sets of 17 link faults on the 648-port tree.
+ * sets of 17 link faults on the 648-port tree. And the proof the daemon
+ * makes of such repairs, re-evaluated from the base's, against a full
+ * evaluation (analysis/reeval_near.c's destinations near the change).
  */
 #include "tests/unit/testutil.h"
 
+#include "analysis/analysis.h"
 #include "engines/ftdlr/ftdlr.h"
+#include "engines/ftree/ftree.h"
 
 /* One set of link faults @l[0..@n) (and switches @sw[0..@ns)), checked; the group bound asserted. */
 static void one_set(const struct tu_base *b, const uint32_t *l, unsigned n, const uint32_t *sw,
@@ -127,6 +131,92 @@ static void test_kary43_links_3(void **state)
 	tu_base_fini(&b);
 }
 
+/*
+ * (@b's base, its full evaluation @bfull) -> a repair for @l[0..@n) -> back,
+ * re-evaluated; into @count, the destinations redone and those near the
+ * change (re-evaluations not made whole).
+ */
+static void reevaluated(const struct tu_base *b, struct an_report *prev, const struct an_report *bfull,
+			const uint32_t *l, unsigned n, uint64_t count[2])
+{
+	struct an_opts o = { .load = 1, .incremental = 1 };
+	struct fab_err err = { { 0 } };
+	struct fabric *f = tu_degrade(b, l, n, NULL, 0);
+	struct an_report rep, full;
+	struct rt_routing *r;
+	struct ftdlr_stats st;
+	char what[96];
+
+	snprintf(what, sizeof(what), "%u link faults from link %u, %s base", n, l[0],
+		 b->r->notes ? b->r->notes : "");
+	if (ftdlr_repair(b->f, b->r, f, FTDLR_MINIMAL, 1, &r, &st, &err) != ENG_OK) {
+		fab_free(f);
+		return;
+	}
+	assert_int_equal(an_reevaluate(b->f, b->r, prev, f, r, &o, NULL, &rep, &err), 0);
+	assert_int_equal(an_evaluate(f, r, &o, &full, &err), 0);
+	tu_same_report(&rep, &full, what);
+	if (rep.dests < f->neps) {	/* not evaluated whole */
+		count[0] += rep.dests;
+		count[1] += rep.dests_near;
+	}
+	an_report_free(prev);
+	assert_int_equal(an_reevaluate(f, r, &rep, b->f, b->r, &o, NULL, prev, &err), 0);
+	tu_same_report(prev, bfull, what);
+	an_report_free(&rep);
+	an_report_free(&full);
+	rt_free(r);
+	fab_free(f);
+}
+
+/*
+ * The daemon proves a repair by re-evaluating from the routing in force:
+ * on sftree and ftdlr bases of a 128-CA 3-tree, 60 sets of 1-3 link
+ * faults (changed switches downstream of others, ways that grow), there
+ * and back, the re-evaluation gives a full evaluation's report; on the
+ * sftree base every destination it redoes is worked out near the change
+ * (analysis/reeval_near.c), ftdlr's (path SLs) is evaluated whole.
+ */
+static void test_m8_reevaluated(void **state)
+{
+	const struct engine *bases[] = { &eng_sftree, &eng_ftdlr };
+	struct an_opts o = { .load = 1, .incremental = 1 };
+	struct fab_err err = { { 0 } };
+	struct fab_rng rng;
+
+	(void)state;
+	fab_rng_seed(&rng, 11);
+	for (unsigned k = 0; k < 2; k++) {
+		struct an_report prev, bfull;
+		uint64_t count[2] = { 0, 0 };
+		struct tu_base b;
+		uint32_t *all;
+
+		tu_base_init(&b, "mport-ntree m=8 n=3", bases[k]);
+		all = malloc(b.nlinks * sizeof(*all));
+		for (uint32_t i = 0; all && i < b.nlinks; i++)
+			all[i] = i;
+		assert_non_null(all);
+		assert_int_equal(an_evaluate(b.f, b.r, &o, &prev, &err), 0);
+		assert_int_equal(an_evaluate(b.f, b.r, &o, &bfull, &err), 0);
+		for (unsigned i = 0; i < 60; i++) {
+			uint32_t l[3];
+
+			draw(&rng, all, b.nlinks, l, i % 3 + 1);
+			reevaluated(&b, &prev, &bfull, l, i % 3 + 1, count);
+		}
+		print_message("# %s base: %llu destinations redone, %llu near the change\n",
+			      bases[k]->name, (unsigned long long)count[0],
+			      (unsigned long long)count[1]);
+		/* every way still delivers: all near; ftdlr's base has path SLs: evaluated whole */
+		assert_true(k ? !count[0] : count[0] && count[1] == count[0]);
+		an_report_free(&prev);
+		an_report_free(&bfull);
+		free(all);
+		tu_base_fini(&b);
+	}
+}
+
 static void test_kary43_switches(void **state)
 {
 	struct tu_base b;
@@ -204,6 +294,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kary43_links_1_2),
 		cmocka_unit_test(test_kary43_links_3),
+		cmocka_unit_test(test_m8_reevaluated),
 		cmocka_unit_test(test_kary43_switches),
 		cmocka_unit_test(test_kary26_singles),
 		cmocka_unit_test(test_ft648_17),

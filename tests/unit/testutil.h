@@ -230,6 +230,11 @@ uint64_t tu_ca_changes(const struct tu_base *b, const struct fabric *f, const st
 struct rt_routing *tu_check_repair(const struct tu_base *b, const struct fabric *f,
 				   const uint8_t *group, struct tu_tally *t, const char *what);
 /*
+ * tu_same_report() - every figure of @a (counts, examples, cycles, load) is @b's, else fail
+ * naming @what and the first figure that differs
+ */
+void tu_same_report(const struct an_report *a, const struct an_report *b, const char *what);
+/*
  * tu_check_steps() - every step ftdlr_stages() gives from @a (of @fa) to @b (of @f) is acyclic
  * with the one before, and ftdlr_plan()'s blocks are the steps'; the number of steps.
  */
