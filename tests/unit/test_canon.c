@@ -230,9 +230,31 @@ static unsigned lids_repaired(const struct tu_run *run)
 }
 
 /*
+ * The repair of @rep's fabric from @base with the memo the daemon keeps
+ * (prepared: the model, the turning switches, the switch classes) gives
+ * the tables @want has (the repair made in the other order, without one).
+ */
+static void from_memo(const struct tu_run *base, const struct tu_run *rep, const struct tu_run *want)
+{
+	struct fab_err err = { { 0 } };
+	struct eng_memo memo = { 0 };
+	struct ftdlr_stats st;
+	struct rt_routing *r;
+
+	assert_int_equal(eng_ftdlr.prepare(base->res.fabric, base->res.routing, &memo), 0);
+	assert_int_equal(ftdlr_repair_memo(base->res.fabric, base->res.routing, rep->res.fabric,
+					   FTDLR_MINIMAL, 0, &memo, &r, &st, &err), ENG_OK);
+	assert_int_equal(r->lft_len, want->res.routing->lft_len);
+	assert_memory_equal(r->lft, want->res.routing->lft, (size_t)r->nswitches * r->lft_len);
+	rt_free(r);
+	eng_memo_clear(&memo);
+}
+
+/*
  * The base routed on one order, @fl repaired on the faulted fabric in
  * another: the repair is the one made when both come in file order, and
- * so are its steps; at least @lids LIDs repaired.
+ * so are its steps, and so is a repair from a prepared memo; at least
+ * @lids LIDs repaired.
  */
 static void repair_in_orders(struct fabric *f, const struct gen_faults *fl, unsigned lids)
 {
@@ -260,6 +282,7 @@ static void repair_in_orders(struct fabric *f, const struct gen_faults *fl, unsi
 	tu_run_same(&a, &b, "ftdlr repair");
 	assert_string_not_equal(a.digest, base.digest);
 	same_steps(&base, &a, &base2, &b);
+	from_memo(&base2, &b, &a);
 	tu_run_free(&a);
 	tu_run_free(&b);
 	tu_run_free(&base);
