@@ -85,22 +85,18 @@ static int check_subset(const struct fabric *bf, const struct fabric *cf, uint32
 
 /* --- the base as a tree ---------------------------------------------------------- */
 
-/* x->dead: the links x->alive says are dead (a dead switch's too), by their lower ends. */
+/* x->dead: the switches with an up link x->alive says is dead (a dead switch's too), once each. */
 static int dead_links(struct fd *x)
 {
-	for (int pass = 0; pass < 2; pass++) {
-		x->ndead = 0;
-		for (uint32_t s = 0; s < x->nsw; s++)
-			for (uint32_t e = ft_first(&x->m, s, FT_UP); e < ft_end(&x->m, s, FT_UP); e++) {
-				if (x->alive[e])
-					continue;
-				if (pass)
-					x->dead[x->ndead] = (struct fd_dead){ s, e };
-				x->ndead++;
+	x->ndead = 0;
+	if (!(x->dead = malloc(((size_t)x->nsw + 1) * sizeof(*x->dead))))
+		return -1;
+	for (uint32_t s = 0; s < x->nsw; s++)
+		for (uint32_t e = ft_first(&x->m, s, FT_UP); e < ft_end(&x->m, s, FT_UP); e++)
+			if (!x->alive[e]) {
+				x->dead[x->ndead++] = s;
+				break;
 			}
-		if (!pass && !(x->dead = malloc(((size_t)x->ndead + 1) * sizeof(*x->dead))))
-			return -1;
-	}
 	return 0;
 }
 

@@ -52,8 +52,8 @@
  *      class (ftdlr_sn.c)
  * @udc: per base switch d, @ud towards d once worked out (NULL: not yet);
  *       @udc_bytes, what they hold, @udc_max, the most they may
- * @dead, @ndead: the base's links dead in the current fabric (a dead
- *                switch's included), from their lower ends
+ * @dead, @ndead: the base switches with an up link dead in the current
+ *                fabric (a dead switch's included): the dead links' lower ends
  * @snway: per base switch, its entry towards @sn in the repair (RT_NO_PORT: none)
  * @anchor: per base switch, that entry and the next ones only go down to @sn
  * @sw_updown: the base turns no path and runs switch destinations on the
@@ -100,18 +100,12 @@ struct fd {
 	uint32_t ud_sw;
 	uint8_t **udc;
 	size_t udc_bytes, udc_max;
-	struct fd_dead *dead;
-	uint32_t ndead;
+	uint32_t *dead, ndead;
 	int sw_updown;
 	uint64_t *chg;
 	uint32_t nblk64;
 	int recount;
 	struct ftdlr_stats st;
-};
-
-/* A dead link, from its lower end: base switch @sw's model link @e going up. */
-struct fd_dead {
-	uint32_t sw, e;
 };
 
 /* The destination of the LID at hand, in base switch indexes. */

@@ -252,7 +252,7 @@ static int up_to_down(const struct fd *x, const uint8_t *b, uint32_t u, unsigned
 static int base_holds(const struct fd *x, const uint8_t *b)
 {
 	for (uint32_t i = 0; i < x->ndead; i++) {
-		uint32_t u = x->dead[i].sw;
+		uint32_t u = x->dead[i];
 
 		if (b[u] == UD_DOWN || (b[u] == UD_UP && !up_to_down(x, b, u, x->m.nlevels)))
 			return 0;
