@@ -187,6 +187,9 @@ struct an_load {
 	uint32_t balance_node;
 };
 
+/* The default of an_opts.rows_max. */
+#define AN_ROWS_MAX ((size_t)64 << 20)
+
 /**
  * struct an_opts - what to compute
  * @all_lids: check every LID of each destination's range, not only the DLID
@@ -200,7 +203,11 @@ struct an_load {
  * @incremental: keep in the report what an_reevaluate() needs to redo only
  *               the destinations a later change touches (memory: about
  *               (ports of the widest switch + 2) x 4 bytes per switch port
- *               and VL in use, plus 32 bytes per port)
+ *               and VL in use, plus 32 bytes per port); with @load, also
+ *               9 bytes per destination and switch, when they come to at most
+ *               @rows_max, so that a destination a repair changed only near
+ *               the change is worked out there alone
+ * @rows_max: the most bytes of those; 0: AN_ROWS_MAX (64 MiB)
  * @progress: when set, called now and then with the destinations done and
  *            their total, from the calling thread (@progress_arg passed back)
  */
@@ -211,6 +218,7 @@ struct an_opts {
 	int parallel;
 	unsigned threads;
 	int incremental;
+	size_t rows_max;
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
 };
@@ -224,6 +232,8 @@ struct an_state;
  *         (all of them, or those an_reevaluate() redid)
  * @dests_near: of those an_reevaluate() redid, the ones whose old share
  *              it worked out near the change alone (analysis/reeval_near.c)
+ * @dests_kept: of those, the ones worked out from the rows kept beside the
+ *              sums, without a pass over every switch (analysis/reeval_kept.c)
  * @state: with an_opts.incremental, the sums an_reevaluate() starts from
  *         (private to analysis/; NULL otherwise)
  * @port_all, @port_ca: with load, per port slot (fabric->nodes[n].port0 + p,
@@ -237,7 +247,7 @@ struct an_report {
 	struct an_conn conn;
 	struct an_cdg cdg;
 	struct an_load load;
-	uint32_t dests, dests_near;
+	uint32_t dests, dests_near, dests_kept;
 	struct an_state *state;
 	uint64_t *port_all, *port_ca;
 };

@@ -648,7 +648,7 @@ static int run_blocks(struct an_work *w, uint32_t *d, uint32_t n, uint32_t *rest
 }
 
 int an_dest_run(struct an_work *w, struct an_acc *acc, const uint32_t *d, uint32_t n,
-		uint16_t *dhops, uint8_t *dfail)
+		uint16_t *dhops, uint8_t *dfail, const struct an_rows *rows)
 {
 	const struct fabric *f = w->p->c.f;
 	uint32_t rest[AN_CHUNK];
@@ -656,6 +656,7 @@ int an_dest_run(struct an_work *w, struct an_acc *acc, const uint32_t *d, uint32
 	w->acc = acc;
 	w->dhops = dhops;
 	w->dfail = dfail;
+	w->rows = rows && rows->fl ? rows : NULL;
 	while (n) {
 		uint32_t m = n < AN_CHUNK ? n : AN_CHUNK, k = m;
 		const uint32_t *c = d;

@@ -70,9 +70,10 @@ int an_blk_init(struct an_blk *b, uint32_t nsw)
 	b->fl = malloc(n * sizeof(*b->fl));
 	b->o = malloc(n);
 	b->dep = malloc(n);
+	b->up = malloc(n * sizeof(*b->up));
 	b->r = malloc(((size_t)nsw + 1) * sizeof(*b->r));
 	b->settled = malloc(((size_t)nsw + 1) * sizeof(*b->settled));
-	return b->c && b->fl && b->o && b->dep && b->r && b->settled ? 0 : -1;
+	return b->c && b->fl && b->o && b->dep && b->up && b->r && b->settled ? 0 : -1;
 }
 
 void an_blk_fini(struct an_blk *b)
@@ -81,6 +82,7 @@ void an_blk_fini(struct an_blk *b)
 	free(b->fl);
 	free(b->o);
 	free(b->dep);
+	free(b->up);
 	free(b->r);
 	free(b->settled);
 }
@@ -137,14 +139,24 @@ static void gather(struct an_work *w, const uint32_t *lid, uint32_t m)
 	}
 }
 
-/* The step of switch @s towards @d where @d may be delivered: its switch, or the one it is on. */
-static void step_exact(struct an_work *w, uint16_t *c, const uint8_t *o, uint32_t s, uint32_t d)
+/* The step of switch @s on @port towards @d where @d may be delivered: its switch, or the one it is on. */
+static uint16_t step_exact(const struct an_plan *p, uint8_t port, uint32_t s, uint32_t d)
 {
-	const struct an_plan *p = w->p;
 	uint32_t lim = p->pt_base[s + 1] - p->pt_base[s];
 
-	c[s] = step(o[s], o[s] < lim ? p->pt[p->pt_base[s] + o[s]] :
+	return step(port, port < lim ? p->pt[p->pt_base[s] + port] :
 		    AN_PT(AN_PT_DOWN, 0, AN_PT_NOVAL), d);
+}
+
+uint16_t an_dest_block_step(const struct an_plan *p, uint32_t s, uint8_t port, uint32_t d,
+			    uint32_t at)
+{
+	uint32_t lim = p->pt_base[s + 1] - p->pt_base[s];
+
+	if (s == at)
+		return step_exact(p, port, s, d);
+	return port == RT_NO_PORT ? C_TERM | AN_NO_ENTRY :
+				    p->pcode[p->pt_base[s] + s + (port < lim ? port : lim)];
 }
 
 /*
@@ -303,12 +315,22 @@ static void settle(struct dest *x)
  * sums become the pairs out of the port it leaves by. Both halves of a sum
  * stay below 2^16 (fewer sources), so one addition adds both.
  */
-static void push(struct dest *x)
+static void push(struct dest *x, uint32_t j)
 {
 	const struct an_blk *b = &x->w->blk;
 	const uint16_t *c = x->c;
-	uint32_t *fl = x->fl;
+	uint32_t *fl = x->fl, nsw = x->w->p->c.f->nswitches;
+	uint16_t *up = b->up + (size_t)j * nsw;
 
+	if (x->w->rows) {
+		memset(up, 0, (size_t)nsw * sizeof(*up));
+		for (uint32_t i = b->nsettled; i--;) {
+			uint32_t s = b->settled[i], t = c[s];
+
+			if (t < C_TERM && up[t] <= up[s])
+				up[t] = (uint16_t)(up[s] + 1);
+		}
+	}
 	for (uint32_t i = b->nsettled; i--;) {
 		uint32_t s = b->settled[i], t = c[s];
 
@@ -372,7 +394,7 @@ static void one(struct an_work *w, uint32_t j, uint32_t d)
 		a->eld[2 * d]--;
 		a->eld[2 * d + 1] -= x.dca;
 	}
-	push(&x);
+	push(&x, j);
 }
 
 /* Both sums of a port at once: neither passes 2^32 (fewer than 2^16 endpoints). */
@@ -486,7 +508,7 @@ static void own_step(struct an_work *w, uint32_t j, uint32_t d)
 	uint32_t nsw = p->c.f->nswitches, at = d < nsw ? d : p->c.first[d];
 
 	if (at != FAB_NONE)
-		step_exact(w, w->blk.c + (size_t)j * nsw, w->blk.o + (size_t)j * nsw, at, d);
+		w->blk.c[(size_t)j * nsw + at] = step_exact(p, w->blk.o[(size_t)j * nsw + at], at, d);
 }
 
 static void block_lids(const struct an_plan *p, const uint32_t *d, uint32_t m, uint32_t *lid)
@@ -550,9 +572,31 @@ void an_dest_block_rows(struct an_work *w, const uint32_t *d, uint32_t m)
 	an_dest_block_settle(w, d, all, m);
 }
 
+void an_dest_block_keep(const struct an_work *w, const uint32_t *d, const uint32_t *rows,
+			uint32_t n)
+{
+	uint32_t nsw = w->p->c.f->nswitches;
+
+	for (uint32_t k = 0; k < n; k++) {
+		size_t at = (size_t)d[rows[k]] * nsw, j = (size_t)rows[k] * nsw;
+
+		memcpy(w->rows->fl + at, w->blk.fl + j, nsw * sizeof(*w->blk.fl));
+		memcpy(w->rows->c + at, w->blk.c + j, nsw * sizeof(*w->blk.c));
+		memcpy(w->rows->o + at, w->blk.o + j, nsw);
+		memcpy(w->rows->up + at, w->blk.up + j, nsw * sizeof(*w->blk.up));
+	}
+}
+
 int an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m)
 {
 	an_dest_block_rows(w, d, m);
+	if (w->rows) {
+		uint32_t all[AN_BLOCK];
+
+		for (uint32_t j = 0; j < m; j++)
+			all[j] = j;
+		an_dest_block_keep(w, d, all, m);
+	}
 	if (w->p->bits) {
 		scatter_bits(w, m);
 		return 0;

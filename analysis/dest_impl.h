@@ -27,6 +27,7 @@ enum { RS_NEW = 0, RS_ACTIVE = 1, RS_DONE = 2 };
  *      all in the low 16 bits, CA-to-CA in the high ones
  * @o: the LFT entry
  * @dep: the channel marked and its dependency
+ * @up: with struct an_work.rows, as struct an_rows.up
  * @r, @settled, @nsettled: one destination at a time: per switch its
  *                          state, step, result and hops; the delivering
  *                          switches in the order they were settled
@@ -35,6 +36,7 @@ struct an_blk {
 	uint16_t *c;
 	uint32_t *fl;
 	uint8_t *o, *dep;
+	uint16_t *up;
 	uint32_t *r, *settled;
 	uint32_t nsettled;
 };
@@ -65,6 +67,7 @@ struct fwdv {
  *        per destination of the chunk
  * @kany: per destination of the chunk, whether a source other than itself
  *        has a key other than 0 (none: counted as without per-pair tables)
+ * @rows: where the block pass keeps its rows (NULL: not kept)
  * @blk: with struct an_plan.fast, the block pass's scratch
  * @sorted, @kcount: sources sorted by key
  * @gent, @gidx, @gstamp, @gseq: walk starts of one key
@@ -74,6 +77,7 @@ struct an_work {
 	struct an_acc *acc;
 	uint16_t *dhops;
 	uint8_t *dfail;
+	const struct an_rows *rows;
 	struct fwdv *fw;
 	uint8_t *rstate;
 	uint32_t *stack;
@@ -155,6 +159,16 @@ void an_dest_block_gather_like(struct an_work *w, const struct an_work *like, co
  * destination @d[j]), counted into w->acc as an_dest_block_rows() counts
  */
 void an_dest_block_settle(struct an_work *w, const uint32_t *d, const uint32_t *rows, uint32_t n);
+/** an_dest_block_keep() - rows @rows[0..@n) of w->blk (for @d[row]) into w->rows. */
+void an_dest_block_keep(const struct an_work *w, const uint32_t *d, const uint32_t *rows,
+			uint32_t n);
+/**
+ * an_dest_block_step() - the step (struct an_blk.c) of switch @s whose LFT
+ * entry is @port, towards destination @d, delivered at switch @at (the
+ * destination itself, or the switch it is on), as the gather sets it
+ */
+uint16_t an_dest_block_step(const struct an_plan *p, uint32_t s, uint8_t port, uint32_t d,
+			    uint32_t at);
 
 static inline int an_dest_is_ca(const struct fabric *f, uint32_t ep)
 {

@@ -63,6 +63,7 @@ struct run {
 	atomic_uint_fast32_t next, done, next_sw;
 	uint16_t *dhops;
 	uint8_t *dfail;
+	const struct an_rows *rows;
 	uint32_t *spread;
 	struct an_acc *acc;
 	struct an_work **work;
@@ -96,7 +97,7 @@ static void *worker(void *arg)
 		uint32_t done;
 
 		run->rc[wk->i] = an_dest_run(run->work[wk->i], &run->acc[wk->i], run->order + at, m,
-					     run->dhops, run->dfail);
+					     run->dhops, run->dfail, run->rows);
 		done = (uint32_t)atomic_fetch_add(&run->done, m) + m;
 		if (wk->i == 0 && run->o->progress)
 			run->o->progress(run->o->progress_arg, done, run->n);
@@ -146,11 +147,12 @@ static int run_threads(struct run *run, unsigned nt)
 }
 
 int an_eval_run(const struct an_plan *p, const struct an_opts *o, const uint32_t *order,
-		uint32_t n, struct an_acc *out, uint16_t *dhops, uint8_t *dfail, uint32_t *spread)
+		uint32_t n, struct an_acc *out, uint16_t *dhops, uint8_t *dfail,
+		const struct an_rows *rows, uint32_t *spread)
 {
 	unsigned nt = an_eval_threads(o, n);
 	struct run run = { .p = p, .o = o, .order = order, .n = n, .dhops = dhops, .dfail = dfail,
-			   .spread = spread };
+			   .rows = rows, .spread = spread };
 	int rc = -1;
 
 	run.acc = calloc(nt, sizeof(*run.acc));
@@ -196,6 +198,10 @@ void an_state_free(struct an_state *st)
 	free(st->spread);
 	free(st->dhops);
 	free(st->dfail);
+	free(st->rows.fl);
+	free(st->rows.c);
+	free(st->rows.up);
+	free(st->rows.o);
 	free(st);
 }
 
@@ -287,6 +293,33 @@ int an_eval_finish(const struct an_plan *p, struct an_state *st, const struct an
 	return p->o.load ? finish_load(p, st, spread, rep) : 0;
 }
 
+/*
+ * With the load, the block pass's rows beside the sums (struct an_rows)
+ * when they fit in an_opts.rows_max; none (an_reevaluate() then settles a
+ * destination over every switch) when they do not or memory is short.
+ */
+static void keep_rows(const struct an_plan *p, struct an_state *st)
+{
+	const struct fabric *f = p->c.f;
+	size_t n = (size_t)f->neps * f->nswitches;
+	size_t max = p->o.rows_max ? p->o.rows_max : AN_ROWS_MAX;
+
+	if (!p->block || !p->o.load ||
+	    n * (sizeof(*st->rows.fl) + sizeof(*st->rows.c) + sizeof(*st->rows.up) + 1) > max)
+		return;
+	st->rows.fl = malloc(n * sizeof(*st->rows.fl));
+	st->rows.c = malloc(n * sizeof(*st->rows.c));
+	st->rows.up = malloc(n * sizeof(*st->rows.up));
+	st->rows.o = malloc(n);
+	if (!st->rows.fl || !st->rows.c || !st->rows.up || !st->rows.o) {
+		free(st->rows.fl);
+		free(st->rows.c);
+		free(st->rows.up);
+		free(st->rows.o);
+		memset(&st->rows, 0, sizeof(st->rows));
+	}
+}
+
 int an_evaluate(const struct fabric *f, const struct rt_routing *r, const struct an_opts *o,
 		struct an_report *rep, struct fab_err *err)
 {
@@ -305,8 +338,11 @@ int an_evaluate(const struct fabric *f, const struct rt_routing *r, const struct
 	order = an_plan_order(&p);
 	st = an_state_new(f);
 	spread = o->load ? calloc((size_t)f->nswitches + 1, sizeof(*spread)) : NULL;
+	if (st && o->incremental)
+		keep_rows(&p, st);
 	if (order && st && (spread || !o->load) &&
-	    !an_eval_run(&p, o, order, f->neps, &st->acc, st->dhops, st->dfail, spread)) {
+	    !an_eval_run(&p, o, order, f->neps, &st->acc, st->dhops, st->dfail, &st->rows,
+			 spread)) {
 		st->o = *o;
 		st->ready = 1;
 		rc = an_eval_finish(&p, st, st->acc.ex, spread, rep);

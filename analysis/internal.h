@@ -268,16 +268,36 @@ int an_acc_add(struct an_acc *into, const struct an_plan *p, const struct an_acc
 /* Per-thread scratch of the per-destination passes (analysis/dest.c). */
 struct an_work;
 
+/**
+ * struct an_rows - what the block pass settled per destination endpoint d
+ * and switch s, at [d * switches + s], kept beside the sums so that
+ * an_reevaluate() works a destination out near the change without a pass
+ * over every switch (analysis/reeval_kept.c); kept with the load and
+ * an_opts.incremental, up to an_opts.rows_max bytes
+ * @fl: the pairs out of the port the switch leaves by (struct an_blk.fl)
+ * @c: the switch's step (struct an_blk.c)
+ * @o: the switch's LFT entry (struct an_blk.o)
+ * @up: the most switches a delivered packet passes before it, 0 when no
+ *      switch sends to it
+ * (@fl NULL: no rows kept)
+ */
+struct an_rows {
+	uint32_t *fl;
+	uint16_t *c, *up;
+	uint8_t *o;
+};
+
 struct an_work *an_work_new(const struct an_plan *p);
 void an_work_free(struct an_work *w);
 /**
  * an_dest_run() - add the pairs towards destinations @d[0..@n) to @acc
  * @dhops, @dfail: per destination endpoint, the longest delivered path and
  *                 the classes with an unreachable pair (set here)
+ * @rows: the rows of the destinations the block pass takes, set here (NULL: none)
  * Return: 0, or -1 when out of memory.
  */
 int an_dest_run(struct an_work *w, struct an_acc *acc, const uint32_t *d, uint32_t n,
-		uint16_t *dhops, uint8_t *dfail);
+		uint16_t *dhops, uint8_t *dfail, const struct an_rows *rows);
 /**
  * an_dest_block_channels() - with struct an_plan.fast and the load, mark
  * the channels that carry pairs (the block pass leaves them to the sums)

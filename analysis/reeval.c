@@ -199,9 +199,9 @@ static int update_whole(const struct an_plan *pp, const struct an_plan *p, struc
 	struct an_acc old, cur;
 	int rc = -1;
 
-	if (!oh || !of || an_eval_run(pp, &p->o, dests, n, &old, oh, of, NULL))
+	if (!oh || !of || an_eval_run(pp, &p->o, dests, n, &old, oh, of, NULL, NULL))
 		goto out;
-	if (!an_eval_run(p, &p->o, dests, n, &cur, st->dhops, st->dfail, NULL)) {
+	if (!an_eval_run(p, &p->o, dests, n, &cur, st->dhops, st->dfail, NULL, NULL)) {
 		rc = an_acc_add(&st->acc, p, &old, -1) || an_acc_add(&st->acc, p, &cur, 1) ? -1 : 0;
 		an_acc_fini(&cur);
 	}
@@ -217,7 +217,7 @@ out:
  * does: by differences where the block pass takes them, whole otherwise.
  */
 static int update(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
-		  uint32_t *dests, uint32_t n, const uint32_t *sw, uint32_t nsw_diff, uint32_t *near)
+		  uint32_t *dests, uint32_t n, const uint32_t *sw, uint32_t nsw_diff, uint32_t near[2])
 {
 	if (an_reeval_blocks(pp, p, st, dests, n, sw, nsw_diff, &n, near))
 		return -1;
@@ -236,7 +236,7 @@ static int redo(const struct fabric *pf, const struct rt_routing *pr, const stru
 	struct an_plan pp, p;
 	struct an_pool pools[AN_NCLASSES];
 	uint8_t *mark = calloc((size_t)r->lft_len + 1, 1), *sw = calloc((size_t)f->nswitches + 1, 1);
-	uint32_t *order = NULL, *spread = NULL, *swl = NULL, n, near = 0, nsw_diff;
+	uint32_t *order = NULL, *spread = NULL, *swl = NULL, n, near[2] = { 0, 0 }, nsw_diff;
 	int rc = -1, all_known;
 
 	memset(pools, 0, sizeof(pools));
@@ -260,7 +260,7 @@ static int redo(const struct fabric *pf, const struct rt_routing *pr, const stru
 	}
 	st->ready = 0;
 	nsw_diff = all_known ? listed(sw, f->nswitches, swl) : 0;
-	if (update(&pp, &p, st, order, n, all_known ? swl : NULL, nsw_diff, &near) ||
+	if (update(&pp, &p, st, order, n, all_known ? swl : NULL, nsw_diff, near) ||
 	    find_examples(&p, st, pools))
 		goto out;
 	if (spread)
@@ -268,7 +268,8 @@ static int redo(const struct fabric *pf, const struct rt_routing *pr, const stru
 	st->ready = 1;
 	rc = an_eval_finish(&p, st, pools, spread, rep);
 	rep->dests = n;
-	rep->dests_near = near;
+	rep->dests_near = near[0];
+	rep->dests_kept = near[1];
 out:
 	an_plan_fini(&p);
 out_pp:

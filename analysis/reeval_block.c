@@ -28,6 +28,9 @@
 #include "analysis/dest_impl.h"
 #include "analysis/reeval_impl.h"
 
+/* Destinations whose kept rows are asked for ahead of their turn. */
+#define KEPT_AHEAD 4u
+
 /* The most threads of a re-evaluation. */
 #define AN_REEVAL_THREADS 16u
 
@@ -47,7 +50,8 @@ static int rest_init(struct an_acc *a, const struct fabric *f)
 	return a->eld && a->dall && a->dca ? 0 : -1;
 }
 
-static int side_init(struct side *x, const struct an_plan *p, uint16_t *dhops, uint8_t *dfail)
+static int side_init(struct side *x, const struct an_plan *p, uint16_t *dhops, uint8_t *dfail,
+		     const struct an_rows *rows)
 {
 	memset(x, 0, sizeof(*x));
 	x->w = an_work_new(p);
@@ -56,6 +60,7 @@ static int side_init(struct side *x, const struct an_plan *p, uint16_t *dhops, u
 	x->w->acc = &x->acc;
 	x->w->dhops = dhops;
 	x->w->dfail = dfail;
+	x->w->rows = rows;
 	return 0;
 }
 
@@ -79,8 +84,9 @@ struct diff {
 struct part {
 	struct side old, cur;
 	struct an_near *near;
+	struct an_kept *kept;
 	struct an_acc same;	/* the new side's rest of the rows worked out near the change */
-	uint32_t nnear;
+	uint32_t nnear, nkept;
 	struct diff *dv;
 	size_t ndv, cap;
 	int rc;
@@ -93,6 +99,7 @@ struct run {
 	uint32_t nfit;
 	const uint32_t *sw;	/* the switches whose tables or links differ (NULL: not known) */
 	uint32_t nsw;
+	const struct an_rows *rows;	/* kept for the old side, updated (NULL: none) */
 	atomic_uint_fast32_t next;
 	struct part *parts;
 };
@@ -143,10 +150,11 @@ static int diffs(const struct an_plan *p, struct part *t, uint32_t j, const uint
  * same on both sides) left out of the sums, their old rows worked out
  * from the new ones (analysis/reeval_near.c); the others settled on both.
  */
-static int block(const struct run *run, struct part *t, const uint32_t *d, uint32_t m)
+static int passes(const struct run *run, struct part *t, const uint32_t *d, uint32_t m)
 {
 	struct an_blk *ob = &t->old.w->blk, *nb = &t->cur.w->blk;
-	uint32_t near[AN_BLOCK], far[AN_BLOCK], nn = 0, nf = 0, nsw = run->p->c.f->nswitches;
+	uint32_t near[AN_BLOCK], far[AN_BLOCK], all[AN_BLOCK], nn = 0, nf = 0;
+	uint32_t nsw = run->p->c.f->nswitches;
 	int rc = 0;
 
 	an_dest_block_gather(t->cur.w, d, m);
@@ -172,8 +180,62 @@ static int block(const struct run *run, struct part *t, const uint32_t *d, uint3
 	}
 	for (uint32_t k = 0; k < nf && !rc; k++)
 		rc = diffs(run->p, t, far[k], NULL, nsw);
+	for (uint32_t j = 0; j < m; j++)
+		all[j] = j;
+	if (run->rows)
+		an_dest_block_keep(t->cur.w, d, all, m);
 	t->nnear += nn;
 	return rc;
+}
+
+/* The rows of the switches an_kept_find() found, old out and new in. */
+static int kept_diffs(const struct an_plan *p, struct part *t)
+{
+	uint32_t n = an_kept_count(t->kept);
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s, fo, fn;
+		uint8_t oo, on, mo, mn;
+
+		an_kept_row(t->kept, i, 0, &s, &oo, &mo, &fo);
+		an_kept_row(t->kept, i, 1, &s, &on, &mn, &fn);
+		if (oo == on && mo == mn && fo == fn)
+			continue;
+		if (push_diff(t, p->pt_base[s] + oo, mo, fo, -1) ||
+		    push_diff(t, p->pt_base[s] + on, mn, fn, 1))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Destinations @d[0..@m): with the rows kept, those that changed only
+ * near the change worked out there alone (analysis/reeval_kept.c), the
+ * others by the passes over every switch.
+ */
+static int block(const struct run *run, struct part *t, const uint32_t *d, uint32_t m)
+{
+	uint32_t rest[AN_BLOCK], nr = 0;
+	int rc = 0;
+
+	if (!run->rows || !run->sw)
+		return passes(run, t, d, m);
+	for (uint32_t j = 0; j < KEPT_AHEAD && j < m; j++)
+		an_kept_ahead(run->p, run->rows, d[j], run->sw, run->nsw);
+	for (uint32_t j = 0; j < m && !rc; j++) {
+		if (j + KEPT_AHEAD < m)
+			an_kept_ahead(run->p, run->rows, d[j + KEPT_AHEAD], run->sw, run->nsw);
+		if (!an_kept_find(t->kept, run->p, run->rows, d[j], run->sw, run->nsw)) {
+			rest[nr++] = d[j];
+			continue;
+		}
+		if (an_kept_count(t->kept))
+			t->cur.w->dhops[d[j]] = (uint16_t)an_kept_longest(t->kept);
+		rc = kept_diffs(run->p, t);
+		t->nnear++;
+		t->nkept++;
+	}
+	return rc || !nr ? rc : passes(run, t, rest, nr);
 }
 
 static void *part_run(void *arg)
@@ -293,13 +355,14 @@ static uint32_t split(const struct an_plan *p, uint32_t *d, uint32_t n, uint32_t
 
 int an_reeval_blocks(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
 		     uint32_t *d, uint32_t n, const uint32_t *sw, uint32_t nsw_diff, uint32_t *rest,
-		     uint32_t *near)
+		     uint32_t near[2])
 {
 	const struct fabric *f = p->c.f;
 	uint16_t *oh = calloc((size_t)f->neps + 1, sizeof(*oh));
 	uint8_t *of = calloc((size_t)f->neps + 1, sizeof(*of));
 	uint32_t *tmp = malloc(((size_t)n + 1) * sizeof(*tmp));
-	struct run run = { .pp = pp, .p = p, .fit = d, .sw = sw, .nsw = nsw_diff };
+	struct run run = { .pp = pp, .p = p, .fit = d, .sw = sw, .nsw = nsw_diff,
+			   .rows = st->rows.fl ? &st->rows : NULL };
 	unsigned nt = 0;
 	int rc = -1;
 
@@ -311,20 +374,22 @@ int an_reeval_blocks(const struct an_plan *pp, const struct an_plan *p, struct a
 	if (!(run.parts = calloc(nt, sizeof(*run.parts))))
 		goto out;
 	for (unsigned i = 0; i < nt; i++)
-		if (side_init(&run.parts[i].old, pp, oh, of) ||
-		    side_init(&run.parts[i].cur, p, st->dhops, st->dfail) ||
+		if (side_init(&run.parts[i].old, pp, oh, of, NULL) ||
+		    side_init(&run.parts[i].cur, p, st->dhops, st->dfail, run.rows) ||
 		    rest_init(&run.parts[i].same, f) ||
-		    !(run.parts[i].near = an_near_new(f->nswitches)))
+		    !(run.parts[i].near = an_near_new(f->nswitches)) ||
+		    !(run.parts[i].kept = an_kept_new(f->nswitches)))
 			goto out;
 	atomic_init(&run.next, 0);
 	if (run.nfit && run_parts(&run, nt))
 		goto out;
-	*near = 0;
+	near[0] = near[1] = 0;
 	for (unsigned i = 0; i < nt; i++) {
 		if (count_diffs(p, &run.parts[i], st))
 			goto out;
 		add_rest(f, &st->acc, &run.parts[i].cur.acc, &run.parts[i].old.acc);
-		*near += run.parts[i].nnear;
+		near[0] += run.parts[i].nnear;
+		near[1] += run.parts[i].nkept;
 	}
 	memmove(d, d + run.nfit, (n - run.nfit) * sizeof(*d));
 	*rest = n - run.nfit;
@@ -335,6 +400,7 @@ out:
 		side_fini(&run.parts[i].cur);
 		an_acc_fini(&run.parts[i].same);
 		an_near_free(run.parts[i].near);
+		an_kept_free(run.parts[i].kept);
 		free(run.parts[i].dv);
 	}
 	free(run.parts);

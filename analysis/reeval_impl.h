@@ -14,12 +14,13 @@
  * of @st's sums and their share as (@p) does put in, switch by switch
  * where the two differ (analysis/reeval_block.c); @st's dhops and dfail
  * set for them. The tables and links differ only at the switches
- * @sw[0..@nsw_diff) (@sw NULL: not known). The others are left in @d[0..*@rest), in their order.
+ * @sw[0..@nsw_diff) (@sw NULL: not known). The others are left in @d[0..*@rest), in their order;
+ * in @near, the destinations worked out near the change, and of those from the rows kept.
  * Return: 0, or -1 when out of memory (@st's sums then undefined).
  */
 int an_reeval_blocks(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
 		     uint32_t *d, uint32_t n, const uint32_t *sw, uint32_t nsw_diff, uint32_t *rest,
-		     uint32_t *near);
+		     uint32_t near[2]);
 
 /* analysis/reeval_near.c: a destination's old row from its new one, near the change. */
 struct an_near;
@@ -42,5 +43,30 @@ int an_near_find(struct an_near *x, const struct an_plan *p, const struct an_blk
  */
 const uint32_t *an_near_old(const struct an_near *x, const struct an_plan *p, struct an_blk *ob,
 			    const struct an_blk *nb, uint32_t j, uint32_t d, uint32_t *n);
+
+/* analysis/reeval_kept.c: a destination's new row near the change, from the rows kept. */
+struct an_kept;
+struct an_kept *an_kept_new(uint32_t nsw);
+void an_kept_free(struct an_kept *k);
+/**
+ * an_kept_find() - whether destination @d changed only near the change
+ * from the routing @rows were kept for to (@p), the tables and links
+ * differing at the switches @sw[0..@nsw_diff) only (@sw NULL: not known);
+ * when it did, the switches whose row may differ and both their rows
+ * (an_kept_row()), and @rows updated to (@p) for @d
+ */
+int an_kept_find(struct an_kept *k, const struct an_plan *p, const struct an_rows *rows, uint32_t d, const uint32_t *sw, uint32_t nsw_diff);
+/** an_kept_ahead() - ask for what an_kept_find() of @d will read first, ahead of its turn. */
+void an_kept_ahead(const struct an_plan *p, const struct an_rows *rows, uint32_t d, const uint32_t *sw, uint32_t nsw_diff);
+/** an_kept_count() - how many switches' rows an_kept_find() left to compare. */
+uint32_t an_kept_count(const struct an_kept *k);
+/**
+ * an_kept_row() - the @i-th of them: switch @s, its entry, mark and pairs
+ * on the old side (@side 0) or the new one (1)
+ */
+void an_kept_row(const struct an_kept *k, uint32_t i, int side, uint32_t *s, uint8_t *o,
+		 uint8_t *mark, uint32_t *fl);
+/** an_kept_longest() - the destination's new longest way, once an_kept_find() found it near. */
+uint32_t an_kept_longest(const struct an_kept *k);
 
 #endif

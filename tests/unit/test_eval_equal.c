@@ -478,6 +478,7 @@ static void test_reevaluate(void **state)
 {
 	static const struct an_opts sets[] = {
 		{ .load = 1, .incremental = 1 }, { .load = 1, .incremental = 1, .threads = 3 },
+		{ .load = 1, .incremental = 1, .rows_max = 1 },
 		{ .all_lids = 1, .ca_only = 1, .incremental = 1 }, { .incremental = 1 },
 	};
 
@@ -635,20 +636,22 @@ static void test_reevaluate_turn(void **state)
  * add dependencies that go down in the order the re-evaluation keeps
  * (about half of them, on this tree), which it moves without a search:
  * the same report as a full evaluation, acyclic, there and back; every
- * destination's old share worked out near the change (reeval_near.c).
+ * destination worked out near the change: from the rows kept beside the
+ * sums (reeval_kept.c), or without them (@rows_max 1) its old share from
+ * its new one (reeval_near.c).
  */
-static void test_reevaluate_repairs(void **state)
+static void repairs_case(size_t rows_max)
 {
 	struct fab_err err = { { 0 } };
 	struct fabric *f = tu_gen("mport-ntree m=8 n=3", 3);
 	struct rt_routing *r = tu_route_in_place(f, "sftree");
-	struct an_opts o = { .load = 1, .incremental = 1 };
+	struct an_opts o = { .load = 1, .incremental = 1, .rows_max = rows_max };
 	struct an_report prev;
-	uint32_t redone, node, near[2] = { 0, 0 };	/* destinations redone, near the change alone */
+	/* destinations redone, near the change alone, from the rows kept */
+	uint32_t redone, node, near[3] = { 0, 0, 0 };
 	unsigned port, done = 0;
 	char what[96];
 
-	(void)state;
 	assert_int_equal(an_evaluate(f, r, &o, &prev, &err), 0);
 	for (uint32_t s = 0; s < f->nswitches; s += 7) {
 		struct fabric *g = copy_fabric(f);
@@ -664,20 +667,30 @@ static void test_reevaluate_repairs(void **state)
 		assert_true(an_connected(&prev) && prev.cdg.deadlock_free);
 		near[0] += redone;
 		near[1] += prev.dests_near;
+		near[2] += prev.dests_kept;
 		snprintf(what, sizeof(what), "\"%s\" port %u back", fab_desc(g, node), port);
 		reeval_same(g, rep, &prev, f, r, &o, NULL, what, &redone);
 		assert_true(prev.cdg.deadlock_free);
 		near[0] += redone;
 		near[1] += prev.dests_near;
+		near[2] += prev.dests_kept;
 		done++;
 		rt_free(rep);
 		fab_free(g);
 	}
 	assert_true(done >= 10);
 	assert_int_equal(near[1], near[0]);	/* every way still delivered: worked out near the change */
+	assert_int_equal(near[2], rows_max == 1 ? 0 : near[0]);
 	an_report_free(&prev);
 	rt_free(r);
 	fab_free(f);
+}
+
+static void test_reevaluate_repairs(void **state)
+{
+	(void)state;
+	repairs_case(0);
+	repairs_case(1);
 }
 
 /* --- progress ----------------------------------------------------------------- */

@@ -133,13 +133,13 @@ static void test_kary43_links_3(void **state)
 
 /*
  * (@b's base, its full evaluation @bfull) -> a repair for @l[0..@n) -> back,
- * re-evaluated; into @count, the destinations redone and those near the
- * change (re-evaluations not made whole).
+ * re-evaluated with options @o; into @count, the destinations redone, those
+ * near the change and those from the rows kept (re-evaluations not made whole).
  */
-static void reevaluated(const struct tu_base *b, struct an_report *prev, const struct an_report *bfull,
-			const uint32_t *l, unsigned n, uint64_t count[2])
+static void reevaluated(const struct tu_base *b, const struct an_opts *o, struct an_report *prev,
+			const struct an_report *bfull, const uint32_t *l, unsigned n,
+			uint64_t count[3])
 {
-	struct an_opts o = { .load = 1, .incremental = 1 };
 	struct fab_err err = { { 0 } };
 	struct fabric *f = tu_degrade(b, l, n, NULL, 0);
 	struct an_report rep, full;
@@ -153,15 +153,16 @@ static void reevaluated(const struct tu_base *b, struct an_report *prev, const s
 		fab_free(f);
 		return;
 	}
-	assert_int_equal(an_reevaluate(b->f, b->r, prev, f, r, &o, NULL, &rep, &err), 0);
-	assert_int_equal(an_evaluate(f, r, &o, &full, &err), 0);
+	assert_int_equal(an_reevaluate(b->f, b->r, prev, f, r, o, NULL, &rep, &err), 0);
+	assert_int_equal(an_evaluate(f, r, o, &full, &err), 0);
 	tu_same_report(&rep, &full, what);
 	if (rep.dests < f->neps) {	/* not evaluated whole */
 		count[0] += rep.dests;
 		count[1] += rep.dests_near;
+		count[2] += rep.dests_kept;
 	}
 	an_report_free(prev);
-	assert_int_equal(an_reevaluate(f, r, &rep, b->f, b->r, &o, NULL, prev, &err), 0);
+	assert_int_equal(an_reevaluate(f, r, &rep, b->f, b->r, o, NULL, prev, &err), 0);
 	tu_same_report(prev, bfull, what);
 	an_report_free(&rep);
 	an_report_free(&full);
@@ -174,21 +175,22 @@ static void reevaluated(const struct tu_base *b, struct an_report *prev, const s
  * on sftree and ftdlr bases of a 128-CA 3-tree, 60 sets of 1-3 link
  * faults (changed switches downstream of others, ways that grow), there
  * and back, the re-evaluation gives a full evaluation's report; on the
- * sftree base every destination it redoes is worked out near the change
- * (analysis/reeval_near.c), ftdlr's (path SLs) is evaluated whole.
+ * sftree base every destination it redoes is worked out near the change:
+ * from the rows kept beside the sums (analysis/reeval_kept.c), or without
+ * them (@rows_max 1) its old share from its new one
+ * (analysis/reeval_near.c); ftdlr's (path SLs) is evaluated whole.
  */
-static void test_m8_reevaluated(void **state)
+static void m8_case(size_t rows_max)
 {
 	const struct engine *bases[] = { &eng_sftree, &eng_ftdlr };
-	struct an_opts o = { .load = 1, .incremental = 1 };
+	struct an_opts o = { .load = 1, .incremental = 1, .rows_max = rows_max };
 	struct fab_err err = { { 0 } };
 	struct fab_rng rng;
 
-	(void)state;
 	fab_rng_seed(&rng, 11);
 	for (unsigned k = 0; k < 2; k++) {
 		struct an_report prev, bfull;
-		uint64_t count[2] = { 0, 0 };
+		uint64_t count[3] = { 0, 0, 0 };
 		struct tu_base b;
 		uint32_t *all;
 
@@ -203,18 +205,28 @@ static void test_m8_reevaluated(void **state)
 			uint32_t l[3];
 
 			draw(&rng, all, b.nlinks, l, i % 3 + 1);
-			reevaluated(&b, &prev, &bfull, l, i % 3 + 1, count);
+			reevaluated(&b, &o, &prev, &bfull, l, i % 3 + 1, count);
 		}
-		print_message("# %s base: %llu destinations redone, %llu near the change\n",
-			      bases[k]->name, (unsigned long long)count[0],
-			      (unsigned long long)count[1]);
+		print_message("# %s base, rows kept up to %zu bytes: %llu destinations redone, "
+			      "%llu near the change, %llu from the rows kept\n",
+			      bases[k]->name, rows_max ? rows_max : AN_ROWS_MAX,
+			      (unsigned long long)count[0], (unsigned long long)count[1],
+			      (unsigned long long)count[2]);
 		/* every way still delivers: all near; ftdlr's base has path SLs: evaluated whole */
 		assert_true(k ? !count[0] : count[0] && count[1] == count[0]);
+		assert_true(count[2] == (rows_max == 1 ? 0 : count[0]));
 		an_report_free(&prev);
 		an_report_free(&bfull);
 		free(all);
 		tu_base_fini(&b);
 	}
+}
+
+static void test_m8_reevaluated(void **state)
+{
+	(void)state;
+	m8_case(0);
+	m8_case(1);
 }
 
 static void test_kary43_switches(void **state)
