@@ -30,6 +30,8 @@
 
 /* Destinations whose kept rows are asked for ahead of their turn. */
 #define KEPT_AHEAD 4u
+/* With the rows kept, the fewest destinations worth one more thread. */
+#define KEPT_PER_THREAD 512u
 
 /* The most threads of a re-evaluation. */
 #define AN_REEVAL_THREADS 16u
@@ -371,6 +373,8 @@ int an_reeval_blocks(const struct an_plan *pp, const struct an_plan *p, struct a
 	run.nfit = split(p, d, n, tmp);
 	nt = an_eval_threads(&p->o, run.nfit);
 	nt = nt > AN_REEVAL_THREADS ? AN_REEVAL_THREADS : nt;
+	if (run.rows && nt > 1 + run.nfit / KEPT_PER_THREAD)
+		nt = 1 + run.nfit / KEPT_PER_THREAD;	/* a few microseconds each: a thread costs more */
 	if (!(run.parts = calloc(nt, sizeof(*run.parts))))
 		goto out;
 	for (unsigned i = 0; i < nt; i++)

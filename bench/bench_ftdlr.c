@@ -396,7 +396,7 @@ static void ft648(unsigned sets)
  */
 static double reeval_cpu(const struct tree *t, const struct fabric *f, const struct rt_routing *r,
 			 const struct an_opts *io, struct an_report *kept, const struct an_report *full,
-			 unsigned *same, uint64_t redone[2])
+			 unsigned *same, uint64_t redone[3])
 {
 	struct fab_err err = { { 0 } };
 	struct an_report inc;
@@ -407,6 +407,7 @@ static double reeval_cpu(const struct tree *t, const struct fabric *f, const str
 	ms = cpu_ms() - c0;
 	redone[0] += inc.dests;
 	redone[1] += inc.dests_near;
+	redone[2] += inc.dests_kept;
 	*same += an_connected(&inc) == an_connected(full) &&
 		 inc.cdg.deadlock_free == full->cdg.deadlock_free;
 	an_report_free(kept);
@@ -428,7 +429,7 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 	double rep_ms = 0, eval_ms = 0, stage_ms = 0, worst = 0, worst_rep = 0, rep_cpu = 0;
 	double eval_cpu = 0, inc_cpu = 0, prep_ms;
 	unsigned proven = 0, same = 0;
-	uint64_t redone[2] = { 0, 0 };
+	uint64_t redone[3] = { 0, 0, 0 };
 	struct changes ch = { 0 };
 	struct an_opts io = { .load = 1, .incremental = 1, .threads = 1 };
 	struct an_report kept;
@@ -484,12 +485,14 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 	       "%8.2f ms, repair + proof at most %8.2f ms, steps (the plan) %6.2f ms; proven %u of %u; CPU: "
 	       "repair %.2f ms, proof %.2f ms, incremental proof %.2f ms (the daemon's: "
 	       "an_reevaluate() from the base's, with the load, 1 thread; same verdict %u of %u; "
-	       "destinations redone %.1f, %.1f of them near the change alone); "
+	       "destinations redone %.1f, %.1f of them near the change alone, %.1f from the rows "
+	       "kept); "
 	       "entries changed %.1f (at most %llu, on at most %u switches); the memo prepared "
 	       "for the base in %.1f ms (once per base, after its publication)\n", family, e->name,
 	       osm_lids ? " (LIDs as OpenSM numbers them)" : "",
 	       rep_ms / n, worst_rep, eval_ms / n, worst, stage_ms / n, proven, n, rep_cpu / n,
 	       eval_cpu / n, inc_cpu / n, same, n, (double)redone[0] / n, (double)redone[1] / n,
+	       (double)redone[2] / n,
 	       (double)ch.sum / n, (unsigned long long)ch.most,
 	       ch.mostsw, prep_ms);
 	fflush(stdout);

@@ -48,7 +48,9 @@ static int check_subset(const struct fabric *bf, const struct fabric *cf, uint32
 {
 	for (uint32_t n = 0; n < cf->nnodes; n++) {
 		const struct fab_node *c = &cf->nodes[n];
-		uint32_t b = fab_node_by_guid(bf, c->guid);
+		/* a fabric made from the base by taking links away keeps its order: no look-up */
+		uint32_t b = n < bf->nnodes && bf->nodes[n].guid == c->guid ? n :
+			     fab_node_by_guid(bf, c->guid);
 
 		if (b == FAB_NONE || bf->nodes[b].type != c->type || bf->nodes[b].nports != c->nports) {
 			fab_err_set(err, "node '%s' (0x%016llx) is not in the base fabric as it is now",
@@ -71,7 +73,9 @@ static int check_subset(const struct fabric *bf, const struct fabric *cf, uint32
 	}
 	for (uint32_t e = 0; e < cf->neps; e++) {
 		const struct fab_port *cp = fab_port(cf, cf->eps[e].node, cf->eps[e].port);
-		uint32_t be = fab_ep_by_port_guid(bf, cp->guid);
+		uint32_t be = e < bf->neps &&
+			      fab_port(bf, bf->eps[e].node, bf->eps[e].port)->guid == cp->guid ? e :
+			      fab_ep_by_port_guid(bf, cp->guid);
 
 		if (be == FAB_NONE || fab_ep_lid(bf, be) != cp->lid || fab_ep_lmc(bf, be) != cp->lmc ||
 		    cp->lid + (1u << cp->lmc) > lft_len) {
@@ -369,6 +373,35 @@ static int check_need_updown(struct fd *x, struct fab_err *err)
 	free(st);
 	free(stack);
 	return rc;
+}
+
+/*
+ * Every LID of the base checked up*down* ahead of its repairs (each
+ * checks the LIDs it rewrites, at a fault: 2 ms of a 5488-CA repair), when
+ * that takes at most FD_UDA_MAX steps; once per base. A base that is not
+ * up*down* stays unchecked: its repairs say why.
+ */
+static int prepare_updown(struct fd *x)
+{
+	struct fab_err err = { { 0 } };
+	uint8_t *all;
+	int rc;
+
+	if (x->keep->ud_all)
+		return 0;
+	x->keep->ud_all = 1;
+	if ((size_t)x->nsw * x->br->lft_len > FD_UDA_MAX)
+		return 0;
+	if (!(all = malloc((size_t)x->br->lft_len + 1)))
+		return -1;
+	memset(all, 1, x->br->lft_len);
+	x->need = all;
+	rc = check_need_updown(x, &err);
+	x->need = NULL;
+	if (rc == ENG_OK)
+		fd_memo_checked(x, all);
+	free(all);
+	return rc == ENG_ERROR ? -1 : 0;
 }
 
 /* check_need_updown() for the LIDs not known to be up*down* already (x->keep). */
@@ -758,10 +791,11 @@ static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
 		return x.keep ? 0 : -1;
 	if (fd_memo_spare(x.keep, bf, br))
 		return -1;
-	if (x.keep->m.f && x.keep->turning && x.keep->ud_tried)
+	if (x.keep->m.f && x.keep->turning && x.keep->ud_tried && x.keep->ud_all)
 		return 0;
 	if (base_model(&x, &err) == ENG_OK && !x.m.nsib && !x.m.nignored)
-		rc = setup_links(&x) || setup_turning(&x) || fd_sn_prepare(&x) ? -1 : 0;
+		rc = setup_links(&x) || setup_turning(&x) || fd_sn_prepare(&x) ||
+		     prepare_updown(&x) ? -1 : 0;
 	fd_fini(&x);
 	return rc;
 }

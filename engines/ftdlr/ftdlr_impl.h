@@ -173,7 +173,9 @@ void *fd_make_frame(void *arg);
  * eng_memo's data; ftdlr_memo.c): functions of the base alone
  * @m: the base's fat-tree model (@m.f NULL: not made yet)
  * @turning: per base switch, a turning switch (NULL: not found yet)
- * @ud_ok: per LID, its paths checked up*down* (check_updown())
+ * @ud_ok: per LID, its paths checked up*down* (check_updown()); @ud_all:
+ *          every CA LID's checked ahead of the repairs, or found too many
+ *          to check then (over FD_UDA_MAX switches x LIDs)
  * @ud_base: [d * switches + s], switch s's class towards d on the base
  *           fabric (ftdlr_sn.c; NULL: not made, or over FD_UDB_MAX bytes);
  *           @ud_tried: made, or found not to be needed
@@ -185,6 +187,7 @@ struct fd_memo {
 	struct ft_model m;
 	uint8_t *turning;
 	uint8_t *ud_ok;
+	int ud_all;
 	uint8_t *ud_base;
 	int ud_tried;
 	uint32_t lft_len;
@@ -193,6 +196,8 @@ struct fd_memo {
 };
 
 #define FD_SPARE_MAX (64u << 20)
+/* The most switches x LIDs whose up*down* paths are checked ahead of the repairs (about 20 ms at 2^24). */
+#define FD_UDA_MAX (1u << 25)
 /* The most bytes of the base's switch classes kept (switches squared). */
 #define FD_UDB_MAX (64u << 20)
 
