@@ -274,13 +274,15 @@ static void eval(const struct fabric *f, const struct rt_routing *r, int ca_only
 
 /* LFT entries repairs changed: in all, the most in one, the most switches in one. */
 struct changes {
-	uint64_t sum, most;
+	uint64_t sum, most, lids, quick;
 	uint32_t mostsw;
 };
 
 static void changes_add(struct changes *c, const struct ftdlr_stats *st)
 {
 	c->sum += st->entries;
+	c->lids += st->lids;
+	c->quick += st->quick;
 	c->most = st->entries > c->most ? st->entries : c->most;
 	c->mostsw = st->switches > c->mostsw ? st->switches : c->mostsw;
 }
@@ -487,14 +489,15 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 	       "an_reevaluate() from the base's, with the load, 1 thread; same verdict %u of %u; "
 	       "destinations redone %.1f, %.1f of them near the change alone, %.1f from the rows "
 	       "kept); "
-	       "entries changed %.1f (at most %llu, on at most %u switches); the memo prepared "
+	       "entries changed %.1f (at most %llu, on at most %u switches); LIDs repaired %.1f, "
+	       "%.1f of them at their few switches alone; the memo prepared "
 	       "for the base in %.1f ms (once per base, after its publication)\n", family, e->name,
 	       osm_lids ? " (LIDs as OpenSM numbers them)" : "",
 	       rep_ms / n, worst_rep, eval_ms / n, worst, stage_ms / n, proven, n, rep_cpu / n,
 	       eval_cpu / n, inc_cpu / n, same, n, (double)redone[0] / n, (double)redone[1] / n,
 	       (double)redone[2] / n,
 	       (double)ch.sum / n, (unsigned long long)ch.most,
-	       ch.mostsw, prep_ms);
+	       ch.mostsw, (double)ch.lids / n, (double)ch.quick / n, prep_ms);
 	fflush(stdout);
 	eng_memo_clear(&memo);
 	an_report_free(&kept);

@@ -553,6 +553,9 @@ static void fd_fini(struct fd *x)
 	free(x->snway);
 	free(x->anchor);
 	free(x->dead);
+	free(x->qpos);
+	free(x->qsw);
+	free(x->qnew);
 }
 
 static int fd_alloc(struct fd *x)
@@ -791,11 +794,12 @@ static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
 		return x.keep ? 0 : -1;
 	if (fd_memo_spare(x.keep, bf, br))
 		return -1;
-	if (x.keep->m.f && x.keep->turning && x.keep->ud_tried && x.keep->ud_all)
+	if (x.keep->m.f && x.keep->turning && x.keep->ud_tried && x.keep->ud_all &&
+	    x.keep->rb_tried)
 		return 0;
 	if (base_model(&x, &err) == ENG_OK && !x.m.nsib && !x.m.nignored)
 		rc = setup_links(&x) || setup_turning(&x) || fd_sn_prepare(&x) ||
-		     prepare_updown(&x) ? -1 : 0;
+		     prepare_updown(&x) || fd_quick_prepare(&x) ? -1 : 0;
 	fd_fini(&x);
 	return rc;
 }

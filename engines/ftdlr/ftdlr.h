@@ -56,6 +56,8 @@ enum ftdlr_scope {
  * @unrepaired: entries of live switches towards live LIDs left without a way
  * @subtree: LIDs repaired by the subtree rule, turning at the base's subtree
  *           root (a base whose switch paths turn at one: sftree's, ftdlr's)
+ * @quick: of those, the LIDs repaired at the few switches where the rule
+ *         may differ from the base alone (a memo prepared: the same tables)
  * @switch_sl: the SL the base runs switch destinations on apart from the CA
  *             destinations (ftdlr's static plan: 1), 0 when they share it
  */
@@ -66,7 +68,7 @@ struct ftdlr_stats {
 	uint64_t entries;
 	uint32_t switches, blocks, max_blocks;
 	uint64_t nonmonotone, conflicts, sw_fallback, unrepaired;
-	uint32_t subtree;
+	uint32_t subtree, quick;
 	unsigned switch_sl;
 };
 

@@ -49,11 +49,15 @@
  *      (sftree's sn, ftdlr_sn.c), else FD_NONE
  * @snlid: @sn's LID
  * @ud: per base switch, towards the switch @ud_sw (the LID at hand's): its
- *      class (ftdlr_sn.c)
+ *      class (ftdlr_sn.c); @ud_kept: the base's, kept in the memo
  * @udc: per base switch d, @ud towards d once worked out (NULL: not yet);
  *       @udc_bytes, what they hold, @udc_max, the most they may
  * @dead, @ndead: the base switches with an up link dead in the current
  *                fabric (a dead switch's included): the dead links' lower ends
+ * @qpos, @qsw, @qnew, @nq: the switches whose entries the subtree rule may
+ *                          set otherwise than on the base (ftdlr_quick.c):
+ *                          per base switch 1 + its place in @qsw, else 0;
+ *                          per place, the entry it sets for the LID at hand
  * @snway: per base switch, its entry towards @sn in the repair (RT_NO_PORT: none)
  * @anchor: per base switch, that entry and the next ones only go down to @sn
  * @sw_updown: the base turns no path and runs switch destinations on the
@@ -98,6 +102,9 @@ struct fd {
 	unsigned snlid;
 	uint8_t *ud, *snway, *anchor;
 	uint32_t ud_sw;
+	int ud_kept;
+	uint32_t *qpos, *qsw, nq;
+	uint8_t *qnew;
 	uint8_t **udc;
 	size_t udc_bytes, udc_max;
 	uint32_t *dead, ndead;
@@ -179,6 +186,10 @@ void *fd_make_frame(void *arg);
  * @ud_base: [d * switches + s], switch s's class towards d on the base
  *           fabric (ftdlr_sn.c; NULL: not made, or over FD_UDB_MAX bytes);
  *           @ud_tried: made, or found not to be needed
+ * @rule_base: per LID, the subtree rule on the base fabric gives the base's
+ *             entries and every switch delivers (ftdlr_quick.c; NULL: not
+ *             known), with @snway0, @anchor0: the base's ways to sn;
+ *             @rb_tried: made, or found too costly or not to apply
  * @lft_len: @ud_ok's length
  * @spare, @spare_cap: room for the next repair's tables, its pages touched
  *                     (rt_lft_buffer()), when they take at most FD_SPARE_MAX
@@ -190,6 +201,8 @@ struct fd_memo {
 	int ud_all;
 	uint8_t *ud_base;
 	int ud_tried;
+	uint8_t *rule_base, *snway0, *anchor0;
+	int rb_tried;
 	uint32_t lft_len;
 	uint8_t *spare;
 	size_t spare_cap;
@@ -303,10 +316,24 @@ void fd_bfs(struct fd *x, const struct dst *d);
 int fd_sn_find(struct fd *x);
 
 /**
- * fd_sn_ways() - x->snway[] and x->anchor[] from the repair's entries
- * towards x->sn (ftdlr_sn.c)
+ * fd_sn_ways() - x->snway[] and x->anchor[] from the entries of @r (the
+ * repair's, or the base's) towards x->sn (ftdlr_sn.c)
  */
-void fd_sn_ways(struct fd *x);
+void fd_sn_ways(struct fd *x, const struct rt_routing *r);
+
+/**
+ * fd_sn_ud() - x->ud[] towards @d's switch: the base's, kept in the memo,
+ * where the faults leave it as it was (x->ud_kept); else worked out once
+ * per switch (the LIDs of its CAs, and LIDs repaired in any order, share
+ * it), up to x->udc_max bytes kept; classify() again beyond (ftdlr_sn.c)
+ */
+void fd_sn_ud(struct fd *x, const struct dst *d);
+
+/**
+ * fd_sn_entry() - the entry of live switch @s towards @d by the subtree
+ * rule (ftdlr_sn.c's DOC comment; x->bcol[@s] and x->ud[] set); RT_NO_PORT: none
+ */
+uint8_t fd_sn_entry(const struct fd *x, const struct dst *d, uint32_t s);
 
 /**
  * fd_sn_lid() - repair @d's entries in x->row[] (the base's on entry, as in
@@ -315,6 +342,37 @@ void fd_sn_ways(struct fd *x);
  * it, else 0 (x->row[] then undefined).
  */
 int fd_sn_lid(struct fd *x, const struct dst *d);
+
+/**
+ * fd_find_dst() - the destination owning @lid in the current fabric, in
+ * base switch indexes (ftdlr_lids.c). Return: 0 when it is gone.
+ */
+int fd_find_dst(const struct fd *x, unsigned lid, struct dst *d);
+
+/**
+ * fd_quick_prepare() - with x->cf the base and its classes kept, which
+ * LIDs the subtree rule leaves as the base routes them, kept in x->keep
+ * (ftdlr_quick.c). Return: 0, or -1 when out of memory.
+ */
+int fd_quick_prepare(struct fd *x);
+/**
+ * fd_quick_init() - after sn's own LID is repaired: the switches where the
+ * rule may differ from the base (ftdlr_quick.c). 0, or -1 (memory).
+ */
+int fd_quick_init(struct fd *x);
+/**
+ * fd_quick() - repair @d by the subtree rule at those switches alone,
+ * straight into the tables, when that is exactly fd_sn_lid()'s repair.
+ * Return: 1 when done, 0 when @d needs fd_repair_lid().
+ */
+int fd_quick(struct fd *x, const struct dst *d);
+
+/**
+ * fd_sn_gives_base() - on the base fabric (x->cf the base), the subtree
+ * rule gives @d the base's column @bcol and every switch delivers, without
+ * sn's way taken backwards (ftdlr_sn.c)
+ */
+int fd_sn_gives_base(struct fd *x, const struct dst *d, const uint8_t *bcol);
 
 /**
  * fd_sn_prepare() - when the base turns through a subtree root, its

@@ -37,8 +37,7 @@ struct fd_worker {
 	int started;
 };
 
-/* The destination owning @lid in the current fabric; 0 when it is gone. */
-static int find_dst(const struct fd *x, unsigned lid, struct dst *d)
+int fd_find_dst(const struct fd *x, unsigned lid, struct dst *d)
 {
 	const struct fabric *cf = x->cf, *bf = x->bf;
 	uint32_t ep = fab_ep_by_lid(cf, lid), n, leaf;
@@ -222,18 +221,21 @@ int fd_repair_lids(struct fd *x, unsigned threads)
 	if (!base || !out || !d)
 		goto out;
 	if (x->sn != FD_NONE) {	/* the subtree root's LID first: the others turn on its way */
-		if (x->need[x->snlid] && find_dst(x, x->snlid, &d[0])) {
+		if (x->need[x->snlid] && fd_find_dst(x, x->snlid, &d[0])) {
 			x->st.lids++;
 			x->sw_touched[x->snlid] = 1;
 			repair_block(x, d, 1, base, out);
 		}
-		fd_sn_ways(x);
+		fd_sn_ways(x, x->r);
+		if (fd_quick_init(x))
+			goto out;
 	}
 	for (uint32_t l = 1; l < x->br->lft_len; l++) {
-		if (!x->need[l] || (x->sn != FD_NONE && l == x->snlid) || !find_dst(x, l, &d[n]))
+		if (!x->need[l] || (x->sn != FD_NONE && l == x->snlid) || !fd_find_dst(x, l, &d[n]))
 			continue;
 		x->st.lids++;
-		x->sw_touched[l] = d[n++].is_switch;
+		x->sw_touched[l] = d[n].is_switch;
+		n += !fd_quick(x, &d[n]);	/* else repaired at the switches it concerns, alone */
 	}
 	threads = nworkers(threads, (n + FD_COLS - 1) / FD_COLS);
 	rc = 0;

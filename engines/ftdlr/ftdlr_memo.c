@@ -34,6 +34,9 @@ static void memo_free(void *data)
 	free(k->turning);
 	free(k->ud_ok);
 	free(k->ud_base);
+	free(k->rule_base);
+	free(k->snway0);
+	free(k->anchor0);
 	free(k->spare);
 	free(k);
 }

@@ -138,20 +138,20 @@ int fd_sn_find(struct fd *x)
 	return 0;
 }
 
-/* The model link of live switch @s's repaired entry towards sn, FD_NONE if none or dead. */
-static uint32_t sn_link(const struct fd *x, uint32_t s)
+/* The model link of live switch @s's entry in @r towards sn, FD_NONE if none or dead. */
+static uint32_t sn_link(const struct fd *x, const struct rt_routing *r, uint32_t s)
 {
-	uint8_t p = rt_lft(x->r, x->cur[s])[x->snlid];
+	uint8_t p = rt_lft(r, x->cur[s])[x->snlid];
 	uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, s, p);
 
 	return e != FD_NONE && x->alive[e] ? e : FD_NONE;
 }
 
-void fd_sn_ways(struct fd *x)
+void fd_sn_ways(struct fd *x, const struct rt_routing *r)
 {
 	memset(x->anchor, 0, x->nsw);
 	for (uint32_t s = 0; s < x->nsw; s++) {
-		uint32_t e = fd_dead(x, s) ? FD_NONE : sn_link(x, s);
+		uint32_t e = fd_dead(x, s) ? FD_NONE : sn_link(x, r, s);
 
 		x->snway[s] = e == FD_NONE ? RT_NO_PORT : x->m.links[e].port;
 	}
@@ -160,18 +160,18 @@ void fd_sn_ways(struct fd *x)
 	x->anchor[x->sn] = SN_ANCHOR;
 	for (uint32_t l = x->m.level[x->sn] + 1; l <= x->m.nlevels; l++)	/* levels upwards */
 		for (uint32_t i = x->m.lvl_off[l]; i < x->m.lvl_off[l + 1]; i++) {
-			uint32_t s = x->m.order[i], e = fd_dead(x, s) ? FD_NONE : sn_link(x, s);
+			uint32_t s = x->m.order[i], e = fd_dead(x, s) ? FD_NONE : sn_link(x, r, s);
 
 			x->anchor[s] = e != FD_NONE && !is_up(x, s, e) &&
 				       x->anchor[x->m.links[e].peer] == SN_ANCHOR;
 		}
 	for (uint32_t s = 0; s < x->nsw; s++) {	/* where a way comes down and goes up */
-		uint32_t e = fd_dead(x, s) ? FD_NONE : sn_link(x, s), w, f;
+		uint32_t e = fd_dead(x, s) ? FD_NONE : sn_link(x, r, s), w, f;
 
 		if (e == FD_NONE || is_up(x, s, e))
 			continue;
 		w = x->m.links[e].peer;
-		f = sn_link(x, w);
+		f = sn_link(x, r, w);
 		if (f != FD_NONE && is_up(x, w, f))
 			x->anchor[w] = SN_CROSSING;
 	}
@@ -260,13 +260,7 @@ static int base_holds(const struct fd *x, const uint8_t *b)
 	return 1;
 }
 
-/*
- * x->ud[] towards @d's switch: the base's, kept in the memo, where the
- * faults leave it as it was; else worked out once per switch (the LIDs of
- * its CAs, and LIDs repaired in any order, share it), up to x->udc_max
- * bytes kept; classify() again beyond.
- */
-static void ud_for(struct fd *x, const struct dst *d)
+void fd_sn_ud(struct fd *x, const struct dst *d)
 {
 	uint8_t **c = &x->udc[d->sw];
 	const uint8_t *b = x->keep && x->keep->ud_base ?
@@ -275,7 +269,8 @@ static void ud_for(struct fd *x, const struct dst *d)
 	if (x->ud_sw == d->sw)
 		return;
 	x->ud_sw = d->sw;
-	if (b && base_holds(x, b)) {
+	x->ud_kept = b && base_holds(x, b);
+	if (x->ud_kept) {
 		memcpy(x->ud, b, x->nsw);
 		return;
 	}
@@ -302,8 +297,7 @@ static uint32_t nth_link(const struct fd *x, uint32_t s, enum ft_dir dir, uint8_
 	return n ? cand[pick % n] : FD_NONE;
 }
 
-/* The entry of live switch @s towards @d by the rule (see the DOC comment); RT_NO_PORT: none. */
-static uint8_t sn_entry(const struct fd *x, const struct dst *d, uint32_t s)
+uint8_t fd_sn_entry(const struct fd *x, const struct dst *d, uint32_t s)
 {
 	uint8_t p = x->bcol[s];
 	uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, s, p), f;
@@ -418,15 +412,32 @@ static int break_loops(struct fd *x, const struct dst *d)
 	return changed;
 }
 
+int fd_sn_gives_base(struct fd *x, const struct dst *d, const uint8_t *bcol)
+{
+	fd_sn_ud(x, d);
+	if (x->ud[x->sn] == UD_NO)
+		return 0;	/* sn's way taken backwards */
+	memcpy(x->bcol, bcol, x->nsw);
+	for (uint32_t s = 0; s < x->nsw; s++)
+		if (fd_sn_entry(x, d, s) != bcol[s])
+			return 0;
+	memcpy(x->row, bcol, x->nsw);
+	fd_resolve(x, d);
+	for (uint32_t s = 0; s < x->nsw; s++)
+		if (x->mark[s] != MK_OK)
+			return 0;
+	return 1;
+}
+
 int fd_sn_lid(struct fd *x, const struct dst *d)
 {
 	if (fd_dead(x, x->sn) || fd_dead(x, d->sw))
 		return 0;
-	ud_for(x, d);
+	fd_sn_ud(x, d);
 	x->dist[d->sw] = UINT32_MAX;
 	for (uint32_t s = 0; s < x->nsw; s++)
 		if (!fd_dead(x, s))
-			x->row[s] = sn_entry(x, d, s);
+			x->row[s] = fd_sn_entry(x, d, s);
 	if (x->ud[x->sn] == UD_NO && !way_back(x, d))
 		return 0;
 	do

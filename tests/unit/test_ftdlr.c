@@ -41,27 +41,6 @@ static void same_as_base(const struct tu_base *b, const struct rt_routing *r)
 	assert_int_equal(r->vls_used, b->r->vls_used);
 }
 
-/* @a and @b are the same repair: tables, path SLs, notes and figures. */
-static void same_repair(const struct rt_routing *a, const struct ftdlr_stats *sa,
-			const struct rt_routing *b, const struct ftdlr_stats *sb)
-{
-	assert_true(rt_equal_lfts(a, b));
-	assert_int_equal(!a->path_sl, !b->path_sl);
-	if (a->path_sl)
-		assert_memory_equal(a->path_sl, b->path_sl, (size_t)a->neps * a->neps);
-	assert_string_equal(a->notes, b->notes);
-	assert_int_equal(sa->lids, sb->lids);
-	assert_int_equal(sa->entries, sb->entries);
-	assert_int_equal(sa->switches, sb->switches);
-	assert_int_equal(sa->blocks, sb->blocks);
-	assert_int_equal(sa->max_blocks, sb->max_blocks);
-	assert_int_equal(sa->nonmonotone, sb->nonmonotone);
-	assert_int_equal(sa->conflicts, sb->conflicts);
-	assert_int_equal(sa->sw_fallback, sb->sw_fallback);
-	assert_int_equal(sa->unrepaired, sb->unrepaired);
-	assert_int_equal(sa->subtree, sb->subtree);
-}
-
 /*
  * A repair in several threads is the one of a single thread, on fault sets
  * (links, and an upper switch) that give every thread blocks of LIDs to
@@ -97,7 +76,7 @@ static void test_threads(void **state)
 				assert_int_equal(ftdlr_repair(b.f, b.r, f, FTDLR_MINIMAL, nthreads[k],
 							      &rn, &sn, &err), rc);
 				if (rc == ENG_OK)
-					same_repair(r1, &s1, rn, &sn);
+					tu_same_repair(r1, &s1, rn, &sn);
 				rt_free(rn);
 			}
 			rt_free(r1);
@@ -352,25 +331,6 @@ static void test_not_applicable(void **state)
 	tu_base_fini(&b);
 }
 
-/* ftdlr_repair_memo() with @memo gives what ftdlr_repair() gives: the result, or the same refusal. */
-static void memo_same(const struct fabric *bf, const struct rt_routing *br, const struct fabric *f,
-		      struct eng_memo *memo)
-{
-	struct fab_err e1 = { { 0 } }, e2 = { { 0 } };
-	struct ftdlr_stats s1, s2;
-	struct rt_routing *r1 = NULL, *r2 = NULL;
-	int rc = ftdlr_repair(bf, br, f, FTDLR_MINIMAL, 1, &r1, &s1, &e1);
-
-	assert_int_equal(ftdlr_repair_memo(bf, br, f, FTDLR_MINIMAL, 1, memo, &r2, &s2, &e2), rc);
-	assert_string_equal(e1.msg, e2.msg);
-	if (rc == ENG_OK)
-		same_repair(r1, &s1, r2, &s2);
-	assert_ptr_equal(memo->base, br);
-	assert_non_null(memo->data);
-	rt_free(r1);
-	rt_free(r2);
-}
-
 /*
  * What ftdlr keeps of a base between its repairs (struct eng_memo, as the
  * daemon keeps it beside its base) changes no repair: fault sets one after
@@ -406,11 +366,11 @@ static void test_memo(void **state)
 			f = tu_degrade(&b, ls, i % 3 + 1, &sw, i % 2);
 			if (i % 2)	/* made ready again after a repair, as the daemon does */
 				assert_int_equal(eng_ftdlr.prepare(b.f, b.r, &memo), 0);
-			memo_same(b.f, b.r, f, &memo);
+			tu_memo_same(b.f, b.r, f, &memo, NULL);
 			fab_free(f);
 		}
 		f = tu_degrade(&other, &l, 1, NULL, 0);
-		memo_same(other.f, other.r, f, &memo);
+		tu_memo_same(other.f, other.r, f, &memo, NULL);
 		fab_free(f);
 		eng_memo_clear(&memo);
 		assert_null(memo.data);
@@ -418,8 +378,8 @@ static void test_memo(void **state)
 	}
 	bad = not_updown(&other);
 	f = bad_link_down(&other, bad);
-	memo_same(other.f, bad, f, &memo);
-	memo_same(other.f, bad, f, &memo);
+	tu_memo_same(other.f, bad, f, &memo, NULL);
+	tu_memo_same(other.f, bad, f, &memo, NULL);
 	eng_memo_clear(&memo);
 	fab_free(f);
 	rt_free(bad);

@@ -229,6 +229,63 @@ static void test_m8_reevaluated(void **state)
 	m8_case(1);
 }
 
+/* The memo's repair of base @b for links @l[0..@nl) and switches @sw[0..@ns) is the plain one. */
+static void memo_set(const struct tu_base *b, struct eng_memo *memo, const uint32_t *l,
+		     unsigned nl, const uint32_t *sw, unsigned ns, uint64_t *quick)
+{
+	struct fabric *f = tu_degrade(b, l, nl, sw, ns);
+
+	tu_memo_same(b->f, b->r, f, memo, quick);
+	fab_free(f);
+}
+
+/*
+ * With a memo prepared, most LIDs of a repair are made at the few switches
+ * where the subtree rule may differ from the base (ftdlr_quick.c). On
+ * sftree bases of the 4-ary 3-tree and a 128-CA 3-tree, every single link
+ * fault, a third (a ninth) of the double ones, every single and double
+ * upper-switch fault: the
+ * tables, notes and figures equal the repair without a memo (every LID
+ * over every switch), and some LIDs of every kind of set were made quick.
+ */
+static void test_quick_same(void **state)
+{
+	static const char *const specs[] = { "kary-ntree k=4 n=3", "mport-ntree m=8 n=3" };
+
+	(void)state;
+	for (size_t k = 0; k < 2; k++) {
+		struct eng_memo memo = { 0 };
+		uint64_t quick[4] = { 0, 0, 0, 0 };
+		struct tu_base b;
+
+		tu_base_init(&b, specs[k], &eng_sftree);
+		assert_int_equal(eng_ftdlr.prepare(b.f, b.r, &memo), 0);
+		for (uint32_t i = 0; i < b.nlinks; i++) {
+			memo_set(&b, &memo, &i, 1, NULL, 0, &quick[0]);
+			for (uint32_t j = i + 1 + i % 3; j < b.nlinks; j += 3 + 6 * k) {
+				uint32_t l2[2] = { i, j };
+
+				memo_set(&b, &memo, l2, 2, NULL, 0, &quick[1]);
+			}
+		}
+		for (uint32_t i = 0; i < b.nupper; i++) {
+			memo_set(&b, &memo, NULL, 0, &b.upper[i], 1, &quick[2]);
+			for (uint32_t j = i + 1; j < b.nupper; j++) {
+				uint32_t s2[2] = { b.upper[i], b.upper[j] };
+
+				memo_set(&b, &memo, NULL, 0, s2, 2, &quick[3]);
+			}
+		}
+		print_message("# %s, sftree base: LIDs repaired quick: %llu (single links), %llu "
+			      "(pairs), %llu (single switches), %llu (pairs)\n", specs[k],
+			      (unsigned long long)quick[0], (unsigned long long)quick[1],
+			      (unsigned long long)quick[2], (unsigned long long)quick[3]);
+		assert_true(quick[0] && quick[1] && quick[2] && quick[3]);
+		eng_memo_clear(&memo);
+		tu_base_fini(&b);
+	}
+}
+
 static void test_kary43_switches(void **state)
 {
 	struct tu_base b;
@@ -307,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_kary43_links_1_2),
 		cmocka_unit_test(test_kary43_links_3),
 		cmocka_unit_test(test_m8_reevaluated),
+		cmocka_unit_test(test_quick_same),
 		cmocka_unit_test(test_kary43_switches),
 		cmocka_unit_test(test_kary26_singles),
 		cmocka_unit_test(test_ft648_17),

@@ -223,6 +223,18 @@ void tu_same_sls(const struct tu_base *b, const struct fabric *f, const struct r
 /* tu_ca_changes() - CA-LID entries of @r (for @f) changed from the base; *@sw: their switches. */
 uint64_t tu_ca_changes(const struct tu_base *b, const struct fabric *f, const struct rt_routing *r,
 		       uint32_t *sw);
+struct ftdlr_stats;
+struct eng_memo;
+/* tu_same_repair() - fails unless @a and @b are the same repair: tables, path SLs, notes and figures. */
+void tu_same_repair(const struct rt_routing *a, const struct ftdlr_stats *sa,
+		    const struct rt_routing *b, const struct ftdlr_stats *sb);
+/*
+ * tu_memo_same() - fails unless ftdlr_repair_memo() with @memo gives what ftdlr_repair() gives
+ * for base (@bf, @br) and fabric @f: the same repair, or the same refusal; *@quick (when not
+ * NULL) += the LIDs the memo's repair made at their few switches alone
+ */
+void tu_memo_same(const struct fabric *bf, const struct rt_routing *br, const struct fabric *f,
+		  struct eng_memo *memo, uint64_t *quick);
 /*
  * tu_check_repair() - repair the base for @f, check what a repair within k - 1 faults must be
  * (CA-LID changes only in @group unless NULL), tally it in @t; the repair (free it).

@@ -300,3 +300,44 @@ unsigned tu_check_steps(const struct fabric *fa, const struct rt_routing *a,
 	ftdlr_stages_free(steps, n);
 	return n;
 }
+
+/* @a and @b are the same repair: tables, path SLs, notes and figures. */
+void tu_same_repair(const struct rt_routing *a, const struct ftdlr_stats *sa,
+		    const struct rt_routing *b, const struct ftdlr_stats *sb)
+{
+	assert_true(rt_equal_lfts(a, b));
+	assert_int_equal(!a->path_sl, !b->path_sl);
+	if (a->path_sl)
+		assert_memory_equal(a->path_sl, b->path_sl, (size_t)a->neps * a->neps);
+	assert_string_equal(a->notes, b->notes);
+	assert_int_equal(sa->lids, sb->lids);
+	assert_int_equal(sa->entries, sb->entries);
+	assert_int_equal(sa->switches, sb->switches);
+	assert_int_equal(sa->blocks, sb->blocks);
+	assert_int_equal(sa->max_blocks, sb->max_blocks);
+	assert_int_equal(sa->nonmonotone, sb->nonmonotone);
+	assert_int_equal(sa->conflicts, sb->conflicts);
+	assert_int_equal(sa->sw_fallback, sb->sw_fallback);
+	assert_int_equal(sa->unrepaired, sb->unrepaired);
+	assert_int_equal(sa->subtree, sb->subtree);
+}
+
+void tu_memo_same(const struct fabric *bf, const struct rt_routing *br, const struct fabric *f,
+		  struct eng_memo *memo, uint64_t *quick)
+{
+	struct fab_err e1 = { { 0 } }, e2 = { { 0 } };
+	struct ftdlr_stats s1, s2;
+	struct rt_routing *r1 = NULL, *r2 = NULL;
+	int rc = ftdlr_repair(bf, br, f, FTDLR_MINIMAL, 1, &r1, &s1, &e1);
+
+	assert_int_equal(ftdlr_repair_memo(bf, br, f, FTDLR_MINIMAL, 1, memo, &r2, &s2, &e2), rc);
+	assert_string_equal(e1.msg, e2.msg);
+	if (rc == ENG_OK)
+		tu_same_repair(r1, &s1, r2, &s2);
+	if (rc == ENG_OK && quick)
+		*quick += s2.quick;
+	assert_ptr_equal(memo->base, br);
+	assert_non_null(memo->data);
+	rt_free(r1);
+	rt_free(r2);
+}
