@@ -57,7 +57,9 @@
  * @qpos, @qsw, @qnew, @nq: the switches whose entries the subtree rule may
  *                          set otherwise than on the base (ftdlr_quick.c):
  *                          per base switch 1 + its place in @qsw, else 0;
- *                          per place, the entry it sets for the LID at hand
+ *                          per place, the entry it sets for the LID at hand;
+ *                          @nq of them for every LID, @nqd for the LIDs of
+ *                          switch @qd_sw (@qd_ok: not too many)
  * @snway: per base switch, its entry towards @sn in the repair (RT_NO_PORT: none)
  * @anchor: per base switch, that entry and the next ones only go down to @sn
  * @sw_updown: the base turns no path and runs switch destinations on the
@@ -103,7 +105,8 @@ struct fd {
 	uint8_t *ud, *snway, *anchor;
 	uint32_t ud_sw;
 	int ud_kept;
-	uint32_t *qpos, *qsw, nq;
+	uint32_t *qpos, *qsw, nq, nqd, qd_sw;
+	int qd_ok;
 	uint8_t *qnew;
 	uint8_t **udc;
 	size_t udc_bytes, udc_max;
@@ -366,6 +369,9 @@ int fd_quick_init(struct fd *x);
  * Return: 1 when done, 0 when @d needs fd_repair_lid().
  */
 int fd_quick(struct fd *x, const struct dst *d);
+
+/** fd_sn_updown() - sn has an up*down* path to the LID at hand (x->ud[] set): its class is not NO. */
+int fd_sn_updown(const struct fd *x);
 
 /**
  * fd_sn_gives_base() - on the base fabric (x->cf the base), the subtree

@@ -17,7 +17,11 @@
  * when the way from each of Q delivers, every switch's does (a way that
  * never meets Q is the base's, over live links), so fd_sn_lid() would find
  * no switch failing, break no loop, and return exactly these entries. When
- * a way from Q fails, the LID takes fd_repair_lid() as before.
+ * the faults change the classes towards the LID's switch (it lies below a
+ * dead link), the switches whose class changed and their neighbours join
+ * Q for the LIDs of that switch, as long as sn keeps its class (else
+ * fd_sn_lid() takes sn's way backwards, elsewhere). When a way from Q
+ * fails, or Q grows past FD_Q_MAX, the LID takes fd_repair_lid() as before.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +31,7 @@
 /* The most switches x endpoints the prepare hook runs the rule over (about 70 ms at 2^22). */
 #define FD_RB_MAX (1u << 23)
 /* The most switches of Q: beyond, the pass over every switch costs about as much. */
-#define FD_Q_MAX 64u
+#define FD_Q_MAX 256u
 
 /* The LIDs the rule repairs at all (fd_repair_lid()): not sn's, and switch LIDs or a base without path SLs. */
 static int ruled(const struct fd *x, const struct dst *d)
@@ -107,7 +111,8 @@ static int differs(const struct fd *x, uint32_t s)
 
 int fd_quick_init(struct fd *x)
 {
-	x->nq = 0;
+	x->nq = x->nqd = 0;
+	x->qd_sw = FD_NONE;
 	if (!x->keep || !x->keep->rule_base)
 		return 0;
 	x->qpos = calloc((size_t)x->nsw + 1, sizeof(*x->qpos));
@@ -118,14 +123,54 @@ int fd_quick_init(struct fd *x)
 	for (uint32_t s = 0; s < x->nsw; s++) {
 		if (fd_dead(x, s) || !differs(x, s))
 			continue;
-		if (x->nq == FD_Q_MAX) {
-			x->nq = 0;	/* as costly as the pass over every switch */
+		if (x->nq == FD_Q_MAX / 4) {	/* as costly as the pass over every switch */
+			while (x->nq)
+				x->qpos[x->qsw[--x->nq]] = 0;
 			return 0;
 		}
 		x->qsw[x->nq++] = s;
 		x->qpos[s] = x->nq;
 	}
+	x->nqd = x->nq;
 	return 0;
+}
+
+/* Live switch @s into Q for the LID at hand; 0 when Q would pass FD_Q_MAX. */
+static int join(struct fd *x, uint32_t s)
+{
+	if (fd_dead(x, s) || x->qpos[s])
+		return 1;
+	if (x->nqd == FD_Q_MAX)
+		return 0;
+	x->qsw[x->nqd++] = s;
+	x->qpos[s] = x->nqd;
+	return 1;
+}
+
+/*
+ * Q for the LIDs of @d's switch: with classes other than the base's, the
+ * switches whose class changed and their neighbours too. 0 when too many.
+ */
+static int q_for(struct fd *x, const struct dst *d)
+{
+	const uint8_t *b = x->keep->ud_base + (size_t)d->sw * x->nsw;
+	int ok = 1;
+
+	if (x->qd_sw == d->sw)
+		return x->qd_ok;
+	for (uint32_t i = x->nq; i < x->nqd; i++)
+		x->qpos[x->qsw[i]] = 0;
+	x->nqd = x->nq;
+	x->qd_sw = d->sw;
+	for (uint32_t s = 0; s < x->nsw && ok && !x->ud_kept; s++) {
+		if (x->ud[s] == b[s])
+			continue;
+		ok = join(x, s);
+		for (uint32_t e = ft_first(&x->m, s, FT_UP); ok && e < ft_end(&x->m, s, FT_SIB); e++)
+			ok = join(x, x->m.links[e].peer);
+	}
+	x->qd_ok = ok && fd_sn_updown(x);
+	return x->qd_ok;
 }
 
 /* The way from @s towards @d on the entries of Q and the base's elsewhere delivers. */
@@ -147,7 +192,7 @@ static void put(struct fd *x, const struct dst *d)
 	size_t words = (x->nblk64 + 63) / 64;
 	uint32_t b = d->lid / 64;
 
-	for (uint32_t i = 0; i < x->nq; i++) {
+	for (uint32_t i = 0; i < x->nqd; i++) {
 		uint32_t s = x->qsw[i];
 
 		if (x->qnew[i] == x->bcol[s])
@@ -164,13 +209,13 @@ int fd_quick(struct fd *x, const struct dst *d)
 	    fd_dead(x, d->sw))
 		return 0;
 	fd_sn_ud(x, d);
-	if (!x->ud_kept)
+	if (!q_for(x, d))
 		return 0;
-	for (uint32_t i = 0; i < x->nq; i++)
+	for (uint32_t i = 0; i < x->nqd; i++)
 		x->bcol[x->qsw[i]] = rt_lft(x->br, x->qsw[i])[d->lid];
-	for (uint32_t i = 0; i < x->nq; i++)
+	for (uint32_t i = 0; i < x->nqd; i++)
 		x->qnew[i] = fd_sn_entry(x, d, x->qsw[i]);
-	for (uint32_t i = 0; i < x->nq; i++)
+	for (uint32_t i = 0; i < x->nqd; i++)
 		if (!delivers(x, d, x->qsw[i]))
 			return 0;
 	put(x, d);

@@ -412,10 +412,15 @@ static int break_loops(struct fd *x, const struct dst *d)
 	return changed;
 }
 
+int fd_sn_updown(const struct fd *x)
+{
+	return x->ud[x->sn] != UD_NO;
+}
+
 int fd_sn_gives_base(struct fd *x, const struct dst *d, const uint8_t *bcol)
 {
 	fd_sn_ud(x, d);
-	if (x->ud[x->sn] == UD_NO)
+	if (!fd_sn_updown(x))
 		return 0;	/* sn's way taken backwards */
 	memcpy(x->bcol, bcol, x->nsw);
 	for (uint32_t s = 0; s < x->nsw; s++)

@@ -242,18 +242,22 @@ static void memo_set(const struct tu_base *b, struct eng_memo *memo, const uint3
 /*
  * With a memo prepared, most LIDs of a repair are made at the few switches
  * where the subtree rule may differ from the base (ftdlr_quick.c). On
- * sftree bases of the 4-ary 3-tree and a 128-CA 3-tree, every single link
- * fault, a third (a ninth) of the double ones, every single and double
- * upper-switch fault: the
+ * sftree bases of the 4-ary 3-tree, a 128-CA 3-tree and the 648-port
+ * 2-level tree, every single link fault, some of the double ones, 200
+ * triples, 200 links with a switch, every single and double upper-switch
+ * fault: the
  * tables, notes and figures equal the repair without a memo (every LID
  * over every switch), and some LIDs of every kind of set were made quick.
+ * (Q's growth where the classes change is needed by the argument; these
+ * trees never make a LID it guards differ.)
  */
 static void test_quick_same(void **state)
 {
-	static const char *const specs[] = { "kary-ntree k=4 n=3", "mport-ntree m=8 n=3" };
+	static const char *const specs[] = { "kary-ntree k=4 n=3", "mport-ntree m=8 n=3", "ft648" };
+	static const unsigned pair_step[] = { 3, 9, 60 };
 
 	(void)state;
-	for (size_t k = 0; k < 2; k++) {
+	for (size_t k = 0; k < 3; k++) {
 		struct eng_memo memo = { 0 };
 		uint64_t quick[4] = { 0, 0, 0, 0 };
 		struct tu_base b;
@@ -262,11 +266,18 @@ static void test_quick_same(void **state)
 		assert_int_equal(eng_ftdlr.prepare(b.f, b.r, &memo), 0);
 		for (uint32_t i = 0; i < b.nlinks; i++) {
 			memo_set(&b, &memo, &i, 1, NULL, 0, &quick[0]);
-			for (uint32_t j = i + 1 + i % 3; j < b.nlinks; j += 3 + 6 * k) {
+			for (uint32_t j = i + 1 + i % 3; j < b.nlinks; j += pair_step[k]) {
 				uint32_t l2[2] = { i, j };
 
 				memo_set(&b, &memo, l2, 2, NULL, 0, &quick[1]);
 			}
+		}
+		for (uint32_t i = 0; i < 200; i++) {	/* triples, and a link with a switch */
+			uint32_t l3[3] = { i * 7919u % b.nlinks, (i * 104729u + 17) % b.nlinks,
+					   (i * 31u + 5) % b.nlinks };
+
+			memo_set(&b, &memo, l3, 3, NULL, 0, &quick[1]);
+			memo_set(&b, &memo, l3, 1, &b.upper[i % b.nupper], 1, &quick[3]);
 		}
 		for (uint32_t i = 0; i < b.nupper; i++) {
 			memo_set(&b, &memo, NULL, 0, &b.upper[i], 1, &quick[2]);
