@@ -452,13 +452,23 @@ out:
 	return g;
 }
 
-static void *dup_mem(const void *p, size_t n)
-{
-	void *q = malloc(n ? n : 1);
 
-	if (q && n)
-		memcpy(q, p, n);
-	return q;
+/* @g, a copy of finalized @f's nodes and ports: @f's lists, counts and index too; freed on failure. */
+static int copy_derived(struct fabric *g, const struct fabric *f)
+{
+	g->nswitches = f->nswitches;
+	g->neps = f->neps;
+	g->nlinks = f->nlinks;
+	g->lid_top = f->lid_top;
+	g->switches = fab_memdup(f->switches, (size_t)f->nswitches * sizeof(*f->switches));
+	g->eps = fab_memdup(f->eps, (size_t)f->neps * sizeof(*f->eps));
+	g->idx = fab_index_dup(f->idx, f);
+	if (!g->switches || !g->eps || !g->idx) {
+		fab_free(g);
+		return -1;
+	}
+	g->finalized = 1;
+	return 0;
 }
 
 struct fabric *fab_copy(const struct fabric *f, struct fab_err *err)
@@ -472,11 +482,17 @@ struct fabric *fab_copy(const struct fabric *f, struct fab_err *err)
 		.ports_cap = f->nports, .strings_len = f->strings_len, .strings_cap = f->strings_len,
 		.sm_node = f->sm_node, .sm_port = f->sm_port,
 	};
-	g->nodes = dup_mem(f->nodes, (size_t)f->nnodes * sizeof(*f->nodes));
-	g->ports = dup_mem(f->ports, (size_t)f->nports * sizeof(*f->ports));
-	g->strings = dup_mem(f->strings, f->strings_len);
+	g->nodes = fab_memdup(f->nodes, (size_t)f->nnodes * sizeof(*f->nodes));
+	g->ports = fab_memdup(f->ports, (size_t)f->nports * sizeof(*f->ports));
+	g->strings = fab_memdup(f->strings, f->strings_len);
 	if (!g->nodes || !g->ports || !g->strings)
 		goto oom;
+	if (f->finalized && f->idx && copy_derived(g, f)) {
+		fab_err_set(err, "out of memory copying a fabric of %u nodes", f->nnodes);
+		return NULL;
+	}
+	if (g->finalized)	/* what fab_finalize() would make again, copied */
+		return g;
 	if (fab_finalize(g, err) == 0)
 		return g;
 	fab_free(g);

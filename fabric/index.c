@@ -214,6 +214,32 @@ int fab_index_lids(struct fabric *f, struct fab_err *err)
 	return 0;
 }
 
+static int gmap_dup(struct guid_map *to, const struct guid_map *from)
+{
+	to->mask = from->mask;
+	to->slots = fab_memdup(from->slots, ((size_t)from->mask + 1) * sizeof(*from->slots));
+	return to->slots ? 0 : -1;
+}
+
+struct fab_index *fab_index_dup(const struct fab_index *x, const struct fabric *f)
+{
+	struct fab_index *y = calloc(1, sizeof(*y));
+
+	if (!y)
+		return NULL;
+	y->desc_mask = x->desc_mask;
+	y->desc_slots = fab_memdup(x->desc_slots, ((size_t)x->desc_mask + 1) * sizeof(uint32_t));
+	y->desc_count = fab_memdup(x->desc_count, ((size_t)f->nnodes + 1) * sizeof(uint32_t));
+	y->slot_ep = fab_memdup(x->slot_ep, ((size_t)f->nports + 1) * sizeof(uint32_t));
+	y->lid_ep = fab_memdup(x->lid_ep, (FAB_LID_UCAST_MAX + 1) * sizeof(uint32_t));
+	if (gmap_dup(&y->node_guid, &x->node_guid) || gmap_dup(&y->port_guid, &x->port_guid) ||
+	    !y->desc_slots || !y->desc_count || !y->slot_ep || !y->lid_ep) {
+		fab_index_free(y);
+		return NULL;
+	}
+	return y;
+}
+
 int fab_index_build(struct fabric *f, struct fab_err *err)
 {
 	struct fab_index *x = calloc(1, sizeof(*x));
