@@ -412,6 +412,10 @@ static int check_updown(struct fd *x, struct fab_err *err)
 
 	if (x->keep && !chk)
 		return ENG_ERROR;
+	if (chk && !memchr(chk, 1, x->br->lft_len)) {
+		free(chk);	/* every LID checked ahead (the prepare hook) */
+		return ENG_OK;
+	}
 	x->need = chk ? chk : need;
 	rc = check_need_updown(x, err);
 	x->need = need;
