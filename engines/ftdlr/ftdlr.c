@@ -272,159 +272,6 @@ static int setup_dirt(struct fd *x)
 	return 0;
 }
 
-/* --- the base routing ------------------------------------------------------------- */
-
-enum { UD_UNKNOWN, UD_BUSY, UD_DOWN, UD_UPDOWN, UD_NONE, UD_BAD };
-
-/* The state of switch @s towards CA LID @lid (owned by the port behind @home:@hport). */
-static uint8_t ud_step(const struct fd *x, const uint8_t *st, uint32_t s, unsigned lid)
-{
-	const struct fabric *bf = x->bf;
-	uint8_t p = rt_lft_get(x->br, s, lid), t;
-	uint32_t e;
-
-	if (p == RT_NO_PORT)
-		return UD_NONE;
-	e = fd_link(x, s, p);
-	if (e == FD_NONE) {
-		uint32_t ep = fab_ep_by_lid(bf, lid);
-		const struct fab_port *fp = p && p <= bf->nodes[bf->switches[s]].nports ?
-					    fab_port(bf, bf->switches[s], p) : NULL;
-
-		return fp && ep != FAB_NONE && fp->peer == bf->eps[ep].node &&
-		       fp->peer_port == bf->eps[ep].port ? UD_DOWN : UD_BAD;
-	}
-	t = st[x->m.links[e].peer];
-	if (e >= ft_first(&x->m, s, FT_DOWN))
-		return t == UD_DOWN ? UD_DOWN : t == UD_NONE ? UD_NONE : UD_BAD;
-	return t == UD_DOWN || t == UD_UPDOWN ? UD_UPDOWN : t == UD_NONE ? UD_NONE : UD_BAD;
-}
-
-/* Resolve every switch's state towards @lid; the first bad switch, or FD_NONE. */
-static uint32_t ud_lid(const struct fd *x, uint8_t *st, uint32_t *stack, unsigned lid)
-{
-	memset(st, UD_UNKNOWN, x->nsw);
-	for (uint32_t s = 0; s < x->nsw; s++) {
-		uint32_t top = 0, c = s;
-
-		while (x->m.level[c] && st[c] == UD_UNKNOWN) {
-			uint8_t p = rt_lft_get(x->br, c, lid);
-			uint32_t e = p == RT_NO_PORT ? FD_NONE : fd_link(x, c, p);
-
-			st[c] = UD_BUSY;
-			stack[top++] = c;
-			if (e == FD_NONE)
-				break;
-			c = x->m.links[e].peer;
-		}
-		if (x->m.level[c] && st[c] == UD_BUSY && (top == 0 || stack[top - 1] != c))
-			return c;	/* a loop */
-		while (top--) {
-			uint32_t t = stack[top];
-
-			st[t] = UD_UNKNOWN;
-			st[t] = ud_step(x, st, t, lid);
-			if (st[t] == UD_BAD)
-				return t;
-		}
-	}
-	return FD_NONE;
-}
-
-/*
- * Every CA LID the repair rewrites is routed over up*down* paths in the
- * base (ftdlr_updown.c first, this when unsure). The others keep the
- * base's entries, whatever they are: the proof of the repaired routing
- * judges them with the rest, and checking them all would read every table.
- */
-static int check_need_updown(struct fd *x, struct fab_err *err)
-{
-	const struct fabric *bf = x->bf;
-	uint8_t *st = malloc((size_t)x->nsw + 1);
-	uint32_t *stack = malloc(((size_t)x->nsw + 1) * sizeof(*stack));
-	int rc = ENG_OK;
-
-	if (!st || !stack) {
-		free(st);
-		free(stack);
-		return ENG_ERROR;
-	}
-	if (!fd_updown_quick(x)) {
-		free(st);
-		free(stack);
-		return ENG_OK;
-	}
-	for (uint32_t e = 0; e < bf->neps && rc == ENG_OK; e++) {
-		unsigned lid = fab_ep_lid(bf, e), n = 1u << fab_ep_lmc(bf, e);
-
-		if (bf->nodes[bf->eps[e].node].type == FAB_SWITCH || !lid)
-			continue;
-		for (unsigned l = lid; l < lid + n && l < x->br->lft_len && rc == ENG_OK; l++) {
-			uint32_t bad = x->need[l] ? ud_lid(x, st, stack, l) : FD_NONE;
-
-			if (bad != FD_NONE) {
-				fab_err_set(err, "the base routing is not an up/down fat-tree routing: the "
-					    "path from switch '%s' to LID %u is not up*down*",
-					    ft_sw_name(bf, bad), l);
-				rc = ENG_NOT_APPLICABLE;
-			}
-		}
-	}
-	free(st);
-	free(stack);
-	return rc;
-}
-
-/*
- * Every LID of the base checked up*down* ahead of its repairs (each
- * checks the LIDs it rewrites, at a fault: 2 ms of a 5488-CA repair), when
- * that takes at most FD_UDA_MAX steps; once per base. A base that is not
- * up*down* stays unchecked: its repairs say why.
- */
-static int prepare_updown(struct fd *x)
-{
-	struct fab_err err = { { 0 } };
-	uint8_t *all;
-	int rc;
-
-	if (x->keep->ud_all)
-		return 0;
-	x->keep->ud_all = 1;
-	if ((size_t)x->nsw * x->br->lft_len > FD_UDA_MAX)
-		return 0;
-	if (!(all = malloc((size_t)x->br->lft_len + 1)))
-		return -1;
-	memset(all, 1, x->br->lft_len);
-	x->need = all;
-	rc = check_need_updown(x, &err);
-	x->need = NULL;
-	if (rc == ENG_OK)
-		fd_memo_checked(x, all);
-	free(all);
-	return rc == ENG_ERROR ? -1 : 0;
-}
-
-/* check_need_updown() for the LIDs not known to be up*down* already (x->keep). */
-static int check_updown(struct fd *x, struct fab_err *err)
-{
-	uint8_t *need = x->need, *chk = x->keep ? fd_memo_unchecked(x) : NULL;
-	int rc;
-
-	if (x->keep && !chk)
-		return ENG_ERROR;
-	if (chk && !memchr(chk, 1, x->br->lft_len)) {
-		free(chk);	/* every LID checked ahead (the prepare hook) */
-		return ENG_OK;
-	}
-	x->need = chk ? chk : need;
-	rc = check_need_updown(x, err);
-	x->need = need;
-	if (rc == ENG_OK && chk)
-		fd_memo_checked(x, chk);
-	free(chk);
-	return rc;
-}
-
 /* The turning switches of the switch LIDs @lid[0..@n) (in increasing order), by their columns. */
 static void turning_cols(struct fd *x, unsigned *lid, uint32_t n, uint8_t *col)
 {
@@ -603,7 +450,7 @@ static int setup_rest(struct fd *x, unsigned threads, struct fab_err *err)
 	threaded = threaded && !pthread_create(&tid, NULL, fd_make_frame, x);
 	rc = setup_labels(x, err);
 	if (rc == ENG_OK)
-		rc = check_updown(x, err);
+		rc = fd_updown_check(x, err);
 	if (rc == ENG_OK) {
 		x->st.switch_sl = fd_switch_sl(x);
 		if (setup_columns(x) || setup_dirt(x) || setup_turning(x) || fd_sn_find(x) ||
@@ -803,7 +650,7 @@ static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
 		return 0;
 	if (base_model(&x, &err) == ENG_OK && !x.m.nsib && !x.m.nignored)
 		rc = setup_links(&x) || setup_turning(&x) || fd_sn_prepare(&x) ||
-		     prepare_updown(&x) || fd_quick_prepare(&x) ? -1 : 0;
+		     fd_updown_prepare(&x) || fd_quick_prepare(&x) ? -1 : 0;
 	fd_fini(&x);
 	return rc;
 }

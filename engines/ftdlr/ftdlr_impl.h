@@ -183,7 +183,7 @@ void *fd_make_frame(void *arg);
  * eng_memo's data; ftdlr_memo.c): functions of the base alone
  * @m: the base's fat-tree model (@m.f NULL: not made yet)
  * @turning: per base switch, a turning switch (NULL: not found yet)
- * @ud_ok: per LID, its paths checked up*down* (check_updown()); @ud_all:
+ * @ud_ok: per LID, its paths checked up*down* (fd_updown_check()); @ud_all:
  *          every CA LID's checked ahead of the repairs, or found too many
  *          to check then (over FD_UDA_MAX switches x LIDs)
  * @ud_base: [d * switches + s], switch s's class towards d on the base
@@ -229,7 +229,7 @@ struct fd_memo *fd_memo_for(struct eng_memo *memo, const struct fabric *bf,
 			    const struct rt_routing *br);
 /**
  * fd_memo_unchecked() - x->need[] without the LIDs x->keep knows are
- * up*down* (malloc'd, for check_updown()); NULL when out of memory
+ * up*down* (malloc'd, for fd_updown_check()); NULL when out of memory
  */
 uint8_t *fd_memo_unchecked(const struct fd *x);
 /** fd_memo_checked() - the LIDs of @chk are up*down*: kept in x->keep. */
@@ -249,6 +249,18 @@ int fd_need(struct fd *x);
  * LID-by-LID check decides then.
  */
 int fd_updown_quick(const struct fd *x);
+/**
+ * fd_updown_check() - every CA LID the repair rewrites (x->need) routed
+ * over up*down* paths in the base, those the memo knows checked left out
+ * (ftdlr_updown.c). Return: ENG_OK; ENG_NOT_APPLICABLE with @err naming the
+ * first switch whose path is not; ENG_ERROR (memory).
+ */
+int fd_updown_check(struct fd *x, struct fab_err *err);
+/**
+ * fd_updown_prepare() - the prepare hook's share: every LID of the base
+ * checked ahead of its repairs, once per base, when cheap enough. 0 or -1.
+ */
+int fd_updown_prepare(struct fd *x);
 
 /* Model link @e of base switch @s goes up. */
 static inline int is_up_link(const struct fd *x, uint32_t s, uint32_t e)
