@@ -251,10 +251,43 @@ static void from_memo(const struct tu_run *base, const struct tu_run *rep, const
 }
 
 /*
+ * On an sftree base (its LIDs repaired at their few switches alone once a
+ * memo is prepared, ftdlr_quick.c), the base routed on order @f2 with a
+ * prepared memo and its faulted fabric @d2 in another order repair to the
+ * tables of the plain repair of @d from the base routed on @f's order.
+ */
+static void quick_in_orders(const struct fabric *f, const struct fabric *f2,
+			    const struct fabric *d, const struct fabric *d2)
+{
+	struct fab_err err = { { 0 } };
+	struct eng_memo memo = { 0 };
+	struct ftdlr_stats s1, s2;
+	struct rt_routing *r1, *r2;
+	struct tu_run base, base2;
+
+	tu_run_route(f, "sftree", NULL, 0, NULL, NULL, &base);
+	tu_run_route(f2, "sftree", NULL, 0, NULL, NULL, &base2);
+	tu_run_same(&base, &base2, "sftree base");
+	assert_int_equal(ftdlr_repair(base.res.fabric, base.res.routing, d, FTDLR_MINIMAL, 0, &r1,
+				      &s1, &err), ENG_OK);
+	assert_int_equal(eng_ftdlr.prepare(base2.res.fabric, base2.res.routing, &memo), 0);
+	assert_int_equal(ftdlr_repair_memo(base2.res.fabric, base2.res.routing, d2, FTDLR_MINIMAL, 0,
+					   &memo, &r2, &s2, &err), ENG_OK);
+	assert_true(s2.quick > 0 && s1.quick == 0);
+	assert_int_equal(r1->lft_len, r2->lft_len);
+	assert_memory_equal(r1->lft, r2->lft, (size_t)r1->nswitches * r1->lft_len);
+	rt_free(r1);
+	rt_free(r2);
+	eng_memo_clear(&memo);
+	tu_run_free(&base);
+	tu_run_free(&base2);
+}
+
+/*
  * The base routed on one order, @fl repaired on the faulted fabric in
  * another: the repair is the one made when both come in file order, and
  * so are its steps, and so is a repair from a prepared memo; at least
- * @lids LIDs repaired.
+ * @lids LIDs repaired. The same from an sftree base with the quick repair.
  */
 static void repair_in_orders(struct fabric *f, const struct gen_faults *fl, unsigned lids)
 {
@@ -283,6 +316,7 @@ static void repair_in_orders(struct fabric *f, const struct gen_faults *fl, unsi
 	assert_string_not_equal(a.digest, base.digest);
 	same_steps(&base, &a, &base2, &b);
 	from_memo(&base2, &b, &a);
+	quick_in_orders(f, f2, d, d2);
 	tu_run_free(&a);
 	tu_run_free(&b);
 	tu_run_free(&base);
