@@ -320,22 +320,18 @@ static void push(struct dest *x, uint32_t j)
 	const struct an_blk *b = &x->w->blk;
 	const uint16_t *c = x->c;
 	uint32_t *fl = x->fl, nsw = x->w->p->c.f->nswitches;
-	uint16_t *up = b->up + (size_t)j * nsw;
+	uint16_t *up = x->w->rows ? b->up + (size_t)j * nsw : NULL;
 
-	if (x->w->rows) {
+	if (up)
 		memset(up, 0, (size_t)nsw * sizeof(*up));
-		for (uint32_t i = b->nsettled; i--;) {
-			uint32_t s = b->settled[i], t = c[s];
-
-			if (t < C_TERM && up[t] <= up[s])
-				up[t] = (uint16_t)(up[s] + 1);
-		}
-	}
 	for (uint32_t i = b->nsettled; i--;) {
 		uint32_t s = b->settled[i], t = c[s];
 
-		if (t < C_TERM)
-			fl[t] += fl[s];
+		if (t >= C_TERM)
+			continue;
+		fl[t] += fl[s];
+		if (up && up[t] <= up[s])
+			up[t] = (uint16_t)(up[s] + 1);
 	}
 	if (x->d < x->w->p->c.f->nswitches && x->o[x->d] == 0)
 		fl[x->d] = 0;	/* delivered at its port 0: no link */
@@ -572,13 +568,12 @@ void an_dest_block_rows(struct an_work *w, const uint32_t *d, uint32_t m)
 	an_dest_block_settle(w, d, all, m);
 }
 
-void an_dest_block_keep(const struct an_work *w, const uint32_t *d, const uint32_t *rows,
-			uint32_t n)
+void an_dest_block_keep(const struct an_work *w, const uint32_t *d, uint32_t m)
 {
 	uint32_t nsw = w->p->c.f->nswitches;
 
-	for (uint32_t k = 0; k < n; k++) {
-		size_t at = (size_t)d[rows[k]] * nsw, j = (size_t)rows[k] * nsw;
+	for (uint32_t k = 0; k < m; k++) {
+		size_t at = (size_t)d[k] * nsw, j = (size_t)k * nsw;
 
 		memcpy(w->rows->fl + at, w->blk.fl + j, nsw * sizeof(*w->blk.fl));
 		memcpy(w->rows->c + at, w->blk.c + j, nsw * sizeof(*w->blk.c));
@@ -590,13 +585,8 @@ void an_dest_block_keep(const struct an_work *w, const uint32_t *d, const uint32
 int an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m)
 {
 	an_dest_block_rows(w, d, m);
-	if (w->rows) {
-		uint32_t all[AN_BLOCK];
-
-		for (uint32_t j = 0; j < m; j++)
-			all[j] = j;
-		an_dest_block_keep(w, d, all, m);
-	}
+	if (w->rows)
+		an_dest_block_keep(w, d, m);
 	if (w->p->bits) {
 		scatter_bits(w, m);
 		return 0;

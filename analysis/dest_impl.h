@@ -159,9 +159,8 @@ void an_dest_block_gather_like(struct an_work *w, const struct an_work *like, co
  * destination @d[j]), counted into w->acc as an_dest_block_rows() counts
  */
 void an_dest_block_settle(struct an_work *w, const uint32_t *d, const uint32_t *rows, uint32_t n);
-/** an_dest_block_keep() - rows @rows[0..@n) of w->blk (for @d[row]) into w->rows. */
-void an_dest_block_keep(const struct an_work *w, const uint32_t *d, const uint32_t *rows,
-			uint32_t n);
+/** an_dest_block_keep() - rows [0, @m) of w->blk (row j for destination @d[j]) into w->rows. */
+void an_dest_block_keep(const struct an_work *w, const uint32_t *d, uint32_t m);
 /**
  * an_dest_block_step() - the step (struct an_blk.c) of switch @s whose LFT
  * entry is @port, towards destination @d, delivered at switch @at (the

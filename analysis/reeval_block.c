@@ -155,8 +155,7 @@ static int diffs(const struct an_plan *p, struct part *t, uint32_t j, const uint
 static int passes(const struct run *run, struct part *t, const uint32_t *d, uint32_t m)
 {
 	struct an_blk *ob = &t->old.w->blk, *nb = &t->cur.w->blk;
-	uint32_t near[AN_BLOCK], far[AN_BLOCK], all[AN_BLOCK], nn = 0, nf = 0;
-	uint32_t nsw = run->p->c.f->nswitches;
+	uint32_t near[AN_BLOCK], far[AN_BLOCK], nn = 0, nf = 0, nsw = run->p->c.f->nswitches;
 	int rc = 0;
 
 	an_dest_block_gather(t->cur.w, d, m);
@@ -182,10 +181,8 @@ static int passes(const struct run *run, struct part *t, const uint32_t *d, uint
 	}
 	for (uint32_t k = 0; k < nf && !rc; k++)
 		rc = diffs(run->p, t, far[k], NULL, nsw);
-	for (uint32_t j = 0; j < m; j++)
-		all[j] = j;
 	if (run->rows)
-		an_dest_block_keep(t->cur.w, d, all, m);
+		an_dest_block_keep(t->cur.w, d, m);
 	t->nnear += nn;
 	return rc;
 }

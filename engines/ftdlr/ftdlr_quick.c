@@ -205,8 +205,8 @@ static void put(struct fd *x, const struct dst *d)
 
 int fd_quick(struct fd *x, const struct dst *d)
 {
-	if (!x->nq || !x->keep->rule_base[d->lid] || !ruled(x, d) || fd_dead(x, x->sn) ||
-	    fd_dead(x, d->sw))
+	/* rule_base marks only the LIDs the rule repairs (ruled()) */
+	if (!x->nq || !x->keep->rule_base[d->lid] || fd_dead(x, x->sn) || fd_dead(x, d->sw))
 		return 0;
 	fd_sn_ud(x, d);
 	if (!q_for(x, d))
