@@ -189,17 +189,27 @@ static void spreads(const struct an_plan *p, struct an_state *st, const uint8_t 
 		memcpy(st->spread, spread, (size_t)nsw * sizeof(*spread));
 }
 
-/* Both shares of @dests[0..@n) whole: (@pp)'s out, (@p)'s in. */
-static int update_whole(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
+const struct an_plan *an_plan_once_get(struct an_plan_once *po)
+{
+	pthread_mutex_lock(&po->lock);
+	if (!po->built)
+		po->built = an_plan_init(&po->p, po->f, po->r, po->o) ? -1 : 1;
+	pthread_mutex_unlock(&po->lock);
+	return po->built > 0 ? &po->p : NULL;
+}
+
+/* Both shares of @dests[0..@n) whole: (@pp's plan)'s out, (@p)'s in. */
+static int update_whole(struct an_plan_once *ppo, const struct an_plan *p, struct an_state *st,
 			const uint32_t *dests, uint32_t n)
 {
 	const struct fabric *f = p->c.f;
+	const struct an_plan *pp = an_plan_once_get(ppo);
 	uint16_t *oh = calloc((size_t)f->neps + 1, sizeof(*oh));
 	uint8_t *of = calloc((size_t)f->neps + 1, sizeof(*of));
 	struct an_acc old, cur;
 	int rc = -1;
 
-	if (!oh || !of || an_eval_run(pp, &p->o, dests, n, &old, oh, of, NULL, NULL))
+	if (!pp || !oh || !of || an_eval_run(pp, &p->o, dests, n, &old, oh, of, NULL, NULL))
 		goto out;
 	if (!an_eval_run(p, &p->o, dests, n, &cur, st->dhops, st->dfail, NULL, NULL)) {
 		rc = an_acc_add(&st->acc, p, &old, -1) || an_acc_add(&st->acc, p, &cur, 1) ? -1 : 0;
@@ -216,7 +226,7 @@ out:
  * Take the share of @dests out as (@pp) routed them, put it back as (@p)
  * does: by differences where the block pass takes them, whole otherwise.
  */
-static int update(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
+static int update(struct an_plan_once *pp, const struct an_plan *p, struct an_state *st,
 		  uint32_t *dests, uint32_t n, const uint32_t *sw, uint32_t nsw_diff, uint32_t near[2])
 {
 	if (an_reeval_blocks(pp, p, st, dests, n, sw, nsw_diff, &n, near))
@@ -233,20 +243,19 @@ static int redo(const struct fabric *pf, const struct rt_routing *pr, const stru
 		const struct rt_routing *r, const struct an_opts *o, const struct an_change *chg,
 		struct an_state *st, struct an_report *rep)
 {
-	struct an_plan pp, p;
+	struct an_plan_once pp = { .f = pf, .r = pr, .o = o, .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct an_plan p;
 	struct an_pool pools[AN_NCLASSES];
 	uint8_t *mark = calloc((size_t)r->lft_len + 1, 1), *sw = calloc((size_t)f->nswitches + 1, 1);
 	uint32_t *order = NULL, *spread = NULL, *swl = NULL, n, near[2] = { 0, 0 }, nsw_diff;
 	int rc = -1, all_known;
 
 	memset(pools, 0, sizeof(pools));
-	if (an_plan_init(&pp, pf, pr, o)) {
+	if (an_plan_init(&p, f, r, o)) {
 		free(mark);
 		free(sw);
 		return -1;
 	}
-	if (an_plan_init(&p, f, r, o))
-		goto out_pp;
 	order = an_plan_order(&p);
 	spread = o->load ? calloc((size_t)f->nswitches + 1, sizeof(*spread)) : NULL;
 	swl = malloc(((size_t)f->nswitches + 1) * sizeof(*swl));
@@ -272,8 +281,9 @@ static int redo(const struct fabric *pf, const struct rt_routing *pr, const stru
 	rep->dests_kept = near[1];
 out:
 	an_plan_fini(&p);
-out_pp:
-	an_plan_fini(&pp);
+	if (pp.built > 0)
+		an_plan_fini(&pp.p);
+	pthread_mutex_destroy(&pp.lock);
 	free(mark);
 	free(sw);
 	free(order);

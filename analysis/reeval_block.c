@@ -52,12 +52,11 @@ static int rest_init(struct an_acc *a, const struct fabric *f)
 	return a->eld && a->dall && a->dca ? 0 : -1;
 }
 
-static int side_init(struct side *x, const struct an_plan *p, uint16_t *dhops, uint8_t *dfail,
+/* The block pass's scratch for @p (NULL: its plan could not be made). */
+static int side_work(struct side *x, const struct an_plan *p, uint16_t *dhops, uint8_t *dfail,
 		     const struct an_rows *rows)
 {
-	memset(x, 0, sizeof(*x));
-	x->w = an_work_new(p);
-	if (rest_init(&x->acc, p->c.f) || !x->w)
+	if (!p || !(x->w = an_work_new(p)))
 		return -1;
 	x->w->acc = &x->acc;
 	x->w->dhops = dhops;
@@ -96,7 +95,10 @@ struct part {
 
 /* What the threads share: the blocks of destinations, taken in turn. */
 struct run {
-	const struct an_plan *pp, *p;
+	struct an_plan_once *pp;	/* the old side's plan, made when a pass needs it */
+	const struct an_plan *p;
+	uint16_t *oh;	/* the old side's hops and fails per destination */
+	uint8_t *of;
 	const uint32_t *fit;
 	uint32_t nfit;
 	const uint32_t *sw;	/* the switches whose tables or links differ (NULL: not known) */
@@ -154,10 +156,13 @@ static int diffs(const struct an_plan *p, struct part *t, uint32_t j, const uint
  */
 static int passes(const struct run *run, struct part *t, const uint32_t *d, uint32_t m)
 {
-	struct an_blk *ob = &t->old.w->blk, *nb = &t->cur.w->blk;
+	struct an_blk *ob, *nb = &t->cur.w->blk;
 	uint32_t near[AN_BLOCK], far[AN_BLOCK], nn = 0, nf = 0, nsw = run->p->c.f->nswitches;
 	int rc = 0;
 
+	if (!t->old.w && side_work(&t->old, an_plan_once_get(run->pp), run->oh, run->of, NULL))
+		return -1;
+	ob = &t->old.w->blk;
 	an_dest_block_gather(t->cur.w, d, m);
 	if (run->sw)
 		an_dest_block_gather_like(t->old.w, t->cur.w, d, m, run->sw, run->nsw);
@@ -352,7 +357,7 @@ static uint32_t split(const struct an_plan *p, uint32_t *d, uint32_t n, uint32_t
 	return k;
 }
 
-int an_reeval_blocks(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
+int an_reeval_blocks(struct an_plan_once *pp, const struct an_plan *p, struct an_state *st,
 		     uint32_t *d, uint32_t n, const uint32_t *sw, uint32_t nsw_diff, uint32_t *rest,
 		     uint32_t near[2])
 {
@@ -360,8 +365,8 @@ int an_reeval_blocks(const struct an_plan *pp, const struct an_plan *p, struct a
 	uint16_t *oh = calloc((size_t)f->neps + 1, sizeof(*oh));
 	uint8_t *of = calloc((size_t)f->neps + 1, sizeof(*of));
 	uint32_t *tmp = malloc(((size_t)n + 1) * sizeof(*tmp));
-	struct run run = { .pp = pp, .p = p, .fit = d, .sw = sw, .nsw = nsw_diff,
-			   .rows = st->rows.fl ? &st->rows : NULL };
+	struct run run = { .pp = pp, .p = p, .oh = oh, .of = of, .fit = d, .sw = sw,
+			   .nsw = nsw_diff, .rows = st->rows.fl ? &st->rows : NULL };
 	unsigned nt = 0;
 	int rc = -1;
 
@@ -375,8 +380,9 @@ int an_reeval_blocks(const struct an_plan *pp, const struct an_plan *p, struct a
 	if (!(run.parts = calloc(nt, sizeof(*run.parts))))
 		goto out;
 	for (unsigned i = 0; i < nt; i++)
-		if (side_init(&run.parts[i].old, pp, oh, of, NULL) ||
-		    side_init(&run.parts[i].cur, p, st->dhops, st->dfail, run.rows) ||
+		if (rest_init(&run.parts[i].old.acc, f) ||	/* its scratch: when a pass needs it */
+		    rest_init(&run.parts[i].cur.acc, f) ||
+		    side_work(&run.parts[i].cur, p, st->dhops, st->dfail, run.rows) ||
 		    rest_init(&run.parts[i].same, f) ||
 		    !(run.parts[i].near = an_near_new(f->nswitches)) ||
 		    !(run.parts[i].kept = an_kept_new(f->nswitches)))

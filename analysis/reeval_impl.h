@@ -5,12 +5,31 @@
 #ifndef FABROUTE_ANALYSIS_REEVAL_IMPL_H
 #define FABROUTE_ANALYSIS_REEVAL_IMPL_H
 
+#include <pthread.h>
+
 #include "analysis/dest_impl.h"
 #include "analysis/eval_impl.h"
 
 /**
+ * struct an_plan_once - the old routing's plan, built only when a
+ * destination needs it (one the rows kept do not settle): by the first
+ * thread that asks, once (analysis/reeval.c)
+ */
+struct an_plan_once {
+	struct an_plan p;
+	const struct fabric *f;
+	const struct rt_routing *r;
+	const struct an_opts *o;
+	pthread_mutex_t lock;
+	int built;	/* 0: not yet, 1: built, -1: out of memory */
+};
+
+/** an_plan_once_get() - the plan, built if it is not yet. Return: NULL when out of memory. */
+const struct an_plan *an_plan_once_get(struct an_plan_once *po);
+
+/**
  * an_reeval_blocks() - the destinations of @d[0..@n) that the block pass
- * takes (an_dest_block_fits()): their share as (@pp) routes them taken out
+ * takes (an_dest_block_fits()): their share as (@pp's plan) routes them taken out
  * of @st's sums and their share as (@p) does put in, switch by switch
  * where the two differ (analysis/reeval_block.c); @st's dhops and dfail
  * set for them. The tables and links differ only at the switches
@@ -18,7 +37,7 @@
  * in @near, the destinations worked out near the change, and of those from the rows kept.
  * Return: 0, or -1 when out of memory (@st's sums then undefined).
  */
-int an_reeval_blocks(const struct an_plan *pp, const struct an_plan *p, struct an_state *st,
+int an_reeval_blocks(struct an_plan_once *pp, const struct an_plan *p, struct an_state *st,
 		     uint32_t *d, uint32_t n, const uint32_t *sw, uint32_t nsw_diff, uint32_t *rest,
 		     uint32_t near[2]);
 

@@ -392,19 +392,21 @@ static void ft648(unsigned sets)
 }
 
 /*
- * CPU ms of the proof the daemon makes of repair @r (of @f): an_reevaluate()
- * from the base's evaluation @kept, which then goes back to the base (not
- * timed) for the next; *@same counts verdicts equal to the full @full's.
+ * CPU ms of the proof the daemon makes of repair @r (of @f), which changed
+ * the tables @chg lists: an_reevaluate() from the base's evaluation @kept,
+ * which then goes back to the base (not timed) for the next; *@same counts
+ * verdicts equal to the full @full's.
  */
 static double reeval_cpu(const struct tree *t, const struct fabric *f, const struct rt_routing *r,
-			 const struct an_opts *io, struct an_report *kept, const struct an_report *full,
-			 unsigned *same, uint64_t redone[3])
+			 const struct an_change *chg, const struct an_opts *io,
+			 struct an_report *kept, const struct an_report *full, unsigned *same,
+			 uint64_t redone[3])
 {
 	struct fab_err err = { { 0 } };
 	struct an_report inc;
 	double c0 = cpu_ms(), ms;
 
-	if (an_reevaluate(t->f, t->r, kept, f, r, io, NULL, &inc, &err))
+	if (an_reevaluate(t->f, t->r, kept, f, r, io, chg, &inc, &err))
 		die("re-evaluate", &err);
 	ms = cpu_ms() - c0;
 	redone[0] += inc.dests;
@@ -413,7 +415,7 @@ static double reeval_cpu(const struct tree *t, const struct fabric *f, const str
 	*same += an_connected(&inc) == an_connected(full) &&
 		 inc.cdg.deadlock_free == full->cdg.deadlock_free;
 	an_report_free(kept);
-	if (an_reevaluate(f, r, &inc, t->f, t->r, io, NULL, kept, &err))
+	if (an_reevaluate(f, r, &inc, t->f, t->r, io, chg, kept, &err))
 		die("re-evaluate", &err);
 	an_report_free(&inc);
 	return ms;
@@ -456,17 +458,22 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 		struct ftdlr_plan plan;
 		struct ftdlr_stats st;
 		struct an_report rep;
+		struct an_change chg = { 0 };
+		uint32_t *changed;
 		double t0 = now_ms(), c0 = cpu_ms(), t1, t2, t3, c1;
 
-		if (ftdlr_repair_memo(t.f, t.r, f, FTDLR_MINIMAL, 0, &memo, &r, &st, &err) != ENG_OK)
+		if (ftdlr_repair_memo(t.f, t.r, f, FTDLR_MINIMAL, 0, &memo, &r, &st, &changed,
+				      &chg.nswitches, &err) != ENG_OK)
 			die("repair", &err);
+		chg.switches = changed;
 		t1 = now_ms();
 		c1 = cpu_ms();
 		eval(f, r, 0, &rep);
 		t2 = now_ms();
 		rep_cpu += c1 - c0;
 		eval_cpu += cpu_ms() - c1;
-		inc_cpu += reeval_cpu(&t, f, r, &io, &kept, &rep, &same, redone);
+		inc_cpu += reeval_cpu(&t, f, r, &chg, &io, &kept, &rep, &same, redone);
+		free(changed);
 		t3 = now_ms();
 		if (ftdlr_plan(f, t.f, t.r, r, &plan, &err))
 			die("plan", &err);

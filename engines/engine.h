@@ -391,6 +391,11 @@ int eng_stopped(const struct eng_req *q);
  * @lids_ms, @route_ms, @eval_ms: time assigning LIDs, in the engine that
  *                                routed, evaluating its routing
  * @evaluated: @report holds the evaluation (with @eval_opts)
+ * @changed, @nchanged: from a repair hook that knows them (else NULL): the
+ *                      switches (index in @fabric) whose table differs
+ *                      from the request's @prev; eng_run() uses and frees
+ *                      them (an incremental proof then compares only
+ *                      those tables)
  */
 struct eng_res {
 	struct fabric *fabric;
@@ -405,6 +410,8 @@ struct eng_res {
 	int evaluated;
 	struct an_opts eval_opts;
 	struct an_report report;
+	uint32_t *changed;
+	size_t nchanged;
 };
 
 /**

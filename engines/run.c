@@ -55,6 +55,8 @@ void eng_res_free(struct eng_res *res)
 	res->routing = NULL;
 	res->plan = NULL;
 	res->evaluated = 0;
+	free(res->changed);
+	res->changed = NULL;
 }
 
 void eng_memo_clear(struct eng_memo *m)
@@ -229,6 +231,9 @@ static int judge(const struct eng_req *req, struct attempt *at, struct fab_err *
 {
 	struct eng_res *o = &at->one;
 	const struct an_report *rep = &o->report;
+	/* a repair of the routing in force says which tables it changed */
+	struct an_change chg = { .switches = o->changed, .nswitches = o->nchanged };
+	int known = o->changed && req->since && req->since->routing == req->prev;
 	double t0 = now_ms();
 
 	if (!req->eval && req->policy == ENG_ACCEPT_ANY)
@@ -236,7 +241,7 @@ static int judge(const struct eng_req *req, struct attempt *at, struct fab_err *
 	o->eval_opts = req->eval ? *req->eval : (struct an_opts){ 0 };
 	if (req->since && req->since->report->state ?
 	    an_reevaluate(req->since->fabric, req->since->routing, req->since->report, at->f,
-			  o->routing, &o->eval_opts, NULL, &o->report, err) :
+			  o->routing, &o->eval_opts, known ? &chg : NULL, &o->report, err) :
 	    an_evaluate(at->f, o->routing, &o->eval_opts, &o->report, err))
 		return ENG_ERROR;
 	o->evaluated = 1;
@@ -302,6 +307,8 @@ static int try_engine(const struct eng_req *req, struct fabric *base, size_t i,
 		rc = ENG_ERROR;
 	if (rc == ENG_OK)
 		rc = judge(req, &at, err);
+	free(at.one.changed);
+	at.one.changed = NULL;
 	if (rc == ENG_OK && note_unreachable(req, &at, err))
 		rc = ENG_ERROR;
 	if (rc == ENG_OK) {

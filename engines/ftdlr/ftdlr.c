@@ -513,13 +513,13 @@ int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const str
 		 enum ftdlr_scope scope, unsigned threads, struct rt_routing **out,
 		 struct ftdlr_stats *st, struct fab_err *err)
 {
-	return ftdlr_repair_memo(bf, br, cf, scope, threads, NULL, out, st, err);
+	return ftdlr_repair_memo(bf, br, cf, scope, threads, NULL, out, st, NULL, NULL, err);
 }
 
 int ftdlr_repair_memo(const struct fabric *bf, const struct rt_routing *br,
 		      const struct fabric *cf, enum ftdlr_scope scope, unsigned threads,
 		      struct eng_memo *memo, struct rt_routing **out, struct ftdlr_stats *st,
-		      struct fab_err *err)
+		      uint32_t **changed, size_t *nchanged, struct fab_err *err)
 {
 	struct fd x;
 	int rc;
@@ -543,6 +543,8 @@ int ftdlr_repair_memo(const struct fabric *bf, const struct rt_routing *br,
 	if (rc == ENG_OK)
 		fd_count_changes(&x);
 	if (rc == ENG_OK && !(x.r->notes = notes(&x, scope)))
+		rc = ENG_ERROR;
+	if (rc == ENG_OK && changed && fd_changed_switches(&x, changed, nchanged))
 		rc = ENG_ERROR;
 	if (rc == ENG_ERROR && !err->msg[0])	/* else the switch LIDs could not be routed: why */
 		fab_err_set(err, "out of memory repairing a routing of %u switches", bf->nswitches);
@@ -625,7 +627,7 @@ static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
 	}
 	return ftdlr_repair_memo(q->prev_fabric, q->prev, q->fabric,
 				 eng_arg_enum(a, "scope") ? FTDLR_GROUP : FTDLR_MINIMAL, q->threads,
-				 q->memo, &res->routing, &st, err);
+				 q->memo, &res->routing, &st, &res->changed, &res->nchanged, err);
 }
 
 /*

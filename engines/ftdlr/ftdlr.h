@@ -91,11 +91,14 @@ int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const str
  * from the base alone (its fat-tree model, turning switches, the LIDs
  * whose paths were checked up*down*) and starting from what @memo holds
  * for this base: the same result, the base's share of the time once.
+ * @changed: optional: a new array (free() it) of the switches (index in
+ *           @cf) whose table differs from @br's, *@nchanged of them: what
+ *           an incremental proof (an_change) compares
  */
 int ftdlr_repair_memo(const struct fabric *bf, const struct rt_routing *br,
 		      const struct fabric *cf, enum ftdlr_scope scope, unsigned threads,
 		      struct eng_memo *memo, struct rt_routing **out, struct ftdlr_stats *st,
-		      struct fab_err *err);
+		      uint32_t **changed, size_t *nchanged, struct fab_err *err);
 
 /**
  * struct ftdlr_trans - the channel dependencies of a transition

@@ -112,3 +112,27 @@ void fd_count_changes(struct fd *x)
 			x->st.max_blocks = blocks;
 	}
 }
+
+/* Base switch @s's table differs from the base's (by x->chg, or by comparing with x->recount). */
+static int sw_changed(const struct fd *x, uint32_t s, size_t words)
+{
+	if (x->recount)
+		return memcmp(rt_lft(x->br, s), rt_lft(x->r, x->cur[s]), x->br->lft_len) != 0;
+	for (size_t k = 0; k < words; k++)
+		if (x->chg[s * words + k])
+			return 1;
+	return 0;
+}
+
+int fd_changed_switches(const struct fd *x, uint32_t **list, size_t *n)
+{
+	size_t words = (x->nblk64 + 63) / 64;
+
+	*n = 0;
+	if (!(*list = malloc(((size_t)x->nsw + 1) * sizeof(**list))))
+		return -1;
+	for (uint32_t s = 0; s < x->nsw; s++)
+		if (!fd_dead(x, s) && sw_changed(x, s, words))
+			(*list)[(*n)++] = x->cur[s];
+	return 0;
+}

@@ -170,6 +170,12 @@ void fd_put_columns(struct fd *x, const unsigned *lid, uint32_t n, const uint8_t
 
 /** fd_count_changes() - x->st's switches and blocks changed (and entries with x->recount). */
 void fd_count_changes(struct fd *x);
+/**
+ * fd_changed_switches() - the switches (index in x->r) whose table differs
+ * from the base's, into a new array *@list of *@n. Return: 0, or -1 when
+ * out of memory.
+ */
+int fd_changed_switches(const struct fd *x, uint32_t **list, size_t *n);
 
 /**
  * fd_make_frame() - x->r: the repaired routing's frame, the base's tables

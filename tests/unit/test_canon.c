@@ -243,7 +243,7 @@ static void from_memo(const struct tu_run *base, const struct tu_run *rep, const
 
 	assert_int_equal(eng_ftdlr.prepare(base->res.fabric, base->res.routing, &memo), 0);
 	assert_int_equal(ftdlr_repair_memo(base->res.fabric, base->res.routing, rep->res.fabric,
-					   FTDLR_MINIMAL, 0, &memo, &r, &st, &err), ENG_OK);
+					   FTDLR_MINIMAL, 0, &memo, &r, &st, NULL, NULL, &err), ENG_OK);
 	assert_int_equal(r->lft_len, want->res.routing->lft_len);
 	assert_memory_equal(r->lft, want->res.routing->lft, (size_t)r->nswitches * r->lft_len);
 	rt_free(r);
@@ -272,7 +272,7 @@ static void quick_in_orders(const struct fabric *f, const struct fabric *f2,
 				      &s1, &err), ENG_OK);
 	assert_int_equal(eng_ftdlr.prepare(base2.res.fabric, base2.res.routing, &memo), 0);
 	assert_int_equal(ftdlr_repair_memo(base2.res.fabric, base2.res.routing, d2, FTDLR_MINIMAL, 0,
-					   &memo, &r2, &s2, &err), ENG_OK);
+					   &memo, &r2, &s2, NULL, NULL, &err), ENG_OK);
 	assert_true(s2.quick > 0 && s1.quick == 0);
 	assert_int_equal(r1->lft_len, r2->lft_len);
 	assert_memory_equal(r1->lft, r2->lft, (size_t)r1->nswitches * r1->lft_len);

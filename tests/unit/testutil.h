@@ -229,8 +229,15 @@ struct eng_memo;
 void tu_same_repair(const struct rt_routing *a, const struct ftdlr_stats *sa,
 		    const struct rt_routing *b, const struct ftdlr_stats *sb);
 /*
+ * tu_changed_exact() - fails unless @changed (@n, in increasing order) lists exactly the switches
+ * whose table in @r differs from @br's (when both have the same switches)
+ */
+void tu_changed_exact(const struct rt_routing *br, const struct rt_routing *r,
+		      const uint32_t *changed, size_t n);
+/*
  * tu_memo_same() - fails unless ftdlr_repair_memo() with @memo gives what ftdlr_repair() gives
- * for base (@bf, @br) and fabric @f: the same repair, or the same refusal; *@quick (when not
+ * for base (@bf, @br) and fabric @f: the same repair (and the switches it says it changed are
+ * those whose table differs), or the same refusal; *@quick (when not
  * NULL) += the LIDs the memo's repair made at their few switches alone
  */
 void tu_memo_same(const struct fabric *bf, const struct rt_routing *br, const struct fabric *f,

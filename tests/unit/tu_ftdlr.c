@@ -322,6 +322,22 @@ void tu_same_repair(const struct rt_routing *a, const struct ftdlr_stats *sa,
 	assert_int_equal(sa->subtree, sb->subtree);
 }
 
+void tu_changed_exact(const struct rt_routing *br, const struct rt_routing *r,
+		      const uint32_t *changed, size_t n)
+{
+	size_t i = 0;
+
+	if (br->nswitches != r->nswitches)
+		return;	/* a switch is gone: the indexes differ */
+	for (uint32_t s = 0; s < r->nswitches; s++) {
+		int differs = memcmp(rt_lft(br, s), rt_lft(r, s), r->lft_len) != 0;
+
+		assert_int_equal(i < n && changed[i] == s, differs);	/* in order, exactly those */
+		i += i < n && changed[i] == s;
+	}
+	assert_int_equal(i, n);
+}
+
 void tu_memo_same(const struct fabric *bf, const struct rt_routing *br, const struct fabric *f,
 		  struct eng_memo *memo, uint64_t *quick)
 {
@@ -329,11 +345,17 @@ void tu_memo_same(const struct fabric *bf, const struct rt_routing *br, const st
 	struct ftdlr_stats s1, s2;
 	struct rt_routing *r1 = NULL, *r2 = NULL;
 	int rc = ftdlr_repair(bf, br, f, FTDLR_MINIMAL, 1, &r1, &s1, &e1);
+	uint32_t *changed = NULL;
+	size_t nchanged = 0;
 
-	assert_int_equal(ftdlr_repair_memo(bf, br, f, FTDLR_MINIMAL, 1, memo, &r2, &s2, &e2), rc);
+	assert_int_equal(ftdlr_repair_memo(bf, br, f, FTDLR_MINIMAL, 1, memo, &r2, &s2, &changed,
+					   &nchanged, &e2), rc);
 	assert_string_equal(e1.msg, e2.msg);
-	if (rc == ENG_OK)
+	if (rc == ENG_OK) {
 		tu_same_repair(r1, &s1, r2, &s2);
+		tu_changed_exact(br, r2, changed, nchanged);
+	}
+	free(changed);
 	if (rc == ENG_OK && quick)
 		*quick += s2.quick;
 	assert_ptr_equal(memo->base, br);
