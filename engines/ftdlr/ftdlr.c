@@ -119,7 +119,8 @@ static int setup_links(struct fd *x)
 	for (uint32_t i = 0; i < bf->nports; i++)
 		x->plink[i] = x->hop[i] = FD_NONE;
 	for (uint32_t s = 0; s < x->nsw; s++) {
-		uint32_t n = fab_node_by_guid(cf, bf->nodes[bf->switches[s]].guid);
+		uint32_t b = bf->switches[s], n = b < cf->nnodes && cf->nodes[b].guid == bf->nodes[b].guid ?
+						   b : fab_node_by_guid(cf, bf->nodes[b].guid);
 
 		x->cur[s] = n == FAB_NONE ? FD_NONE : cf->nodes[n].swidx;
 		x->p0[s] = bf->nodes[bf->switches[s]].port0;
@@ -223,6 +224,42 @@ static int setup_columns(struct fd *x)
 	return 0;
 }
 
+/* A copy of @n bytes of @p (NULL: when @p is NULL or out of memory). */
+static void *dup_of(const void *p, size_t n)
+{
+	void *d = p ? malloc(n) : NULL;
+
+	return d ? memcpy(d, p, n) : NULL;
+}
+
+/* Labels and columns: the memo's, else worked out (and kept in the memo). */
+static int labels_columns(struct fd *x, struct fab_err *err)
+{
+	struct fd_memo *k = x->keep;
+	size_t n = (size_t)x->nsw + 1;
+	int rc;
+
+	if (k && k->label && k->col) {
+		x->kmax = k->kmax;
+		x->ncols = k->ncols;
+		x->label = dup_of(k->label, n);
+		x->col = dup_of(k->col, n * sizeof(*x->col));
+		return x->label && x->col ? ENG_OK : ENG_ERROR;
+	}
+	rc = setup_labels(x, err);
+	if (rc == ENG_OK && setup_columns(x))
+		rc = ENG_ERROR;
+	if (rc == ENG_OK && k) {	/* kept when both fit in memory */
+		free(k->label);
+		free(k->col);
+		k->label = dup_of(x->label, n);
+		k->col = dup_of(x->col, n * sizeof(*x->col));
+		k->kmax = x->kmax;
+		k->ncols = x->ncols;
+	}
+	return rc;
+}
+
 /* Count the faults into x->st and the dirt of every label. */
 static int setup_dirt(struct fd *x)
 {
@@ -255,7 +292,8 @@ static int setup_dirt(struct fd *x)
 	for (uint32_t s = 0; s < x->nsw; s++)	/* labels in use: those of some switch */
 		if (m->level[s] >= 2 && !fd_dirt(x, s))
 			x->clean[x->col[s]] = 1;
-	for (uint32_t e = 0; e < x->bf->neps; e++) {
+	/* every endpoint of cf is one of the base's (check_subset()): as many, none is gone */
+	for (uint32_t e = 0; x->cf->neps < x->bf->neps && e < x->bf->neps; e++) {
 		const struct fab_port *p = fab_port(x->bf, x->bf->eps[e].node, x->bf->eps[e].port);
 
 		if (x->bf->nodes[x->bf->eps[e].node].type != FAB_SWITCH &&
@@ -448,13 +486,12 @@ static int setup_rest(struct fd *x, unsigned threads, struct fab_err *err)
 	void *made = NULL;
 
 	threaded = threaded && !pthread_create(&tid, NULL, fd_make_frame, x);
-	rc = setup_labels(x, err);
+	rc = labels_columns(x, err);
 	if (rc == ENG_OK)
 		rc = fd_updown_check(x, err);
 	if (rc == ENG_OK) {
 		x->st.switch_sl = fd_switch_sl(x);
-		if (setup_columns(x) || setup_dirt(x) || setup_turning(x) || fd_sn_find(x) ||
-		    fd_alloc(x))
+		if (setup_dirt(x) || setup_turning(x) || fd_sn_find(x) || fd_alloc(x))
 			rc = ENG_ERROR;
 	}
 	if (threaded)

@@ -212,6 +212,8 @@ struct fd_memo {
 	int ud_tried;
 	uint8_t *rule_base, *snway0, *anchor0;
 	int rb_tried;
+	uint8_t *label;
+	uint32_t *col, kmax, ncols;
 	uint32_t lft_len;
 	uint8_t *spare;
 	size_t spare_cap;

@@ -176,9 +176,9 @@ unsigned fd_threads(unsigned threads)
 /* How many threads for @nblocks blocks of LIDs: fd_threads(), at most one a block. */
 static unsigned nworkers(unsigned threads, uint32_t nblocks)
 {
-	threads = fd_threads(threads);
 	if (nblocks < FD_PAR_BLOCKS)
-		return 1;
+		return 1;	/* (without asking the system its CPUs: a file read) */
+	threads = fd_threads(threads);
 	return threads < nblocks ? threads : nblocks;
 }
 

@@ -37,6 +37,8 @@ static void memo_free(void *data)
 	free(k->rule_base);
 	free(k->snway0);
 	free(k->anchor0);
+	free(k->label);
+	free(k->col);
 	free(k->spare);
 	free(k);
 }
