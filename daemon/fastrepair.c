@@ -444,9 +444,11 @@ static void handle(struct fastrep *fr, const unsigned *lids, unsigned n, double 
 	}
 	if (rep && !write_repair(fr, cur, rep, &run, &err)) {
 		run.written_ms = loop_now_fms();
+		pipe_repair_written(fr->p);
 		fr_installed(fr, rep->seq);
 		report(fr, rep, &run);
 	} else if (rep) {
+		pipe_repair_written(fr->p);
 		log_err("fast repair: epoch %llu published, writing it failed after %u blocks: %s; "
 			"OpenSM's sweep writes it", (unsigned long long)rep->seq, run.blocks, err.msg);
 		pipe_event(fr->st, "repair_fast", json_pack("{s:b, s:s}", "failed", 1, "why", err.msg),

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "svc/log.h"
 #include "daemon/pipeline_impl.h"
@@ -295,6 +296,27 @@ static void answer_sync(struct pipeline *p, const struct job *j, struct epoch *e
 		return;
 	pthread_mutex_lock(&p->mu);
 	job_answer_sync(p, epoch_ref(e), &none);
+	p->sync.writing = j->writes;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* A repair answered: until its caller has written it (at most PIPE_WRITE_WAIT_MS), nothing else. */
+static void wait_written(struct pipeline *p)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);	/* the clock of pthread_cond_timedwait() */
+	until.tv_sec += PIPE_WRITE_WAIT_MS / 1000;
+	until.tv_nsec += (PIPE_WRITE_WAIT_MS % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&p->mu);
+	while (p->sync.writing && !p->sched.quit &&
+	       !pthread_cond_timedwait(&p->sync.cv, &p->mu, &until))
+		;
+	p->sync.writing = 0;
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -477,6 +499,8 @@ static int job_publish(struct pipeline *p, struct job *j, struct epoch *e, struc
 	if (job_publish_epoch(p, e, j->kind == JOB_REBALANCE ? "rebalance" : j->reason, err))
 		return -1;
 	answer_sync(p, j, e);	/* OpenSM waits: answer before storing */
+	if (j->writes)
+		wait_written(p);
 	job_diff(p, j, e);
 	latency = loop_now_fms() - j->first_change_ms;
 	account(p, 1, latency);
@@ -613,6 +637,7 @@ int job_take(struct pipeline *p, struct job *j)
 		j->sync = 1;
 		j->repair_only = p->sync.repair_only;
 		j->seq = p->sync.seq;
+		j->writes = j->repair_only && !j->seq;	/* pipe_repair_fabric() */
 		j->hold = !j->repair_only && !j->seq && p->sync.hold;
 		j->routing = p->sync.routing;
 		p->sync.routing = NULL;

@@ -48,6 +48,7 @@ struct sync_req {
 	uint64_t seq;	/* pipe_mirror(): the master's number */
 	struct epoch *result;
 	int done;
+	int writing;	/* a repair answered: its caller writes it to the switches (pipe_repair_written()) */
 	struct fab_err err;
 };
 
@@ -75,6 +76,8 @@ enum job_kind { JOB_FULL = 0, JOB_REPAIR, JOB_REBALANCE, JOB_KEEP, JOB_FALLBACK 
  * @fabric: given (OpenSM's, routed with its own LIDs), or NULL: the source's
  * @sync: pipe_route_fabric() waits: answer it right after publication
  * @repair_only: pipe_repair_fabric(): a repair or nothing
+ * @writes: pipe_repair_fabric()'s caller writes the repair next: stored
+ *          once it is written (pipe_repair_written())
  * @seq: pipe_mirror(): publish under this number
  * @hold: OpenSM's pass: answered, then published only once OpenSM says it
  *        installed it (pipe_installed())
@@ -90,7 +93,7 @@ struct job {
 	struct pipe_settings set;
 	double first_change_ms;
 	struct fabric *fabric;
-	int given, sync, repair_only, rebalance, drop_base, hold;
+	int given, sync, repair_only, writes, rebalance, drop_base, hold;
 	struct rt_routing *routing;
 	uint64_t seq;
 	enum job_kind kind;

@@ -202,6 +202,14 @@ struct epoch *pipe_repair_fabric(struct pipeline *p, struct fabric *f, struct fa
 	return route_now(p, f, NULL, 1, 0, 0, err);
 }
 
+void pipe_repair_written(struct pipeline *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->sync.writing = 0;
+	pthread_cond_broadcast(&p->sync.cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
 struct epoch *pipe_mirror(struct pipeline *p, struct fabric *f, uint64_t seq, int repair,
 			  struct fab_err *err)
 {
