@@ -219,12 +219,17 @@ static struct fabric *without_dead(const struct epoch *e, const struct fr_run *r
 				   struct fab_err *err)
 {
 	struct fabric *f = fab_copy(e->fabric, err);
+	int again = 0;	/* a link that is not between switches: finalized anew */
 
 	if (!f)
 		return NULL;
 	for (unsigned i = 0; i < run->ndead; i++)
-		fab_link_remove(f, run->dead[i].node, run->dead[i].port);
-	if (fab_finalize(f, err)) {
+		if (fab_port(f, run->dead[i].node, run->dead[i].port)->peer != FAB_NONE &&
+		    fab_switch_link_remove(f, run->dead[i].node, run->dead[i].port)) {
+			fab_link_remove(f, run->dead[i].node, run->dead[i].port);
+			again = 1;
+		}
+	if (again && fab_finalize(f, err)) {
 		fab_free(f);
 		return NULL;
 	}

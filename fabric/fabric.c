@@ -274,6 +274,22 @@ void fab_link_remove(struct fabric *f, uint32_t node, unsigned port)
 	f->finalized = 0;
 }
 
+int fab_switch_link_remove(struct fabric *f, uint32_t node, unsigned port)
+{
+	const struct fab_port *x;
+
+	if (!f->finalized || node >= f->nnodes || port < 1 || port > f->nodes[node].nports)
+		return -1;
+	x = fab_port(f, node, port);
+	if (f->nodes[node].type != FAB_SWITCH || x->peer == FAB_NONE ||
+	    f->nodes[x->peer].type != FAB_SWITCH)
+		return -1;
+	fab_link_remove(f, node, port);
+	f->nlinks--;
+	f->finalized = 1;
+	return 0;
+}
+
 /* Switch list and endpoints: switches' port 0 first, then linked CA/router ports. */
 static int derive_lists(struct fabric *f, struct fab_err *err)
 {

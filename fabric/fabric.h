@@ -213,6 +213,14 @@ int fab_link_add(struct fabric *f, uint32_t a, unsigned pa, uint32_t b, unsigned
 
 /** fab_link_remove() - unlink the port and its peer; no-op when unlinked. */
 void fab_link_remove(struct fabric *f, uint32_t node, unsigned port);
+/**
+ * fab_switch_link_remove() - fab_link_remove() of a link between two
+ * switches of finalized @f, which stays finalized: its node order, lists
+ * and index do not depend on such links (no fab_finalize() needed).
+ * Return: 0, or -1 when @f is not finalized or the port does not lead from
+ * a switch to a switch (nothing is done then).
+ */
+int fab_switch_link_remove(struct fabric *f, uint32_t node, unsigned port);
 
 /**
  * fab_sw_peer() - switch index at the other end of port @p of switch @sw,

@@ -441,6 +441,32 @@ static void test_link_remove(void **state)
 	fab_free(f);
 }
 
+/* A link between switches taken out of a finalized fabric: what fab_finalize() would make. */
+static void test_switch_link_remove(void **state)
+{
+	struct fabric *f = tu_gen("kary-ntree k=4 n=3", 1), *g;
+	struct fab_err err = { { 0 } };
+	uint32_t s = f->switches[0], ca = f->eps[f->nswitches].node;
+	unsigned p = 1;
+
+	while (fab_sw_peer(f, 0, p) == FAB_NONE)
+		p++;
+	g = fab_copy(f, &err);
+	assert_non_null(g);
+	assert_int_equal(fab_switch_link_remove(g, s, p), 0);
+	assert_int_equal(g->finalized, 1);
+	fab_link_remove(f, s, p);
+	finalize(f);
+	assert_true(fab_routes_alike(f, g));
+	assert_true(fab_topology_hash(f) == fab_topology_hash(g));
+	/* not between switches, or gone already: nothing done */
+	assert_int_equal(fab_switch_link_remove(g, s, p), -1);
+	assert_int_equal(fab_switch_link_remove(g, ca, f->eps[f->nswitches].port), -1);
+	assert_int_equal(g->nlinks, f->nlinks);
+	fab_free(f);
+	fab_free(g);
+}
+
 static void test_rng(void **state)
 {
 	struct fab_rng a, b;
@@ -463,6 +489,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_build_counts),
+		cmocka_unit_test(test_switch_link_remove),
 		cmocka_unit_test(test_link_errors),
 		cmocka_unit_test(test_node_errors),
 		cmocka_unit_test(test_duplicate_guids),
