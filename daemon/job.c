@@ -58,15 +58,16 @@ void pipe_event(struct store *st, const char *type, json_t *details, const char 
 
 /*
  * Route @f through eng_run() with @chain in @mode, the base as the previous
- * routing. A given fabric (OpenSM's) keeps its LIDs; the source's gets the
- * stored ones. Return: enum eng_status, @res filled on ENG_OK.
+ * routing; @own: @f given away (eng_req.own), taken whatever happens. A
+ * given fabric (OpenSM's) keeps its LIDs; the source's gets the stored
+ * ones. Return: enum eng_status, @res filled on ENG_OK.
  */
 static int route(struct pipeline *p, const struct job *j, const struct fabric *f,
-		 enum eng_mode mode, const char *chain, const char *options, struct eng_res *res,
-		 struct fab_err *err)
+		 struct fabric *own, enum eng_mode mode, const char *chain, const char *options,
+		 struct eng_res *res, struct fab_err *err)
 {
 	struct eng_chain c;
-	struct eng_req req = { .fabric = f, .chain = &c, .mode = mode, .eval = &job_eval_opts,
+	struct eng_req req = { .fabric = f, .own = own, .chain = &c, .mode = mode, .eval = &job_eval_opts,
 			       .policy = (enum eng_policy)j->set.policy, .budget = j->set.budget };
 	struct epoch *cur = mode != ENG_MODE_KEEP ? epoch_slot_get(p->slot) : NULL;
 	struct eng_since since;
@@ -86,6 +87,7 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 	if (!j->given) {
 		if (store_lids_pins(p->st, &pins, &npins, err)) {
 			epoch_unref(cur);
+			fab_free(own);
 			return ENG_ERROR;
 		}
 		req.pins = pins;
@@ -98,8 +100,10 @@ static int route(struct pipeline *p, const struct job *j, const struct fabric *f
 	req.budget.cancel = &p->cancel;
 	rc = eng_chain_parse_files(&c, chain, options, j->set.files, err) ? ENG_ERROR : ENG_OK;
 	if (rc == ENG_OK) {
-		rc = eng_run(&req, res, err);
+		rc = eng_run(&req, res, err);	/* takes @own */
 		eng_chain_free(&c);
+	} else {
+		fab_free(own);
 	}
 	epoch_unref(cur);
 	free(pins);
@@ -172,9 +176,15 @@ static void first_line(char *out, size_t size, const char *log, const char *dflt
 	snprintf(out, size, "%.*s", (int)n, n ? log : dflt);
 }
 
-/* The repair of the base when one is wanted: the epoch, or NULL with @j->refused set (or left empty). */
-static struct epoch *try_repair(struct pipeline *p, struct job *j, const struct fabric *f)
+/*
+ * The repair of the base when one is wanted: the epoch, or NULL with
+ * @j->refused set (or left empty). A repair-only job's fabric is routed
+ * as it is, not copied: *@fp is taken (NULL after) when the repair is tried.
+ */
+static struct epoch *try_repair(struct pipeline *p, struct job *j, struct fabric **fp)
 {
+	const struct fabric *f = *fp;
+	struct fabric *own = j->repair_only ? *fp : NULL;
 	struct fab_err why = { { 0 } };
 	struct eng_res res;
 	struct epoch *e;
@@ -183,7 +193,9 @@ static struct epoch *try_repair(struct pipeline *p, struct job *j, const struct 
 	if (!repair_wanted(j->set.repair, j->reason, p->base.epoch, j->why_not,
 			   sizeof(j->why_not)))
 		return NULL;
-	rc = route(p, j, f, ENG_MODE_REPAIR, REPAIR_ENGINE, "", &res, &why);
+	if (own)
+		*fp = NULL;
+	rc = route(p, j, f, own, ENG_MODE_REPAIR, REPAIR_ENGINE, "", &res, &why);
 	if (rc != ENG_OK) {
 		first_line(j->refused, sizeof(j->refused), rc == ENG_ERROR ? why.msg : res.log,
 			   why.msg);
@@ -195,23 +207,27 @@ static struct epoch *try_repair(struct pipeline *p, struct job *j, const struct 
 	return e;
 }
 
-/* What this reroute publishes: a repair, the chain's routing, or a rebalance judged (JOB_KEEP: declined). */
-static struct epoch *make_routing(struct pipeline *p, struct job *j, const struct fabric *f,
+/*
+ * What this reroute publishes: a repair, the chain's routing, or a
+ * rebalance judged (JOB_KEEP: declined). *@fp may be taken (NULL after).
+ */
+static struct epoch *make_routing(struct pipeline *p, struct job *j, struct fabric **fp,
 				  struct fab_err *err)
 {
+	const struct fabric *f = *fp;	/* a repair-only job's: taken by try_repair() */
 	struct epoch *cur = epoch_slot_get(p->slot), *e = NULL;
 	int rebal = rebalance_wanted(j->rebalance, p->base.repaired, f, cur);
 	struct eng_res res;
 
 	if (!rebal && cur && (e = job_reuse(p, j, f, cur)))
 		goto out;
-	if (!rebal && (e = try_repair(p, j, f)))
+	if (!rebal && (e = try_repair(p, j, fp)))
 		goto out;
 	if (j->repair_only) {
 		fab_err_set(err, "%s", j->refused[0] ? j->refused : j->why_not);
 		goto out;
 	}
-	if (route(p, j, f, ENG_MODE_ROUTE, j->set.chain, j->set.options, &res, err) != ENG_OK ||
+	if (route(p, j, f, NULL, ENG_MODE_ROUTE, j->set.chain, j->set.options, &res, err) != ENG_OK ||
 	    !(e = from_run(j, &res, j->set.chain, err)))
 		goto out;
 	if (!rebal)
@@ -594,7 +610,7 @@ struct epoch *job_run(struct pipeline *p, struct job *j, struct fab_err *errp)
 		e = adopt(j, f, &err);	/* takes @f */
 		f = NULL;
 	} else {
-		e = make_routing(p, j, f, &err);
+		e = make_routing(p, j, &f, &err);
 	}
 	fab_free(f);
 	if (!e)

@@ -305,6 +305,9 @@ struct eng_since {
 /**
  * struct eng_req - one routing run
  * @fabric: the fabric to route (finalized); never changed
+ * @own: optional: @fabric itself, given to eng_run(), which routes it as
+ *       it is instead of a copy and frees it (or hands it over as the
+ *       result's fabric), whatever it returns
  * @chain: the engines to try, with their options
  * @pins, @npins: LIDs to keep (guid2lid or the store), applied first
  * @lid_mode: FAB_LIDS_KEEP keeps the LIDs @fabric carries after the pins;
@@ -352,6 +355,7 @@ void eng_memo_clear(struct eng_memo *m);
 
 struct eng_req {
 	const struct fabric *fabric;
+	struct fabric *own;
 	const struct eng_chain *chain;
 	const struct fab_lid_pin *pins;
 	size_t npins;

@@ -354,7 +354,7 @@ int eng_run(const struct eng_req *req, struct eng_res *res, struct fab_err *err)
 	double t0 = now_ms();
 
 	memset(res, 0, sizeof(*res));
-	base = fab_copy(req->fabric, err);
+	base = req->own ? req->own : fab_copy(req->fabric, err);
 	if (!base)
 		return ENG_ERROR;
 	if (req->assign &&
