@@ -21,8 +21,12 @@
  * after the other at 5488 CAs, bounded the resolution of "clear"); after
  * it, every block of both switches, so that the last "change" is when they
  * came to hold their final tables (a change elsewhere before "clear" is
- * seen, and stamped, then). It rests
- * LP_REST_US between rounds: a ruler reading without pause took a core
+ * seen, and stamped, then). It reads LP_CHUNK blocks at a time with
+ * LP_WINDOW SMPs in flight (as many as OpenSM keeps on the wire): one
+ * read after the other, a round of the 101 blocks of a 5488-CA leaf took
+ * 10-20 ms while OpenSM's sweep kept the simulator busy, which the "clear"
+ * of a fast repair then waited for; a change is stamped when its batch is
+ * answered. It rests LP_REST_US between rounds: a ruler reading without pause took a core
  * (itself and the simulator answering it) from the SM and fabrouted it
  * measures, where on a fabric its reads would cost the SM's host nothing.
  * It reads LIDs 1 to the topology's top LID.
@@ -38,6 +42,9 @@
 
 /* Rest between two rounds of reads (µs). */
 #define LP_REST_US 200
+/* SMPs in flight at once (as OpenSM's max_wire_smps), and blocks read per batch. */
+#define LP_WINDOW 4u
+#define LP_CHUNK 8u
 
 struct end {
 	uint32_t node;
@@ -69,26 +76,54 @@ static unsigned towards(const struct end *e, unsigned b)
 	return n;
 }
 
-/* Read block @b of @e; print a change. Return: entries towards the link in it. */
-static unsigned poll_block(struct smp *s, const struct smp_routes *r, const struct fabric *f,
-			   struct end *e, unsigned b, int report, unsigned long long *reads)
+/* What the rounds read and keep. */
+struct ruler {
+	struct smp *s;
+	const struct smp_routes *r;
+	const struct fabric *f;
+	struct end end[2];
+	unsigned nblk;
+	unsigned *cnt;	/* per block (of A, then of B): entries towards the link */
+	unsigned dead;	/* their sum */
+	unsigned long long reads;
+};
+
+/*
+ * Read blocks @idx[0..@n) (A's 0 .. nblk - 1, then B's), LP_WINDOW SMPs in
+ * flight; print those that changed when @report. A block not answered
+ * keeps its last read.
+ */
+static void read_blocks(struct ruler *u, const unsigned *idx, unsigned n, int report)
 {
+	struct smpw_req q[LP_CHUNK];
+	struct smpw_stats st = { 0 };
 	struct fab_err err = { { 0 } };
-	uint8_t now[64];
 
-	if (smp_lft_get(s, r, e->node, b, now, &err))
-		return towards(e, b);	/* no answer this time: keep the last */
-	(*reads)++;
-	if (report && memcmp(now, e->blk[b], 64)) {
-		unsigned n = 0;
-
-		for (unsigned i = 0; i < 64; i++)
-			n += now[i] != e->blk[b][i];
-		printf("change %lld %s %u %u\n", now_us(), fab_desc(f, e->node), b, n);
-		fflush(stdout);
+	memset(q, 0, sizeof(q));
+	for (unsigned i = 0; i < n; i++) {
+		if (smp_dest(u->r, u->end[idx[i] / u->nblk].node, &q[i].dest, &err))
+			die("route", &err);
+		q[i].attr = IB_ATTR_LINEARFORWTBL;
+		q[i].mod = idx[i] % u->nblk;
 	}
-	memcpy(e->blk[b], now, 64);
-	return towards(e, b);
+	smp_run(u->s, q, n, 0, &st);
+	for (unsigned i = 0; i < n; i++) {
+		struct end *e = &u->end[idx[i] / u->nblk];
+		unsigned b = idx[i] % u->nblk, k = 0;
+
+		if (q[i].done != 1)
+			continue;
+		u->reads++;
+		for (unsigned j = 0; j < 64; j++)
+			k += q[i].data[j] != e->blk[b][j];
+		if (report && k) {
+			printf("change %lld %s %u %u\n", now_us(), fab_desc(u->f, e->node), b, k);
+			fflush(stdout);
+		}
+		memcpy(e->blk[b], q[i].data, 64);
+		u->dead -= u->cnt[idx[i]];
+		u->dead += u->cnt[idx[i]] = towards(e, b);
+	}
 }
 
 /* Complete @order (the blocks with @cnt first, already in it) with the others. */
@@ -106,14 +141,12 @@ static void order_rest(unsigned *order, const unsigned *cnt, unsigned n)
 int main(int argc, char **argv)
 {
 	struct fab_err err = { { 0 } };
-	struct smp_opts o = { .timeout_ms = 100, .retries = 1 };
-	struct end end[2];
+	struct smp_opts o = { .timeout_ms = 100, .retries = 1, .window = LP_WINDOW };
+	struct ruler u = { .reads = 0 };
 	struct fabric *f;
-	struct smp *s;
 	struct smp_routes *r;
-	unsigned nblk, dead = 0, hot = 0, *order, *cnt;
+	unsigned hot = 0, *order;
 	const struct timespec rest = { .tv_nsec = LP_REST_US * 1000 };
-	unsigned long long reads = 0;
 	long long t0, until;
 	int clear = 0;
 
@@ -123,43 +156,44 @@ int main(int argc, char **argv)
 	}
 	if (!(f = fmt_topo_load(argv[1], FMT_AUTO, NULL, &err)))
 		die(argv[1], &err);
-	nblk = f->lid_top / 64 + 1;
+	u.nblk = f->lid_top / 64 + 1;
 	for (int k = 0; k < 2; k++) {
-		end[k].node = fab_node_by_desc(f, argv[2 + 2 * k], NULL);
-		end[k].port = (unsigned)atoi(argv[3 + 2 * k]);
-		end[k].blk = calloc(nblk, 64);
-		if (end[k].node == FAB_NONE || !end[k].blk)
+		u.end[k].node = fab_node_by_desc(f, argv[2 + 2 * k], NULL);
+		u.end[k].port = (unsigned)atoi(argv[3 + 2 * k]);
+		u.end[k].blk = calloc(u.nblk, 64);
+		if (u.end[k].node == FAB_NONE || !u.end[k].blk)
 			die(argv[2 + 2 * k], NULL);
 	}
-	fab_link_remove(f, end[0].node, end[0].port);	/* routes that avoid the link */
-	if (fab_finalize(f, &err) || !(s = smp_open(&o, &err)) ||
-	    !(r = smp_routes(f, smp_port_guid(s), &err)))
+	fab_link_remove(f, u.end[0].node, u.end[0].port);	/* routes that avoid the link */
+	if (fab_finalize(f, &err) || !(u.s = smp_open(&o, &err)) ||
+	    !(r = smp_routes(f, smp_port_guid(u.s), &err)))
 		die("set-up", &err);
-	order = malloc(2 * nblk * sizeof(*order));
-	cnt = calloc(2 * nblk, sizeof(*cnt));
-	if (!order || !cnt)
+	u.f = f;
+	u.r = r;
+	order = malloc(2 * u.nblk * sizeof(*order));
+	u.cnt = calloc(2 * u.nblk, sizeof(*u.cnt));
+	if (!order || !u.cnt)
 		die("out of memory", NULL);
-	for (int k = 0; k < 2; k++)
-		for (unsigned b = 0; b < nblk; b++)
-			dead += cnt[k * nblk + b] = poll_block(s, r, f, &end[k], b, 0, &reads);
-	for (unsigned i = 0; i < 2 * nblk; i++)	/* the blocks towards the link first */
-		if (cnt[i])
+	for (unsigned i = 0; i < 2 * u.nblk; i++)
+		order[i] = i;
+	for (unsigned i = 0; i < 2 * u.nblk; i += LP_CHUNK)
+		read_blocks(&u, order + i, 2 * u.nblk - i < LP_CHUNK ? 2 * u.nblk - i : LP_CHUNK, 0);
+	for (unsigned i = 0; i < 2 * u.nblk; i++)	/* the blocks towards the link first */
+		if (u.cnt[i])
 			order[hot++] = i;
-	order_rest(order, cnt, 2 * nblk);
+	order_rest(order, u.cnt, 2 * u.nblk);
 	t0 = now_us();
 	until = t0 + atoll(argv[6]) * 1000000;
-	printf("start %lld\ndead %lld %u\n", t0, t0, dead);
-	if (!dead && (clear = 1))
+	printf("start %lld\ndead %lld %u\n", t0, t0, u.dead);
+	if (!u.dead && (clear = 1))
 		printf("clear %lld\n", t0);
 	fflush(stdout);
 	while (now_us() < until) {
-		for (unsigned i = 0; i < (clear ? 2 * nblk : hot); i++) {
-			struct end *e = &end[order[i] / nblk];
-			unsigned b = order[i] % nblk, before = cnt[order[i]];
+		unsigned n = clear ? 2 * u.nblk : hot;
 
-			cnt[order[i]] = poll_block(s, r, f, e, b, 1, &reads);
-			dead = dead - before + cnt[order[i]];
-			if (!clear && !dead) {
+		for (unsigned i = 0; i < n; i += LP_CHUNK) {
+			read_blocks(&u, order + i, n - i < LP_CHUNK ? n - i : LP_CHUNK, 1);
+			if (!clear && !u.dead) {
 				clear = 1;
 				printf("clear %lld\n", now_us());
 				fflush(stdout);
@@ -170,13 +204,13 @@ int main(int argc, char **argv)
 	{
 		long long t1 = now_us();
 
-		printf("end %lld %llu %lld\n", t1, reads,
-		       reads ? (t1 - t0) * 2 * nblk / (long long)reads : 0);
+		printf("end %lld %llu %lld\n", t1, u.reads,
+		       u.reads ? (t1 - t0) * 2 * u.nblk / (long long)u.reads : 0);
 	}
 	free(order);
-	free(cnt);
+	free(u.cnt);
 	smp_routes_free(r);
-	smp_close(s);
+	smp_close(u.s);
 	fab_free(f);
 	return 0;
 }
