@@ -210,6 +210,47 @@ static int run_workers(struct fd *x, const struct dst *d, uint32_t n, unsigned n
 	return rc;
 }
 
+/* By the switch the LID belongs to, then by LID. */
+static int cmp_dst(const void *a, const void *b)
+{
+	const struct dst *x = a, *y = b;
+
+	if (x->sw != y->sw)
+		return x->sw < y->sw ? -1 : 1;
+	return x->lid < y->lid ? -1 : x->lid > y->lid;
+}
+
+/*
+ * The LIDs of @d[0..*@n) (in LID order) that fd_quick() repairs at the
+ * switches they concern, taken out; the others left in order. Each LID is
+ * its own, so they are taken switch by switch: the classes and Q towards a
+ * switch are worked out once for all its LIDs (OpenSM numbers a leaf's CAs
+ * apart). Return: 0, or -1 when out of memory.
+ */
+static int quick_all(struct fd *x, struct dst *d, uint32_t *n)
+{
+	struct dst *by = malloc(((size_t)*n + 1) * sizeof(*by));
+	uint8_t *done = calloc((size_t)x->br->lft_len + 1, 1);
+	uint32_t k = 0;
+
+	if (!by || !done) {
+		free(by);
+		free(done);
+		return -1;
+	}
+	memcpy(by, d, *n * sizeof(*d));
+	qsort(by, *n, sizeof(*by), cmp_dst);
+	for (uint32_t i = 0; i < *n; i++)
+		done[by[i].lid] = (uint8_t)fd_quick(x, &by[i]);
+	for (uint32_t i = 0; i < *n; i++)
+		if (!done[d[i].lid])
+			d[k++] = d[i];
+	*n = k;
+	free(by);
+	free(done);
+	return 0;
+}
+
 int fd_repair_lids(struct fd *x, unsigned threads)
 {
 	uint8_t *base = malloc((size_t)FD_COLS * x->nsw + 1);
@@ -235,8 +276,10 @@ int fd_repair_lids(struct fd *x, unsigned threads)
 			continue;
 		x->st.lids++;
 		x->sw_touched[l] = d[n].is_switch;
-		n += !fd_quick(x, &d[n]);	/* else repaired at the switches it concerns, alone */
+		n++;
 	}
+	if (x->nq && quick_all(x, d, &n))
+		goto out;
 	threads = nworkers(threads, (n + FD_COLS - 1) / FD_COLS);
 	rc = 0;
 	if (threads > 1)
