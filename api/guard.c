@@ -56,6 +56,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "svc/clock.h"
 #include "api/server_impl.h"
 
 /* How long a health or readiness check's request line protects it. */
@@ -113,12 +114,7 @@ static void *sweeper(void *arg)
 					g->send_timeouts++;
 				kill_conn(g, c);
 			}
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_nsec += 250 * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		until = svc_deadline(CLOCK_MONOTONIC, 250);
 		pthread_cond_timedwait(&g->cv, &g->mu, &until);
 	}
 	pthread_mutex_unlock(&g->mu);
@@ -127,18 +123,13 @@ static void *sweeper(void *arg)
 
 int api_guard_start(struct api_guard *g, const struct api_guard_opts *o)
 {
-	pthread_condattr_t ca;
-
 	memset(g, 0, sizeof(*g));
 	g->request_ms = (int64_t)o->request_timeout_s * 1000;
 	g->send_ms = (int64_t)o->send_timeout_s * 1000;
 	g->high = o->max_connections - o->max_connections / 8;
 	g->per_client = o->max_per_client;
 	pthread_mutex_init(&g->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&g->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	svc_cond_init_monotonic(&g->cv);
 	if (pthread_create(&g->thread, NULL, sweeper, g)) {
 		pthread_cond_destroy(&g->cv);
 		pthread_mutex_destroy(&g->mu);

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "svc/clock.h"
 #include "api/query_impl.h"
 
 struct walk {
@@ -176,13 +177,7 @@ const uint64_t *api_link_routes_wait(struct epoch *e, unsigned ms)
 		return NULL;
 	if (e->report.port_all)
 		return e->report.port_all;	/* the evaluation counted them */
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)(ms / 1000);
-	ts.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
+	ts = svc_deadline(CLOCK_REALTIME, ms);	/* pthread_mutex_timedlock()'s clock */
 	/* the warmer holds the lock while it computes: past @ms, answer without */
 	if (pthread_mutex_timedlock(&e->cache_mu, &ts))
 		return NULL;

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "svc/clock.h"
 #include "daemon/engfiles.h"
 
 #define ENGF_CACHE_MAX 16
@@ -231,16 +232,9 @@ static void *reader(void *arg)
 /* Wait for @j until @ms have passed; 1 when it is done. */
 static int wait_done(struct job *j, unsigned ms)
 {
-	struct timespec until;
+	struct timespec until = svc_deadline(CLOCK_MONOTONIC, ms);
 	int done;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
 	pthread_mutex_lock(&j->mu);
 	while (!j->done && pthread_cond_timedwait(&j->cv, &j->mu, &until) != ETIMEDOUT)
 		;
@@ -252,15 +246,11 @@ static int wait_done(struct job *j, unsigned ms)
 static struct job *job_new(const char *dir, const char *value, const char *path)
 {
 	struct job *j = calloc(1, sizeof(*j));
-	pthread_condattr_t ca;
 
 	if (!j)
 		return NULL;
 	pthread_mutex_init(&j->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&j->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	svc_cond_init_monotonic(&j->cv);
 	j->refs = 2;	/* the caller's and the reader's */
 	snprintf(j->dir, sizeof(j->dir), "%s", dir);
 	snprintf(j->value, sizeof(j->value), "%s", value);

@@ -26,8 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "svc/clock.h"
 #include "svc/log.h"
 #include "daemon/pipeline_impl.h"
 #include "analysis/report.h"
@@ -319,15 +319,9 @@ static void answer_sync(struct pipeline *p, const struct job *j, struct epoch *e
 /* A repair answered: until its caller has written it (at most PIPE_WRITE_WAIT_MS), nothing else. */
 static void wait_written(struct pipeline *p)
 {
-	struct timespec until;
+	/* sync.cv waits on CLOCK_MONOTONIC (pipe_new()) */
+	struct timespec until = svc_deadline(CLOCK_MONOTONIC, PIPE_WRITE_WAIT_MS);
 
-	clock_gettime(CLOCK_REALTIME, &until);	/* the clock of pthread_cond_timedwait() */
-	until.tv_sec += PIPE_WRITE_WAIT_MS / 1000;
-	until.tv_nsec += (PIPE_WRITE_WAIT_MS % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
 	pthread_mutex_lock(&p->mu);
 	while (p->sync.writing && !p->sched.quit &&
 	       !pthread_cond_timedwait(&p->sync.cv, &p->mu, &until))

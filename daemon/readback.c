@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "svc/clock.h"
 #include "analysis/report.h"
 #include "svc/log.h"
 #include "daemon/loop.h"
@@ -452,13 +453,7 @@ static int wait_due(struct readback *rb, int *full)
 			pthread_cond_wait(&rb->cv, &rb->mu);
 			continue;
 		}
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += (time_t)((due - now) / 1000);
-		ts.tv_nsec += (long)((due - now) % 1000) * 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
+		ts = svc_deadline(CLOCK_REALTIME, due - now);
 		pthread_cond_timedwait(&rb->cv, &rb->mu, &ts);
 	}
 	return -1;

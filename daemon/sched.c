@@ -17,6 +17,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "svc/clock.h"
 #include "daemon/pipeline_impl.h"
 
 static void wake_loop(struct pipeline *p)
@@ -372,7 +373,7 @@ struct pipeline *pipe_new(struct loop *l, struct epoch_slot *slot, struct store 
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_mutex_init(&p->sync.call_mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
-	pthread_cond_init(&p->sync.cv, NULL);
+	svc_cond_init_monotonic(&p->sync.cv);	/* wait_written()'s deadline */
 	p->sched.last_start_ms = loop_now_ms() - 3600000;
 	if (pipe_settings_set(p, set, NULL, err))
 		goto fail;
