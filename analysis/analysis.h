@@ -208,6 +208,12 @@ struct an_load {
  *               @rows_max, so that a destination a repair changed only near
  *               the change is worked out there alone
  * @rows_max: the most bytes of those; 0: AN_ROWS_MAX (64 MiB)
+ * @state_later: with @incremental, a report made by evaluating every
+ *               destination (an_evaluate(), or an_reevaluate() when it
+ *               evaluates in full) comes without the state, from the
+ *               faster proof of a routing on one VL that does not count;
+ *               an_state_make() adds the state afterwards (the same
+ *               figures). A re-evaluation keeps the state it updates.
  * @progress: when set, called now and then with the destinations done and
  *            their total, from the calling thread (@progress_arg passed back)
  */
@@ -219,6 +225,7 @@ struct an_opts {
 	unsigned threads;
 	int incremental;
 	size_t rows_max;
+	int state_later;
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
 };
@@ -260,6 +267,17 @@ struct an_report {
 int an_evaluate(const struct fabric *f, const struct rt_routing *r, const struct an_opts *o,
 		struct an_report *rep, struct fab_err *err);
 void an_report_free(struct an_report *rep);
+
+/**
+ * an_state_make() - the state an_reevaluate() starts from, for @rep, a
+ * report of (@f, @r) made with @o->state_later (see struct an_opts): the
+ * destinations evaluated again, counting, and the sums stored in
+ * @rep->state; its figures are left as they are. Nothing to do when
+ * @rep->state is set or @o->incremental is not.
+ * Return: 0, or -1 with @err set (@rep unchanged).
+ */
+int an_state_make(const struct fabric *f, const struct rt_routing *r, const struct an_opts *o,
+		  struct an_report *rep, struct fab_err *err);
 
 /**
  * struct an_change - what differs between two routings of one fabric

@@ -36,9 +36,12 @@ static const double hist_bounds[PIPE_HIST_N] = PIPE_HIST_BOUNDS;
 
 /*
  * How every routing the daemon publishes is evaluated; with the state that
- * lets a repair be proven by redoing only the destinations it changed.
+ * lets a repair be proven by redoing only the destinations it changed,
+ * made once the routing is out when it was evaluated in full
+ * (job_make_state()).
  */
-const struct an_opts job_eval_opts = { .load = 1, .parallel = 1, .incremental = 1 };
+const struct an_opts job_eval_opts = { .load = 1, .parallel = 1, .incremental = 1,
+				       .state_later = 1 };
 
 void pipe_event(struct store *st, const char *type, json_t *details, const char *fmt, ...)
 {
@@ -407,6 +410,21 @@ static void prepare_repair(struct pipeline *p, const struct job *j)
 			 (unsigned long long)b->seq);
 }
 
+void job_make_state(struct epoch *e)
+{
+	struct fab_err err = { { 0 } };
+	double t0 = loop_now_fms();
+
+	if (e->report.state || !e->opts.incremental)
+		return;
+	if (an_state_make(e->fabric, e->routing, &e->opts, &e->report, &err))
+		log_warn("epoch %llu: %s; its next repair is proven by a full evaluation",
+			 (unsigned long long)e->seq, err.msg);
+	else
+		log_debug("epoch %llu: the sums for its repairs counted in %.1f ms",
+			  (unsigned long long)e->seq, loop_now_fms() - t0);
+}
+
 /* The base after publishing @e: a repair keeps it, anything else becomes it; the rebalance timer. */
 static void move_base(struct pipeline *p, struct epoch *e, const struct job *j)
 {
@@ -523,6 +541,7 @@ static int job_publish(struct pipeline *p, struct job *j, struct epoch *e, struc
 	store_epoch(p, e, j, summary);
 	record(p, e, j, summary, latency);
 	move_base(p, e, j);
+	job_make_state(e);
 	return 0;
 }
 
@@ -561,6 +580,7 @@ static int hold(struct pipeline *p, struct job *j, struct epoch *e, struct fab_e
 	job_answer_sync(p, epoch_ref(e), err);
 	pthread_mutex_unlock(&p->mu);
 	job_diff(p, &p->held.j, e);
+	job_make_state(e);	/* while OpenSM installs it */
 	return 0;
 }
 

@@ -174,6 +174,15 @@ struct epoch *job_epoch_from(struct eng_res *res, const char *chain, struct fab_
 /** job_publish_epoch() - make @e current, its number from the store first; 0, or -1 with @err. */
 int job_publish_epoch(struct pipeline *p, struct epoch *e, const char *reason, struct fab_err *err);
 
+/**
+ * job_make_state() - the sums the next repair of @e is proven from, when
+ * @e's proof was made without them (job_eval_opts.state_later); called by
+ * the worker once OpenSM has its answer and the epoch is out, before it
+ * takes the next job. A failure is logged: the next repair is then proven
+ * by a full evaluation.
+ */
+void job_make_state(struct epoch *e);
+
 /* keep.c */
 /** job_routing_key() - the routing inputs as one string (a stored snapshot matches it); malloc'd, NULL out of memory. */
 char *job_routing_key(const struct pipe_settings *s);
