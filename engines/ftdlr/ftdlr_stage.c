@@ -494,10 +494,7 @@ void ftdlr_stages_free(struct rt_routing **steps, unsigned n)
 
 /*
  * A step: @b's LFTs and pair tables copied, its SL2VL tables (the same in
- * every step) borrowed. Its LFTs are plain memory, not huge pages as a
- * routing's (rt_new()): a step lives for one move and is read a row at a
- * time, and a huge page's first touch may wait for the kernel to compact
- * memory (tens of ms at 10^3 switches).
+ * every step) borrowed.
  */
 static struct rt_routing *step_new(const struct rt_routing *b)
 {
