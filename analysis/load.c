@@ -19,48 +19,83 @@ static int is_ca(const struct fabric *f, uint32_t ep)
 	return f->nodes[f->eps[ep].node].type == FAB_CA;
 }
 
-static uint32_t slot(const struct fabric *f, uint32_t node, unsigned port)
+/* Per node, 1 for a switch: a byte each, where the nodes' records are 40 bytes apart; NULL when out of memory. */
+static uint8_t *switch_map(const struct fabric *f)
 {
-	return f->nodes[node].port0 + port;
+	uint8_t *sw = malloc((size_t)f->nnodes + 1);
+
+	for (uint32_t n = 0; sw && n < f->nnodes; n++)
+		sw[n] = f->nodes[n].type == FAB_SWITCH;
+	return sw;
 }
 
-static int sw_link(const struct fabric *f, uint32_t n, uint32_t peer)
+static int is_switch(const struct fabric *f, const uint8_t *sw, uint32_t n)
 {
-	return peer != FAB_NONE && f->nodes[n].type == FAB_SWITCH &&
-	       f->nodes[peer].type == FAB_SWITCH;
+	return sw ? sw[n] : f->nodes[n].type == FAB_SWITCH;
+}
+
+/*
+ * The histogram's buckets by their lower bounds: @v is in bucket
+ * v * AN_LOAD_BUCKETS / (max + 1), the first v of bucket k being
+ * ceil(k * (max + 1) / AN_LOAD_BUCKETS); no division per link.
+ */
+static void bucket_bounds(uint64_t max, uint64_t low[AN_LOAD_BUCKETS])
+{
+	for (unsigned k = 0; k < AN_LOAD_BUCKETS; k++)
+		low[k] = (k * (max + 1) + AN_LOAD_BUCKETS - 1) / AN_LOAD_BUCKETS;
+}
+
+static unsigned bucket(const uint64_t low[AN_LOAD_BUCKETS], uint64_t v)
+{
+	unsigned b = 0;
+
+	for (unsigned k = 1; k < AN_LOAD_BUCKETS; k++)
+		b += v >= low[k];
+	return b;
 }
 
 void an_load_summarise(const struct fabric *f, const uint64_t *all, const uint64_t *ca,
 		       struct an_load *out)
 {
-	uint64_t total = 0, machines = 0;
+	uint64_t total = 0, machines = 0, ca_top = 0, low[AN_LOAD_BUCKETS];
+	uint8_t *sw = switch_map(f);
 
 	for (uint32_t e = 0; e < f->neps; e++)
 		machines += is_ca(f, e);
-	for (uint32_t n = 0; n < f->nnodes; n++)
-		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
-			uint32_t peer = fab_port(f, n, p)->peer, i = slot(f, n, p);
-			double l = machines > 1 ? (double)ca[i] / (double)(machines - 1) : 0;
+	for (uint32_t n = 0; n < f->nnodes; n++) {
+		const struct fab_port *x = f->ports + f->nodes[n].port0;
+		uint32_t i = f->nodes[n].port0;
+		int from_sw = is_switch(f, sw, n);
 
-			if (peer == FAB_NONE)
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			if (x[p].peer == FAB_NONE)
 				continue;
-			if (l > out->ca_max_load)
-				out->ca_max_load = l;
-			if (!sw_link(f, n, peer))
+			ca_top = ca[i + p] > ca_top ? ca[i + p] : ca_top;
+			if (!from_sw || !is_switch(f, sw, x[p].peer))
 				continue;
 			out->sw_channels++;
-			total += all[i];
-			if (all[i] > out->max || out->sw_channels == 1) {
-				out->max = all[i];
+			total += all[i + p];
+			if (all[i + p] > out->max || out->sw_channels == 1) {
+				out->max = all[i + p];
 				out->max_node = n;
 				out->max_port = (uint8_t)p;
 			}
 		}
+	}
+	/* the largest quotient is the largest count's: division by one positive number keeps the order */
+	out->ca_max_load = machines > 1 && ca_top ? (double)ca_top / (double)(machines - 1) : 0;
 	out->mean = out->sw_channels ? (double)total / out->sw_channels : 0;
-	for (uint32_t n = 0; n < f->nnodes && out->max; n++)
+	bucket_bounds(out->max, low);
+	for (uint32_t n = 0; n < f->nnodes && out->max; n++) {
+		const struct fab_port *x = f->ports + f->nodes[n].port0;
+
+		if (!is_switch(f, sw, n))
+			continue;
 		for (unsigned p = 1; p <= f->nodes[n].nports; p++)
-			if (sw_link(f, n, fab_port(f, n, p)->peer))
-				out->hist[all[slot(f, n, p)] * AN_LOAD_BUCKETS / (out->max + 1)]++;
+			if (x[p].peer != FAB_NONE && is_switch(f, sw, x[p].peer))
+				out->hist[bucket(low, all[f->nodes[n].port0 + p])]++;
+	}
+	free(sw);
 }
 
 uint8_t *an_load_lid_ep(const struct fabric *f)

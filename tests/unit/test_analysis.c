@@ -432,6 +432,72 @@ static void test_load_counts(void **state)
 	fab_free(f);
 }
 
+/*
+ * The load's figures, worked out here the plain way from the per-port sums
+ * the report keeps: switch-to-switch channels, their total, busiest port
+ * and histogram (a division per link), and the largest CA-to-CA share.
+ */
+static void load_by_hand(const struct fabric *f, const struct an_report *rep)
+{
+	uint64_t max = 0, total = 0, channels = 0, ca_top = 0, machines = 0;
+	uint32_t hist[AN_LOAD_BUCKETS] = { 0 };
+
+	for (uint32_t e = 0; e < f->neps; e++)
+		machines += f->nodes[f->eps[e].node].type == FAB_CA;
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t n = 0; n < f->nnodes; n++)
+			for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+				uint32_t peer = fab_port(f, n, p)->peer, i = f->nodes[n].port0 + p;
+
+				if (peer == FAB_NONE)
+					continue;
+				if (!pass && rep->port_ca[i] > ca_top)
+					ca_top = rep->port_ca[i];
+				if (f->nodes[n].type != FAB_SWITCH || f->nodes[peer].type != FAB_SWITCH)
+					continue;
+				if (pass) {
+					hist[rep->port_all[i] * AN_LOAD_BUCKETS / (max + 1)]++;
+					continue;
+				}
+				channels++;
+				total += rep->port_all[i];
+				max = rep->port_all[i] > max ? rep->port_all[i] : max;
+			}
+	assert_int_equal(rep->load.sw_channels, channels);
+	assert_int_equal(rep->load.max, max);
+	assert_true(rep->load.mean == (channels ? (double)total / (double)channels : 0));
+	assert_true(rep->load.ca_max_load == (machines > 1 ? (double)ca_top / (double)(machines - 1) : 0));
+	assert_int_equal(rep->port_all[f->nodes[rep->load.max_node].port0 + rep->load.max_port], max);
+	for (unsigned k = 0; k < AN_LOAD_BUCKETS && max; k++)
+		assert_int_equal(rep->load.hist[k], hist[k]);
+}
+
+/* The summary of the load equals the plain computation, on trees, a torus, a random fabric, after faults. */
+static void test_load_summary(void **state)
+{
+	static const char *const fabrics[][2] = {
+		{ "ft648", "sftree" }, { "torus dims=3,3,3 hosts=1", "minhop" },
+		{ "random switches=9 machines=30 degree=3", "minhop" },
+		{ "mport-ntree m=6 n=3 lmc=1", "ftree" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(fabrics) / sizeof(fabrics[0]); i++)
+		for (uint64_t faults = 0; faults < 2; faults++) {
+			struct fabric *f = tu_faults(tu_gen(fabrics[i][0], 3), faults ? 5 : 0, 0, 7);
+			struct rt_routing *r = tu_route_in_place(f, fabrics[i][1]);
+			struct an_report rep;
+
+			assert_non_null(r);
+			eval(f, r, (struct an_opts){ .load = 1 }, &rep);
+			assert_true(rep.load.max > 0);
+			load_by_hand(f, &rep);
+			an_report_free(&rep);
+			rt_free(r);
+			fab_free(f);
+		}
+}
+
 static void test_ca_only(void **state)
 {
 	struct fabric *f = ring(5, 1);
@@ -475,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_unreachable_root_pair),
 		cmocka_unit_test(test_lmc_dlids),
 		cmocka_unit_test(test_load_counts),
+		cmocka_unit_test(test_load_summary),
 		cmocka_unit_test(test_ca_only),
 		cmocka_unit_test(test_mismatch),
 	};
