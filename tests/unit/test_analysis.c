@@ -3,7 +3,10 @@
  * The evaluator on hand-built fabrics whose answers are known: credit loops
  * on a ring, black holes, forwarding loops, wrong ports, dead links, an
  * unreachable root pair in a fat tree, VL layers that are acyclic only one
- * VL at a time, a cycle running through two VLs, LMC, and link loads.
+ * VL at a time, a cycle running through two VLs, LMC, and link loads; the
+ * load's summary against the plain computation on generated fabrics; a
+ * report made without its state (an_opts.state_later) and the state made
+ * afterwards (an_state_make()).
  */
 #include "analysis/analysis.h"
 #include "gen/gen.h"
@@ -498,6 +501,84 @@ static void test_load_summary(void **state)
 		}
 }
 
+/*
+ * Published on the proof that does not count (an_opts.state_later), the
+ * state made afterwards: the same figures as a counting evaluation, and a
+ * state a repair is re-evaluated from; a full evaluation inside
+ * an_reevaluate() gives no state either, an_state_make() adds it.
+ */
+static void state_later_case(struct fabric *f, const char *chain, const char *name)
+{
+	static const struct an_opts later = { .load = 1, .incremental = 1, .state_later = 1 };
+	struct fab_err err = { { 0 } };
+	struct rt_routing *r = tu_route_in_place(f, chain), *r2, *pairs;
+	struct an_report a, full, rep;
+	struct an_state *st;
+	uint32_t sw = f->nswitches / 2;
+	struct an_change chg = { .switches = &sw, .nswitches = 1 };
+	char what[200];
+
+	assert_non_null(r);
+	assert_int_equal(an_evaluate(f, r, &later, &a, &err), 0);
+	assert_null(a.state);
+	assert_int_equal(an_evaluate(f, r, &(struct an_opts){ .load = 1, .incremental = 1 }, &full,
+				     &err), 0);
+	snprintf(what, sizeof(what), "%s: the proof without the state", name);
+	tu_same_report(&a, &full, what);
+	assert_int_equal(an_state_make(f, r, &later, &a, &err), 0);
+	assert_non_null(st = a.state);
+	snprintf(what, sizeof(what), "%s: the state made afterwards", name);
+	tu_same_report(&a, &full, what);
+	assert_int_equal(an_state_make(f, r, &later, &a, &err), 0);
+	assert_ptr_equal(a.state, st);	/* made once */
+	r2 = rt_copy(f, r);
+	assert_non_null(r2);
+	rt_lft(r2, sw)[fab_ep_lid(f, f->neps - 1)] = RT_NO_PORT;
+	assert_int_equal(an_reevaluate(f, r, &a, f, r2, &later, &chg, &rep, &err), 0);
+	assert_non_null(rep.state);	/* moved from @a */
+	assert_null(a.state);
+	assert_int_equal(rep.dests, 1);
+	an_report_free(&full);
+	assert_int_equal(an_evaluate(f, r2, &later, &full, &err), 0);
+	snprintf(what, sizeof(what), "%s: a repair proven from the state made afterwards", name);
+	tu_same_report(&rep, &full, what);
+	an_report_free(&a);
+	a = rep;
+	pairs = rt_copy(f, r2);
+	assert_non_null(pairs);
+	assert_int_equal(rt_pairs_alloc(pairs), 0);
+	assert_int_equal(an_reevaluate(f, r2, &a, f, pairs, &later, NULL, &rep, &err), 0);
+	assert_null(rep.state);	/* evaluated in full */
+	assert_int_equal(rep.dests, f->neps);
+	assert_int_equal(an_state_make(f, pairs, &later, &rep, &err), 0);
+	assert_non_null(rep.state);
+	an_report_free(&rep);
+	an_report_free(&a);
+	assert_int_equal(an_evaluate(f, r, &(struct an_opts){ .load = 1 }, &a, &err), 0);
+	assert_int_equal(an_state_make(f, r, &(struct an_opts){ .load = 1 }, &a, &err), 0);
+	assert_null(a.state);	/* not asked for */
+	an_report_free(&a);
+	an_report_free(&full);
+	rt_free(r);
+	rt_free(r2);
+	rt_free(pairs);
+}
+
+static void test_state_later(void **state)
+{
+	struct fabric *f = tu_gen("ft648", 3);
+	struct fabric *t = tu_gen("torus dims=3,3,3 hosts=1", 3);
+	struct fabric *m = tu_gen("mport-ntree m=6 n=3 lmc=1", 3);
+
+	(void)state;
+	state_later_case(f, "sftree", "ft648");
+	state_later_case(t, "minhop", "torus");
+	state_later_case(m, "ftree", "mport-ntree");
+	fab_free(f);
+	fab_free(t);
+	fab_free(m);
+}
+
 static void test_ca_only(void **state)
 {
 	struct fabric *f = ring(5, 1);
@@ -542,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_lmc_dlids),
 		cmocka_unit_test(test_load_counts),
 		cmocka_unit_test(test_load_summary),
+		cmocka_unit_test(test_state_later),
 		cmocka_unit_test(test_ca_only),
 		cmocka_unit_test(test_mismatch),
 	};

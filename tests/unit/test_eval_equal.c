@@ -10,8 +10,7 @@
  * changes and links going down or up gives the report of a full
  * evaluation, redoing only the destinations it must, and so does its
  * proof without a search (turns that keep the dependency graph acyclic,
- * turns that close a cycle), also from a state made after the report
- * (an_opts.state_later, an_state_make()).
+ * turns that close a cycle).
  */
 #include <dirent.h>
 #include <sys/stat.h>
@@ -562,75 +561,6 @@ static void test_reevaluate_falls_back(void **state)
 	fab_free(g);
 }
 
-/*
- * Published on the proof that does not count (an_opts.state_later), the
- * state made afterwards: the same figures as a counting evaluation, and a
- * state a repair is re-evaluated from; a full evaluation inside
- * an_reevaluate() gives no state either, an_state_make() adds it.
- */
-static void state_later_case(struct fabric *f, const char *chain, const char *name)
-{
-	static const struct an_opts later = { .load = 1, .incremental = 1, .state_later = 1 };
-	struct fab_err err = { { 0 } };
-	struct rt_routing *r = tu_route_in_place(f, chain), *r2, *pairs;
-	struct an_report a, full, rep;
-	struct an_state *st;
-	uint32_t sw = f->nswitches / 2, redone;
-	struct an_change chg = { .switches = &sw, .nswitches = 1 };
-	char what[200];
-
-	assert_non_null(r);
-	assert_int_equal(an_evaluate(f, r, &later, &a, &err), 0);
-	assert_null(a.state);
-	assert_int_equal(an_evaluate(f, r, &(struct an_opts){ .load = 1, .incremental = 1 }, &full,
-				     &err), 0);
-	snprintf(what, sizeof(what), "%s: the proof without the state", name);
-	tu_same_report(&a, &full, what);
-	assert_int_equal(an_state_make(f, r, &later, &a, &err), 0);
-	assert_non_null(st = a.state);
-	snprintf(what, sizeof(what), "%s: the state made afterwards", name);
-	tu_same_report(&a, &full, what);
-	assert_int_equal(an_state_make(f, r, &later, &a, &err), 0);
-	assert_ptr_equal(a.state, st);	/* made once */
-	r2 = copy_routing(f, r);
-	rt_lft(r2, sw)[fab_ep_lid(f, f->neps - 1)] = RT_NO_PORT;
-	snprintf(what, sizeof(what), "%s: a repair proven from the state made afterwards", name);
-	reeval_same(f, r, &a, f, r2, &later, &chg, what, &redone);
-	assert_int_equal(redone, 1);
-	pairs = copy_routing(f, r2);
-	assert_int_equal(rt_pairs_alloc(pairs), 0);
-	assert_int_equal(an_reevaluate(f, r2, &a, f, pairs, &later, NULL, &rep, &err), 0);
-	assert_null(rep.state);	/* evaluated in full */
-	assert_int_equal(rep.dests, f->neps);
-	assert_int_equal(an_state_make(f, pairs, &later, &rep, &err), 0);
-	assert_non_null(rep.state);
-	an_report_free(&rep);
-	an_report_free(&a);
-	assert_int_equal(an_evaluate(f, r, &(struct an_opts){ .load = 1 }, &a, &err), 0);
-	assert_int_equal(an_state_make(f, r, &(struct an_opts){ .load = 1 }, &a, &err), 0);
-	assert_null(a.state);	/* not asked for */
-	an_report_free(&a);
-	an_report_free(&full);
-	rt_free(r);
-	rt_free(r2);
-	rt_free(pairs);
-}
-
-static void test_state_later(void **state)
-{
-	struct fabric *f = tu_gen(small[4], 3);	/* ft648 */
-	struct fabric *t = tu_gen(small[11], 3);	/* torus */
-	struct fabric *m = tu_gen(small[1], 3);	/* mport-ntree, LMC 1 */
-
-	(void)state;
-	state_later_case(f, "sftree", "ft648");
-	state_later_case(t, "minhop", "torus");
-	state_later_case(m, "ftree", "mport-ntree");
-	fab_free(f);
-	fab_free(t);
-	fab_free(m);
-}
-
 /* The port of node @a that leads to node @b. */
 static unsigned port_to(const struct fabric *f, uint32_t a, uint32_t b)
 {
@@ -809,7 +739,6 @@ int main(void)
 		cmocka_unit_test(test_reevaluate),
 		cmocka_unit_test(test_reevaluate_sl2vl),
 		cmocka_unit_test(test_reevaluate_falls_back),
-		cmocka_unit_test(test_state_later),
 		cmocka_unit_test(test_reevaluate_turn),
 		cmocka_unit_test(test_reevaluate_repairs),
 		cmocka_unit_test(test_progress),
