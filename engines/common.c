@@ -50,6 +50,12 @@ uint8_t *eng_hops(const struct fabric *f)
 
 void eng_route_endpoints(const struct fabric *f, struct rt_routing *r)
 {
+	eng_route_endpoints_if(f, r, NULL, 0);
+}
+
+void eng_route_endpoints_if(const struct fabric *f, struct rt_routing *r, const uint8_t *flags,
+			    uint8_t skip)
+{
 	for (uint32_t e = 0; e < f->neps; e++) {
 		const struct fab_ep *ep = &f->eps[e];
 		const struct fab_port *p = fab_port(f, ep->node, ep->port);
@@ -69,6 +75,7 @@ void eng_route_endpoints(const struct fabric *f, struct rt_routing *r)
 			continue;
 		}
 		for (unsigned l = base; l < base + n && l < r->lft_len; l++)
-			rt_lft(r, sw)[l] = out;
+			if (!flags || !(flags[l] & skip))
+				rt_lft(r, sw)[l] = out;
 	}
 }

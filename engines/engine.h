@@ -444,6 +444,9 @@ uint8_t *eng_hops(const struct fabric *f);
  * Engines call it, then route what remains between switches.
  */
 void eng_route_endpoints(const struct fabric *f, struct rt_routing *r);
+/** eng_route_endpoints_if() - the same but for the LIDs l with @flags[l] & @skip. */
+void eng_route_endpoints_if(const struct fabric *f, struct rt_routing *r, const uint8_t *flags,
+			    uint8_t skip);
 
 /**
  * eng_unreachable() - the ordered endpoint pairs (self excluded) routing

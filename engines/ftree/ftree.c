@@ -254,6 +254,26 @@ static void holes_block(struct ft_pipe *p, const struct ft_block *b)
 	}
 }
 
+/*
+ * The columns no block wrote: no entry, but the endpoints' own
+ * (eng_route_endpoints()), row by row in runs of LIDs; the blocks wrote
+ * every switch's entry of theirs.
+ */
+static void fill_rest(struct ft_pipe *p)
+{
+	const struct rt_routing *r = p->r;
+
+	for (unsigned a = 0, b; a < r->lft_len; a = b) {
+		for (; a < r->lft_len && (p->lidf[a] & LID_DONE); a++)
+			;
+		for (b = a; b < r->lft_len && !(p->lidf[b] & LID_DONE); b++)
+			;
+		for (uint32_t s = 0; a < b && s < p->m->nsw; s++)
+			memset(rt_lft(r, s) + a, RT_NO_PORT, b - a);
+	}
+	eng_route_endpoints_if(p->m->f, p->r, p->lidf, LID_DONE);
+}
+
 /* The endpoints' LIDs no block wrote (not routed: eng_route_endpoints()'s entries only). */
 static void holes_rest(struct ft_pipe *p)
 {
@@ -567,7 +587,6 @@ static void route_switch(struct ft_pipe *p, uint32_t s)
 int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st, unsigned threads,
 	     uint8_t *missing)
 {
-	const struct fabric *f = m->f;
 	uint32_t quota = 0;
 	struct ft_pipe p;
 
@@ -578,7 +597,6 @@ int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st
 		pipe_fini(&p);
 		return -1;
 	}
-	eng_route_endpoints(f, r);
 	for (uint32_t i = m->lvl_off[1]; i < m->lvl_off[2]; i++) {
 		uint32_t n = leaf_lids(m, m->order[i]);
 
@@ -591,6 +609,7 @@ int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st
 	for (uint32_t i = 0; i < m->lvl_off[m->nlevels + 1]; i++)
 		route_switch(&p, m->order[i]);
 	finish(&p);
+	fill_rest(&p);
 	holes_rest(&p);
 	pipe_fini(&p);
 	return 0;
@@ -616,7 +635,7 @@ static int ftree_route(const struct eng_req *q, const struct eng_args *a, struct
 		ft_hints_free(&h);
 		return rc;
 	}
-	r = rt_new(f);
+	r = rt_new_rows(f, f->lid_top + 1);
 	if (!r || ft_route(&m, r, &st, q->threads, NULL) ||
 	    !(r->notes = ft_notes(&m, &h, &st))) {
 		fab_err_set(err, "out of memory routing %u switches", f->nswitches);

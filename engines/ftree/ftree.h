@@ -386,7 +386,8 @@ struct ft_stats {
  * ft_route() - the fat-tree routing of papers/000 section 3 (Zahavi): fill
  * the LFTs of @r for every LID of @m's fabric, with up to @threads threads
  * (0: one per online CPU; the result is the same for any count), and count
- * the pairs left unrouted into @st (ca_holes, sw_holes).
+ * the pairs left unrouted into @st (ca_holes, sw_holes). Every entry of
+ * @r is written: its LFTs need not be set before (rt_new_rows()).
  * @missing: NULL, or r->lft_len bytes: missing[l] is set to 1 when a switch
  *           of level 1 or more has no entry for LID l, else 0
  * Return: 0, or -1 when out of memory.

@@ -418,7 +418,7 @@ static int sftree_route(const struct eng_req *q, const struct eng_args *a, struc
 		ft_hints_free(&h);
 		return rc;
 	}
-	r = rt_new(f);
+	r = rt_new_rows(f, f->lid_top + 1);
 	if (!r || sf_init(&x, &m, r) || ft_route(&m, r, &st, q->threads, x.missing) || sf_run(&x)) {
 		rc = ENG_ERROR;
 	} else {

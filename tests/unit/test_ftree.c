@@ -426,6 +426,105 @@ static void test_threads(void **state)
 	}
 }
 
+/* tiny_tree() with a spine's port 0 at LMC 2 (a pin): ftree routes its base LID only. */
+static struct fabric *switch_lmc(void)
+{
+	struct fab_err err = { { 0 } };
+	struct fabric *f = tiny_tree();
+	struct fab_lid_pin pin = { .guid = 0x102, .lid = 8, .lmc = 2 };
+
+	assert_int_equal(fab_finalize(f, &err), 0);
+	assert_int_equal(fab_lids_assign(f, &pin, 1, FAB_LIDS_RENEW, 0, &err), 0);
+	assert_int_equal(fab_port(f, fab_node_by_guid(f, 0x102), 0)->lmc, 2);
+	return f;
+}
+
+/* @f routed by ft_route() with @threads threads on @r; its counts and missing LIDs. */
+static void route_on(const struct fabric *f, struct rt_routing *r, unsigned threads,
+		     struct ft_stats *st, uint8_t *missing)
+{
+	struct fab_err err = { { 0 } };
+	struct ft_model m;
+
+	if (ft_model_init(&m, f, &err) != ENG_OK)
+		fail_msg("%s", err.msg);
+	assert_int_equal(ft_route(&m, r, st, threads, missing), 0);
+	ft_model_fini(&m);
+}
+
+/* Every endpoint's own entries in @r, and no entry for the LIDs of none (!@cover[l]). */
+static void expect_endpoints(const struct fabric *f, const struct rt_routing *r,
+			     const uint8_t *cover)
+{
+	struct rt_routing *own = rt_new(f);
+
+	eng_route_endpoints(f, own);
+	for (uint32_t s = 0; s < f->nswitches; s++)
+		for (unsigned l = 0; l < r->lft_len; l++) {
+			uint8_t want = rt_lft(own, s)[l], got = rt_lft(r, s)[l];
+
+			if ((want != RT_NO_PORT || !cover[l]) && got != want)
+				fail_msg("switch %u LID %u: entry %u, not %u", s, l, got, want);
+		}
+	rt_free(own);
+}
+
+/*
+ * ft_route() writes every entry: on LFTs holding anything before, the same
+ * tables as on LFTs set as engines set them (no entry, then the endpoints'
+ * own: eng_route_endpoints()), with LIDs of no endpoint (LMC ranges), CAs
+ * cut off, a switch's LIDs past its base, faults; one thread and two.
+ */
+static void test_unset_lfts(void **state)
+{
+	static const char *const specs[] = { "kary-ntree k=4 n=3 lmc=2", "mport-ntree m=8 n=3",
+					     "ft648-rack" };	/* and switch_lmc() */
+	static const char *const gone[] = { "node-00:1", "node-05:1" };
+	struct gen_faults g = { .links = gone, .nlinks = 2 };
+	struct fab_err err = { { 0 } };
+	uint32_t gaps = 0;
+
+	(void)state;
+	for (size_t i = 0; i <= sizeof(specs) / sizeof(specs[0]); i++) {
+		struct fabric *f = i < 3 ? tu_faults(tu_gen(specs[i], 1), 3, 0, 5 + i) : switch_lmc();
+		size_t len = f->lid_top + 1u, n = (size_t)f->nswitches * len;
+		uint8_t *miss_a = malloc(len), *miss_b = malloc(len), *cover = calloc(len, 1);
+
+		if (!i && gen_faults_apply(&f, &g, &err))
+			fail_msg("%s", err.msg);
+		for (uint32_t e = 0; e < f->neps; e++) {
+			unsigned base = fab_ep_lid(f, e), top = base + (1u << fab_ep_lmc(f, e));
+
+			for (unsigned l = base; l && l < top && l < len; l++)
+				cover[l] = 1;
+		}
+		for (size_t l = 1; l < len; l++)
+			gaps += !cover[l];
+		for (unsigned threads = 1; threads <= 2; threads++) {
+			struct rt_routing *a = rt_new(f), *b;
+			uint8_t *buf = malloc(n + 1);
+			struct ft_stats sa, sb;
+
+			memset(buf, 0x5a, n + 1);
+			b = rt_new_rows_in(f, (uint32_t)len, buf, n + 1);
+			eng_route_endpoints(f, a);
+			route_on(f, a, threads, &sa, miss_a);
+			route_on(f, b, threads, &sb, miss_b);
+			assert_memory_equal(a->lft, b->lft, n);
+			assert_memory_equal(miss_a, miss_b, len);
+			expect_endpoints(f, b, cover);
+			assert_true(sa.ca_holes == sb.ca_holes && sa.sw_holes == sb.sw_holes);
+			rt_free(a);
+			rt_free(b);
+		}
+		free(miss_a);
+		free(miss_b);
+		free(cover);
+		fab_free(f);
+	}
+	assert_true(gaps > 0);
+}
+
 static double now(void)
 {
 	struct timespec t;
@@ -532,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_ftree_not_applicable),
 		cmocka_unit_test(test_ftree_not_applicable_shapes),
 		cmocka_unit_test(test_ftree_lmc),
+		cmocka_unit_test(test_unset_lfts),
 		cmocka_unit_test(test_ftree_dummies),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_threads),
