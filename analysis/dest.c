@@ -59,7 +59,7 @@ struct an_work *an_work_new(const struct an_plan *p)
 		     ALLOC(v->settled, nsw);
 	}
 	if (ok && p->block)
-		ok = !an_blk_init(&w->blk, nsw, p->bits);
+		ok = !an_blk_init(&w->blk, nsw);
 	if (ok && p->per_pair)
 		ok = ALLOC(w->keys, (size_t)AN_CHUNK * f->neps) && ALLOC(w->sorted, f->neps) &&
 		     ALLOC(w->kcount, p->nfwd * RT_SLS + 1) && ALLOC(w->gent, f->neps) &&

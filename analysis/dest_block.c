@@ -20,12 +20,10 @@
  *     at once, as sending every source they have; the others (the
  *     destination's own switches, failures, loops) one by one
  *     (settle_one()); then the sources pushed along the graph (push());
- *  3. scatter_counts(), switch by switch: the channel and dependency marks
- *     counted (an_opts.incremental), the pairs out of each port.
- *
- * With the marks in bits (no counts, no rows kept), analysis/dest_lanes.c
- * does the same with each step switch by switch: see there. A channel's
- * own mark is then read off the load at the end (an_dest_block_channels()).
+ *  3. scatter_bits() or scatter_counts(), switch by switch: the channel and
+ *     dependency marks (bits, or counts with an_opts.incremental), the
+ *     pairs out of each port. With bits and the load, a channel's own mark
+ *     is read off the load at the end (an_dest_block_channels()).
  *
  * The destinations stay separate throughout, and the sums are those of the
  * per-destination passes: the unit tests compare the reports with the
@@ -43,6 +41,13 @@
  */
 #define C_TERM AN_PC_TERM
 
+/* Per switch while one destination is settled: state, step result, result, hops. */
+#define R_DONE 0x80000000u
+#define R_ACTIVE 0x40000000u
+#define R_RES(x) ((x) & 0xfu)
+#define R_SRES(x) ((x) >> 4 & 0xfu)
+#define R_HOPS(x) ((x) >> 8 & 0xffffu)
+
 /*
  * Kept per (destination, switch) for step 3, in a byte: DEP_NONE, no
  * channel marked; 0, the channel alone; a port, the channel and its
@@ -57,17 +62,9 @@
 /* Rows of the LFTs asked for ahead of their turn. */
 #define AN_AHEAD 16u
 
-int an_blk_init(struct an_blk *b, uint32_t nsw, int lanes)
+int an_blk_init(struct an_blk *b, uint32_t nsw)
 {
 	size_t n = (size_t)AN_BLOCK * nsw + 1;
-
-	if (lanes) {
-		b->lr = malloc(n * sizeof(*b->lr));
-		b->lp = malloc(n);
-		b->walks = malloc(2 * n * sizeof(*b->walks));
-		if (!b->lr || !b->lp || !b->walks)
-			return -1;
-	}
 
 	b->c = malloc(n * sizeof(*b->c));
 	b->fl = malloc(n * sizeof(*b->fl));
@@ -88,9 +85,6 @@ void an_blk_fini(struct an_blk *b)
 	free(b->up);
 	free(b->r);
 	free(b->settled);
-	free(b->lr);
-	free(b->lp);
-	free(b->walks);
 }
 
 /* What a packet for @d does at a switch whose LFT says @port, of the plan's entry @e. */
@@ -165,91 +159,108 @@ uint16_t an_dest_block_step(const struct an_plan *p, uint32_t s, uint8_t port, u
 				    p->pcode[p->pt_base[s] + s + (port < lim ? port : lim)];
 }
 
-/* The mark of switch @s, whose next is a switch: the port that one leaves by to a switch, or 0. */
-static inline uint8_t chan(const struct an_bdest *x, uint32_t s)
-{
-	size_t nx = x->c[s * x->st] * x->st;
+/*
+ * Per destination: the figures of the switches settled one by one
+ * (settle_one(); the others are delivered, on a port to a switch, with
+ * all their sources: counted at once in one()).
+ */
+struct tally {
+	uint32_t slow_sw;
+	uint64_t slow_nn;
+	uint64_t ok_sw, ok_ca, bad_sw[AN_NFAILS], bad_ca[AN_NFAILS];
+	uint64_t paths;
+	uint32_t maxh;
+};
 
-	return x->c[nx] < C_TERM ? x->o[nx] : 0;
+/* What one destination's pass shares. */
+struct dest {
+	struct an_work *w;
+	uint32_t d, dfirst;
+	const uint16_t *c;
+	const uint8_t *o;
+	uint32_t *fl;
+	uint8_t *dep;
+	const uint32_t *own;	/* per switch, its sums when it delivers */
+	uint32_t dca;		/* @d is a CA: 1 */
+	struct tally t;
+};
+
+/* The mark of switch @s, whose next is a switch: the port that one leaves by to a switch, or 0. */
+static inline uint8_t chan(const uint16_t *c, const uint8_t *o, uint32_t s)
+{
+	uint32_t nx = c[s];
+
+	return c[nx] < C_TERM ? o[nx] : 0;
 }
 
 /* The sources entering switch @s towards the destination. */
-static inline uint32_t sources(const struct an_plan *p, const struct an_bdest *x, uint32_t s)
+static inline uint32_t sources(const struct an_plan *p, const struct dest *x, uint32_t s)
 {
 	return (s != x->d) + p->n_nonsw[s] - (s == x->dfirst);
 }
 
 /* Settle switch @s with @res and @hops, counted one by one. */
-static void settle_one(struct an_bdest *x, uint32_t s, unsigned res, uint32_t hops)
+static void settle_one(struct dest *x, uint32_t s, unsigned res, uint32_t hops)
 {
 	struct an_work *w = x->w;
 	const struct an_plan *p = w->p;
 	struct an_blk *b = &w->blk;
-	struct an_tally *t = &x->t;
-	size_t i = s * x->st;
-	uint32_t n = sources(p, x, s), nsw_s = s != x->d, nca = n - nsw_s;
-	uint32_t sres = AN_R_SRES(x->r[i]);
+	struct tally *t = &x->t;
+	uint32_t n = sources(p, x, s), nsw_s = s != x->d, nca = n - nsw_s, sres = R_SRES(b->r[s]);
 
-	x->r[i] = AN_R_DONE | hops << 8 | sres << 4 | res;
+	b->r[s] = R_DONE | hops << 8 | sres << 4 | res;
 	t->slow_sw++;
 	t->slow_nn += p->n_nonsw[s];
-	t->paths += (sres == AN_DELIVERED || sres == AN_WRONG_PORT) && x->o[i] != 0 ? n : 0;
-	x->dep[i] = x->c[i] < C_TERM ? chan(x, s) : DEP_NONE;
+	t->paths += (sres == AN_DELIVERED || sres == AN_WRONG_PORT) && x->o[s] != 0 ? n : 0;
+	x->dep[s] = x->c[s] < C_TERM ? chan(x->c, x->o, s) : DEP_NONE;
 	if (res == AN_DELIVERED) {
 		t->ok_sw += nsw_s;
 		t->ok_ca += nca;
 		t->maxh = n && hops > t->maxh ? hops : t->maxh;
-		x->fl[i] = FLOW(n, x->dca ? p->n_ca[s] - (s == x->dfirst) : 0);
-		if (!x->walks)
-			b->settled[b->nsettled++] = s;
+		x->fl[s] = FLOW(n, x->dca ? p->n_ca[s] - (s == x->dfirst) : 0);
+		b->settled[b->nsettled++] = s;
 		return;
 	}
 	t->bad_sw[res] += nsw_s;
 	t->bad_ca[res] += nca;
-	x->fl[i] = 0;
-	w->acc->dall[s]--;	/* an_blk_count_all() counted every switch as delivering */
+	x->fl[s] = 0;
+	w->acc->dall[s]--;	/* one() counted every switch as delivering */
 	w->acc->dca[s] -= x->dca;
 }
 
-void an_blk_walk(struct an_bdest *x, uint32_t s, uint32_t mark)
+/* Follow the steps from @s until a switch settled, a loop or the end; settle the way back. */
+static void walk(struct dest *x, uint32_t s)
 {
 	struct an_work *w = x->w;
-	uint32_t *r = x->r, depth = 0, v, res, hops;
-	size_t st = x->st;
+	uint32_t *r = w->blk.r, depth = 0, v, res, hops;
 
 	for (;;) {
-		uint32_t t = x->c[s * st];
+		uint32_t t = x->c[s];
 
-		r[s * st] = AN_R_ACTIVE | (t >= C_TERM ? t & 0xfu : AN_DELIVERED) << 4;
+		r[s] = R_ACTIVE | (t >= C_TERM ? t & 0xfu : AN_DELIVERED) << 4;
 		w->stack[depth++] = s;
 		if (t >= C_TERM) {
 			res = t & 0xfu;
 			hops = 0;
 			break;
 		}
-		v = r[t * st];
-		if (v & AN_R_DONE) {
-			res = AN_R_RES(v);
-			hops = AN_R_HOPS(v);
+		v = r[t];
+		if (v & R_DONE) {
+			res = R_RES(v);
+			hops = R_HOPS(v);
 			break;
 		}
-		if (v & AN_R_ACTIVE) {
+		if (v & R_ACTIVE) {
 			res = AN_LOOP;
 			hops = 0;
 			break;
 		}
 		s = t;
 	}
-	for (uint32_t k = depth; k--;) {
+	while (depth--) {
 		hops = res == AN_DELIVERED ? (hops + 1) & 0xffffu : 0;
-		settle_one(x, w->stack[k], res, hops);
+		settle_one(x, w->stack[depth], res, hops);
 	}
-	if (!x->walks)
-		return;
-	memcpy(x->walks + x->nwalks, w->stack, depth * sizeof(*w->stack));
-	x->nwalks += depth;
-	x->walks[x->nwalks++] = depth;
-	r[w->stack[0] * st] |= mark;
 }
 
 /*
@@ -259,7 +270,7 @@ void an_blk_walk(struct an_bdest *x, uint32_t s, uint32_t mark)
  * destination itself go first, one by one (their sources are not all
  * theirs), and so does every switch that does not find its next one so.
  */
-static void settle(struct an_bdest *x)
+static void settle(struct dest *x)
 {
 	const struct an_plan *p = x->w->p;
 	uint32_t nsw = p->c.f->nswitches, maxh = 0;
@@ -272,23 +283,23 @@ static void settle(struct an_bdest *x)
 	memset(r, 0, (size_t)nsw * sizeof(*r));
 	b->nsettled = 0;
 	if (x->d < nsw)
-		an_blk_walk(x, x->d, 0);
+		walk(x, x->d);
 	if (x->dfirst != FAB_NONE && !r[x->dfirst])
-		an_blk_walk(x, x->dfirst, 0);
+		walk(x, x->dfirst);
 	ns = b->nsettled;
 	for (uint32_t i = 0; i < nsw; i++) {
 		uint32_t s = p->sw_order[i], t = c[s], v, h;
 
 		if (r[s])
 			continue;
-		if (t >= C_TERM || ((v = r[t]) & (AN_R_DONE | 0xfu)) != AN_R_DONE) {
+		if (t >= C_TERM || ((v = r[t]) & (R_DONE | 0xfu)) != R_DONE) {
 			b->nsettled = ns;
-			an_blk_walk(x, s, 0);
+			walk(x, s);
 			ns = b->nsettled;
 			continue;
 		}
-		h = (AN_R_HOPS(v) + 1) & 0xffffu;
-		r[s] = AN_R_DONE | h << 8;
+		h = (R_HOPS(v) + 1) & 0xffffu;
+		r[s] = R_DONE | h << 8;
 		settled[ns++] = s;
 		maxh = h > maxh ? h : maxh;
 		fl[s] = x->own[s];
@@ -304,7 +315,7 @@ static void settle(struct an_bdest *x)
  * sums become the pairs out of the port it leaves by. Both halves of a sum
  * stay below 2^16 (fewer sources), so one addition adds both.
  */
-static void push(struct an_bdest *x, uint32_t j)
+static void push(struct dest *x, uint32_t j)
 {
 	const struct an_blk *b = &x->w->blk;
 	const uint16_t *c = x->c;
@@ -327,7 +338,7 @@ static void push(struct an_bdest *x, uint32_t j)
 }
 
 /* @d is a switch no other source enters: its channel counts only when walks go on through it. */
-static void dest_switch(struct an_bdest *x, uint32_t nsw)
+static void dest_switch(struct dest *x, uint32_t nsw)
 {
 	int reached = 0;
 
@@ -339,62 +350,95 @@ static void dest_switch(struct an_bdest *x, uint32_t nsw)
 		x->dep[x->d] = DEP_NONE;
 }
 
-void an_blk_dest(struct an_bdest *x, struct an_work *w, uint32_t d, size_t at, size_t st,
-		 uint32_t *r)
-{
-	const struct an_plan *p = w->p;
-	const struct fabric *f = p->c.f;
-	struct an_blk *b = &w->blk;
-
-	*x = (struct an_bdest){ .w = w, .d = d,
-				.dfirst = d < f->nswitches ? FAB_NONE : p->c.first[d],
-				.c = b->c + at, .o = b->o + at, .fl = b->fl + at, .dep = b->dep + at,
-				.r = r, .dca = (uint32_t)an_dest_is_ca(f, d), .st = st };
-	x->own = x->dca ? p->own_ca : p->own_sw;
-}
-
-void an_blk_count(struct an_bdest *x)
-{
-	struct an_work *w = x->w;
-	const struct an_plan *p = w->p;
-	struct an_acc *a = w->acc;
-	uint32_t d = x->d, nsw = p->c.f->nswitches, fast = nsw - x->t.slow_sw;
-	uint64_t fast_nn = p->nn_total - x->t.slow_nn;
-	enum an_class k_ca = d < nsw ? AN_CA_SW : AN_CA_CA, k_sw = d < nsw ? AN_SW_SW : AN_SW_CA;
-	uint8_t fails = 0;
-
-	a->paths[0] += x->t.paths + fast + fast_nn;
-	an_dest_tally(a, k_sw, x->t.ok_sw + fast, AN_DELIVERED);
-	an_dest_tally(a, k_ca, x->t.ok_ca + fast_nn, AN_DELIVERED);
-	for (unsigned r = 1; r < AN_NFAILS; r++) {
-		an_dest_tally(a, k_sw, x->t.bad_sw[r], (enum an_fail)r);
-		an_dest_tally(a, k_ca, x->t.bad_ca[r], (enum an_fail)r);
-		fails |= (uint8_t)((x->t.bad_sw[r] ? 1u << k_sw : 0) |
-				   (x->t.bad_ca[r] ? 1u << k_ca : 0));
-	}
-	for (uint32_t i = 0; i < p->nfwd; i++)
-		w->fw[i].ready = 0;
-	an_dest_conn_rest(w, d, fails, x->t.maxh);
-	if (p->o.load && x->dfirst != FAB_NONE &&
-	    AN_R_RES(x->r[x->dfirst * x->st]) == AN_DELIVERED) {
-		/* the destination does not send to itself */
-		a->eld[2 * d]--;
-		a->eld[2 * d + 1] -= x->dca;
-	}
-}
-
 /* Step 2: destination @d, row @j of the block. */
 static void one(struct an_work *w, uint32_t j, uint32_t d)
 {
-	uint32_t nsw = w->p->c.f->nswitches;
-	struct an_bdest x;
+	const struct an_plan *p = w->p;
+	const struct fabric *f = p->c.f;
+	uint32_t nsw = f->nswitches;
+	struct an_blk *b = &w->blk;
+	struct an_acc *a = w->acc;
+	int dsw = d < nsw;
+	enum an_class k_ca = dsw ? AN_CA_SW : AN_CA_CA, k_sw = dsw ? AN_SW_SW : AN_SW_CA;
+	struct dest x = { .w = w, .d = d, .dfirst = dsw ? FAB_NONE : p->c.first[d],
+			  .c = b->c + (size_t)j * nsw, .o = b->o + (size_t)j * nsw,
+			  .fl = b->fl + (size_t)j * nsw, .dep = b->dep + (size_t)j * nsw,
+			  .dca = (uint32_t)an_dest_is_ca(f, d) };
+	uint32_t fast;
+	uint64_t fast_nn;
+	uint8_t fails = 0;
 
-	an_blk_dest(&x, w, d, (size_t)j * nsw, 1, w->blk.r);
+	x.own = x.dca ? p->own_ca : p->own_sw;
 	settle(&x);
 	dest_switch(&x, nsw);
-	an_blk_count(&x);
-	if (w->p->o.load)
-		push(&x, j);
+	fast = nsw - x.t.slow_sw;
+	fast_nn = p->nn_total - x.t.slow_nn;
+	a->paths[0] += x.t.paths + fast + fast_nn;
+	an_dest_tally(a, k_sw, x.t.ok_sw + fast, AN_DELIVERED);
+	an_dest_tally(a, k_ca, x.t.ok_ca + fast_nn, AN_DELIVERED);
+	for (unsigned r = 1; r < AN_NFAILS; r++) {
+		an_dest_tally(a, k_sw, x.t.bad_sw[r], (enum an_fail)r);
+		an_dest_tally(a, k_ca, x.t.bad_ca[r], (enum an_fail)r);
+		fails |= (uint8_t)((x.t.bad_sw[r] ? 1u << k_sw : 0) |
+				   (x.t.bad_ca[r] ? 1u << k_ca : 0));
+	}
+	an_dest_conn_rest(w, d, fails, x.t.maxh);
+	if (!p->o.load)
+		return;
+	if (x.dfirst != FAB_NONE && R_RES(b->r[x.dfirst]) == AN_DELIVERED) {
+		/* the destination does not send to itself */
+		a->eld[2 * d]--;
+		a->eld[2 * d + 1] -= x.dca;
+	}
+	push(&x, j);
+}
+
+/* Both sums of a port at once: neither passes 2^32 (fewer than 2^16 endpoints). */
+static inline void add_flow(uint32_t *ld, uint32_t slot, uint32_t f)
+{
+	uint64_t l;
+
+	memcpy(&l, ld + 2 * slot, sizeof(l));
+	l += (f & 0xffffu) | (uint64_t)(f >> 16) << 32;
+	memcpy(ld + 2 * slot, &l, sizeof(l));
+}
+
+/*
+ * Step 3: the marks and the per-port sums of rows [0, @m), switch by
+ * switch. With the load, the mark of a channel that pairs towards the
+ * destination cross is left to the sums (an_dest_block_channels()).
+ */
+static void scatter_bits(struct an_work *w, uint32_t m)
+{
+	const struct an_plan *p = w->p;
+	uint32_t nsw = p->c.f->nswitches, wblk = p->wblk;
+	const uint8_t *o = w->blk.o, *dep = w->blk.dep;
+	const uint32_t *fl = w->blk.fl;
+	uint64_t *bits = w->acc->bits;
+	uint32_t *ld = w->acc->ld;
+	int load = p->o.load;
+
+	for (uint32_t s = 0; s < nsw; s++) {
+		uint32_t base = p->pt_base[s];
+
+		for (uint32_t j = 0; j < m; j++) {
+			size_t i = (size_t)j * nsw + s, bit;
+			uint32_t slot = base + o[i], f = load ? fl[i] : 0;
+			unsigned q = dep[i];
+
+			if (q != DEP_NONE) {
+				bit = (size_t)slot * wblk;
+				if (!f)
+					bits[bit / 64] |= 1ull << (bit % 64);
+				if (q) {
+					bit += 1u + q;
+					bits[bit / 64] |= 1ull << (bit % 64);
+				}
+			}
+			if (f)
+				add_flow(ld, slot, f);
+		}
+	}
 }
 
 /*
@@ -429,7 +473,7 @@ static int scatter_counts(struct an_work *w, uint32_t m)
 					a->arena[b + 1 + q]++;
 			}
 			if (load && fl[i])
-				an_add_flow(a->ld, slot, fl[i]);
+				add_flow(a->ld, slot, fl[i]);
 		}
 	}
 	return 0;
@@ -496,23 +540,22 @@ void an_dest_block_gather_like(struct an_work *w, const struct an_work *like, co
 		own_step(w, j, d[j]);
 }
 
-void an_blk_count_all(struct an_work *w, const uint32_t *d, const uint32_t *rows, uint32_t n)
+void an_dest_block_settle(struct an_work *w, const uint32_t *d, const uint32_t *rows, uint32_t n)
 {
 	uint32_t nca = 0, nsw = w->p->c.f->nswitches;
 
 	for (uint32_t k = 0; k < n; k++)
-		nca += (uint32_t)an_dest_is_ca(w->p->c.f, d[rows ? rows[k] : k]);
+		nca += (uint32_t)an_dest_is_ca(w->p->c.f, d[rows[k]]);
 	for (uint32_t s = 0; s < nsw; s++) {
+		/* every switch delivers, but those one() finds do not */
 		w->acc->dall[s] += n;
 		w->acc->dca[s] += nca;
 	}
-}
-
-void an_dest_block_settle(struct an_work *w, const uint32_t *d, const uint32_t *rows, uint32_t n)
-{
-	an_blk_count_all(w, d, rows, n);
-	for (uint32_t k = 0; k < n; k++)
+	for (uint32_t k = 0; k < n; k++) {
+		for (uint32_t i = 0; i < w->p->nfwd; i++)
+			w->fw[i].ready = 0;
 		one(w, rows[k], d[rows[k]]);
+	}
 }
 
 void an_dest_block_rows(struct an_work *w, const uint32_t *d, uint32_t m)
@@ -541,12 +584,12 @@ void an_dest_block_keep(const struct an_work *w, const uint32_t *d, uint32_t m)
 
 int an_dest_block(struct an_work *w, const uint32_t *d, uint32_t m)
 {
-	if (w->p->bits) {	/* no rows: they are kept with the counts only */
-		an_dest_lanes(w, d, m);
-		return 0;
-	}
 	an_dest_block_rows(w, d, m);
 	if (w->rows)
 		an_dest_block_keep(w, d, m);
+	if (w->p->bits) {
+		scatter_bits(w, m);
+		return 0;
+	}
 	return scatter_counts(w, m);
 }

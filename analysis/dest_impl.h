@@ -6,8 +6,6 @@
 #ifndef FABROUTE_ANALYSIS_DEST_IMPL_H
 #define FABROUTE_ANALYSIS_DEST_IMPL_H
 
-#include <string.h>
-
 #include "analysis/internal.h"
 
 #define AN_CHUNK 32u
@@ -21,27 +19,9 @@
 
 enum { RS_NEW = 0, RS_ACTIVE = 1, RS_DONE = 2 };
 
-/*
- * Per switch while a destination is settled (struct an_blk.r, .lr): done
- * or on the way, and its hops, step result and result; in lanes, also how
- * it was settled: through the plan's order after its next one, at the
- * start of a walk (analysis/dest_lanes.c pushes the walk from there), or
- * in a walk from the destination's own switches.
- */
-#define AN_R_DONE 0x80000000u
-#define AN_R_ACTIVE 0x40000000u
-#define AN_R_FAST 0x01000000u
-#define AN_R_WALK 0x02000000u
-#define AN_R_OWN 0x04000000u
-#define AN_R_RES(x) ((x) & 0xfu)
-#define AN_R_SRES(x) ((x) >> 4 & 0xfu)
-#define AN_R_HOPS(x) ((x) >> 8 & 0xffffu)
-
 /**
  * struct an_blk - the scratch of analysis/dest_block.c: rows of one entry
- * per switch, one row per destination of the block ([j * switches + s]);
- * in lanes (analysis/dest_lanes.c), the same arrays hold a row per switch
- * with an entry per destination of the block ([s * AN_BLOCK + j])
+ * per switch, one row per destination of the block ([j * switches + s])
  * @c: the switch's step (the next switch, or where the packet ends)
  * @fl: the pairs out of the port it leaves by towards the destination:
  *      all in the low 16 bits, CA-to-CA in the high ones
@@ -51,9 +31,6 @@ enum { RS_NEW = 0, RS_ACTIVE = 1, RS_DONE = 2 };
  * @r, @settled, @nsettled: one destination at a time: per switch its
  *                          state, step, result and hops; the delivering
  *                          switches in the order they were settled
- * @lr, @lp, @walks: in lanes, @r per switch and destination; the port the
- *                   switch leaves by when its next hop is a switch (else
- *                   0); per destination (2 x switches apart) its walks
  */
 struct an_blk {
 	uint16_t *c;
@@ -62,8 +39,6 @@ struct an_blk {
 	uint16_t *up;
 	uint32_t *r, *settled;
 	uint32_t nsettled;
-	uint32_t *lr, *walks;
-	uint8_t *lp;
 };
 
 /*
@@ -141,55 +116,7 @@ int an_dest_cdg_counts(struct an_work *w, uint32_t d);
 /** an_dest_cdg_pairs() - the same with per-pair keys (w->sorted sorted by @key). 0 or -1. */
 int an_dest_cdg_pairs(struct an_work *w, uint32_t d, const uint16_t *key);
 
-/* Per destination: the switches settled one by one (walks, failures, its own switches). */
-struct an_tally {
-	uint32_t slow_sw;
-	uint64_t slow_nn;
-	uint64_t ok_sw, ok_ca, bad_sw[AN_NFAILS], bad_ca[AN_NFAILS];
-	uint64_t paths;
-	uint32_t maxh;
-};
-
-/*
- * One destination's pass over the block's scratch: its entry of switch s
- * is at [s * @st] of each array (@st 1, or AN_BLOCK in lanes). @walks:
- * in lanes, where each walk's switches go in order, then their count
- * (@nwalks used); NULL: the delivering ones go to struct an_blk.settled.
- */
-struct an_bdest {
-	struct an_work *w;
-	uint32_t d, dfirst;
-	const uint16_t *c;
-	const uint8_t *o;
-	uint32_t *fl, *r;
-	uint8_t *dep;
-	const uint32_t *own;	/* per switch, its sums when it delivers */
-	uint32_t dca;		/* @d is a CA: 1 */
-	size_t st;
-	uint32_t *walks, nwalks;
-	struct an_tally t;
-};
-
-/** an_blk_dest() - @x for destination @d whose entries start at @at of the arrays, @st apart. */
-void an_blk_dest(struct an_bdest *x, struct an_work *w, uint32_t d, size_t at, size_t st,
-		 uint32_t *r);
-/**
- * an_blk_walk() - settle @x's switches from @s on, to a settled one, a
- * loop or the end; @mark goes on @s
- */
-void an_blk_walk(struct an_bdest *x, uint32_t s, uint32_t mark);
-/**
- * an_blk_count() - @x's pairs, settled (every switch counted delivering
- * in w->acc beforehand; its fast ones, all but @x->t.slow_sw, deliver),
- * into w->acc; and the direct sources, the facts, the examples
- */
-void an_blk_count(struct an_bdest *x);
-/** an_blk_count_all() - every switch delivers to @d[@rows[0..@n)] until settled otherwise. */
-void an_blk_count_all(struct an_work *w, const uint32_t *d, const uint32_t *rows, uint32_t n);
-/** an_dest_lanes() - an_dest_block() in lanes, with struct an_plan.bits and no rows kept. */
-void an_dest_lanes(struct an_work *w, const uint32_t *d, uint32_t m);
-
-int an_blk_init(struct an_blk *b, uint32_t nsw, int lanes);
+int an_blk_init(struct an_blk *b, uint32_t nsw);
 void an_blk_fini(struct an_blk *b);
 /** an_dest_block_fits() - @d can go through an_dest_block() (struct an_plan.block, a LID in the tables). */
 int an_dest_block_fits(const struct an_plan *p, uint32_t d);
@@ -241,16 +168,6 @@ void an_dest_block_keep(const struct an_work *w, const uint32_t *d, uint32_t m);
  */
 uint16_t an_dest_block_step(const struct an_plan *p, uint32_t s, uint8_t port, uint32_t d,
 			    uint32_t at);
-
-/* Both sums of a port (struct an_blk.fl) at once: neither passes 2^32 (< 2^16 endpoints). */
-static inline void an_add_flow(uint32_t *ld, uint32_t slot, uint32_t f)
-{
-	uint64_t l;
-
-	memcpy(&l, ld + 2 * slot, sizeof(l));
-	l += (f & 0xffffu) | (uint64_t)(f >> 16) << 32;
-	memcpy(ld + 2 * slot, &l, sizeof(l));
-}
 
 static inline int an_dest_is_ca(const struct fabric *f, uint32_t ep)
 {
