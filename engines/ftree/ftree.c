@@ -256,22 +256,33 @@ static void holes_block(struct ft_pipe *p, const struct ft_block *b)
 
 /*
  * The columns no block wrote: no entry, but the endpoints' own
- * (eng_route_endpoints()), row by row in runs of LIDs; the blocks wrote
- * every switch's entry of theirs.
+ * (eng_route_endpoints()); the blocks wrote every switch's entry of
+ * theirs. Their runs of LIDs are found once, then set row by row.
+ * Return: 0, or -1 when out of memory.
  */
-static void fill_rest(struct ft_pipe *p)
+static int fill_rest(struct ft_pipe *p)
 {
 	const struct rt_routing *r = p->r;
+	uint32_t *run = malloc(((size_t)r->lft_len + 1) * sizeof(*run)), n = 0;
 
+	if (!run)
+		return -1;
 	for (unsigned a = 0, b; a < r->lft_len; a = b) {
 		for (; a < r->lft_len && (p->lidf[a] & LID_DONE); a++)
 			;
 		for (b = a; b < r->lft_len && !(p->lidf[b] & LID_DONE); b++)
 			;
-		for (uint32_t s = 0; a < b && s < p->m->nsw; s++)
-			memset(rt_lft(r, s) + a, RT_NO_PORT, b - a);
+		if (a < b) {
+			run[n++] = a;
+			run[n++] = b;
+		}
 	}
+	for (uint32_t s = 0; s < p->m->nsw; s++)
+		for (uint32_t k = 0; k < n; k += 2)
+			memset(rt_lft(r, s) + run[k], RT_NO_PORT, run[k + 1] - run[k]);
+	free(run);
 	eng_route_endpoints_if(p->m->f, p->r, p->lidf, LID_DONE);
+	return 0;
 }
 
 /* The endpoints' LIDs no block wrote (not routed: eng_route_endpoints()'s entries only). */
@@ -609,7 +620,10 @@ int ft_route(const struct ft_model *m, struct rt_routing *r, struct ft_stats *st
 	for (uint32_t i = 0; i < m->lvl_off[m->nlevels + 1]; i++)
 		route_switch(&p, m->order[i]);
 	finish(&p);
-	fill_rest(&p);
+	if (fill_rest(&p)) {
+		pipe_fini(&p);
+		return -1;
+	}
 	holes_rest(&p);
 	pipe_fini(&p);
 	return 0;
