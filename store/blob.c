@@ -19,48 +19,103 @@
 #include "formats/formats.h"
 #include "store/internal.h"
 
+/*
+ * zlib's level: the LFTs of 43,904 CAs (187 MB) take 0.30 s at 3 (2.4 MB)
+ * and 0.98 s at 6 (1.4 MB), and a snapshot is stored before the next
+ * reroute may start.
+ */
+#define STORE_ZLEVEL 3
+
 /* Largest LFT the store accepts: one entry per unicast LID and LID 0. */
 #define LFT_LEN_MAX (FAB_LID_UCAST_MAX + 1u)
 
 /* --- header and compression ---------------------------------------------------- */
 
-int store_blob_pack(const struct store_blob *h, const void *raw, struct store_bytes *out,
-		    struct fab_err *err)
+/* Feed @len bytes at @p to @z (Z_NO_FLUSH), in pieces zlib's counters hold. 0, or -1. */
+static int deflate_piece(z_stream *z, const uint8_t *p, size_t len)
 {
-	static const uint8_t empty[1];
-	uLongf bound, dlen;
-	uint8_t *p;
-	int rc;
+	while (len) {
+		uInt k = len > (1u << 30) ? 1u << 30 : (uInt)len;
+
+		z->next_in = (Bytef *)(uintptr_t)p;
+		z->avail_in = k;
+		if (deflate(z, Z_NO_FLUSH) != Z_OK || z->avail_in)
+			return -1;	/* the output is sized for all of it: no room means an error */
+		p += k;
+		len -= k;
+	}
+	return 0;
+}
+
+/* Header @h, then the pieces compressed as one zlib stream into @out (@out->p sized for the worst). */
+static int pack_stream(const struct store_blob *h, const struct store_piece *pc, size_t n,
+		       struct store_bytes *out)
+{
+	z_stream z = { 0 };
+	uLong bound;
+	int rc = -1;
+
+	if (deflateInit(&z, STORE_ZLEVEL) != Z_OK)
+		return -1;
+	bound = deflateBound(&z, (uLong)h->raw_len);
+	out->p = malloc(STORE_BLOB_HDR + (size_t)bound);
+	if (!out->p)
+		goto done;
+	memcpy(out->p, h->magic, 4);
+	store_put16(out->p + 4, STORE_BLOB_VERSION);
+	store_put16(out->p + 6, h->flags);
+	store_put32(out->p + 8, h->count);
+	store_put32(out->p + 12, h->param);
+	store_put64(out->p + 16, h->raw_len);
+	z.next_out = out->p + STORE_BLOB_HDR;
+	z.avail_out = (uInt)bound;
+	for (size_t i = 0; i < n; i++)
+		if (deflate_piece(&z, pc[i].p, pc[i].len))
+			goto done;
+	if (deflate(&z, Z_FINISH) == Z_STREAM_END) {
+		out->len = STORE_BLOB_HDR + (size_t)z.total_out;
+		rc = 0;
+	}
+done:
+	deflateEnd(&z);
+	return rc;
+}
+
+int store_blob_pack_pieces(const struct store_blob *h, const struct store_piece *pc, size_t n,
+			   struct store_bytes *out, struct fab_err *err)
+{
+	uint64_t sum = 0;
 
 	out->p = NULL;
 	out->len = 0;
-	if (h->raw_len > (uLong)-1) {
+	for (size_t i = 0; i < n; i++)
+		sum += pc[i].len;
+	if (sum != h->raw_len) {
+		fab_err_set(err, "store: %.4s blob of %" PRIu64 " bytes given %" PRIu64, h->magic,
+			    h->raw_len, sum);
+		return -1;
+	}
+	if (h->raw_len > (uInt)-1) {
 		fab_err_set(err, "store: %.4s blob too large (%" PRIu64 " bytes)", h->magic,
 			    h->raw_len);
 		return -1;
 	}
-	bound = compressBound((uLong)h->raw_len);
-	p = malloc(STORE_BLOB_HDR + (size_t)bound);
-	if (!p) {
-		fab_err_set(err, "store: out of memory compressing a %.4s blob", h->magic);
+	if (pack_stream(h, pc, n, out)) {
+		free(out->p);
+		out->p = NULL;
+		fab_err_set(err, "store: out of memory compressing a %.4s blob of %" PRIu64 " bytes",
+			    h->magic, h->raw_len);
 		return -1;
 	}
-	memcpy(p, h->magic, 4);
-	store_put16(p + 4, STORE_BLOB_VERSION);
-	store_put16(p + 6, h->flags);
-	store_put32(p + 8, h->count);
-	store_put32(p + 12, h->param);
-	store_put64(p + 16, h->raw_len);
-	dlen = bound;
-	rc = compress2(p + STORE_BLOB_HDR, &dlen, raw ? raw : empty, (uLong)h->raw_len, 6);
-	if (rc != Z_OK) {
-		free(p);
-		fab_err_set(err, "store: compressing a %.4s blob: %s", h->magic, zError(rc));
-		return -1;
-	}
-	out->p = p;
-	out->len = STORE_BLOB_HDR + (size_t)dlen;
 	return 0;
+}
+
+int store_blob_pack(const struct store_blob *h, const void *raw, struct store_bytes *out,
+		    struct fab_err *err)
+{
+	struct store_piece pc = { raw, (size_t)h->raw_len };
+
+	return store_blob_pack_pieces(h, &pc, 1, out, err);
 }
 
 int store_blob_head(const void *blob, size_t len, const char *magic, struct store_blob *h,
@@ -201,7 +256,8 @@ int store_enc_lfts(const struct fabric *f, const struct rt_routing *r, struct st
 	struct store_blob h = { .magic = STORE_MAGIC_LFTS, .count = f->nswitches,
 				.param = r->lft_len };
 	size_t rec = 8 + (size_t)r->lft_len;
-	uint8_t *raw;
+	struct store_piece *pc;
+	uint8_t *guids;
 	int rc;
 
 	if (r->nswitches != f->nswitches || !r->lft_len || r->lft_len > LFT_LEN_MAX) {
@@ -211,17 +267,23 @@ int store_enc_lfts(const struct fabric *f, const struct rt_routing *r, struct st
 		return -1;
 	}
 	h.raw_len = (uint64_t)rec * f->nswitches;
-	raw = malloc((size_t)h.raw_len + 1);
-	if (!raw) {
+	guids = malloc(8 * (size_t)f->nswitches + 1);
+	pc = malloc((2 * (size_t)f->nswitches + 1) * sizeof(*pc));
+	if (!guids || !pc) {
+		free(guids);
+		free(pc);
 		fab_err_set(err, "store: out of memory packing LFTs");
 		return -1;
 	}
+	/* each record, its GUID then its row, fed to zlib from where they are */
 	for (uint32_t s = 0; s < f->nswitches; s++) {
-		store_put64(raw + s * rec, f->nodes[f->switches[s]].guid);
-		memcpy(raw + s * rec + 8, rt_lft(r, s), r->lft_len);
+		store_put64(guids + 8 * (size_t)s, f->nodes[f->switches[s]].guid);
+		pc[2 * s] = (struct store_piece){ guids + 8 * (size_t)s, 8 };
+		pc[2 * s + 1] = (struct store_piece){ rt_lft(r, s), r->lft_len };
 	}
-	rc = store_blob_pack(&h, raw, out, err);
-	free(raw);
+	rc = store_blob_pack_pieces(&h, pc, 2 * (size_t)f->nswitches, out, err);
+	free(guids);
+	free(pc);
 	return rc;
 }
 

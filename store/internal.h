@@ -185,6 +185,20 @@ struct store_bytes {
 /** store_blob_pack() - header @h then @raw (@h->raw_len bytes) compressed. */
 int store_blob_pack(const struct store_blob *h, const void *raw, struct store_bytes *out,
 		    struct fab_err *err);
+
+/** struct store_piece - @len bytes at @p: a piece of a blob's payload */
+struct store_piece {
+	const void *p;
+	size_t len;
+};
+
+/**
+ * store_blob_pack_pieces() - store_blob_pack() of the @n pieces @pc one
+ * after the other (@h->raw_len bytes in all), compressed from where they
+ * are: no copy of the payload is made (the LFTs take 187 MB at 43,904 CAs)
+ */
+int store_blob_pack_pieces(const struct store_blob *h, const struct store_piece *pc, size_t n,
+			   struct store_bytes *out, struct fab_err *err);
 /** store_blob_head() - read and check the header of @blob (magic, version). */
 int store_blob_head(const void *blob, size_t len, const char *magic, struct store_blob *h,
 		    const char *what, struct fab_err *err);
