@@ -4,9 +4,10 @@
 # through the REST API.
 #
 #   bench/reroute.sh [BUILD_DIR] [N]        (N faults, default 30; needs python3)
-#   FABRIC=m28|m40 bench/reroute.sh ...     (the fabric: ft648 by default; m28 the
-#                                            5488-CA and m40 the 16,000-CA m-port
-#                                            3-tree, gen:mport-ntree:m=28|40,n=3)
+#   FABRIC=m28|m40|m56 bench/reroute.sh ... (the fabric: ft648 by default; m28 the
+#                                            5488-CA, m40 the 16,000-CA and m56 the
+#                                            43,904-CA m-port 3-tree,
+#                                            gen:mport-ntree:m=28|40|56,n=3)
 #   REPAIR=none bench/reroute.sh ...        (fabrouted's repair setting, default
 #                                            ftdlr: a link fault is published as
 #                                            the local repair of the last routing;
@@ -38,7 +39,7 @@
 #     epoch that holds all 20 is published.
 #
 # Target: <= 20 ms from a fault to the publication of the new epoch on ft648,
-# <= 200 ms at 16,000 CAs (m40); none is set at 5488 CAs.
+# <= 200 ms at 16,000 CAs (m40); none is set at 5488 or 43,904 CAs.
 # The write rate limit (api_write_rate_limit, default 10 POSTs/s per
 # address) is turned off, or the storm would get 429s after 10 POSTs.
 # Wall-clock figures depend on what else runs: each test prints the CPU
@@ -57,10 +58,11 @@ command -v curl > /dev/null || die "curl not found"
 case $repair in ftdlr | none) ;; *) die "REPAIR must be ftdlr or none, found '$repair'" ;; esac
 # the fabric: its generator, its spines (name format, count, ports: every spine port leads down)
 case $fabric in
-ft648) gen="ft648" desc="648 CAs, 54 switches" sfmt="spine-%02d" spines=18 sports=36 target=20 ;;
-m28) gen="mport-ntree m=28 n=3" desc="5488 CAs, 980 switches" sfmt="spine-%03d" spines=196 sports=28 target=0 ;;
-m40) gen="mport-ntree m=40 n=3" desc="16,000 CAs, 2000 switches" sfmt="spine-%03d" spines=400 sports=40 target=200 ;;
-*) die "FABRIC must be ft648, m28 or m40, found '$fabric'" ;;
+ft648) gen="ft648" desc="648 CAs, 54 switches" sfmt="spine-%02d" spines=18 sports=36 target=20 tmo=10 ;;
+m28) gen="mport-ntree m=28 n=3" desc="5488 CAs, 980 switches" sfmt="spine-%03d" spines=196 sports=28 target=0 tmo=10 ;;
+m40) gen="mport-ntree m=40 n=3" desc="16,000 CAs, 2000 switches" sfmt="spine-%03d" spines=400 sports=40 target=200 tmo=10 ;;
+m56) gen="mport-ntree m=56 n=3" desc="43,904 CAs, 3920 switches" sfmt="spine-%03d" spines=784 sports=56 target=0 tmo=60 ;;
+*) die "FABRIC must be ft648, m28, m40 or m56, found '$fabric'" ;;
 esac
 topo=gen:$(echo "$gen" | sed 's/ /:/; s/ /,/g')
 case $n in '' | *[!0-9]*) die "N must be a whole number, found '$n'" ;; esac
@@ -78,7 +80,7 @@ import calendar, http.client, json, os, re, resource, socket, statistics, sys, t
 port, token, log, dpid, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 count, poll_s, hold_s = int(sys.argv[6]), float(sys.argv[7]) / 1e3, float(sys.argv[8]) / 1e3
 sfmt, spines, sports, target_ms = sys.argv[9], int(sys.argv[10]), int(sys.argv[11]), float(sys.argv[12])
-TIMEOUT = 10.0
+TIMEOUT = float(sys.argv[13])  # s: a reroute of the 43,904-CA tree takes seconds
 HZ = os.sysconf("SC_CLK_TCK")
 NCPU = os.cpu_count() or 1
 
@@ -337,15 +339,16 @@ for hd in 0 50; do
 	echo
 	echo "=== holddown_ms = $hd"
 	echo "-- $n faults, one at a time, on an idle daemon"
-	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" seq "$n" "$poll_ms" "$hd" "$sfmt" "$spines" "$sports" "$target" ||
+	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" seq "$n" "$poll_ms" "$hd" "$sfmt" "$spines" "$sports" "$target" "$tmo" ||
 		die "the sequential test failed"
 	echo "-- storm: 20 link-down faults back to back"
-	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" storm 20 "$poll_ms" "$hd" "$sfmt" "$spines" "$sports" "$target" ||
+	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" storm 20 "$poll_ms" "$hd" "$sfmt" "$spines" "$sports" "$target" "$tmo" ||
 		die "the storm test failed"
 	kill -0 "$pid" 2> /dev/null || die "fabrouted died during the test"
 	h=$(curl -s -m 5 "http://127.0.0.1:$port/metrics" | awk '/^fabroute_reroute_duration_seconds_(sum|count)/ { v[$1] = $2 }
 		END { c = v["fabroute_reroute_duration_seconds_count"]
 		      printf "%d reroutes, mean %.1f ms", c, c ? 1000 * v["fabroute_reroute_duration_seconds_sum"] / c : 0 }')
 	echo "-- /metrics fabroute_reroute_duration_seconds: $h (startup included)"
+	echo "-- the daemon's peak resident memory (VmHWM): $(awk '/^VmHWM/ { printf "%.0f MiB", $2 / 1024 }' "/proc/$pid/status")"
 	stop_daemon
 done
