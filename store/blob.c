@@ -47,7 +47,7 @@ static int deflate_piece(z_stream *z, const uint8_t *p, size_t len)
 	return 0;
 }
 
-/* Header @h, then the pieces compressed as one zlib stream into @out (@out->p sized for the worst). */
+/* Header @h, then the pieces as one zlib stream, into @out (sized for the worst). */
 static int pack_stream(const struct store_blob *h, const struct store_piece *pc, size_t n,
 		       struct store_bytes *out)
 {
@@ -58,7 +58,7 @@ static int pack_stream(const struct store_blob *h, const struct store_piece *pc,
 	if (deflateInit(&z, STORE_ZLEVEL) != Z_OK)
 		return -1;
 	bound = deflateBound(&z, (uLong)h->raw_len);
-	out->p = malloc(STORE_BLOB_HDR + (size_t)bound);
+	out->p = bound <= (uInt)-1 ? malloc(STORE_BLOB_HDR + (size_t)bound) : NULL;
 	if (!out->p)
 		goto done;
 	memcpy(out->p, h->magic, 4);
