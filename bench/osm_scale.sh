@@ -1,16 +1,18 @@
 #!/bin/sh
 # fabroute inside OpenSM at scale: real OpenSM under ibsim on 3-level fat
 # trees of 1728 CAs / 432 switches (kary-ntree k=12 n=3), 5488 CAs / 980
-# switches (mport-ntree m=28 n=3), 16000 CAs / 2000 switches (m=40) and
-# 43904 CAs / 3920 switches (m=56, 47824 of the 49151 unicast LIDs),
+# switches (mport-ntree m=28 n=3), 16000 CAs / 2000 switches (m=40),
+# 27648 CAs / 2880 switches (m=48, 30528 LIDs: the largest of these trees
+# ibsim's LFTs hold) and 43904 CAs / 3920 switches (m=56, 47824 of the
+# 49151 unicast LIDs),
 # OpenSM's own ftree against the plugin + fabrouted in the same run, on the
 # same simulated fabric.
 #
 #   bench/osm_scale.sh [BUILD_DIR]   (needs ibsim, umad2sim, opensm 3.3.23, perl, curl)
 #   REPS=3 SIZES="1728 5488" CHAIN=sftree,ftree TIMEOUT_MS=auto bench/osm_scale.sh BUILD_DIR
-#   (defaults shown; SIZES may also name 16000 and 43904; KEEP=1 keeps the
-#   temporary directory; FABROUTE_OSM_PLUGIN=PATH; about 5 minutes for the
-#   two default sizes, 30 for 16000 with REPS=5; ibsim needs about 0.2 GB
+#   (defaults shown; SIZES may also name 16000, 27648 and 43904; KEEP=1 keeps
+#   the temporary directory; FABROUTE_OSM_PLUGIN=PATH; about 5 minutes for
+#   the two default sizes, 30 for 16000 with REPS=5; ibsim needs about 0.2 GB
 #   for 16000 CAs; it loads 43904 CAs in 0.54 GB, but its switches hold LFTs
 #   of at most 30720 LIDs (ibsim's MaxLinearCap), fewer than the 47824 that
 #   fabric uses: that size is then reported as skipped)
@@ -132,8 +134,9 @@ for n in $sizes; do
 	1728) gen="kary-ntree k=12 n=3" label="12-ary 3-tree" ;;
 	5488) gen="mport-ntree m=28 n=3" label="28-port 3-tree" ;;
 	16000) gen="mport-ntree m=40 n=3" label="40-port 3-tree" simsize="-S 4096 -N 32768 -P 200000" ;;
+	27648) gen="mport-ntree m=48 n=3" label="48-port 3-tree" simsize="-S 4096 -N 32768 -P 200000" ;;
 	43904) gen="mport-ntree m=56 n=3" label="56-port 3-tree" simsize="-S 8192 -N 65536 -P 400000" ;;
-	*) die "SIZES: 1728, 5488, 16000 or 43904, not '$n'" ;;
+	*) die "SIZES: 1728, 5488, 16000, 27648 or 43904, not '$n'" ;;
 	esac
 	f=$tmp/f$n
 	mkdir -p "$f"
