@@ -169,7 +169,7 @@ static void on_store_timer(struct loop *l, void *ud)
 
 	store_health(d->st, &h);
 	pipe_stats(d->pipe, &ps);
-	if ((!h.ok || (e && epoch_snapshot_id(e) <= 0 && d->src && !ps.busy)) &&
+	if ((!h.ok || (e && epoch_snapshot_id(e) <= 0 && d->src && !ps.busy && !ps.storing)) &&
 	    store_probe(d->st, loop_wall_ms(), &err) == 0) {
 		if (!h.ok)
 			log_notice("the database takes writes again");

@@ -17,7 +17,8 @@
  *     eng_run() refuses lets the chain route, and the refusal is recorded;
  *  5. a rebalance replaces the repair only when rebalance_judge() adopts it;
  *  6. publish the epoch (its number comes from the store first), answer
- *     OpenSM, count, store the snapshot, record the events, move the base.
+ *     OpenSM, count, hand the snapshot to its writer (daemon/snapw.h),
+ *     record the events, move the base.
  *
  * A restore (pipe_restore(), daemon/keep.c) is a routing run too: the stored
  * routing in ENG_MODE_KEEP, evaluated and judged like any other.
@@ -366,29 +367,15 @@ static json_t *summary_json(const struct epoch *e, double latency_ms)
 			 "max_hops", (json_int_t)e->report.conn.max_hops, "latency_ms", latency_ms);
 }
 
+/* Hand @e to the snapshot writer (daemon/snapw.h): stored while the worker goes on. */
 static void store_epoch(struct pipeline *p, struct epoch *e, const struct job *j, json_t *summary)
 {
-	struct store_snap_in in = {
-		.seq = e->seq, .time_ms = e->published_ms, .reason = e->reason, .chain = e->chain,
-		.engine = e->engine, .compute_ms = e->compute_ms, .eval_ms = e->eval_ms,
-		.summary = summary, .f = e->fabric, .r = e->routing, .digest = epoch_digest(e),
+	struct snapw_item it = {
+		.e = epoch_ref(e), .summary = json_incref(summary), .key = job_routing_key(&j->set),
+		.keep = j->set.keep, .max_age_ms = (int64_t)j->set.max_age_days * 86400000,
 	};
-	struct fab_err err;
-	int64_t id = store_snapshot_add(p->st, &in, &err);
-	char *key = job_routing_key(&j->set);
 
-	if (id < 0) {
-		log_err("epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
-		pipe_event(p->st, "error", NULL, "epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
-	} else {
-		epoch_set_stored(e, id);
-		if (!key || store_setting_set(p->st, "routing_key", key, &err))
-			log_err("%s", key ? err.msg : "out of memory");
-	}
-	free(key);
-	if (store_prune(p->st, j->set.keep, (int64_t)j->set.max_age_days * 86400000, loop_wall_ms(),
-			&err) < 0)
-		log_err("%s", err.msg);
+	snapw_put(p->writer, &it);
 }
 
 void job_base_set(struct pipeline *p, struct epoch *e)

@@ -64,13 +64,14 @@ struct pipe_settings {
  * @ok, @failed: reroutes that published, that kept the old epoch
  * @requests: changes requested; @hist, @sum_ms: duration from the first
  * change to publication
+ * @busy: a reroute runs; @storing: a published epoch is being stored
  */
 struct pipe_stats {
 	uint64_t ok, failed, requests;
 	uint64_t hist[PIPE_HIST_N + 1];
 	double sum_ms;
 	double last_ms;
-	int busy;
+	int busy, storing;
 };
 
 struct pipeline;
@@ -189,6 +190,8 @@ void pipe_event(struct store *st, const char *type, json_t *details, const char 
 
 /** pipe_stats() - a copy of the counters. */
 void pipe_stats(struct pipeline *p, struct pipe_stats *out);
+/** pipe_flush() - wait until every epoch published so far is stored (or failed to be). */
+void pipe_flush(struct pipeline *p);
 
 /**
  * pipe_set_done_cb() - call @cb in the loop's thread after each reroute,

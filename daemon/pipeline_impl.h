@@ -12,6 +12,7 @@
 
 #include "daemon/pipeline.h"
 #include "daemon/repair.h"
+#include "daemon/snapw.h"
 #include "engines/engine.h"
 
 /*
@@ -136,6 +137,7 @@ struct pipeline {
 	struct sync_req sync;
 	int cancel;			/* set by pipe_free(): the routing run in progress stops */
 	pthread_t worker;
+	struct snapw *writer;		/* stores what the worker publishes */
 	struct pipe_base base;
 	struct pipe_held held;
 	struct pipe_verdict verdict;

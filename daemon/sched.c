@@ -281,6 +281,12 @@ void pipe_stats(struct pipeline *p, struct pipe_stats *out)
 	*out = p->stats;
 	out->busy = p->sched.busy;
 	pthread_mutex_unlock(&p->mu);
+	out->storing = snapw_busy(p->writer);
+}
+
+void pipe_flush(struct pipeline *p)
+{
+	snapw_wait(p->writer);
 }
 
 int pipe_settings_get(struct pipeline *p, struct pipe_settings *out)
@@ -375,7 +381,7 @@ struct pipeline *pipe_new(struct loop *l, struct epoch_slot *slot, struct store 
 	pthread_cond_init(&p->cv, NULL);
 	svc_cond_init_monotonic(&p->sync.cv);	/* wait_written()'s deadline */
 	p->sched.last_start_ms = loop_now_ms() - 3600000;
-	if (pipe_settings_set(p, set, NULL, err))
+	if (pipe_settings_set(p, set, NULL, err) || !(p->writer = snapw_start(st, err)))
 		goto fail;
 	p->sched.drop_base = 0;
 	p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -391,6 +397,7 @@ struct pipeline *pipe_new(struct loop *l, struct epoch_slot *slot, struct store 
 	}
 	return p;
 fail:
+	snapw_stop(p->writer);
 	release(p);
 	return NULL;
 }
@@ -406,6 +413,7 @@ void pipe_free(struct pipeline *p)
 	pthread_cond_broadcast(&p->sync.cv);
 	pthread_mutex_unlock(&p->mu);
 	pthread_join(p->worker, NULL);
+	snapw_stop(p->writer);	/* what the worker handed over is stored */
 	job_held_free(p);
 	loop_del_fd(p->loop, p->wake_fd);
 	loop_timer_disarm(p->timer);

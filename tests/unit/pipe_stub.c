@@ -10,7 +10,7 @@
 
 #include "gen/gen.h"
 
-struct store ps_store = { .mu = PTHREAD_MUTEX_INITIALIZER };
+struct store ps_store = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 struct srcf ps_src = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
 struct fabric *srcf_fabric(struct srcf *s, struct fab_err *err)
@@ -60,6 +60,12 @@ int64_t store_snapshot_add(struct store *s, const struct store_snap_in *in, stru
 	int64_t id;
 
 	pthread_mutex_lock(&s->mu);
+	s->snap_waiting = 1;
+	while (s->snap_gate_closed)
+		pthread_cond_wait(&s->cv, &s->mu);
+	s->snap_waiting = 0;
+	if (s->nsnapshots < 16)
+		s->stored_seq[s->nsnapshots] = in->seq;
 	id = ++s->nsnapshots;
 	pthread_mutex_unlock(&s->mu);
 	return id;
@@ -163,6 +169,7 @@ void ps_reset(const char *family, const char *const *kv, size_t nkv)
 		ps_store.event_details[i] = NULL;
 	}
 	ps_store.nevents = ps_store.nsnapshots = 0;
+	ps_store.snap_gate_closed = 0;
 	ps_store.snap_seq = ps_store.seq = 0;
 	ps_store.seq_fail = 0;
 }
@@ -244,8 +251,10 @@ struct pipe_stats ps_wait_for(struct ps_fix *x, uint64_t ok, uint64_t failed)
 
 	for (int i = 0; i < 2000; i++) {
 		pipe_stats(x->p, &s);
-		if (s.ok == ok && s.failed == failed && !s.busy)
+		if (s.ok == ok && s.failed == failed && !s.busy) {
+			pipe_flush(x->p);	/* and its snapshots stored */
 			return s;
+		}
 		usleep(5000);
 	}
 	fail_msg("after 10 s: %llu reroutes, %llu failed, busy %d; expected %llu and %llu",

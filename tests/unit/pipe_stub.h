@@ -20,7 +20,10 @@
 /* What the stub store recorded and offers. */
 struct store {
 	pthread_mutex_t mu;
+	pthread_cond_t cv;	/* the snapshot gate opened */
 	unsigned nevents, nsnapshots;
+	uint64_t stored_seq[16];	/* the epochs stored, in the order stored */
+	int snap_gate_closed, snap_waiting;	/* store_snapshot_add() waits while closed */
 	char event_type[PS_EVENTS_MAX][16];
 	char event_msg[PS_EVENTS_MAX][512];
 	char *event_details[PS_EVENTS_MAX];	/* JSON text, or NULL */

@@ -9,7 +9,8 @@
  * Checked: the hold-down is leading-edge and then delays; a storm of
  * changes during a reroute is coalesced into one more; a failed reroute
  * (source, chain, or no epoch number from the store) keeps the last good
- * epoch and records an error; an epoch a reader holds
+ * epoch and records an error; a snapshot being stored does not hold up
+ * the next reroute; an epoch a reader holds
  * outlives the swap; a stored snapshot is restored without routing when the
  * routing inputs match, and not otherwise; OpenSM's answers become current
  * once installed and never when not, OpenSM's own tables are adopted; a
@@ -87,6 +88,67 @@ static void test_holddown_delays(void **state)
 	ps_wait_for(x, 2, 0);
 	assert_int_equal(ps_src.calls, 2);
 	assert_true(ps_src.call_ms[1] - t0 >= 400);
+	ps_stop(x);
+}
+
+/* Wait (at most 10 s) until epoch @seq is current, or fail. */
+static void wait_current(struct ps_fix *x, uint64_t seq)
+{
+	for (int i = 0; i < 2000 && ps_current_seq(x) != seq; i++)
+		usleep(5000);
+	assert_int_equal(ps_current_seq(x), seq);
+}
+
+static int snap_waiting(void)
+{
+	int w;
+
+	pthread_mutex_lock(&ps_store.mu);
+	w = ps_store.snap_waiting;
+	pthread_mutex_unlock(&ps_store.mu);
+	return w;
+}
+
+static void snap_gate(int closed)
+{
+	pthread_mutex_lock(&ps_store.mu);
+	ps_store.snap_gate_closed = closed;
+	pthread_cond_broadcast(&ps_store.cv);
+	pthread_mutex_unlock(&ps_store.mu);
+}
+
+/*
+ * A snapshot being stored does not hold up the next reroute: epoch 2 is
+ * published while epoch 1's snapshot is still being written; both are
+ * stored, in order, once the store goes on, and the stats say so meanwhile.
+ */
+static void test_store_behind(void **state)
+{
+	struct pipe_stats s;
+	struct ps_fix *x;
+
+	(void)state;
+	ps_reset_tree();
+	snap_gate(1);
+	x = ps_start_chain(0, "sftree");
+	pipe_request(x->p, "startup");
+	wait_current(x, 1);
+	for (int i = 0; i < 1000 && !snap_waiting(); i++)
+		usleep(5000);
+	assert_true(snap_waiting());
+	pipe_request(x->p, "fault");
+	wait_current(x, 2);
+	pipe_stats(x->p, &s);
+	assert_int_equal(s.ok, 2);
+	assert_int_equal(s.storing, 1);
+	assert_int_equal(ps_store.nsnapshots, 0);
+	snap_gate(0);
+	s = ps_wait_for(x, 2, 0);
+	assert_int_equal(ps_store.nsnapshots, 2);
+	assert_int_equal(ps_store.stored_seq[0], 1);
+	assert_int_equal(ps_store.stored_seq[1], 2);
+	pipe_stats(x->p, &s);
+	assert_int_equal(s.storing, 0);
 	ps_stop(x);
 }
 
@@ -391,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_leading_edge),
 		cmocka_unit_test(test_storm_coalesced),
 		cmocka_unit_test(test_holddown_delays),
+		cmocka_unit_test(test_store_behind),
 		cmocka_unit_test(test_failure_keeps_epoch),
 		cmocka_unit_test(test_epoch_swap),
 		cmocka_unit_test(test_restore),
