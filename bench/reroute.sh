@@ -17,9 +17,11 @@
 # temporary directory, then:
 #
 #  1. N faults one at a time, each on an idle daemon (100 ms after the
-#     previous epoch was seen and once the reroute worker has stopped using
-#     CPU): a spine-to-leaf link down, the same link up again, the next
-#     link down, ... Per fault:
+#     previous epoch was seen, once the reroute worker has stopped using
+#     CPU and the epoch's snapshot is stored): a spine-to-leaf link down,
+#     the same link up again, the next link down, ... Then N more, each
+#     100 ms after the previous epoch was seen, whatever the daemon is still
+#     doing (storing that epoch's snapshot, at the larger sizes). Per fault:
 #       POST     the round trip of POST /api/faults (it asks for the
 #                reroute and stores the fault and an event in SQLite);
 #       daemon   the daemon's own figure, details.latency_ms of the reroute
@@ -236,9 +238,16 @@ def worker_idle(tid):
             return
         last = now
 
+def stored(c):
+    """Wait until the epoch in force is stored (the snapshot writer is done)."""
+    end = time.monotonic() + TIMEOUT
+    while time.monotonic() < end and not get(c, "/api/health")["store"]["epoch_stored"]:
+        time.sleep(0.01)
+
 # --- the tests -----------------------------------------------------------
 
-def sequential(n):
+def sequential(n, gap_ms=None):
+    """n faults: each on an idle daemon, or gap_ms after the last epoch was seen."""
     pc, qc = connect(), connect()
     seq0 = first = settle(qc)
     c0 = cpu_sample()
@@ -255,8 +264,12 @@ def sequential(n):
         ns1 = thread_ns()
         if worker is None:      # the reroute thread: the one that ran most for the first fault
             worker = max(ns1, key=lambda t: ns1[t] - ns0.get(t, 0))
-        time.sleep(0.1)
-        worker_idle(worker)
+        if gap_ms is None:
+            time.sleep(0.1)
+            worker_idle(worker)
+            stored(qc)
+        else:
+            time.sleep(gap_ms / 1e3)
         ns2 = thread_ns()
         seq = j["epoch"]["seq"]
         rows.append(dict(seq=seq, post=(t1 - t0) * 1e3, client=(t2 - t0) * 1e3, polls=polls,
@@ -321,6 +334,8 @@ def storm(k):
 
 if mode == "seq":
     sequential(count)
+elif mode == "gap":
+    sequential(count, 100)
 else:
     storm(count)
 EOF
@@ -354,6 +369,9 @@ for hd in 0 50; do
 	echo "-- $n faults, one at a time, on an idle daemon"
 	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" seq "$n" "$poll_ms" "$hd" "$sfmt" "$spines" "$sports" "$target" "$tmo" ||
 		die "the sequential test failed"
+	echo "-- $n faults, each 100 ms after the last epoch was seen (its snapshot still being stored)"
+	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" gap "$n" "$poll_ms" "$hd" "$sfmt" "$spines" "$sports" "$target" "$tmo" ||
+		die "the 100 ms test failed"
 	echo "-- storm: 20 link-down faults back to back"
 	fg python3 "$tmp/reroute.py" "$port" "$token" "$log" "$pid" storm 20 "$poll_ms" "$hd" "$sfmt" "$spines" "$sports" "$target" "$tmo" ||
 		die "the storm test failed"
