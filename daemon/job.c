@@ -367,11 +367,14 @@ static json_t *summary_json(const struct epoch *e, double latency_ms)
 			 "max_hops", (json_int_t)e->report.conn.max_hops, "latency_ms", latency_ms);
 }
 
-/* Hand @e to the snapshot writer (daemon/snapw.h): stored while the worker goes on. */
+/*
+ * Hand @e to the snapshot writer (daemon/snapw.h): stored while the worker
+ * goes on. The writer gets a copy of @summary: the worker encodes it too.
+ */
 static void store_epoch(struct pipeline *p, struct epoch *e, const struct job *j, json_t *summary)
 {
 	struct snapw_item it = {
-		.e = epoch_ref(e), .summary = json_incref(summary), .key = job_routing_key(&j->set),
+		.e = epoch_ref(e), .summary = json_deep_copy(summary), .key = job_routing_key(&j->set),
 		.keep = j->set.keep, .max_age_ms = (int64_t)j->set.max_age_days * 86400000,
 	};
 
