@@ -83,13 +83,15 @@ d_wait_epoch() {
 	done
 }
 
-# d_wait_idle: wait until no reroute runs and none is pending.
+# d_wait_idle: wait until no reroute runs and none is pending, and the epoch is stored.
 d_wait_idle() {
 	i=0
 	sleep 0.2
 	while :; do
 		api GET /api/health
-		[ "$(jf .reroute_in_progress)" = false ] && return 0
+		# idle: no reroute, and the epoch stored (or the store failing)
+		[ "$(jf .reroute_in_progress)" = false ] &&
+			{ [ "$(jf .store.epoch_stored)" = true ] || [ "$(jf .store.ok)" = false ]; } && return 0
 		i=$((i + 1))
 		[ $i -gt $((300 * T_SLOW)) ] && return 1
 		sleep 0.05
