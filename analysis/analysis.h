@@ -216,6 +216,9 @@ struct an_load {
  *               figures). A re-evaluation keeps the state it updates.
  * @progress: when set, called now and then with the destinations done and
  *            their total, from the calling thread (@progress_arg passed back)
+ * @cancel: when set, the evaluation stops soon after *@cancel becomes
+ *          non-zero (it is read atomically, as the threads take their next
+ *          destinations) and fails with "evaluation cancelled"
  */
 struct an_opts {
 	int all_lids;
@@ -228,6 +231,7 @@ struct an_opts {
 	int state_later;
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
+	const int *cancel;
 };
 
 struct an_state;

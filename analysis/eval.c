@@ -94,7 +94,7 @@ static void *worker(void *arg)
 	struct run *run = wk->run;
 	uint32_t at;
 
-	while (!run->rc[wk->i] &&
+	while (!run->rc[wk->i] && !an_cancelled(run->o) &&
 	       (at = (uint32_t)atomic_fetch_add(&run->next, EVAL_CHUNK)) < run->n) {
 		uint32_t m = run->n - at < EVAL_CHUNK ? run->n - at : EVAL_CHUNK;
 		uint32_t done;
@@ -169,7 +169,7 @@ int an_eval_run(const struct an_plan *p, const struct an_opts *o, const uint32_t
 	atomic_init(&run.next, 0);
 	atomic_init(&run.done, 0);
 	atomic_init(&run.next_sw, 0);
-	if (run_threads(&run, nt))
+	if (run_threads(&run, nt) || an_cancelled(o))
 		goto fail;
 	if (o->progress)
 		o->progress(o->progress_arg, n, n);
@@ -357,7 +357,10 @@ int an_evaluate(const struct fabric *f, const struct rt_routing *r, const struct
 		rc = an_eval_finish(&p, st, st->acc.ex, spread, rep);
 	}
 	rep->dests = f->neps;
-	if (rc) {
+	if (rc && an_cancelled(o)) {
+		fab_err_set(err, "evaluation cancelled");
+		an_report_free(rep);
+	} else if (rc) {
 		fab_err_set(err, "out of memory evaluating %u endpoints", f->neps);
 		an_report_free(rep);
 	}

@@ -34,6 +34,12 @@ struct an_state {
 struct an_state *an_state_new(const struct fabric *f);
 void an_state_free(struct an_state *st);
 
+/** an_cancelled() - @o asks the evaluation to stop (struct an_opts.cancel). */
+static inline int an_cancelled(const struct an_opts *o)
+{
+	return o->cancel && __atomic_load_n(o->cancel, __ATOMIC_RELAXED);
+}
+
 /** an_eval_threads() - threads to use for @ndests destinations. */
 unsigned an_eval_threads(const struct an_opts *o, uint32_t ndests);
 

@@ -39,7 +39,7 @@ static const double hist_bounds[PIPE_HIST_N] = PIPE_HIST_BOUNDS;
  * How every routing the daemon publishes is evaluated; with the state that
  * lets a repair be proven by redoing only the destinations it changed,
  * made once the routing is out when it was evaluated in full
- * (job_make_state()).
+ * (job_make_state(), when the worker has nothing else to do).
  */
 const struct an_opts job_eval_opts = { .load = 1, .parallel = 1, .incremental = 1,
 				       .state_later = 1 };
@@ -400,19 +400,48 @@ static void prepare_repair(struct pipeline *p, const struct job *j)
 			 (unsigned long long)b->seq);
 }
 
-void job_make_state(struct epoch *e)
+/* The counting of a due epoch's sums: it stops when work came and less than half is done. */
+static void state_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct pipeline *p = arg;
+
+	if (__atomic_load_n(&p->wanted, __ATOMIC_RELAXED) && done * 2 < total)
+		__atomic_store_n(&p->state_stop, 1, __ATOMIC_RELAXED);
+}
+
+int job_make_state(struct epoch *e, struct pipeline *p)
 {
 	struct fab_err err = { { 0 } };
+	struct an_opts o = e->opts;
 	double t0 = loop_now_fms();
 
 	if (e->report.state || !e->opts.incremental)
-		return;
-	if (an_state_make(e->fabric, e->routing, &e->opts, &e->report, &err))
-		log_warn("epoch %llu: %s; its next repair is proven by a full evaluation",
-			 (unsigned long long)e->seq, err.msg);
-	else
+		return 0;
+	if (p) {
+		__atomic_store_n(&p->state_stop, 0, __ATOMIC_RELAXED);
+		o.progress = state_progress;
+		o.progress_arg = p;
+		o.cancel = &p->state_stop;
+	}
+	if (!an_state_make(e->fabric, e->routing, &o, &e->report, &err)) {
 		log_debug("epoch %llu: the sums for its repairs counted in %.1f ms",
 			  (unsigned long long)e->seq, loop_now_fms() - t0);
+	} else if (p && __atomic_load_n(&p->state_stop, __ATOMIC_RELAXED)) {
+		log_info("epoch %llu: counting the sums for its repairs stopped after %.1f ms: a "
+			 "reroute came first (its proof takes the full evaluation)",
+			 (unsigned long long)e->seq, loop_now_fms() - t0);
+		return 1;
+	} else {
+		log_warn("epoch %llu: %s; its next repair is proven by a full evaluation",
+			 (unsigned long long)e->seq, err.msg);
+	}
+	return 0;
+}
+
+void job_state_due(struct pipeline *p, struct epoch *e)
+{
+	epoch_unref(p->state_due);
+	p->state_due = epoch_ref(e);
 }
 
 /* The base after publishing @e: a repair keeps it, anything else becomes it; the rebalance timer. */
@@ -531,7 +560,7 @@ static int job_publish(struct pipeline *p, struct job *j, struct epoch *e, struc
 	store_epoch(p, e, j, summary);
 	record(p, e, j, summary, latency);
 	move_base(p, e, j);
-	job_make_state(e);
+	job_state_due(p, e);
 	return 0;
 }
 
@@ -570,7 +599,7 @@ static int hold(struct pipeline *p, struct job *j, struct epoch *e, struct fab_e
 	job_answer_sync(p, epoch_ref(e), err);
 	pthread_mutex_unlock(&p->mu);
 	job_diff(p, &p->held.j, e);
-	job_make_state(e);	/* while OpenSM installs it */
+	job_state_due(p, e);	/* counted while OpenSM installs it */
 	return 0;
 }
 
@@ -593,6 +622,10 @@ void job_settle(struct pipeline *p, uint64_t seq, int installed)
 		epoch_unref(cur);
 		if (p->dropped)
 			p->dropped(p->dropped_ud, e);
+		if (p->state_due == e) {	/* never in force: its sums are never needed */
+			epoch_unref(p->state_due);
+			p->state_due = NULL;
+		}
 	} else if (job_publish(p, &p->held.j, e, &err)) {
 		log_err("epoch %llu installed by OpenSM but not published: %s",
 			(unsigned long long)e->seq, err.msg);

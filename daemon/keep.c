@@ -194,7 +194,7 @@ int pipe_restore(struct pipeline *p)
 		goto out;
 	if (!repair_routing(e->routing))	/* a stored repair's base is not known */
 		job_base_set(p, e);
-	job_make_state(e);
+	job_make_state(e, NULL);
 	log_notice("epoch %llu restored from snapshot %lld without recomputing (evaluated in %.0f ms)",
 		   (unsigned long long)e->seq, (long long)id, e->eval_ms);
 	pipe_event(p->st, "daemon", NULL, "epoch %llu restored from snapshot %lld without recomputing",

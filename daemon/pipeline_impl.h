@@ -138,6 +138,9 @@ struct pipeline {
 	int cancel;			/* set by pipe_free(): the routing run in progress stops */
 	pthread_t worker;
 	struct snapw *writer;		/* stores what the worker publishes */
+	struct epoch *state_due;	/* the worker's: the sums of this epoch to count when idle */
+	int wanted;			/* atomic: a reroute or a pass came for the worker */
+	int state_stop;			/* atomic: the counting in progress stops (job.c) */
 	struct pipe_base base;
 	struct pipe_held held;
 	struct pipe_verdict verdict;
@@ -178,12 +181,15 @@ int job_publish_epoch(struct pipeline *p, struct epoch *e, const char *reason, s
 
 /**
  * job_make_state() - the sums the next repair of @e is proven from, when
- * @e's proof was made without them (job_eval_opts.state_later); called by
- * the worker once OpenSM has its answer and the epoch is out, before it
- * takes the next job. A failure is logged: the next repair is then proven
- * by a full evaluation.
+ * @e's proof was made without them (job_eval_opts.state_later). A failure
+ * is logged: the next repair is then proven by a full evaluation. With @p,
+ * the worker counts them when it has nothing else to do (p->state_due,
+ * daemon/sched.c), and stops when a reroute or an OpenSM pass comes before
+ * half are counted (p->wanted): return 1 then, and the epoch stays due.
  */
-void job_make_state(struct epoch *e);
+int job_make_state(struct epoch *e, struct pipeline *p);
+/** job_state_due() - the sums of @e (published or answered) to count once the worker is idle. */
+void job_state_due(struct pipeline *p, struct epoch *e);
 
 /* keep.c */
 /** job_routing_key() - the routing inputs as one string (a stored snapshot matches it); malloc'd, NULL out of memory. */

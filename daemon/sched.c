@@ -8,6 +8,8 @@
  * loop through an eventfd so it can start the next coalesced reroute and
  * arm or disarm the rebalance timer as the reroute asked. OpenSM's passes
  * (pipe_route_fabric()) skip the hold-down and wait for their answer.
+ * With nothing else to do, the worker counts the sums the next repair of
+ * the epoch in force is proven from (count_due()).
  * pipeline.mu guards the settings, the scheduler's state and the counters;
  * nothing slow runs under it.
  */
@@ -30,6 +32,31 @@ static void wake_loop(struct pipeline *p)
 
 /* --- the worker ----------------------------------------------------------- */
 
+/* With @mu held: hand the worker a reroute, an OpenSM pass or the stop; it leaves any counting. */
+static void wake_worker(struct pipeline *p)
+{
+	__atomic_store_n(&p->wanted, 1, __ATOMIC_RELAXED);
+	pthread_cond_signal(&p->cv);
+}
+
+/*
+ * With @mu held and nothing else to do: count the sums of p->state_due
+ * (job_make_state()). Work that comes before half are counted stops it;
+ * the epoch then stays due.
+ */
+static void count_due(struct pipeline *p)
+{
+	struct epoch *e = p->state_due;
+
+	__atomic_store_n(&p->wanted, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&p->mu);
+	if (!job_make_state(e, p)) {
+		p->state_due = NULL;	/* the worker's alone */
+		epoch_unref(e);
+	}
+	pthread_mutex_lock(&p->mu);
+}
+
 static void *worker_main(void *arg)
 {
 	struct pipeline *p = arg;
@@ -41,8 +68,12 @@ static void *worker_main(void *arg)
 		int sync, ok;
 
 		pthread_mutex_lock(&p->mu);
-		while (!p->sched.quit && !p->sched.job && !p->sync.fabric && !p->verdict.due)
-			pthread_cond_wait(&p->cv, &p->mu);
+		while (!p->sched.quit && !p->sched.job && !p->sync.fabric && !p->verdict.due) {
+			if (p->state_due)
+				count_due(p);
+			else
+				pthread_cond_wait(&p->cv, &p->mu);
+		}
 		if (p->sched.quit) {
 			pthread_mutex_unlock(&p->mu);
 			return NULL;
@@ -107,7 +138,7 @@ static void on_timer(struct loop *l, void *ud)
 		p->sched.pending = 0;
 		p->sched.busy = p->sched.job = 1;
 		p->sched.last_start_ms = loop_now_ms();
-		pthread_cond_signal(&p->cv);
+		wake_worker(p);
 	}
 	pthread_mutex_unlock(&p->mu);
 }
@@ -174,7 +205,7 @@ static struct epoch *route_now(struct pipeline *p, struct fabric *f, struct rt_r
 	p->sync.hold = hold;
 	p->sync.routing = r;
 	p->sync.done = 0;
-	pthread_cond_signal(&p->cv);
+	wake_worker(p);
 	while (!p->sync.done && !p->sched.quit)
 		pthread_cond_wait(&p->sync.cv, &p->mu);
 	e = p->sync.result;
@@ -409,10 +440,11 @@ void pipe_free(struct pipeline *p)
 	__atomic_store_n(&p->cancel, 1, __ATOMIC_RELAXED);	/* an engine still running stops soon */
 	pthread_mutex_lock(&p->mu);
 	p->sched.quit = 1;
-	pthread_cond_signal(&p->cv);
+	wake_worker(p);
 	pthread_cond_broadcast(&p->sync.cv);
 	pthread_mutex_unlock(&p->mu);
 	pthread_join(p->worker, NULL);
+	epoch_unref(p->state_due);
 	snapw_stop(p->writer);	/* what the worker handed over is stored */
 	job_held_free(p);
 	loop_del_fd(p->loop, p->wake_fd);

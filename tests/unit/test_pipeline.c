@@ -10,7 +10,8 @@
  * changes during a reroute is coalesced into one more; a failed reroute
  * (source, chain, or no epoch number from the store) keeps the last good
  * epoch and records an error; a snapshot being stored does not hold up
- * the next reroute; an epoch a reader holds
+ * the next reroute; the sums for repairs are counted when the worker is
+ * idle; an epoch a reader holds
  * outlives the swap; a stored snapshot is restored without routing when the
  * routing inputs match, and not otherwise; OpenSM's answers become current
  * once installed and never when not, OpenSM's own tables are adopted; a
@@ -149,6 +150,34 @@ static void test_store_behind(void **state)
 	assert_int_equal(ps_store.stored_seq[1], 2);
 	pipe_stats(x->p, &s);
 	assert_int_equal(s.storing, 0);
+	ps_stop(x);
+}
+
+/*
+ * The sums a repair is proven from are counted once the worker has nothing
+ * else to do: the epoch is published without them, and gets them after.
+ */
+static void test_state_when_idle(void **state)
+{
+	struct epoch *e;
+	struct ps_fix *x;
+	int have = 0;
+
+	(void)state;
+	ps_reset_tree();
+	x = ps_start_chain(0, "sftree");
+	pipe_request(x->p, "startup");
+	ps_wait_for(x, 1, 0);
+	e = ps_current(x);
+	assert_non_null(e);
+	assert_true(e->opts.incremental && e->opts.state_later);
+	for (int i = 0; i < 2000 && !have; i++) {
+		have = __atomic_load_n(&e->report.state, __ATOMIC_ACQUIRE) != NULL;
+		if (!have)
+			usleep(5000);
+	}
+	assert_true(have);
+	epoch_unref(e);
 	ps_stop(x);
 }
 
@@ -454,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_storm_coalesced),
 		cmocka_unit_test(test_holddown_delays),
 		cmocka_unit_test(test_store_behind),
+		cmocka_unit_test(test_state_when_idle),
 		cmocka_unit_test(test_failure_keeps_epoch),
 		cmocka_unit_test(test_epoch_swap),
 		cmocka_unit_test(test_restore),
