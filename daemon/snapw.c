@@ -6,11 +6,11 @@
  * empties it once the epoch is stored; both wait on one condition.
  */
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/loop.h"
+#include "daemon/pipeline.h"
 #include "daemon/snapw.h"
 #include "svc/log.h"
 
@@ -31,18 +31,6 @@ static void item_free(struct snapw_item *it)
 	memset(it, 0, sizeof(*it));
 }
 
-/* A snapshot not stored: logged and recorded. */
-static void not_stored(struct snapw *w, const struct epoch *e, const char *why)
-{
-	char msg[sizeof(((struct fab_err *)0)->msg) + 64];
-	struct fab_err err = { { 0 } };
-
-	snprintf(msg, sizeof(msg), "epoch %llu not stored: %s", (unsigned long long)e->seq, why);
-	log_err("%s", msg);
-	if (store_event_add(w->st, loop_wall_ms(), "error", msg, NULL, &err) < 0)
-		log_err("%s", err.msg);
-}
-
 /* Store @it's epoch, the routing inputs with it, then prune. */
 static void store_one(struct snapw *w, const struct snapw_item *it)
 {
@@ -57,7 +45,9 @@ static void store_one(struct snapw *w, const struct snapw_item *it)
 	int64_t id = store_snapshot_add(w->st, &in, &err);
 
 	if (id < 0) {
-		not_stored(w, e, err.msg);
+		log_err("epoch %llu not stored: %s", (unsigned long long)e->seq, err.msg);
+		pipe_event(w->st, "error", NULL, "epoch %llu not stored: %s", (unsigned long long)e->seq,
+			   err.msg);
 	} else {
 		epoch_set_stored(e, id);
 		log_info("epoch %llu stored as snapshot %lld in %.1f ms, %lld ms after its publication",
