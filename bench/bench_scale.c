@@ -40,7 +40,7 @@
 
 struct opts {
 	const char *chain;
-	int runs, reference, link, canon, daemon;
+	int runs, reference, link, canon, daemon, no_sums;
 	unsigned threads;
 };
 
@@ -119,7 +119,7 @@ static struct rt_routing *route(struct fabric *f, const char *chain, double *sec
  * @runs times; prints the medians of the whole run's wall and CPU time, of
  * its route and proof, and of the counting that follows it.
  */
-static void run_as_daemon(const struct fabric *f, const char *chain, int runs)
+static void run_as_daemon(const struct fabric *f, const char *chain, int runs, int sums)
 {
 	static const struct an_opts eo = { .load = 1, .parallel = 1, .incremental = 1,
 					   .state_later = 1 };
@@ -142,7 +142,7 @@ static void run_as_daemon(const struct fabric *f, const char *chain, int runs)
 		t[2 * runs + i] = res.route_ms / 1e3;
 		t[3 * runs + i] = res.eval_ms / 1e3;
 		t0 = now();
-		if (an_state_make(res.fabric, res.routing, &eo, &res.report, &err))
+		if (sums && an_state_make(res.fabric, res.routing, &eo, &res.report, &err))
 			die("an_state_make", &err);
 		t[4 * runs + i] = now() - t0;
 		eng_res_free(&res);
@@ -398,7 +398,7 @@ static void parse(int argc, char **argv, struct opts *o)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+e:r:t:RlcD")) != -1) {
+	while ((c = getopt(argc, argv, "+e:r:t:RlcDS")) != -1) {
 		if (c == 'e')
 			o->chain = optarg;
 		else if (c == 'r')
@@ -413,11 +413,13 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->canon = 1;
 		else if (c == 'D')
 			o->daemon = 1;
+		else if (c == 'S')
+			o->no_sums = 1;
 		else
 			exit(2);
 	}
 	if (optind >= argc || o->runs < 1) {
-		fprintf(stderr, "usage: bench_scale [-e CHAIN] [-r RUNS] [-t THREADS] [-R] [-l] [-c] [-D] "
+		fprintf(stderr, "usage: bench_scale [-e CHAIN] [-r RUNS] [-t THREADS] [-R] [-l] [-c] [-D [-S]] "
 			"FAMILY [NAME=VALUE...]\n");
 		exit(2);
 	}
@@ -442,7 +444,7 @@ int main(int argc, char **argv)
 	printf("fabric:        %u switches, %u endpoints, %u links, top LID %u\n", f->nswitches,
 	       f->neps, f->nlinks, f->lid_top);
 	if (o.daemon) {
-		run_as_daemon(f, o.chain, o.runs);
+		run_as_daemon(f, o.chain, o.runs, !o.no_sums);
 		printf("peak memory:   %.1f MiB resident (one routing run at a time)\n", peak_mib());
 		fab_free(f);
 		return 0;
