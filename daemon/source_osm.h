@@ -97,14 +97,15 @@ unsigned srco_vls_count(unsigned enc);
 /**
  * struct srco_answer - a "routing" answer ready to send
  * @msg: the header
- * @iov: the payload: the epoch's LFTs, then @extra
- * @niov: parts of @iov in use
+ * @iov: the payload: the epoch's LFTs (a part per run of rows that lie
+ *       next to each other: one for a routing made afresh), then @extra
+ * @niov: parts of @iov
  * @extra: the SL2VL and path-SL sections
  * @epoch: the epoch whose LFTs @iov points into (a reference)
  */
 struct srco_answer {
 	json_t *msg;
-	struct iovec iov[2];
+	struct iovec *iov;
 	int niov;
 	uint8_t *extra;
 	struct epoch *epoch;

@@ -276,9 +276,29 @@ static size_t extra_size(const struct fabric *f, const struct rt_routing *r)
 void srco_answer_free(struct srco_answer *a)
 {
 	json_decref(a->msg);
+	free(a->iov);
 	free(a->extra);
 	epoch_unref(a->epoch);
 	*a = (struct srco_answer){ 0 };
+}
+
+/* @r's rows as parts of a payload, rows that follow each other in memory in one; @extra last. */
+static struct iovec *rows_iov(const struct rt_routing *r, void *extra, size_t nextra, int *n)
+{
+	struct iovec *iov = malloc(((size_t)r->nswitches + 2) * sizeof(*iov));
+
+	*n = 0;
+	for (uint32_t s = 0; iov && s < r->nswitches; s++) {
+		uint8_t *row = rt_lft(r, s);
+
+		if (*n && (uint8_t *)iov[*n - 1].iov_base + iov[*n - 1].iov_len == row)
+			iov[*n - 1].iov_len += r->lft_len;
+		else
+			iov[(*n)++] = (struct iovec){ .iov_base = row, .iov_len = r->lft_len };
+	}
+	if (iov)
+		iov[(*n)++] = (struct iovec){ .iov_base = extra, .iov_len = nextra };
+	return iov;
 }
 
 int srco_routing_answer(struct epoch *e, const json_t *id, struct srco_answer *a, struct fab_err *err)
@@ -299,13 +319,12 @@ int srco_routing_answer(struct epoch *e, const json_t *id, struct srco_answer *a
 	a->msg = json_pack("{s:s, s:O?, s:I, s:s, s:I, s:o*, s:o*, s:o*}", "type", "routing", "id", id,
 			   "epoch", (json_int_t)e->seq, "engine", e->engine, "lft_len", (json_int_t)r->lft_len,
 			   "lfts", lfts, "sl2vl", sl2vl, "path_sl", psl);
-	if (!a->msg || !a->extra || !lfts || !sl2vl || !psl) {
+	if (a->extra)
+		a->iov = rows_iov(r, a->extra, extra, &a->niov);
+	if (!a->msg || !a->extra || !a->iov || !lfts || !sl2vl || !psl) {
 		fab_err_set(err, "out of memory for the answer");
 		srco_answer_free(a);
 		return -1;
 	}
-	a->iov[0] = (struct iovec){ .iov_base = r->lft, .iov_len = (size_t)r->nswitches * r->lft_len };
-	a->iov[1] = (struct iovec){ .iov_base = a->extra, .iov_len = extra };
-	a->niov = 2;
 	return 0;
 }

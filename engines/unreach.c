@@ -35,12 +35,14 @@ enum { UNKNOWN = 0, YES = 1, NO = 2, VISITING = 3 };
 #define UR_LOST 0xFFFFFFFFu
 
 /*
- * A destination LID's entries: switch s's is col[s * stride] (a column of
- * the tables, of a block, or no entry at all for a LID past the tables).
+ * A destination LID's entries: switch s's is e[s * stride] (a column of a
+ * block), or with @r its table's entry for @lid (none past the table).
  */
 struct col {
 	const uint8_t *e;
 	size_t stride;
+	const struct rt_routing *r;
+	unsigned lid;
 };
 
 /**
@@ -64,13 +66,9 @@ struct ur {
 	uint64_t *out;
 };
 
-static const uint8_t no_entry = RT_NO_PORT;
-
 static struct col table_col(const struct rt_routing *r, unsigned lid)
 {
-	if (lid >= r->lft_len)
-		return (struct col){ &no_entry, 0 };
-	return (struct col){ r->lft + lid, r->lft_len };
+	return (struct col){ .r = r, .lid = lid };
 }
 
 /* Does the packet for endpoint @d, at switch @s, end there (entries @c)? Memoised in @st. */
@@ -93,7 +91,7 @@ static int reaches(const struct ur *u, uint32_t d, struct col c, uint32_t s, uin
 		}
 		st[s] = VISITING;
 		u->stack[n++] = s;
-		p = c.e[(size_t)s * c.stride];
+		p = c.r ? rt_lft_get(c.r, s, c.lid) : c.e[(size_t)s * c.stride];
 		if (p == RT_NO_PORT || p > u->base[s + 1] - b - 1) {
 			ok = 0;
 			break;
@@ -195,7 +193,7 @@ static void gather(const struct rt_routing *r, uint32_t nsw, const unsigned *lid
 
 	for (uint32_t j = 1; j < n && run; j++)
 		run = lid[j] == lid[0] + j;
-	if (run)
+	if (run && r->lft)	/* tiles: rows @len apart, in one block */
 		tiled = nsw & ~7u;
 	for (uint32_t s = 0, step; s < nsw; s += step) {
 		const uint8_t *row = rt_lft(r, s);
@@ -203,8 +201,8 @@ static void gather(const struct rt_routing *r, uint32_t nsw, const unsigned *lid
 		step = s < tiled ? 8 : 1;
 		/* rows are far apart: no hardware prefetcher guesses the next ones */
 		for (uint32_t k = 0; k < step && s + UR_AHEAD + k < nsw; k++) {
-			__builtin_prefetch(row + (UR_AHEAD + k) * len + lid[0]);
-			__builtin_prefetch(row + (UR_AHEAD + k) * len + lid[n - 1]);
+			__builtin_prefetch(rt_lft(r, s + UR_AHEAD + k) + lid[0]);
+			__builtin_prefetch(rt_lft(r, s + UR_AHEAD + k) + lid[n - 1]);
 		}
 		if (s < tiled)
 			for (uint32_t j0 = 0; j0 < n; j0 += 8)
@@ -248,7 +246,7 @@ static int count_blocks(struct ur *u)
 		if (n == UR_BLOCK || (n && l == r->lft_len - 1)) {
 			gather(r, (uint32_t)nsw, lid, n, blk);
 			for (uint32_t j = 0; j < n; j++)
-				count_by_switch(u, d[j], (struct col){ blk + j * nsw, 1 });
+				count_by_switch(u, d[j], (struct col){ .e = blk + j * nsw, .stride = 1 });
 			n = 0;
 		}
 	}

@@ -15,6 +15,69 @@
 
 #include "fabric/routing.h"
 
+/* Memory rows are in: each routing with rows in it holds one reference. */
+struct rt_rows {
+	unsigned long refs;
+	uint8_t *mem;
+};
+
+static struct rt_rows *rows_new(size_t n)
+{
+	struct rt_rows *h = malloc(sizeof(*h));
+
+	if (h && !(h->mem = malloc(n))) {
+		free(h);
+		return NULL;
+	}
+	if (h)
+		h->refs = 1;
+	return h;
+}
+
+static void rows_unref(struct rt_rows *h)
+{
+	if (__atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	free(h->mem);
+	free(h);
+}
+
+/* @r holds @h (a reference already taken for it). Return 0, or -1 when out of memory. */
+static int hold(struct rt_routing *r, struct rt_rows *h)
+{
+	/* room for 4, then doubled each time the count reaches a power of two */
+	if (r->nheld >= 4 && !(r->nheld & (r->nheld - 1))) {
+		struct rt_rows **n = realloc(r->held, 2 * (size_t)r->nheld * sizeof(*n));
+
+		if (!n)
+			return -1;
+		r->held = n;
+	}
+	r->held[r->nheld++] = h;
+	return 0;
+}
+
+/* A routing for @f without rows: sizes, no SL2VL table, no pair table. */
+static struct rt_routing *frame(const struct fabric *f, uint32_t lft_len)
+{
+	struct rt_routing *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->nswitches = f->nswitches;
+	r->lft_len = lft_len > f->lid_top + 1 ? lft_len : f->lid_top + 1;
+	r->neps = f->neps;
+	r->vls_used = 1;
+	r->row = calloc((size_t)r->nswitches + 1, sizeof(*r->row));
+	r->held = malloc(4 * sizeof(*r->held));
+	r->sl2vl = calloc((size_t)r->nswitches + 1, sizeof(*r->sl2vl));
+	if (!r->row || !r->held || !r->sl2vl) {
+		rt_free(r);
+		return NULL;
+	}
+	return r;
+}
+
 struct rt_routing *rt_new(const struct fabric *f)
 {
 	return rt_new_len(f, f->lid_top + 1);
@@ -31,45 +94,21 @@ struct rt_routing *rt_new_len(const struct fabric *f, uint32_t lft_len)
 
 struct rt_routing *rt_new_rows(const struct fabric *f, uint32_t lft_len)
 {
-	return rt_new_rows_in(f, lft_len, NULL, 0);
-}
+	struct rt_routing *r = frame(f, lft_len);
+	struct rt_rows *h;
 
-uint8_t *rt_lft_buffer(uint32_t nswitches, uint32_t lft_len, size_t *cap)
-{
-	uint8_t *buf;
-
-	*cap = (size_t)nswitches * lft_len + 1;
-	buf = malloc(*cap);
-	if (buf)
-		memset(buf, RT_NO_PORT, *cap);
-	return buf;
-}
-
-struct rt_routing *rt_new_rows_in(const struct fabric *f, uint32_t lft_len, uint8_t *buf,
-				  size_t cap)
-{
-	struct rt_routing *r = calloc(1, sizeof(*r));
-	size_t need;
-
-	if (!r) {
-		free(buf);
+	if (!r)
 		return NULL;
-	}
-	r->nswitches = f->nswitches;
-	r->lft_len = lft_len > f->lid_top + 1 ? lft_len : f->lid_top + 1;
-	r->neps = f->neps;
-	r->vls_used = 1;
-	need = (size_t)r->nswitches * r->lft_len + 1;
-	if (buf && cap < need) {
-		free(buf);
-		buf = NULL;
-	}
-	r->lft = buf ? buf : malloc(need);
-	r->sl2vl = calloc((size_t)r->nswitches + 1, sizeof(*r->sl2vl));
-	if (!r->lft || !r->sl2vl) {
+	h = rows_new((size_t)r->nswitches * r->lft_len + 1);
+	if (!h || hold(r, h)) {
+		if (h)
+			rows_unref(h);
 		rt_free(r);
 		return NULL;
 	}
+	r->lft = h->mem;
+	for (uint32_t s = 0; s <= r->nswitches; s++)
+		r->row[s] = r->lft + (size_t)s * r->lft_len;
 	return r;
 }
 
@@ -80,38 +119,141 @@ void rt_free(struct rt_routing *r)
 	if (r->sl2vl)
 		for (uint32_t s = 0; s < r->nswitches; s++)
 			free(r->sl2vl[s]);
+	for (uint32_t i = 0; i < r->nheld; i++)
+		rows_unref(r->held[i]);
+	free(r->held);
+	free(r->row);
+	free(r->mine);
 	free(r->sl2vl);
-	free(r->lft);
 	free(r->path_sl);
 	free(r->dlid_off);
 	free(r->notes);
 	free(r);
 }
 
+/* @r's SL2VL tables: @b's of switch @map[s] (@map NULL: s) for switch s, @f's sizes. */
+static int copy_sl2vl(struct rt_routing *r, const struct fabric *f, const struct rt_routing *b,
+		      const uint32_t *map)
+{
+	for (uint32_t s = 0; s < r->nswitches; s++) {
+		uint32_t from = map ? map[s] : s;
+		size_t dim = f->nodes[f->switches[s]].nports + 1u;
+
+		if (from == FAB_NONE || !b->sl2vl[from])
+			continue;
+		if (!(r->sl2vl[s] = malloc(dim * dim * RT_SLS)))
+			return -1;
+		memcpy(r->sl2vl[s], b->sl2vl[from], dim * dim * RT_SLS);
+	}
+	return 0;
+}
+
+/* @r gets @b's pair tables (the same endpoints). Return 0 or -1. */
+static int copy_pairs(struct rt_routing *r, const struct rt_routing *b)
+{
+	size_t n = (size_t)b->neps * b->neps;
+
+	if ((b->path_sl || b->dlid_off) && rt_pairs_alloc(r))
+		return -1;
+	if (b->path_sl)
+		memcpy(r->path_sl, b->path_sl, n);
+	if (b->dlid_off)
+		memcpy(r->dlid_off, b->dlid_off, n);
+	return 0;
+}
+
+/* The rows of @b (switch @map[s] for s; @map NULL: s), copied into @r's. */
+static void copy_rows(struct rt_routing *r, const struct rt_routing *b, const uint32_t *map)
+{
+	uint32_t n = b->lft_len < r->lft_len ? b->lft_len : r->lft_len;
+
+	for (uint32_t s = 0; s < r->nswitches; s++) {
+		uint32_t from = map ? map[s] : s;
+
+		if (from != FAB_NONE)
+			memcpy(r->row[s], b->row[from], n);
+		memset(r->row[s] + (from != FAB_NONE ? n : 0), RT_NO_PORT,
+		       r->lft_len - (from != FAB_NONE ? n : 0));
+	}
+}
+
 struct rt_routing *rt_copy(const struct fabric *f, const struct rt_routing *b)
 {
-	struct rt_routing *r = rt_new_len(f, b->lft_len);
+	struct rt_routing *r = rt_new_rows(f, b->lft_len);
 
 	if (!r)
 		return NULL;
-	memcpy(r->lft, b->lft, (size_t)b->nswitches * b->lft_len);
+	copy_rows(r, b, NULL);
 	r->vls_used = b->vls_used;
-	for (uint32_t s = 0; s < b->nswitches; s++) {
-		size_t dim = f->nodes[f->switches[s]].nports + 1u;
-
-		if (!b->sl2vl[s])
-			continue;
-		if (!(r->sl2vl[s] = malloc(dim * dim * RT_SLS)))
-			goto fail;
-		memcpy(r->sl2vl[s], b->sl2vl[s], dim * dim * RT_SLS);
+	if (copy_sl2vl(r, f, b, NULL) || copy_pairs(r, b) ||
+	    (b->notes && !(r->notes = strdup(b->notes)))) {
+		rt_free(r);
+		return NULL;
 	}
-	if ((b->path_sl || b->dlid_off) && rt_pairs_alloc(r))
+	return r;
+}
+
+/* Switch @sw's row in memory of @r's own: a copy of @from, or a row without routes (NULL). */
+static uint8_t *own_row(struct rt_routing *r, uint32_t sw, const uint8_t *from)
+{
+	struct rt_rows *h = rows_new(r->lft_len);
+
+	if (!h || hold(r, h)) {
+		if (h)
+			rows_unref(h);
+		return NULL;
+	}
+	if (from)
+		memcpy(h->mem, from, r->lft_len);
+	else
+		memset(h->mem, RT_NO_PORT, r->lft_len);
+	r->row[sw] = h->mem;
+	r->mine[sw] = 1;
+	return h->mem;
+}
+
+uint8_t *rt_row_own(struct rt_routing *r, uint32_t sw)
+{
+	return !r->mine || r->mine[sw] ? r->row[sw] : own_row(r, sw, r->row[sw]);
+}
+
+/* @r shares @b's rows through @map: a reference on all @b holds, an own row where none maps. */
+static int share_rows(struct rt_routing *r, const struct rt_routing *b, const uint32_t *map)
+{
+	if (!(r->mine = calloc((size_t)r->nswitches + 1, 1)))
+		return -1;
+	for (uint32_t i = 0; i < b->nheld; i++) {
+		__atomic_add_fetch(&b->held[i]->refs, 1, __ATOMIC_RELAXED);
+		if (hold(r, b->held[i])) {
+			rows_unref(b->held[i]);
+			return -1;
+		}
+	}
+	r->gen = b->gen + 1;
+	for (uint32_t s = 0; s < r->nswitches; s++) {
+		if (map[s] != FAB_NONE)
+			r->row[s] = b->row[map[s]];
+		else if (!own_row(r, s, NULL))
+			return -1;
+	}
+	return 0;
+}
+
+struct rt_routing *rt_derive(const struct fabric *f, const struct rt_routing *b,
+			     const uint32_t *map, unsigned what)
+{
+	int share = b->gen < RT_DERIVE_MAX && f->lid_top < b->lft_len;
+	struct rt_routing *r = share ? frame(f, b->lft_len) : rt_new_rows(f, b->lft_len);
+
+	if (!r)
+		return NULL;
+	if (!share)
+		copy_rows(r, b, map);
+	else if (share_rows(r, b, map))
 		goto fail;
-	if (b->path_sl)
-		memcpy(r->path_sl, b->path_sl, (size_t)b->neps * b->neps);
-	if (b->dlid_off)
-		memcpy(r->dlid_off, b->dlid_off, (size_t)b->neps * b->neps);
-	if (b->notes && !(r->notes = strdup(b->notes)))
+	r->vls_used = b->vls_used;
+	if (((what & RT_KEEP_SL2VL) && copy_sl2vl(r, f, b, map)) ||
+	    ((what & RT_KEEP_PAIRS) && copy_pairs(r, b)))
 		goto fail;
 	return r;
 fail:
@@ -231,9 +373,10 @@ int rt_equal_lfts(const struct rt_routing *a, const struct rt_routing *b)
 
 	if (a->nswitches != b->nswitches)
 		return 0;
-	if (a->lft_len == b->lft_len)
-		return !memcmp(a->lft, b->lft, (size_t)a->nswitches * len);
-	for (uint32_t s = 0; s < a->nswitches; s++)
+	for (uint32_t s = 0; a->lft_len == b->lft_len && s < a->nswitches; s++)
+		if (!rt_row_shared(a, s, b, s) && memcmp(a->row[s], b->row[s], len))
+			return 0;
+	for (uint32_t s = 0; a->lft_len != b->lft_len && s < a->nswitches; s++)
 		for (uint32_t l = 0; l < len; l++)
 			if (rt_lft_get(a, s, l) != rt_lft_get(b, s, l))
 				return 0;
@@ -249,6 +392,8 @@ static void diff_switch(const struct rt_routing *a, uint32_t sa, const struct rt
 	uint32_t both = sa == FAB_NONE ? 0 : a->lft_len < b->lft_len ? a->lft_len : b->lft_len;
 	const uint8_t *ra = sa == FAB_NONE ? NULL : rt_lft(a, sa), *rb = rt_lft(b, sb);
 
+	if (sa != FAB_NONE && rt_row_shared(a, sa, b, sb))
+		return;	/* one row of two routings (rt_derive()) */
 	for (uint32_t start = 0; start < len; start += 64) {
 		uint32_t n = 0, routed = 0;
 

@@ -7,8 +7,14 @@
  *
  *  - one linear forwarding table (LFT) per switch: DLID -> output port,
  *    RT_NO_PORT (0xFF) where the switch has no route. One byte per LID from
- *    0 up to lft_len - 1, all switches in one block (864 switches x 6049
- *    LIDs = 5.2 MB);
+ *    0 up to lft_len - 1, a row per switch (864 switches x 6049 LIDs = 5.2
+ *    MB). A routing made afresh has all its rows in one block (@lft), in
+ *    switch order; a routing derived from another (rt_derive(), a repair)
+ *    shares the rows it does not change with it and owns the others: 187
+ *    MB at 43,904 CAs are then not copied for the few rows a fault
+ *    changes. Rows are shared only between routings no one writes any more
+ *    but through rt_row_own(), and the memory they are in is counted, so
+ *    either routing may be freed first;
  *  - SL2VL tables per switch, indexed (in port, out port, SL). NULL for a
  *    switch means the default mapping (VL = SL modulo the switch's data VL
  *    count). When set: (nports + 1)^2 x 16 bytes for the switch
@@ -34,10 +40,25 @@
 #define RT_NO_PORT 0xFFu
 #define RT_SLS 16u
 
+struct rt_rows;
+
+/*
+ * @lft: all rows in one block, in switch order (rt_new*(), rt_copy()), or
+ *       NULL (rt_derive()): only code that wants that layout reads it
+ * @row: per switch, its row (rt_lft())
+ * @mine: NULL when every row is the routing's own, else per switch 1 when
+ *        it is (rt_row_own())
+ * @held, @nheld, @gen: the memory the rows are in, referenced; how many
+ *        derivations lie between the routing and one made afresh
+ */
 struct rt_routing {
 	uint32_t nswitches;
 	uint32_t lft_len;
 	uint8_t *lft;
+	uint8_t **row;
+	uint8_t *mine;
+	struct rt_rows **held;
+	uint32_t nheld, gen;
 	uint8_t **sl2vl;
 	uint32_t neps;
 	uint8_t *path_sl;
@@ -60,19 +81,6 @@ struct rt_routing *rt_new_len(const struct fabric *f, uint32_t lft_len);
  * tables, tens of MB at 10^4 switches)
  */
 struct rt_routing *rt_new_rows(const struct fabric *f, uint32_t lft_len);
-/**
- * rt_lft_buffer() - room for the LFTs of @nswitches switches of @lft_len
- * entries, every page already touched: tables made in it later
- * (rt_new_rows_in()) take no page fault. *@cap gets its size. NULL when
- * out of memory.
- */
-uint8_t *rt_lft_buffer(uint32_t nswitches, uint32_t lft_len, size_t *cap);
-/**
- * rt_new_rows_in() - rt_new_rows() in @buf (rt_lft_buffer()'s, @cap bytes;
- * taken, whether used or not: too small, fresh tables are made instead)
- */
-struct rt_routing *rt_new_rows_in(const struct fabric *f, uint32_t lft_len, uint8_t *buf,
-				  size_t cap);
 void rt_free(struct rt_routing *r);
 /**
  * rt_copy() - a copy of @b (LFTs, SL2VL tables, pair tables, VLs, notes)
@@ -80,10 +88,37 @@ void rt_free(struct rt_routing *r);
  * Return: the copy, or NULL when out of memory.
  */
 struct rt_routing *rt_copy(const struct fabric *f, const struct rt_routing *b);
+/**
+ * rt_derive() - a routing for fabric @f made from @b: switch s of @f gets
+ * @b's row of switch @map[s] (FAB_NONE: a row without routes), shared, not
+ * copied; @b's VLs; with RT_KEEP_SL2VL in @what its SL2VL tables (by
+ * @map), with RT_KEEP_PAIRS its pair tables (@f has @b's endpoints). @b
+ * must not be written through rt_lft() any more: rt_row_own() copies a
+ * row before it is written. The rows are copied instead, into one block,
+ * after RT_DERIVE_MAX derivations in a row or when @f has a LID past
+ * @b's tables. Return: the routing, or NULL when out of memory.
+ */
+struct rt_routing *rt_derive(const struct fabric *f, const struct rt_routing *b,
+			     const uint32_t *map, unsigned what);
+#define RT_KEEP_SL2VL 1u
+#define RT_KEEP_PAIRS 2u
+#define RT_DERIVE_MAX 8u
+/**
+ * rt_row_own() - switch @sw's row, made the routing's own first (copied)
+ * if it is shared. Return: the row to write, or NULL when out of memory.
+ */
+uint8_t *rt_row_own(struct rt_routing *r, uint32_t sw);
+/** rt_row_shared() - @a's row of switch @sa is @b's of @sb, the same memory. */
+static inline int rt_row_shared(const struct rt_routing *a, uint32_t sa, const struct rt_routing *b,
+				uint32_t sb)
+{
+	return a->row[sa] == b->row[sb] && a->lft_len == b->lft_len;
+}
 
+/* The row of switch @sw: read it; write it only in a routing one made afresh, else through rt_row_own(). */
 static inline uint8_t *rt_lft(const struct rt_routing *r, uint32_t sw)
 {
-	return r->lft + (size_t)sw * r->lft_len;
+	return r->row[sw];
 }
 
 /** rt_lft_get() - output port of switch @sw for @lid, RT_NO_PORT past the table. */

@@ -75,20 +75,24 @@ static int wait_fd(int fd, short events, int64_t deadline, char *err, size_t err
 	}
 }
 
+/* Buffers handed to one sendmsg() at most (the kernel's IOV_MAX). */
+#define OSMP_SEND_IOV 1024u
+
 /* Write the @n buffers of @iov (consumed as written) before @deadline. */
 static int write_iov(int fd, struct iovec *iov, int n, int64_t deadline, char *err, size_t errlen)
 {
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+	struct iovec *end = iov + n;
+	struct msghdr mh = { .msg_iov = iov };
 
 	for (;;) {
 		ssize_t w;
 
-		while (mh.msg_iovlen && !mh.msg_iov->iov_len) {
+		while (mh.msg_iov < end && !mh.msg_iov->iov_len)
 			mh.msg_iov++;
-			mh.msg_iovlen--;
-		}
-		if (!mh.msg_iovlen)
+		if (mh.msg_iov == end)
 			return 0;
+		mh.msg_iovlen = (size_t)(end - mh.msg_iov);
+		mh.msg_iovlen = mh.msg_iovlen < OSMP_SEND_IOV ? mh.msg_iovlen : OSMP_SEND_IOV;
 		if (wait_fd(fd, POLLOUT, deadline, err, errlen))
 			return -1;
 		w = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -104,10 +108,8 @@ static int write_iov(int fd, struct iovec *iov, int n, int64_t deadline, char *e
 			mh.msg_iov->iov_base = (char *)mh.msg_iov->iov_base + k;
 			mh.msg_iov->iov_len -= k;
 			left -= k;
-			if (!mh.msg_iov->iov_len && left) {
+			if (!mh.msg_iov->iov_len && left)
 				mh.msg_iov++;
-				mh.msg_iovlen--;
-			}
 		}
 	}
 }
@@ -145,35 +147,40 @@ static long long payload_len(const struct iovec *pay, int npay)
 	return (long long)n;
 }
 
-#define OSMP_IOV_MAX 8
+/* Payload parts osmp_send() takes without allocating. */
+#define OSMP_IOV_STACK 8
 
 int osmp_send(int fd, json_t *msg, const struct iovec *pay, int npay, int64_t deadline_ms,
 	      char *err, size_t errlen)
 {
 	long long plen = payload_len(pay, npay);
-	struct iovec iov[OSMP_IOV_MAX + 2];
+	struct iovec stack[OSMP_IOV_STACK + 2], *iov = stack;
 	unsigned char hdr[4];
 	char *text;
 	size_t n;
 	int rc;
 
-	if (plen < 0 || npay > OSMP_IOV_MAX) {
-		seterr(err, errlen, "payload larger than %u bytes or in more than %d parts",
-		       OSMP_PAYLOAD_MAX, OSMP_IOV_MAX);
+	if (plen < 0) {
+		seterr(err, errlen, "payload larger than %u bytes", OSMP_PAYLOAD_MAX);
+		return -1;
+	}
+	if (npay > OSMP_IOV_STACK && !(iov = malloc(((size_t)npay + 2) * sizeof(*iov)))) {
+		seterr(err, errlen, "out of memory for %d payload parts", npay);
 		return -1;
 	}
 	json_object_set_new(msg, "v", json_integer(OSMP_VERSION));
 	if (plen)
 		json_object_set_new(msg, "payload", json_integer(plen));
 	text = json_dumps(msg, JSON_COMPACT);
-	if (!text) {
-		seterr(err, errlen, "cannot encode the message (out of memory?)");
-		return -1;
-	}
-	n = strlen(text);
-	if (n > OSMP_MSG_MAX) {
-		seterr(err, errlen, "message of %zu bytes is larger than %u", n, OSMP_MSG_MAX);
+	n = text ? strlen(text) : 0;
+	if (!text || n > OSMP_MSG_MAX) {
+		if (text)
+			seterr(err, errlen, "message of %zu bytes is larger than %u", n, OSMP_MSG_MAX);
+		else
+			seterr(err, errlen, "cannot encode the message (out of memory?)");
 		free(text);
+		if (iov != stack)
+			free(iov);
 		return -1;
 	}
 	hdr[0] = (unsigned char)(n >> 24);
@@ -186,6 +193,8 @@ int osmp_send(int fd, json_t *msg, const struct iovec *pay, int npay, int64_t de
 		iov[2 + i] = pay[i];
 	rc = write_iov(fd, iov, 2 + npay, deadline_ms, err, errlen);
 	free(text);
+	if (iov != stack)
+		free(iov);
 	return rc;
 }
 

@@ -33,7 +33,6 @@
  * stays deadlock-free on its one VL (the argument of papers/001's proofs,
  * made with one global order per column instead of VCs).
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,7 +409,6 @@ static void fd_fini(struct fd *x)
 {
 	if (x->m.f && !x->m_kept)
 		ft_model_fini(&x->m);
-	free(x->spare);
 	free(x->cur);
 	free(x->plink);
 	free(x->hop);
@@ -475,30 +473,21 @@ static int fd_alloc(struct fd *x)
 
 /*
  * The set-up after the links: labels, checks, columns, turning switches,
- * the subtree root, scratch; the frame meanwhile in a thread of its own
- * when @threads allows and the tables are large (nothing here reads x->r).
+ * the subtree root, scratch, the frame.
  */
-static int setup_rest(struct fd *x, unsigned threads, struct fab_err *err)
+static int setup_rest(struct fd *x, struct fab_err *err)
 {
-	size_t size = (size_t)x->cf->nswitches * x->br->lft_len;
-	int rc, threaded = fd_threads(threads) > 1 && size >= FD_FRAME_THREAD;
-	pthread_t tid;
-	void *made = NULL;
+	int rc = labels_columns(x, err);
 
-	threaded = threaded && !pthread_create(&tid, NULL, fd_make_frame, x);
-	rc = labels_columns(x, err);
 	if (rc == ENG_OK)
 		rc = fd_updown_check(x, err);
 	if (rc == ENG_OK) {
 		x->st.switch_sl = fd_switch_sl(x);
-		if (setup_dirt(x) || setup_turning(x) || fd_sn_find(x) || fd_alloc(x))
+		if (setup_dirt(x) || setup_turning(x) || fd_sn_find(x) || fd_alloc(x) ||
+		    fd_make_frame(x))
 			rc = ENG_ERROR;
 	}
-	if (threaded)
-		pthread_join(tid, &made);
-	else if (rc == ENG_OK)
-		made = fd_make_frame(x);
-	return rc == ENG_OK && !made ? ENG_ERROR : rc;
+	return rc;
 }
 
 /* The base's fat-tree model: the one kept, else made (and kept when there is a memo). */
@@ -520,7 +509,7 @@ static int base_model(struct fd *x, struct fab_err *err)
 }
 
 /* Everything but the LIDs' repair: ENG_OK, ENG_NOT_APPLICABLE or ENG_ERROR. */
-static int fd_setup(struct fd *x, unsigned threads, struct fab_err *err)
+static int fd_setup(struct fd *x, struct fab_err *err)
 {
 	int rc;
 
@@ -543,7 +532,7 @@ static int fd_setup(struct fd *x, unsigned threads, struct fab_err *err)
 	}
 	if (setup_links(x) || fd_need(x))
 		return ENG_ERROR;
-	return setup_rest(x, threads, err);
+	return setup_rest(x, err);
 }
 
 int ftdlr_repair(const struct fabric *bf, const struct rt_routing *br, const struct fabric *cf,
@@ -563,18 +552,13 @@ int ftdlr_repair_memo(const struct fabric *bf, const struct rt_routing *br,
 
 	memset(&x, 0, sizeof(x));
 	x.keep = fd_memo_for(memo, bf, br);
-	if (x.keep) {	/* the room kept for these tables, if any */
-		x.spare = x.keep->spare;
-		x.spare_cap = x.keep->spare_cap;
-		x.keep->spare = NULL;
-	}
 	x.bf = bf;
 	x.br = br;
 	x.cf = cf;
 	x.scope = scope;
 	x.m.f = bf;
 	err->msg[0] = '\0';
-	rc = fd_setup(&x, threads, err);
+	rc = fd_setup(&x, err);
 	if (rc == ENG_OK && (fd_repair_lids(&x, threads) || fd_vls(&x, err)))
 		rc = ENG_ERROR;
 	if (rc == ENG_OK)
@@ -669,8 +653,7 @@ static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
 
 /*
  * The memo of base (@bf, @br) ahead of its next repair: the model, the
- * turning switches, the switch classes towards every switch, room for the
- * tables.
+ * turning switches, the switch classes towards every switch.
  */
 static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
 			 struct eng_memo *memo)
@@ -682,8 +665,6 @@ static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
 	x.keep = fd_memo_for(memo, bf, br);
 	if (!x.keep || br->nswitches != bf->nswitches)
 		return x.keep ? 0 : -1;
-	if (fd_memo_spare(x.keep, bf, br))
-		return -1;
 	if (x.keep->m.f && x.keep->turning && x.keep->ud_tried && x.keep->ud_all &&
 	    x.keep->rb_tried)
 		return 0;

@@ -41,28 +41,42 @@ int fd_changes_init(struct fd *x)
 	return x->chg ? 0 : -1;
 }
 
-void fd_put_columns(struct fd *x, const unsigned *lid, uint32_t n, const uint8_t *base,
-		    const uint8_t *col)
+uint8_t *fd_row(struct fd *x, uint32_t c)
+{
+	uint8_t *row;
+
+	if (!x->rows_lock)
+		return rt_row_own(x->r, c);
+	pthread_mutex_lock(x->rows_lock);
+	row = rt_row_own(x->r, c);
+	pthread_mutex_unlock(x->rows_lock);
+	return row;
+}
+
+int fd_put_columns(struct fd *x, const unsigned *lid, uint32_t n, const uint8_t *base,
+		   const uint8_t *col)
 {
 	size_t words = (x->nblk64 + 63) / 64;
 
 	for (uint32_t s = 0; s < x->nsw; s++) {
-		uint8_t *row;
+		uint8_t *row = NULL;
 
 		if (fd_dead(x, s))
 			continue;
-		row = rt_lft(x->r, x->cur[s]);
 		for (uint32_t j = 0; j < n; j++) {
 			size_t i = (size_t)j * x->nsw + s;
 			uint32_t b = lid[j] / 64;
 
-			row[lid[j]] = col[i];
 			if (col[i] == base[i])
-				continue;
+				continue;	/* the base's entry: the frame has it */
+			if (!row && !(row = fd_row(x, x->cur[s])))
+				return -1;
+			row[lid[j]] = col[i];
 			x->st.entries++;
 			x->chg[s * words + b / 64] |= 1ull << (b % 64);
 		}
 	}
+	return 0;
 }
 
 /* Entries, switches and 64-LID blocks of x->r that differ from the base, table by table. */

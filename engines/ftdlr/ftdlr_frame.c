@@ -2,12 +2,12 @@
 /**
  * DOC: ftdlr - the repaired routing's frame
  *
- * A repair starts from the base's tables: fresh tables for the current
- * fabric's switches, each row the base's (mapped by GUID), with the base's
- * SL2VL and pair tables. At 10^4 switches that is tens of MB, most of whose
- * cost is the kernel zeroing fresh pages; the rows are written once, by
- * the copy (rt_new_rows()), and ftdlr.c makes the frame in a thread of its
- * own while the rest of the set-up runs.
+ * A repair starts from the base's tables: each current switch's row is the
+ * base's (mapped by GUID), shared with the base until the repair writes it
+ * (rt_derive(), rt_row_own()), with the base's SL2VL and pair tables. At
+ * 43,904 CAs the rows are 187 MB, which a copy took 100-500 ms to put in
+ * fresh memory (the kernel zeroing the pages, on the repair's path); a
+ * fault changes a few dozen rows.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,39 +36,13 @@ static void copy_pairs(uint8_t *restrict to, const uint8_t *restrict from, const
 	}
 }
 
-/* @r gets the base's entries (every row written), SL2VL tables and pair tables, mapped by GUID. */
-static int copy_base(struct fd *x)
+/* @r's pair tables: the base's, mapped by GUID. Return 0 or -1. */
+static int map_pairs(const struct fd *x, struct rt_routing *r)
 {
 	const struct fabric *bf = x->bf, *cf = x->cf;
 	const struct rt_routing *br = x->br;
-	struct rt_routing *r = x->r;
 	uint32_t *map;
 
-	uint8_t *done = calloc((size_t)r->nswitches + 1, 1);
-
-	if (!done)
-		return -1;
-	for (uint32_t s = 0; s < x->nsw; s++) {
-		uint32_t c = x->cur[s];
-		size_t dim = bf->nodes[bf->switches[s]].nports + 1u;
-
-		if (c == FD_NONE)
-			continue;
-		memcpy(rt_lft(r, c), rt_lft(br, s), br->lft_len);
-		memset(rt_lft(r, c) + br->lft_len, RT_NO_PORT, r->lft_len - br->lft_len);
-		done[c] = 1;
-		if (br->sl2vl[s] && !(r->sl2vl[c] = malloc(dim * dim * RT_SLS))) {
-			free(done);
-			return -1;
-		}
-		if (br->sl2vl[s])
-			memcpy(r->sl2vl[c], br->sl2vl[s], dim * dim * RT_SLS);
-	}
-	for (uint32_t c = 0; c < r->nswitches; c++)	/* the frame's rows are not set (rt_new_rows()) */
-		if (!done[c])
-			memset(rt_lft(r, c), RT_NO_PORT, r->lft_len);
-	free(done);
-	r->vls_used = br->vls_used;
 	if (!br->path_sl && !br->dlid_off)
 		return 0;
 	if (rt_pairs_alloc(r) || !(map = malloc(((size_t)cf->neps + 1) * sizeof(*map))))
@@ -81,12 +55,18 @@ static int copy_base(struct fd *x)
 	return 0;
 }
 
-/* The repaired routing's frame: the base's tables in fresh memory (its zeroing is most of the time). */
-void *fd_make_frame(void *arg)
+int fd_make_frame(struct fd *x)
 {
-	struct fd *x = arg;
+	uint32_t n = x->cf->nswitches, *map = malloc(((size_t)n + 1) * sizeof(*map));
 
-	x->r = rt_new_rows_in(x->cf, x->br->lft_len, x->spare, x->spare_cap);
-	x->spare = NULL;
-	return x->r && !copy_base(x) ? x : NULL;
+	if (!map)
+		return -1;
+	for (uint32_t c = 0; c < n; c++)
+		map[c] = FAB_NONE;
+	for (uint32_t s = 0; s < x->nsw; s++)
+		if (x->cur[s] != FAB_NONE)
+			map[x->cur[s]] = s;
+	x->r = rt_derive(x->cf, x->br, map, RT_KEEP_SL2VL);
+	free(map);
+	return x->r && !map_pairs(x, x->r) ? 0 : -1;
 }

@@ -7,6 +7,8 @@
 #ifndef FABROUTE_FTDLR_IMPL_H
 #define FABROUTE_FTDLR_IMPL_H
 
+#include <pthread.h>
+
 #include "engines/ftdlr/ftdlr.h"
 #include "engines/ftree/ftree.h"
 
@@ -68,17 +70,16 @@
  *       entry other than the base's (@nblk64 blocks; fd_put_columns())
  * @recount: entries were written besides fd_put_columns(): the figures
  *           compare every table with the base's
+ * @rows_lock: while threads repair LIDs, held to make a row of @r its own
+ *             (fd_row()); NULL otherwise
  * @st: the figures
  * @keep: what is kept of the base between repairs (NULL: nothing); @m is
  *        its model then (@m_kept: not freed with the rest)
- * @spare, @spare_cap: the kept room the frame is made in (taken from @keep)
  */
 struct fd {
 	const struct fabric *bf, *cf;
 	struct fd_memo *keep;
 	int m_kept;
-	uint8_t *spare;
-	size_t spare_cap;
 	const struct rt_routing *br;
 	struct rt_routing *r;
 	struct ft_model m;
@@ -115,6 +116,7 @@ struct fd {
 	uint64_t *chg;
 	uint32_t nblk64;
 	int recount;
+	pthread_mutex_t *rows_lock;
 	struct ftdlr_stats st;
 };
 
@@ -161,12 +163,15 @@ void fd_columns(const struct fd *x, const unsigned *lid, uint32_t n, uint8_t *co
 int fd_changes_init(struct fd *x);
 
 /**
- * fd_put_columns() - write the repaired columns @col (as fd_columns() lays
- * them out) of LIDs @lid[0..@n) into x->r, counting the entries that differ
- * from the base's (@base, the same layout) into x->st and x->chg
+ * fd_put_columns() - write the entries of the repaired columns @col (as
+ * fd_columns() lays them out) of LIDs @lid[0..@n) that differ from the
+ * base's (@base, the same layout) into x->r, counted into x->st and x->chg
+ * Return: 0, or -1 when out of memory.
  */
-void fd_put_columns(struct fd *x, const unsigned *lid, uint32_t n, const uint8_t *base,
-		    const uint8_t *col);
+int fd_put_columns(struct fd *x, const unsigned *lid, uint32_t n, const uint8_t *base,
+		   const uint8_t *col);
+/** fd_row() - current switch @c's row of x->r to write (rt_row_own()); NULL when out of memory */
+uint8_t *fd_row(struct fd *x, uint32_t c);
 
 /** fd_count_changes() - x->st's switches and blocks changed (and entries with x->recount). */
 void fd_count_changes(struct fd *x);
@@ -179,10 +184,10 @@ int fd_changed_switches(const struct fd *x, uint32_t **list, size_t *n);
 
 /**
  * fd_make_frame() - x->r: the repaired routing's frame, the base's tables
- * for the current fabric (ftdlr_frame.c); @arg is the struct fd, returned,
- * or NULL when out of memory (a thread's function)
+ * for the current fabric, shared with the base (ftdlr_frame.c)
+ * Return: 0, or -1 when out of memory.
  */
-void *fd_make_frame(void *arg);
+int fd_make_frame(struct fd *x);
 
 /**
  * struct fd_memo - what ftdlr keeps of a base between its repairs (struct
@@ -200,8 +205,6 @@ void *fd_make_frame(void *arg);
  *             known), with @snway0, @anchor0: the base's ways to sn;
  *             @rb_tried: made, or found too costly or not to apply
  * @lft_len: @ud_ok's length
- * @spare, @spare_cap: room for the next repair's tables, its pages touched
- *                     (rt_lft_buffer()), when they take at most FD_SPARE_MAX
  */
 struct fd_memo {
 	struct ft_model m;
@@ -215,18 +218,12 @@ struct fd_memo {
 	uint8_t *label;
 	uint32_t *col, kmax, ncols;
 	uint32_t lft_len;
-	uint8_t *spare;
-	size_t spare_cap;
 };
 
-#define FD_SPARE_MAX (64u << 20)
 /* The most switches x LIDs whose up*down* paths are checked ahead of the repairs (about 20 ms at 2^24). */
 #define FD_UDA_MAX (1u << 25)
 /* The most bytes of the base's switch classes kept (switches squared). */
 #define FD_UDB_MAX (64u << 20)
-
-/** fd_memo_spare() - @k's spare room for the tables of base (@bf, @br) made again; 0 or -1 (memory). */
-int fd_memo_spare(struct fd_memo *k, const struct fabric *bf, const struct rt_routing *br);
 
 /**
  * fd_memo_for() - the memo of base (@bf, @br) in @memo: the one there when
@@ -386,7 +383,7 @@ int fd_quick_init(struct fd *x);
 /**
  * fd_quick() - repair @d by the subtree rule at those switches alone,
  * straight into the tables, when that is exactly fd_sn_lid()'s repair.
- * Return: 1 when done, 0 when @d needs fd_repair_lid().
+ * Return: 1 when done, 0 when @d needs fd_repair_lid(), -1 when out of memory.
  */
 int fd_quick(struct fd *x, const struct dst *d);
 
@@ -419,9 +416,6 @@ unsigned fd_switch_sl(const struct fd *x);
  * x's scratch and memos change, nothing else of x but sw_broken[@d's LID] and the counts
  */
 void fd_repair_lid(struct fd *x, const struct dst *d, const uint8_t *bcol, uint8_t *out);
-
-/* Tables from this size on get their frame made in a thread beside the set-up (ftdlr.c). */
-#define FD_FRAME_THREAD (4u << 20)
 
 /** fd_threads() - the threads a repair uses for @threads (0: the online CPUs), at most FD_THREADS_MAX. */
 unsigned fd_threads(unsigned threads);

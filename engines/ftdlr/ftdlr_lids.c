@@ -27,6 +27,7 @@
  * @x: the repair's state, its scratch and memos its own (a shallow copy)
  * @d, @n: every LID to repair; @next: the next block to take (shared)
  * @base, @out: a block's columns, the base's and the repaired
+ * @failed: a block could not be written (out of memory)
  */
 struct fd_worker {
 	struct fd x;
@@ -34,7 +35,7 @@ struct fd_worker {
 	uint32_t n, *next;
 	uint8_t *base, *out;
 	pthread_t tid;
-	int started;
+	int started, failed;
 };
 
 int fd_find_dst(const struct fd *x, unsigned lid, struct dst *d)
@@ -62,9 +63,12 @@ int fd_find_dst(const struct fd *x, unsigned lid, struct dst *d)
 	return 1;
 }
 
-/* Repair @d[0..@n) (LIDs in increasing order), their columns read and written at once. */
-static void repair_block(struct fd *x, const struct dst *d, uint32_t n, uint8_t *base,
-			 uint8_t *out)
+/*
+ * Repair @d[0..@n) (LIDs in increasing order), their columns read and
+ * written at once. Return: 0, or -1 when out of memory.
+ */
+static int repair_block(struct fd *x, const struct dst *d, uint32_t n, uint8_t *base,
+			uint8_t *out)
 {
 	unsigned lid[FD_COLS] = { 0 };
 
@@ -73,7 +77,7 @@ static void repair_block(struct fd *x, const struct dst *d, uint32_t n, uint8_t 
 	fd_columns(x, lid, n, base);
 	for (uint32_t j = 0; j < n; j++)
 		fd_repair_lid(x, &d[j], base + (size_t)j * x->nsw, out + (size_t)j * x->nsw);
-	fd_put_columns(x, lid, n, base, out);
+	return fd_put_columns(x, lid, n, base, out);
 }
 
 static void *work(void *arg)
@@ -84,7 +88,8 @@ static void *work(void *arg)
 	while ((b = __atomic_fetch_add(w->next, 1, __ATOMIC_RELAXED)) * FD_COLS < w->n) {
 		uint32_t lo = b * FD_COLS, k = w->n - lo < FD_COLS ? w->n - lo : FD_COLS;
 
-		repair_block(&w->x, w->d + lo, k, w->base, w->out);
+		if (repair_block(&w->x, w->d + lo, k, w->base, w->out))
+			w->failed = 1;
 	}
 	return NULL;
 }
@@ -186,10 +191,12 @@ static unsigned nworkers(unsigned threads, uint32_t nblocks)
 static int run_workers(struct fd *x, const struct dst *d, uint32_t n, unsigned nw)
 {
 	struct fd_worker w[FD_THREADS_MAX];
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	uint32_t next = 0;
 	unsigned made = 0;
 	int rc = 0;
 
+	x->rows_lock = &lock;	/* the workers' copies of @x share it */
 	for (; made < nw && !rc; made++) {
 		rc = worker_init(&w[made], x, nw);
 		w[made].d = d;
@@ -203,10 +210,13 @@ static int run_workers(struct fd *x, const struct dst *d, uint32_t n, unsigned n
 	for (unsigned i = 0; i < made; i++) {
 		if (w[i].started)
 			pthread_join(w[i].tid, NULL);
+		rc = rc || w[i].failed ? -1 : 0;
 		if (!rc)
 			worker_merge(x, &w[i]);
 		worker_fini(&w[i]);
 	}
+	x->rows_lock = NULL;
+	pthread_mutex_destroy(&lock);
 	return rc;
 }
 
@@ -232,6 +242,7 @@ static int quick_all(struct fd *x, struct dst *d, uint32_t *n)
 	struct dst *by = malloc(((size_t)*n + 1) * sizeof(*by));
 	uint8_t *done = calloc((size_t)x->br->lft_len + 1, 1);
 	uint32_t k = 0;
+	int q = 0;
 
 	if (!by || !done) {
 		free(by);
@@ -240,8 +251,15 @@ static int quick_all(struct fd *x, struct dst *d, uint32_t *n)
 	}
 	memcpy(by, d, *n * sizeof(*d));
 	qsort(by, *n, sizeof(*by), cmp_dst);
-	for (uint32_t i = 0; i < *n; i++)
-		done[by[i].lid] = (uint8_t)fd_quick(x, &by[i]);
+	for (uint32_t i = 0; i < *n && q >= 0; i++) {
+		q = fd_quick(x, &by[i]);
+		done[by[i].lid] = q == 1;
+	}
+	if (q < 0) {	/* out of memory */
+		free(by);
+		free(done);
+		return -1;
+	}
 	for (uint32_t i = 0; i < *n; i++)
 		if (!done[d[i].lid])
 			d[k++] = d[i];
@@ -265,7 +283,8 @@ int fd_repair_lids(struct fd *x, unsigned threads)
 		if (x->need[x->snlid] && fd_find_dst(x, x->snlid, &d[0])) {
 			x->st.lids++;
 			x->sw_touched[x->snlid] = 1;
-			repair_block(x, d, 1, base, out);
+			if (repair_block(x, d, 1, base, out))
+				goto out;
 		}
 		fd_sn_ways(x, x->r);
 		if (fd_quick_init(x))
@@ -285,8 +304,8 @@ int fd_repair_lids(struct fd *x, unsigned threads)
 	if (threads > 1)
 		rc = run_workers(x, d, n, threads);
 	else
-		for (uint32_t lo = 0; lo < n; lo += FD_COLS)
-			repair_block(x, d + lo, n - lo < FD_COLS ? n - lo : FD_COLS, base, out);
+		for (uint32_t lo = 0; lo < n && !rc; lo += FD_COLS)
+			rc = repair_block(x, d + lo, n - lo < FD_COLS ? n - lo : FD_COLS, base, out);
 out:
 	free(base);
 	free(out);

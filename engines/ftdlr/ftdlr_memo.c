@@ -14,11 +14,7 @@
  * a repair takes them where its dead links leave them as they were,
  * instead of two searches of the tree per destination switch.
  * Nothing kept depends on the current fabric, so a repair made from the
- * memo is the one made without it (test_ftdlr checks the tables). It also
- * holds room for the next repair's tables with its pages touched, made
- * when there is time (the prepare hook, after a publication): the kernel
- * handing out and zeroing fresh pages took 10-25 ms of a 5488-CA repair
- * under OpenSM's sweep, against 2 ms to copy into pages already there.
+ * memo is the one made without it (test_ftdlr checks the tables).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +35,6 @@ static void memo_free(void *data)
 	free(k->anchor0);
 	free(k->label);
 	free(k->col);
-	free(k->spare);
 	free(k);
 }
 
@@ -78,12 +73,4 @@ void fd_memo_checked(struct fd *x, const uint8_t *chk)
 {
 	for (uint32_t l = 0; l < x->keep->lft_len; l++)
 		x->keep->ud_ok[l] |= chk[l];
-}
-
-int fd_memo_spare(struct fd_memo *k, const struct fabric *bf, const struct rt_routing *br)
-{
-	if (k->spare || (size_t)bf->nswitches * br->lft_len > FD_SPARE_MAX)
-		return 0;
-	k->spare = rt_lft_buffer(bf->nswitches, br->lft_len, &k->spare_cap);
-	return k->spare ? 0 : -1;
 }

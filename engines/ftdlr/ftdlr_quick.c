@@ -186,21 +186,25 @@ static int delivers(const struct fd *x, const struct dst *d, uint32_t s)
 	return 0;
 }
 
-/* Q's entries into the tables, counted as fd_put_columns() counts. */
-static void put(struct fd *x, const struct dst *d)
+/* Q's entries into the tables, counted as fd_put_columns() counts. Return 0 or -1 (memory). */
+static int put(struct fd *x, const struct dst *d)
 {
 	size_t words = (x->nblk64 + 63) / 64;
 	uint32_t b = d->lid / 64;
 
 	for (uint32_t i = 0; i < x->nqd; i++) {
 		uint32_t s = x->qsw[i];
+		uint8_t *row;
 
 		if (x->qnew[i] == x->bcol[s])
 			continue;
-		rt_lft(x->r, x->cur[s])[d->lid] = x->qnew[i];
+		if (!(row = fd_row(x, x->cur[s])))
+			return -1;
+		row[d->lid] = x->qnew[i];
 		x->st.entries++;
 		x->chg[s * words + b / 64] |= 1ull << (b % 64);
 	}
+	return 0;
 }
 
 int fd_quick(struct fd *x, const struct dst *d)
@@ -218,7 +222,8 @@ int fd_quick(struct fd *x, const struct dst *d)
 	for (uint32_t i = 0; i < x->nqd; i++)
 		if (!delivers(x, d, x->qsw[i]))
 			return 0;
-	put(x, d);
+	if (put(x, d))
+		return -1;
 	x->st.subtree++;
 	x->st.quick++;
 	return 1;

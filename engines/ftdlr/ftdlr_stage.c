@@ -493,31 +493,32 @@ void ftdlr_stages_free(struct rt_routing **steps, unsigned n)
 }
 
 /*
- * A step: @b's LFTs and pair tables copied, its SL2VL tables (the same in
- * every step) borrowed.
+ * A step: @b's LFTs shared (a row copied when a step's entry makes it
+ * differ), its pair tables copied, its SL2VL tables (the same in every
+ * step) borrowed. @map: the identity on @b's switches.
  */
-static struct rt_routing *step_new(const struct rt_routing *b)
+static struct rt_routing *step_new(const struct fabric *f, const struct rt_routing *b,
+				   const uint32_t *map)
 {
-	struct rt_routing *r = calloc(1, sizeof(*r));
-	size_t n = (size_t)b->nswitches * b->lft_len, pairs = (size_t)b->neps * b->neps;
+	struct rt_routing *r = rt_derive(f, b, map, RT_KEEP_PAIRS);
 
-	if (!r)
-		return NULL;
-	*r = (struct rt_routing){ .nswitches = b->nswitches, .lft_len = b->lft_len, .neps = b->neps,
-				  .vls_used = b->vls_used };
-	r->lft = malloc(n + 1);
-	r->sl2vl = calloc((size_t)b->nswitches + 1, sizeof(*r->sl2vl));
-	if (!r->lft || !r->sl2vl || ((b->path_sl || b->dlid_off) && rt_pairs_alloc(r))) {
-		rt_free(r);
-		return NULL;
-	}
-	memcpy(r->lft, b->lft, n);
-	memcpy(r->sl2vl, b->sl2vl, (size_t)b->nswitches * sizeof(*b->sl2vl));
-	if (b->path_sl)
-		memcpy(r->path_sl, b->path_sl, pairs);
-	if (b->dlid_off)
-		memcpy(r->dlid_off, b->dlid_off, pairs);
+	if (r)
+		memcpy(r->sl2vl, b->sl2vl, (size_t)b->nswitches * sizeof(*b->sl2vl));
 	return r;
+}
+
+/* The steps before an entry's first hold its old one. Return: 0, or -1 when out of memory. */
+static int old_entries(const struct ftdlr_plan *p, struct rt_routing **out)
+{
+	for (size_t i = 0; i < p->n; i++)
+		for (unsigned k = 0; k < p->ent[i].first; k++) {
+			uint8_t *row = rt_row_own(out[k], p->ent[i].sw);
+
+			if (!row)
+				return -1;
+			row[p->ent[i].lid] = p->ent[i].before;
+		}
+	return 0;
 }
 
 int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct rt_routing *a,
@@ -527,17 +528,21 @@ int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct r
 	struct sg g = { .f = f, .fa = fa, .a = a, .b = b };
 	struct ftdlr_plan p = { 0 };
 	struct rt_routing **out = NULL;
+	uint32_t *map = NULL;
 	unsigned n = 0;
 
 	if (b->nswitches != f->nswitches || sg_init(&g) || plan(&g, &p) ||
-	    !(out = calloc(p.nsteps, sizeof(*out))))
+	    !(out = calloc(p.nsteps, sizeof(*out))) ||
+	    !(map = malloc(((size_t)f->nswitches + 1) * sizeof(*map))))
 		goto fail;
+	for (uint32_t s = 0; s < f->nswitches; s++)
+		map[s] = s;
 	for (n = 0; n < p.nsteps; n++)
-		if (!(out[n] = step_new(b)) || (n + 1 < p.nsteps && old_sls(&g, out[n])))
+		if (!(out[n] = step_new(f, b, map)) || (n + 1 < p.nsteps && old_sls(&g, out[n])))
 			goto fail;
-	for (size_t i = 0; i < p.n; i++)	/* the steps before an entry's first hold its old one */
-		for (unsigned k = 0; k < p.ent[i].first; k++)
-			rt_lft(out[k], p.ent[i].sw)[p.ent[i].lid] = p.ent[i].before;
+	if (old_entries(&p, out))
+		goto fail;
+	free(map);
 	ftdlr_plan_free(&p);
 	sg_fini(&g);
 	*steps = out;
@@ -546,6 +551,7 @@ int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct r
 fail:
 	fab_err_set(err, "out of memory staging a routing of %u switches", f->nswitches);
 	ftdlr_stages_free(out, out ? p.nsteps : 0);	/* calloc: steps not made are NULL */
+	free(map);
 	ftdlr_plan_free(&p);
 	sg_fini(&g);
 	return -1;

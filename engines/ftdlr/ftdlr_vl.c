@@ -67,8 +67,9 @@ static int base_full(const struct fd *x)
 /*
  * Take the entries of the switch LIDs marked in @which (all when NULL) from
  * @full, the base's engine run on the current fabric. Path SLs stay.
+ * Return: 0, or -1 when out of memory.
  */
-static void take_switch_lids(struct fd *x, const struct rt_routing *full, const uint8_t *which)
+static int take_switch_lids(struct fd *x, const struct rt_routing *full, const uint8_t *which)
 {
 	const struct fabric *cf = x->cf;
 
@@ -78,10 +79,18 @@ static void take_switch_lids(struct fd *x, const struct rt_routing *full, const 
 
 		if (cf->nodes[cf->eps[d].node].type != FAB_SWITCH || !lid || (which && !which[lid]))
 			continue;
-		for (uint32_t s = 0; s < x->nsw; s++)
-			if (!fd_dead(x, s))
-				rt_lft(x->r, x->cur[s])[lid] = rt_lft_get(full, x->cur[s], lid);
+		for (uint32_t s = 0; s < x->nsw; s++) {
+			uint32_t c = x->cur[s];
+			uint8_t port, *row;
+
+			if (fd_dead(x, s) || rt_lft(x->r, c)[lid] == (port = rt_lft_get(full, c, lid)))
+				continue;
+			if (!(row = fd_row(x, c)))
+				return -1;
+			row[lid] = port;
+		}
 	}
+	return 0;
 }
 
 /* Switch-LID entries of x->r that differ from the base. */
@@ -145,18 +154,18 @@ int fd_vls(struct fd *x, struct fab_err *err)
 	if (broken) {
 		if (!(full = full_route(x, err)))
 			return -1;
-		take_switch_lids(x, full, x->sw_broken);
+		if (take_switch_lids(x, full, x->sw_broken))
+			goto fail;
 	}
 	if (sl && (ok = switch_paths_acyclic(x, sl, err)) < 0)
 		goto fail;
 	if (!ok) {	/* the switch LIDs the repair touched, then all of them */
 		if (!full && !(full = full_route(x, err)))
 			return -1;
-		take_switch_lids(x, full, x->sw_touched);
-		if ((ok = switch_paths_acyclic(x, sl, err)) < 0)
+		if (take_switch_lids(x, full, x->sw_touched) ||
+		    (ok = switch_paths_acyclic(x, sl, err)) < 0 ||
+		    (!ok && take_switch_lids(x, full, NULL)))
 			goto fail;
-		if (!ok)
-			take_switch_lids(x, full, NULL);
 	}
 	if (full)
 		x->st.sw_fallback = switch_lid_changes(x);

@@ -290,7 +290,7 @@ static void holes_rest(struct ft_pipe *p)
 {
 	for (unsigned l = 1; l < p->r->lft_len; l++)
 		if (p->lidf[l] == LID_EP)
-			holes_col(p, l, rt_lft(p->r, 0) + l, p->r->lft_len);
+			holes_col(p, l, p->r->lft + l, p->r->lft_len);
 }
 
 static void holes_fini(struct ft_pipe *p)

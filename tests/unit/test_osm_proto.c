@@ -65,6 +65,37 @@ static void test_payload_roundtrip(void **state)
 	close(fd[1]);
 }
 
+/* A payload in more parts than one sendmsg() takes (the kernel's IOV_MAX) arrives whole, in order. */
+static void test_payload_parts(void **state)
+{
+	enum { N = 2500 };
+	struct iovec *iov = calloc(N, sizeof(*iov));
+	uint8_t *a = malloc(N);
+	json_t *m = json_pack("{s:s}", "type", "routing"), *got;
+	struct osmp_rx rx;
+	char err[128];
+	int fd[2];
+
+	(void)state;
+	for (size_t i = 0; i < N; i++) {
+		a[i] = (uint8_t)(i * 13 + 1);
+		iov[i] = (struct iovec){ .iov_base = a + i, .iov_len = 1 };
+	}
+	pair(fd);
+	assert_int_equal(osmp_send(fd[0], m, iov, N, osmp_now_ms() + 2000, err, sizeof(err)), 0);
+	got = osmp_recv(fd[1], osmp_now_ms() + 2000, &rx, err, sizeof(err));
+	assert_non_null(got);
+	assert_int_equal(rx.len, N);
+	assert_memory_equal(rx.payload, a, N);
+	free(rx.payload);
+	json_decref(got);
+	json_decref(m);
+	free(iov);
+	free(a);
+	close(fd[0]);
+	close(fd[1]);
+}
+
 /* Write one raw frame: the 4-byte length and @json, then @extra. */
 static void raw(int fd, const char *json, const char *extra)
 {
@@ -362,6 +393,47 @@ static void test_answer_sl0(void **state)
 	epoch_unref(e);
 }
 
+/*
+ * A routing that shares rows with the one it was derived from (a repair) is
+ * sent a part per run of rows lying together: its own row apart, and the
+ * payload is the rows in switch order.
+ */
+static void test_answer_derived(void **state)
+{
+	struct epoch *e = subnet_epoch();
+	struct rt_routing *b = e->routing;
+	const uint32_t map[] = { 0, 1 };
+	struct fab_err err = { { 0 } };
+	struct srco_answer a;
+	struct osmp_rx rx;
+	char msg[128];
+	json_t *got;
+	int fd[2];
+
+	(void)state;
+	memset(b->lft, 3, 2 * (size_t)b->lft_len);
+	e->routing = rt_derive(e->fabric, b, map, RT_KEEP_SL2VL | RT_KEEP_PAIRS);
+	rt_free(b);
+	rt_row_own(e->routing, 1)[2] = 4;
+	assert_int_equal(srco_routing_answer(e, NULL, &a, &err), 0);
+	assert_int_equal(a.niov, 3);
+	assert_ptr_equal(a.iov[0].iov_base, rt_lft(e->routing, 0));
+	assert_ptr_equal(a.iov[1].iov_base, rt_lft(e->routing, 1));
+	pair(fd);
+	assert_int_equal(osmp_send(fd[0], a.msg, a.iov, a.niov, osmp_now_ms() + 2000, msg, sizeof(msg)), 0);
+	got = osmp_recv(fd[1], osmp_now_ms() + 2000, &rx, msg, sizeof(msg));
+	assert_non_null(got);
+	assert_int_equal(rx.len, 2 * e->routing->lft_len);
+	for (size_t i = 0; i < rx.len; i++)
+		assert_int_equal(rx.payload[i], i == e->routing->lft_len + 2 ? 4 : 3);
+	free(rx.payload);
+	json_decref(got);
+	close(fd[0]);
+	close(fd[1]);
+	srco_answer_free(&a);
+	epoch_unref(e);
+}
+
 static void test_answer_vls(void **state)
 {
 	struct epoch *e = subnet_epoch();
@@ -418,6 +490,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_payload_roundtrip),
+		cmocka_unit_test(test_payload_parts),
 		cmocka_unit_test(test_other_version),
 		cmocka_unit_test(test_bad_payloads),
 		cmocka_unit_test(test_nibbles),
@@ -426,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_subnet_bad_records),
 		cmocka_unit_test(test_vl_caps),
 		cmocka_unit_test(test_answer_sl0),
+		cmocka_unit_test(test_answer_derived),
 		cmocka_unit_test(test_answer_vls),
 		cmocka_unit_test(test_deadline),
 	};

@@ -60,28 +60,72 @@ static void test_lft_layout(void **state)
 }
 
 /* rt_diff() and rt_equal_lfts() over whole 64-LID blocks, partial blocks and tables of other lengths. */
-/* Tables made in room made ready use it when it is large enough, else their own. */
-static void test_rows_in(void **state)
+/*
+ * A derived routing shares the rows it does not write: the base's rows,
+ * mapped; a row written is copied first and the base keeps its entry; the
+ * base may go first; SL2VL and pair tables come when asked; after
+ * RT_DERIVE_MAX derivations in a row the rows are copied into one block.
+ */
+static void test_derive(void **state)
 {
 	struct fabric *f = two_switches();
-	size_t cap;
-	uint8_t *big = rt_lft_buffer(2, f->lid_top + 1, &cap), *small;
-	struct rt_routing *r;
+	struct rt_routing *a = rt_new(f), *d, *e, *c;
+	const uint32_t same[] = { 0, 1 }, swap[] = { 1, FAB_NONE };
+	struct rt_diff df;
+	uint8_t *row;
 
 	(void)state;
-	assert_non_null(big);
-	assert_true(cap >= 2u * (f->lid_top + 1));
-	for (size_t i = 0; i < cap; i++)
-		assert_int_equal(big[i], RT_NO_PORT);
-	r = rt_new_rows_in(f, 0, big, cap);
-	assert_ptr_equal(r->lft, big);
-	assert_int_equal(r->lft_len, f->lid_top + 1);
-	rt_free(r);
-	small = rt_lft_buffer(1, f->lid_top + 1, &cap);
-	r = rt_new_rows_in(f, 0, small, cap);	/* two switches do not fit: freed, fresh tables */
-	assert_non_null(r);
-	memset(r->lft, 1, (size_t)r->nswitches * r->lft_len);
-	rt_free(r);
+	rt_lft(a, 0)[4] = 1;
+	rt_lft(a, 1)[4] = 3;
+	assert_int_equal(rt_sl2vl_set(a, f, 1, 1, 2, 0, 3), 0);
+	assert_int_equal(rt_pairs_alloc(a), 0);
+	a->path_sl[1] = 5;
+	d = rt_derive(f, a, same, RT_KEEP_SL2VL);
+	assert_non_null(d);
+	assert_null(d->lft);
+	assert_ptr_equal(rt_lft(d, 0), rt_lft(a, 0));
+	assert_true(rt_row_shared(d, 1, a, 1));
+	assert_true(rt_equal_lfts(a, d));
+	assert_int_equal(rt_sl2vl_get(d, f, 1, 1, 2, 0), 3);
+	assert_null(d->path_sl);
+	e = rt_derive(f, a, same, RT_KEEP_PAIRS);
+	assert_int_equal(rt_path_sl(e, 0, 1), 5);
+	assert_int_equal(rt_sl2vl_get(e, f, 1, 1, 2, 0), 0);	/* the default mapping */
+	rt_free(e);
+	row = rt_row_own(d, 1);
+	assert_ptr_not_equal(row, rt_lft(a, 1));
+	assert_ptr_equal(rt_row_own(d, 1), row);	/* once own, kept */
+	assert_int_equal(row[4], 3);
+	row[4] = 2;
+	assert_int_equal(rt_lft_get(a, 1, 4), 3);
+	assert_false(rt_equal_lfts(a, d));
+	rt_diff(f, a, f, d, &df);
+	assert_int_equal(df.entries, 1);
+	assert_int_equal(df.switches, 1);
+	e = rt_derive(f, d, swap, RT_KEEP_SL2VL);
+	rt_free(a);	/* the rows d and e share stay */
+	rt_free(d);
+	assert_non_null(e);
+	assert_int_equal(rt_lft_get(e, 0, 4), 2);
+	assert_int_equal(rt_lft_get(e, 1, 4), RT_NO_PORT);
+	assert_int_equal(rt_sl2vl_get(e, f, 0, 1, 2, 0), 3);	/* switch 1's, mapped */
+	assert_null(e->sl2vl[1]);
+	assert_int_equal(e->gen, 2);
+	for (unsigned g = e->gen; g < RT_DERIVE_MAX; g++) {
+		c = rt_derive(f, e, same, 0);
+		assert_non_null(c);
+		assert_null(c->lft);
+		assert_int_equal(c->gen, g + 1);
+		rt_free(e);
+		e = c;
+	}
+	c = rt_derive(f, e, same, 0);
+	assert_non_null(c->lft);	/* copied */
+	assert_int_equal(c->gen, 0);
+	assert_int_equal(rt_lft_get(c, 0, 4), 2);
+	assert_ptr_equal(rt_row_own(c, 0), rt_lft(c, 0));
+	rt_free(e);
+	rt_free(c);
 	fab_free(f);
 }
 
@@ -174,7 +218,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_new_is_empty),
 		cmocka_unit_test(test_lft_layout),
-		cmocka_unit_test(test_rows_in),
+		cmocka_unit_test(test_derive),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_sl2vl),
 		cmocka_unit_test(test_pairs),

@@ -185,8 +185,7 @@ void tu_run_same(const struct tu_run *a, const struct tu_run *b, const char *wha
 				 "LID %u LMC %u", what, e, (unsigned long long)x->guid, x->lid, x->lmc,
 				 (unsigned long long)y->guid, y->lid, y->lmc);
 	}
-	if (ra->lft_len != rb->lft_len ||
-	    memcmp(ra->lft, rb->lft, (size_t)ra->nswitches * ra->lft_len))
+	if (ra->lft_len != rb->lft_len || !rt_equal_lfts(ra, rb))
 		fail_msg("%s: the LFTs differ", what);
 	for (uint32_t s = 0; s < ra->nswitches; s++) {
 		size_t dim = fa->nodes[fa->switches[s]].nports + 1u;
