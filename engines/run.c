@@ -126,6 +126,24 @@ static int apply_plan(struct fabric *base, struct attempt *at, struct fab_err *e
 	return 0;
 }
 
+/* @b again for @f (its switches and endpoints): its rows shared, the rest copied. NULL: memory. */
+static struct rt_routing *keep_rows(const struct fabric *f, const struct rt_routing *b)
+{
+	uint32_t *same = malloc(((size_t)f->nswitches + 1) * sizeof(*same));
+	struct rt_routing *r = NULL;
+
+	for (uint32_t s = 0; same && s < f->nswitches; s++)
+		same[s] = s;
+	if (same)
+		r = rt_derive(f, b, same, RT_KEEP_SL2VL | RT_KEEP_PAIRS);
+	free(same);
+	if (r && b->notes && !(r->notes = strdup(b->notes))) {
+		rt_free(r);
+		r = NULL;
+	}
+	return r;
+}
+
 /* ENG_MODE_KEEP: the previous routing, as if its engine had just made it. */
 static int keep_previous(const struct eng_req *req, struct attempt *at, struct fab_err *err)
 {
@@ -137,7 +155,7 @@ static int keep_previous(const struct eng_req *req, struct attempt *at, struct f
 		fab_err_set(err, "the routing to keep is not one of this fabric");
 		return ENG_NOT_APPLICABLE;
 	}
-	if (!(at->one.routing = rt_copy(at->f, req->prev))) {
+	if (!(at->one.routing = keep_rows(at->f, req->prev))) {
 		fab_err_set(err, "out of memory");
 		return ENG_ERROR;
 	}
