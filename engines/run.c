@@ -129,14 +129,8 @@ static int apply_plan(struct fabric *base, struct attempt *at, struct fab_err *e
 /* @b again for @f (its switches and endpoints): its rows shared, the rest copied. NULL: memory. */
 static struct rt_routing *keep_rows(const struct fabric *f, const struct rt_routing *b)
 {
-	uint32_t *same = malloc(((size_t)f->nswitches + 1) * sizeof(*same));
-	struct rt_routing *r = NULL;
+	struct rt_routing *r = rt_derive(f, b, NULL, RT_KEEP_SL2VL | RT_KEEP_PAIRS);
 
-	for (uint32_t s = 0; same && s < f->nswitches; s++)
-		same[s] = s;
-	if (same)
-		r = rt_derive(f, b, same, RT_KEEP_SL2VL | RT_KEEP_PAIRS);
-	free(same);
 	if (r && b->notes && !(r->notes = strdup(b->notes))) {
 		rt_free(r);
 		r = NULL;

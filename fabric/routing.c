@@ -217,7 +217,7 @@ uint8_t *rt_row_own(struct rt_routing *r, uint32_t sw)
 	return !r->mine || r->mine[sw] ? r->row[sw] : own_row(r, sw, r->row[sw]);
 }
 
-/* @r shares @b's rows through @map: a reference on all @b holds, an own row where none maps. */
+/* @r shares @b's rows through @map (NULL: the same switches): a reference on all @b holds, an own row where none maps. */
 static int share_rows(struct rt_routing *r, const struct rt_routing *b, const uint32_t *map)
 {
 	if (!(r->mine = calloc((size_t)r->nswitches + 1, 1)))
@@ -231,8 +231,10 @@ static int share_rows(struct rt_routing *r, const struct rt_routing *b, const ui
 	}
 	r->gen = b->gen + 1;
 	for (uint32_t s = 0; s < r->nswitches; s++) {
-		if (map[s] != FAB_NONE)
-			r->row[s] = b->row[map[s]];
+		uint32_t from = map ? map[s] : s;
+
+		if (from != FAB_NONE)
+			r->row[s] = b->row[from];
 		else if (!own_row(r, s, NULL))
 			return -1;
 	}

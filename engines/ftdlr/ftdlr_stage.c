@@ -495,12 +495,11 @@ void ftdlr_stages_free(struct rt_routing **steps, unsigned n)
 /*
  * A step: @b's LFTs shared (a row copied when a step's entry makes it
  * differ), its pair tables copied, its SL2VL tables (the same in every
- * step) borrowed. @map: the identity on @b's switches.
+ * step) borrowed.
  */
-static struct rt_routing *step_new(const struct fabric *f, const struct rt_routing *b,
-				   const uint32_t *map)
+static struct rt_routing *step_new(const struct fabric *f, const struct rt_routing *b)
 {
-	struct rt_routing *r = rt_derive(f, b, map, RT_KEEP_PAIRS);
+	struct rt_routing *r = rt_derive(f, b, NULL, RT_KEEP_PAIRS);
 
 	if (r)
 		memcpy(r->sl2vl, b->sl2vl, (size_t)b->nswitches * sizeof(*b->sl2vl));
@@ -528,21 +527,16 @@ int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct r
 	struct sg g = { .f = f, .fa = fa, .a = a, .b = b };
 	struct ftdlr_plan p = { 0 };
 	struct rt_routing **out = NULL;
-	uint32_t *map = NULL;
 	unsigned n = 0;
 
 	if (b->nswitches != f->nswitches || sg_init(&g) || plan(&g, &p) ||
-	    !(out = calloc(p.nsteps, sizeof(*out))) ||
-	    !(map = malloc(((size_t)f->nswitches + 1) * sizeof(*map))))
+	    !(out = calloc(p.nsteps, sizeof(*out))))
 		goto fail;
-	for (uint32_t s = 0; s < f->nswitches; s++)
-		map[s] = s;
 	for (n = 0; n < p.nsteps; n++)
-		if (!(out[n] = step_new(f, b, map)) || (n + 1 < p.nsteps && old_sls(&g, out[n])))
+		if (!(out[n] = step_new(f, b)) || (n + 1 < p.nsteps && old_sls(&g, out[n])))
 			goto fail;
 	if (old_entries(&p, out))
 		goto fail;
-	free(map);
 	ftdlr_plan_free(&p);
 	sg_fini(&g);
 	*steps = out;
@@ -551,7 +545,6 @@ int ftdlr_stages(const struct fabric *f, const struct fabric *fa, const struct r
 fail:
 	fab_err_set(err, "out of memory staging a routing of %u switches", f->nswitches);
 	ftdlr_stages_free(out, out ? p.nsteps : 0);	/* calloc: steps not made are NULL */
-	free(map);
 	ftdlr_plan_free(&p);
 	sg_fini(&g);
 	return -1;

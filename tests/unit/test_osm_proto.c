@@ -402,7 +402,6 @@ static void test_answer_derived(void **state)
 {
 	struct epoch *e = subnet_epoch();
 	struct rt_routing *b = e->routing;
-	const uint32_t map[] = { 0, 1 };
 	struct fab_err err = { { 0 } };
 	struct srco_answer a;
 	struct osmp_rx rx;
@@ -412,7 +411,7 @@ static void test_answer_derived(void **state)
 
 	(void)state;
 	memset(b->lft, 3, 2 * (size_t)b->lft_len);
-	e->routing = rt_derive(e->fabric, b, map, RT_KEEP_SL2VL | RT_KEEP_PAIRS);
+	e->routing = rt_derive(e->fabric, b, NULL, RT_KEEP_SL2VL | RT_KEEP_PAIRS);
 	rt_free(b);
 	rt_row_own(e->routing, 1)[2] = 4;
 	assert_int_equal(srco_routing_answer(e, NULL, &a, &err), 0);
