@@ -25,12 +25,13 @@ static struct rt_rows *rows_new(size_t n)
 {
 	struct rt_rows *h = malloc(sizeof(*h));
 
-	if (h && !(h->mem = malloc(n))) {
+	if (!h)
+		return NULL;
+	h->refs = 1;
+	if (!(h->mem = malloc(n))) {
 		free(h);
 		return NULL;
 	}
-	if (h)
-		h->refs = 1;
 	return h;
 }
 
@@ -131,12 +132,18 @@ void rt_free(struct rt_routing *r)
 	free(r);
 }
 
+/* The switch of the other routing that switch @s takes after (@map NULL: the same). */
+static inline uint32_t mapped(const uint32_t *map, uint32_t s)
+{
+	return map ? map[s] : s;
+}
+
 /* @r's SL2VL tables: @b's of switch @map[s] (@map NULL: s) for switch s, @f's sizes. */
 static int copy_sl2vl(struct rt_routing *r, const struct fabric *f, const struct rt_routing *b,
 		      const uint32_t *map)
 {
 	for (uint32_t s = 0; s < r->nswitches; s++) {
-		uint32_t from = map ? map[s] : s;
+		uint32_t from = mapped(map, s);
 		size_t dim = f->nodes[f->switches[s]].nports + 1u;
 
 		if (from == FAB_NONE || !b->sl2vl[from])
@@ -168,7 +175,7 @@ static void copy_rows(struct rt_routing *r, const struct rt_routing *b, const ui
 	uint32_t n = b->lft_len < r->lft_len ? b->lft_len : r->lft_len;
 
 	for (uint32_t s = 0; s < r->nswitches; s++) {
-		uint32_t from = map ? map[s] : s;
+		uint32_t from = mapped(map, s);
 
 		if (from != FAB_NONE)
 			memcpy(r->row[s], b->row[from], n);
@@ -231,7 +238,7 @@ static int share_rows(struct rt_routing *r, const struct rt_routing *b, const ui
 	}
 	r->gen = b->gen + 1;
 	for (uint32_t s = 0; s < r->nswitches; s++) {
-		uint32_t from = map ? map[s] : s;
+		uint32_t from = mapped(map, s);
 
 		if (from != FAB_NONE)
 			r->row[s] = b->row[from];
