@@ -445,11 +445,11 @@ static void timing(const char *family, const char *const *kv, size_t nkv, const 
 	if (an_evaluate(t.f, t.r, &io, &kept, &kerr))
 		die("evaluate", &kerr);
 	prep_ms = now_ms();
-	if (eng_ftdlr.prepare(t.f, t.r, &memo))
+	if (eng_ftdlr.prepare(t.f, t.r, &memo, NULL))
 		die("prepare", &kerr);
 	prep_ms = now_ms() - prep_ms;
 	for (unsigned i = 0; i < n; i++) {
-		if (i && eng_ftdlr.prepare(t.f, t.r, &memo))
+		if (i && eng_ftdlr.prepare(t.f, t.r, &memo, NULL))
 			die("prepare", &kerr);
 		uint32_t l = (uint32_t)((uint64_t)i * t.nlinks / n);
 		struct fab_err err = { { 0 } };

@@ -389,15 +389,29 @@ void job_base_set(struct pipeline *p, struct epoch *e)
 }
 
 /* What the repair engine works out from the base alone, now rather than at the next fault. */
-static void prepare_repair(struct pipeline *p, const struct job *j)
+void job_prepare_repair(struct pipeline *p)
 {
 	const struct engine *e = eng_find(REPAIR_ENGINE);
 	struct epoch *b = p->base.epoch;
+	double t0 = loop_now_fms();
+	int rc;
 
-	if (b && j->set.repair && e && e->prepare &&
-	    e->prepare(b->fabric, b->routing, &p->base.memo))
+	p->base.prep_due = 0;
+	if (!b || !e || !e->prepare)
+		return;
+	rc = e->prepare(b->fabric, b->routing, &p->base.memo, &p->wanted);
+	if (rc < 0)
 		log_warn("out of memory preparing the repairs of epoch %llu",
 			 (unsigned long long)b->seq);
+	p->base.prep_due = rc == 1;
+	log_debug("epoch %llu: its repairs prepared for %.1f ms%s", (unsigned long long)b->seq,
+		  loop_now_fms() - t0, rc == 1 ? ", stopped for work" : "");
+}
+
+static void prepare_repair(struct pipeline *p, const struct job *j)
+{
+	if (j->set.repair)
+		job_prepare_repair(p);
 }
 
 /* The counting of a due epoch's sums: it stops when work came and less than half is done. */

@@ -61,11 +61,14 @@ struct sync_req {
  *         inputs changed
  * @repaired: the current epoch is a repair of @epoch
  * @memo: what the repair engine keeps of @epoch between its repairs
+ * @prep_due: the repair engine's preparation of @memo stopped for work: the
+ *            worker goes on with it when idle (job_prepare_repair())
  */
 struct pipe_base {
 	struct epoch *epoch;
 	int repaired;
 	struct eng_memo memo;
+	int prep_due;
 };
 
 /* What a reroute published: a full routing, a repair, an adopted rebalance, nothing new. */
@@ -190,6 +193,13 @@ int job_publish_epoch(struct pipeline *p, struct epoch *e, const char *reason, s
 int job_make_state(struct epoch *e, struct pipeline *p);
 /** job_state_due() - the sums of @e (published or answered) to count once the worker is idle. */
 void job_state_due(struct pipeline *p, struct epoch *e);
+/**
+ * job_prepare_repair() - the repair engine prepares the base's next repair
+ * (struct engine.prepare) until it is done or a reroute or an OpenSM pass
+ * comes (p->wanted): it then stays due (p->base.prep_due), for the worker
+ * to go on with when it has nothing else to do
+ */
+void job_prepare_repair(struct pipeline *p);
 
 /* keep.c */
 /** job_routing_key() - the routing inputs as one string (a stored snapshot matches it); malloc'd, NULL out of memory. */

@@ -57,6 +57,15 @@ static void count_due(struct pipeline *p)
 	pthread_mutex_lock(&p->mu);
 }
 
+/* With @mu held and nothing else to do: go on preparing the base's next repair. */
+static void prepare_due(struct pipeline *p)
+{
+	__atomic_store_n(&p->wanted, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&p->mu);
+	job_prepare_repair(p);
+	pthread_mutex_lock(&p->mu);
+}
+
 static void *worker_main(void *arg)
 {
 	struct pipeline *p = arg;
@@ -71,6 +80,8 @@ static void *worker_main(void *arg)
 		while (!p->sched.quit && !p->sched.job && !p->sync.fabric && !p->verdict.due) {
 			if (p->state_due)
 				count_due(p);
+			else if (p->base.prep_due)
+				prepare_due(p);
 			else
 				pthread_cond_wait(&p->cv, &p->mu);
 		}
@@ -91,6 +102,7 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		sync = p->sync.fabric != NULL;
+		__atomic_store_n(&p->wanted, 0, __ATOMIC_RELAXED);	/* work that comes next stops preparing */
 		ok = job_take(p, &j) == 0;
 		pthread_mutex_unlock(&p->mu);
 		if (ok)

@@ -160,8 +160,10 @@ struct eng_memo;
  * @prepare: optional; fill @memo for base (@bf, @br) ahead of its next
  *           repair, with what @repair would work out from the base alone
  *           then (a caller with time on its hands before a fault calls it,
- *           again after each repair); 0, or -1 when out of memory (@memo
- *           may stay empty)
+ *           again after each repair). It stops soon after *@stop turns
+ *           non-zero (read atomically; NULL: never), keeping what it did:
+ *           the next call goes on from there. 0 when done, 1 when stopped,
+ *           -1 when out of memory (@memo may stay empty)
  */
 struct engine {
 	const char *name;
@@ -174,7 +176,8 @@ struct engine {
 		     struct fab_err *err);
 	int (*repair)(const struct eng_req *req, const struct eng_args *a, struct eng_res *res,
 		      struct fab_err *err);
-	int (*prepare)(const struct fabric *bf, const struct rt_routing *br, struct eng_memo *memo);
+	int (*prepare)(const struct fabric *bf, const struct rt_routing *br, struct eng_memo *memo,
+		       const int *stop);
 };
 
 extern const struct engine eng_sftree, eng_ftree, eng_opt, eng_dmodk, eng_smodk;

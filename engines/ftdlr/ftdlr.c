@@ -656,7 +656,7 @@ static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
  * turning switches, the switch classes towards every switch.
  */
 static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
-			 struct eng_memo *memo)
+			 struct eng_memo *memo, const int *stop)
 {
 	struct fd x = { .bf = bf, .cf = bf, .br = br, .nsw = bf->nswitches };
 	struct fab_err err = { { 0 } };
@@ -668,9 +668,13 @@ static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
 	if (x.keep->m.f && x.keep->turning && x.keep->ud_tried && x.keep->ud_all &&
 	    x.keep->rb_tried)
 		return 0;
-	if (base_model(&x, &err) == ENG_OK && !x.m.nsib && !x.m.nignored)
-		rc = setup_links(&x) || setup_turning(&x) || fd_sn_prepare(&x) ||
-		     fd_updown_prepare(&x) || fd_quick_prepare(&x) ? -1 : 0;
+	if (base_model(&x, &err) == ENG_OK && !x.m.nsib && !x.m.nignored) {
+		rc = setup_links(&x) || setup_turning(&x) || fd_sn_prepare(&x) ? -1 : 0;
+		if (!rc)
+			rc = fd_updown_prepare(&x, stop);
+		if (!rc)
+			rc = fd_quick_prepare(&x, stop);
+	}
 	fd_fini(&x);
 	return rc;
 }

@@ -195,15 +195,16 @@ int fd_make_frame(struct fd *x);
  * @m: the base's fat-tree model (@m.f NULL: not made yet)
  * @turning: per base switch, a turning switch (NULL: not found yet)
  * @ud_ok: per LID, its paths checked up*down* (fd_updown_check()); @ud_all:
- *          every CA LID's checked ahead of the repairs, or found too many
- *          to check then (over FD_UDA_MAX switches x LIDs)
+ *          every CA LID's checked ahead of the repairs (or found not to be
+ *          up*down*), those below @ud_next so far
  * @ud_base: [d * switches + s], switch s's class towards d on the base
  *           fabric (ftdlr_sn.c; NULL: not made, or over FD_UDB_MAX bytes);
  *           @ud_tried: made, or found not to be needed
  * @rule_base: per LID, the subtree rule on the base fabric gives the base's
  *             entries and every switch delivers (ftdlr_quick.c; NULL: not
  *             known), with @snway0, @anchor0: the base's ways to sn;
- *             @rb_tried: made, or found too costly or not to apply
+ *             @rb_tried: made, or found not to apply; the LIDs below
+ *             @rb_next made so far
  * @lft_len: @ud_ok's length
  */
 struct fd_memo {
@@ -211,17 +212,19 @@ struct fd_memo {
 	uint8_t *turning;
 	uint8_t *ud_ok;
 	int ud_all;
+	uint32_t ud_next;
 	uint8_t *ud_base;
 	int ud_tried;
 	uint8_t *rule_base, *snway0, *anchor0;
 	int rb_tried;
+	uint32_t rb_next;
 	uint8_t *label;
 	uint32_t *col, kmax, ncols;
 	uint32_t lft_len;
 };
 
-/* The most switches x LIDs whose up*down* paths are checked ahead of the repairs (about 20 ms at 2^24). */
-#define FD_UDA_MAX (1u << 25)
+/* LIDs whose up*down* paths the prepare hook checks between two looks at its stop. */
+#define FD_UDA_RUN 512u
 /* The most bytes of the base's switch classes kept (switches squared). */
 #define FD_UDB_MAX (64u << 20)
 
@@ -263,9 +266,11 @@ int fd_updown_quick(const struct fd *x);
 int fd_updown_check(struct fd *x, struct fab_err *err);
 /**
  * fd_updown_prepare() - the prepare hook's share: every LID of the base
- * checked ahead of its repairs, once per base, when cheap enough. 0 or -1.
+ * checked ahead of its repairs, once per base, a run of LIDs at a time
+ * until *@stop (struct engine.prepare). 0 when done, 1 when stopped, -1
+ * when out of memory.
  */
-int fd_updown_prepare(struct fd *x);
+int fd_updown_prepare(struct fd *x, const int *stop);
 
 /* Model link @e of base switch @s goes up. */
 static inline int is_up_link(const struct fd *x, uint32_t s, uint32_t e)
@@ -372,9 +377,16 @@ int fd_find_dst(const struct fd *x, unsigned lid, struct dst *d);
 /**
  * fd_quick_prepare() - with x->cf the base and its classes kept, which
  * LIDs the subtree rule leaves as the base routes them, kept in x->keep
- * (ftdlr_quick.c). Return: 0, or -1 when out of memory.
+ * (ftdlr_quick.c), FD_COLS LIDs at a time until *@stop. Return: 0 when
+ * done, 1 when stopped, -1 when out of memory.
  */
-int fd_quick_prepare(struct fd *x);
+int fd_quick_prepare(struct fd *x, const int *stop);
+
+/* The caller of the prepare hook wants it to stop (struct engine.prepare). */
+static inline int fd_stopped(const int *stop)
+{
+	return stop && __atomic_load_n(stop, __ATOMIC_RELAXED);
+}
 /**
  * fd_quick_init() - after sn's own LID is repaired: the switches where the
  * rule may differ from the base (ftdlr_quick.c). 0, or -1 (memory).

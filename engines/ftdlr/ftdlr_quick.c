@@ -28,8 +28,6 @@
 
 #include "engines/ftdlr/ftdlr_impl.h"
 
-/* The most switches x endpoints the prepare hook runs the rule over (about 70 ms at 2^22). */
-#define FD_RB_MAX (1u << 23)
 /* The most switches of Q: beyond, the pass over every switch costs about as much. */
 #define FD_Q_MAX 256u
 
@@ -39,8 +37,32 @@ static int ruled(const struct fd *x, const struct dst *d)
 	return d->lid != x->snlid && !x->br->path_sl;
 }
 
-/* The base's ways to sn, and per LID whether the rule gives the base's column (rule_base). */
-static int rule_lids(struct fd *x)
+/* The memo's rule_base, snway0, anchor0: the base's ways to sn kept, no LID known yet. 0 or -1. */
+static int rule_start(struct fd *x)
+{
+	struct fd_memo *k = x->keep;
+
+	k->rule_base = calloc((size_t)x->br->lft_len + 1, 1);
+	k->snway0 = malloc((size_t)x->nsw + 1);
+	k->anchor0 = malloc((size_t)x->nsw + 1);
+	if (!k->rule_base || !k->snway0 || !k->anchor0) {
+		free(k->rule_base);
+		k->rule_base = NULL;	/* the others are the memo's */
+		return -1;
+	}
+	memcpy(k->snway0, x->snway, x->nsw);
+	memcpy(k->anchor0, x->anchor, x->nsw);
+	k->rb_next = 1;
+	return 0;
+}
+
+/*
+ * Per LID from k->rb_next, whether the rule gives the base's column
+ * (rule_base), FD_COLS LIDs at a time until *@stop, one run at least (a
+ * LID not reached yet reads as not: its repair takes the pass over every
+ * switch). Return: 0 when done, 1 when stopped, -1 when out of memory.
+ */
+static int rule_lids(struct fd *x, const int *stop)
 {
 	struct fd_memo *k = x->keep;
 	size_t n = (size_t)x->nsw + 1;
@@ -51,19 +73,15 @@ static int rule_lids(struct fd *x)
 	x->bcol = malloc(n);
 	x->mark = malloc(n);
 	x->stack = malloc(n * sizeof(*x->stack));
-	k->rule_base = calloc((size_t)x->br->lft_len + 1, 1);
-	k->snway0 = malloc(n);
-	k->anchor0 = malloc(n);
-	if (!col || !x->row || !x->bcol || !x->mark || !x->stack || !k->rule_base || !k->snway0 ||
-	    !k->anchor0)
+	if (!col || !x->row || !x->bcol || !x->mark || !x->stack)
 		goto out;
 	fd_sn_ways(x, x->br);
-	memcpy(k->snway0, x->snway, x->nsw);
-	memcpy(k->anchor0, x->anchor, x->nsw);
-	for (uint32_t lo = 1; lo < x->br->lft_len; lo += FD_COLS) {
+	if (!k->rule_base && rule_start(x))
+		goto out;
+	while (k->rb_next < x->br->lft_len) {
+		uint32_t lo = k->rb_next, m = 0;
 		unsigned lid[FD_COLS];
 		struct dst d[FD_COLS];
-		uint32_t m = 0;
 
 		for (uint32_t l = lo; l < lo + FD_COLS && l < x->br->lft_len; l++)
 			if (fd_find_dst(x, l, &d[m]) && ruled(x, &d[m]))
@@ -72,30 +90,30 @@ static int rule_lids(struct fd *x)
 		for (uint32_t j = 0; j < m; j++)
 			k->rule_base[lid[j]] =
 				(uint8_t)fd_sn_gives_base(x, &d[j], col + (size_t)j * x->nsw);
+		k->rb_next = lo + FD_COLS;
+		if (fd_stopped(stop))
+			break;
 	}
-	rc = 0;
+	k->rb_tried = k->rb_next >= x->br->lft_len;
+	rc = !k->rb_tried;
 out:
 	free(col);
-	if (rc) {
-		free(k->rule_base);
-		k->rule_base = NULL;
-	}
 	return rc;
 }
 
-int fd_quick_prepare(struct fd *x)
+int fd_quick_prepare(struct fd *x, const int *stop)
 {
 	struct fd_memo *k = x->keep;
 
 	if (!k || k->rb_tried)
 		return 0;
-	k->rb_tried = 1;
 	if (!x->snway && fd_sn_find(x))
 		return -1;
-	if (x->sn == FD_NONE || !k->ud_base || x->br->path_sl ||
-	    (size_t)x->nsw * x->bf->neps > FD_RB_MAX)
+	if (x->sn == FD_NONE || !k->ud_base || x->br->path_sl) {
+		k->rb_tried = 1;	/* the rule does not apply */
 		return 0;
-	return rule_lids(x);
+	}
+	return rule_lids(x, stop);
 }
 
 /* Live switch @s has a dead link, or another way to sn than on the base. */

@@ -241,7 +241,7 @@ static void from_memo(const struct tu_run *base, const struct tu_run *rep, const
 	struct ftdlr_stats st;
 	struct rt_routing *r;
 
-	assert_int_equal(eng_ftdlr.prepare(base->res.fabric, base->res.routing, &memo), 0);
+	assert_int_equal(eng_ftdlr.prepare(base->res.fabric, base->res.routing, &memo, NULL), 0);
 	assert_int_equal(ftdlr_repair_memo(base->res.fabric, base->res.routing, rep->res.fabric,
 					   FTDLR_MINIMAL, 0, &memo, &r, &st, NULL, NULL, &err), ENG_OK);
 	assert_int_equal(r->lft_len, want->res.routing->lft_len);
@@ -270,7 +270,7 @@ static void quick_in_orders(const struct fabric *f, const struct fabric *f2,
 	tu_run_same(&base, &base2, "sftree base");
 	assert_int_equal(ftdlr_repair(base.res.fabric, base.res.routing, d, FTDLR_MINIMAL, 0, &r1,
 				      &s1, &err), ENG_OK);
-	assert_int_equal(eng_ftdlr.prepare(base2.res.fabric, base2.res.routing, &memo), 0);
+	assert_int_equal(eng_ftdlr.prepare(base2.res.fabric, base2.res.routing, &memo, NULL), 0);
 	assert_int_equal(ftdlr_repair_memo(base2.res.fabric, base2.res.routing, d2, FTDLR_MINIMAL, 0,
 					   &memo, &r2, &s2, NULL, NULL, &err), ENG_OK);
 	assert_true(s2.quick > 0 && s1.quick == 0);

@@ -355,7 +355,7 @@ static void test_memo(void **state)
 
 		tu_base_init(&b, "mport-ntree m=16 n=3", t ? &eng_ftdlr : &eng_sftree);
 		if (t) {	/* made ahead of the first repair, as the daemon does */
-			assert_int_equal(eng_ftdlr.prepare(b.f, b.r, &memo), 0);
+			assert_int_equal(eng_ftdlr.prepare(b.f, b.r, &memo, NULL), 0);
 			assert_ptr_equal(memo.base, b.r);
 		}
 		for (uint32_t i = 0; i < 8; i++) {
@@ -364,7 +364,7 @@ static void test_memo(void **state)
 
 			f = tu_degrade(&b, ls, i % 3 + 1, &sw, i % 2);
 			if (i % 2)	/* made ready again after a repair, as the daemon does */
-				assert_int_equal(eng_ftdlr.prepare(b.f, b.r, &memo), 0);
+				assert_int_equal(eng_ftdlr.prepare(b.f, b.r, &memo, NULL), 0);
 			tu_memo_same(b.f, b.r, f, &memo, NULL);
 			fab_free(f);
 		}

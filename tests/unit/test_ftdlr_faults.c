@@ -263,7 +263,7 @@ static void test_quick_same(void **state)
 		struct tu_base b;
 
 		tu_base_init(&b, specs[k], &eng_sftree);
-		assert_int_equal(eng_ftdlr.prepare(b.f, b.r, &memo), 0);
+		assert_int_equal(eng_ftdlr.prepare(b.f, b.r, &memo, NULL), 0);
 		for (uint32_t i = 0; i < b.nlinks; i++) {
 			memo_set(&b, &memo, &i, 1, NULL, 0, &quick[0]);
 			for (uint32_t j = i + 1 + i % 3; j < b.nlinks; j += pair_step[k]) {
@@ -295,6 +295,51 @@ static void test_quick_same(void **state)
 		eng_memo_clear(&memo);
 		tu_base_fini(&b);
 	}
+}
+
+/*
+ * The prepare hook stopped and taken up again (the daemon stops it when
+ * work comes, and goes on when idle): with its stop set from the start,
+ * every call still goes on by one run of LIDs and returns 1 until the last,
+ * which returns 0; on ft648 (702 LIDs: two runs of the up*down* check, eleven
+ * of the subtree rule) that takes more than ten calls. A memo stopped half
+ * way (some LIDs known, the others repaired over every switch) and the
+ * finished one both repair every single link fault as the plain repair
+ * does, and only the finished one as quickly as a memo made in one call.
+ */
+static void test_prepare_stopped(void **state)
+{
+	struct eng_memo half = { 0 }, whole = { 0 }, once = { 0 };
+	uint64_t q_half = 0, q_whole = 0, q_once = 0;
+	const int stop = 1;
+	struct tu_base b;
+	unsigned calls = 0;
+	int rc;
+
+	(void)state;
+	tu_base_init(&b, "ft648", &eng_sftree);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(eng_ftdlr.prepare(b.f, b.r, &half, &stop), 1);
+	while ((rc = eng_ftdlr.prepare(b.f, b.r, &whole, &stop)) == 1)
+		calls++;
+	assert_int_equal(rc, 0);
+	assert_true(calls > 10);
+	assert_int_equal(eng_ftdlr.prepare(b.f, b.r, &whole, &stop), 0);	/* nothing left */
+	assert_int_equal(eng_ftdlr.prepare(b.f, b.r, &once, NULL), 0);
+	for (uint32_t i = 0; i < b.nlinks; i++) {
+		memo_set(&b, &half, &i, 1, NULL, 0, &q_half);
+		memo_set(&b, &whole, &i, 1, NULL, 0, &q_whole);
+		memo_set(&b, &once, &i, 1, NULL, 0, &q_once);
+	}
+	print_message("# ft648: LIDs repaired quick: %llu (stopped after 4 calls), %llu (%u calls), "
+		      "%llu (one)\n", (unsigned long long)q_half, (unsigned long long)q_whole,
+		      calls + 1, (unsigned long long)q_once);
+	assert_int_equal(q_whole, q_once);
+	assert_true(q_half < q_once);
+	eng_memo_clear(&half);
+	eng_memo_clear(&whole);
+	eng_memo_clear(&once);
+	tu_base_fini(&b);
 }
 
 static void test_kary43_switches(void **state)
@@ -376,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_kary43_links_3),
 		cmocka_unit_test(test_m8_reevaluated),
 		cmocka_unit_test(test_quick_same),
+		cmocka_unit_test(test_prepare_stopped),
 		cmocka_unit_test(test_kary43_switches),
 		cmocka_unit_test(test_kary26_singles),
 		cmocka_unit_test(test_ft648_17),
