@@ -408,11 +408,6 @@ void job_prepare_repair(struct pipeline *p)
 		  loop_now_fms() - t0, rc == 1 ? ", stopped for work" : "");
 }
 
-static void prepare_repair(struct pipeline *p, const struct job *j)
-{
-	if (j->set.repair)
-		job_prepare_repair(p);
-}
 
 /* The counting of a due epoch's sums: it stops when work came and less than half is done. */
 static void state_progress(void *arg, uint64_t done, uint64_t total)
@@ -466,11 +461,11 @@ static void move_base(struct pipeline *p, struct epoch *e, const struct job *j)
 	if (j->kind == JOB_REPAIR) {
 		p->base.repaired = j->diff.blocks > 0;	/* every fault recovered: the base again */
 		arm = p->base.repaired ? 1 : -1;
-		prepare_repair(p, j);	/* room for the next repair's tables */
 	} else {	/* a fallback is not the chain's: nothing to repair or give it */
 		job_base_set(p, j->kind == JOB_FALLBACK ? NULL : e);
-		prepare_repair(p, j);
 	}
+	/* when idle, after the sums its proof takes (they save more) */
+	p->base.prep_due = j->set.repair && p->base.epoch;
 	pthread_mutex_lock(&p->mu);
 	p->sched.rebalance_arm = arm;
 	pthread_mutex_unlock(&p->mu);

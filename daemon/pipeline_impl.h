@@ -61,8 +61,9 @@ struct sync_req {
  *         inputs changed
  * @repaired: the current epoch is a repair of @epoch
  * @memo: what the repair engine keeps of @epoch between its repairs
- * @prep_due: the repair engine's preparation of @memo stopped for work: the
- *            worker goes on with it when idle (job_prepare_repair())
+ * @prep_due: the repair engine's preparation of @memo is due: the worker
+ *            makes it when idle, after the sums of p->state_due, and it
+ *            stays due when work stops it (job_prepare_repair())
  */
 struct pipe_base {
 	struct epoch *epoch;
@@ -194,10 +195,9 @@ int job_make_state(struct epoch *e, struct pipeline *p);
 /** job_state_due() - the sums of @e (published or answered) to count once the worker is idle. */
 void job_state_due(struct pipeline *p, struct epoch *e);
 /**
- * job_prepare_repair() - the repair engine prepares the base's next repair
- * (struct engine.prepare) until it is done or a reroute or an OpenSM pass
- * comes (p->wanted): it then stays due (p->base.prep_due), for the worker
- * to go on with when it has nothing else to do
+ * job_prepare_repair() - the worker, idle: the repair engine prepares the
+ * base's next repair (struct engine.prepare) until it is done, or a reroute
+ * or an OpenSM pass comes (p->wanted) and it stays due (p->base.prep_due)
  */
 void job_prepare_repair(struct pipeline *p);
 

@@ -72,9 +72,18 @@ d_stop
 # middle switch and a leaf outside sftree's subtree root's pod, whose
 # repair used to close a cycle with sftree's switch paths, is repaired on
 # the one VL, turning at the subtree root
-d_start k --topology gen:kary-ntree:k=4,n=3 --holddown-ms 0 --rebalance-delay-s 3600 ||
-	{ not_ok "fabrouted starts (4-ary 3-tree)"; done_testing; }
+d_start k --topology gen:kary-ntree:k=4,n=3 --holddown-ms 0 --rebalance-delay-s 3600 \
+	--log-level debug || { not_ok "fabrouted starts (4-ary 3-tree)"; done_testing; }
 d_wait_epoch 1
+# idle, the daemon prepares the base's repairs (after the sums of its proof)
+i=0
+while ! grep -q "epoch 1: its repairs prepared for [0-9.]* ms$" "$D_LOG.new"; do
+	i=$((i + 1))
+	[ $i -gt $((200 * T_SLOW)) ] && break
+	sleep 0.05
+done
+like "4-ary 3-tree: the repairs prepared when idle" "$(grep "its repairs prepared" "$D_LOG.new")" \
+	"epoch 1: its repairs prepared for [0-9.]+ ms$"
 api POST /api/faults '{"action":"down","link":"l2-10:2"}'
 d_wait_epoch 2
 api GET /api/fabric
@@ -83,6 +92,8 @@ d_wait_event repair
 is "4-ary 3-tree: not refused" "$(jf '.details.refused // false')" false
 is "4-ary 3-tree: deadlock-free" "$(jf .details.deadlock_free)" true
 like "4-ary 3-tree: turned at the subtree root" "$(jf .details.notes)" "turned at the base's subtree root 'leaf-00'"
+like "4-ary 3-tree: LIDs repaired at their few switches, as prepared" "$(jf .details.notes)" \
+	"LIDs repaired: [0-9]+ .*, [1-9][0-9]* of them at their few switches alone"
 api GET /api/vl-usage
 is "4-ary 3-tree: VL 0 only" "$(jf '.vls_used | tostring')" "[0]"
 is "4-ary 3-tree: SL 0 only" "$(jf '.sl2vl.sls_used | tostring')" "[0]"
