@@ -391,14 +391,13 @@ static char *notes(const struct fd *x, enum ftdlr_scope scope)
 	if (n)
 		snprintf(n, 1024, "repair (scope %s) of %u link and %u switch faults (%u leaf "
 			 "switches and CAs gone), %s k - 1 = %u: %llu LFT entries changed on %u "
-			 "switches, %u blocks (at most %u on one switch); LIDs repaired: %u%s, %u "
-			 "of them at their few switches alone (the base's prepared rule); "
+			 "switches, %u blocks (at most %u on one switch); LIDs repaired: %u%s; "
 			 "detours not raising the label rank: %llu; switch-LID entries recomputed: "
 			 "%llu; entries left without a way: %llu; switch destinations on %s",
 			 scope == FTDLR_GROUP ? "group" : "minimal", s->link_faults, s->switch_faults,
 			 s->other_faults, faults < s->k ? "within" : "beyond", s->k - 1,
 			 (unsigned long long)s->entries, s->switches, s->blocks, s->max_blocks,
-			 s->lids, via, s->quick, (unsigned long long)s->nonmonotone,
+			 s->lids, via, (unsigned long long)s->nonmonotone,
 			 (unsigned long long)s->sw_fallback, (unsigned long long)s->unrepaired,
 			 s->switch_sl ? "a VL of their own" : "the CAs' VL");
 	return n;
