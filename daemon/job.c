@@ -408,7 +408,6 @@ void job_prepare_repair(struct pipeline *p)
 		  loop_now_fms() - t0, rc == 1 ? ", stopped for work" : "");
 }
 
-
 /* The counting of a due epoch's sums: it stops when work came and less than half is done. */
 static void state_progress(void *arg, uint64_t done, uint64_t total)
 {

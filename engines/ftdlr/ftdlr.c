@@ -653,7 +653,9 @@ static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
 
 /*
  * The memo of base (@bf, @br) ahead of its next repair: the model, the
- * turning switches, the switch classes towards every switch.
+ * turning switches, the switch classes towards every switch (at once),
+ * then every LID's up*down* check and the LIDs the subtree rule gives
+ * back (a run of LIDs at a time, until *@stop: struct engine.prepare).
  */
 static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
 			 struct eng_memo *memo, const int *stop)

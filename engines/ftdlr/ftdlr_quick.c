@@ -42,12 +42,14 @@ static int rule_start(struct fd *x)
 {
 	struct fd_memo *k = x->keep;
 
+	free(k->snway0);	/* of a start that ran out of memory */
+	free(k->anchor0);
 	k->rule_base = calloc((size_t)x->br->lft_len + 1, 1);
 	k->snway0 = malloc((size_t)x->nsw + 1);
 	k->anchor0 = malloc((size_t)x->nsw + 1);
 	if (!k->rule_base || !k->snway0 || !k->anchor0) {
 		free(k->rule_base);
-		k->rule_base = NULL;	/* the others are the memo's */
+		k->rule_base = NULL;	/* the others are the memo's to free */
 		return -1;
 	}
 	memcpy(k->snway0, x->snway, x->nsw);
