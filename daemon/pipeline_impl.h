@@ -143,7 +143,7 @@ struct pipeline {
 	pthread_t worker;
 	struct snapw *writer;		/* stores what the worker publishes */
 	struct epoch *state_due;	/* the worker's: the sums of this epoch to count when idle */
-	int wanted;			/* atomic: a reroute or a pass came for the worker */
+	int wanted;			/* atomic: a reroute, a pass or a verdict came for the worker */
 	int state_stop;			/* atomic: the counting in progress stops (job.c) */
 	struct pipe_base base;
 	struct pipe_held held;

@@ -9,7 +9,9 @@
  * arm or disarm the rebalance timer as the reroute asked. OpenSM's passes
  * (pipe_route_fabric()) skip the hold-down and wait for their answer.
  * With nothing else to do, the worker counts the sums the next repair of
- * the epoch in force is proven from (count_due()).
+ * the epoch in force is proven from (count_due()), then has the repair
+ * engine prepare the next repair of the base (prepare_due()); a reroute,
+ * an OpenSM pass or its verdict stops either (p->wanted).
  * pipeline.mu guards the settings, the scheduler's state and the counters;
  * nothing slow runs under it.
  */
@@ -32,7 +34,7 @@ static void wake_loop(struct pipeline *p)
 
 /* --- the worker ----------------------------------------------------------- */
 
-/* With @mu held: hand the worker a reroute, an OpenSM pass or the stop; it leaves any counting. */
+/* With @mu held: hand the worker a reroute, an OpenSM pass, its verdict or the stop; it leaves any idle work. */
 static void wake_worker(struct pipeline *p)
 {
 	__atomic_store_n(&p->wanted, 1, __ATOMIC_RELAXED);
@@ -269,7 +271,7 @@ void pipe_installed(struct pipeline *p, uint64_t seq, int installed)
 {
 	pthread_mutex_lock(&p->mu);
 	p->verdict = (struct pipe_verdict){ 1, installed, seq };
-	pthread_cond_signal(&p->cv);
+	wake_worker(p);	/* before the idle work: the answer is published the sooner */
 	pthread_mutex_unlock(&p->mu);
 }
 
