@@ -24,6 +24,12 @@ d_wait_event() {
 d_start r --topology gen:ft648 --holddown-ms 0 --rebalance-delay-s 1 --rebalance-max-blocks 0 ||
 	{ not_ok "fabrouted starts"; done_testing; }
 d_wait_epoch 1
+# the snapshot writer yields the cores to the reroutes: 10 nicer than the daemon
+main_nice=$(awk '{print $19}' "/proc/$D_PID/stat")
+writer=$(grep -l '^fr-snapshots$' /proc/"$D_PID"/task/*/comm 2>/dev/null | head -1)
+is "the snapshot writer is a thread of its own, named" "${writer:+found}" found
+want=$((main_nice + 10 > 19 ? 19 : main_nice + 10))
+is "the snapshot writer runs at nice $want" "$(awk '{print $19}' "${writer%comm}stat" 2>/dev/null)" "$want"
 api GET /api/lfts
 printf '%s' "$body" >"$t_tmp/base.lfts"
 api POST /api/faults '{"action":"down","link":"leaf-03:20"}'
