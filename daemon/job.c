@@ -389,23 +389,22 @@ void job_base_set(struct pipeline *p, struct epoch *e)
 }
 
 /* What the repair engine works out from the base alone, now rather than at the next fault. */
-void job_prepare_repair(struct pipeline *p)
+int job_prepare_repair(struct pipeline *p)
 {
 	const struct engine *e = eng_find(REPAIR_ENGINE);
 	struct epoch *b = p->base.epoch;
 	double t0 = loop_now_fms();
 	int rc;
 
-	p->base.prep_due = 0;
 	if (!b || !e || !e->prepare)
-		return;
+		return 0;
 	rc = e->prepare(b->fabric, b->routing, &p->base.memo, &p->wanted);
 	if (rc < 0)
 		log_warn("out of memory preparing the repairs of epoch %llu",
 			 (unsigned long long)b->seq);
-	p->base.prep_due = rc == 1;
 	log_debug("epoch %llu: its repairs prepared for %.1f ms%s", (unsigned long long)b->seq,
 		  loop_now_fms() - t0, rc == 1 ? ", stopped for work" : "");
+	return rc == 1;
 }
 
 /* The counting of a due epoch's sums: it stops when work came and less than half is done. */
@@ -463,9 +462,9 @@ static void move_base(struct pipeline *p, struct epoch *e, const struct job *j)
 	} else {	/* a fallback is not the chain's: nothing to repair or give it */
 		job_base_set(p, j->kind == JOB_FALLBACK ? NULL : e);
 	}
-	/* when idle, after the sums its proof takes (they save more) */
-	p->base.prep_due = j->set.repair && p->base.epoch;
 	pthread_mutex_lock(&p->mu);
+	/* when idle, after the sums its proof takes (they save more) */
+	p->prep_due = j->set.repair && p->base.epoch;
 	p->sched.rebalance_arm = arm;
 	pthread_mutex_unlock(&p->mu);
 }

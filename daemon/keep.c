@@ -192,9 +192,14 @@ int pipe_restore(struct pipeline *p)
 	e->base_seq = e->seq;
 	if (job_publish_epoch(p, e, "restore", &err))
 		goto out;
-	if (!repair_routing(e->routing))	/* a stored repair's base is not known */
-		job_base_set(p, e);
 	job_make_state(e, NULL);
+	if (!repair_routing(e->routing)) {	/* a stored repair's base is not known */
+		job_base_set(p, e);
+		pthread_mutex_lock(&p->mu);
+		p->prep_due = p->set.repair;	/* the worker, idle, prepares its repairs */
+		pthread_cond_signal(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+	}
 	log_notice("epoch %llu restored from snapshot %lld without recomputing (evaluated in %.0f ms)",
 		   (unsigned long long)e->seq, (long long)id, e->eval_ms);
 	pipe_event(p->st, "daemon", NULL, "epoch %llu restored from snapshot %lld without recomputing",

@@ -61,15 +61,11 @@ struct sync_req {
  *         inputs changed
  * @repaired: the current epoch is a repair of @epoch
  * @memo: what the repair engine keeps of @epoch between its repairs
- * @prep_due: the repair engine's preparation of @memo is due: the worker
- *            makes it when idle, after the sums of p->state_due, and it
- *            stays due when work stops it (job_prepare_repair())
  */
 struct pipe_base {
 	struct epoch *epoch;
 	int repaired;
 	struct eng_memo memo;
-	int prep_due;
 };
 
 /* What a reroute published: a full routing, a repair, an adopted rebalance, nothing new. */
@@ -143,6 +139,7 @@ struct pipeline {
 	pthread_t worker;
 	struct snapw *writer;		/* stores what the worker publishes */
 	struct epoch *state_due;	/* the worker's: the sums of this epoch to count when idle */
+	int prep_due;			/* under @mu: the base's repairs to prepare when idle */
 	int wanted;			/* atomic: a reroute, a pass or a verdict came for the worker */
 	int state_stop;			/* atomic: the counting in progress stops (job.c) */
 	struct pipe_base base;
@@ -195,11 +192,12 @@ int job_make_state(struct epoch *e, struct pipeline *p);
 /** job_state_due() - the sums of @e (published or answered) to count once the worker is idle. */
 void job_state_due(struct pipeline *p, struct epoch *e);
 /**
- * job_prepare_repair() - the worker, idle: the repair engine prepares the
- * base's next repair (struct engine.prepare) until it is done, or a reroute
- * or an OpenSM pass comes (p->wanted) and it stays due (p->base.prep_due)
+ * job_prepare_repair() - the worker, idle (p->prep_due, after the sums of
+ * p->state_due): the repair engine prepares the base's next repair (struct
+ * engine.prepare) until it is done, or work comes (p->wanted)
+ * Return: 1 when stopped (still due), else 0.
  */
-void job_prepare_repair(struct pipeline *p);
+int job_prepare_repair(struct pipeline *p);
 
 /* keep.c */
 /** job_routing_key() - the routing inputs as one string (a stored snapshot matches it); malloc'd, NULL out of memory. */

@@ -62,10 +62,14 @@ static void count_due(struct pipeline *p)
 /* With @mu held and nothing else to do: go on preparing the base's next repair. */
 static void prepare_due(struct pipeline *p)
 {
+	int due;
+
+	p->prep_due = 0;
 	__atomic_store_n(&p->wanted, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&p->mu);
-	job_prepare_repair(p);
+	due = job_prepare_repair(p);
 	pthread_mutex_lock(&p->mu);
+	p->prep_due |= due;	/* or asked again meanwhile (pipe_restore()) */
 }
 
 static void *worker_main(void *arg)
@@ -82,7 +86,7 @@ static void *worker_main(void *arg)
 		while (!p->sched.quit && !p->sched.job && !p->sync.fabric && !p->verdict.due) {
 			if (p->state_due)
 				count_due(p);
-			else if (p->base.prep_due)
+			else if (p->prep_due)
 				prepare_due(p);
 			else
 				pthread_cond_wait(&p->cv, &p->mu);

@@ -81,15 +81,25 @@ d_stop
 d_start k --topology gen:kary-ntree:k=4,n=3 --holddown-ms 0 --rebalance-delay-s 3600 \
 	--log-level debug || { not_ok "fabrouted starts (4-ary 3-tree)"; done_testing; }
 d_wait_epoch 1
-# idle, the daemon prepares the base's repairs (after the sums of its proof)
-i=0
-while ! grep -q "epoch 1: its repairs prepared for [0-9.]* ms$" "$D_LOG.new"; do
-	i=$((i + 1))
-	[ $i -gt $((200 * T_SLOW)) ] && break
-	sleep 0.05
-done
-like "4-ary 3-tree: the repairs prepared when idle" "$(grep "its repairs prepared" "$D_LOG.new")" \
-	"epoch 1: its repairs prepared for [0-9.]+ ms$"
+# idle, the daemon prepares the base's repairs (after the sums of its proof);
+# a restart that restores the base from the store prepares them again
+d_wait_prepared() {
+	i=0
+	while ! grep -q "epoch 1: its repairs prepared for [0-9.]* ms$" "$D_LOG.new"; do
+		i=$((i + 1))
+		[ $i -gt $((200 * T_SLOW)) ] && break
+		sleep 0.05
+	done
+	like "4-ary 3-tree: the repairs prepared when idle$1" "$(grep "its repairs prepared" "$D_LOG.new")" \
+		"epoch 1: its repairs prepared for [0-9.]+ ms$"
+}
+d_wait_prepared
+d_stop
+d_start k --topology gen:kary-ntree:k=4,n=3 --holddown-ms 0 --rebalance-delay-s 3600 \
+	--log-level debug || { not_ok "fabrouted starts again (4-ary 3-tree)"; done_testing; }
+d_wait_epoch 1
+like "4-ary 3-tree: restored" "$(cat "$D_LOG.new")" "restored from snapshot [0-9]+ without recomputing"
+d_wait_prepared ", after a restart"
 api POST /api/faults '{"action":"down","link":"l2-10:2"}'
 d_wait_epoch 2
 api GET /api/fabric
