@@ -652,10 +652,11 @@ static int ftdlr_repair_hook(const struct eng_req *q, const struct eng_args *a,
 }
 
 /*
- * The memo of base (@bf, @br) ahead of its next repair: the model, the
- * turning switches, the switch classes towards every switch (at once),
- * then every LID's up*down* check and the LIDs the subtree rule gives
- * back (a run of LIDs at a time, until *@stop: struct engine.prepare).
+ * The memo of base (@bf, @br) ahead of its next repair: the model and the
+ * turning switches (at once), then the switch classes towards every
+ * switch, every LID's up*down* check and the LIDs the subtree rule gives
+ * back (a run of switches or LIDs at a time, until *@stop: struct
+ * engine.prepare).
  */
 static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
 			 struct eng_memo *memo, const int *stop)
@@ -671,7 +672,9 @@ static int ftdlr_prepare(const struct fabric *bf, const struct rt_routing *br,
 	    x.keep->rb_tried)
 		return 0;
 	if (base_model(&x, &err) == ENG_OK && !x.m.nsib && !x.m.nignored) {
-		rc = setup_links(&x) || setup_turning(&x) || fd_sn_prepare(&x) ? -1 : 0;
+		rc = setup_links(&x) || setup_turning(&x) ? -1 : 0;
+		if (!rc)
+			rc = fd_sn_prepare(&x, stop);
 		if (!rc)
 			rc = fd_updown_prepare(&x, stop);
 		if (!rc)

@@ -199,7 +199,8 @@ int fd_make_frame(struct fd *x);
  *          up*down*), those below @ud_next so far
  * @ud_base: [d * switches + s], switch s's class towards d on the base
  *           fabric (ftdlr_sn.c; NULL: not made, or over FD_UDB_MAX bytes);
- *           @ud_tried: made, or found not to be needed
+ *           @ud_tried: made, or found not to be needed; @ud_build, @ud_sw:
+ *           ud_base while it is made, its rows below @ud_sw so far
  * @rule_base: per LID, the subtree rule on the base fabric gives the base's
  *             entries and every switch delivers (ftdlr_quick.c; NULL: not
  *             known), with @snway0, @anchor0: the base's ways to sn;
@@ -213,8 +214,9 @@ struct fd_memo {
 	uint8_t *ud_ok;
 	int ud_all;
 	uint32_t ud_next;
-	uint8_t *ud_base;
+	uint8_t *ud_base, *ud_build;
 	int ud_tried;
+	uint32_t ud_sw;
 	uint8_t *rule_base, *snway0, *anchor0;
 	int rb_tried;
 	uint32_t rb_next;
@@ -227,6 +229,8 @@ struct fd_memo {
 #define FD_UDA_RUN 512u
 /* The most bytes of the base's switch classes kept (switches squared). */
 #define FD_UDB_MAX (64u << 20)
+/* Switches whose classes the prepare hook works out between two looks at its stop. */
+#define FD_UDB_RUN 64u
 
 /**
  * fd_memo_for() - the memo of base (@bf, @br) in @memo: the one there when
@@ -412,10 +416,11 @@ int fd_sn_gives_base(struct fd *x, const struct dst *d, const uint8_t *bcol);
 /**
  * fd_sn_prepare() - when the base turns through a subtree root, its
  * switch classes towards every switch on the base fabric (x->cf is the
- * base), kept in x->keep for repairs to start from
- * Return: 0, or -1 when out of memory.
+ * base), kept in x->keep for repairs to start from once all are made,
+ * FD_UDB_RUN switches at a time until *@stop (struct engine.prepare)
+ * Return: 0 when done, 1 when stopped, -1 when out of memory.
  */
-int fd_sn_prepare(struct fd *x);
+int fd_sn_prepare(struct fd *x, const int *stop);
 
 /**
  * fd_switch_sl() - the SL the base runs every pair towards a switch on when

@@ -30,6 +30,7 @@ static void memo_free(void *data)
 	free(k->turning);
 	free(k->ud_ok);
 	free(k->ud_base);
+	free(k->ud_build);
 	free(k->rule_base);
 	free(k->snway0);
 	free(k->anchor0);

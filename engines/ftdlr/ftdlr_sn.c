@@ -210,24 +210,36 @@ static void classify(const struct fd *x, uint32_t sw, uint8_t *ud, uint32_t *sta
 	}
 }
 
-int fd_sn_prepare(struct fd *x)
+int fd_sn_prepare(struct fd *x, const int *stop)
 {
+	struct fd_memo *k = x->keep;
 	size_t n = (size_t)x->nsw * x->nsw;
 	uint32_t *stack;
 
-	if (!x->keep || x->keep->ud_tried || n > FD_UDB_MAX)
+	if (!k || k->ud_tried || n > FD_UDB_MAX)
 		return 0;
 	if (fd_sn_find(x))
 		return -1;
-	x->keep->ud_tried = 1;
-	if (x->sn == FD_NONE)
+	if (x->sn == FD_NONE) {
+		k->ud_tried = 1;
 		return 0;	/* no repair by the rule */
-	stack = malloc(((size_t)x->nsw + 1) * sizeof(*stack));
-	x->keep->ud_base = malloc(n + 1);
-	for (uint32_t s = 0; stack && x->keep->ud_base && s < x->nsw; s++)
-		classify(x, s, x->keep->ud_base + (size_t)s * x->nsw, stack);
+	}
+	if (!k->ud_build && !(k->ud_build = malloc(n + 1)))
+		return -1;
+	if (!(stack = malloc(((size_t)x->nsw + 1) * sizeof(*stack))))
+		return -1;
+	while (k->ud_sw < x->nsw) {
+		classify(x, k->ud_sw, k->ud_build + (size_t)k->ud_sw * x->nsw, stack);
+		if (++k->ud_sw % FD_UDB_RUN == 0 && fd_stopped(stop))
+			break;
+	}
 	free(stack);
-	return stack && x->keep->ud_base ? 0 : -1;
+	if (k->ud_sw < x->nsw)
+		return 1;
+	k->ud_base = k->ud_build;	/* the repairs take it once whole */
+	k->ud_build = NULL;
+	k->ud_tried = 1;
+	return 0;
 }
 
 /*
