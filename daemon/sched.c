@@ -34,7 +34,10 @@ static void wake_loop(struct pipeline *p)
 
 /* --- the worker ----------------------------------------------------------- */
 
-/* With @mu held: hand the worker a reroute, an OpenSM pass, its verdict or the stop; it leaves any idle work. */
+/*
+ * With @mu held: hand the worker a reroute, an OpenSM pass, its verdict or
+ * the stop; it leaves any idle work.
+ */
 static void wake_worker(struct pipeline *p)
 {
 	__atomic_store_n(&p->wanted, 1, __ATOMIC_RELAXED);

@@ -224,7 +224,10 @@ uint8_t *rt_row_own(struct rt_routing *r, uint32_t sw)
 	return !r->mine || r->mine[sw] ? r->row[sw] : own_row(r, sw, r->row[sw]);
 }
 
-/* @r shares @b's rows through @map (NULL: the same switches): a reference on all @b holds, an own row where none maps. */
+/*
+ * @r shares @b's rows through @map (NULL: the same switches): a reference
+ * on all @b holds, an own row where none maps.
+ */
 static int share_rows(struct rt_routing *r, const struct rt_routing *b, const uint32_t *map)
 {
 	if (!(r->mine = calloc((size_t)r->nswitches + 1, 1)))

@@ -91,8 +91,9 @@ struct rt_routing *rt_copy(const struct fabric *f, const struct rt_routing *b);
 /**
  * rt_derive() - a routing for fabric @f made from @b: switch s of @f gets
  * @b's row of switch @map[s] (FAB_NONE: a row without routes; @map NULL:
- * switch s, @f has @b's switches), shared, not copied; @b's VLs; with RT_KEEP_SL2VL in @what its SL2VL tables (by
- * @map), with RT_KEEP_PAIRS its pair tables (@f has @b's endpoints). @b
+ * switch s, @f has @b's switches), shared, not copied; @b's VLs; with
+ * RT_KEEP_SL2VL in @what its SL2VL tables (by @map), with RT_KEEP_PAIRS
+ * its pair tables (@f has @b's endpoints). @b
  * must not be written through rt_lft() any more: rt_row_own() copies a
  * row before it is written. The rows are copied instead, into one block,
  * after RT_DERIVE_MAX derivations in a row or when @f has a LID past

@@ -146,23 +146,38 @@ static uint32_t *steps(const struct fd *x)
 	return step;
 }
 
-int fd_updown_quick(const struct fd *x)
+/* @b's scratch and step table for @x: 0, or -1 (memory, or switches outside the levels). */
+static int qblock_open(const struct fd *x, struct qblock *b)
 {
-	const struct fabric *bf = x->bf;
-	struct qblock b = { .x = x };
-	int rc = 0;
-
+	*b = (struct qblock){ .x = x };
 	if (x->m.lvl_off[1] != 0 || x->m.lvl_off[x->m.nlevels + 1] != x->nsw)
 		return -1;	/* switches outside the levels: the exact check */
-	b.st = malloc((size_t)x->nsw * FD_BLOCK + 1);
-	b.up = malloc(((size_t)x->nsw * FD_BLOCK + 1) * sizeof(*b.up));
-	b.step = steps(x);
-	if (!b.st || !b.up || !b.step) {
-		free(b.st);
-		free(b.up);
-		free(b.step);
-		return -1;
-	}
+	b->st = malloc((size_t)x->nsw * FD_BLOCK + 1);
+	b->up = malloc(((size_t)x->nsw * FD_BLOCK + 1) * sizeof(*b->up));
+	b->step = steps(x);
+	if (b->st && b->up && b->step)
+		return 0;
+	free(b->st);
+	free(b->up);
+	free(b->step);
+	return -1;
+}
+
+static void qblock_close(struct qblock *b)
+{
+	free(b->st);
+	free(b->up);
+	free(b->step);
+}
+
+/* fd_updown_quick() with @b open. */
+static int qblock_need(struct qblock *b)
+{
+	const struct fd *x = b->x;
+	const struct fabric *bf = x->bf;
+	int rc = 0;
+
+	b->n = 0;
 	/* by LID: a block's entries lie together in each row, whatever the endpoints' order */
 	for (unsigned l = 1; l < x->br->lft_len && !rc; l++) {
 		uint32_t e;
@@ -170,17 +185,24 @@ int fd_updown_quick(const struct fd *x)
 		if (!x->need[l] || (e = fab_ep_by_lid(bf, l)) == FAB_NONE ||
 		    bf->nodes[bf->eps[e].node].type == FAB_SWITCH)
 			continue;
-		qblock_add(&b, e, l);
-		if (b.n == FD_BLOCK) {
-			rc = qblock_check(&b);
-			b.n = 0;
+		qblock_add(b, e, l);
+		if (b->n == FD_BLOCK) {
+			rc = qblock_check(b);
+			b->n = 0;
 		}
 	}
-	if (!rc && b.n)
-		rc = qblock_check(&b);
-	free(b.st);
-	free(b.up);
-	free(b.step);
+	return !rc && b->n ? qblock_check(b) : rc;
+}
+
+int fd_updown_quick(const struct fd *x)
+{
+	struct qblock b;
+	int rc;
+
+	if (qblock_open(x, &b))
+		return -1;
+	rc = qblock_need(&b);
+	qblock_close(&b);
 	return rc;
 }
 
@@ -245,11 +267,12 @@ static uint32_t ud_lid(const struct fd *x, uint8_t *st, uint32_t *stack, unsigne
 
 /*
  * Every CA LID the repair rewrites is routed over up*down* paths in the
- * base (fd_updown_quick() first, this when unsure). The others keep the
- * base's entries, whatever they are: the proof of the repaired routing
- * judges them with the rest, and checking them all would read every table.
+ * base (fd_updown_quick() first, qblock_need() with @q open; this when
+ * unsure). The others keep the base's entries, whatever they are: the
+ * proof of the repaired routing judges them with the rest, and checking
+ * them all would read every table.
  */
-static int check_need_updown(struct fd *x, struct fab_err *err)
+static int check_need_updown(struct fd *x, struct qblock *q, struct fab_err *err)
 {
 	const struct fabric *bf = x->bf;
 	uint8_t *st = malloc((size_t)x->nsw + 1);
@@ -261,7 +284,7 @@ static int check_need_updown(struct fd *x, struct fab_err *err)
 		free(stack);
 		return ENG_ERROR;
 	}
-	if (!fd_updown_quick(x)) {
+	if (q ? !qblock_need(q) : !fd_updown_quick(x)) {
 		free(st);
 		free(stack);
 		return ENG_OK;
@@ -299,19 +322,21 @@ int fd_updown_prepare(struct fd *x, const int *stop)
 	struct fd_memo *k = x->keep;
 	struct fab_err err = { { 0 } };
 	uint32_t len = x->br->lft_len;
+	struct qblock q;
+	int rc = ENG_OK, open;
 	uint8_t *run;
-	int rc = ENG_OK;
 
 	if (k->ud_all)
 		return 0;
 	if (!(run = calloc((size_t)len + 1, 1)))
 		return -1;
+	open = !qblock_open(x, &q);	/* once for every run: the step table is 10^5 ports */
 	x->need = run;
 	for (k->ud_next = k->ud_next ? k->ud_next : 1; k->ud_next < len && rc == ENG_OK;) {
 		uint32_t hi = len - k->ud_next < FD_UDA_RUN ? len : k->ud_next + FD_UDA_RUN;
 
 		memset(run + k->ud_next, 1, hi - k->ud_next);
-		if ((rc = check_need_updown(x, &err)) == ENG_OK)
+		if ((rc = check_need_updown(x, open ? &q : NULL, &err)) == ENG_OK)
 			fd_memo_checked(x, run);
 		memset(run + k->ud_next, 0, hi - k->ud_next);
 		k->ud_next = hi;
@@ -320,6 +345,8 @@ int fd_updown_prepare(struct fd *x, const int *stop)
 	}
 	x->need = NULL;
 	free(run);
+	if (open)
+		qblock_close(&q);
 	if (rc == ENG_ERROR)
 		return -1;
 	k->ud_all = rc == ENG_NOT_APPLICABLE || k->ud_next >= len;
@@ -339,7 +366,7 @@ int fd_updown_check(struct fd *x, struct fab_err *err)
 		return ENG_OK;
 	}
 	x->need = chk ? chk : need;
-	rc = check_need_updown(x, err);
+	rc = check_need_updown(x, NULL, err);
 	x->need = need;
 	if (rc == ENG_OK && chk)
 		fd_memo_checked(x, chk);
