@@ -3,31 +3,60 @@
  * DOC: routing tables
  *
  * Allocation and access for struct rt_routing; see routing.h for the
- * layout and its memory cost. The LFTs are plain memory, without
- * MADV_HUGEPAGE: at 43,904 CAs (187 MB of tables, a 2-core VM) the huge
- * pages' first touch took 0.57-0.88 s once the host had taken the free
- * memory back (a few seconds idle, as between two reroutes), small pages
- * 0.13-0.17 s, and the proof's CPU time was the same on both (1.88-1.97
- * s): it reads a block of LIDs of a row at a time, not a column.
+ * layout and its memory cost. A block of rows of RT_MAP_MIN bytes or more
+ * is mapped with its pages made at once (MAP_POPULATE): the engine writes
+ * every byte of it, and on a 2-core VM a page fault per 4 KiB page taken
+ * as the rows are first written costs far more than the kernel making
+ * them all in one call (187 MB at 43,904 CAs: 0.50 s to fault and fill
+ * against 0.03 s to map and 0.23 s to fill, the hypervisor's part of a
+ * page's first write, measured in a test program; ftree's route 0.9 s
+ * instead of 1.25-1.3). Small pages, not MADV_HUGEPAGE: the
+ * huge pages' making took 0.3-0.4 s once the host had taken the free
+ * memory back (a few seconds idle, as between two reroutes), and the
+ * proof's CPU time was the same on both: it reads a block of LIDs of a
+ * row at a time, not a column.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fabric/routing.h"
 
-/* Memory rows are in: each routing with rows in it holds one reference. */
+/*
+ * Rows blocks from this size on are mapped, their pages made at once:
+ * glibc's malloc() maps blocks this large itself, afresh each time; a
+ * smaller one freed is kept in its heap and reused without faults.
+ */
+#define RT_MAP_MIN (32u << 20)
+
+/*
+ * Memory rows are in: each routing with rows in it holds one reference.
+ * @mapped: the size of @mem's mapping, 0 when it is from malloc()
+ */
 struct rt_rows {
 	unsigned long refs;
 	uint8_t *mem;
+	size_t mapped;
 };
 
 static struct rt_rows *rows_new(size_t n)
 {
 	struct rt_rows *h = malloc(sizeof(*h));
+	void *m;
 
 	if (!h)
 		return NULL;
 	h->refs = 1;
+	h->mapped = 0;
+	if (n >= RT_MAP_MIN) {
+		m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+			 -1, 0);
+		if (m != MAP_FAILED) {
+			h->mem = m;
+			h->mapped = n;
+			return h;
+		}
+	}
 	if (!(h->mem = malloc(n))) {
 		free(h);
 		return NULL;
@@ -39,7 +68,10 @@ static void rows_unref(struct rt_rows *h)
 {
 	if (__atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL))
 		return;
-	free(h->mem);
+	if (h->mapped)
+		munmap(h->mem, h->mapped);
+	else
+		free(h->mem);
 	free(h);
 }
 
