@@ -64,9 +64,11 @@
  * ahead of the second (step 1's ports, step 4) of earlier ones, in another
  * thread. Destinations are handed over in blocks of FT_BLOCK; the entries
  * of a block are written to the LFTs in one pass (blocks of consecutive
- * LIDs as 8 x 8 byte tiles), and the pairs left unrouted are counted off
- * the block as it is written. The result does not depend on the thread
- * count.
+ * LIDs as 8 x 8 byte tiles), the rows of its first switches by the second
+ * thread as it finishes the block, the others by the first, the split
+ * moving towards the thread that waited for the other; the pairs left
+ * unrouted are counted off the block as it is written. The result does
+ * not depend on the thread count.
  *
  * Cost: O(destinations x switch links) time (step 4b of a complete tree:
  * O(destinations x switches), see ftree_up.c), O(switch links + LIDs)
@@ -90,6 +92,12 @@
  * as long: without room, either waits for the other's every hiccup).
  */
 #define FT_NBUF 6u
+/*
+ * The second thread writes the first switches' rows of each block it
+ * finishes, the first thread the others': their split moves by this many
+ * switches a block towards the thread that waited for the other.
+ */
+#define FT_CUT_STEP 32u
 
 /**
  * struct ft_block - up to FT_BLOCK destinations between the stages
@@ -100,7 +108,7 @@
  */
 struct ft_block {
 	struct ft_dest d[FT_BLOCK];
-	uint32_t n;
+	uint32_t n, cut;
 	uint8_t *state, *oport;
 	uint16_t *hops;
 	uint32_t *chains, *filled;
@@ -116,6 +124,10 @@ struct ft_block {
  * @threaded: the second stage runs in @tid
  * @mu, @cv, @published, @done, @end: blocks handed to the second stage,
  *                                   blocks it finished, no more blocks
+ * @cut, @idle2, @seen2: the switches [0, @cut) of the next block handed
+ *                       over are the second thread's to write
+ *                       (struct ft_block.cut); the times it waited for a
+ *                       block, and their count at the last hand-over
  * @st: the figures, the unrouted pairs counted as blocks are written
  * @lidf: per LID, LID_EP (an endpoint's, LMC range included) and LID_DONE
  *        (written by flush())
@@ -141,6 +153,7 @@ struct ft_pipe {
 	pthread_cond_t cv;
 	uint32_t published, done;
 	int end;
+	uint32_t cut, idle2, seen2;
 	struct ft_stats *st;
 	uint8_t *lidf, *missing;
 	uint32_t *nep, *ncas;
@@ -180,23 +193,30 @@ static void flush8(const struct ft_pipe *p, const struct ft_block *b, uint32_t s
 static void holes_block(struct ft_pipe *p, const struct ft_block *b);
 static const struct fab_port *ca_port(const struct fabric *f, uint32_t s, unsigned p);
 
-/* Write the entries of block @b to the LFTs, one switch row at a time. */
-static void flush(struct ft_pipe *p, struct ft_block *b)
+/* Write the entries of block @b of switches [@s, @end) to the LFTs, one switch row at a time. */
+static void write_rows(const struct ft_pipe *p, const struct ft_block *b, uint32_t s,
+		       uint32_t end)
 {
-	uint32_t n = p->m->nsw, s = 0;
+	uint32_t n = p->m->nsw;
 	int run = b->n == FT_BLOCK && b->d[0].lid;
 
 	for (uint32_t j = 1; j < b->n && run; j++)
 		run = b->d[j].lid == b->d[0].lid + j;
-	for (; run && s + 8 <= n; s += 8)
+	for (; run && s + 8 <= end; s += 8)
 		flush8(p, b, s);
-	for (; s < n; s++) {
+	for (; s < end; s++) {
 		uint8_t *row = rt_lft(p->r, s);
 
 		for (uint32_t j = 0; j < b->n; j++)
 			if (b->d[j].lid)
 				row[b->d[j].lid] = b->oport[(size_t)j * n + s];
 	}
+}
+
+/* Block @b is done: the rows the second thread left to write, the holes; its buffer is free. */
+static void flush(struct ft_pipe *p, struct ft_block *b)
+{
+	write_rows(p, b, b->cut, p->m->nsw);
 	holes_block(p, b);
 	b->n = 0;
 }
@@ -350,7 +370,10 @@ static void *second_thread(void *arg)
 	struct ft_pipe *p = arg;
 
 	for (uint32_t k = 0;; k++) {
+		struct ft_block *b = &p->blk[k % p->nbuf];
+
 		pthread_mutex_lock(&p->mu);
+		p->idle2 += p->published <= k && !p->end;
 		while (p->published <= k && !p->end)
 			pthread_cond_wait(&p->cv, &p->mu);
 		if (p->published <= k) {
@@ -358,7 +381,8 @@ static void *second_thread(void *arg)
 			return NULL;
 		}
 		pthread_mutex_unlock(&p->mu);
-		second_stage(p, &p->blk[k % p->nbuf]);
+		second_stage(p, b);
+		write_rows(p, b, 0, b->cut);
 		pthread_mutex_lock(&p->mu);
 		p->done = k + 1;
 		pthread_cond_broadcast(&p->cv);
@@ -367,16 +391,35 @@ static void *second_thread(void *arg)
 }
 
 /*
+ * The second thread waited for a block since the last hand-over: it takes
+ * FT_CUT_STEP more switches of the next block's writing; the first waited
+ * for it: fewer. Who writes a row never changes what is written.
+ */
+static void balance(struct ft_pipe *p, int waited)
+{
+	uint32_t n = p->m->nsw & ~7u;
+
+	if (p->idle2 != p->seen2 && !waited)
+		p->cut = p->cut + FT_CUT_STEP < n ? p->cut + FT_CUT_STEP : n;
+	else if (waited && p->idle2 == p->seen2)
+		p->cut = p->cut > FT_CUT_STEP ? p->cut - FT_CUT_STEP : 0;
+	p->seen2 = p->idle2;
+}
+
+/*
  * Block k is complete: run its second stage and write it, or hand it to
- * the second thread and write block k - lag (lag = nbuf - 2) once that
- * thread finished it. Block k + 1 then goes to the buffer of block
- * k + 1 - nbuf, written already.
+ * the second thread, which writes its switches [0, cut), and write the
+ * rest of block k - lag (lag = nbuf - 2) once that thread finished it.
+ * Block k + 1 then goes to the buffer of block k + 1 - nbuf, written
+ * already.
  */
 static void hand_over(struct ft_pipe *p)
 {
 	struct ft_block *b = &p->blk[p->k % p->nbuf];
 	uint32_t lag = p->nbuf - 2;
+	int waited = 0;
 
+	b->cut = 0;
 	if (!p->threaded) {
 		second_stage(p, b);
 		flush(p, b);
@@ -384,10 +427,14 @@ static void hand_over(struct ft_pipe *p)
 		return;
 	}
 	pthread_mutex_lock(&p->mu);
+	b->cut = p->cut;
 	p->published = p->k + 1;
 	pthread_cond_broadcast(&p->cv);
-	while (p->k >= lag && p->done < p->k + 1 - lag)
+	while (p->k >= lag && p->done < p->k + 1 - lag) {
+		waited = 1;
 		pthread_cond_wait(&p->cv, &p->mu);
+	}
+	balance(p, waited);
 	pthread_mutex_unlock(&p->mu);
 	if (p->k >= lag)
 		flush(p, &p->blk[(p->k - lag) % p->nbuf]);
@@ -505,6 +552,7 @@ static int pipe_start(struct ft_pipe *p, unsigned threads, uint64_t ndest)
 		return 0;
 	}
 	p->threaded = 1;
+	p->cut = p->m->nsw / 8 & ~7u;	/* about the share measured at 3,920 switches */
 	return 1;
 }
 
