@@ -263,12 +263,16 @@ static void cdg_paths(const struct an_acc *a, struct an_cdg *out)
 	}
 }
 
-/* The order of @g (acyclic, VL 0 alone) by channel into @rk; else none. 0, or -1 (memory). */
+/*
+ * The order of @g (acyclic, VL 0 alone) by channel into @rk; else none:
+ * @given, when not NULL, the nodes' ranks already made. 0, or -1 (memory).
+ */
 static int make_ranks(const struct gbuild *b, const struct an_graph *g, const struct an_cdg *out,
-		      struct an_ranks *rk)
+		      struct an_ranks *rk, const uint32_t *given)
 {
-	uint32_t *r, *old = rk->rank;
-	int only0 = !out->cross_deps, gr;
+	uint32_t *own = NULL, *old = rk->rank;
+	const uint32_t *r = given;
+	int only0 = !out->cross_deps, gr = 0;
 
 	for (unsigned v = 1; v < AN_VLS; v++)
 		only0 &= !out->vl[v].channels;
@@ -281,10 +285,14 @@ static int make_ranks(const struct gbuild *b, const struct an_graph *g, const st
 		rk->rank = NULL;
 		return 0;
 	}
-	r = malloc(((size_t)g->n + 1) * sizeof(*r));
+	if (!given) {
+		own = malloc(((size_t)g->n + 1) * sizeof(*own));
+		gr = own ? an_graph_ranks(g, own) : -1;
+		r = own;
+	}
 	if (!old)
 		rk->rank = malloc(((size_t)b->a->nblk + 1) * sizeof(*rk->rank));
-	gr = r && rk->rank ? an_graph_ranks(g, r) : -1;
+	gr = rk->rank ? gr : -1;
 	/* a channel out of the graph keeps its rank (analysis/ranks.c) */
 	for (uint32_t i = 0; !gr && i < b->a->nblk; i++)
 		if (b->node_of[i] != FAB_NONE || !old)
@@ -293,7 +301,7 @@ static int make_ranks(const struct gbuild *b, const struct an_graph *g, const st
 		free(rk->rank);
 		rk->rank = NULL;
 	}
-	free(r);
+	free(own);
 	return gr < 0 ? -1 : 0;
 }
 
@@ -310,18 +318,135 @@ int an_cdg_ranked(const struct an_ranks *rk, const struct an_acc *a, struct an_c
 	return 1;
 }
 
+/*
+ * The dependency bits of channel block @blk_i towards ports [@q0, @nq) of
+ * the next switch, up to 64 of them in a word (bit k: port @q0 + k).
+ */
+static uint64_t dep_word(const struct an_plan *p, const struct an_acc *a, uint32_t blk_i,
+			 uint32_t q0, uint32_t nq)
+{
+	size_t x = (size_t)blk_i * p->wblk + 1 + q0, w = x / 64;
+	size_t nw = (size_t)p->npt * p->wblk / 64 + 1;
+	unsigned sh = x % 64, left = nq - q0;
+	uint64_t v = a->bits[w] >> sh;
+
+	if (sh && w + 1 < nw)
+		v |= a->bits[w + 1] << (64 - sh);
+	return left < 64 ? v & ((1ull << left) - 1) : v;
+}
+
+/* Kahn's order over the bits (see bits_acyclic()): the successors of node @u, channel block @blk_i. */
+static uint64_t bits_visit(const struct gbuild *b, uint32_t blk_i, uint32_t *indeg,
+			   uint32_t *rank, uint32_t u, uint32_t *queue, uint32_t *tail)
+{
+	const struct an_plan *p = b->p;
+	uint32_t t = AN_PT_VAL(p->pt[blk_i]), base = p->pt_base[t], nq = p->pt_base[t + 1] - base;
+	uint64_t deps = 0;
+
+	for (uint32_t q0 = 0; q0 < nq; q0 += 64)
+		for (uint64_t v = dep_word(p, b->a, blk_i, q0, nq); v; v &= v - 1) {
+			uint32_t w = b->node_of[base + q0 + (uint32_t)__builtin_ctzll(v)];
+
+			if (w == FAB_NONE)
+				continue;
+			deps++;
+			if (!queue) {
+				indeg[w]++;
+				continue;
+			}
+			rank[w] = rank[u] + 1 > rank[w] ? rank[u] + 1 : rank[w];
+			if (!--indeg[w])
+				queue[(*tail)++] = w;
+		}
+	return deps;
+}
+
+/*
+ * VL 0 alone, from the block pass's bits: Kahn's order over the
+ * dependency bits themselves (an_graph_ranks()'s, without the graph's
+ * 24 MB of edges at 43,904 CAs) counts the dependencies and, when it
+ * takes every channel, proves the graph acyclic and gives its ranks
+ * (@rank, per node). Return 1 when acyclic (@out filled), 0 when a cycle
+ * is left (the graph is then built to name it), -1 (memory).
+ */
+static int bits_acyclic(struct gbuild *b, const struct an_graph *g, struct an_cdg *out,
+			uint32_t *rank)
+{
+	uint32_t *indeg = calloc((size_t)g->n + 1, sizeof(*indeg));
+	uint32_t *blk = malloc(((size_t)g->n + 1) * sizeof(*blk));
+	uint32_t *queue = malloc(((size_t)g->n + 1) * sizeof(*queue)), head = 0, tail = 0;
+	uint64_t deps = 0;
+	int rc = -1;
+
+	if (!indeg || !blk || !queue)
+		goto out;
+	for (uint32_t i = 0; i < b->a->nblk; i++)
+		if (b->node_of[i] != FAB_NONE) {
+			blk[b->node_of[i]] = i;
+			deps += bits_visit(b, i, indeg, NULL, 0, NULL, NULL);
+		}
+	for (uint32_t v = 0; v < g->n; v++) {
+		rank[v] = 0;
+		if (!indeg[v])
+			queue[tail++] = v;
+	}
+	while (head < tail) {
+		uint32_t u = queue[head++];
+
+		bits_visit(b, blk[u], indeg, rank, u, queue, &tail);
+	}
+	rc = tail == g->n;
+	if (rc) {
+		out->vl[0].channels = g->n;
+		out->vl[0].deps = deps;
+		for (unsigned v = 0; v < AN_VLS; v++)
+			out->vl[v].acyclic = 1;
+		out->deadlock_free = 1;
+	}
+out:
+	free(indeg);
+	free(blk);
+	free(queue);
+	return rc;
+}
+
+/* VL 0 alone, no dependency across VLs: the bits' order tells. 1, 0 or -1 as bits_acyclic(). */
+static int from_bits(struct gbuild *b, struct an_graph *g, struct an_cdg *out,
+		     struct an_ranks *rk)
+{
+	uint32_t *rank;
+	int rc;
+
+	if (!b->p->bits || b->p->nvs != 1 || b->a->cross.n)
+		return 0;
+	if (!(rank = malloc(((size_t)g->n + 1) * sizeof(*rank))))
+		return -1;
+	rc = bits_acyclic(b, g, out, rank);
+	if (rc == 1 && rk && make_ranks(b, g, out, rk, rank))
+		rc = -1;
+	free(rank);
+	return rc;
+}
+
 int an_cdg_from_acc(const struct an_plan *p, const struct an_acc *a, struct an_cdg *out,
 		    struct an_ranks *rk)
 {
 	struct gbuild b = { .p = p, .a = a };
 	struct an_graph g = { 0 };
-	int rc = -1;
+	int rc = -1, fast;
 
 	cdg_paths(a, out);
-	if (!make_nodes(&b, &g) && !make_cross(&b) && !make_edges(&b, &g))
+	if (make_nodes(&b, &g) || (fast = from_bits(&b, &g, out, rk)) < 0)
+		goto out;
+	if (fast) {
+		rc = 0;
+		goto out;
+	}
+	if (!make_cross(&b) && !make_edges(&b, &g))
 		rc = an_cdg_analyse(p->c.f, &g, out);
 	if (!rc && rk)
-		rc = make_ranks(&b, &g, out, rk);
+		rc = make_ranks(&b, &g, out, rk, NULL);
+out:
 	an_graph_free(&g);
 	free(b.node_of);
 	free(b.x);
