@@ -319,17 +319,27 @@ int an_cdg_ranked(const struct an_ranks *rk, const struct an_acc *a, struct an_c
 }
 
 /*
- * The dependency bits of channel block @blk_i towards ports [@q0, @nq) of
- * the next switch, up to 64 of them in a word (bit k: port @q0 + k).
+ * The dependencies of channel block @blk_i on ports [@q0, @nq) of the next
+ * switch, marked or counted, up to 64 of them in a word (bit k: port
+ * @q0 + k).
  */
 static uint64_t dep_word(const struct an_plan *p, const struct an_acc *a, uint32_t blk_i,
 			 uint32_t q0, uint32_t nq)
 {
 	size_t x = (size_t)blk_i * p->wblk + 1 + q0, w = x / 64;
 	size_t nw = (size_t)p->npt * p->wblk / 64 + 1;
-	unsigned sh = x % 64, left = nq - q0;
-	uint64_t v = a->bits[w] >> sh;
+	unsigned sh = x % 64, left = nq - q0 < 64 ? nq - q0 : 64;
+	uint64_t v;
 
+	if (!p->bits) {
+		const uint32_t *cnt = a->arena + a->blk[blk_i] + 1 + q0;
+
+		v = 0;
+		for (unsigned k = 0; a->blk[blk_i] && k < left; k++)
+			v |= (uint64_t)(cnt[k] != 0) << k;
+		return v;
+	}
+	v = a->bits[w] >> sh;
 	if (sh && w + 1 < nw)
 		v |= a->bits[w + 1] << (64 - sh);
 	return left < 64 ? v & ((1ull << left) - 1) : v;
@@ -362,9 +372,9 @@ static uint64_t bits_visit(const struct gbuild *b, uint32_t blk_i, uint32_t *ind
 }
 
 /*
- * VL 0 alone, from the block pass's bits: Kahn's order over the
- * dependency bits themselves (an_graph_ranks()'s, without the graph's
- * 24 MB of edges at 43,904 CAs) counts the dependencies and, when it
+ * VL 0 alone, from the block pass's marks or counts: Kahn's order over
+ * them (an_graph_ranks()'s, without the graph's 24 MB of edges at 43,904
+ * CAs) counts the dependencies and, when it
  * takes every channel, proves the graph acyclic and gives its ranks
  * (@rank, per node). Return 1 when acyclic (@out filled), 0 when a cycle
  * is left (the graph is then built to name it), -1 (memory).
@@ -410,14 +420,14 @@ out:
 	return rc;
 }
 
-/* VL 0 alone, no dependency across VLs: the bits' order tells. 1, 0 or -1 as bits_acyclic(). */
+/* One VL slot, no dependency across VLs: Kahn's order tells. 1, 0 or -1 as bits_acyclic(). */
 static int from_bits(struct gbuild *b, struct an_graph *g, struct an_cdg *out,
 		     struct an_ranks *rk)
 {
 	uint32_t *rank;
 	int rc;
 
-	if (!b->p->bits || b->p->nvs != 1 || b->a->cross.n)
+	if (b->p->nvs != 1 || b->a->cross.n)
 		return 0;
 	if (!(rank = malloc(((size_t)g->n + 1) * sizeof(*rank))))
 		return -1;
