@@ -15,6 +15,11 @@
  * there is one. Tarjan's strongly connected components over all channels
  * tell whether a cycle runs through several VLs.
  *
+ * With one VL slot and no dependency across VLs (the block pass's), the
+ * graph is not built first: Kahn's order over the marks or counts proves
+ * it acyclic when it takes every channel (by_kahn()); the graph is built
+ * only when a cycle is left, for the search to name it.
+ *
  * An acyclic graph on VL 0 (the block pass's) also gets an order every
  * dependency follows (struct an_ranks): a re-evaluation that adds only
  * dependencies going up in it is acyclic without building the graph or
@@ -345,8 +350,8 @@ static uint64_t dep_word(const struct an_plan *p, const struct an_acc *a, uint32
 	return left < 64 ? v & ((1ull << left) - 1) : v;
 }
 
-/* Kahn's order over the bits (see bits_acyclic()): the successors of node @u, channel block @blk_i. */
-static uint64_t bits_visit(const struct gbuild *b, uint32_t blk_i, uint32_t *indeg,
+/* Kahn's order (kahn_acyclic()): the successors of node @u, channel block @blk_i. */
+static uint64_t kahn_visit(const struct gbuild *b, uint32_t blk_i, uint32_t *indeg,
 			   uint32_t *rank, uint32_t u, uint32_t *queue, uint32_t *tail)
 {
 	const struct an_plan *p = b->p;
@@ -372,14 +377,14 @@ static uint64_t bits_visit(const struct gbuild *b, uint32_t blk_i, uint32_t *ind
 }
 
 /*
- * VL 0 alone, from the block pass's marks or counts: Kahn's order over
- * them (an_graph_ranks()'s, without the graph's 24 MB of edges at 43,904
- * CAs) counts the dependencies and, when it
- * takes every channel, proves the graph acyclic and gives its ranks
- * (@rank, per node). Return 1 when acyclic (@out filled), 0 when a cycle
- * is left (the graph is then built to name it), -1 (memory).
+ * VL 0 alone: Kahn's order over the marks or counts themselves
+ * (an_graph_ranks()'s, without the graph's 24 MB of edges at 43,904 CAs)
+ * counts the dependencies and, when it takes every channel, proves the
+ * graph acyclic and gives its ranks (@rank, per node). Return 1 when
+ * acyclic (@out filled), 0 when a cycle is left (the graph is then built
+ * to name it), -1 (memory).
  */
-static int bits_acyclic(struct gbuild *b, const struct an_graph *g, struct an_cdg *out,
+static int kahn_acyclic(struct gbuild *b, const struct an_graph *g, struct an_cdg *out,
 			uint32_t *rank)
 {
 	uint32_t *indeg = calloc((size_t)g->n + 1, sizeof(*indeg));
@@ -393,7 +398,7 @@ static int bits_acyclic(struct gbuild *b, const struct an_graph *g, struct an_cd
 	for (uint32_t i = 0; i < b->a->nblk; i++)
 		if (b->node_of[i] != FAB_NONE) {
 			blk[b->node_of[i]] = i;
-			deps += bits_visit(b, i, indeg, NULL, 0, NULL, NULL);
+			deps += kahn_visit(b, i, indeg, NULL, 0, NULL, NULL);
 		}
 	for (uint32_t v = 0; v < g->n; v++) {
 		rank[v] = 0;
@@ -403,7 +408,7 @@ static int bits_acyclic(struct gbuild *b, const struct an_graph *g, struct an_cd
 	while (head < tail) {
 		uint32_t u = queue[head++];
 
-		bits_visit(b, blk[u], indeg, rank, u, queue, &tail);
+		kahn_visit(b, blk[u], indeg, rank, u, queue, &tail);
 	}
 	rc = tail == g->n;
 	if (rc) {
@@ -420,8 +425,8 @@ out:
 	return rc;
 }
 
-/* One VL slot, no dependency across VLs: Kahn's order tells. 1, 0 or -1 as bits_acyclic(). */
-static int from_bits(struct gbuild *b, struct an_graph *g, struct an_cdg *out,
+/* One VL slot, no dependency across VLs: Kahn's order tells. 1, 0 or -1 as kahn_acyclic(). */
+static int by_kahn(struct gbuild *b, struct an_graph *g, struct an_cdg *out,
 		     struct an_ranks *rk)
 {
 	uint32_t *rank;
@@ -431,7 +436,7 @@ static int from_bits(struct gbuild *b, struct an_graph *g, struct an_cdg *out,
 		return 0;
 	if (!(rank = malloc(((size_t)g->n + 1) * sizeof(*rank))))
 		return -1;
-	rc = bits_acyclic(b, g, out, rank);
+	rc = kahn_acyclic(b, g, out, rank);
 	if (rc == 1 && rk && make_ranks(b, g, out, rk, rank))
 		rc = -1;
 	free(rank);
@@ -446,7 +451,7 @@ int an_cdg_from_acc(const struct an_plan *p, const struct an_acc *a, struct an_c
 	int rc = -1, fast;
 
 	cdg_paths(a, out);
-	if (make_nodes(&b, &g) || (fast = from_bits(&b, &g, out, rk)) < 0)
+	if (make_nodes(&b, &g) || (fast = by_kahn(&b, &g, out, rk)) < 0)
 		goto out;
 	if (fast) {
 		rc = 0;
