@@ -365,13 +365,10 @@ static uint64_t kahn_visit(const struct gbuild *b, uint32_t blk_i, uint32_t *ind
 			if (w == FAB_NONE)
 				continue;
 			deps++;
-			if (!queue) {
+			if (queue)
+				an_kahn_edge(u, w, indeg, rank, queue, tail);
+			else
 				indeg[w]++;
-				continue;
-			}
-			rank[w] = rank[u] + 1 > rank[w] ? rank[u] + 1 : rank[w];
-			if (!--indeg[w])
-				queue[(*tail)++] = w;
 		}
 	return deps;
 }
@@ -389,7 +386,7 @@ static int kahn_acyclic(struct gbuild *b, const struct an_graph *g, struct an_cd
 {
 	uint32_t *indeg = calloc((size_t)g->n + 1, sizeof(*indeg));
 	uint32_t *blk = malloc(((size_t)g->n + 1) * sizeof(*blk));
-	uint32_t *queue = malloc(((size_t)g->n + 1) * sizeof(*queue)), head = 0, tail = 0;
+	uint32_t *queue = malloc(((size_t)g->n + 1) * sizeof(*queue)), head = 0, tail;
 	uint64_t deps = 0;
 	int rc = -1;
 
@@ -400,11 +397,7 @@ static int kahn_acyclic(struct gbuild *b, const struct an_graph *g, struct an_cd
 			blk[b->node_of[i]] = i;
 			deps += kahn_visit(b, i, indeg, NULL, 0, NULL, NULL);
 		}
-	for (uint32_t v = 0; v < g->n; v++) {
-		rank[v] = 0;
-		if (!indeg[v])
-			queue[tail++] = v;
-	}
+	tail = an_kahn_start(g->n, indeg, rank, queue);
 	while (head < tail) {
 		uint32_t u = queue[head++];
 

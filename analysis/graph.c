@@ -341,11 +341,23 @@ int an_graph_cross_cycle(const struct an_graph *g, unsigned mod, int *found)
 	return 0;
 }
 
+uint32_t an_kahn_start(uint32_t n, const uint32_t *indeg, uint32_t *rank, uint32_t *queue)
+{
+	uint32_t tail = 0;
+
+	for (uint32_t v = 0; v < n; v++) {
+		rank[v] = 0;
+		if (!indeg[v])
+			queue[tail++] = v;
+	}
+	return tail;
+}
+
 int an_graph_ranks(const struct an_graph *g, uint32_t *rank)
 {
 	uint32_t *indeg = calloc((size_t)g->n + 1, sizeof(*indeg));
 	uint32_t *queue = malloc(((size_t)g->n + 1) * sizeof(*queue));
-	uint32_t head = 0, tail = 0;
+	uint32_t head = 0, tail;
 
 	if (!indeg || !queue) {
 		free(indeg);
@@ -354,21 +366,12 @@ int an_graph_ranks(const struct an_graph *g, uint32_t *rank)
 	}
 	for (uint32_t k = 0; k < g->off[g->n]; k++)
 		indeg[g->adj[k]]++;
-	for (uint32_t v = 0; v < g->n; v++) {
-		rank[v] = 0;
-		if (!indeg[v])
-			queue[tail++] = v;
-	}
+	tail = an_kahn_start(g->n, indeg, rank, queue);
 	while (head < tail) {
 		uint32_t u = queue[head++];
 
-		for (uint32_t k = g->off[u]; k < g->off[u + 1]; k++) {
-			uint32_t w = g->adj[k];
-
-			rank[w] = rank[u] + 1 > rank[w] ? rank[u] + 1 : rank[w];
-			if (!--indeg[w])
-				queue[tail++] = w;
-		}
+		for (uint32_t k = g->off[u]; k < g->off[u + 1]; k++)
+			an_kahn_edge(u, g->adj[k], indeg, rank, queue, &tail);
 	}
 	free(indeg);
 	free(queue);

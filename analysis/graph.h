@@ -62,4 +62,21 @@ int an_graph_cross_cycle(const struct an_graph *g, unsigned mod, int *found);
  */
 int an_graph_ranks(const struct an_graph *g, uint32_t *rank);
 
+/*
+ * Kahn's order, for an_graph_ranks() and for graphs walked without being
+ * built (analysis/cdg.c): an_kahn_start() sets every rank of @n nodes to 0
+ * and queues those of in-degree 0 (@indeg), returning the queue's length;
+ * an_kahn_edge() takes edge @u -> @w off, raising @w's rank and queueing
+ * it once its in-degree is 0. Every node queued: no cycle.
+ */
+uint32_t an_kahn_start(uint32_t n, const uint32_t *indeg, uint32_t *rank, uint32_t *queue);
+
+static inline void an_kahn_edge(uint32_t u, uint32_t w, uint32_t *indeg, uint32_t *rank,
+				uint32_t *queue, uint32_t *tail)
+{
+	rank[w] = rank[u] + 1 > rank[w] ? rank[u] + 1 : rank[w];
+	if (!--indeg[w])
+		queue[(*tail)++] = w;
+}
+
 #endif
