@@ -66,6 +66,40 @@ static void test_lft_layout(void **state)
  * base may go first; SL2VL and pair tables come when asked; after
  * RT_DERIVE_MAX derivations in a row the rows are copied into one block.
  */
+/*
+ * Rows of 32 MiB and more are mapped (fabric/routing.c): they read as any
+ * others, and stay while a routing derived from theirs still uses them.
+ */
+static void test_mapped_rows(void **state)
+{
+	struct fabric *f = two_switches();
+	uint32_t len = 17u << 20;	/* 2 switches x 17 Mi LIDs: 34 MiB */
+	struct rt_routing *r = rt_new_len(f, len), *c, *d;
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(r->lft);
+	assert_int_equal(r->lft_len, len);
+	for (uint32_t l = 0; l < len; l += 4093)
+		assert_int_equal(rt_lft_get(r, 1, l), RT_NO_PORT);
+	rt_lft(r, 1)[len - 1] = 3;
+	rt_lft(r, 0)[4] = 1;
+	c = rt_copy(f, r);
+	d = rt_derive(f, r, NULL, 0);
+	assert_non_null(c);
+	assert_non_null(d);
+	assert_true(rt_equal_lfts(r, c));
+	rt_free(r);	/* the block stays for d */
+	assert_int_equal(rt_lft_get(d, 1, len - 1), 3);
+	assert_int_equal(rt_lft_get(d, 0, 4), 1);
+	assert_int_equal(rt_lft_get(d, 0, len - 1), RT_NO_PORT);
+	assert_true(rt_equal_lfts(c, d));
+	rt_free(d);
+	assert_int_equal(rt_lft_get(c, 1, len - 1), 3);
+	rt_free(c);
+	fab_free(f);
+}
+
 static void test_derive(void **state)
 {
 	struct fabric *f = two_switches();
@@ -219,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_new_is_empty),
 		cmocka_unit_test(test_lft_layout),
 		cmocka_unit_test(test_derive),
+		cmocka_unit_test(test_mapped_rows),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_sl2vl),
 		cmocka_unit_test(test_pairs),
