@@ -419,8 +419,7 @@ out:
 }
 
 /* One VL slot, no dependency across VLs: Kahn's order tells. 1, 0 or -1 as kahn_acyclic(). */
-static int by_kahn(struct gbuild *b, struct an_graph *g, struct an_cdg *out,
-		     struct an_ranks *rk)
+static int by_kahn(struct gbuild *b, struct an_graph *g, struct an_cdg *out, struct an_ranks *rk)
 {
 	uint32_t *rank;
 	int rc;
