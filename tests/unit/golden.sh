@@ -52,6 +52,18 @@ swidest|swidest|-O swidest.lids=greedy
 rename|rename|
 explicit|explicit|'
 
+# Cases left out: ft648 / pathsel (6.5 million candidates: seconds, not a
+# unit test); under the sanitizers (FABROUTE_TEST_STRIDE above 1, where the
+# same code runs 5-8 times slower) ft648 with the other engines that route
+# pair by pair too (over a second each in the main build).
+skipped() {
+	case $1/$2 in
+	ft648/pathsel) return 0 ;;
+	ft648/swidest | ft648/rename | ft648/explicit) [ "${FABROUTE_TEST_STRIDE:-1}" -gt 1 ] ;;
+	*) return 1 ;;
+	esac
+}
+
 sum() { if [ -e "$1" ]; then sha256sum < "$1" | cut -c1-16; else echo -; fi; }
 
 : > "$D/now.txt"
@@ -59,9 +71,7 @@ printf '%s\n' "$fabrics" | while IFS='|' read -r name spec gopts; do
 	# shellcheck disable=SC2086
 	"$F" gen $spec $gopts -o "$D/$name.ibnd" || echo "$name gen-failed" >> "$D/now.txt"
 	printf '%s\n' "$engines" | while IFS='|' read -r ename chain eopts; do
-		case $name/$ename in
-		ft648/pathsel) continue ;;	# 6.5 million candidates: seconds, not a unit test
-		esac
+		skipped "$name" "$ename" && continue
 		o=$D/out-$name-$ename
 		# shellcheck disable=SC2086
 		"$F" compute -e "$chain" $eopts --topology "$D/$name.ibnd" -d "$o" >/dev/null 2>&1
@@ -74,14 +84,18 @@ printf '%s\n' "$fabrics" | while IFS='|' read -r name spec gopts; do
 done
 
 if [ "${GOLDEN_UPDATE:-}" = 1 ]; then
+	[ "${FABROUTE_TEST_STRIDE:-1}" -eq 1 ] || { echo "Bail out! GOLDEN_UPDATE needs every case (the main build)"; exit 1; }
 	cp "$D/now.txt" "$golden"
 	echo "# written $golden"
 fi
 routed=$(grep -c 'exit=0' "$D/now.txt")
 like "most (fabric, engine) cases route" "$routed" '^[0-9]{2,}$'
+kept=0
 while read -r name ename rest; do
+	skipped "$name" "$ename" && continue
+	kept=$((kept + 1))
 	got=$(grep "^$name $ename " "$D/now.txt" | cut -d' ' -f3-)
 	is "$name / $ename unchanged" "$got" "$rest"
 done < "$golden"
-is "no case missing from the golden file" "$(wc -l < "$D/now.txt")" "$(wc -l < "$golden")"
+is "no case missing from the golden file" "$(wc -l < "$D/now.txt")" "$kept"
 done_testing

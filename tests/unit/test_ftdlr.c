@@ -534,7 +534,8 @@ static struct fault new_fault(const struct tu_base *b, struct fab_rng *rng, cons
 }
 
 /*
- * 200 random sequences of faults and recoveries (at most k - 1 = 3 faults
+ * 200 random sequences of faults and recoveries (under the sanitizers a
+ * sample, tu_stride()) (at most k - 1 = 3 faults
  * at a time, a quarter of them dead switches): after each event, the
  * repair of the base for the faults present is connected and acyclic, and
  * every step from the previous routing to it is acyclic together with the
@@ -551,7 +552,7 @@ static void test_sequences(void **state)
 	(void)state;
 	tu_base_init(&b, "kary-ntree k=4 n=3", &eng_ftdlr);
 	fab_rng_seed(&rng, 2024);
-	for (unsigned seq = 0; seq < 200; seq++) {
+	for (unsigned seq = 0; seq < 200 / tu_stride(); seq++) {
 		struct fault x[3];
 		unsigned n = 0, len = 4 + (unsigned)fab_rng_below(&rng, 6);
 		struct fabric *pf = NULL;
@@ -587,8 +588,8 @@ static void test_sequences(void **state)
 		fab_free(pf);
 		rt_free(pr);
 	}
-	print_message("# %u events in 200 sequences; switch LIDs recomputed after %u\n", events,
-		      t.fallback);
+	print_message("# %u events in %u sequences; switch LIDs recomputed after %u\n", events,
+		      200 / tu_stride(), t.fallback);
 	tu_base_fini(&b);
 }
 

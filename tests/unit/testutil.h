@@ -42,6 +42,16 @@ struct ftdlr_trans;
 
 /* --- tu_fabric.c: test data, topologies as text, nodes ------------------------- */
 
+/*
+ * tu_stride() - the exhaustive loops take every Nth case (FABROUTE_TEST_STRIDE,
+ * unset: 1, all): the sanitizer build, which looks for memory errors on the
+ * same code paths several times slower, sets 7 (configure.ac).
+ */
+unsigned tu_stride(void);
+/* tu_take() - whether case @*seen (then counted) is one tu_stride() takes: the first, then every Nth. */
+int tu_take(unsigned *seen);
+/* tu_taken() - how many of @n cases tu_take() takes. */
+unsigned tu_taken(unsigned n);
 /* tu_data() - the absolute path of @rel under tests/data (a static buffer). */
 const char *tu_data(const char *rel);
 /* tu_load() - load @rel under tests/data as @fmt; fails the test with the parser's message. */

@@ -5,6 +5,24 @@
  */
 #include "tests/unit/testutil.h"
 
+unsigned tu_stride(void)
+{
+	const char *v = getenv("FABROUTE_TEST_STRIDE");
+	unsigned long n = v ? strtoul(v, NULL, 10) : 1;
+
+	return n >= 1 && n <= 1000 ? (unsigned)n : 1;
+}
+
+int tu_take(unsigned *seen)
+{
+	return (*seen)++ % tu_stride() == 0;
+}
+
+unsigned tu_taken(unsigned n)
+{
+	return (n + tu_stride() - 1) / tu_stride();
+}
+
 const char *tu_data(const char *rel)
 {
 	static char path[1024];
