@@ -61,7 +61,8 @@ diag "build $((t1 - t0)) s, lintian $(($(now) - t1)) s"
 # --- a clean root (made while the packages build) -----------------------------------
 wait "$boot" && st=0 || st=$?
 pids=${pids#"$boot "}
-[ "$st" -eq 0 ] && ok "debootstrap: a clean $suite root ($(($(stat -c %Y "$work/debootstrap.log") - t0)) s, beside the build)" ||
+t2=$(stat -c %Y "$work/debootstrap.log")	# its last line: when it ended
+[ "$st" -eq 0 ] && ok "debootstrap: a clean $suite root ($((t2 - t0)) s, beside the build)" ||
 	{ not_ok "debootstrap: a clean $suite root"; tail -20 "$work/debootstrap.log" | sed 's/^/# /'; done_testing; }
 mount -t proc proc "$root/proc"
 mkdir -p "$root/tmp/debs"

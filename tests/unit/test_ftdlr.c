@@ -534,9 +534,9 @@ static struct fault new_fault(const struct tu_base *b, struct fab_rng *rng, cons
 }
 
 /*
- * 200 random sequences of faults and recoveries (under the sanitizers a
- * sample, tu_stride()) (at most k - 1 = 3 faults
- * at a time, a quarter of them dead switches): after each event, the
+ * 200 random sequences of faults and recoveries, a sample of them under
+ * the sanitizers (tu_stride()), at most k - 1 = 3 faults at a time, a
+ * quarter of them dead switches: after each event, the
  * repair of the base for the faults present is connected and acyclic, and
  * every step from the previous routing to it is acyclic together with the
  * step before; once all have recovered, the tables are the base's, byte

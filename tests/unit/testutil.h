@@ -48,7 +48,10 @@ struct ftdlr_trans;
  * same code paths several times slower, sets 7 (configure.ac).
  */
 unsigned tu_stride(void);
-/* tu_take() - whether case @*seen (then counted) is one tu_stride() takes: the first, then every Nth. */
+/*
+ * tu_take() - whether case @*seen (then counted) is one tu_stride() takes:
+ * the first, then every Nth.
+ */
 int tu_take(unsigned *seen);
 /* tu_taken() - how many of @n cases tu_take() takes. */
 unsigned tu_taken(unsigned n);
